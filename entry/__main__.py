@@ -1,0 +1,3 @@
+from medlit.core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""Access to the shared corpus of real upstream responses (never copied into the repo)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+def corpus_root() -> Path | None:
+    root = Path(os.environ.get("MEDLIT_CORPUS", _DEFAULT))
+    return root if root.is_dir() else None
+
+
+def corpus_path(rel: str) -> Path:
+    """Path of a corpus file; skips the calling test with a clear reason when it is absent."""
+    root = corpus_root()
+    if root is None:
+        pytest.skip("shared corpus not found (set MEDLIT_CORPUS or place it at ../shared/corpus)")
+    path = root / rel
+    if not path.exists():
+        pytest.skip(f"corpus file {rel} not present in {root}")
+    return path
+
+
+def corpus_bytes(rel: str) -> bytes:
+    return corpus_path(rel).read_bytes()
+
+
+def corpus_glob(pattern: str) -> list[Path]:
+    root = corpus_root()
+    if root is None:
+        return []
+    return sorted(root.glob(pattern))
