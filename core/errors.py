@@ -69,13 +69,28 @@ class MedlitError(Exception):
         return data
 
 
+class ArgumentError(ValueError):
+    """Raised from pydantic validators: carries a recovery hint (and optionally a more specific
+    reason such as ``invalid_date``) through validation into the tool's error."""
+
+    def __init__(self, message: str, recovery: str = "", reason: str = INVALID_ARGUMENT) -> None:
+        super().__init__(message)
+        self.recovery, self.reason = recovery, reason
+
+
 def invalid_argument(message: str, recovery: str, **details: Any) -> MedlitError:
     """Bad input: raised before any upstream request, never retryable as is."""
     return MedlitError(INVALID_ARGUMENT, message, recovery, False, dict(details))
 
 
 def upstream_error(
-    service: str, kind: str, message: str, *, recovery: str | None = None, retryable: bool | None = None, **details: Any
+    service: str,
+    kind: str,
+    message: str,
+    *,
+    recovery: str | None = None,
+    retryable: bool | None = None,
+    **details: Any,
 ) -> MedlitError:
     """An upstream fault named ``<service>_<kind>`` with the kind's default hint and retryability."""
     return MedlitError(

@@ -11,7 +11,7 @@ import re
 
 from lxml import etree
 
-__all__ = ["XMLRefused", "parse_xml", "text_of", "XMLSyntaxError"]
+__all__ = ["XMLRefused", "XMLSyntaxError", "parse_xml", "text_of"]
 
 XMLSyntaxError = etree.XMLSyntaxError
 

@@ -1,0 +1,454 @@
+"""Paced, retrying, size-capped HTTP clients, one per upstream service.
+
+One ``aiohttp`` session lives for the server's lifetime; every :class:`UpstreamClient` shares
+it. NCBI's E-utilities and ID converter share one :class:`Pacer` (NCBI counts requests per
+IP, not per endpoint). Each call has a single deadline that covers queue wait, every attempt
+and every backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import aiohttp
+
+from . import errors as E
+from .errors import MedlitError, queue_full, upstream_error
+from .redact import Redactor
+from .settings import Settings, is_loopback_host
+from .xml import parse_xml
+
+log = logging.getLogger("medlit.http")
+
+Expect = Literal["xml", "json", "text", "bytes"]
+# Query strings longer than this go as a POST form body (NCBI answers 414 past ~8 KB; peers
+# switch around 2,000 characters).
+POST_THRESHOLD = 1800
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+class Pacer:
+    """Spaces request starts at least ``1/rate`` apart (with headroom), shared by every caller.
+
+    A 429 closes a cooldown that holds back every waiting caller, not just the one that drew it.
+    """
+
+    def __init__(self, rate: float, headroom: float = 0.85, max_queue: int = 64) -> None:
+        self.rate = rate
+        self.interval = 1.0 / (rate * headroom)
+        self.max_queue = max_queue
+        self._next = 0.0
+        self._cooldown_until = 0.0
+        self.waiting = 0
+
+    def cooldown(self, seconds: float) -> None:
+        self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
+
+    def reserve(self, deadline: float) -> float:
+        """Reserve the next start slot; returns its monotonic time. Raises ``TimeoutError`` when
+        the slot would start after ``deadline``."""
+        now = time.monotonic()
+        slot = max(now, self._next, self._cooldown_until)
+        if slot > deadline:
+            raise TimeoutError
+        self._next = slot + self.interval
+        return slot
+
+    async def acquire(self, deadline: float, service: str) -> None:
+        if self.waiting >= self.max_queue:
+            raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
+        self.waiting += 1
+        try:
+            try:
+                slot = self.reserve(deadline)
+            except TimeoutError:
+                raise queue_full(
+                    service, f"the {service} request queue cannot start this call before its deadline"
+                ) from None
+            delay = slot - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        finally:
+            self.waiting -= 1
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """How to talk to one upstream service."""
+
+    name: str
+    base_url: str
+    error_prefix: str
+    allowed_hosts: frozenset[str]
+    identify: Mapping[str, str] = field(default_factory=dict)  # params added to every request
+    concurrency: int = 4
+    max_queue: int = 64
+    # Classifies errors hidden in a 2xx body; raises MedlitError or returns None.
+    inspect: Callable[[Response], None] | None = None
+
+
+@dataclass
+class Response:
+    status: int
+    url: str  # redacted, no query string
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(_strip_json_noise(self.body))
+
+    def xml(self):  # -> lxml element
+        return parse_xml(self.body)
+
+
+class _Retry(Exception):
+    """An attempt failed in a way worth another try."""
+
+    def __init__(self, error: MedlitError, retry_after: float | None = None) -> None:
+        self.error, self.retry_after = error, retry_after
+
+
+def _strip_json_noise(body: bytes) -> bytes:
+    # Hand-kept samples (and some proxies) prepend blank lines or a `//` comment line.
+    text = body.lstrip()
+    while text.startswith(b"//"):
+        text = text.split(b"\n", 1)[1].lstrip() if b"\n" in text else b""
+    return text
+
+
+def looks_html(body: bytes, content_type: str) -> bool:
+    head = body[:1024].lstrip().lower()
+    return (
+        content_type == "text/html"
+        or head.startswith((b"<!doctype html", b"<html"))
+        or b"<html" in head[:300]
+    )
+
+
+def xml_stops_after_prolog(body: bytes) -> bool:
+    """True for an XML body with a declaration/DOCTYPE but no root element (a reset upstream)."""
+    text = body.strip()
+    if not text:
+        return True
+    while text.startswith(b"<?") or text.startswith(b"<!"):
+        if text.startswith(b"<!--"):
+            end = text.find(b"-->")
+            end = -1 if end == -1 else end + 3
+        else:
+            end = text.find(b">")
+            end = -1 if end == -1 else end + 1
+        if end == -1:
+            return True
+        text = text[end:].lstrip()
+    return not text.startswith(b"<")
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+class UpstreamClient:
+    """A paced, retrying client for one service. Use :meth:`get` / :meth:`post`."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        config: ServiceConfig,
+        settings: Settings,
+        pacer: Pacer | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
+        self.session = session
+        self.config = config
+        self.settings = settings
+        self.pacer = pacer
+        self.redact = redactor or Redactor(settings.secrets)
+        self._sem = asyncio.Semaphore(config.concurrency)
+        self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
+
+    # -- public API -----------------------------------------------------------------------
+    async def get(self, path: str = "", params: Mapping[str, Any] | None = None, **kw: Any) -> Response:
+        return await self.request("GET", path, params=params, **kw)
+
+    async def post(self, path: str = "", data: Mapping[str, Any] | None = None, **kw: Any) -> Response:
+        return await self.request("POST", path, data=data, **kw)
+
+    async def request(
+        self,
+        method: str,
+        path: str = "",
+        *,
+        params: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | None = None,
+        expect: Expect = "xml",
+        deadline: float | None = None,
+        ok_statuses: frozenset[int] | set[int] = frozenset(),
+        headers: Mapping[str, str] | None = None,
+        identify: bool = True,
+    ) -> Response:
+        """Send a request and return a response whose body matches ``expect``.
+
+        ``deadline`` is a ``time.monotonic()`` instant; by default the call gets
+        ``MEDLIT_CALL_DEADLINE`` seconds in total. Statuses in ``ok_statuses`` are returned
+        instead of raised (e.g. Unpaywall's 404 for an unknown DOI).
+        """
+        cfg = self.config
+        deadline = deadline if deadline is not None else time.monotonic() + self.settings.call_deadline
+        query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
+        form = {k: _param(v) for k, v in (data or {}).items() if v is not None} if data is not None else None
+        if identify:
+            target = form if form is not None else query
+            for k, v in cfg.identify.items():
+                target.setdefault(k, v)
+        if method == "GET" and len(urlencode(query)) > POST_THRESHOLD:
+            method, form, query = "POST", query, {}
+        url = self._url(path)
+        last: MedlitError | None = None
+        for attempt in range(self.settings.max_retries + 1):
+            try:
+                return await self._attempt(
+                    method, url, query, form, expect, deadline, set(ok_statuses), headers
+                )
+            except _Retry as retry:
+                last = retry.error
+                if attempt == self.settings.max_retries:
+                    break
+                wait = self._backoff(attempt, retry.retry_after)
+                if time.monotonic() + wait >= deadline:
+                    break
+                log.info("%s: retrying after %s (%.2fs)", cfg.name, retry.error.reason, wait)
+                await asyncio.sleep(wait)
+        assert last is not None
+        if time.monotonic() >= deadline and E.error_kind(last) != E.RATE_LIMITED:
+            raise upstream_error(
+                cfg.error_prefix, E.DEADLINE_EXCEEDED, f"{cfg.name} did not answer in time ({last.message})"
+            )
+        raise last
+
+    # -- internals --------------------------------------------------------------------------
+    def _url(self, path: str) -> str:
+        base = self.config.base_url
+        if not path:
+            return base
+        return base + (path if path.startswith("/") else "/" + path)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.settings.retry_after_cap)
+        base = min(8.0, self.settings.backoff_base * (2**attempt))
+        return base * (0.5 + random.random() / 2)  # jitter keeps parallel callers apart
+
+    def _fail(self, kind: str, message: str, **details: Any) -> MedlitError:
+        return upstream_error(self.config.error_prefix, kind, self.redact(message), **details)
+
+    async def _attempt(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str],
+        form: dict[str, str] | None,
+        expect: Expect,
+        deadline: float,
+        ok_statuses: set[int],
+        headers: Mapping[str, str] | None,
+    ) -> Response:
+        cfg = self.config
+        for _hop in range(4):  # the request plus at most 3 redirects
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.name} call ran out of time")
+            if self._sem.locked() and self.pacer is None and cfg.max_queue <= 0:
+                raise queue_full(cfg.name, f"{cfg.name} is busy")
+            try:
+                async with asyncio.timeout(remaining):
+                    await self._sem.acquire()
+            except TimeoutError:
+                raise queue_full(
+                    cfg.name, f"no {cfg.name} request slot freed up before the deadline"
+                ) from None
+            try:
+                if self.pacer is not None:
+                    await self.pacer.acquire(deadline, cfg.name)
+                resp = await self._send(method, url, query, form, deadline, headers)
+            finally:
+                self._sem.release()
+            if resp.status in _REDIRECTS:
+                url = self._follow(url, resp)
+                query, form = ({}, None) if resp.status == 303 else (query, form)
+                method = "GET" if resp.status == 303 else method
+                continue
+            return self._classify(resp, expect, ok_statuses)
+        raise self._fail(E.REDIRECT_REFUSED, f"{cfg.name} redirected more than 3 times")
+
+    def _follow(self, url: str, resp: Response) -> str:
+        location = resp.headers.get("Location", "")
+        target = urljoin(url, location)
+        host = (urlsplit(target).hostname or "").lower()
+        if host not in self.config.allowed_hosts:
+            raise self._fail(
+                E.REDIRECT_REFUSED,
+                f"{self.config.name} redirected to {host or 'an empty location'}, outside its allowed hosts",
+                host=host,
+            )
+        return target
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str],
+        form: dict[str, str] | None,
+        deadline: float,
+        headers: Mapping[str, str] | None,
+    ) -> Response:
+        cfg, cap = self.config, self.settings.max_body_bytes
+        timeout = aiohttp.ClientTimeout(
+            total=max(0.01, min(self.settings.request_timeout, deadline - time.monotonic()))
+        )
+        self.requests_sent += 1
+        try:
+            async with self.session.request(
+                method,
+                url,
+                params=query or None,
+                data=form,
+                allow_redirects=False,
+                timeout=timeout,
+                headers=headers,
+            ) as r:
+                length = r.headers.get("Content-Length")
+                if length and length.isdigit() and int(length) > cap:
+                    raise self._fail(
+                        E.RESPONSE_TOO_LARGE,
+                        f"{cfg.name} answer of {int(length):,} bytes exceeds the {cap:,}-byte cap",
+                    )
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in r.content.iter_chunked(65536):
+                    size += len(chunk)
+                    if size > cap:
+                        raise self._fail(
+                            E.RESPONSE_TOO_LARGE, f"{cfg.name} answer exceeds the {cap:,}-byte cap"
+                        )
+                    chunks.append(chunk)
+                return Response(r.status, self.redact(url), dict(r.headers), b"".join(chunks))
+        except MedlitError:
+            raise
+        except TimeoutError:
+            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.name} timed out")) from None
+        except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
+            raise _Retry(
+                self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent an incomplete answer ({type(exc).__name__})")
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise _Retry(
+                self._fail(E.UNREACHABLE, f"{cfg.name} could not be reached ({type(exc).__name__})")
+            ) from None
+
+    def _classify(self, resp: Response, expect: Expect, ok_statuses: set[int]) -> Response:
+        cfg, status = self.config, resp.status
+        if status == 429:
+            retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+            wait = min(retry_after if retry_after is not None else 1.0, self.settings.retry_after_cap)
+            if self.pacer is not None:
+                self.pacer.cooldown(wait)
+            raise _Retry(
+                self._fail(E.RATE_LIMITED, f"{cfg.name} is rate limiting requests (HTTP 429)"),
+                retry_after=wait,
+            )
+        if status in ok_statuses:
+            return resp
+        if status >= 500 or status == 408:
+            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.name} answered HTTP {status}"))
+        if status in (404, 410):
+            raise self._fail(
+                E.RESOURCE_NOT_FOUND, f"{cfg.name} has no such resource (HTTP {status})", status=status
+            )
+        if status == 414:
+            raise self._fail(
+                E.BAD_REQUEST, f"{cfg.name} refused an over-long request (HTTP 414)", status=status
+            )
+        if 400 <= status < 500:
+            raise self._fail(
+                E.BAD_REQUEST, f"{cfg.name} rejected the request (HTTP {status}){_brief(resp)}", status=status
+            )
+        if status >= 300:
+            raise self._fail(E.INVALID_RESPONSE, f"{cfg.name} answered HTTP {status}")
+        if expect in ("xml", "json") and looks_html(resp.body, resp.content_type):
+            raise _Retry(
+                self._fail(
+                    E.INVALID_RESPONSE, f"{cfg.name} sent an HTML error page instead of {expect.upper()}"
+                )
+            )
+        if expect == "xml" and xml_stops_after_prolog(resp.body):
+            raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent an XML body with no content"))
+        if expect == "json":
+            try:
+                resp.json()
+            except ValueError:
+                raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent malformed JSON")) from None
+        if cfg.inspect is not None:
+            try:
+                cfg.inspect(resp)
+            except MedlitError as err:
+                if err.retryable:
+                    if E.error_kind(err) == E.RATE_LIMITED and self.pacer is not None:
+                        self.pacer.cooldown(1.0)
+                    raise _Retry(err) from None
+                raise
+        return resp
+
+
+def _brief(resp: Response) -> str:
+    """A short, safe excerpt of an error body (JSON `error`/`message` fields only)."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return ""
+    if isinstance(data, dict):
+        for key in ("error", "message", "errMsg", "detail"):
+            if isinstance(data.get(key), str):
+                return f": {data[key][:200]}"
+    return ""
+
+
+def _param(value: Any) -> str:
+    if isinstance(value, bool):
+        return "y" if value else "n"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def allowed_hosts_for(base_url: str, *extra: str) -> frozenset[str]:
+    host = (urlsplit(base_url).hostname or "").lower()
+    hosts = {host, *extra}
+    if is_loopback_host(host):
+        hosts |= {"127.0.0.1", "localhost", "::1"}
+    return frozenset(h.lower() for h in hosts)

@@ -1,0 +1,202 @@
+"""Running tools: argument normalisation, validation, the handler, the result or the error.
+
+Shared by the MCP server and ``medlit call`` so both behave identically. The runtime owns the
+one ``aiohttp`` session of the process and the per-service clients built on it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from pydantic import BaseModel, ValidationError
+
+from . import errors as E
+from .errors import MedlitError
+from .host import Host
+from .http import UpstreamClient
+from .redact import Redactor
+from .render import as_json, cap
+from .types import ToolContext, ToolSpec
+from .upstreams import build_clients
+
+log = logging.getLogger("medlit.runtime")
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+@dataclass
+class CallOutcome:
+    """A tool call's result: structured data and text, or an error."""
+
+    text: str
+    data: dict[str, Any] | None = None
+    error: MedlitError | None = None
+    elapsed: float = 0.0
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+async def _no_progress(done: float, total: float | None = None, message: str | None = None) -> None:
+    return None
+
+
+class Runtime:
+    """``async with Runtime(host) as rt: await rt.call("eutils_einfo", {...})``."""
+
+    def __init__(self, host: Host, session: aiohttp.ClientSession | None = None) -> None:
+        self.host = host
+        self._own_session = session is None
+        self.session = session
+        self.clients: dict[str, UpstreamClient] = {}
+        self.cache: dict[str, Any] = {}  # process-wide (e.g. the EInfo-backed resource)
+        self.redact = Redactor(host.settings.secrets)
+
+    async def __aenter__(self) -> Runtime:
+        if self.session is None:
+            self.session = aiohttp.ClientSession(
+                headers={"User-Agent": f"{self.host.settings.ncbi_tool} (medlit-mcp; MCP server)"},
+                connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
+            )
+        self.clients = build_clients(self.session, self.host.settings)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._own_session and self.session is not None:
+            await self.session.close()
+
+    def context(self, plugin: str, progress: ProgressFn | None = None) -> ToolContext:
+        return ToolContext(
+            settings=self.host.settings,
+            plugin_settings=self.host.plugin_settings(plugin),
+            clients=self.clients,
+            progress=progress or _no_progress,  # type: ignore[arg-type]
+            host=self.host,
+            cache=self.cache,
+        )
+
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None
+    ) -> CallOutcome:
+        started = time.monotonic()
+        spec = self.host.tools.get(name)
+        if spec is None:
+            err = self._unknown_tool(name)
+            return CallOutcome(render_error(err), error=err)
+        try:
+            args = validate_arguments(spec, arguments or {})
+            result = await spec.handler(args, self.context(spec.plugin, progress))
+            if not isinstance(result, spec.output_model):
+                result = spec.output_model.model_validate(result)
+            data = result.model_dump(mode="json")
+            text = spec.render(result, args) if spec.render else as_json(result)
+            text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
+            return CallOutcome(text, data=data, elapsed=time.monotonic() - started)
+        except MedlitError as err:
+            err.message = self.redact(err.message)
+            return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+        except Exception as exc:  # never crash the session; say what happened without secrets
+            log.exception("tool %s failed", name)
+            err = MedlitError(
+                E.INTERNAL,
+                self.redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"),
+                "This is a bug in the server; retrying will probably fail the same way. Try a different request.",
+                False,
+            )
+            return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+
+    def _unknown_tool(self, name: str) -> MedlitError:
+        owner = self.host.owner_of_tool(name)
+        if owner is not None:
+            return MedlitError(
+                E.UNAVAILABLE,
+                f"Tool {name} belongs to the {owner.name} plugin, which is {owner.status} ({owner.detail}).",
+                f"Set {owner.waiting_on} to enable it, then restart the server." if owner.waiting_on else "",
+                False,
+            )
+        return E.invalid_argument(
+            f"Unknown tool {name!r}.", "Call one of: " + ", ".join(sorted(self.host.tools)), tool=name
+        )
+
+
+def render_error(err: MedlitError) -> str:
+    lines = [f"Error ({err.reason}): {err.message}"]
+    if err.recovery:
+        lines.append(f"How to fix: {err.recovery}")
+    lines.append("Retryable: " + ("yes" if err.retryable else "no"))
+    return "\n".join(lines)
+
+
+# -- arguments --------------------------------------------------------------------------------
+def _is_list_field(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, set, frozenset):
+        return True
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return any(_is_list_field(a) for a in typing.get_args(annotation))
+    if origin is typing.Annotated:
+        return _is_list_field(typing.get_args(annotation)[0])
+    return False
+
+
+def normalise_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Accept what a model obviously meant: ``""`` for an unset optional field, a JSON-encoded
+    array for a list field. Anything else is left to validation."""
+    out: dict[str, Any] = {}
+    fields = model.model_fields
+    for key, value in arguments.items():
+        field = fields.get(key)
+        if field is not None and value == "" and not field.is_required():
+            continue
+        if field is not None and isinstance(value, str) and _is_list_field(field.annotation):
+            stripped = value.strip()
+            if stripped.startswith("["):
+                try:
+                    value = json.loads(stripped)
+                except ValueError:
+                    pass
+        out[key] = value
+    return out
+
+
+def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
+    if not isinstance(arguments, dict):
+        raise E.invalid_argument(
+            "Arguments must be a JSON object.", "Send the arguments as an object of named fields."
+        )
+    try:
+        return spec.input_model.model_validate(normalise_arguments(spec.input_model, arguments))
+    except ValidationError as exc:
+        raise validation_error(spec, exc) from None
+
+
+def validation_error(spec: ToolSpec, exc: ValidationError) -> MedlitError:
+    problems = []
+    for e in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in e["loc"]) or "arguments"
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = f"unknown field; accepted fields are {', '.join(spec.input_model.model_fields)}"
+        problems.append(f"{loc}: {msg}")
+    details = {"problems": problems}
+    custom = [
+        e["ctx"]["error"] for e in exc.errors() if isinstance(e.get("ctx", {}).get("error"), E.ArgumentError)
+    ]
+    err = E.invalid_argument(
+        f"Invalid arguments for {spec.name}: " + "; ".join(problems),
+        custom[0].recovery
+        if custom and custom[0].recovery
+        else "Fix the named fields (see the tool's input schema and field descriptions) and call again.",
+        **details,
+    )
+    if custom:
+        err.reason = custom[0].reason
+    return err

@@ -1,0 +1,253 @@
+"""The MCP server: the only module that imports the MCP SDK.
+
+Uses the SDK's low-level ``Server`` so that argument validation, error results and schemas are
+ours: every error is an ``isError`` result whose text carries the message and recovery hint and
+whose ``_meta["medlit/error"]`` carries the structured error (``structuredContent`` is left out
+on errors because the TypeScript client validates it against ``outputSchema`` even then).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+
+from . import __doc__ as _core_doc  # noqa: F401  (keeps the package import explicit)
+from .host import Host
+from .render import fence_note
+from .runtime import Runtime
+from .settings import is_loopback_host
+
+log = logging.getLogger("medlit.server")
+ERROR_META_KEY = "medlit/error"
+
+INSTRUCTIONS = """\
+medlit gives you the biomedical literature workflow. Typical flow: search (pubmed_search_articles,
+or eutils_esearch for any Entrez database) -> read records (pubmed_fetch_articles) -> full text
+(pubmed_fetch_fulltext, which tries PMC, then Europe PMC, then Unpaywall) -> follow citations and
+metrics -> format references (pubmed_format_citations). The eutils_* tools expose the raw NCBI
+E-utilities for every database; a History handle ({db, web_env, query_key}) returned by one of them
+can be passed unchanged to the others instead of re-sending ids. Errors carry a reason, a recovery
+hint and whether a retry can help. Large answers are cut with a notice saying how to continue
+(deferred ids, next offsets). """
+
+
+def _version() -> str:
+    from medlit import __version__
+
+    return __version__
+
+
+def tool_definitions(host: Host) -> list[types.Tool]:
+    tools = []
+    for spec in sorted(host.tools.values(), key=lambda s: s.name):
+        tools.append(
+            types.Tool(
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                input_schema=spec.input_model.model_json_schema(),
+                output_schema=spec.output_model.model_json_schema(mode="serialization"),
+                annotations=types.ToolAnnotations(
+                    title=spec.title,
+                    read_only_hint=spec.read_only,
+                    destructive_hint=False,
+                    idempotent_hint=spec.idempotent,
+                    open_world_hint=spec.open_world,
+                ),
+            )
+        )
+    return tools
+
+
+def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
+    """An MCP server serving every active plugin's tools, resources and prompts."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        if runtime is not None:  # shared (HTTP app, tests): the owner manages it
+            yield {"runtime": runtime}
+            return
+        async with Runtime(host) as rt:
+            yield {"runtime": rt}
+
+    definitions = tool_definitions(host)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=definitions)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        rt: Runtime = ctx.lifespan_context["runtime"]
+
+        async def progress(done: float, total: float | None = None, message: str | None = None) -> None:
+            with contextlib.suppress(Exception):  # progress is best effort, never a failure
+                await ctx.session.report_progress(done, total, message)
+
+        outcome = await rt.call(params.name, dict(params.arguments or {}), progress)
+        content = [types.TextContent(type="text", text=outcome.text)]
+        if outcome.error is not None:
+            return types.CallToolResult(
+                content=content, is_error=True, _meta={ERROR_META_KEY: outcome.error.to_dict()}
+            )
+        return types.CallToolResult(content=content, structured_content=outcome.data, is_error=False)
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
+                )
+                for r in host.resources.values()
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        rt: Runtime = ctx.lifespan_context["runtime"]
+        uri = str(params.uri)
+        spec = host.resources.get(uri)
+        if spec is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri}", {"uri": uri})
+        from .errors import MedlitError
+
+        try:
+            text = await spec.read(rt.context(spec.plugin))
+        except MedlitError as err:
+            raise MCPError(types.INTERNAL_ERROR, f"{err.reason}: {err.message}", err.to_dict()) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=spec.mime_type, text=text)]
+        )
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=p.name,
+                    title=p.title,
+                    description=p.description,
+                    arguments=[
+                        types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        for a in p.arguments
+                    ],
+                )
+                for p in host.prompts.values()
+            ]
+        )
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        spec = host.prompts.get(params.name)
+        if spec is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name}")
+        args = dict(params.arguments or {})
+        missing = [a.name for a in spec.arguments if a.required and not args.get(a.name)]
+        if missing:
+            raise MCPError(
+                types.INVALID_PARAMS, f"Prompt {spec.name} needs argument(s): {', '.join(missing)}"
+            )
+        messages = [
+            types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
+            for role, text in spec.render(args)
+        ]
+        return types.GetPromptResult(description=spec.description, messages=messages)
+
+    return Server(
+        "medlit",
+        version=_version(),
+        title="medlit: biomedical literature",
+        instructions=INSTRUCTIONS + fence_note(),
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+# -- transports ---------------------------------------------------------------------------------
+async def serve_stdio(host: Host) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(host)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def http_security(
+    bind: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
+) -> TransportSecuritySettings:
+    """Host/Origin checks for Streamable HTTP: loopback names always, plus an explicit allowlist.
+
+    Binding a non-loopback address without an allowlist is refused by the CLI, since the SDK
+    would otherwise switch the check off."""
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    for h in allowed_hosts:
+        hosts += [h, f"{h}:*"] if ":" not in h else [h]
+    origins += list(allowed_origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def http_app(
+    host: Host,
+    *,
+    bind: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    path: str = "/mcp",
+):
+    server = build_server(host)
+    return server.streamable_http_app(
+        streamable_http_path=path,
+        transport_security=http_security(bind, allowed_hosts, allowed_origins),
+        host=bind,
+    )
+
+
+def serve_http(
+    host: Host,
+    *,
+    bind: str = "127.0.0.1",
+    port: int = 8000,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+) -> None:
+    import uvicorn
+
+    if not is_loopback_host(bind):
+        print(
+            f"medlit: WARNING: serving on non-loopback address {bind}; only Host headers in "
+            f"{', '.join(allowed_hosts)} are accepted. There is no authentication.",
+            file=sys.stderr,
+        )
+    app = http_app(host, bind=bind, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+    config = uvicorn.Config(app, host=bind, port=port, log_level="warning", lifespan="on")
+    anyio.run(uvicorn.Server(config).serve)
+
+
+def quiet_sdk_warnings() -> None:
+    # The SDK warns on deprecated protocol features a client may use; that is not our user's concern.
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="mcp")
