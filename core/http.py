@@ -255,7 +255,7 @@ class UpstreamClient:
     def _url(self, path: str) -> str:
         base = self.config.base_url
         if not path:
-            return base
+            return base + "/"  # the ID converter is documented as .../articles/?ids=...
         return base + (path if path.startswith("/") else "/" + path)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:

@@ -1,0 +1,1136 @@
+"""Read JATS / NLM full-text XML into :class:`~medlit.core.jats_models.FulltextArticle` records.
+
+Pure: no I/O. Shared by the PMC and Europe PMC full-text tiers. Accepts a bare ``<article>``,
+a ``<pmc-articleset>`` of articles, an OAI-PMH GetRecord envelope, a document whose DOCTYPE
+names pmc-articleset but whose root is ``<article>``, and Europe PMC ``fullTextXML``. Elements
+are matched by local name, so JATS-namespaced and plain documents read the same.
+
+See ``jats_models`` for the shape of the result and the text conventions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from medlit.core.jats_models import (
+    ArticleIds,
+    Asset,
+    Author,
+    Dates,
+    FulltextArticle,
+    Journal,
+    License,
+    Reference,
+    RelatedArticle,
+    Section,
+    SubArticle,
+    Table,
+)
+from medlit.core.xml import XMLSyntaxError, localname, parse_xml
+
+__all__ = ["read_jats"]
+
+Element = etree._Element
+
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_OASIS_NS = "http://docs.oasis-open.org/ns/oasis-exchange/table"
+_MAX_COLSPAN = 200  # guards the grid against absurd spans; real tables stay far below
+
+# Elements that start a new block when met inside a paragraph or other flowing container.
+_FLOATS = {
+    "fig",
+    "fig-group",
+    "table-wrap",
+    "table-wrap-group",
+    "supplementary-material",
+    "media",
+    "chem-struct-wrap",
+}
+_BLOCKS = {
+    "p", "sec", "list", "disp-quote", "boxed-text", "preformat", "disp-formula", "disp-formula-group",
+    "def-list", "glossary", "statement", "verse-group", "speech", "fn-group", "table", "array",
+    "question-wrap", "answer", "question", "explanation", "ack", "notes", "app", "bio", "fn",
+} | _FLOATS  # fmt: skip
+# Block-level elements that carry no readable text of their own, or are read elsewhere.
+_SKIP_BLOCKS = {
+    "graphic", "alternatives", "object-id", "permissions", "sec-meta", "ref-list", "kwd-group",
+    "processing-meta", "alt-text", "long-desc", "title", "label", "caption", "inline-graphic",
+}  # fmt: skip
+# Inline elements that hold no prose (images, ids) and are dropped from running text.
+_SKIP_INLINE = {"inline-graphic", "graphic", "object-id", "alt-text", "long-desc", "institution-id"}
+# Elements whose text must not run into a neighbour's when flattened to one line.
+_PAD_INLINE = {
+    "p", "title", "label", "caption", "list-item", "def-item", "term", "def", "break", "attrib",
+    "institution", "addr-line", "country", "city", "state", "postal-code", "td", "th", "fn", "sec",
+}  # fmt: skip
+# Back-matter containers that become sections, with a heading for the untitled ones.
+_BACK_SECTIONS = {
+    "sec": None, "ack": "Acknowledgements", "notes": "Notes", "app": "Appendix", "app-group": None,
+    "glossary": "Glossary", "fn-group": "Footnotes", "bio": "Biography",
+}  # fmt: skip
+# Abstracts that are not "the" abstract: visual, teaser and lay summaries.
+_SECONDARY_ABSTRACTS = {
+    "graphical", "teaser", "toc", "summary", "author-summary", "executive-summary", "precis",
+    "web-summary", "lay-summary", "plain-language-summary", "editor-summary", "short", "video",
+}  # fmt: skip
+_BULLETS = {"•", "·", "◦", "▪", "–", "-", "*", "○", "●", "■", "□"}
+_SPACED_OPS = {"=", "+", "−", "-", "×", "·", "<", ">", "≤", "≥", "±", "÷", "≈", "≠", "→", "∈", "|"}
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+
+OnSection = Callable[[Element, list[str]], None]
+
+
+@dataclass
+class _Ctx:
+    """Per-article accumulators filled while the text is rendered."""
+
+    max_depth: int
+    path: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    assets: list[Asset] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# public entry point
+
+
+def read_jats(
+    data: bytes | str | Element, *, include_references: bool = False, max_depth: int = 3
+) -> list[FulltextArticle]:
+    """Every top-level ``<article>`` in ``data``, read into a :class:`FulltextArticle`.
+
+    ``max_depth`` is the deepest ``<sec>`` level kept as its own section; deeper ones are
+    folded into it. Raises ``XMLSyntaxError`` / ``XMLRefused`` for malformed or unsafe XML.
+    An envelope holding no article (an error document) yields ``[]``.
+    """
+    root = data if isinstance(data, etree._Element) else _parse(data)
+    depth = max(1, max_depth)
+    return [_article(el, include_references, depth) for el in _find_articles(root)]
+
+
+def _parse(data: bytes | str) -> Element:
+    try:
+        return parse_xml(data)
+    except XMLSyntaxError as exc:
+        # Some hand-kept NXML uses xlink:/mml: prefixes without declaring them; libxml2 can
+        # still build the tree (prefixes kept in the names), so retry for that error only.
+        if "Namespace prefix" not in str(exc):
+            raise
+        return parse_xml(data, recover=True)
+
+
+def _find_articles(root: Element) -> list[Element]:
+    if _name(root) == "article":
+        return [root]
+    found: list[Element] = []
+    stack = [root]
+    while stack:
+        for child in _elements(stack.pop()):
+            (found if _name(child) == "article" else stack).append(child)
+    # The stack walk visits siblings out of order; document order is what callers expect.
+    order = {el: i for i, el in enumerate(root.iter())} if len(found) > 1 else {}
+    return sorted(found, key=lambda el: order.get(el, 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# small tree helpers
+
+
+def _name(el: Element) -> str:
+    # recover-mode parsing keeps undeclared prefixes in the tag ("mml:mi")
+    return localname(el).rpartition(":")[2]
+
+
+def _elements(el: Element | None) -> Iterator[Element]:
+    if el is None:
+        return
+    for child in el:
+        if isinstance(child.tag, str):
+            yield child
+
+
+def _children(el: Element | None, *names: str) -> list[Element]:
+    return [c for c in _elements(el) if _name(c) in names]
+
+
+def _child(el: Element | None, *names: str) -> Element | None:
+    return next((c for c in _elements(el) if _name(c) in names), None)
+
+
+def _own_iter(el: Element, names: set[str]) -> Iterator[Element]:
+    """Descendants named ``names``, not entering sub-articles (they are read separately)."""
+    for child in _elements(el):
+        name = _name(child)
+        if name in ("sub-article", "response"):
+            continue
+        if name in names:
+            yield child
+        yield from _own_iter(child, names)
+
+
+def _href(el: Element | None) -> str | None:
+    if el is None:
+        return None
+    value = el.get(_XLINK_HREF) or el.get("xlink:href") or el.get("href")
+    return value.strip() if value else None
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _opt(text: str | None) -> str | None:
+    text = _clean(text or "")
+    return text or None
+
+
+def _text(el: Element | None) -> str | None:
+    return None if el is None else _opt(_inline(el))
+
+
+# ---------------------------------------------------------------------------------------------
+# inline text
+
+
+def _inline(el: Element) -> str:
+    """An element's text (not its tail) on one logical line, formulas rendered, images dropped."""
+    name = _name(el)
+    if name in _SKIP_INLINE:
+        return ""
+    if name in ("inline-formula", "disp-formula"):
+        return _formula(el)
+    if name == "tex-math":
+        return _tex(el)
+    if name == "math":
+        return _mathml(el)
+    if name == "name":
+        return _person_name(el)
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            inner = _inline(child)
+            parts.append(f" {inner} " if _name(child) in _PAD_INLINE else inner)
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _person_name(el: Element) -> str:
+    surname = _text(_child(el, "surname")) or ""
+    given = _text(_child(el, "given-names")) or ""
+    suffix = _text(_child(el, "suffix")) or ""
+    if el.get("name-style") in ("eastern", "islensk"):
+        return _clean(f"{surname} {given} {suffix}")
+    return _clean(f"{given} {surname} {suffix}") or _clean("".join(el.itertext()))
+
+
+# ---------------------------------------------------------------------------------------------
+# formulas
+
+
+def _formula(el: Element) -> str:
+    """tex-math if present, else linearised MathML, else alt text."""
+    tex = next(iter(_own_descendants(el, "tex-math")), None)
+    if tex is not None:
+        text = _tex(tex, display=_name(el) == "disp-formula")
+    else:
+        math = next(iter(_own_descendants(el, "math")), None)
+        if math is not None:
+            text = _mathml(math)
+        else:
+            alt = next(iter(_own_descendants(el, "alt-text")), None)
+            text = _text(alt) or _clean(
+                "".join(_inline(c) + (c.tail or "") for c in el if _name(c) != "label") + ""
+            )
+            text = text or _clean(el.text or "")
+    label = _text(_child(el, "label"))
+    return f"{text} {label}" if label and _name(el) == "disp-formula" else text
+
+
+def _own_descendants(el: Element, name: str) -> Iterator[Element]:
+    return (d for d in el.iter() if isinstance(d.tag, str) and _name(d) == name)
+
+
+_TEX_PREAMBLE = re.compile(r"^\s*\\(documentclass|usepackage|setlength|pagestyle)\b.*$", re.MULTILINE)
+_TEX_DOCUMENT = re.compile(r"\\begin\{document\}(.*?)\\end\{document\}", re.DOTALL)
+_TEX_DELIMS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
+
+
+def _tex(el: Element, *, display: bool = False) -> str:
+    """The math of a tex-math element, without the LaTeX document wrapper PMC ships."""
+    src = "".join(el.itertext())
+    body = _TEX_DOCUMENT.search(src)
+    src = body.group(1) if body else _TEX_PREAMBLE.sub("", src)
+    src = src.strip()
+    for start, end in _TEX_DELIMS:
+        if src.startswith(start) and src.endswith(end) and len(src) > len(start) + len(end):
+            src = src[len(start) : -len(end)].strip()
+            break
+    src = _clean(src)
+    if not src:
+        return ""
+    return f"$${src}$$" if display else f"${src}$"
+
+
+def _mathml(el: Element) -> str:
+    alt = el.get("alttext")
+    text = _clean(_mml(el))
+    return text or _clean(alt or "")
+
+
+def _wrap(text: str) -> str:
+    text = text.strip()
+    return text if re.fullmatch(r"[\w.,′'∗*]+", text) else f"({text})"
+
+
+def _mml(el: Element) -> str:
+    name = _name(el)
+    kids = list(_elements(el))
+    if name in ("mi", "mn", "mtext", "ms"):
+        return _clean("".join(el.itertext()))
+    if name == "mo":
+        op = _clean("".join(el.itertext()))
+        return f" {op} " if op in _SPACED_OPS else op
+    if name == "mspace":
+        return " "
+    if name in (
+        "annotation",
+        "annotation-xml",
+        "mphantom",
+        "none",
+        "mprescripts",
+        "maligngroup",
+        "malignmark",
+    ):
+        return ""
+    if name == "semantics":
+        return _mml(kids[0]) if kids else ""
+    parts = [_mml(k) for k in kids]
+    if name in ("msup", "msub", "munder", "mover") and len(parts) >= 2:
+        if name == "mover" and (el.get("accent") == "true") and len(parts[1].strip()) == 1:
+            return parts[0] + parts[1].strip()
+        mark = "^" if name in ("msup", "mover") else "_"
+        return f"{parts[0]}{mark}{_wrap(parts[1])}"
+    if name in ("msubsup", "munderover") and len(parts) >= 3:
+        return f"{parts[0]}_{_wrap(parts[1])}^{_wrap(parts[2])}"
+    if name == "mfrac" and len(parts) >= 2:
+        return f"({parts[0].strip()})/({parts[1].strip()})"
+    if name == "msqrt":
+        return f"√({''.join(parts).strip()})"
+    if name == "mroot" and len(parts) >= 2:
+        return f"√[{parts[1].strip()}]({parts[0].strip()})"
+    if name == "mfenced":
+        seps = (el.get("separators") or ",").strip() or ","
+        inner = seps[0].join(p.strip() for p in parts)
+        return f"{el.get('open', '(')}{inner}{el.get('close', ')')}"
+    if name == "mtable":
+        return "[" + "; ".join(p.strip() for p in parts) + "]"
+    if name in ("mtr", "mlabeledtr"):
+        return ", ".join(p.strip() for p in parts)
+    return "".join(parts) if kids else "".join(el.itertext())
+
+
+# ---------------------------------------------------------------------------------------------
+# block text
+
+
+def _flow(
+    el: Element,
+    ctx: _Ctx,
+    depth: int,
+    *,
+    skip: Iterable[str] = (),
+    on_section: OnSection | None = None,
+    section_names: Iterable[str] = ("sec",),
+) -> list[str]:
+    """Render a container's children into text blocks, in document order.
+
+    Inline children join the running paragraph; block children (lists, floats, nested
+    paragraphs) close it and add their own blocks. With ``on_section``, section children are
+    handed to the callback (with the blocks so far) instead of being folded into the text.
+    """
+    blocks: list[str] = []
+    buf: list[str] = [el.text or ""]
+    skip = set(skip)
+    sections = set(section_names)
+    for child in el:
+        if isinstance(child.tag, str):
+            name = _name(child)
+            if name in skip:
+                pass
+            elif on_section is not None and name in sections:
+                _flush(buf, blocks)
+                on_section(child, blocks)
+            elif _is_block(child, name):
+                _flush(buf, blocks)
+                blocks.extend(_block(child, name, ctx, depth))
+            else:
+                inner = _inline(child)
+                buf.append(f" {inner} " if name in _PAD_INLINE else inner)
+        buf.append(child.tail or "")
+    _flush(buf, blocks)
+    return blocks
+
+
+def _flush(buf: list[str], blocks: list[str]) -> None:
+    text = _clean("".join(buf))
+    if text:
+        blocks.append(text)
+    buf.clear()
+
+
+def _is_block(el: Element, name: str) -> bool:
+    if name == "code":  # JATS code is block-like; one-liners read better inline
+        return "\n" in "".join(el.itertext()).strip()
+    return name in _BLOCKS or name in _SKIP_BLOCKS
+
+
+def _block(el: Element, name: str, ctx: _Ctx, depth: int) -> list[str]:
+    if name in _SKIP_BLOCKS:
+        return []
+    if name in _FLOATS:
+        return _float(el, name, ctx)
+    if name in ("sec", "ack", "notes", "app", "bio", "glossary", "question-wrap"):
+        return _folded_section(el, ctx, depth + 1)
+    if name == "list":
+        return _nonempty("\n".join(_list_lines(el, ctx, depth)))
+    if name == "disp-quote":
+        return _quote(el, ctx, depth)
+    if name == "boxed-text":
+        return _boxed(el, ctx, depth)
+    if name in ("preformat", "code"):
+        return _nonempty("```\n" + "".join(el.itertext()).strip("\n") + "\n```")
+    if name == "disp-formula":
+        return _nonempty(_formula(el))
+    if name == "def-list":
+        return _nonempty("\n".join(_def_lines(el)))
+    if name == "fn-group":
+        return [t for fn in _own_iter(el, {"fn"}) if (t := _clean(_inline(fn)))]
+    if name == "fn":
+        return _nonempty(_clean(_inline(el)))
+    if name in ("table", "array"):
+        return _nonempty("\n".join(" | ".join(row) for row in _grid(el)[0]))
+    if name in ("statement", "speech", "verse-group"):
+        head = _clean(" ".join(filter(None, (_text(_child(el, n)) for n in ("label", "title", "speaker")))))
+        body = _flow(el, ctx, depth, skip={"label", "title", "speaker"})
+        if name == "verse-group":
+            body = ["\n".join(body)]
+        return ([head] if head else []) + body
+    return _flow(el, ctx, depth)
+
+
+def _nonempty(text: str) -> list[str]:
+    return [text] if text.strip() else []
+
+
+def _heading(el: Element) -> str | None:
+    title = _text(_child(el, "title"))
+    label = _text(_child(el, "label"))
+    return title or label
+
+
+def _folded_section(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    """A section below max_depth: its heading becomes a '####' line inside the parent's text."""
+    title = _heading(el) or _BACK_SECTIONS.get(_name(el))
+    head = [f"{'#' * min(depth, 6)} {title}"] if title else []
+    return head + _flow(el, ctx, depth, skip={"title", "label", "sec-meta"})
+
+
+def _quote(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    blocks = _flow(el, ctx, depth, skip={"attrib"})
+    attrib = _text(_child(el, "attrib"))
+    if attrib:
+        blocks.append(f"— {attrib}")
+    lines = "\n>\n".join("\n".join(f"> {line}" for line in b.splitlines()) for b in blocks)
+    return _nonempty(lines)
+
+
+def _boxed(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    label = _text(_child(el, "label"))
+    caption = _child(el, "caption")
+    title = _text(_child(caption, "title")) if caption is not None else None
+    title = title or _text(_child(el, "title"))
+    body = _flow(el, ctx, depth, skip={"label", "title", "caption"})
+    if caption is not None:
+        body = _flow(caption, ctx, depth, skip={"title"}) + body
+    if not body:
+        return []
+    head = ": ".join(filter(None, (label, title)))
+    return [f"[Box: {head}]" if head else "[Box]", *body]
+
+
+def _list_lines(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    style = el.get("list-type") or ""
+    lines = [t for t in [_text(_child(el, "title"))] if t]
+    n = 0
+    for item in _children(el, "list-item"):
+        n += 1
+        marker = _item_marker(item, style, n)
+        blocks = _flow(item, ctx, depth, skip={"label"}) or [""]
+        first, *rest = blocks[0].splitlines() or [""]
+        lines.append(f"{marker} {first}".rstrip())
+        lines.extend(f"  {line}" for line in rest)
+        lines.extend(f"  {line}" for b in blocks[1:] for line in b.splitlines())
+    return lines
+
+
+def _item_marker(item: Element, style: str, n: int) -> str:
+    label = _text(_child(item, "label"))
+    if label:
+        return "-" if label in _BULLETS else label
+    if style in ("order", "ordered", "arabic", "number"):
+        return f"{n}."
+    if style in ("alpha-lower", "alpha-upper"):
+        letter = chr(ord("a") + (n - 1) % 26)
+        return f"{letter.upper() if style == 'alpha-upper' else letter}."
+    if style in ("roman-lower", "roman-upper"):
+        roman = _roman(n)
+        return f"{roman if style == 'roman-upper' else roman.lower()}."
+    return "-"
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, digits in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                          (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):  # fmt: skip
+        while n >= value:
+            out += digits
+            n -= value
+    return out
+
+
+def _def_lines(el: Element) -> list[str]:
+    lines = [t for t in [_text(_child(el, "title"))] if t]
+    for item in _children(el, "def-item"):
+        term = _text(_child(item, "term")) or ""
+        definition = " ".join(filter(None, (_text(d) for d in _children(item, "def"))))
+        lines.append(f"- {term}: {definition}" if term else f"- {definition}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# figures, supplementary material and tables
+
+
+def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
+    if name in ("fig-group", "table-wrap-group"):
+        return [
+            m for child in _elements(el) if _name(child) in _FLOATS for m in _float(child, _name(child), ctx)
+        ]
+    label = _text(_child(el, "label"))
+    if name == "table-wrap":
+        ctx.tables.append(_table(el, label, ctx))
+        return [_marker(label, "Table")]
+    kind = {"supplementary-material": "supplementary", "media": "media"}.get(name, "figure")
+    ctx.assets.append(
+        Asset(
+            kind=kind,  # type: ignore[arg-type]
+            id=el.get("id"),
+            label=label,
+            caption=_caption(el),
+            section=list(ctx.path),
+            href=_asset_href(el),
+        )
+    )
+    word = {"supplementary": "Supplementary material", "media": "Media"}.get(kind, "Figure")
+    return [_marker(label, word)]
+
+
+def _marker(label: str | None, word: str) -> str:
+    if not label:
+        return f"[{word}]"
+    if word == "Supplementary material":
+        named = re.match(r"(?i)(supp|additional|appendix|data|s\d)", label)
+        return f"[{label}]" if named else f"[{word} {label}]"
+    return f"[{label}]" if re.match(r"[^\W\d_]{2,}", label) else f"[{word} {label}]"
+
+
+def _caption(el: Element) -> str | None:
+    caption = _child(el, "caption")
+    if caption is None:
+        return None
+    parts = [_clean(_inline(c)) for c in _elements(caption)] or [_clean(_inline(caption))]
+    return _opt(" ".join(parts))
+
+
+def _asset_href(el: Element) -> str | None:
+    """The file itself: the element's own href, else its graphic/media, else any linked file."""
+    own = _href(el)
+    if own:
+        return own
+    for names in (("graphic", "media"), ("ext-link", "inline-supplementary-material", "uri")):
+        for desc in el.iter():
+            if isinstance(desc.tag, str) and _name(desc) in names and (href := _href(desc)):
+                return href
+    return None
+
+
+def _table(el: Element, label: str | None, ctx: _Ctx) -> Table:
+    table = Table(id=el.get("id"), label=label, caption=_caption(el), section=list(ctx.path))
+    table.footnotes = _table_footnotes(el)
+    candidates = _table_elements(el)
+    xhtml = [t for t in candidates if not _is_cals(t)]
+    if xhtml:
+        for t in xhtml:
+            rows, head = _grid(t)
+            if not table.rows:
+                table.headerRows = head
+            table.rows.extend(rows)
+        table.rows = _rectangular(table.rows)
+    elif candidates:
+        table.unextractableReason = "table uses CALS/OASIS markup, which is not extracted"
+    elif any(_name(d) == "graphic" for d in el.iter() if isinstance(d.tag, str)):
+        table.unextractableReason = "table is only an image (graphic); no cell data in the XML"
+    else:
+        table.unextractableReason = "table-wrap holds no table markup"
+    return table
+
+
+def _table_elements(el: Element) -> list[Element]:
+    found: list[Element] = []
+    for child in _elements(el):
+        name = _name(child)
+        if name == "table":
+            found.append(child)
+        elif name == "alternatives":
+            tables = _children(child, "table")
+            # one rendition is enough; prefer XHTML over CALS when both are offered
+            tables.sort(key=_is_cals)
+            found.extend(tables[:1])
+    return found
+
+
+def _is_cals(el: Element) -> bool:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    return tag.startswith(f"{{{_OASIS_NS}}}") or tag.startswith("oasis:") or _child(el, "tgroup") is not None
+
+
+def _table_footnotes(el: Element) -> list[str]:
+    notes: list[str] = []
+    for foot in _children(el, "table-wrap-foot"):
+        fns = list(_own_iter(foot, {"fn"}))
+        if fns:
+            notes.extend(t for fn in fns if (t := _clean(_inline(fn))))
+        else:
+            notes.extend(t for c in _elements(foot) if (t := _clean(_inline(c))))
+    notes.extend(t for a in _children(el, "attrib") if (t := _clean(_inline(a))))
+    return notes
+
+
+def _grid(table: Element) -> tuple[list[list[str]], int]:
+    """Rows of an XHTML table with colspan/rowspan expanded by repeating the cell text."""
+    rows: list[tuple[Element, bool]] = []
+    for part in _elements(table):
+        name = _name(part)
+        if name in ("thead", "tbody", "tfoot"):
+            rows.extend((tr, name == "thead") for tr in _children(part, "tr"))
+        elif name == "tr":
+            rows.append((part, False))
+    n_rows = len(rows)
+    cells: dict[tuple[int, int], str] = {}
+    width = 0
+    for r, (tr, _) in enumerate(rows):
+        c = 0
+        for cell in _children(tr, "td", "th"):
+            while (r, c) in cells:
+                c += 1
+            text = _clean(_inline(cell))
+            colspan = _span(cell.get("colspan"), _MAX_COLSPAN)
+            rowspan = _span(cell.get("rowspan"), n_rows - r)
+            for dr in range(rowspan):
+                for dc in range(colspan):
+                    cells[(r + dr, c + dc)] = text
+            c += colspan
+            width = max(width, c)
+    grid = [[cells.get((r, c), "") for c in range(width)] for r in range(n_rows)]
+    header = sum(1 for _, head in rows if head)
+    if not header:  # no <thead>: leading all-<th> rows are the header
+        for tr, _ in rows:
+            tags = [_name(c) for c in _children(tr, "td", "th")]
+            if not tags or any(t != "th" for t in tags):
+                break
+            header += 1
+    return grid, header
+
+
+def _span(value: str | None, limit: int) -> int:
+    try:
+        n = int((value or "1").strip())
+    except ValueError:
+        return 1
+    return max(1, min(n, max(limit, 1)))
+
+
+def _rectangular(rows: list[list[str]]) -> list[list[str]]:
+    width = max((len(r) for r in rows), default=0)
+    return [r + [""] * (width - len(r)) for r in rows]
+
+
+# ---------------------------------------------------------------------------------------------
+# sections
+
+
+def _body_sections(body: Element | None, ctx: _Ctx, kind: str = "body") -> list[Section]:
+    """Flat sections of a <body>; loose text before, between or after <sec>s is untitled."""
+    out: list[Section] = []
+    if body is None:
+        return out
+
+    def loose(blocks: list[str]) -> None:
+        if blocks:
+            out.append(Section(title=None, path=[], level=0, kind=kind, text="\n\n".join(blocks)))  # type: ignore[arg-type]
+            blocks.clear()
+
+    def on_section(child: Element, blocks: list[str]) -> None:
+        loose(blocks)
+        _walk(child, ctx, [], 1, out, kind)
+
+    ctx.path = []
+    names = ("sec",) if kind == "body" else tuple(_BACK_SECTIONS)
+    skip = {"title", "label", "ref-list"} if kind == "back" else set()
+    loose(_flow(body, ctx, 0, on_section=on_section, section_names=names, skip=skip))
+    return out
+
+
+def _walk(el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section], kind: str) -> None:
+    """Append a section for ``el``, then its subsections (folded into it past max_depth)."""
+    name = _name(el)
+    title = _heading(el) or _BACK_SECTIONS.get(name)
+    names = ("sec",) if kind == "body" else tuple(_BACK_SECTIONS)
+    if name == "app-group" and title is None:  # an untitled group is just a list of appendices
+        for child in _elements(el):
+            if _name(child) in names:
+                _walk(child, ctx, path, depth, out, kind)
+        return
+    sec_path = [*path, title or ""]
+    section = Section(title=title, path=sec_path, level=depth, kind=kind)  # type: ignore[arg-type]
+    out.append(section)
+    saved, ctx.path = ctx.path, sec_path
+
+    def on_section(child: Element, blocks: list[str]) -> None:
+        _walk(child, ctx, sec_path, depth + 1, out, kind)
+        ctx.path = sec_path
+
+    nested = on_section if depth < ctx.max_depth else None
+    skip = {"title", "label", "sec-meta", "ref-list"}
+    section.text = "\n\n".join(_flow(el, ctx, depth, skip=skip, on_section=nested, section_names=names))
+    ctx.path = saved
+
+
+# ---------------------------------------------------------------------------------------------
+# front matter
+
+
+def _article(el: Element, include_references: bool, max_depth: int) -> FulltextArticle:
+    ctx = _Ctx(max_depth=max_depth)
+    front = _child(el, "front")
+    meta = _child(front, "article-meta")
+    body = _child(el, "body")
+    art = FulltextArticle(
+        ids=_ids(meta, el),
+        title=_title(meta),
+        articleType=el.get("article-type"),
+        journal=_journal(_child(front, "journal-meta"), meta),
+        dates=_dates(meta),
+        keywords=_keywords(meta),
+        licenses=_licenses(meta),
+        related=[_related(r) for r in _own_iter(el, {"related-article"})],
+    )
+    art.affiliations, art.authors = _contributors(meta)
+    ctx.path = ["Abstract"]
+    art.abstract = _abstract(meta, ctx)
+    art.sections = _body_sections(body, ctx)
+    art.hasBody = any(s.text or s.title for s in art.sections)
+    art.backMatter = _body_sections(_child(el, "back"), ctx, kind="back")
+    for floats in _children(el, "floats-group", "floats-wrap"):
+        ctx.path = []
+        _flow(floats, ctx, 0)
+    art.subArticles = [_sub_article(s, ctx) for s in _own_sub_articles(el)]
+    art.tables, art.assets = ctx.tables, ctx.assets
+    if include_references:
+        art.references = [_reference(r) for r in _own_iter(el, {"ref"})]
+    art.characterCount = _character_count(art)
+    return art
+
+
+def _ids(meta: Element | None, article: Element) -> ArticleIds:
+    ids = ArticleIds()
+    for aid in _children(meta, "article-id"):
+        kind = (aid.get("pub-id-type") or "").lower()
+        value = _opt("".join(aid.itertext()))
+        if not value:
+            continue
+        if kind in ("pmc", "pmcid") or (kind == "pmc-uid" and ids.pmcid is None):
+            ids.pmcid = _pmcid(value) if kind != "pmc" or ids.pmcid is None else ids.pmcid
+        elif kind == "pmid" and ids.pmid is None:
+            ids.pmid = value
+        elif kind == "doi" and ids.doi is None:
+            ids.doi = value
+    if ids.pmcid is None:
+        ids.pmcid = _oai_pmcid(article)
+    return ids
+
+
+def _pmcid(value: str) -> str | None:
+    match = re.search(r"(?i)(?:pmc)?\s*(\d+)", value)
+    return f"PMC{match.group(1)}" if match else None
+
+
+def _oai_pmcid(article: Element) -> str | None:
+    """OAI-PMH records name the article in their header even when <front> is missing."""
+    for anc in article.iterancestors():
+        if _name(anc) == "record":
+            ident = _text(_child(_child(anc, "header"), "identifier"))
+            match = re.search(r"pubmedcentral\.nih\.gov:(\d+)$", ident or "")
+            return f"PMC{match.group(1)}" if match else None
+    return None
+
+
+def _title(meta: Element | None) -> str | None:
+    group = _child(meta, "title-group")
+    title = _text(_child(group, "article-title"))
+    subtitle = _text(_child(group, "subtitle"))
+    return f"{title}: {subtitle}" if title and subtitle else title
+
+
+def _journal(jmeta: Element | None, meta: Element | None) -> Journal:
+    title = _text(_child(_child(jmeta, "journal-title-group"), "journal-title")) or _text(
+        _child(jmeta, "journal-title")
+    )
+    fpage, lpage = _text(_child(meta, "fpage")), _text(_child(meta, "lpage"))
+    pages = _text(_child(meta, "page-range")) or (f"{fpage}-{lpage}" if fpage and lpage else fpage)
+    return Journal(
+        title=title,
+        issn=[t for i in _children(jmeta, "issn") if (t := _text(i))],
+        volume=_text(_child(meta, "volume")),
+        issue=_text(_child(meta, "issue")),
+        fpage=fpage,
+        lpage=lpage,
+        pages=pages,
+        elocationId=_text(_child(meta, "elocation-id")),
+        publisher=_text(_child(_child(jmeta, "publisher"), "publisher-name")),
+    )
+
+
+def _dates(meta: Element | None) -> Dates:
+    by_kind: dict[str, str] = {}
+    for pub in _children(meta, "pub-date"):
+        value = _date(pub)
+        if value:
+            by_kind.setdefault(_pub_kind(pub), value)
+    history = _child(meta, "history")
+    events = {d.get("date-type"): _date(d) for d in _children(history, "date")}
+    epub = by_kind.get("epub") or by_kind.get("epub-ppub")
+    ppub = by_kind.get("ppub") or by_kind.get("epub-ppub")
+    fallback = by_kind.get("pub") or by_kind.get("collection") or by_kind.get("other")
+    return Dates(
+        published=epub or ppub or fallback,
+        epub=epub,
+        ppub=ppub,
+        received=events.get("received"),
+        accepted=events.get("accepted") or events.get("accept"),
+    )
+
+
+def _pub_kind(pub: Element) -> str:
+    """NLM 2.x pub-type, or JATS 1.x date-type + publication-format, as epub/ppub/collection."""
+    kind = pub.get("pub-type") or ""
+    if kind in ("epub", "ppub", "epub-ppub", "collection"):
+        return kind
+    if kind in ("pmc-release", "nihms-submitted", "pmc-release-date"):
+        return "release"
+    date_type, fmt = pub.get("date-type") or "", pub.get("publication-format") or ""
+    if date_type == "collection":
+        return "collection"
+    if date_type in ("pub", "") and fmt in ("electronic", "print"):
+        return "epub" if fmt == "electronic" else "ppub"
+    if date_type == "pub":
+        return "pub"
+    return "release" if "release" in (date_type + kind) else "other"
+
+
+def _date(el: Element) -> str | None:
+    iso = (el.get("iso-8601-date") or "").strip()
+    if re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", iso):
+        return iso
+    year = re.search(r"\d{4}", _text(_child(el, "year")) or "")
+    if not year:
+        return None
+    month = _month(_text(_child(el, "month")))
+    day = _text(_child(el, "day"))
+    if month is None:
+        return year.group(0)
+    if day and day.isdigit() and 1 <= int(day) <= 31:
+        return f"{year.group(0)}-{month:02d}-{int(day):02d}"
+    return f"{year.group(0)}-{month:02d}"
+
+
+def _month(text: str | None) -> int | None:
+    if not text:
+        return None
+    if text.isdigit():
+        return int(text) if 1 <= int(text) <= 12 else None
+    return _MONTHS.get(text[:3].lower())
+
+
+def _keywords(meta: Element | None) -> list[str]:
+    seen: dict[str, None] = {}
+    for group in _children(meta, "kwd-group"):
+        for kwd in _own_iter(group, {"kwd"}):
+            text = _text(kwd)
+            if text:
+                seen.setdefault(text, None)
+    return list(seen)
+
+
+def _licenses(meta: Element | None) -> list[License]:
+    out: list[License] = []
+    for lic in _children(_child(meta, "permissions"), "license"):
+        refs = [t for r in _children(lic, "license_ref") if (t := _opt("".join(r.itertext())))]
+        href = _href(lic) or (refs[0] if refs else None)
+        text = _opt(" ".join(_clean(_inline(p)) for p in _children(lic, "license-p"))) or (
+            None if list(_elements(lic)) else _opt(lic.text)
+        )
+        if href is None:
+            href = next(
+                (
+                    h
+                    for e in lic.iter()
+                    if isinstance(e.tag, str) and "creativecommons" in (h := _href(e) or "")
+                ),
+                None,
+            )
+        out.append(License(type=lic.get("license-type") or _cc_type(href), href=href, text=text))
+    return out
+
+
+def _cc_type(href: str | None) -> str | None:
+    match = re.search(r"creativecommons\.org/(licenses|publicdomain)/([a-z-]+)", href or "", re.IGNORECASE)
+    if not match:
+        return None
+    kind = match.group(2).lower()
+    return {"zero": "cc0", "mark": "public-domain"}.get(kind, f"cc-{kind}")
+
+
+def _contributors(meta: Element | None) -> tuple[list[str], list[Author]]:
+    affiliations: list[str] = []
+    by_id: dict[str, int] = {}
+
+    def add_aff(aff: Element) -> int:
+        if aff.get("id") in by_id:
+            return by_id[aff.get("id") or ""]
+        affiliations.append(_aff_text(aff))
+        index = len(affiliations) - 1
+        if aff.get("id"):
+            by_id[aff.get("id") or ""] = index
+        return index
+
+    for aff in _affs(meta):
+        add_aff(aff)
+    authors: list[Author] = []
+    for group in _children(meta, "contrib-group"):
+        shared = [add_aff(a) for a in _affs(group)]
+        for contrib in _children(group, "contrib"):
+            if (contrib.get("contrib-type") or "author") != "author":
+                continue
+            author = _author(contrib)
+            if author is None:
+                continue
+            rids = [
+                r
+                for x in _children(contrib, "xref")
+                if x.get("ref-type") == "aff"
+                for r in (x.get("rid") or "").split()
+            ]
+            indexes = [by_id[r] for r in rids if r in by_id] + [add_aff(a) for a in _affs(contrib)]
+            author.affiliationIndexes = list(dict.fromkeys(indexes)) or shared
+            authors.append(author)
+    if affiliations and not any(a.affiliationIndexes for a in authors):
+        # no author points at an affiliation: the article's affiliations are everyone's
+        for author in authors:
+            author.affiliationIndexes = list(range(len(affiliations)))
+    return affiliations, authors
+
+
+def _affs(el: Element | None) -> list[Element]:
+    out: list[Element] = []
+    for child in _elements(el):
+        if _name(child) == "aff":
+            out.append(child)
+        elif _name(child) == "aff-alternatives":
+            out.extend(_children(child, "aff")[:1])
+    return out
+
+
+def _aff_text(aff: Element) -> str:
+    parts = [aff.text or ""]
+    for child in aff:
+        if isinstance(child.tag, str) and _name(child) not in ("label", "sup"):
+            parts.append(f" {_inline(child)} ")
+        parts.append(child.tail or "")
+    return re.sub(r"\s+([,.;])", r"\1", _clean("".join(parts))).strip(" ,;")
+
+
+def _author(contrib: Element) -> Author | None:
+    orcid = _orcid(contrib)
+    collab = _child(contrib, "collab", "collab-alternatives")
+    name_el = _child(contrib, "name", "string-name", "name-alternatives")
+    if name_el is not None and _name(name_el) == "name-alternatives":
+        name_el = _child(name_el, "name", "string-name")
+    if name_el is not None:
+        surname = _text(_child(name_el, "surname"))
+        given = _text(_child(name_el, "given-names"))
+        full = _person_name(name_el) if _name(name_el) == "name" else _clean("".join(name_el.itertext()))
+        return Author(name=full, surname=surname, givenNames=given, orcid=orcid)
+    if collab is not None:
+        if _name(collab) == "collab-alternatives":
+            collab = next(iter(_children(collab, "collab")), collab)
+        # a collab may list its members in a nested contrib-group: keep only the group's name
+        text = _clean((collab.text or "") + "".join(_inline(c) + (c.tail or "") for c in _elements(collab)
+                                                    if _name(c) not in ("contrib-group", "contrib")))  # fmt: skip
+        return Author(name=text, collective=True, orcid=orcid) if text else None
+    return None
+
+
+def _orcid(contrib: Element) -> str | None:
+    candidates = [
+        "".join(c.itertext())
+        for c in _children(contrib, "contrib-id")
+        if "orcid" in (c.get("contrib-id-type") or "").lower()
+    ]
+    candidates += [
+        h for e in contrib.iter() if isinstance(e.tag, str) and "orcid.org" in (h := _href(e) or "")
+    ]
+    for value in candidates:
+        match = re.search(r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]", value)
+        if match:
+            return match.group(0).upper()
+    return None
+
+
+def _abstract(meta: Element | None, ctx: _Ctx) -> str | None:
+    abstracts = _children(meta, "abstract")
+    main = next((a for a in abstracts if not a.get("abstract-type")), None)
+    if main is None:
+        main = next((a for a in abstracts if a.get("abstract-type") not in _SECONDARY_ABSTRACTS), None)
+    if main is None:
+        return None
+
+    def on_section(sec: Element, blocks: list[str]) -> None:
+        title = _heading(sec)
+        text = " ".join(_flow(sec, ctx, 1, skip={"title", "label"}))
+        if text or title:
+            sep = " " if title and title[-1] in ":.?!" else ": "
+            blocks.append(f"{title}{sep}{text}" if title and text else text or title or "")
+
+    blocks = _flow(main, ctx, 0, skip={"title", "label", "object-id"}, on_section=on_section)
+    return "\n".join(blocks) or None
+
+
+def _related(el: Element) -> RelatedArticle:
+    href = _href(el)
+    link_type = (el.get("ext-link-type") or "").lower()
+    rel = RelatedArticle(type=el.get("related-article-type"), href=href, text=_text(el))
+    if href and (link_type == "doi" or href.startswith("10.")):
+        rel.doi = href
+    elif href and link_type in ("pubmed", "pmid"):
+        rel.pmid = href
+    elif href and link_type in ("pmc", "pmcid"):
+        rel.pmcid = _pmcid(href)
+    return rel
+
+
+def _own_sub_articles(el: Element) -> Iterator[Element]:
+    for child in _elements(el):
+        if _name(child) in ("sub-article", "response"):
+            yield child
+            yield from _own_sub_articles(child)
+
+
+def _sub_article(el: Element, ctx: _Ctx) -> SubArticle:
+    stub = _child(el, "front-stub", "front")
+    meta = _child(stub, "article-meta") if stub is not None and _name(stub) == "front" else stub
+    doi = next((_text(a) for a in _children(meta, "article-id") if a.get("pub-id-type") == "doi"), None)
+    sections = _body_sections(_child(el, "body"), ctx) + _body_sections(_child(el, "back"), ctx, kind="back")
+    return SubArticle(id=el.get("id"), articleType=el.get("article-type") or el.get("response-type"),
+                      title=_title(meta), doi=doi, sections=sections)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# references
+
+
+_CITATIONS = ("mixed-citation", "element-citation", "citation", "nlm-citation")
+
+
+def _reference(ref: Element) -> Reference:
+    cit = _child(ref, *_CITATIONS)
+    alts = _child(ref, "citation-alternatives")
+    if alts is not None:
+        cit = next(iter(_children(alts, "mixed-citation") + _children(alts, *_CITATIONS)), None)
+    out = Reference(id=ref.get("id"), label=_text(_child(ref, "label")))
+    if cit is None:
+        out.text = _clean(_inline(ref))
+        return out
+    ids = {(p.get("pub-id-type") or "").lower(): _text(p) for p in _children(cit, "pub-id")}
+    out.pmid = ids.get("pmid")
+    out.doi = ids.get("doi")
+    year = re.search(r"\d{4}", _text(_child(cit, "year")) or "")
+    out.year = year.group(0) if year else None
+    out.title = _text(_child(cit, "article-title", "chapter-title", "data-title", "part-title"))
+    out.source = _text(_child(cit, "source"))
+    out.text = _clean(_inline(cit)) if _is_mixed(cit) else _format_citation(cit, out)
+    return out
+
+
+def _is_mixed(cit: Element) -> bool:
+    """Mixed citations carry their own punctuation between the tagged parts."""
+    loose = (cit.text or "") + "".join(c.tail or "" for c in cit)
+    return bool(loose.strip())
+
+
+def _format_citation(cit: Element, ref: Reference) -> str:
+    names = [_citation_name(n) for g in _children(cit, "person-group") for n in _elements(g)]
+    names += [_citation_name(n) for n in _children(cit, "name", "string-name", "collab")]
+    names = [n for n in names if n]
+    volume, issue = _text(_child(cit, "volume")), _text(_child(cit, "issue"))
+    fpage, lpage = _text(_child(cit, "fpage")), _text(_child(cit, "lpage"))
+    where = "".join(filter(None, (volume, f"({issue})" if issue else None)))
+    pages = f"{fpage}-{lpage}" if fpage and lpage else fpage or _text(_child(cit, "elocation-id"))
+    when = ";".join(filter(None, (ref.year, ":".join(filter(None, (where, pages))))))
+    parts = [", ".join(names), ref.title, ref.source, when, f"doi:{ref.doi}" if ref.doi else None]
+    return " ".join(p if p[-1] in ".?!" else f"{p}." for p in parts if p)
+
+
+def _citation_name(el: Element) -> str | None:
+    name = _name(el)
+    if name == "name":
+        surname = _text(_child(el, "surname")) or ""
+        given = _text(_child(el, "given-names")) or ""
+        return _clean(f"{surname} {given}")
+    if name in ("string-name", "collab"):
+        return _text(el)
+    if name == "etal":
+        return "et al"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# size
+
+
+def _character_count(art: FulltextArticle) -> int:
+    def sections(items: list[Section]) -> int:
+        return sum(len(s.title or "") + len(s.text) for s in items)
+
+    total = len(art.title or "") + len(art.abstract or "")
+    total += sections(art.sections) + sections(art.backMatter)
+    total += sum(sections(s.sections) + len(s.title or "") for s in art.subArticles)
+    for t in art.tables:
+        total += len(t.caption or "") + sum(map(len, t.footnotes)) + sum(len(c) for r in t.rows for c in r)
+    total += sum(len(a.caption or "") + len(a.label or "") for a in art.assets)
+    total += sum(len(r.text) for r in art.references)
+    return total

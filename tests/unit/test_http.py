@@ -1,0 +1,267 @@
+"""The upstream client: pacing, retries, cooldown, deadline, redirects, body cap, redaction."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from medlit.core.errors import MedlitError
+from medlit.core.http import Pacer, parse_retry_after, xml_stops_after_prolog
+from medlit.core.settings import load_settings
+from medlit.core.upstreams import build_clients
+
+from conftest import fake_env
+from fake_upstream import FakeUpstream, xml_response
+
+pytestmark = pytest.mark.anyio
+OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></DbList></eInfoResult>"
+
+
+@pytest.fixture
+async def clients(fake):
+    fake.respond("ncbi", "einfo.fcgi", OK_XML)
+    async with aiohttp.ClientSession() as session:
+        yield build_clients(
+            session,
+            load_settings(fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123")),
+        )
+
+
+async def test_identification_params_sent(clients, fake):
+    await clients["ncbi"].get("einfo.fcgi")
+    (req,) = fake.requests
+    assert req.params["tool"] == "medlit-mcp"
+    assert req.params["email"] == "someone@example.org"
+    assert req.params["api_key"] == "secretkey123"
+
+
+async def test_long_id_list_goes_by_post(clients, fake):
+    ids = [str(30000000 + i) for i in range(400)]
+    await clients["ncbi"].get("einfo.fcgi", {"id": ids})
+    (req,) = fake.requests
+    assert req.method == "POST" and req.params["id"].count(",") == 399
+
+
+@pytest.mark.parametrize("kind", ["500", "502", "503", "html_error", "prolog_only", "truncated", "reset"])
+async def test_transient_faults_are_retried(clients, fake, kind):
+    fake.fault(kind, "ncbi", "einfo.fcgi", times=2)
+    resp = await clients["ncbi"].get("einfo.fcgi")
+    assert resp.body == OK_XML
+    assert len(fake.requests) == 3
+
+
+async def test_persistent_5xx_maps_to_unreachable(clients, fake):
+    fake.fault("503", "ncbi", "einfo.fcgi", times=99)
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_unreachable" and info.value.retryable
+    assert len(fake.requests) == 4  # the first try plus MEDLIT_MAX_RETRIES=3
+
+
+async def test_other_4xx_not_retried(clients, fake):
+    fake.respond("ncbi", "einfo.fcgi", "bad", status=400)
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_bad_request" and not info.value.retryable
+    assert len(fake.requests) == 1
+
+
+async def test_404_is_resource_not_found(clients, fake):
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("nosuch.fcgi")
+    assert info.value.reason == "ncbi_resource_not_found"
+
+
+async def test_ok_statuses_are_returned(clients, fake):
+    resp = await clients["ncbi"].get("nosuch.fcgi", expect="text", ok_statuses={404})
+    assert resp.status == 404
+
+
+async def test_429_honours_retry_after_and_cools_down_everyone(clients, fake):
+    fake.fault("429", "ncbi", "einfo.fcgi", times=1, retry_after=0.6)
+    first = asyncio.create_task(clients["ncbi"].get("einfo.fcgi"))
+    await asyncio.sleep(0.15)  # the 429 has come back; the cooldown is closed for everyone
+    others = [clients["ncbi"].get("einfo.fcgi") for _ in range(2)]
+    results = await asyncio.gather(first, *others)
+    assert all(r.body == OK_XML for r in results)
+    first_429 = fake.requests[0].at
+    later = [r.at - first_429 for r in fake.requests[1:]]
+    assert len(later) == 3 and min(later) >= 0.55  # nobody, not only the caller that drew it, went early
+
+
+async def test_429_without_retry_after_backs_off(clients, fake):
+    fake.fault("429", "ncbi", "einfo.fcgi", times=1)
+    resp = await clients["ncbi"].get("einfo.fcgi")
+    assert resp.body == OK_XML
+
+
+async def test_rate_limited_until_deadline(clients, fake):
+    fake.fault("429", "ncbi", "einfo.fcgi", times=99, retry_after=0.05)
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_rate_limited" and info.value.retryable
+
+
+async def test_deadline_covers_attempts_and_backoff(clients, fake):
+    fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=5)
+    started = time.monotonic()
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi", deadline=time.monotonic() + 0.5)
+    assert time.monotonic() - started < 1.5
+    assert info.value.reason == "ncbi_deadline_exceeded"
+
+
+async def test_redirect_to_foreign_host_refused(clients, fake):
+    fake.fault("redirect_foreign", "ncbi", "einfo.fcgi")
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_redirect_refused" and not info.value.retryable
+    assert "evil.example.org" in info.value.message
+    assert len(fake.requests) == 1
+
+
+async def test_redirect_within_service_followed(clients, fake):
+    fake.fault("redirect_local", "ncbi", "old.fcgi", to="einfo.fcgi")
+    resp = await clients["ncbi"].get("old.fcgi")
+    assert resp.body == OK_XML
+
+
+async def test_redirect_loop_stops_after_three_hops(clients, fake):
+    fake.fault("redirect_loop", "ncbi", "einfo.fcgi", times=10)
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_redirect_refused"
+    assert len(fake.requests) == 4
+
+
+@pytest.mark.parametrize("declared", [True, False])
+async def test_body_cap(fake, declared):
+    fake.fault("oversized", "ncbi", "einfo.fcgi", size=300_000, declared=declared)
+    async with aiohttp.ClientSession() as session:
+        clients = build_clients(session, load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000")))
+        with pytest.raises(MedlitError) as info:
+            await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_response_too_large" and not info.value.retryable
+
+
+async def test_ncbi_error_inside_200_classified(clients, fake):
+    fake.fault("ncbi_error_200", "ncbi", "einfo.fcgi", message="Invalid db name specified: fleegle")
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_resource_not_found"
+    assert "fleegle" in info.value.message
+
+
+async def test_ncbi_transient_error_inside_200_retried(clients, fake):
+    fake.fault("ncbi_error_200", "ncbi", "einfo.fcgi", root="eFetchResult", message="Status: Timeout")
+    resp = await clients["ncbi"].get("einfo.fcgi")
+    assert resp.body == OK_XML and len(fake.requests) == 2
+
+
+async def test_json_error_inside_200_rate_limit_retried(clients, fake):
+    fake.fault("json_error_200", "ncbi", "einfo.fcgi", message="API rate limit exceeded")
+    resp = await clients["ncbi"].get("einfo.fcgi")
+    assert resp.body == OK_XML
+
+
+async def test_invalid_json_retried_then_reported(clients, fake):
+    fake.respond("ncbi", "esearch.fcgi", '{"esearchresult": {"count": ', content_type="application/json")
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("esearch.fcgi", expect="json")
+    assert info.value.reason == "ncbi_invalid_response"
+
+
+async def test_secrets_never_in_errors(fake):
+    fake.fault(
+        "redirect_foreign",
+        "ncbi",
+        "einfo.fcgi",
+        to="https://evil.example.org/?api_key=secretkey123&email=someone@example.org",
+    )
+    async with aiohttp.ClientSession() as session:
+        env = fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123")
+        clients = build_clients(session, load_settings(env))
+        with pytest.raises(MedlitError) as info:
+            await clients["ncbi"].get("einfo.fcgi")
+    text = str(info.value.to_dict())
+    assert "secretkey123" not in text and "someone@example.org" not in text
+
+
+async def test_queue_full_when_start_is_past_deadline():
+    pacer = Pacer(rate=1.0)
+    deadline = time.monotonic() + 1.0
+    await pacer.acquire(deadline, "ncbi")
+    await pacer.acquire(deadline + 5, "ncbi")  # reserves a slot ~1.2s out
+    with pytest.raises(MedlitError) as info:
+        await pacer.acquire(time.monotonic() + 0.5, "ncbi")
+    assert info.value.reason == "queue_full" and info.value.retryable
+
+
+async def test_queue_full_when_queue_overflows():
+    pacer = Pacer(rate=2.0, max_queue=2)
+    far = time.monotonic() + 60
+    pacer.reserve(far)  # the next slots are in the future, so the two callers below wait
+    waiters = [asyncio.create_task(pacer.acquire(far, "ncbi")) for _ in range(2)]
+    await asyncio.sleep(0)
+    with pytest.raises(MedlitError) as info:
+        await pacer.acquire(far, "ncbi")
+    assert info.value.reason == "queue_full"
+    for w in waiters:
+        w.cancel()
+
+
+def test_pacer_spacing_has_headroom():
+    pacer = Pacer(rate=3.0)
+    slots = [pacer.reserve(time.monotonic() + 100) for _ in range(10)]
+    gaps = [b - a for a, b in zip(slots, slots[1:], strict=False)]
+    assert min(gaps) > 1 / 3  # never at exactly the limit: measured bursts at 334 ms drew 429s
+
+
+def test_retry_after_parsing():
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") <= 1  # in the past -> 0
+
+
+def test_prolog_only_detection():
+    assert xml_stops_after_prolog(b'<?xml version="1.0"?>\n<!DOCTYPE x PUBLIC "a" "b">\n')
+    assert xml_stops_after_prolog(b"")
+    assert not xml_stops_after_prolog(b'<?xml version="1.0"?><a/>')
+    assert not xml_stops_after_prolog(b"<!-- c --><a/>")
+
+
+async def test_slow_answers_within_timeout_succeed(clients, fake):
+    fake.fault("slow", "ncbi", "einfo.fcgi", delay=0.2)
+    resp = await clients["ncbi"].get("einfo.fcgi")
+    assert resp.body == OK_XML
+
+
+async def test_rate_never_exceeded_under_concurrency():
+    """30 concurrent calls at the real unkeyed default: no one-second window over 3, no 429."""
+    async with FakeUpstream(ncbi_limit=3.0) as fake:
+        fake.route("ncbi", "einfo.fcgi", lambda req: xml_response(OK_XML))
+        env = fake.env(MEDLIT_BACKOFF_BASE="0.01")
+        async with aiohttp.ClientSession() as session:
+            clients = build_clients(session, load_settings(env))
+            assert clients["ncbi"].pacer.rate == 3.0
+            started = time.monotonic()
+            tasks = [
+                clients["ncbi" if i % 3 else "idconv"].get("einfo.fcgi" if i % 3 else "", expect="bytes")
+                for i in range(12)
+            ]
+            fake.route("idconv", "", lambda req: xml_response(OK_XML))
+            await asyncio.gather(*tasks)
+        times = sorted(r.at for r in fake.requests)
+        assert fake.rate_limited == []
+        for i, t in enumerate(times):
+            assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
+        assert time.monotonic() - started >= 11 / 3  # paced, not burst
+
+
+def test_web_import_used():
+    assert web.Response  # the fake's responses are aiohttp web objects
