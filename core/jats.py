@@ -232,20 +232,18 @@ def _person_name(el: Element) -> str:
 
 
 def _formula(el: Element) -> str:
-    """tex-math if present, else linearised MathML, else alt text."""
-    tex = next(iter(_own_descendants(el, "tex-math")), None)
+    """tex-math if present, else linearised MathML, else alt text, else the element's own text."""
+    tex = next(_own_descendants(el, "tex-math"), None)
+    math = next(_own_descendants(el, "math"), None)
+    alt = next(_own_descendants(el, "alt-text"), None)
     if tex is not None:
         text = _tex(tex, display=_name(el) == "disp-formula")
+    elif math is not None:
+        text = _mathml(math)
+    elif alt is not None:
+        text = _clean("".join(alt.itertext()))
     else:
-        math = next(iter(_own_descendants(el, "math")), None)
-        if math is not None:
-            text = _mathml(math)
-        else:
-            alt = next(iter(_own_descendants(el, "alt-text")), None)
-            text = _text(alt) or _clean(
-                "".join(_inline(c) + (c.tail or "") for c in el if _name(c) != "label") + ""
-            )
-            text = text or _clean(el.text or "")
+        text = _clean((el.text or "") + "".join(_inline(c) + (c.tail or "") for c in _elements(el) if _name(c) != "label"))
     label = _text(_child(el, "label"))
     return f"{text} {label}" if label and _name(el) == "disp-formula" else text
 
