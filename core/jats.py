@@ -79,6 +79,8 @@ _SECONDARY_ABSTRACTS = {
 }  # fmt: skip
 _BULLETS = {"•", "·", "◦", "▪", "–", "-", "*", "○", "●", "■", "□"}
 _SPACED_OPS = {"=", "+", "−", "-", "×", "·", "<", ">", "≤", "≥", "±", "÷", "≈", "≠", "→", "∈", "|"}
+_ROMAN = tuple(zip((1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1),
+                   "M CM D CD C XC L XL X IX V IV I".split(), strict=True))  # fmt: skip
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
 OnSection = Callable[[Element, list[str]], None]
@@ -209,6 +211,8 @@ def _inline(el: Element) -> str:
         return _mathml(el)
     if name == "name":
         return _person_name(el)
+    if name == "sup" and (cites := _superscript_citation(el)):
+        return cites
     parts = [el.text or ""]
     for child in el:
         if isinstance(child.tag, str):
@@ -216,6 +220,16 @@ def _inline(el: Element) -> str:
             parts.append(f" {inner} " if _name(child) in _PAD_INLINE else inner)
         parts.append(child.tail or "")
     return "".join(parts)
+
+
+def _superscript_citation(el: Element) -> str | None:
+    """Superscript reference numbers ("cancer<sup>1,2</sup>") read as "cancer[1,2]"."""
+    if not any(
+        _name(x) == "xref" and x.get("ref-type") == "bibr" for x in el.iter() if isinstance(x.tag, str)
+    ):
+        return None
+    text = _clean("".join(el.itertext()))
+    return f"[{text.strip('() ')}]" if re.fullmatch(r"[\d\s,;–\-−()]+", text) else None
 
 
 def _person_name(el: Element) -> str:
@@ -243,7 +257,10 @@ def _formula(el: Element) -> str:
     elif alt is not None:
         text = _clean("".join(alt.itertext()))
     else:
-        text = _clean((el.text or "") + "".join(_inline(c) + (c.tail or "") for c in _elements(el) if _name(c) != "label"))
+        text = _clean(
+            (el.text or "")
+            + "".join(_inline(c) + (c.tail or "") for c in _elements(el) if _name(c) != "label")
+        )
     label = _text(_child(el, "label"))
     return f"{text} {label}" if label and _name(el) == "disp-formula" else text
 
@@ -457,7 +474,9 @@ def _boxed(el: Element, ctx: _Ctx, depth: int) -> list[str]:
     if not body:
         return []
     head = ": ".join(filter(None, (label, title)))
-    return [f"[Box: {head}]" if head else "[Box]", *body]
+    if not head.lower().startswith("box"):
+        head = f"Box: {head}" if head else "Box"
+    return [f"[{head}]", *body]
 
 
 def _list_lines(el: Element, ctx: _Ctx, depth: int) -> list[str]:
@@ -492,11 +511,9 @@ def _item_marker(item: Element, style: str, n: int) -> str:
 
 def _roman(n: int) -> str:
     out = ""
-    for value, digits in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-                          (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):  # fmt: skip
-        while n >= value:
-            out += digits
-            n -= value
+    for value, digits in _ROMAN:
+        count, n = divmod(n, value)
+        out += digits * count
     return out
 
 
@@ -515,9 +532,11 @@ def _def_lines(el: Element) -> list[str]:
 
 def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
     if name in ("fig-group", "table-wrap-group"):
-        return [
-            m for child in _elements(el) if _name(child) in _FLOATS for m in _float(child, _name(child), ctx)
-        ]
+        markers: list[str] = []
+        for child in _elements(el):
+            if _name(child) in _FLOATS:
+                markers.extend(_float(child, _name(child), ctx))
+        return markers
     label = _text(_child(el, "label"))
     if name == "table-wrap":
         ctx.tables.append(_table(el, label, ctx))
@@ -755,21 +774,15 @@ def _article(el: Element, include_references: bool, max_depth: int) -> FulltextA
 
 
 def _ids(meta: Element | None, article: Element) -> ArticleIds:
-    ids = ArticleIds()
+    found: dict[str, str] = {}
     for aid in _children(meta, "article-id"):
-        kind = (aid.get("pub-id-type") or "").lower()
         value = _opt("".join(aid.itertext()))
-        if not value:
-            continue
-        if kind in ("pmc", "pmcid") or (kind == "pmc-uid" and ids.pmcid is None):
-            ids.pmcid = _pmcid(value) if kind != "pmc" or ids.pmcid is None else ids.pmcid
-        elif kind == "pmid" and ids.pmid is None:
-            ids.pmid = value
-        elif kind == "doi" and ids.doi is None:
-            ids.doi = value
-    if ids.pmcid is None:
-        ids.pmcid = _oai_pmcid(article)
-    return ids
+        if value:
+            found.setdefault((aid.get("pub-id-type") or "").lower(), value)
+    pmc = found.get("pmcid") or found.get("pmc") or found.get("pmc-uid")
+    return ArticleIds(
+        pmcid=_pmcid(pmc) if pmc else _oai_pmcid(article), pmid=found.get("pmid"), doi=found.get("doi")
+    )
 
 
 def _pmcid(value: str) -> str | None:

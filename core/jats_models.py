@@ -3,8 +3,8 @@
 Field names are camelCase because these records are serialised straight into tool results.
 
 Sections are a FLAT list in document order rather than a tree: each :class:`Section` carries
-``path`` (the breadcrumb of headings, its own title last) and ``level`` (``len(path)``; 0 for
-the untitled text that precedes the first ``<sec>``). A flat list is what response budgeting
+``path`` (the breadcrumb of headings, its own title last; ``""`` for an untitled ``<sec>``) and
+``level`` (``len(path)``; 0 for untitled text outside any ``<sec>``, e.g. before the first one). A flat list is what response budgeting
 needs: it can cut after any section without re-walking a tree, and a reader can rebuild the
 tree from ``path``. Each section's ``text`` holds only its own text, not its subsections'.
 Sections nested deeper than ``max_depth`` are folded into their deepest kept ancestor, their
