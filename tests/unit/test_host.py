@@ -91,7 +91,7 @@ def test_unconfigured_plugin_hidden_with_variable():
 
 
 def test_duplicate_tool_names_name_both_plugins():
-    with pytest.raises(HostError, match="'alpha'.*'beta'"):
+    with pytest.raises(HostError, match=r"'alpha'.*'beta'"):
         host_with(
             ("alpha", make_plugin("alpha", tools=["same_tool"])),
             ("beta", make_plugin("beta", tools=["same_tool"])),
