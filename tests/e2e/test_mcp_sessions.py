@@ -12,9 +12,10 @@ import anyio
 import httpx2
 import jsonschema
 import pytest
-from conftest import fake_env
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
+
+from conftest import fake_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -48,7 +49,9 @@ async def check_fault(client: Client) -> None:
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_stdio_session(fake, mode):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=server_env(fake))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "medlit", "serve"], env=server_env(fake)
+    )
     async with Client(params, mode=mode) as client:
         assert client.instructions and "pubmed" in client.instructions.lower()
         data = await check_contract(client, "eutils_einfo", {"db": "pubmed"})
@@ -108,7 +111,9 @@ async def test_http_rejects_foreign_host_and_origin(http_server):
     async with httpx2.AsyncClient() as http:
         bad_host = await http.post(http_server, json=body, headers={**headers, "Host": "evil.example.org"})
         assert bad_host.status_code == 421
-        bad_origin = await http.post(http_server, json=body, headers={**headers, "Origin": "http://evil.example.org"})
+        bad_origin = await http.post(
+            http_server, json=body, headers={**headers, "Origin": "http://evil.example.org"}
+        )
         assert bad_origin.status_code == 403
 
 
@@ -125,6 +130,8 @@ def test_http_refuses_public_bind_without_allowlist():
 
 def test_refuses_non_loopback_base_url():
     env = {**os.environ, "MEDLIT_BASE_URL_NCBI": "https://eutils.example.org/entrez"}
-    proc = subprocess.run([sys.executable, "-m", "medlit", "tools"], capture_output=True, text=True, env=env, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-m", "medlit", "tools"], capture_output=True, text=True, env=env, timeout=30
+    )
     assert proc.returncode == 2
     assert "loopback" in proc.stderr
