@@ -300,3 +300,36 @@ class FakeUpstream:
             )
 
         self.route("ncbi", "einfo.fcgi", einfo)
+
+
+def main() -> None:
+    """Run the fake standalone (for the MCP Inspector or manual checks):
+    ``python tests/fake_upstream.py --port 8765`` prints the MEDLIT_BASE_URL_* settings."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--fault", action="append", default=[], help="kind:service:path:times")
+    args = parser.parse_args()
+
+    async def run() -> None:
+        fake = FakeUpstream(ncbi_limit=None)
+        app = web.Application()
+        app.router.add_route("*", "/{service}/{path:.*}", fake._dispatch)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", args.port)
+        await site.start()
+        fake.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        for spec in args.fault:
+            kind, service, path, times = (spec.split(":") + ["", "", "", "1"])[:4]
+            fake.fault(kind, service or "ncbi", path or None, int(times or 1))
+        for k, v in fake.env().items():
+            print(f"{k}={v}", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
