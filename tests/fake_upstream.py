@@ -322,7 +322,7 @@ def main() -> None:
         await site.start()
         fake.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         for spec in args.fault:
-            kind, service, path, times = (spec.split(":") + ["", "", "", "1"])[:4]
+            kind, service, path, times = [*spec.split(":"), "", "", "", "1"][:4]
             fake.fault(kind, service or "ncbi", path or None, int(times or 1))
         for k, v in fake.env().items():
             print(f"{k}={v}", flush=True)
