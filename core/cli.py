@@ -17,7 +17,7 @@ from .settings import Settings, SettingsError, load_settings
 
 # A cheap request per service that proves it answers (used by `medlit doctor`).
 DOCTOR_PROBES: dict[str, tuple[str, dict[str, str], str]] = {
-    "ncbi": ("einfo.fcgi", {"retmode": "json"}, "json"),
+    "ncbi": ("einfo.fcgi", {}, "xml"),
     "idconv": ("", {"ids": "PMC3531190"}, "json"),
     "europepmc": ("search", {"query": "PMCID:PMC3531190", "format": "json", "pageSize": "1"}, "json"),
     "icite": ("pubs", {"pmids": "23456789"}, "json"),
