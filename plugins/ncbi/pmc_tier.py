@@ -1,0 +1,121 @@
+"""The PMC full-text tier: one ``efetch db=pmc`` for every PMCID of the call, read as JATS.
+
+Outcomes per article: ``hit`` (a body was read), ``no-body`` (front matter only: the publisher
+does not allow the full text in XML), ``miss`` (efetch silently omitted the id: not in PMC),
+``parse-failed`` (the article, or the whole answer, could not be read). A failed request raises
+and the chain turns it into ``service-error``. A DOI or PMID read from the record is carried to
+the :class:`ArticleRef` so later tiers can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from medlit.core.jats import read_jats
+from medlit.core.jats_models import FulltextArticle
+from medlit.core.types import ArticleRef, FulltextTier, TierResult, ToolContext
+from medlit.core.xml import XMLRefused, XMLSyntaxError, localname, parse_xml
+
+NAME = "pmc"
+ORDER = 10
+BATCH_SIZE = 200  # efetch ids per request
+
+
+def _digits(pmcid: str) -> str:
+    return pmcid.upper().removeprefix("PMC")
+
+
+def _articles(data: bytes, include_references: bool) -> tuple[list[FulltextArticle], list[str]]:
+    """Read every <article> separately, so one broken article does not cost the others.
+    Returns the articles read and a description of each that failed."""
+    root = parse_xml(data)
+    if localname(root) == "article":
+        elements = [root]
+    else:
+        elements = [el for el in root.iter() if isinstance(el.tag, str) and localname(el) == "article"]
+        # nested <article> (sub-articles are <sub-article>, but be safe): keep outermost only
+        outer = set(elements)
+        elements = [el for el in elements if not any(a in outer for a in el.iterancestors())]
+    read: list[FulltextArticle] = []
+    failed: list[str] = []
+    for el in elements:
+        try:
+            read.extend(read_jats(el, include_references=include_references))
+        except Exception as exc:  # the reader is pure; a failure means a record we cannot read
+            failed.append(f"{type(exc).__name__}: {exc}")
+    return read, failed
+
+
+async def resolve_pmc(
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+) -> dict[str, TierResult]:
+    """Fetch and read the PMC records of ``refs`` (each carries a PMCID)."""
+    include_refs = bool(options.get("include_references", False))
+    by_pmcid: dict[str, list[ArticleRef]] = {}
+    for ref in refs:
+        if ref.pmcid:
+            by_pmcid.setdefault(ref.pmcid.upper(), []).append(ref)
+    order = list(by_pmcid)
+    found: dict[str, FulltextArticle] = {}
+    unreadable: dict[str, str] = {}  # pmcid -> why its answer could not be read
+    for start in range(0, len(order), BATCH_SIZE):
+        batch = order[start : start + BATCH_SIZE]
+        resp = await ctx.client("ncbi").post(
+            "efetch.fcgi",
+            {"db": "pmc", "id": ",".join(_digits(p) for p in batch), "retmode": "xml"},
+            expect="xml",
+        )
+        try:
+            articles, failed = _articles(resp.body, include_refs)
+        except (XMLSyntaxError, XMLRefused) as exc:
+            unreadable.update({p: f"the PMC answer is not readable XML ({exc})" for p in batch})
+            continue
+        unmatched: list[FulltextArticle] = []
+        for art in articles:
+            pid = (art.ids.pmcid or "").upper()
+            if pid in by_pmcid and pid not in found:
+                found[pid] = art
+            else:
+                unmatched.append(art)
+        missing = [p for p in batch if p not in found]
+        # A record that names no PMCID (rare) can still be matched when exactly one id is open.
+        if len(unmatched) == 1 and len(missing) == 1 and not unmatched[0].ids.pmcid:
+            found[missing[0]] = unmatched[0]
+            missing = []
+        if failed:  # we cannot tell which id a record we could not read belonged to
+            unreadable.update(
+                {p: f"a record in the PMC answer could not be read ({failed[0]})" for p in missing}
+            )
+    out: dict[str, TierResult] = {}
+    for pid in order:
+        for ref in by_pmcid[pid]:
+            if pid in unreadable:
+                out[ref.key] = TierResult("parse-failed", f"{pid}: {unreadable[pid]}")
+            else:
+                out[ref.key] = _result(ref, pid, found.get(pid))
+    return out
+
+
+def _result(ref: ArticleRef, pid: str, art: FulltextArticle | None) -> TierResult:
+    if art is None:
+        return TierResult("miss", f"PMC has no record for {pid}")
+    # carry identifiers forward for later tiers
+    ref.doi = ref.doi or art.ids.doi
+    ref.pmid = ref.pmid or art.ids.pmid
+    if not art.hasBody:
+        return TierResult(
+            "no-body",
+            f"{pid} is in PMC with front matter only (the publisher does not allow the full text in XML)",
+        )
+    return TierResult("hit", "", art)
+
+
+TIER = FulltextTier(
+    name=NAME,
+    order=ORDER,
+    accepts=frozenset({"pmcid"}),
+    resolve=resolve_pmc,
+    description="NCBI PubMed Central: structured JATS via efetch db=pmc",
+    timeout=60.0,
+)

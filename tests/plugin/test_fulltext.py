@@ -1,0 +1,417 @@
+"""pubmed_fetch_fulltext against the fake upstream: real corpus JATS served by efetch db=pmc,
+hand-written ID-converter answers (tests/fixtures/ncbi/idconv_*.json)."""
+
+import json
+import re
+
+import jsonschema
+import pytest
+from aiohttp import web
+from lxml import etree
+
+from medlit.core.host import load_host
+from medlit.core.plugin import FulltextTier, PluginInfo, TierResult, hookimpl
+from medlit.core.render import NONCE
+from medlit.core.runtime import Runtime
+from medlit.core.server import tool_definitions
+from medlit.core.settings import load_settings
+
+from conftest import fake_env
+from corpus import corpus_path
+from fake_upstream import FIXTURES, Req, json_response, xml_response
+
+pytestmark = pytest.mark.anyio
+
+TOOL = "pubmed_fetch_fulltext"
+# PMC digits -> a recorded article (corpus path) or one of our fixtures ("fixture:...").
+ARTICLES = {
+    "3299399": "pmc/efetch_pmc/pmc_3299399_efetch.xml",
+    "3531190": "pmc/efetch_pmc/pmc_3531190_doctype_root_mismatch.xml",
+    "8435807": "pmc/efetch_pmc/pmc_articleset_correction.xml",
+    "3460867": "pmc/jats_oa/plosone_0046493_supp.nxml",
+    "3166277": "pmc/jats_oa/bmc_microbiol_1471-2180-11-174.nxml",
+    "2329613": "pmc/jats_oa/bmc_oralhealth_1472-6831-8-11.nxml",
+    "2994229": "pmc/jats_oa/brjcancer_6605965a.nxml",
+    "2599765": "pmc/jats_oa/ehp-116-1694.nxml",
+    "3585041": "pmc/jats_oa/plosntd_0002065.nxml",
+    "4531902": "pmc/jats_oa/pmc_4531902_case_report_ali.xml",
+    "5608867": "pmc/jats_oa/pmc_5608867_springer.xml",
+    "2992225": "pmc/jats_oa/pmc_2992225_diabetes_care_related_article.xml",
+    "9999001": "fixture:ncbi/efetch_pmc_restricted.xml",
+}
+
+
+def _article_xml(digits: str) -> bytes:
+    ref = ARTICLES[digits]
+    data = (FIXTURES / ref[8:]).read_bytes() if ref.startswith("fixture:") else corpus_path(ref).read_bytes()
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
+    root = etree.fromstring(data, parser)
+    article = root if etree.QName(root).localname == "article" else root.find(".//article")
+    return etree.tostring(article)
+
+
+def efetch_pmc(req: Req) -> web.Response:
+    """efetch db=pmc: a pmc-articleset of the known ids, unknown ids silently omitted (as NCBI does)."""
+    assert req.params.get("db") == "pmc"
+    body = b"".join(_article_xml(i) for i in req.ids() if i in ARTICLES)
+    return xml_response(
+        b'<?xml version="1.0" ?>\n<!DOCTYPE pmc-articleset PUBLIC "-//NLM//DTD ARTICLE SET 2.0//EN" '
+        b'"https://dtd.nlm.nih.gov/ncbi/pmc/articleset/nlm-articleset-2.0.dtd">\n<pmc-articleset>'
+        + body
+        + b"</pmc-articleset>"
+    )
+
+
+def idconv(req: Req) -> web.Response:
+    """The ID converter: answers from idconv_<idtype>.json in request order; without idtype
+    (a mixed batch) each id's type is recognised as the real service does (10. = DOI)."""
+    docs = {t: json.loads((FIXTURES / f"ncbi/idconv_{t}.json").read_text()) for t in ("pmid", "doi")}
+    records = []
+    for raw in req.params["ids"].split(","):
+        idtype = req.params.get("idtype") or ("doi" if raw.startswith("10.") else "pmid")
+        by_id = {r["requested-id"].lower(): r for r in docs[idtype]["records"]}
+        rec = by_id.get(raw.lower()) or {
+            "requested-id": raw,
+            idtype: raw,
+            "status": "error",
+            "errmsg": "invalid article id",
+        }
+        records.append(rec)
+    return json_response({**docs["pmid"], "records": records})
+
+
+@pytest.fixture
+def routes(fake):
+    fake.route("ncbi", "efetch.fcgi", efetch_pmc)
+    fake.route("idconv", "", idconv)
+    return fake
+
+
+def schema(rt):
+    return next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
+
+
+async def call(rt, args):
+    out = await rt.call(TOOL, args)
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema(rt))
+    return out
+
+
+def efetch_ids(fake):
+    reqs = fake.of("ncbi", "efetch.fcgi")
+    return [r.ids() for r in reqs], reqs
+
+
+async def test_pmcids_one_efetch_no_idconv(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3299399", "pmc03531190"]})
+    ids, reqs = efetch_ids(routes)
+    assert ids == [["3299399", "3531190"]] and reqs[0].method == "POST"
+    assert routes.of("idconv") == []
+    arts = out.data["articles"]
+    assert [a["pmcId"] for a in arts] == ["PMC3299399", "PMC3531190"]
+    a = arts[0]
+    assert a["source"] == "pmc" and a["viaSource"] == "pmc"
+    assert a["doi"] == "10.3389/fpsyt.2012.00018" and a["pmid"] == "22416237"
+    assert a["title"].startswith("The Effects of Psychosis Risk Variants")
+    assert a["pmcUrl"] == "https://pmc.ncbi.nlm.nih.gov/articles/PMC3299399/"
+    assert len(a["tables"]) == 3 and all(len({len(r) for r in t["rows"]}) == 1 for t in a["tables"])
+    assert any(s.get("backMatter") for s in a["sections"])
+    assert out.data["totalReturned"] == 2 and out.data.get("unavailable") is None
+    assert a.get("references") is None
+    # markdown with the article text fenced as untrusted data
+    assert f"<<<untrusted-data {NONCE}" in out.text and "## The Effects of Psychosis" in out.text
+
+
+async def test_mixed_ids_fold_onto_one_article(rt, routes):
+    args = {
+        "pmcids": ["PMC3299399"],
+        "pmids": ["PMID: 0022416237", "17927775"],  # the first names PMC3299399 again
+        "dois": ["https://doi.org/10.1093/NAR/GKS1195", "10.1101/2024.01.01.123456"],
+    }
+    out = await call(rt, args)
+    arts = out.data["articles"]
+    assert [a["pmcId"] for a in arts] == ["PMC3299399", "PMC3531190"]
+    # one converter request for every PMID and DOI, one efetch for every PMCID of the call
+    (conv,) = routes.of("idconv")
+    assert "idtype" not in conv.params
+    assert conv.params["ids"] == "22416237,17927775,10.1093/nar/gks1195,10.1101/2024.01.01.123456"
+    assert efetch_ids(routes)[0] == [["3299399", "3531190"]]
+    un = {u["id"]: u for u in out.data["unavailable"]}
+    assert set(un) == {"17927775", "10.1101/2024.01.01.123456"}
+    miss = un["17927775"]
+    assert miss["idType"] == "pmid" and miss["reason"] == "not-found"
+    assert miss["triedTiers"][0]["tier"] == "pmc" and miss["triedTiers"][0]["outcome"] == "miss"
+    assert "ID Converter" in miss["triedTiers"][0]["detail"]
+    assert un["10.1101/2024.01.01.123456"]["idType"] == "doi"
+
+
+async def test_pmids_only_one_converter_request(rt, routes):
+    out = await call(rt, {"pmids": ["22416237", "23193287", "34527728"]})
+    assert len(routes.of("idconv")) == 1 and len(routes.of("ncbi", "efetch.fcgi")) == 1
+    assert [a["pmid"] for a in out.data["articles"]] == ["22416237", "23193287", "34527728"]
+    correction = out.data["articles"][2]
+    assert correction["articleType"] == "correction" and correction["sections"][0]["text"]
+
+
+async def test_restricted_record_is_no_body(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC9999001", "PMC5608867"]})
+    assert [a["pmcId"] for a in out.data["articles"]] == ["PMC5608867"]
+    (un,) = out.data["unavailable"]
+    assert un["id"] == "PMC9999001" and un["reason"] == "no-body"
+    assert un["triedTiers"] == [
+        {"tier": "pmc", "outcome": "no-body", "detail": un["triedTiers"][0]["detail"]}
+    ]
+    assert "pubmed_fetch_articles" in out.data["notice"]
+
+
+async def test_not_in_pmc_is_a_result_not_an_error(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC123"]})
+    assert out.data["articles"] == [] and out.data["totalReturned"] == 0
+    (un,) = out.data["unavailable"]
+    assert un["reason"] == "not-found" and un["triedTiers"][0]["outcome"] == "miss"
+
+
+async def test_section_filter_keeps_breadcrumbs(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3166277"], "sections": ["method", ""]})
+    (art,) = out.data["articles"]
+    titles = [s["title"] for s in art["sections"]]
+    assert titles and all(
+        "method" in (s["title"] or "").lower()
+        or any("method" in (sub["title"] or "").lower() for sub in s.get("subsections") or [])
+        for s in art["sections"]
+    ), titles
+    for s in art["sections"]:
+        if "method" not in (s["title"] or "").lower():  # kept only as a breadcrumb
+            assert s["text"] == ""
+    kept = {s["title"] for s in art["sections"]} | {
+        sub["title"] for s in art["sections"] for sub in s.get("subsections") or []
+    }
+    for t in art.get("tables") or []:
+        assert t["sectionTitle"] in kept
+
+
+async def test_section_filter_miss_says_so(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC5608867"], "sections": ["zzzz-no-such-heading"]})
+    assert out.data["articles"][0]["sections"] == []
+    assert "zzzz-no-such-heading" in out.data["notice"]
+
+
+async def test_switches_tables_assets_references(rt, routes):
+    out = await call(
+        rt,
+        {"pmcids": ["PMC3460867"], "includeTables": False, "includeAssets": False, "includeReferences": True},
+    )
+    (art,) = out.data["articles"]
+    assert art.get("tables") is None and art.get("assets") is None
+    assert art["references"] and all(r["citation"] for r in art["references"])
+    assert not any("[Supplementary" in s["text"] or "[Figure" in s["text"] for s in art["sections"])
+    out2 = await call(rt, {"pmcids": ["PMC3460867"]})
+    assert len(out2.data["articles"][0]["assets"]) >= 4
+
+
+async def test_max_characters_truncate(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3299399"], "maxCharacters": 3000})
+    (art,) = out.data["articles"]
+    tr = out.data["truncation"]
+    (led,) = tr["articles"]
+    assert tr["mode"] == "truncate" and tr["maxCharacters"] == 3000
+    assert led["returnedCharacters"] <= 3000 < led["originalCharacters"]
+    body = sum(
+        len(s["text"]) + sum(len(x["text"]) for x in s.get("subsections") or []) for s in art["sections"]
+    )
+    assert body <= 3000
+    assert tr["omittedSections"] > 0 and out.data["truncated"] is True
+    assert led["omittedTables"] == 3 and led["omittedTableNames"]
+    cut = [s for s in art["sections"] if s.get("budgetCut") == "shortened"]
+    assert cut and not cut[-1]["text"].endswith(" ")
+    # the cut lands on a word boundary of the original text
+    full = await call(rt, {"pmcids": ["PMC3299399"]})
+    original = {s["title"]: s["text"] for s in full.data["articles"][0]["sections"]}
+    short = cut[-1]["text"]
+    orig = original[cut[-1]["title"]]
+    assert orig.startswith(short) and orig[len(short)].isspace()
+
+
+async def test_max_characters_outline_keeps_every_heading(rt, routes):
+    full = await call(rt, {"pmcids": ["PMC3166277"]})
+    out = await call(rt, {"pmcids": ["PMC3166277"], "maxCharacters": 4000, "overflowMode": "outline"})
+    assert [s["title"] for s in out.data["articles"][0]["sections"]] == [
+        s["title"] for s in full.data["articles"][0]["sections"]
+    ]
+    tr = out.data["truncation"]
+    assert tr["mode"] == "outline" and tr["omittedSections"] == 0
+    assert tr["articles"][0]["returnedCharacters"] <= 4000
+
+
+async def test_max_characters_per_section(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3166277"], "maxCharactersPerSection": 500})
+    for s in out.data["articles"][0]["sections"]:
+        assert len(s["text"]) + sum(len(x["text"]) for x in s.get("subsections") or []) <= 500
+
+
+async def test_max_sections(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3166277"], "maxSections": 2})
+    assert len(out.data["articles"][0]["sections"]) == 2
+    cap = out.data["sectionCap"]
+    assert cap["maxSections"] == 2 and cap["articles"][0]["id"] == "PMC3166277"
+    assert cap["articles"][0]["omittedSections"] and out.data["truncated"] is True
+
+
+async def test_max_response_characters_defers_whole_articles(rt, routes):
+    full = await call(rt, {"pmcids": ["PMC5608867", "PMC3299399"], "pmids": ["23193287"]})
+    first = len(json.dumps(full.data["articles"][0], separators=(",", ":")))
+    out = await call(
+        rt,
+        {"pmcids": ["PMC5608867", "PMC3299399"], "pmids": ["23193287"], "maxResponseCharacters": first + 100},
+    )
+    assert [a["pmcId"] for a in out.data["articles"]] == ["PMC5608867"]
+    d = out.data["deferred"]
+    assert d["ids"] == ["PMC3299399", "23193287"] and d["deferredCount"] == 2
+    assert d["pmcids"] == ["PMC3299399"] and d["pmids"] == ["23193287"] and d.get("idType") is None
+    assert d["nextDeferredCharacters"] > 100
+    assert "pmcids=" in out.data["notice"] and out.data["totalReturned"] == 1
+
+
+async def test_over_limit(rt, routes):
+    pmcids = [f"PMC{n}" for n in (3299399, 3531190, 8435807, 3460867, 3166277, 2329613, 2994229, 2599765)]
+    pmcids += ["PMC3585041", "PMC4531902", "PMC5608867", "PMC2992225"]
+    out = await call(rt, {"pmcids": pmcids, "maxCharacters": 200})
+    (ids,), _ = efetch_ids(routes)
+    assert len(ids) == 10
+    over = {k: v for k, v in out.data["overLimit"].items() if v is not None}
+    assert over == {"limit": 10, "ids": ["PMC5608867", "PMC2992225"], "idType": "pmcid"}
+    assert out.data["totalReturned"] == 10
+
+
+async def test_bad_input_rejected_before_any_request(rt, routes):
+    bad = [
+        {},
+        {"pmids": ["abc"]},
+        {"pmids": ["PMC3299399"]},
+        {"dois": ["not a doi"]},
+        {"pmcids": ["PMC1"], "sections": ["\u200b "]},
+        {"pmcids": ["PMC1"], "maxCharacters": 0},
+        {"pmcids": ["PMC1"], "overflowMode": "squeeze"},
+        {"pmcids": [f"PMC{n}" for n in range(1, 52)]},
+        {"ids": ["PMC1"]},
+    ]
+    for args in bad:
+        out = await rt.call(TOOL, args)
+        assert out.is_error and out.error.reason == "invalid_argument", (args, out.text)
+        assert out.error.recovery
+    assert routes.requests == []
+
+
+async def test_packed_and_stringified_ids_accepted(rt, routes):
+    out = await call(rt, {"pmcids": "PMC3299399, PMC3531190"})
+    assert len(out.data["articles"]) == 2
+    out = await call(rt, {"pmcids": '["PMC3299399"]'})
+    assert len(out.data["articles"]) == 1
+
+
+async def test_every_tier_failing_is_an_error(rt, routes):
+    routes.fault("503", "ncbi", "efetch.fcgi", times=20)
+    out = await rt.call(TOOL, {"pmcids": ["PMC3299399"]})
+    assert out.is_error and out.error.reason == "ncbi_unreachable" and out.error.retryable
+
+
+async def test_converter_failure_keeps_other_articles(rt, routes):
+    routes.fault("503", "idconv", "", times=20)
+    out = await call(rt, {"pmcids": ["PMC5608867"], "pmids": ["22416237"]})
+    assert [a["pmcId"] for a in out.data["articles"]] == ["PMC5608867"]
+    (un,) = out.data["unavailable"]
+    assert un["id"] == "22416237" and un["reason"] == "service-error"
+    assert un["triedTiers"][0]["outcome"] == "service-error"
+
+
+async def test_converter_failure_alone_is_an_error(rt, routes):
+    routes.fault("503", "idconv", "", times=20)
+    out = await rt.call(TOOL, {"pmids": ["22416237"]})
+    assert out.is_error and out.error.retryable and out.error.reason.startswith("ncbi_")
+    assert routes.of("ncbi", "efetch.fcgi") == []
+
+
+async def test_json_rendering_is_fenced(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC5608867"], "response_format": "json"})
+    assert out.text.startswith("<<<untrusted-data") and '"pmcId": "PMC5608867"' in out.text
+
+
+async def test_progress_is_reported(rt, routes):
+    seen = []
+
+    async def progress(done, total=None, message=None):
+        seen.append((done, message))
+
+    out = await rt.call(TOOL, {"pmcids": ["PMC5608867"]}, progress)
+    assert not out.is_error
+    assert len(seen) >= 2 and [d for d, _ in seen] == sorted({d for d, _ in seen})
+    assert any("pmc" in (m or "") for _, m in seen)
+
+
+async def test_injection_in_text_cannot_close_the_fence(rt, routes):
+    out = await call(rt, {"pmcids": ["PMC3531190"]})
+    assert out.text.count(f"<<<end-untrusted-data {NONCE}>>>") == 1
+    assert re.search(r"## .*\n.*PMCID PMC3531190", out.text)
+
+
+class OpenAccessTier:
+    """A later tier from another plugin (Unpaywall-like): slots into the chain unchanged."""
+
+    name = "fakeoa"
+
+    @staticmethod
+    @hookimpl
+    def medlit_plugin_info():
+        return PluginInfo(name="fakeoa", title="Fake OA")
+
+    @staticmethod
+    @hookimpl
+    def medlit_fulltext_tiers():
+        async def resolve(refs, ctx, options):
+            return {
+                r.key: TierResult(
+                    "hit",
+                    "",
+                    {
+                        "source": "unpaywall",
+                        "contentFormat": "pdf-text",
+                        "doi": r.doi,
+                        "sourceUrl": f"https://repo.example.org/{r.doi}.pdf",
+                        "content": "Open access words " * 50,
+                        "title": "An OA copy",
+                    },
+                )
+                for r in refs
+                if r.doi
+            }
+
+        return [FulltextTier("unpaywall", 30, frozenset({"doi"}), resolve)]
+
+
+async def test_a_later_tier_slots_in(fake, routes):
+    settings = load_settings(fake_env(fake))
+    async with Runtime(load_host(settings, inline=[("fakeoa", OpenAccessTier)])) as rt:
+        out = await call(
+            rt, {"pmcids": ["PMC9999001"], "dois": ["10.1101/2024.01.01.123456"], "maxCharacters": 100}
+        )
+    arts = out.data["articles"]
+    assert [(a["source"], a["viaSource"]) for a in arts] == [("unpaywall", "unpaywall")] * 2
+    assert (
+        arts[0]["pmcId"] == "PMC9999001" and arts[0]["doi"] == "10.5555/restricted.1"
+    )  # DOI carried forward
+    assert all(len(a["content"]) <= 100 for a in arts)
+    assert [led["source"] for led in out.data["truncation"]["articles"]] == ["unpaywall"] * 2
+    assert out.data.get("unavailable") is None
+
+
+async def test_mixed_batch_refused_falls_back_to_one_request_per_type(rt, routes):
+    def strict(req: Req) -> web.Response:
+        if "idtype" not in req.params:
+            return web.Response(status=400, text="all ids must be of one type")
+        return idconv(req)
+
+    routes.route("idconv", "", strict)
+    out = await call(rt, {"pmids": ["22416237"], "dois": ["10.1093/nar/gks1195"]})
+    assert [a["pmcId"] for a in out.data["articles"]] == ["PMC3299399", "PMC3531190"]
+    assert sorted(r.params.get("idtype", "mixed") for r in routes.of("idconv")) == ["doi", "mixed", "pmid"]

@@ -1,0 +1,239 @@
+"""The resolution chain with fake tiers from inline plugins: order, overrides, switches,
+failures, timeouts, identifier carry-forward and merging."""
+
+import asyncio
+
+import pytest
+
+from medlit.core.host import load_host
+from medlit.core.plugin import ArticleRef, FulltextTier, PluginInfo, SettingSpec, TierResult, hookimpl
+from medlit.core.resolution import ALL_SKIPPED, merge_refs, most_specific, run_chain
+from medlit.core.settings import load_settings
+from medlit.core.types import ToolContext
+
+pytestmark = pytest.mark.anyio
+
+
+class FakeTierPlugin:
+    """A plugin contributing one tier that answers from ``answers`` (key -> TierResult)."""
+
+    def __init__(self, name, tier, order, accepts, answers=None, *, raises=None, delay=0.0, timeout=5.0,
+                 required=None, learn=None):  # fmt: skip
+        self.name, self.tier, self.order, self.accepts = name, tier, order, frozenset(accepts)
+        self.answers = answers or {}
+        self.raises, self.delay, self.timeout, self.required, self.learn = (
+            raises,
+            delay,
+            timeout,
+            required,
+            learn,
+        )
+        self.calls = []
+
+    @hookimpl
+    def medlit_plugin_info(self):
+        settings = (SettingSpec(self.required, "needed", required=True),) if self.required else ()
+        return PluginInfo(name=self.name, title=self.name, settings=settings)
+
+    @hookimpl
+    def medlit_fulltext_tiers(self):
+        return [FulltextTier(self.tier, self.order, self.accepts, self.resolve, timeout=self.timeout)]
+
+    async def resolve(self, refs, ctx, options):
+        self.calls.append([r.key for r in refs])
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.raises is not None:
+            raise self.raises
+        for ref in refs:  # a tier may fill in identifiers it learns
+            for kind, value in (self.learn or {}).get(ref.key, {}).items():
+                setattr(ref, kind, value)
+        return {k: v for k, v in self.answers.items() if k in {r.key for r in refs}}
+
+
+def hit(name="x"):
+    return TierResult("hit", "", {"source": "pmc", "title": name})
+
+
+async def _noop(*a, **k):
+    return None
+
+
+def context(*plugins, **env):
+    settings = load_settings(env)
+    host = load_host(settings, discover=False, inline=[(p.name, p) for p in plugins])
+    return ToolContext(settings=settings, plugin_settings={}, clients={}, progress=_noop, host=host)
+
+
+def ref(key, **ids):
+    return ArticleRef(key=key, requested=(key,), **ids)
+
+
+def outcomes(res):
+    return [(a.tier, a.outcome) for a in res.tried]
+
+
+async def test_tiers_run_in_order_on_unresolved_refs():
+    a = FakeTierPlugin("pa", "first", 10, {"pmcid"}, {"PMC1": hit()})
+    b = FakeTierPlugin("pb", "second", 20, {"pmcid", "pmid"}, {"2": hit()})
+    ctx = context(b, a)  # registration order must not matter
+    result = await run_chain([ref("PMC1", pmcid="PMC1"), ref("2", pmid="2")], ctx)
+    r1, r2 = result.resolutions
+    assert r1.served_by == "first" and outcomes(r1) == [("first", "hit")]
+    assert r2.served_by == "second"
+    assert outcomes(r2) == [("first", "not-attempted"), ("second", "hit")]
+    assert "pmcid" in r2.tried[0].detail
+    assert a.calls == [["PMC1"]] and b.calls == [["2"]]  # a resolved ref is not sent on
+
+
+async def test_env_overrides_tier_order():
+    a = FakeTierPlugin("pa", "first", 10, {"pmid"}, {"1": hit("a")})
+    b = FakeTierPlugin("pb", "second", 20, {"pmid"}, {"1": hit("b")})
+    ctx = context(a, b, MEDLIT_TIER_ORDER_SECOND="5")
+    (res,) = (await run_chain([ref("1", pmid="1")], ctx)).resolutions
+    assert res.served_by == "second" and a.calls == []
+
+
+async def test_disabled_and_unconfigured_tiers_are_reported():
+    off = FakeTierPlugin("europe", "europepmc", 20, {"pmid", "doi"}, {"1": hit()})
+    unconf = FakeTierPlugin("unpay", "unpaywall", 30, {"doi"}, required="UNPAY_EMAIL")
+    pmc = FakeTierPlugin("pmcish", "pmc", 10, {"pmcid"})
+    ctx = context(pmc, off, unconf, EUROPE_ENABLED="false")
+    r_doi, r_pmid = (await run_chain([ref("10.1/x", doi="10.1/x"), ref("1", pmid="1")], ctx)).resolutions
+    assert outcomes(r_doi) == [
+        ("pmc", "not-attempted"),
+        ("europepmc", "not-attempted"),
+        ("unpaywall", "not-attempted"),
+    ]
+    assert "EUROPE_ENABLED" in r_doi.tried[1].detail and "UNPAY_EMAIL" in r_doi.tried[2].detail
+    assert r_doi.unqueried == ["europepmc", "unpaywall"]
+    assert r_doi.waiting_on == {"europepmc": "EUROPE_ENABLED", "unpaywall": "UNPAY_EMAIL"}
+    assert r_doi.reason == ALL_SKIPPED
+    # unpaywall needs a DOI this ref lacks: skipped but not "unqueried"
+    assert r_pmid.unqueried == ["europepmc"] and r_pmid.reason == ALL_SKIPPED
+    assert off.calls == [] and unconf.calls == []
+
+
+async def test_a_raising_tier_is_a_service_error_and_the_chain_goes_on():
+    from medlit.core.errors import upstream_error
+
+    bad = FakeTierPlugin("pa", "first", 10, {"pmid"}, raises=upstream_error("ncbi", "unreachable", "down"))
+    worse = FakeTierPlugin("pc", "third", 30, {"pmid"}, raises=RuntimeError("boom"))
+    good = FakeTierPlugin("pb", "second", 20, {"pmid"}, {"1": hit()})
+    ctx = context(bad, good, worse)
+    result = await run_chain([ref("1", pmid="1"), ref("2", pmid="2")], ctx)
+    r1, r2 = result.resolutions
+    assert outcomes(r1) == [("first", "service-error"), ("second", "hit")]
+    assert outcomes(r2) == [("first", "service-error"), ("second", "miss"), ("third", "service-error")]
+    assert "down" in r2.tried[0].detail and "boom" in r2.tried[2].detail
+    assert r2.reason == "service-error"
+    assert [e.reason for e in result.errors] == ["ncbi_unreachable"]
+    assert not result.all_failed_for_service_reasons()
+
+
+async def test_all_tiers_failing_for_service_reasons():
+    bad = FakeTierPlugin("pa", "first", 10, {"pmid"}, raises=RuntimeError("boom"))
+    slow = FakeTierPlugin("pb", "second", 20, {"pmid"}, {"1": hit()}, delay=1.0, timeout=0.05)
+    ctx = context(bad, slow)
+    result = await run_chain([ref("1", pmid="1")], ctx)
+    (res,) = result.resolutions
+    assert outcomes(res) == [("first", "service-error"), ("second", "service-error")]
+    assert "within 0.05 s" in res.tried[1].detail
+    assert result.all_failed_for_service_reasons()
+
+
+async def test_timeout_is_per_tier():
+    slow = FakeTierPlugin("pa", "first", 10, {"pmid"}, {"1": hit()}, delay=1.0, timeout=0.05)
+    fast = FakeTierPlugin("pb", "second", 20, {"pmid"}, {"1": hit("fast")})
+    ctx = context(slow, fast)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    (res,) = (await run_chain([ref("1", pmid="1")], ctx)).resolutions
+    assert loop.time() - started < 0.5
+    assert res.served_by == "second" and outcomes(res)[0] == ("first", "service-error")
+
+
+async def test_doi_found_along_the_way_is_carried_forward():
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"PMC1": TierResult("no-body", "front matter only")},
+                         learn={"PMC1": {"doi": "10.1/abc"}})  # fmt: skip
+    oa = FakeTierPlugin("pb", "unpaywall", 30, {"doi"}, {"PMC1": hit()})
+    ctx = context(pmc, oa)
+    (res,) = (await run_chain([ref("PMC1", pmcid="PMC1")], ctx)).resolutions
+    assert outcomes(res) == [("pmc", "no-body"), ("unpaywall", "hit")]
+    assert oa.calls == [["PMC1"]] and res.ref.doi == "10.1/abc"
+
+
+async def test_notes_explain_a_missing_identifier():
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"})
+    ctx = context(pmc)
+    notes = {"7": {"pmcid": ("miss", "no PMC copy per the ID converter")}}
+    (res,) = (await run_chain([ref("7", pmid="7")], ctx, notes=notes)).resolutions
+    assert outcomes(res) == [("pmc", "miss")] and res.reason == "not-found"
+    assert pmc.calls == []
+
+
+async def test_most_specific_reason():
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"PMC1": TierResult("no-body")})
+    epmc = FakeTierPlugin("pb", "europepmc", 20, {"pmcid"}, {"PMC1": TierResult("no-fulltext")})
+    oa = FakeTierPlugin("pc", "unpaywall", 30, {"pmcid"}, raises=RuntimeError("x"))
+    (res,) = (await run_chain([ref("PMC1", pmcid="PMC1")], context(pmc, epmc, oa))).resolutions
+    assert res.reason == "no-body"
+    assert most_specific(["miss", "service-error"]) == "service-error"
+    assert most_specific(["miss", "no-fulltext"]) == "no-epmc-fulltext"
+    assert most_specific(["not-attempted"]) == ALL_SKIPPED
+    assert most_specific([]) == ALL_SKIPPED
+
+
+async def test_bad_tier_answers_are_contained():
+    weird = FakeTierPlugin("pa", "first", 10, {"pmid"},
+                           {"1": "not a result", "2": TierResult("hit"), "3": TierResult("bogus")})  # fmt: skip
+    result = await run_chain([ref("1", pmid="1"), ref("2", pmid="2"), ref("3", pmid="3")], context(weird))
+    assert [r.tried[0].outcome for r in result.resolutions] == [
+        "service-error",
+        "parse-failed",
+        "service-error",
+    ]
+
+
+async def test_every_ref_ends_resolved_or_with_a_reason():
+    a = FakeTierPlugin("pa", "first", 10, {"pmcid", "pmid", "doi"},
+                       {"PMC1": hit(), "2": TierResult("miss"), "10.1/z": TierResult("no-oa")})  # fmt: skip
+    refs = [ref("PMC1", pmcid="PMC1"), ref("2", pmid="2"), ref("10.1/z", doi="10.1/z"), ref("nothing")]
+    result = await run_chain(refs, context(a))
+    for res in result.resolutions:
+        assert res.resolved or res.reason
+    assert [r.reason for r in result.unresolved] == ["not-found", "no-oa", ALL_SKIPPED]
+
+
+async def test_no_tiers_at_all():
+    (res,) = (await run_chain([ref("1", pmid="1")], context())).resolutions
+    assert res.tried == [] and res.reason == ALL_SKIPPED
+
+
+async def test_progress_reported_per_tier():
+    seen = []
+
+    async def progress(done, total=None, message=None):
+        seen.append(message)
+
+    a = FakeTierPlugin("pa", "first", 10, {"pmid"})
+    ctx = context(a)
+    ctx.progress = progress
+    await run_chain([ref("1", pmid="1")], ctx)
+    assert any("first" in (m or "") for m in seen)
+
+
+def test_merge_refs_folds_ids_naming_one_article():
+    refs = [
+        ArticleRef("PMC1", pmcid="PMC1", requested=("PMC1",)),
+        ArticleRef("11", pmid="11", pmcid="PMC1", requested=("11",)),
+        ArticleRef("10.1/AB", doi="10.1/AB", pmid="11", requested=("10.1/AB",)),
+        ArticleRef("10.2/x", doi="10.2/x", requested=("10.2/x",)),
+        ArticleRef("10.1/ab", doi="10.1/ab", requested=("10.1/ab",)),
+    ]
+    merged, alias = merge_refs(refs)
+    assert [m.key for m in merged] == ["PMC1", "10.2/x"]
+    first = merged[0]
+    assert (first.pmcid, first.pmid, first.doi) == ("PMC1", "11", "10.1/AB")
+    assert first.requested == ("PMC1", "11", "10.1/AB", "10.1/ab")
+    assert alias == {"PMC1": "PMC1", "11": "PMC1", "10.1/AB": "PMC1", "10.2/x": "10.2/x", "10.1/ab": "PMC1"}
