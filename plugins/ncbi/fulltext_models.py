@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from medlit.core.errors import ArgumentError
 from medlit.core.identifiers import IdentifierError, IdKind, parse_list
+from medlit.core.types import TierOutcomeKind
 
 from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput
 
@@ -308,19 +309,7 @@ Article = Annotated[PmcArticle | UnpaywallArticle, Field(discriminator="source")
 
 class TriedTier(_Out):
     tier: str = Field(description="Tier name, e.g. 'pmc', 'europepmc', 'unpaywall'")
-    outcome: Literal[
-        "hit",
-        "not-attempted",
-        "miss",
-        "no-fulltext",
-        "no-body",
-        "no-doi",
-        "doi-lookup-failed",
-        "no-oa",
-        "fetch-failed",
-        "parse-failed",
-        "service-error",
-    ]
+    outcome: TierOutcomeKind
     detail: str | None = None
 
 
