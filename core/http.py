@@ -111,7 +111,9 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
     def json(self) -> Any:
-        return json.loads(_strip_json_noise(self.body))
+        if not hasattr(self, "_json"):  # parsed once: classification and the caller share it
+            self._json = json.loads(_strip_json_noise(self.body))
+        return self._json
 
     def xml(self):  # -> lxml element
         return parse_xml(self.body)

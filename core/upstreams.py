@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
@@ -54,7 +53,7 @@ def ncbi_inspect(resp: Response) -> None:
     body = resp.body.lstrip()
     if body.startswith((b"{", b"[")):
         try:
-            data = json.loads(body)
+            data = resp.json()
         except ValueError:
             return
         if isinstance(data, dict):
