@@ -186,6 +186,8 @@ async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput
             break  # the stored set ended
     got = len(records) + len(errors)
     has_more = args.history is not None and got >= args.retmax
+    if has_more and args.history.count is not None:
+        has_more = args.retstart + got < args.history.count
     if has_more and db in PAGING_CEILING_DBS and args.retstart + got >= PAGING_CEILING:
         has_more = False
     notice = None
@@ -340,6 +342,8 @@ async def efetch_tool(args: EFetchInput, ctx: ToolContext) -> EFetchOutput:
     requested = len(args.uids) if args.uids is not None else args.retmax
     found = count_records(text, args.db, args.rettype, args.retmode)
     has_more = not by_uid and found is not None and found >= args.retmax
+    if not by_uid and args.history is not None and args.history.count is not None:
+        has_more = args.retstart + args.retmax < args.history.count
     return EFetchOutput(
         database=args.db,
         rettype=args.rettype,
@@ -455,7 +459,7 @@ async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -
     )
     await ctx.progress(1, 2, f"search found {r.count:,}")
     history = (
-        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key)
+        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=r.count)
         if r.web_env and r.query_key
         else None
     )

@@ -45,6 +45,12 @@ class HistoryHandle(BaseModel):
     db: str = Field(description="Database the stored set belongs to, e.g. 'pubmed'.")
     web_env: str = Field(description="Opaque History server session, e.g. 'MCID_6934533c4c5abba8c303da1d'.")
     query_key: str = Field(description="Set number inside that session, e.g. '1'.")
+    count: int | None = Field(
+        None,
+        ge=0,
+        description="Records in the stored set when known (filled by eutils_esearch and eutils_epost), so "
+        "paging tools can tell where the set ends, e.g. 1234. Leave it as received.",
+    )
 
     @field_validator("db")
     @classmethod

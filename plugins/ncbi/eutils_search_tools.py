@@ -188,7 +188,7 @@ async def esearch_tool(args: ESearchInput, ctx: ToolContext) -> ESearchOutput:
     if advice and (has_more or args.retmax == 0):
         notices.append(advice)
     history = (
-        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key)
+        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=r.count)
         if args.usehistory and r.web_env and r.query_key
         else None
     )
@@ -299,7 +299,7 @@ async def epost_tool(args: EPostInput, ctx: ToolContext) -> EPostOutput:
     return EPostOutput(
         database=args.db,
         uploaded=len(args.uids),
-        history=HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key),
+        history=HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=len(args.uids)),
         warnings=r.warnings,
     )
 

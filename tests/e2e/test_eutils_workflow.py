@@ -216,11 +216,12 @@ async def run_workflow(client: Client, fake: FakeUpstream, store: PubMedHistory)
     assert found["has_more"] is True and found["next_offset"] == 20
     assert found["query_translation"] == TRANSLATION and found["spelling_suggestion"] is None
     handle = found["history"]
-    assert handle == {"db": "pubmed", "web_env": WEB_ENV, "query_key": QUERY_KEY}
+    assert handle == {"db": "pubmed", "web_env": WEB_ENV, "query_key": QUERY_KEY, "count": TOTAL}
 
     # 2. summaries of the whole set through the handle (db omitted: the handle carries it)
     summary = await call("eutils_esummary", {"history": handle, "retmax": TOTAL})
     assert summary["count"] == TOTAL and summary["batches"] == math.ceil(TOTAL / 500) == 3
+    assert summary["has_more"] is False and summary["next_offset"] is None  # the handle knows the set size
     assert [r["uid"] for r in summary["records"]] == store.pmids and summary["errors"] == []
     first = summary["records"][0]
     assert first["title"].startswith(f"Record {store.pmids[0]}") and first["journal"]
