@@ -410,7 +410,9 @@ class UpstreamClient:
             )
         if expect == "xml" and xml_stops_after_prolog(resp.body):
             raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent an XML body with no content"))
-        if expect == "json":
+        # NCBI may answer a JSON request with XML (its <ERROR> documents): leave XML to `inspect`
+        # and the caller's parser rather than calling it malformed JSON.
+        if expect == "json" and not resp.body.lstrip()[:1] == b"<":
             try:
                 resp.json()
             except ValueError:

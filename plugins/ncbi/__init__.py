@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
 
-from . import einfo
+from . import (
+    citation_tools,
+    einfo,
+    eutils_fetch_tools,
+    eutils_link_tools,
+    eutils_search_tools,
+    fulltext_tool,
+    pmc_tier,
+    pubmed_fetch,
+    pubmed_misc,
+    pubmed_search,
+    resources,
+)
 
 
 @hookimpl
@@ -26,4 +38,27 @@ def medlit_plugin_info() -> PluginInfo:
 
 @hookimpl
 def medlit_tools():
-    return [einfo.TOOL]
+    return [
+        einfo.TOOL,
+        *eutils_search_tools.TOOLS,
+        *eutils_fetch_tools.TOOLS,
+        *eutils_link_tools.TOOLS,
+        fulltext_tool.TOOL,
+        pubmed_search.TOOL,
+        pubmed_fetch.TOOL,
+        pubmed_misc.SPELL_TOOL,
+        pubmed_misc.MESH_TOOL,
+        pubmed_misc.CONVERT_TOOL,
+        citation_tools.LOOKUP_TOOL,
+        citation_tools.FORMAT_TOOL,
+    ]
+
+
+@hookimpl
+def medlit_resources():
+    return [resources.RESOURCE]
+
+
+@hookimpl
+def medlit_fulltext_tiers():
+    return [pmc_tier.TIER]

@@ -26,7 +26,12 @@ async def test_esearch_corpus_xml_with_history(rt, fake):
     assert not out.is_error, out.text
     d = out.data
     assert d["total"] == 34 and d["count"] == 34 and d["has_more"] is False and d["next_offset"] is None
-    assert d["history"] == {"db": "pubmed", "web_env": "MCID_6934533c4c5abba8c303da1d", "query_key": "1", "count": 34}
+    assert d["history"] == {
+        "db": "pubmed",
+        "web_env": "MCID_6934533c4c5abba8c303da1d",
+        "query_key": "1",
+        "count": 34,
+    }
     assert d["term_translations"][0]["term"] == "hart rk[author]"
     check_schema(rt, "eutils_esearch", d)
     (req,) = fake.of("ncbi", "esearch.fcgi")

@@ -44,3 +44,13 @@ def test_readme_lists_every_environment_variable():
     names = {n for n in names if not n.endswith("_")}
     missing = sorted(n for n in names if n not in readme)
     assert not missing, f"README does not document: {missing}"
+
+
+def test_readme_tool_table_matches_the_served_tools():
+    from medlit.core.host import load_host
+    from medlit.core.settings import load_settings
+
+    readme = (ROOT / "README.md").read_text()
+    table = set(re.findall(r"^\| `(\w+)` \| (\w+) \|", readme, re.M))
+    served = {(t.name, t.plugin) for t in load_host(load_settings({})).tools.values() if t.plugin != "example"}
+    assert table == served

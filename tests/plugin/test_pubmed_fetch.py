@@ -1,0 +1,257 @@
+import jsonschema
+import pytest
+
+from corpus import corpus_bytes, corpus_glob
+from pubmed_fakes import EFETCH, install, output_schema, pmids_in, record_index
+
+pytestmark = pytest.mark.anyio
+TOOL = "pubmed_fetch_articles"
+
+
+@pytest.fixture
+def schema(rt):
+    return output_schema(rt, TOOL)
+
+
+@pytest.mark.parametrize("path", corpus_glob(EFETCH + "*.xml"), ids=lambda p: p.name)
+async def test_every_corpus_pubmed_xml_goes_through_the_tool(rt, fake, schema, path):
+    fake.respond("ncbi", "efetch.fcgi", path.read_bytes(), content_type="text/xml")
+    pmids = pmids_in(path)
+    out = await rt.call(TOOL, {"pmids": pmids, "includeGrants": True, "includeInvestigators": True})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    returned = [a["pmid"] for a in out.data["articles"]]
+    assert (returned and set(returned) <= set(pmids)) or out.data["unavailablePmids"] == pmids
+    for a in out.data["articles"]:
+        assert a["pubmedUrl"] == f"https://pubmed.ncbi.nlm.nih.gov/{a['pmid']}/"
+        assert (a["recordType"] == "journal-article") == (a.get("book") is None)
+        assert a.get("journalInfo") is None or a["recordType"] == "journal-article"
+    assert len(fake.of("ncbi", "efetch.fcgi")) == 1
+
+
+KEY_PMIDS = [
+    "10066780",  # retracted
+    "20301382",  # GeneReviews chapter
+    "26468569",  # whole book
+    "26430984",  # 474 authors
+    "34843274",  # collective author
+    "29963580",  # MathML
+    "27933116",  # inline markup title
+    "11243089",  # MedlineDate, other abstract
+    "38048813",  # non-English, vernacular title
+    "35649368",  # ErratumIn
+    "34529508",  # CommentOn
+    "36156117",  # UpdateOf
+    "19008416",  # databank
+    "18719013",  # investigators
+    "99999999",  # unknown
+]
+
+
+@pytest.fixture
+async def key_records(rt, fake, schema):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    out = await rt.call(TOOL, {"pmids": KEY_PMIDS})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    assert len(fake.of("ncbi", "efetch.fcgi")) == 1  # one request for the whole list
+    return out, {a["pmid"]: a for a in out.data["articles"]}
+
+
+async def test_key_fields(key_records):
+    out, by = key_records
+    assert [a["pmid"] for a in out.data["articles"]] == KEY_PMIDS[:-1]  # request order
+    assert out.data["unavailablePmids"] == ["99999999"] and out.data["totalReturned"] == 14
+    assert "unavailablePmids" in out.data["notice"]
+
+    r = by["10066780"]
+    assert r["isRetracted"] and "Retracted Publication" in r["publicationTypes"]
+    assert {"refType": "RetractionIn", "pmid": "11905463"}.items() <= r["commentsCorrections"][1].items()
+    assert r["journalInfo"]["volume"] == "274" and r["journalInfo"]["pages"] == "7196-9"
+    dna = next(m for m in r["meshTerms"] if m["descriptorName"] == "DNA-Binding Proteins")
+    assert dna["descriptorUi"] == "D004268" and dna["qualifiers"][0] == {
+        "qualifierName": "metabolism",
+        "qualifierUi": "Q000378",
+        "isMajorTopic": True,
+    }
+    assert "grantList" not in r or r["grantList"] is None  # opt-in
+
+    ch = by["20301382"]
+    assert ch["recordType"] == "book-chapter" and ch.get("journalInfo") is None
+    assert ch["title"] == "Single Large-Scale Mitochondrial DNA Deletion Syndromes"
+    assert ch["book"]["title"] == "GeneReviews®" and ch["book"]["accession"] == "NBK1203"
+    assert ch["book"]["bookshelfUrl"] == "https://www.ncbi.nlm.nih.gov/books/NBK1203/"
+    assert len(ch["book"]["editors"]) == 8 and ch["book"]["editors"][0]["lastName"] == "Adam"
+    assert [p["lastName"] for p in ch["authors"]] == ["Goldstein", "Falk"]
+    assert ch["book"]["beginningDate"] == "1993" and ch["book"]["publisherLocation"] == "Seattle (WA)"
+    assert {d["dateType"]: d["year"] for d in ch["articleDates"]} == {
+        "ContributionDate": 2003,
+        "DateRevised": 2023,
+    }
+    assert [s["label"] for s in ch["abstractSections"]][:2] == [
+        "CLINICAL CHARACTERISTICS",
+        "DIAGNOSIS/TESTING",
+    ]
+    assert ch["abstractText"].startswith("CLINICAL CHARACTERISTICS: ")
+
+    book = by["26468569"]
+    assert book["recordType"] == "book" and book["title"] == book["book"]["title"]
+    assert all(p["collectiveName"] for p in book["authors"]) and len(book["authors"]) == 6
+    assert book["doi"] == "10.17226/21775" and book["book"]["isbns"] == ["9780309376662"]
+
+    big = by["26430984"]
+    assert len(big["authors"]) == 474
+    assert [p["collectiveName"] for p in big["authors"] if p.get("collectiveName")] == [
+        "BaBar Collaboration",
+        "Belle Collaboration",
+    ]
+    assert all(
+        i < len(big["affiliations"]) for p in big["authors"] for i in p.get("affiliationIndices") or []
+    )
+
+    assert by["34843274"]["authors"][0]["collectiveName"].startswith("Guideline Development Panel")
+    assert "³He/¹²⁹Xe" in by["29963580"]["abstractText"] and "mml" not in by["29963580"]["abstractText"]
+    assert by["29963580"]["pmcId"] == "PMC6022861"
+    assert by["29963580"]["pmcUrl"] == "https://pmc.ncbi.nlm.nih.gov/articles/PMC6022861/"
+    assert "Cu₂O" in by["27933116"]["title"]
+
+    md = by["11243089"]
+    assert md["journalInfo"]["publicationDate"]["medlineDate"] == "1999 Jan-Mar"
+    assert md["otherAbstracts"][0]["language"] == "eng"
+
+    ger = by["38048813"]
+    assert ger["vernacularTitle"] == "A Broader Scope – Bio-psycho-soziale Medizin im globalen Fokus."
+    assert ger["languages"] == ["ger"] and ger.get("abstractText") is None
+    assert ger["articleDates"][0]["dateType"] == "Electronic"
+
+    assert [(n["refType"], n["pmid"]) for n in by["35649368"]["commentsCorrections"]] == [
+        ("ErratumIn", "35767954")
+    ]
+    assert [(n["refType"], n["pmid"]) for n in by["34529508"]["commentsCorrections"]] == [
+        ("CommentOn", "34473563")
+    ]
+    assert [(n["refType"], n["pmid"]) for n in by["36156117"]["commentsCorrections"]] == [
+        ("UpdateOf", "35794888")
+    ]
+    assert by["19008416"]["dataBanks"] == [{"name": "GEO", "accessionNumbers": ["GSE13286"]}]
+    assert by["18719013"].get("investigators") is None  # opt-in
+
+
+async def test_markdown_fences_records_and_flags_retraction(key_records):
+    out, _ = key_records
+    assert "<<<untrusted-data" in out.text
+    assert "**RETRACTED**" in out.text
+    assert "Unavailable: 99999999" in out.text
+
+
+async def test_investigators_and_grants_opt_in(rt, fake):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    out = await rt.call(
+        TOOL, {"pmids": ["18719013", "10066780"], "includeInvestigators": True, "includeGrants": True}
+    )
+    by = {a["pmid"]: a for a in out.data["articles"]}
+    inv = by["18719013"]["investigators"]
+    assert len(inv) == 37 and inv[0]["lastName"] == "Abdalla"
+    assert [g["grantId"] for g in by["10066780"]["grantList"]] == ["P30-DK50306", "R01-DK46704"]
+    out = await rt.call(TOOL, {"pmids": ["10066780"], "includeMesh": False})
+    assert out.data["articles"][0].get("meshTerms") is None
+
+
+async def test_200_pmids_in_one_post(rt, fake):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    known = list(record_index())
+    fillers = [str(90_000_000 + i) for i in range(200 - len(known))]
+    out = await rt.call(TOOL, {"pmids": known + fillers, "includeMesh": False})
+    assert not out.is_error, out.text
+    (req,) = fake.of("ncbi", "efetch.fcgi")
+    assert req.method == "POST" and len(req.ids()) == 200
+    assert out.data["totalReturned"] == len(known)
+    assert out.data["unavailablePmids"] == fillers
+
+
+async def test_oversized_answer_is_split(rt, fake):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    fake.fault("oversized", "ncbi", "efetch.fcgi", times=1)
+    out = await rt.call(TOOL, {"pmids": ["10066780", "20301382", "34843274"]})
+    assert not out.is_error, out.text
+    assert [len(r.ids()) for r in fake.of("ncbi", "efetch.fcgi")] == [3, 1, 2]
+    assert out.data["totalReturned"] == 3
+
+
+async def test_budget_defers_whole_records(rt, fake, schema):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    out = await rt.call(TOOL, {"pmids": ["34843274", "26430984", "10066780"], "maxResponseCharacters": 5000})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    assert [a["pmid"] for a in out.data["articles"]] == ["34843274"]
+    d = out.data["deferred"]
+    assert d["ids"] == ["26430984", "10066780"] and d["count"] == 2 and d["nextItemCharacters"] > 5000
+    assert "deferred.ids" in out.data["notice"]
+
+
+async def test_empty_set_lists_unavailable(rt, fake):
+    fake.respond(
+        "ncbi", "efetch.fcgi", corpus_bytes(EFETCH + "pubmed_37909814_empty_set.xml"), content_type="text/xml"
+    )
+    out = await rt.call(TOOL, {"pmids": ["37909814"]})
+    assert not out.is_error
+    assert out.data["articles"] == [] and out.data["unavailablePmids"] == ["37909814"]
+    assert "pubmed_search_articles" in out.data["notice"]
+
+
+async def test_accepts_obvious_spellings(rt, fake):
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    out = await rt.call(
+        TOOL, {"pmids": "PMID: 010066780, https://pubmed.ncbi.nlm.nih.gov/34843274/, 10066780"}
+    )
+    assert not out.is_error, out.text
+    assert fake.of("ncbi", "efetch.fcgi")[0].ids() == ["10066780", "34843274"]
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        ({"pmids": []}, "empty_id_list"),
+        ({"pmids": ["abc"]}, "malformed_id"),
+        ({"pmids": ["PMC123456"]}, "malformed_id"),
+        ({"pmids": [str(i) for i in range(1, 202)]}, "too_many_ids"),
+        ({}, "invalid_argument"),
+        ({"pmids": ["123"], "ids": ["1"]}, "invalid_argument"),
+        ({"pmids": ["123"], "maxResponseCharacters": 0}, "invalid_argument"),
+    ],
+)
+async def test_bad_input_rejected_before_any_request(rt, fake, args, reason):
+    out = await rt.call(TOOL, args)
+    assert out.is_error and out.error.reason == reason, out.text
+    assert out.error.recovery
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "options", "reason"),
+    [
+        ("503", {}, "ncbi_unreachable"),
+        (
+            "ncbi_error_200",
+            {"root": "eFetchResult", "message": "Invalid db name specified: nosuchdb"},
+            "ncbi_resource_not_found",
+        ),
+        ("html_error", {}, "ncbi_invalid_response"),
+    ],
+)
+async def test_upstream_faults_map_to_reasons(rt, fake, kind, options, reason):
+    fake.fault(kind, "ncbi", "efetch.fcgi", times=10, **options)
+    out = await rt.call(TOOL, {"pmids": ["10066780"]})
+    assert out.is_error and out.error.reason == reason, out.text
