@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from medlit.core import errors as E
@@ -134,13 +136,17 @@ def parse_einfo(data: bytes) -> EInfoOutput:
 
 
 async def database_names(ctx: ToolContext) -> list[str]:
-    """The live Entrez database list, fetched once per process."""
-    cached = ctx.cache.get(DBLIST_CACHE_KEY)
-    if cached is None:
-        resp = await ctx.client("ncbi").get("einfo.fcgi", {"retmode": "xml"})
-        cached = parse_einfo(resp.body).databases or []
-        ctx.cache[DBLIST_CACHE_KEY] = cached
-    return cached
+    """The live Entrez database list, fetched once per process (concurrent callers share one request)."""
+    task = ctx.cache.get(DBLIST_CACHE_KEY)
+    if task is None or (task.done() and task.exception() is not None):
+        task = asyncio.ensure_future(_fetch_database_names(ctx))
+        ctx.cache[DBLIST_CACHE_KEY] = task
+    return list(await asyncio.shield(task))
+
+
+async def _fetch_database_names(ctx: ToolContext) -> list[str]:
+    resp = await ctx.client("ncbi").get("einfo.fcgi", {"retmode": "xml"})
+    return parse_einfo(resp.body).databases or []
 
 
 async def describe_database(ctx: ToolContext, db: str) -> EInfoDatabase:

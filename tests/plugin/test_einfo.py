@@ -65,3 +65,17 @@ async def test_upstream_fault_maps_to_reason(rt, fake):
     out = await rt.call("eutils_einfo", {})
     assert out.is_error and out.error.reason == "ncbi_unreachable" and out.error.retryable
     assert "Retryable: yes" in out.text
+
+
+async def test_concurrent_list_calls_share_one_request(rt, fake):
+    import asyncio
+
+    outs = await asyncio.gather(*(rt.call("eutils_einfo", {}) for _ in range(5)))
+    assert all(o.data["databases"] for o in outs)
+    assert len(fake.of("ncbi", "einfo.fcgi")) == 1
+
+
+async def test_failed_list_fetch_is_not_cached(rt, fake):
+    fake.fault("503", "ncbi", "einfo.fcgi", times=4)
+    assert (await rt.call("eutils_einfo", {})).is_error
+    assert not (await rt.call("eutils_einfo", {})).is_error

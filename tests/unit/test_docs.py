@@ -53,5 +53,7 @@ def test_readme_tool_table_matches_the_served_tools():
     readme = (ROOT / "README.md").read_text()
     tools_section = readme.split("## Tools", 1)[1].split("\n## ", 1)[0]
     table = set(re.findall(r"^\| `(\w+)` \| (\w+) \|", tools_section, re.M))
-    served = {(t.name, t.plugin) for t in load_host(load_settings({})).tools.values() if t.plugin != "example"}
+    served = {
+        (t.name, t.plugin) for t in load_host(load_settings({})).tools.values() if t.plugin != "example"
+    }
     assert table == served

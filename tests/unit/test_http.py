@@ -16,7 +16,7 @@ from medlit.core.settings import load_settings
 from medlit.core.upstreams import build_clients
 
 from conftest import fake_env
-from fake_upstream import FakeUpstream, xml_response
+from fake_upstream import FakeUpstream
 
 pytestmark = pytest.mark.anyio
 OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></DbList></eInfoResult>"
@@ -243,25 +243,22 @@ async def test_slow_answers_within_timeout_succeed(clients, fake):
 
 
 async def test_rate_never_exceeded_under_concurrency():
-    """30 concurrent calls at the real unkeyed default: no one-second window over 3, no 429."""
+    """30 concurrent tool calls at the real unkeyed default: no one-second window over 3, no 429."""
+    from medlit.core.host import load_host
+    from medlit.core.runtime import Runtime
+
     async with FakeUpstream(ncbi_limit=3.0) as fake:
-        fake.route("ncbi", "einfo.fcgi", lambda req: xml_response(OK_XML))
-        env = fake.env(MEDLIT_BACKOFF_BASE="0.01")
-        async with aiohttp.ClientSession() as session:
-            clients = build_clients(session, load_settings(env))
-            assert clients["ncbi"].pacer.rate == 3.0
-            started = time.monotonic()
-            tasks = [
-                clients["ncbi" if i % 3 else "idconv"].get("einfo.fcgi" if i % 3 else "", expect="bytes")
-                for i in range(12)
-            ]
-            fake.route("idconv", "", lambda req: xml_response(OK_XML))
-            await asyncio.gather(*tasks)
+        settings = load_settings(fake.env(MEDLIT_BACKOFF_BASE="0.01"))
+        assert settings.ncbi_rate == 3.0
+        started = time.monotonic()
+        async with Runtime(load_host(settings)) as rt:
+            outcomes = await asyncio.gather(*(rt.call("eutils_einfo", {"db": "pubmed"}) for _ in range(30)))
+        assert all(not o.is_error for o in outcomes)
         times = sorted(r.at for r in fake.requests)
-        assert fake.rate_limited == []
+        assert fake.rate_limited == [] and len(times) == 30
         for i, t in enumerate(times):
             assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
-        assert time.monotonic() - started >= 11 / 3  # paced, not burst
+        assert time.monotonic() - started >= 29 / 3  # paced, not burst
 
 
 def test_web_import_used():
