@@ -47,6 +47,16 @@ def _version() -> str:
     return __version__
 
 
+def lean_schema(schema: Any) -> Any:
+    """Drop pydantic's auto-generated ``title`` annotations (they repeat the field names and make
+    ``tools/list`` a third larger); a property that is *named* title is a dict and stays."""
+    if isinstance(schema, dict):
+        return {k: lean_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [lean_schema(v) for v in schema]
+    return schema
+
+
 def tool_definitions(host: Host) -> list[types.Tool]:
     tools = []
     for spec in sorted(host.tools.values(), key=lambda s: s.name):
@@ -55,8 +65,8 @@ def tool_definitions(host: Host) -> list[types.Tool]:
                 name=spec.name,
                 title=spec.title,
                 description=spec.description,
-                input_schema=spec.input_model.model_json_schema(),
-                output_schema=spec.output_model.model_json_schema(mode="serialization"),
+                input_schema=lean_schema(spec.input_model.model_json_schema()),
+                output_schema=lean_schema(spec.output_model.model_json_schema(mode="serialization")),
                 annotations=types.ToolAnnotations(
                     title=spec.title,
                     read_only_hint=spec.read_only,
