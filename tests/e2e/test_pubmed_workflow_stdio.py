@@ -22,10 +22,10 @@ import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
+from test_mcp_sessions import server_env
 
 from fake_upstream import FakeUpstream
 from pubmed_fakes import corpus_present, install
-from test_mcp_sessions import server_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -65,7 +65,9 @@ async def test_pubmed_workflow_over_stdio(fake: FakeUpstream):
         pytest.skip("shared corpus not present")
     install(fake)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "medlit", "serve"], env=server_env(fake, MEDLIT_LOG_LEVEL="WARNING")
+        command=sys.executable,
+        args=["-m", "medlit", "serve"],
+        env=server_env(fake, MEDLIT_LOG_LEVEL="WARNING"),
     )
     async with Client(params) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -88,7 +90,8 @@ async def test_pubmed_workflow_over_stdio(fake: FakeUpstream):
         assert [s["pmid"] for s in found["summaries"]] == PMIDS
         first = summaries[PMIDS[0]]
         assert first["title"].startswith("Leucocyte telomere length") and first["source"] == "Gut"
-        assert (first["year"], first["doi"], first["pmcId"]) == (2017, "10.1136/gutjnl-2016-312510", "PMC5442267")
+        assert first["year"] == 2017 and first["pmcId"] == "PMC5442267"
+        assert first["doi"] == "10.1136/gutjnl-2016-312510"
         assert len(fake.of("ncbi")) == 2  # esearch + esummary
 
         # 2. fetch the 20 full records in one efetch
@@ -103,12 +106,9 @@ async def test_pubmed_workflow_over_stdio(fake: FakeUpstream):
                 assert a["doi"].lower() == summaries[pmid]["doi"].lower(), pmid
         a = articles[PMIDS[0]]
         assert a["recordType"] == "journal-article" and a["doi"] == "10.1136/gutjnl-2016-312510"
-        assert (a["journalInfo"]["isoAbbreviation"], a["journalInfo"]["volume"], a["journalInfo"]["issue"]) == (
-            "Gut",
-            "66",
-            "6",
-        )
-        assert a["journalInfo"]["pages"] == "1116-1122" and a["authors"][0]["lastName"] == "Bao"
+        journal = a["journalInfo"]
+        assert (journal["isoAbbreviation"], journal["volume"], journal["issue"]) == ("Gut", "66", "6")
+        assert journal["pages"] == "1116-1122" and a["authors"][0]["lastName"] == "Bao"
         assert len(a["authors"]) == 22 and a["abstractText"]
         chapter = articles[BOOK_CHAPTER]
         assert chapter["recordType"] == "book-chapter" and chapter["journalInfo"] is None
@@ -148,7 +148,8 @@ async def test_pubmed_workflow_over_stdio(fake: FakeUpstream):
             assert ("ErratumIn" in kinds) == (pmid in ERRATA), (pmid, kinds)
         gut = cites[PMIDS[0]]["citations"]
         assert gut["apa"].startswith("Bao, Y., Prescott, J., Yuan, C.,")
-        assert "(2017)" in gut["apa"] and "Gut, 66(6), 1116–1122. https://doi.org/10.1136/gutjnl-2016-312510" in gut["apa"]
+        assert "(2017)" in gut["apa"]
+        assert "Gut, 66(6), 1116–1122. https://doi.org/10.1136/gutjnl-2016-312510" in gut["apa"]
         assert gut["vancouver"].startswith("Bao Y, Prescott J, Yuan C, Zhang M, Kraft P, Babic A, et al.")
         assert "Gut. 2017 Jun;66(6):1116-1122." in gut["vancouver"]
         assert gut["bibtex"].startswith("@article{") and "doi = {10.1136/gutjnl-2016-312510}" in gut["bibtex"]
