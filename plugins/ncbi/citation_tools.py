@@ -6,7 +6,7 @@ import re
 import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from medlit.core.errors import ArgumentError, MedlitError
 from medlit.core.render import as_json, fence
@@ -297,6 +297,7 @@ class FormatCitationsInput(ToolInput):
     pmids: list[str] = pmids_field(MAX_FORMAT, "to cite")
     format: list[StyleName] = Field(
         default_factory=lambda: ["apa"],
+        validation_alias=AliasChoices("format", "styles", "style"),  # what models often send
         description="Citation style(s): one string or a list of 'apa' (APA 7), 'mla' (MLA 9), 'vancouver' "
         "(NLM/ICMJE; 'nlm' accepted), 'bibtex', 'ris'; 'all' gives every style. Default 'apa'. Example: "
         "['apa', 'bibtex'].",

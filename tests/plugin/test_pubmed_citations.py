@@ -218,3 +218,10 @@ async def test_format_fault(rt, fake):
     )
     out = await rt.call("pubmed_format_citations", {"pmids": ["1"]})
     assert out.is_error and out.error.reason == "ncbi_unreachable" and out.error.retryable
+
+
+async def test_format_accepts_styles_alias(rt, fake):
+    install(fake)
+    out = await rt.call("pubmed_format_citations", {"pmids": ["10066780"], "styles": "vancouver"})
+    assert not out.is_error, out.text
+    assert "Retraction in:" in out.text
