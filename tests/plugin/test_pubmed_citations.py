@@ -202,7 +202,7 @@ async def test_single_style_default_and_aliases(rt, fake):
         ({"pmids": [str(i) for i in range(1, 52)]}, "too_many_ids"),
         ({"pmids": ["x1"]}, "malformed_id"),
         ({"pmids": []}, "empty_id_list"),
-        ({"pmids": ["1"], "style": "apa"}, "invalid_argument"),
+        ({"pmids": ["1"], "styel": "apa"}, "invalid_argument"),
     ],
 )
 async def test_format_bad_input(rt, fake, args, reason):
