@@ -11,6 +11,7 @@ from . import (
     eutils_link_tools,
     eutils_search_tools,
     fulltext_tool,
+    guide,
     pmc_tier,
     pubmed_fetch,
     pubmed_misc,
@@ -56,7 +57,12 @@ def medlit_tools():
 
 @hookimpl
 def medlit_resources():
-    return [resources.RESOURCE]
+    return [resources.RESOURCE, guide.GUIDE_RESOURCE]
+
+
+@hookimpl
+def medlit_prompts():
+    return [guide.RESEARCH_PLAN]
 
 
 @hookimpl
