@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from medlit.core.errors import ArgumentError
 from medlit.core.identifiers import IdentifierError, IdKind, parse_list
 from medlit.core.types import TierOutcomeKind
 
-from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput
+from .common import ResponseFormat, ToolInput
 
 MAX_IDS = 50  # distinct identifiers one call may name
 FETCH_LIMIT = 10  # distinct identifiers one call fetches
@@ -104,7 +104,12 @@ class FulltextInput(ToolInput):
         "past it are deferred whole and listed in `deferred` for a follow-up call; the first article is always "
         "returned so every call makes progress.",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: ResponseFormat = Field(
+        "markdown",
+        validation_alias=AliasChoices("responseFormat", "response_format"),
+        description="Text rendering: 'markdown' (default, readable) or 'json' (the structured result as fenced JSON); "
+        "the structured content is the same either way. Example: 'json'.",
+    )
 
     @field_validator("pmcids", mode="before")
     @classmethod

@@ -1,8 +1,8 @@
 """pubmed_fetch_fulltext: full text through the resolution chain (PMC, then whatever tiers other
 plugins contribute), with section filters, character budgets and a per-id tier report.
 
-Requests per call: at most one PMC ID Converter request per id type named (PMIDs, DOIs; the
-converter takes one id type per request) and one PMC efetch for every PMCID of the call.
+Requests per call: one PMC ID Converter request for every PMID and DOI of the call (split by id
+type only if the converter refuses the mixed batch) and one PMC efetch for every PMCID.
 """
 
 from __future__ import annotations
@@ -427,7 +427,7 @@ def _render_text(art: UnpaywallArticle) -> str:
 
 
 def render_fulltext(out: FulltextOutput, args: FulltextInput) -> str:
-    if args.response_format == "json":
+    if args.responseFormat == "json":
         return as_json(out, "pmc")
     parts = [
         f"**{out.totalReturned} full-text article(s)**"
@@ -464,7 +464,7 @@ TOOL = ToolSpec(
         "['methods']), `maxSections`, `maxCharacters` per article (`overflowMode` 'outline' keeps every "
         "heading) and `maxResponseCharacters` for the whole response (articles past it are deferred whole to "
         "a follow-up call). Errors only for bad input or when every source failed (retryable). Costs one PMC "
-        "ID Converter request per id type named (PMIDs, DOIs) and one PMC request for all PMC ids."
+        "ID Converter request for all PMIDs and DOIs and one PMC request for all PMC ids."
     ),
     input_model=FulltextInput,
     output_model=FulltextOutput,

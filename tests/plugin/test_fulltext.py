@@ -275,7 +275,7 @@ async def test_converter_failure_alone_is_an_error(rt, routes):
 
 
 async def test_json_rendering_is_fenced(rt, routes):
-    out = await call(rt, {"pmcids": ["PMC5608867"], "response_format": "json"})
+    out = await call(rt, {"pmcids": ["PMC5608867"], "responseFormat": "json"})
     assert out.text.startswith("<<<untrusted-data") and '"pmcId": "PMC5608867"' in out.text
 
 
