@@ -96,7 +96,7 @@ class Runtime:
             result = await spec.handler(args, self.context(spec.plugin, progress))
             if not isinstance(result, spec.output_model):
                 result = spec.output_model.model_validate(result)
-            data = result.model_dump(mode="json")
+            data = self._redact_data(result.model_dump(mode="json"))
             text = spec.render(result, args) if spec.render else as_json(result)
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
             return CallOutcome(text, data=data, elapsed=time.monotonic() - started)
@@ -112,6 +112,17 @@ class Runtime:
                 False,
             )
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+
+    def _redact_data(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Secrets never reach tool output, even when an upstream echoes them (the ID converter
+        echoes the request's email). One cheap scan; a rewrite only when something matched."""
+        secrets = self.redact.secrets
+        if not secrets:
+            return data
+        dumped = json.dumps(data, ensure_ascii=False)
+        if not any(s in dumped for s in secrets):
+            return data
+        return json.loads(self.redact(dumped))
 
     def _unknown_tool(self, name: str) -> MedlitError:
         owner = self.host.owner_of_tool(name)

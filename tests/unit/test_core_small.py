@@ -127,3 +127,31 @@ class Args(BaseModel):
 def test_obvious_arguments_normalised():
     assert normalise_arguments(Args, {"ids": '["1", "2"]', "term": ""}) == {"ids": ["1", "2"]}
     assert normalise_arguments(Args, {"ids": "[broken"}) == {"ids": "[broken"}  # left to validation
+
+
+@pytest.mark.anyio
+async def test_secrets_redacted_from_structured_output():
+    import types as _t
+
+    from medlit.core.host import load_host
+    from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl
+    from medlit.core.runtime import Runtime
+    from medlit.core.settings import load_settings
+
+    class Out(BaseModel):
+        echoed: str
+
+    async def handler(args, ctx):
+        return Out(echoed=f"email={ctx.settings.ncbi_email} and again {ctx.settings.ncbi_email}")
+
+    plugin = _t.SimpleNamespace(
+        medlit_plugin_info=hookimpl(lambda: PluginInfo(name="echo", title="echo")),
+        medlit_tools=hookimpl(lambda: [ToolSpec("echo", "Echo", "d", Args, Out, handler)]),
+    )
+    host = load_host(
+        load_settings({"NCBI_EMAIL": "private@example.org"}), discover=False, inline=[("echo", plugin)]
+    )
+    async with Runtime(host) as rt:
+        out = await rt.call("echo", {})
+    assert "private@example.org" not in str(out.data) and "private@example.org" not in out.text
+    assert out.data["echoed"].startswith("email=***")
