@@ -874,17 +874,25 @@ def _date(el: Element) -> str | None:
     day = _text(_child(el, "day"))
     if month is None:
         return year.group(0)
-    if day and day.isdigit() and 1 <= int(day) <= 31:
-        return f"{year.group(0)}-{month:02d}-{int(day):02d}"
+    day_number = _number(day)
+    if day_number is not None and 1 <= day_number <= 31:
+        return f"{year.group(0)}-{month:02d}-{day_number:02d}"
     return f"{year.group(0)}-{month:02d}"
 
 
 def _month(text: str | None) -> int | None:
     if not text:
         return None
-    if text.isdigit():
-        return int(text) if 1 <= int(text) <= 12 else None
+    number = _number(text)
+    if number is not None:
+        return number if 1 <= number <= 12 else None
     return _MONTHS.get(text[:3].lower())
+
+
+def _number(text: str | None) -> int | None:
+    """A small decimal number; None for "12a", "²" (isdigit, but not int()-able) or a huge digit run."""
+    text = (text or "").strip()
+    return int(text) if text.isdecimal() and len(text) <= 9 else None
 
 
 def _keywords(meta: Element | None) -> list[str]:

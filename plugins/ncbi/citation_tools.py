@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -293,14 +293,26 @@ NOTICE_TYPES = (
 )
 
 
+def _style_schema(schema: dict[str, Any]) -> None:
+    """Advertise what the validator accepts: one style as a string (or 'all') or a list of styles."""
+    styles = list(get_args(StyleName))
+    schema.pop("type", None)
+    schema.pop("items", None)
+    schema["anyOf"] = [
+        {"type": "string", "enum": [*styles, "all"]},
+        {"type": "array", "items": {"type": "string", "enum": styles}, "minItems": 1},
+    ]
+    schema["default"] = "apa"
+
+
 class FormatCitationsInput(ToolInput):
     pmids: list[str] = pmids_field(MAX_FORMAT, "to cite")
     format: list[StyleName] = Field(
         default_factory=lambda: ["apa"],
         validation_alias=AliasChoices("format", "styles", "style"),  # what models often send
         description="Citation style(s): one string or a list of 'apa' (APA 7), 'mla' (MLA 9), 'vancouver' "
-        "(NLM/ICMJE; 'nlm' accepted), 'bibtex', 'ris'; 'all' gives every style. Default 'apa'. Example: "
-        "['apa', 'bibtex'].",
+        "(NLM/ICMJE), 'bibtex', 'ris'; 'all' gives every style. Default 'apa'. Example: ['apa', 'bibtex'].",
+        json_schema_extra=_style_schema,
     )
     responseFormat: ResponseFormat = ResponseFormatField
 

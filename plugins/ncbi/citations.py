@@ -39,7 +39,7 @@ def _month_number(month: str | None) -> int | None:
     if not month:
         return None
     m = month.strip()
-    if m.isdigit():
+    if m.isdecimal() and len(m) <= 9:  # not isdigit: int() rejects "²"; huge runs exceed its limit
         n = int(m)
         return n if 1 <= n <= 12 else None
     key = m[:3].title()
@@ -361,7 +361,9 @@ def _mla_pages(a: PubMedArticle) -> str | None:
     start, end = j.startPage, j.endPage
     if start and end and end != start:
         # MLA shortens the second number to its last two digits when nothing else changes.
-        if start.isdigit() and end.isdigit() and len(start) == len(end) and int(start) >= 100:
+        # (isdecimal, not isdigit: "²²²" is all digits but not a number; len() instead of int() >= 100
+        # keeps clear of int()'s 4300-digit limit)
+        if start.isdecimal() and end.isdecimal() and len(start) == len(end) and len(start.lstrip("0")) >= 3:
             keep = 2
             while keep < len(end) and start[: len(end) - keep] != end[: len(end) - keep]:
                 keep += 1

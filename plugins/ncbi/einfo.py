@@ -66,6 +66,7 @@ class EInfoDatabase(BaseModel):
 
 class EInfoOutput(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    count: int | None = Field(None, description="Number of Entrez databases (when no db was given)")
     databases: list[str] | None = Field(None, description="All Entrez database names (when no db was given)")
     database: EInfoDatabase | None = Field(None, description="The requested database's description")
 
@@ -169,7 +170,8 @@ async def describe_database(ctx: ToolContext, db: str) -> EInfoDatabase:
 
 async def einfo(args: EInfoInput, ctx: ToolContext) -> EInfoOutput:
     if args.db is None:
-        return EInfoOutput(databases=await database_names(ctx))
+        names = await database_names(ctx)
+        return EInfoOutput(count=len(names), databases=names)
     return EInfoOutput(database=await describe_database(ctx, args.db))
 
 
@@ -209,7 +211,7 @@ TOOL = ToolSpec(
         "List every Entrez database, or describe one: record count, last update, its search fields (the "
         "[TAG]s usable in eutils_esearch terms) and its link names (for eutils_elink). Use it before building "
         "a fielded query or choosing a linkname; don't use it to search records (eutils_esearch or "
-        "pubmed_search_articles). An unknown database name is rejected with the list of valid ones. One NCBI "
+        "pubmed_search_articles) or to count a query per database (eutils_egquery). An unknown database name is rejected with the list of valid ones. One NCBI "
         "request; the database list is cached for the process."
     ),
     input_model=EInfoInput,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from medlit.core.errors import ArgumentError
 from medlit.core.render import as_json, fence
@@ -15,6 +15,7 @@ from .eutils_inputs import (
     HISTORY_DESCRIPTION,
     PAGING_CEILING,
     PAGING_CEILING_DBS,
+    SEQUENCE_DBS,
     HistoryHandle,
     Uids,
     check_rettype,
@@ -22,6 +23,7 @@ from .eutils_inputs import (
     default_format,
     fold_pmc_uids,
     resolve_source,
+    retmax_cap,
     uids_field,
 )
 from .eutils_ops import (
@@ -88,6 +90,7 @@ class ESummaryInput(_SetInput):
         le=SUMMARY_LIMIT,
         description="With history: how many summaries to return (default 20, max 10,000). Example: 200.",
     )
+    _retmax = retmax_cap(SUMMARY_LIMIT, "Page through the history handle with retstart/retmax.")
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @model_validator(mode="after")
@@ -126,6 +129,10 @@ class SummaryError(_Out):
 
 class ESummaryOutput(_Out):
     database: str
+    total: int | None = Field(
+        None,
+        description="Size of the whole set: the uids given, or the stored set's count when the handle carries it",
+    )
     count: int = Field(description="Summaries returned")
     offset: int
     has_more: bool
@@ -198,6 +205,7 @@ async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput
         )
     return ESummaryOutput(
         database=db,
+        total=len(args.uids) if args.uids is not None else args.history.count,  # type: ignore[union-attr]
         count=len(records),
         offset=args.retstart if args.history is not None else 0,
         has_more=has_more,
@@ -228,9 +236,8 @@ def render_esummary(out: ESummaryOutput, args: ESummaryInput) -> str:
     if args.response_format == "json":
         text = as_json(out, "ncbi-esummary")
     else:
-        head = (
-            f"## {out.count:,} `{out.database}` summaries (offset {out.offset:,}, {out.batches} request(s))"
-        )
+        of = f" of {out.total:,}" if out.total is not None else ""
+        head = f"## {out.count:,}{of} `{out.database}` summaries (offset {out.offset:,}, {out.batches} request(s))"
         body = "\n".join(_summary_line(r) for r in out.records)
         parts = [head, fence(body, "ncbi-esummary") if body else "No summaries."]
         if out.errors:
@@ -274,6 +281,16 @@ RETTYPE_DESC = (
 RETMODE_DESC = "'text' (default) or 'xml' (e.g. PubMed XML, JATS for pmc). Example: 'xml'."
 
 
+def _strand(v: Any) -> Any:
+    if isinstance(v, str):
+        s = v.strip().lower()
+        return {"plus": 1, "+": 1, "1": 1, "minus": 2, "-": 2, "2": 2}.get(s, v)
+    return v
+
+
+Strand = Annotated[Literal["plus", "minus", 1, 2], BeforeValidator(_strand)]
+
+
 class EFetchInput(_SetInput):
     uids: Uids | None = uids_field(FETCH_LIMIT, "UIDs or accession.version ids")
     retmax: int = Field(
@@ -282,8 +299,36 @@ class EFetchInput(_SetInput):
         le=FETCH_LIMIT,
         description="With history: records to return (default 20, max 500). Example: 100.",
     )
+    _retmax = retmax_cap(
+        FETCH_LIMIT, "Page through the history handle: retstart=0, 500, 1000 ... with retmax=500 each."
+    )
     rettype: str | None = Field(None, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
+    seq_start: int | None = Field(
+        None,
+        ge=1,
+        description="Sequence databases only: first base/residue to return (1-based, inclusive), applied to "
+        "every record. Example: 43044295 (with seq_stop, one gene's span of a chromosome).",
+    )
+    seq_stop: int | None = Field(
+        None,
+        ge=1,
+        description="Sequence databases only: last base/residue to return (1-based, inclusive; not before "
+        "seq_start). Example: 43125483.",
+    )
+    strand: Strand | None = Field(
+        None,
+        description="Nucleotide databases only: 1 or 'plus' (as deposited), 2 or 'minus' (reverse complement, "
+        "for genes on the minus strand). Example: 'minus'.",
+    )
+    complexity: int | None = Field(
+        None,
+        ge=0,
+        le=4,
+        description="Sequence databases only: how much of a record's data blob to return, 0-4: 0 the whole blob, "
+        "1 the bioseq only (drops linked proteins of an mRNA), 2 minimal bioseq-set, 3 minimal nuc-prot, "
+        "4 minimal pub-set. Example: 1.",
+    )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _rettype = field_validator("rettype")(lambda cls, v: check_rettype(v))
@@ -294,8 +339,24 @@ class EFetchInput(_SetInput):
             FETCH_LIMIT, "Post them with eutils_epost and page through the handle (retstart/retmax 500)."
         )
         assert self.db is not None
+        seq = self.sequence_params()
+        if seq and self.db not in SEQUENCE_DBS:
+            raise ArgumentError(
+                f"{', '.join(seq)} apply to sequence databases, not db={self.db!r}",
+                "Omit them, or fetch from protein/nuccore (e.g. db='nuccore', uids=['NC_000017.11'], "
+                "seq_start=43044295, seq_stop=43125483).",
+            )
+        if self.seq_start and self.seq_stop and self.seq_start > self.seq_stop:
+            raise ArgumentError(
+                f"seq_start {self.seq_start:,} is after seq_stop {self.seq_stop:,}",
+                "Give seq_start <= seq_stop; for the reverse complement add strand='minus'.",
+            )
         self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)  # type: ignore[assignment]
         return self
+
+    def sequence_params(self) -> dict[str, int]:
+        names = ("seq_start", "seq_stop", "strand", "complexity")
+        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
 
 
 class EFetchOutput(_Out):
@@ -338,6 +399,7 @@ async def efetch_tool(args: EFetchInput, ctx: ToolContext) -> EFetchOutput:
         history=args.history,
         retstart=args.retstart,
         retmax=args.retmax,
+        extra=args.sequence_params(),
     )
     requested = len(args.uids) if args.uids is not None else args.retmax
     found = count_records(text, args.db, args.rettype, args.retmode)
@@ -393,7 +455,8 @@ EFETCH = ToolSpec(
         "dates only (eutils_esummary is far cheaper) or to search (eutils_search_then_fetch). Give exactly one "
         "of uids or history; with history, page with retstart/retmax. Defaults: abstract text for pubmed, FASTA "
         "for sequence databases; other databases need rettype or retmode='xml' (asked for before any request). "
-        "At most 500 records per call, fetched in batches (POST for long id lists). Unknown ids are silently "
+        "For protein/nuccore, seq_start/seq_stop cut a region and strand='minus' reverse-complements it (e.g. "
+        "one gene from chromosome NC_000017.11). At most 500 records per call, fetched in batches (POST for long id lists). Unknown ids are silently "
         "omitted by NCBI and reported; an error sent back as record text is a tool error. Text over 25,000 "
         "characters is cut in the rendering; the structured text field is complete."
     ),
@@ -410,6 +473,11 @@ EFETCH = ToolSpec(
 class SearchThenFetchInput(SearchInput):
     retmax: int = Field(
         20, ge=1, le=FETCH_LIMIT, description="Records to download (default 20, max 500). Example: 50."
+    )
+    _retmax = retmax_cap(
+        FETCH_LIMIT,
+        "Call again with retstart=500, 1000 ... or pass the returned history handle to eutils_efetch; use "
+        "eutils_esearch with retmax=0 first to see how big the set is.",
     )
     rettype: str | None = Field(None, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
@@ -455,6 +523,8 @@ async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -
         datetype=args.datetype,
         mindate=args.mindate,
         maxdate=args.maxdate,
+        reldate=args.reldate,
+        field=args.field,
         usehistory="y",
     )
     await ctx.progress(1, 2, f"search found {r.count:,}")

@@ -129,6 +129,18 @@ def uids_field(limit: int, what: str = "UIDs") -> Any:
     )
 
 
+def retmax_cap(limit: int, hint: str) -> Any:
+    """A before-validator for retmax: over ``limit`` is refused with ``hint`` (how to get more)."""
+
+    def check(cls: Any, v: Any) -> Any:
+        n = int(v) if isinstance(v, str) and v.strip().isdigit() else v
+        if isinstance(n, int) and not isinstance(n, bool) and n > limit:
+            raise ArgumentError(f"retmax={n:,} is over the {limit:,} allowed per call", hint)
+        return v
+
+    return field_validator("retmax", mode="before")(check)
+
+
 def check_uid_count(uids: list[str] | None, limit: int, hint: str) -> None:
     if uids is not None and len(uids) > limit:
         raise ArgumentError(f"{len(uids):,} UIDs given; at most {limit:,} per call", hint)

@@ -22,6 +22,7 @@ from .eutils_inputs import (
     check_uid_count,
     default_format,
     fold_pmc_uids,
+    retmax_cap,
     uids_field,
 )
 from .eutils_models import ELinkResult
@@ -317,6 +318,9 @@ class LinkThenFetchInput(_LinkSource):
     )
     retmax: int = Field(
         20, ge=1, le=FETCH_LIMIT, description="Linked records to download (default 20, max 500). Example: 50."
+    )
+    _retmax = retmax_cap(
+        FETCH_LIMIT, "Page the rest of the linked set with eutils_efetch and the returned history handle."
     )
     rettype: str | None = Field(None, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)

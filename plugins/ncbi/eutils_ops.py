@@ -141,10 +141,13 @@ async def efetch(
     retstart: int = 0,
     retmax: int = 20,
     label: str = "efetch",
+    extra: dict[str, Any] | None = None,
 ) -> tuple[str, int]:
-    """Fetch records (batched); returns (text, batches). An error sent as record text raises."""
+    """Fetch records (batched); returns (text, batches). An error sent as record text raises.
+
+    ``extra`` carries further EFetch parameters (seq_start, seq_stop, strand, complexity)."""
     batch = EFETCH_BATCH_XML if retmode == "xml" else EFETCH_BATCH_TEXT
-    base: dict[str, Any] = {"db": db, "retmode": retmode}
+    base: dict[str, Any] = {"db": db, "retmode": retmode, **(extra or {})}
     if rettype:
         base["rettype"] = rettype
     requests: list[dict[str, Any]]

@@ -195,6 +195,16 @@ def _str_or_none(value: Any) -> str | None:
     return s or None
 
 
+def _list(value: Any) -> list[Any]:
+    """A JSON array member; null or a value of another type reads as empty (never iterate a str)."""
+    return value if isinstance(value, list) else []
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object member; null or a value of another type reads as empty."""
+    return value if isinstance(value, dict) else {}
+
+
 def _json_error(obj: Any) -> str | None:
     """An ``ERROR``/``error`` string member of a JSON object, if any."""
     if not isinstance(obj, dict):
@@ -290,30 +300,31 @@ def _esearch_json(data: bytes | str) -> ESearchResult:
     count = _to_int(res.get("count"))
     if count is None:
         raise _fail("ESearch JSON has no 'count'")
-    errlist = res.get("errorlist") or {}
-    warnlist = res.get("warninglist") or {}
+    # Members of the wrong JSON type (a number for a list, a list for a string) read as absent.
+    errlist = _obj(res.get("errorlist"))
+    warnlist = _obj(res.get("warninglist"))
+    translation = res.get("querytranslation")
     return ESearchResult(
         count=count,
         retmax=_to_int(res.get("retmax")),
         retstart=_to_int(res.get("retstart")),
-        ids=[str(i) for i in res.get("idlist") or []],
+        ids=_str_list(res.get("idlist")),
         query_key=_str_or_none(res.get("querykey")),
         web_env=_str_or_none(res.get("webenv")),
-        query_translation=res.get("querytranslation"),
+        query_translation=translation if isinstance(translation, str) else None,
         translation_set=[
             Translation(from_=str(t.get("from", "")), to=str(t.get("to", "")))
-            for t in res.get("translationset") or []
-            if isinstance(t, dict)
+            for t in _dicts(res.get("translationset"))
         ],
-        translation_stack=[_stack_item_json(x) for x in res.get("translationstack") or []],
+        translation_stack=[_stack_item_json(x) for x in _list(res.get("translationstack")) if x is not None],
         errors=ESearchErrors(
-            phrases_not_found=list(errlist.get("phrasesnotfound") or []),
-            fields_not_found=list(errlist.get("fieldsnotfound") or []),
+            phrases_not_found=_str_list(errlist.get("phrasesnotfound")),
+            fields_not_found=_str_list(errlist.get("fieldsnotfound")),
         ),
         warnings=ESearchWarnings(
-            quoted_phrases_not_found=list(warnlist.get("quotedphrasesnotfound") or []),
-            phrases_ignored=list(warnlist.get("phrasesignored") or []),
-            output_messages=list(warnlist.get("outputmessages") or []),
+            quoted_phrases_not_found=_str_list(warnlist.get("quotedphrasesnotfound")),
+            phrases_ignored=_str_list(warnlist.get("phrasesignored")),
+            output_messages=_str_list(warnlist.get("outputmessages")),
         ),
     )
 
@@ -462,7 +473,7 @@ def _esummary_json(data: bytes | str) -> ESummaryResult:
     if err:
         errors += _root_docsum_errors([err])
     docs: list[DocSum] = []
-    for uid in [str(u) for u in result.get("uids") or []]:
+    for uid in _str_list(result.get("uids")):
         obj = result.get(uid)
         msg = _json_error(obj) if isinstance(obj, dict) else "missing from the answer"
         if msg:
@@ -523,7 +534,7 @@ def _author_names(f: dict[str, Any]) -> list[str]:
     if "authorlist" in f:  # v1: a List of Author strings
         return _str_list(f["authorlist"])
     names = []
-    for a in f.get("authors") or []:
+    for a in _list(f.get("authors")):  # not a list (an attribute-only <Authors/>, a JSON slip): none
         if isinstance(a, str):
             names.append(a.strip())
             continue
@@ -771,7 +782,7 @@ def _linkset_json(ls: dict[str, Any]) -> LinkSet:
     web_env = _str_or_none(ls.get("webenv"))
     return LinkSet(
         dbfrom=str(ls.get("dbfrom", "")),
-        ids=[str(i) for i in ls.get("ids") or []],
+        ids=[str(i) for i in _list(ls.get("ids"))],  # a non-list "ids" reads as none
         link_dbs=[_linksetdb_json(d) for d in _dicts(ls.get("linksetdbs"))],
         histories=[
             LinkSetDbHistory(
@@ -796,7 +807,7 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 def _linksetdb_json(d: dict[str, Any]) -> LinkSetDb:
     links = []
-    for k in d.get("links") or []:
+    for k in _list(d.get("links")):
         # Plain neighbors are bare id strings; neighbor_score gives {"id", "score"} objects.
         if isinstance(k, dict):
             links.append(Link(id=str(k.get("id", "")), score=_to_int(k.get("score"))))
@@ -854,7 +865,7 @@ def _idchecks_json(value: Any) -> list[IdCheck]:
     if not isinstance(value, dict):
         return []
     out = []
-    for i in value.get("ids") or []:
+    for i in _list(value.get("ids")):
         if isinstance(i, dict):
             out.append(
                 IdCheck(

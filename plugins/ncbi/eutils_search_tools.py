@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -15,6 +16,7 @@ from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, check_db
 from .eutils_inputs import (
     PAGING_CEILING,
     PAGING_CEILING_DBS,
+    SEQUENCE_DBS,
     HistoryHandle,
     Uids,
     check_date,
@@ -22,6 +24,7 @@ from .eutils_inputs import (
     check_term,
     check_uid_count,
     fold_pmc_uids,
+    retmax_cap,
 )
 from .eutils_ops import ncbi_get, paging_advice, run_esearch, spelling_suggestion, translate_db_error
 from .eutils_parse import (
@@ -34,6 +37,7 @@ from .eutils_parse import (
     parse_espell,
 )
 
+_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9 _]{0,39}$")
 DB_FIELD_DESC = "Entrez database, e.g. 'pubmed', 'pmc', 'gene', 'protein', 'nuccore'."
 TERM_FIELD_DESC = (
     "Entrez query with [field] tags and uppercase AND/OR/NOT, e.g. 'CRISPR AND 2024[pdat]' or "
@@ -73,12 +77,34 @@ class SearchInput(ToolInput):
         None,
         description="End date YYYY, YYYY/MM or YYYY/MM/DD; mindate alone defaults this to 3000. Example: '2024/06/30'.",
     )
+    reldate: int | None = Field(
+        None,
+        ge=1,
+        le=36_500,
+        description="Only records whose datetype date falls in the last N days (1-36,500); use instead of "
+        "mindate/maxdate, with datetype='edat' for records newly added to the database. Example: 30.",
+    )
+    field: str | None = Field(
+        None,
+        description="Search every word of term in this one field, the same as tagging each word; eutils_einfo "
+        "db=<db> lists the tags. Example: 'title', 'tiab', 'author' or 'mesh'.",
+    )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
     _term = field_validator("term")(lambda cls, v: check_term(v))
     _sort = field_validator("sort")(lambda cls, v: check_sort(v))
     _dates = field_validator("mindate", "maxdate")(lambda cls, v: check_date(v))
+
+    @field_validator("field")
+    @classmethod
+    def _field(cls, v: str | None) -> str | None:
+        if v is not None and not _FIELD.match(v):
+            raise ArgumentError(
+                f"field {v!r} is not a search field name",
+                "Use a field tag such as 'title', 'tiab', 'author' or 'mesh'; eutils_einfo db=<db> lists them.",
+            )
+        return v
 
     @field_validator("datetype")
     @classmethod
@@ -89,11 +115,17 @@ class SearchInput(ToolInput):
 
     @model_validator(mode="after")
     def _check_search(self) -> SearchInput:
-        if self.datetype and not (self.mindate or self.maxdate):
+        if self.reldate is not None and (self.mindate or self.maxdate):
             raise ArgumentError(
-                "datetype needs mindate and/or maxdate", "Add e.g. mindate='2020', maxdate='2024'."
+                "give reldate or mindate/maxdate, not both",
+                "Use reldate=30 for the last 30 days, or mindate/maxdate for a fixed range.",
             )
-        if (self.mindate or self.maxdate) and self.datetype is None:
+        if self.datetype and not (self.mindate or self.maxdate or self.reldate):
+            raise ArgumentError(
+                "datetype needs mindate and/or maxdate, or reldate",
+                "Add e.g. mindate='2020', maxdate='2024', or reldate=30.",
+            )
+        if (self.mindate or self.maxdate or self.reldate) and self.datetype is None:
             self.datetype = "pdat"
         if self.mindate or self.maxdate:
             self.mindate, self.maxdate = self.mindate or "1800", self.maxdate or "3000"
@@ -125,6 +157,26 @@ class ESearchInput(SearchInput):
         True,
         description="Store the result set on the History server and return a handle (default true). Example: false.",
     )
+    _retmax = retmax_cap(
+        10_000,
+        "Take the count with retmax=0 and page with retstart (or pass the History handle to eutils_esummary/"
+        "eutils_efetch with retstart/retmax); PubMed and PMC sets page only through their first 10,000 records, "
+        "so segment bigger ones by mindate/maxdate.",
+    )
+    idtype: Literal["acc"] | None = Field(
+        None,
+        description="Sequence databases (protein, nuccore): 'acc' returns accession.version ids instead of "
+        "numeric GIs. Example: 'acc' (gives e.g. 'NP_005537.3').",
+    )
+
+    @model_validator(mode="after")
+    def _check_idtype(self) -> ESearchInput:
+        if self.idtype is not None and self.db not in SEQUENCE_DBS:
+            raise ArgumentError(
+                f"idtype='acc' applies to sequence databases, not db={self.db!r}",
+                "Omit idtype, or search protein/nuccore; those are the databases with accession.version ids.",
+            )
+        return self
 
 
 class TermTranslation(_Out):
@@ -171,6 +223,9 @@ async def esearch_tool(args: ESearchInput, ctx: ToolContext) -> ESearchOutput:
         datetype=args.datetype,
         mindate=args.mindate,
         maxdate=args.maxdate,
+        reldate=args.reldate,
+        field=args.field,
+        idtype=args.idtype,
         usehistory="y" if args.usehistory else None,
     )
     suggestion = await spelling_suggestion(ctx, args.db, args.term) if r.count == 0 else None
@@ -246,10 +301,12 @@ ESEARCH = ToolSpec(
         "how Entrez translated the query, and a History handle that eutils_esummary, eutils_efetch and "
         "eutils_elink accept in place of UIDs. Returns UIDs, never records: use eutils_search_then_fetch to get "
         "records in one call, eutils_egquery when you don't know the database, and eutils_esummary/efetch when "
-        "you already have UIDs. retmax=0 gives the count only. Page with retstart/next_offset; PubMed and PMC "
-        "result sets can be paged only through their first 10,000 records (segment by mindate/maxdate). "
-        "No match is an empty result with NCBI's spelling suggestion, not an error. One request (plus one "
-        "ESpell when nothing matched)."
+        "you already have UIDs. retmax=0 gives the count only. Limit dates with mindate/maxdate (a range) or "
+        "reldate (the last N days), never both, on datetype (pdat unless given); field='tiab' applies one field "
+        "tag to every word of term; idtype='acc' returns accession.version ids (protein, nuccore). Page with "
+        "retstart/next_offset; PubMed and PMC result sets can be paged only through their first 10,000 records "
+        "(segment by mindate/maxdate). No match is an empty result with NCBI's spelling suggestion, not an "
+        "error. One request (plus one ESpell when nothing matched)."
     ),
     input_model=ESearchInput,
     output_model=ESearchOutput,
@@ -566,7 +623,12 @@ class ECitMatchInput(ToolInput):
 
 
 class CitationMatch(_Out):
-    citation: str
+    citation: str = Field(description="The citation as sent")
+    journal: str = ""
+    year: str = ""
+    volume: str = ""
+    first_page: str = ""
+    author: str = ""
     key: str = ""
     status: Literal["matched", "not_found", "ambiguous"]
     pmid: str | None = None
@@ -590,6 +652,11 @@ async def ecitmatch_tool(args: ECitMatchInput, ctx: ToolContext) -> ECitMatchOut
     records = [
         CitationMatch(
             citation=m.citation,
+            journal=m.journal,
+            year=m.year,
+            volume=m.volume,
+            first_page=m.first_page,
+            author=m.author,
             key=m.key,
             status=m.status,
             pmid=m.pmid,

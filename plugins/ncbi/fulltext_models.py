@@ -89,7 +89,8 @@ class FulltextInput(ToolInput):
         "truncate",
         description="How `maxCharacters` is spent: 'truncate' fills sections in document order and drops the rest; "
         "'outline' keeps every heading and splits the budget evenly across sections (a part whose share is "
-        "under 100 characters returns heading-only). Use 'outline' to survey an article, then `sections`.",
+        "under 100 characters returns heading-only). Use 'outline' to survey an article, then `sections`. "
+        "Example: 'outline'.",
     )
     maxCharactersPerSection: int | None = Field(
         None,
@@ -236,7 +237,9 @@ class TableOut(_Out):
         description="Cells by row, spans expanded by repetition so the grid is rectangular"
     )
     unextractableReason: str | None = Field(
-        None, description="Why `rows` is empty (graphic-only, cals-tgroup, ...)"
+        None,
+        description="Why `rows` is empty, as a sentence: the table is only an image, uses CALS markup, or has no "
+        "table markup (see `caption` and the PMC page)",
     )
 
 

@@ -89,6 +89,7 @@ def pmids_field(limit: int, what: str) -> Any:
     return Field(
         description=f"PubMed IDs {what}, 1 to {limit}; duplicates are dropped, 'PMID:' prefixes, PubMed URLs, "
         "leading zeros and one comma-separated string are accepted. Example: ['33533846', '31452104'].",
+        json_schema_extra={"minItems": 1, "maxItems": limit},
     )
 
 

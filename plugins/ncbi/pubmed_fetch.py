@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from medlit.core.budget import Deferred, apply_budget, json_size
+from medlit.core.budget import apply_budget, json_size
 from medlit.core.render import as_json, fence
 from medlit.core.types import ToolContext, ToolSpec
 
@@ -16,6 +17,7 @@ from .pubmed_models import Author, PartialDate, PubMedArticle, RecordType
 from .pubmed_search import ResponseFormatField
 
 MAX_PMIDS = 200
+DOI_SHAPE = re.compile(r"10\.\d{4,9}/")
 
 
 class FetchArticlesInput(ToolInput):
@@ -33,10 +35,10 @@ class FetchArticlesInput(ToolInput):
     )
     maxResponseCharacters: int | None = Field(
         None,
-        ge=1_000,
+        ge=1,
         description="Ceiling on the articles' combined JSON size, in characters: articles are kept in order "
-        "until the next would cross it, the rest are deferred whole and listed in `deferred.ids`. Omit for "
-        "no ceiling. Example: 60000.",
+        "until the next would cross it, the rest are deferred whole and listed in `deferred.ids` (the first "
+        "article is always returned, so every call makes progress). Omit for no ceiling. Example: 60000.",
     )
     responseFormat: ResponseFormat = ResponseFormatField
 
@@ -96,7 +98,12 @@ class JournalOut(_Out):
     issue: str | None = None
     pages: str | None = Field(None, description="Page range as written, e.g. '48-55'")
     elocationId: str | None = Field(
-        None, description="Publisher article number (pii/e-locator) when there are no pages; never the DOI"
+        None,
+        description="Electronic locator from ELocationID: the publisher's article number (pii), else the DOI when "
+        "that is the only locator, e.g. 'e0221829'",
+    )
+    elocationIdType: str | None = Field(
+        None, description="What `elocationId` holds, from NCBI's EIdType: 'pii' or 'doi'"
     )
     publicationDate: DateOut | None = None
 
@@ -243,6 +250,18 @@ class ArticleOut(_Out):
     bookSections: list[BookSectionOut] | None = None
 
 
+class ArticlesDeferred(_Out):
+    """Continuation state for articles `maxResponseCharacters` withheld (same shape as pubmed_fetch_fulltext)."""
+
+    ids: list[str] = Field(description="PMIDs withheld, in response order: re-call with these as `pmids`")
+    deferredCount: int
+    maxResponseCharacters: int = Field(description="The ceiling this response was budgeted against")
+    returnedCharacters: int = Field(description="JSON characters the returned articles account for")
+    nextDeferredCharacters: int = Field(
+        description="Size of the first deferred article: a follow-up call needs maxResponseCharacters at least this"
+    )
+
+
 class FetchArticlesOutput(_Out):
     articles: list[ArticleOut]
     totalReturned: int
@@ -250,8 +269,11 @@ class FetchArticlesOutput(_Out):
         default_factory=list,
         description="PMIDs PubMed returned no record for (it omits unknown PMIDs silently); never deferred",
     )
-    deferred: Deferred | None = Field(
+    deferred: ArticlesDeferred | None = Field(
         None, description="Articles withheld by maxResponseCharacters: re-call with deferred.ids to get them"
+    )
+    truncated: bool | None = Field(
+        None, description="True when maxResponseCharacters withheld at least one article (see `deferred`)"
     )
     notice: str | None = None
 
@@ -284,6 +306,13 @@ def _year_text(d: PartialDate | None) -> str | None:
     if d is None:
         return None
     return str(d.year) if d.year else d.medlineDate
+
+
+def _elocation_type(value: str | None) -> str | None:
+    # The parser takes ELocationID EIdType="pii", else EIdType="doi"; a DOI always reads '10.<digits>/...'.
+    if not value:
+        return None
+    return "doi" if DOI_SHAPE.match(value) else "pii"
 
 
 def _abstract_text(a: PubMedArticle) -> str | None:
@@ -352,6 +381,7 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
             issue=j.issue,
             pages=j.pages,
             elocationId=j.elocationId,
+            elocationIdType=_elocation_type(j.elocationId),
             publicationDate=_date(a.pubDate),
         )
         if j is not None and a.recordType == "journal-article"
@@ -426,11 +456,21 @@ async def fetch_articles(args: FetchArticlesInput, ctx: ToolContext) -> FetchArt
             f"with pmids=deferred.ids (the next one needs maxResponseCharacters >= "
             f"{split.deferred.nextItemCharacters:,})."
         )
+    deferred = None
+    if split.deferred is not None:
+        deferred = ArticlesDeferred(
+            ids=split.deferred.ids,
+            deferredCount=split.deferred.count,
+            maxResponseCharacters=args.maxResponseCharacters or 0,
+            returnedCharacters=split.used,
+            nextDeferredCharacters=split.deferred.nextItemCharacters,
+        )
     return FetchArticlesOutput(
         articles=split.kept,
         totalReturned=len(split.kept),
         unavailablePmids=unavailable,
-        deferred=split.deferred,
+        deferred=deferred,
+        truncated=True if deferred is not None else None,
         notice=" ".join(notices) or None,
     )
 

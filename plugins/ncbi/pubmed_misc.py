@@ -378,6 +378,7 @@ class ConvertIdsInput(ToolInput):
         "dropped. PMIDs are digits, PMC IDs 'PMC<digits>' (bare digits accepted with idType 'pmcid'), DOIs "
         "'10.x/...' (a doi: or https://doi.org/ prefix is accepted). Example: ['10.1093/nar/gks1195', "
         "'10.1371/journal.pone.0000030'].",
+        json_schema_extra={"minItems": 1, "maxItems": CONVERT_LIMIT},
     )
     responseFormat: ResponseFormat = ResponseFormatField
 

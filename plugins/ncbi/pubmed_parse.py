@@ -179,8 +179,11 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 def _int(text: str | None) -> int | None:
-    if text and text.strip().isdigit():
-        return int(text.strip())
+    # isdecimal, not isdigit: "²" and "①" are digits int() rejects. The length cap keeps clear of
+    # int()'s 4300-digit limit (and of years/days/counts no record has).
+    text = (text or "").strip()
+    if text.isdecimal() and len(text) <= 18:
+        return int(text)
     return None
 
 

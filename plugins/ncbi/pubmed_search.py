@@ -202,6 +202,7 @@ class SearchArticlesInput(ToolInput):
         ge=0,
         description="Index of the first PMID to return (0-based), for paging; PubMed serves only the first 9,999 "
         "records, so at most 9998. Example: 20.",
+        json_schema_extra={"maximum": PAGING_LIMIT - 1},
     )
     maxResults: int = Field(
         20,

@@ -14,6 +14,7 @@ async def test_list_databases(rt, fake):
     out = await rt.call("eutils_einfo", {})
     assert not out.is_error, out.text
     assert "pubmed" in out.data["databases"] and "protein" in out.data["databases"]
+    assert out.data["count"] == len(out.data["databases"])
     jsonschema.validate(out.data, output_schema(rt, "eutils_einfo"))
     (req,) = fake.of("ncbi", "einfo.fcgi")
     assert req.params["tool"] == "medlit-mcp"

@@ -20,6 +20,12 @@ BAD = [
     ("eutils_esearch", {"db": "pubmed", "term": "x", "sort": "date&x=1"}),
     ("eutils_esearch", {"db": "pubmed", "term": "x", "ids": "1"}),  # unknown field
     ("eutils_esearch", {"db": "pubmed", "term": "x", "response_format": "xml"}),
+    ("eutils_esearch", {"db": "pubmed", "term": "x", "reldate": 0}),
+    ("eutils_esearch", {"db": "pubmed", "term": "x", "reldate": 30, "mindate": "2020"}),  # one or the other
+    ("eutils_esearch", {"db": "pubmed", "term": "x", "field": "title]&x=1"}),
+    ("eutils_esearch", {"db": "pubmed", "term": "x", "idtype": "acc"}),  # sequence databases only
+    ("eutils_esearch", {"db": "protein", "term": "x", "idtype": "gi"}),
+    ("eutils_search_then_fetch", {"db": "pubmed", "term": "x", "reldate": -5}),
     ("eutils_epost", {"db": "pubmed", "uids": "123&db=evil"}),
     ("eutils_epost", {"db": "pubmed", "uids": ["123", "45?x"]}),
     ("eutils_epost", {"db": "pubmed", "uids": []}),
@@ -41,6 +47,12 @@ BAD = [
     ("eutils_efetch", {"history": H, "retmax": 501}),
     ("eutils_efetch", {"db": "pubmed", "uids": "1", "retmode": "asn.1"}),
     ("eutils_efetch", {"db": "pubmed", "uids": "1", "rettype": "abs tract"}),
+    ("eutils_efetch", {"db": "pubmed", "uids": "1", "seq_start": 1, "seq_stop": 10}),  # not a sequence db
+    ("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "seq_start": 200, "seq_stop": 100}),
+    ("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "seq_start": 0}),
+    ("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "strand": 3}),
+    ("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "strand": "reverse"}),
+    ("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "complexity": 5}),
     ("eutils_elink", {"uids": "1"}),  # dbfrom missing
     ("eutils_elink", {"dbfrom": "pubmed", "uids": "1", "cmd": "neighbour"}),
     ("eutils_elink", {"dbfrom": "pubmed", "uids": "1", "linkname": "pubmed pmc"}),
@@ -82,3 +94,23 @@ async def test_obvious_spellings_accepted(rt, fake):
 async def test_ceiling_advice_mentions_dates(rt, fake):
     out = await rt.call("eutils_esearch", {"db": "pubmed", "term": "cancer", "retstart": 12000})
     assert "mindate" in out.error.recovery and "10,000" in out.error.message
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "advice"),
+    [
+        ("eutils_esearch", {"db": "pubmed", "term": "x", "retmax": 20000}, "retstart"),
+        ("eutils_efetch", {"history": H, "retmax": 1000}, "retstart=0, 500"),
+        ("eutils_search_then_fetch", {"db": "pubmed", "term": "x", "retmax": "900"}, "eutils_efetch"),
+        (
+            "eutils_link_then_fetch",
+            {"dbfrom": "gene", "db": "protein", "uids": "672", "retmax": 501},
+            "history",
+        ),
+    ],
+)
+async def test_retmax_over_the_limit_says_how_to_page(rt, fake, tool, args, advice):
+    out = await rt.call(tool, args)
+    assert out.is_error and out.error.reason == "invalid_argument"
+    assert "retmax" in out.error.message and advice in out.error.recovery
+    assert fake.requests == []

@@ -88,6 +88,7 @@ async def test_esummary_pubmed_corpus_json(rt, fake):
     assert rec["uid"] == "28806736" and rec["authors"][0] == "Nicholas SE" and rec["journal"]
     assert rec["volume"] == "12" and rec["pages"] == "e0182390" and rec["fields"] is None
     assert out.data["batches"] == 1 and out.data["has_more"] is False
+    assert out.data["total"] == 1
     check_schema(rt, "eutils_esummary", out.data)
     assert "<<<untrusted-data" in out.text
 
@@ -141,6 +142,7 @@ async def test_esearch_handle_to_esummary_and_efetch_without_research(rt, fake):
     summ = await rt.call("eutils_esummary", {"history": handle, "retmax": 20})
     assert not summ.is_error, summ.text
     assert summ.data["count"] == 20 and summ.data["has_more"] and summ.data["next_offset"] == 20
+    assert summ.data["total"] == 34 and "20 of 34" in summ.text  # the handle carries the set size
     rest = await rt.call("eutils_esummary", {"history": handle, "db": "pubmed", "retstart": 20, "retmax": 20})
     assert rest.data["count"] == 14 and rest.data["has_more"] is False
     fetched = await rt.call("eutils_efetch", {"history": handle, "retstart": 10, "retmax": 5})
@@ -158,6 +160,7 @@ async def test_esummary_history_batches_over_large_page(rt, fake):
     esummary_route(fake, total=2000)
     out = await rt.call("eutils_esummary", {"history": HANDLE, "retmax": 1200})
     assert out.data["count"] == 1200 and out.data["batches"] == 3 and out.data["next_offset"] == 1200
+    assert out.data["total"] is None  # a handle without count: the set size is unknown
     assert [r.params["retstart"] for r in fake.of("ncbi", "esummary.fcgi")] == ["0", "500", "1000"]
 
 
@@ -201,6 +204,41 @@ async def test_efetch_medline_and_fasta_defaults(rt, fake):
     out = await rt.call("eutils_efetch", {"db": "protein", "uids": "NP_005537.3,NP_1.1"})
     assert out.data["rettype"] == "fasta" and out.data["record_count"] == 2
     assert fake.of("ncbi", "efetch.fcgi")[-1].params["rettype"] == "fasta"
+
+
+async def test_efetch_sequence_region_strand_and_complexity(rt, fake):
+    fake.respond(
+        "ncbi", "efetch.fcgi", ">NC_000017.11:c43125483-43044295 BRCA1\nACGT\n", content_type="text/plain"
+    )
+    args = {
+        "db": "nuccore",
+        "uids": "NC_000017.11",
+        "seq_start": 43044295,
+        "seq_stop": 43125483,
+        "strand": "minus",
+        "complexity": 1,
+    }
+    out = await rt.call("eutils_efetch", args)
+    assert not out.is_error, out.text
+    assert out.data["rettype"] == "fasta" and out.data["record_count"] == 1
+    check_schema(rt, "eutils_efetch", out.data)
+    (req,) = fake.of("ncbi", "efetch.fcgi")
+    assert (
+        req.params["seq_start"],
+        req.params["seq_stop"],
+        req.params["strand"],
+        req.params["complexity"],
+    ) == (
+        "43044295",
+        "43125483",
+        "2",
+        "1",
+    )
+    assert req.params["id"] == "NC_000017.11" and req.params["rettype"] == "fasta"
+    # none of them sent unless asked for
+    await rt.call("eutils_efetch", {"db": "nuccore", "uids": "NC_000017.11", "strand": 1})
+    req = fake.of("ncbi", "efetch.fcgi")[-1]
+    assert req.params["strand"] == "1" and not {"seq_start", "seq_stop", "complexity"} & set(req.params)
 
 
 async def test_efetch_error_as_record_text_is_tool_error(rt, fake):

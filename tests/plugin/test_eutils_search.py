@@ -61,6 +61,27 @@ async def test_esearch_json_many_ids_paging_and_warnings(rt, fake):
     )
 
 
+async def test_esearch_reldate_field_and_idtype_are_sent(rt, fake):
+    fake.respond("ncbi", "esearch.fcgi", corpus_bytes("ncbi/esearch/esearch_pubmed_author_history.xml"))
+    out = await rt.call(
+        "eutils_esearch",
+        {"db": "pubmed", "term": "crispr delivery", "reldate": 30, "datetype": "edat", "field": "tiab"},
+    )
+    assert not out.is_error, out.text
+    check_schema(rt, "eutils_esearch", out.data)
+    req = fake.of("ncbi", "esearch.fcgi")[-1]
+    assert (req.params["reldate"], req.params["datetype"], req.params["field"]) == ("30", "edat", "tiab")
+    assert "mindate" not in req.params and "maxdate" not in req.params
+    # reldate alone: datetype defaults to pdat, as it does for mindate/maxdate
+    await rt.call("eutils_esearch", {"db": "pubmed", "term": "crispr", "reldate": 7})
+    req = fake.of("ncbi", "esearch.fcgi")[-1]
+    assert (req.params["reldate"], req.params["datetype"]) == ("7", "pdat")
+    assert "field" not in req.params and "idtype" not in req.params
+    # accession.version ids for a sequence database
+    await rt.call("eutils_esearch", {"db": "protein", "term": "BRCA1[gene] AND human[orgn]", "idtype": "acc"})
+    assert fake.of("ncbi", "esearch.fcgi")[-1].params["idtype"] == "acc"
+
+
 async def test_esearch_empty_result_has_spelling_suggestion(rt, fake):
     fake.respond("ncbi", "esearch.fcgi", corpus_bytes("ncbi/esearch/esearch_empty_phrase_not_found.xml"))
     fake.respond("ncbi", "espell.fcgi", corpus_bytes("ncbi/espell/espell_biopythooon.xml"))
@@ -241,6 +262,15 @@ async def test_ecitmatch_statuses(rt, fake):
     assert d["submitted"] == 4 and d["matched"] == 2
     assert [r["status"] for r in d["records"]] == ["matched", "matched", "not_found", "ambiguous"]
     assert d["records"][1]["pmid"] == "3026048" and d["records"][3]["candidates"] == ["11111111", "22222222"]
+    first = d["records"][0]
+    assert (first["journal"], first["year"], first["volume"], first["first_page"], first["author"]) == (
+        "proc natl acad sci u s a",
+        "1991",
+        "88",
+        "3248",
+        "mann bj",
+    )
+    assert first["key"] == "Art1"
     check_schema(rt, "eutils_ecitmatch", d)
     (req,) = fake.of("ncbi", "ecitmatch.cgi")
     assert req.params["bdata"].count("\r") == 3 and req.params["bdata"].endswith("|Art4|")

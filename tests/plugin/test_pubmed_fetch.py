@@ -114,6 +114,10 @@ async def test_key_fields(key_records):
     assert by["34843274"]["authors"][0]["collectiveName"].startswith("Guideline Development Panel")
     assert "³He/¹²⁹Xe" in by["29963580"]["abstractText"] and "mml" not in by["29963580"]["abstractText"]
     assert by["29963580"]["pmcId"] == "PMC6022861"
+    j = by["29963580"]["journalInfo"]  # its only ELocationID is the DOI
+    assert j["elocationId"] == "10.1117/1.JMI.5.2.026002" and j["elocationIdType"] == "doi"
+    assert by["35649368"]["journalInfo"]["elocationIdType"] == "pii"
+    assert out.data.get("truncated") is None and out.data.get("deferred") is None  # unbudgeted
     assert by["29963580"]["pmcUrl"] == "https://pmc.ncbi.nlm.nih.gov/articles/PMC6022861/"
     assert "Cu₂O" in by["27933116"]["title"]
 
@@ -195,8 +199,25 @@ async def test_budget_defers_whole_records(rt, fake, schema):
     jsonschema.validate(out.data, schema)
     assert [a["pmid"] for a in out.data["articles"]] == ["34843274"]
     d = out.data["deferred"]
-    assert d["ids"] == ["26430984", "10066780"] and d["count"] == 2 and d["nextItemCharacters"] > 5000
+    assert d["ids"] == ["26430984", "10066780"] and d["deferredCount"] == 2
+    assert d["nextDeferredCharacters"] > 5000
+    assert d["maxResponseCharacters"] == 5000 and 0 < d["returnedCharacters"] <= 5000
+    assert out.data["truncated"] is True
     assert "deferred.ids" in out.data["notice"]
+
+
+async def test_tiny_budget_still_returns_the_first_article(rt, fake, schema):
+    # As in the peer and pubmed_fetch_fulltext, any positive ceiling is accepted; the first article always
+    # comes back so a follow-up call makes progress.
+    if not record_index():
+        pytest.skip("shared corpus not present")
+    install(fake)
+    out = await rt.call(TOOL, {"pmids": ["34843274", "10066780"], "maxResponseCharacters": 1})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    assert [a["pmid"] for a in out.data["articles"]] == ["34843274"]
+    assert out.data["deferred"]["ids"] == ["10066780"] and out.data["truncated"] is True
+    assert out.data["deferred"]["nextDeferredCharacters"] > 1
 
 
 async def test_empty_set_lists_unavailable(rt, fake):
