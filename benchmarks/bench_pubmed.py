@@ -43,6 +43,7 @@ from lxml import etree
 from medlit.core.host import load_host
 from medlit.core.render import TEXT_LIMIT
 from medlit.core.runtime import Runtime
+from medlit.plugins.ncbi.pubmed_common import RECORD_CACHE_KEY
 from medlit.core.settings import load_settings
 from medlit.core.xml import parse_xml
 from medlit.plugins.ncbi.pubmed_fetch import FetchArticlesInput, FetchArticlesOutput, render_fetch, to_output
@@ -211,6 +212,7 @@ async def measure(label: str, step: Step, efetch: CachedEfetch, *, paced: bool, 
             for _ in range(1 if paced else runs):
                 fake.requests.clear()
                 efetch.sizes.clear()
+                rt.cache.pop(RECORD_CACHE_KEY, None)  # each run starts cold; within a run, reuse counts
                 t = time.perf_counter()
                 res = await step(rt)
                 walls.append(time.perf_counter() - t)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 import re
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,6 +98,18 @@ def pmids_field(limit: int, what: str) -> Any:
 # ----------------------------------------------------------------------------- requests
 
 
+RECORD_CACHE_KEY = "ncbi.pubmed.records"
+RECORD_TTL = 600.0  # seconds: a record fetched for reading is reused when it is formatted or cited
+RECORD_CACHE_MAX = 2000
+
+
+def _record_cache(ctx: ToolContext) -> OrderedDict[tuple[str, bool, bool], tuple[float, PubMedArticle]]:
+    cache = ctx.cache.get(RECORD_CACHE_KEY)
+    if cache is None:
+        cache = ctx.cache[RECORD_CACHE_KEY] = OrderedDict()
+    return cache
+
+
 async def fetch_pubmed(
     ctx: ToolContext,
     pmids: Sequence[str],
@@ -106,9 +120,17 @@ async def fetch_pubmed(
     """EFetch PubMed XML for ``pmids`` in as few requests as possible.
 
     Returns (records in request order, PMIDs PubMed returned nothing for, requests made). A batch
-    whose answer is over the body cap is split in halves and retried.
+    whose answer is over the body cap is split in halves and retried. Records fetched in the last
+    :data:`RECORD_TTL` seconds (with the same options) come from a process cache, so fetching and
+    then formatting the same PMIDs costs one request, not two; callers get copies.
     """
+    cache = _record_cache(ctx)
+    now = time.monotonic()
     found: dict[str, PubMedArticle] = {}
+    for pmid in pmids:
+        hit = cache.get((pmid, investigators, grants))
+        if hit is not None and hit[0] > now:
+            found[pmid] = hit[1].model_copy(deep=True)
     requests = 0
 
     async def run(batch: list[str]) -> None:
@@ -131,11 +153,19 @@ async def fetch_pubmed(
             raise upstream_error(
                 "ncbi", E.INVALID_RESPONSE, f"PubMed EFetch answer could not be read: {exc}"
             ) from None
+        expires = time.monotonic() + RECORD_TTL
         for rec in records:
-            found.setdefault(rec.pmid, rec)
+            if rec.pmid in found:
+                continue
+            found[rec.pmid] = rec
+            cache[(rec.pmid, investigators, grants)] = (expires, rec.model_copy(deep=True))
+            cache.move_to_end((rec.pmid, investigators, grants))
+        while len(cache) > RECORD_CACHE_MAX:
+            cache.popitem(last=False)
 
-    for start in range(0, len(pmids), EFETCH_BATCH):
-        await run(list(pmids[start : start + EFETCH_BATCH]))
+    missing = [p for p in pmids if p not in found]
+    for start in range(0, len(missing), EFETCH_BATCH):
+        await run(list(missing[start : start + EFETCH_BATCH]))
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]
     return articles, unavailable, requests

@@ -100,6 +100,8 @@ async def test_key_fields(key_records):
     assert book["recordType"] == "book" and book["title"] == book["book"]["title"]
     assert all(p["collectiveName"] for p in book["authors"]) and len(book["authors"]) == 6
     assert book["doi"] == "10.17226/21775" and book["book"]["isbns"] == ["9780309376662"]
+    assert book["book"]["doi"] == "10.17226/21775"  # Book/ELocationID
+    assert ch.get("doi") is None and ch["book"].get("doi") is None
 
     big = by["26430984"]
     assert len(big["authors"]) == 474
@@ -230,6 +232,39 @@ async def test_empty_set_lists_unavailable(rt, fake):
     assert "pubmed_search_articles" in out.data["notice"]
 
 
+async def test_record_without_its_wrapper_reads_as_unavailable(rt, fake, schema):
+    real = corpus_bytes(EFETCH + "pubmed_26468569_book_whole.xml")
+    broken = (
+        b'<PubmedArticle><PubmedData><ArticleIdList><ArticleId IdType="pubmed">11111111</ArticleId>'
+        b"</ArticleIdList></PubmedData></PubmedArticle></PubmedArticleSet>"
+    )
+    fake.respond("ncbi", "efetch.fcgi", real.replace(b"</PubmedArticleSet>", broken), content_type="text/xml")
+    out = await rt.call(TOOL, {"pmids": ["26468569", "11111111"]})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    assert [a["pmid"] for a in out.data["articles"]] == ["26468569"]
+    assert out.data["unavailablePmids"] == ["11111111"]
+
+
+async def test_book_identifiers_kept_apart_from_the_chapter(rt, fake, schema):
+    chapter = (
+        b"<PubmedArticleSet><PubmedBookArticle><BookDocument><PMID>30000001</PMID><ArticleIdList>"
+        b'<ArticleId IdType="bookaccession">NBK500001</ArticleId><ArticleId IdType="doi">10.1000/b.ch3</ArticleId>'
+        b"</ArticleIdList><Book><Publisher><PublisherName>P</PublisherName></Publisher>"
+        b"<BookTitle>The Book</BookTitle><PubDate><Year>2020</Year></PubDate><Isbn>0123456789</Isbn>"
+        b'<ELocationID EIdType="doi">10.1000/b</ELocationID></Book><ArticleTitle>Chapter 3</ArticleTitle>'
+        b"</BookDocument></PubmedBookArticle></PubmedArticleSet>"
+    )
+    fake.respond("ncbi", "efetch.fcgi", chapter, content_type="text/xml")
+    out = await rt.call(TOOL, {"pmids": ["30000001"]})
+    assert not out.is_error, out.text
+    jsonschema.validate(out.data, schema)
+    [a] = out.data["articles"]
+    assert a["recordType"] == "book-chapter" and a["doi"] == "10.1000/b.ch3"
+    assert a["book"]["doi"] == "10.1000/b" and a["book"]["isbns"] == ["0123456789"]
+    assert "DOI 10.1000/b; ISBN 0123456789; NBK500001" in out.text
+
+
 async def test_accepts_obvious_spellings(rt, fake):
     if not record_index():
         pytest.skip("shared corpus not present")
@@ -276,3 +311,19 @@ async def test_upstream_faults_map_to_reasons(rt, fake, kind, options, reason):
     fake.fault(kind, "ncbi", "efetch.fcgi", times=10, **options)
     out = await rt.call(TOOL, {"pmids": ["10066780"]})
     assert out.is_error and out.error.reason == reason, out.text
+
+
+async def test_record_cache_serves_repeat_fetches_and_respects_options(rt, fake):
+    from pubmed_fakes import install
+
+    install(fake)
+    first = await rt.call("pubmed_fetch_articles", {"pmids": ["27797938", "28775130"]})
+    assert not first.is_error
+    again = await rt.call("pubmed_fetch_articles", {"pmids": ["28775130", "27797938"]})
+    assert [a["pmid"] for a in again.data["articles"]] == ["28775130", "27797938"]
+    assert len(fake.of("ncbi", "efetch.fcgi")) == 1  # served from the record cache
+    partly = await rt.call("pubmed_fetch_articles", {"pmids": ["27797938", "38147649"]})
+    assert [a["pmid"] for a in partly.data["articles"]] == ["27797938", "38147649"]
+    assert fake.of("ncbi", "efetch.fcgi")[-1].ids() == ["38147649"]  # only the missing one is fetched
+    await rt.call("pubmed_fetch_articles", {"pmids": ["27797938"], "includeGrants": True})
+    assert fake.of("ncbi", "efetch.fcgi")[-1].ids() == ["27797938"]  # other options, other parse

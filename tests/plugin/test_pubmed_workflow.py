@@ -52,16 +52,12 @@ async def test_search_fetch_format_workflow(rt, fake):
         assert not formatted.is_error, formatted.content
         jsonschema.validate(formatted.structured_content, tools["pubmed_format_citations"].output_schema)
         assert formatted.structured_content["totalFormatted"] == 10
-        assert [r.path for r in fake.requests] == [
-            "esearch.fcgi",
-            "esummary.fcgi",
-            "efetch.fcgi",
-            "efetch.fcgi",
-        ]
+        # the records just fetched are reused: formatting sends nothing upstream
+        assert [r.path for r in fake.requests] == ["esearch.fcgi", "esummary.fcgi", "efetch.fcgi"]
 
         bad = await client.call_tool("pubmed_search_articles", {"query": "()"})
         assert bad.is_error and bad.meta["medlit/error"]["reason"] == "blank_query"
-        assert len(fake.requests) == 4
+        assert len(fake.requests) == 3
 
         resources = await client.list_resources()
         assert "pubmed://database/info" in [str(r.uri) for r in resources.resources]
