@@ -43,9 +43,9 @@ from lxml import etree
 from medlit.core.host import load_host
 from medlit.core.render import TEXT_LIMIT
 from medlit.core.runtime import Runtime
-from medlit.plugins.ncbi.pubmed_common import RECORD_CACHE_KEY
 from medlit.core.settings import load_settings
 from medlit.core.xml import parse_xml
+from medlit.plugins.ncbi.pubmed_common import RECORD_CACHE_KEY
 from medlit.plugins.ncbi.pubmed_fetch import FetchArticlesInput, FetchArticlesOutput, render_fetch, to_output
 from medlit.plugins.ncbi.pubmed_parse import parse_pubmed_xml
 
