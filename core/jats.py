@@ -447,9 +447,18 @@ def _heading(el: Element) -> str | None:
     return title or label
 
 
+def _label(el: Element) -> str | None:
+    """A section's own ``<label>`` ("2.1"), as printed."""
+    return _text(_child(el, "label"))
+
+
 def _folded_section(el: Element, ctx: _Ctx, depth: int) -> list[str]:
-    """A section below max_depth: its heading becomes a '####' line inside the parent's text."""
+    """A section below max_depth: its heading becomes a '####' line inside the parent's text,
+    led by its label when it has both ("#### 2.1.1 Aerobic Glycolysis")."""
     title = _heading(el) or _BACK_SECTIONS.get(_name(el))
+    label = _label(el)
+    if title and label and label != title:
+        title = f"{label} {title}"
     head = [f"{'#' * min(depth, 6)} {title}"] if title else []
     return head + _flow(el, ctx, depth, skip={"title", "label", "sec-meta"})
 
@@ -597,12 +606,15 @@ def _table(el: Element, label: str | None, ctx: _Ctx) -> Table:
                 table.headerRows = head
             table.rows.extend(rows)
         table.rows = _rectangular(table.rows)
-    elif candidates:
-        table.unextractableReason = "table uses CALS/OASIS markup, which is not extracted"
+    if any(table.rows):
+        return table
+    table.rows, table.headerRows = [], 0  # rows without a cell are no rows
+    if candidates and not xhtml:
+        table.unextractableReason = "cals-tgroup"
     elif any(_name(d) == "graphic" for d in el.iter() if isinstance(d.tag, str)):
-        table.unextractableReason = "table is only an image (graphic); no cell data in the XML"
-    else:
-        table.unextractableReason = "table-wrap holds no table markup"
+        table.unextractableReason = "graphic-only"
+    else:  # XHTML <table> markup without a cell, or a table-wrap with neither markup nor image
+        table.unextractableReason = "no-rows"
     return table
 
 
@@ -723,7 +735,7 @@ def _walk(el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section
                 _walk(child, ctx, path, depth, out, kind)
         return
     sec_path = [*path, title or ""]
-    section = Section(title=title, path=sec_path, level=depth, kind=kind)  # type: ignore[arg-type]
+    section = Section(title=title, label=_label(el), path=sec_path, level=depth, kind=kind)  # type: ignore[arg-type]
     out.append(section)
     saved, ctx.path = ctx.path, sec_path
 
@@ -1002,8 +1014,9 @@ def _author(contrib: Element) -> Author | None:
     if name_el is not None:
         surname = _text(_child(name_el, "surname"))
         given = _text(_child(name_el, "given-names"))
+        suffix = _text(_child(name_el, "suffix"))
         full = _person_name(name_el) if _name(name_el) == "name" else _clean("".join(name_el.itertext()))
-        return Author(name=full, surname=surname, givenNames=given, orcid=orcid)
+        return Author(name=full, surname=surname, givenNames=given, suffix=suffix, orcid=orcid)
     if collab is not None:
         if _name(collab) == "collab-alternatives":
             collab = next(iter(_children(collab, "collab")), collab)
@@ -1143,7 +1156,7 @@ def _citation_name(el: Element) -> str | None:
 
 def _character_count(art: FulltextArticle) -> int:
     def sections(items: list[Section]) -> int:
-        return sum(len(s.title or "") + len(s.text) for s in items)
+        return sum(len(s.title or "") + len(s.label or "") + len(s.text) for s in items)
 
     total = len(art.title or "") + len(art.abstract or "")
     total += sections(art.sections) + sections(art.backMatter)

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "UNEXTRACTABLE_REASONS",
     "ArticleIds",
     "Asset",
     "Author",
@@ -36,7 +37,18 @@ __all__ = [
     "Section",
     "SubArticle",
     "Table",
+    "UnextractableReason",
 ]
+
+
+UnextractableReason = Literal["graphic-only", "cals-tgroup", "no-rows"]
+
+UNEXTRACTABLE_REASONS: dict[str, str] = {
+    "graphic-only": "the table was deposited only as an image, with no cell markup",
+    "cals-tgroup": "the table uses the CALS/OASIS <tgroup> model, which is not extracted",
+    "no-rows": "the table markup carries no rows",
+}
+"""Why a table's ``rows`` are empty, by code, as a sentence for notices and rendered text."""
 
 
 class _Record(BaseModel):
@@ -50,9 +62,10 @@ class ArticleIds(_Record):
 
 
 class Author(_Record):
-    name: str  # "Given Surname", or the group name when collective
+    name: str  # "Given Surname Suffix", or the group name when collective
     surname: str | None = None
     givenNames: str | None = None
+    suffix: str | None = None  # generational suffix verbatim from <suffix>, e.g. "Jr", "III"
     collective: bool = False
     orcid: str | None = None  # bare id "0000-0002-1825-0097"
     affiliationIndexes: list[int] = Field(default_factory=list)  # 0-based into FulltextArticle.affiliations
@@ -87,7 +100,8 @@ class License(_Record):
 
 
 class Section(_Record):
-    title: str | None = None
+    title: str | None = None  # <title>; else the <label> when that is the only heading; else the kind (back)
+    label: str | None = None  # <label> as printed, e.g. "2.1"; never part of ``title`` when both exist
     path: list[str] = Field(default_factory=list)  # breadcrumb of headings, own title last
     level: int = 0  # len(path); 0 = untitled text before the first <sec>
     kind: Literal["body", "back"] = "body"
@@ -102,7 +116,8 @@ class Table(_Record):
     section: list[str] = Field(default_factory=list)  # path of the owning section
     headerRows: int = 0
     rows: list[list[str]] = Field(default_factory=list)  # rectangular; spans expanded by repetition
-    unextractableReason: str | None = None  # set (and rows empty) when no XHTML table is present
+    # Set (and rows empty) when no cell can be read: one of UNEXTRACTABLE_REASONS' keys.
+    unextractableReason: UnextractableReason | None = None
 
 
 class Asset(_Record):

@@ -152,6 +152,15 @@ class LinkCheck(_Out):
     linknames: list[str] = Field(default_factory=list, description="acheck: links this record has")
 
 
+class LinkSetError(_Out):
+    dbfrom: str = Field(description="Source database of the link set NCBI failed")
+    ids: list[str] = Field(
+        default_factory=list, description="Source UIDs of that link set, when NCBI echoed them"
+    )
+    linkname: str | None = Field(None, description="The link that failed, when the error was on one link")
+    error: str = Field(description="NCBI's error text, verbatim")
+
+
 class ELinkOutput(_Out):
     dbfrom: str
     dbto: str | None = None
@@ -164,6 +173,11 @@ class ELinkOutput(_Out):
     )
     linkout: list[LinkOutUrl] = Field(default_factory=list)
     checks: list[LinkCheck] = Field(default_factory=list)
+    errors: list[LinkSetError] = Field(
+        default_factory=list,
+        description="Link sets (or single links) NCBI answered with an ERROR while the rest succeeded; the "
+        "links above are complete for everything else",
+    )
     notice: str | None = None
 
 
@@ -194,7 +208,17 @@ def summarise_links(result: ELinkResult, dbfrom: str) -> dict[str, Any]:
     histories: list[LinkHistory] = []
     linkout: list[LinkOutUrl] = []
     checks: list[LinkCheck] = []
+    errors = [LinkSetError(dbfrom=dbfrom, error=e) for e in result.errors]
     for ls in result.link_sets:
+        if ls.error:
+            errors.append(LinkSetError(dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, error=ls.error))
+        for one in [*ls.link_dbs, *ls.histories]:
+            if one.error:
+                errors.append(
+                    LinkSetError(
+                        dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, linkname=one.linkname or None, error=one.error
+                    )
+                )
         for d in ls.link_dbs:
             g = groups.setdefault(
                 (d.dbto, d.linkname), LinkGroup(dbto=d.dbto, linkname=d.linkname, count=0, ids=[])
@@ -236,7 +260,25 @@ def summarise_links(result: ELinkResult, dbfrom: str) -> dict[str, Any]:
                 )
             )
     kept = [g for g in groups.values() if g.count]
-    return {"groups": kept, "histories": histories, "linkout": linkout, "checks": checks}
+    return {"groups": kept, "histories": histories, "linkout": linkout, "checks": checks, "errors": errors}
+
+
+def errors_notice(errors: list[LinkSetError]) -> str | None:
+    """One sentence naming what NCBI failed, so a partial answer never reads as a complete one."""
+    if not errors:
+        return None
+    parts = []
+    for e in errors[:5]:
+        where = e.linkname or e.dbfrom
+        ids = f" (ids {', '.join(e.ids[:5])}{', ...' if len(e.ids) > 5 else ''})" if e.ids else ""
+        parts.append(f"{where}{ids}: {e.error}")
+    more = f"; and {len(errors) - 5} more" if len(errors) > 5 else ""
+    return (
+        "NCBI reported an error for part of this request, whose links are missing: "
+        + "; ".join(parts)
+        + more
+        + "."
+    )
 
 
 async def elink_tool(args: ELinkInput, ctx: ToolContext) -> ELinkOutput:
@@ -246,13 +288,14 @@ async def elink_tool(args: ELinkInput, ctx: ToolContext) -> ELinkOutput:
     )
     parts = summarise_links(result, args.dbfrom)
     empty = not (parts["groups"] or parts["histories"] or parts["linkout"] or parts["checks"])
+    notices = [n for n in (errors_notice(parts["errors"]), _EMPTY_HINT if empty else None) if n]
     return ELinkOutput(
         dbfrom=args.dbfrom,
         dbto=(args.db or args.dbfrom) if args.cmd in _JSON_CMDS else args.db,
         command=args.cmd,
         groups_found=len(parts["groups"]) + len(parts["histories"]),
         total_linked=sum(g.count for g in parts["groups"]),
-        notice=_EMPTY_HINT if empty else None,
+        notice=" ".join(notices) or None,
         **parts,
     )
 
@@ -280,6 +323,9 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
             for c in out.checks
         ]
         parts.append(md_table(["UID", "Has neighbors", "Has LinkOut", "Links"], rows))
+    for e in out.errors:
+        where = f"{e.linkname or e.dbfrom}" + (f" (ids {', '.join(e.ids)})" if e.ids else "")
+        parts.append(f"**NCBI error** {where}: {e.error}")
     if out.notice:
         parts.append(out.notice)
     return cap_text(
@@ -399,12 +445,15 @@ async def link_then_fetch_tool(args: LinkThenFetchInput, ctx: ToolContext) -> Li
         linkname=args.linkname,
     )
     await ctx.progress(2, 3, "links found")
-    hists = [h for h in summarise_links(result, args.dbfrom)["histories"] if h.dbto in ("", args.db)]
+    links = summarise_links(result, args.dbfrom)
+    failed = errors_notice(links["errors"])
+    hists = [h for h in links["histories"] if h.dbto in ("", args.db)]
     preferred = args.linkname or f"{args.dbfrom}_{args.db}"
     chosen = next((h for h in hists if h.linkname == preferred), hists[0] if hists else None)
     if chosen is None:
+        notice = " ".join(n for n in (failed, _EMPTY_HINT) if n)
         return LinkThenFetchOutput(
-            **base, source_total=source_total, source_history=source, retrieved=0, text="", notice=_EMPTY_HINT
+            **base, source_total=source_total, source_history=source, retrieved=0, text="", notice=notice
         )
     text, batches = await efetch(
         ctx, args.db, args.rettype, args.retmode, history=chosen.history, retmax=args.retmax
@@ -424,7 +473,10 @@ async def link_then_fetch_tool(args: LinkThenFetchInput, ctx: ToolContext) -> Li
         has_more=has_more,
         next_offset=args.retmax if has_more else None,
         text=text,
-        notice=fetch_notice(args.db, args.retmax, found, False) if found == 0 else None,
+        notice=" ".join(
+            n for n in (failed, fetch_notice(args.db, args.retmax, found, False) if found == 0 else None) if n
+        )
+        or None,
     )
 
 

@@ -204,10 +204,24 @@ class LinkSet(_Model):
     web_env: str | None = None
     id_url_list: list[IdUrlSet] = Field(default_factory=list)
     id_check_list: list[IdCheck] = Field(default_factory=list)
+    # The LinkSet's own <ERROR> (several joined with "; "): NCBI failed this set, not the call.
+    error: str | None = None
+
+    def has_content(self) -> bool:
+        """True when the set carries anything besides its error: ids, links, handles, URLs, checks."""
+        return bool(
+            self.ids
+            or any(d.links for d in self.link_dbs)
+            or any(h.query_key for h in self.histories)
+            or self.id_url_list
+            or self.id_check_list
+        )
 
 
 class ELinkResult(_Model):
     link_sets: list[LinkSet] = Field(default_factory=list)
+    # A root-level <ERROR> that came with usable link sets (alone, it fails the call).
+    errors: list[str] = Field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- ESpell, EGQuery

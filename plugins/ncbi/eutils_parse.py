@@ -648,26 +648,35 @@ def _tree_numbers(links: Any) -> list[str]:
 
 
 def parse_elink(data: bytes | str, *, json_mode: bool | None = None) -> ELinkResult:
-    """ELink XML or JSON (sniffed when ``json_mode`` is None); empty link sets are not errors."""
+    """ELink XML or JSON (sniffed when ``json_mode`` is None); empty link sets are not errors.
+
+    An ``ERROR`` on one LinkSet is kept on that set (``LinkSet.error``) with whatever else it
+    carries; a root-level ``ERROR`` next to usable link sets goes to ``ELinkResult.errors``. Only
+    an answer that is nothing but errors raises: a root ERROR with no usable link set, or link
+    sets that all carry nothing (no ids, links, handles, URLs or checks) besides at least one ERROR.
+    """
     if json_mode is None:
         json_mode = _is_json(data)
     return _elink_json(data) if json_mode else _elink_xml(data)
 
 
+def _elink_checked(root_errors: list[str], sets: list[LinkSet]) -> ELinkResult:
+    set_errors = [ls.error for ls in sets if ls.error]
+    if (root_errors or set_errors) and not any(ls.has_content() for ls in sets):
+        raise _ncbi_error([*root_errors, *set_errors])
+    return ELinkResult(link_sets=sets, errors=root_errors)
+
+
 def _elink_xml(data: bytes | str) -> ELinkResult:
     root = _xml_root(data, ("eLinkResult",))
-    errors = _error_texts(root)
-    sets = _children(root, "LinkSet")
-    for ls in sets:
-        errors += _error_texts(ls)
-    if errors:
-        raise _ncbi_error(errors)
-    return ELinkResult(link_sets=[_linkset_xml(ls) for ls in sets])
+    sets = [_linkset_xml(ls) for ls in _children(root, "LinkSet")]
+    return _elink_checked(_error_texts(root), sets)
 
 
 def _linkset_xml(ls: etree._Element) -> LinkSet:
     web_env = _text(ls, "WebEnv") or None
     return LinkSet(
+        error="; ".join(_error_texts(ls)) or None,
         dbfrom=_text(ls, "DbFrom") or "",
         ids=[t for t in _texts(_child(ls, "IdList"), "Id") if t],
         link_dbs=[_linksetdb_xml(db) for db in _children(ls, "LinkSetDb")],
@@ -772,15 +781,13 @@ def _elink_json(data: bytes | str) -> ELinkResult:
     if sets is None and not errors:
         raise _fail("ELink JSON has no 'linksets'")
     sets = sets if isinstance(sets, list) else []
-    errors += [e for ls in sets if (e := _json_error(ls))]
-    if errors:
-        raise _ncbi_error(errors)
-    return ELinkResult(link_sets=[_linkset_json(ls) for ls in sets if isinstance(ls, dict)])
+    return _elink_checked(errors, [_linkset_json(ls) for ls in sets if isinstance(ls, dict)])
 
 
 def _linkset_json(ls: dict[str, Any]) -> LinkSet:
     web_env = _str_or_none(ls.get("webenv"))
     return LinkSet(
+        error=_json_error(ls),
         dbfrom=str(ls.get("dbfrom", "")),
         ids=[str(i) for i in _list(ls.get("ids"))],  # a non-list "ids" reads as none
         link_dbs=[_linksetdb_json(d) for d in _dicts(ls.get("linksetdbs"))],

@@ -8,6 +8,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from medlit.core.errors import ArgumentError
 from medlit.core.identifiers import IdentifierError, IdKind, parse_list
+from medlit.core.jats_models import UnextractableReason
 from medlit.core.types import TierOutcomeKind
 
 from .common import ResponseFormat, ToolInput
@@ -176,6 +177,11 @@ class _Out(BaseModel):
 class Author(_Out):
     lastName: str | None = None
     givenNames: str | None = None
+    suffix: str | None = Field(
+        None,
+        description="Generational name suffix verbatim from the JATS <suffix> (e.g. 'Jr', 'IV'), never normalised; "
+        "absent when the deposit gives none",
+    )
     collectiveName: str | None = Field(None, description="Group or consortium name of a collective author")
     orcid: str | None = None
 
@@ -207,7 +213,12 @@ BudgetCut = Literal["shortened", "emptied"]
 
 
 class Subsection(_Out):
-    title: str | None = None
+    title: str | None = Field(
+        None, description="Subsection heading (its <title>, else its <label> when that is all it has)"
+    )
+    label: str | None = Field(
+        None, description="Subsection label as printed, e.g. '2.1', when it carries one"
+    )
     text: str = Field(description="Subsection text; deeper headings folded in as '#### Heading' lines")
     budgetCut: BudgetCut | None = Field(
         None, description="Set when `maxCharacters`/`maxCharactersPerSection` shortened or emptied this text"
@@ -215,7 +226,15 @@ class Subsection(_Out):
 
 
 class Section(_Out):
-    title: str | None = Field(None, description="Heading; absent for untitled text before the first heading")
+    title: str | None = Field(
+        None,
+        description="Heading (its <title>, else its <label> when that is all it has, else the back-matter kind); "
+        "absent for untitled text before the first heading",
+    )
+    label: str | None = Field(
+        None,
+        description="Section label as printed, e.g. '2', when it carries one (the `sections` filter reads `title`)",
+    )
     text: str = Field(description="The section's own text (its subsections are in `subsections`)")
     subsections: list[Subsection] | None = None
     backMatter: bool | None = Field(
@@ -236,10 +255,11 @@ class TableOut(_Out):
     rows: list[list[str]] = Field(
         description="Cells by row, spans expanded by repetition so the grid is rectangular"
     )
-    unextractableReason: str | None = Field(
+    unextractableReason: UnextractableReason | None = Field(
         None,
-        description="Why `rows` is empty, as a sentence: the table is only an image, uses CALS markup, or has no "
-        "table markup (see `caption` and the PMC page)",
+        description="Why `rows` is empty, set only then: 'graphic-only' (deposited as an image with no cell "
+        "markup), 'cals-tgroup' (CALS/OASIS <tgroup> markup, not extracted), 'no-rows' (the markup carries no "
+        "row with a cell). Label and caption are still returned; read the cells on the PMC page (`pmcUrl`)",
     )
 
 
@@ -366,6 +386,7 @@ class OverLimit(IdGroups):
 
 class SubsectionLedger(_Out):
     title: str | None = None
+    label: str | None = Field(None, description="Label as printed (e.g. '2.1'), when it carries one")
     originalCharacters: int
     returnedCharacters: int
     truncated: bool
@@ -401,6 +422,7 @@ class Truncation(_Out):
 
 class OmittedSection(_Out):
     title: str | None = None
+    label: str | None = Field(None, description="Section label as printed (e.g. '2'), when it carries one")
 
 
 class SectionCapArticle(_Out):

@@ -64,9 +64,10 @@ def to_pmc_article(art: FulltextArticle, via: str, *, include_assets: bool = Tru
         back = True if sec.kind == "back" else None
         if sec.level >= 2 and sections and sections[-1].backMatter == back:
             parent = sections[-1]
-            parent.subsections = (parent.subsections or []) + [Subsection(title=sec.title, text=text)]
+            sub = Subsection(title=sec.title, label=sec.label, text=text)
+            parent.subsections = (parent.subsections or []) + [sub]
         else:
-            sections.append(Section(title=sec.title or None, text=text, backMatter=back))
+            sections.append(Section(title=sec.title or None, label=sec.label, text=text, backMatter=back))
     ids = art.ids
     j = art.journal
     journal = Journal(
@@ -80,7 +81,7 @@ def to_pmc_article(art: FulltextArticle, via: str, *, include_assets: bool = Tru
     authors = [
         Author(collectiveName=a.name, orcid=a.orcid)
         if a.collective
-        else Author(lastName=a.surname, givenNames=a.givenNames, orcid=a.orcid)
+        else Author(lastName=a.surname, givenNames=a.givenNames, suffix=a.suffix, orcid=a.orcid)
         for a in art.authors
     ]
     return PmcArticle(
@@ -187,7 +188,7 @@ def cap_sections(art: PmcArticle, max_sections: int) -> list[OmittedSection]:
         art.tables = [t for t in art.tables if t.sectionTitle not in gone] or None
     if art.assets:
         art.assets = [a for a in art.assets if a.sectionTitle not in gone] or None
-    return [OmittedSection(title=s.title) for s in dropped]
+    return [OmittedSection(title=s.title, label=s.label) for s in dropped]
 
 
 # -- budgets ----------------------------------------------------------------------------------
@@ -280,6 +281,7 @@ def _ledger_for(sec: Section, orig_own: int, orig_subs: list[int]) -> SectionLed
     original = orig_own + sum(orig_subs)
     entry = SectionLedger(
         title=sec.title,
+        label=sec.label,
         originalCharacters=original,
         returnedCharacters=returned,
         truncated=returned < original,
@@ -288,6 +290,7 @@ def _ledger_for(sec: Section, orig_own: int, orig_subs: list[int]) -> SectionLed
         entry.subsections = [
             SubsectionLedger(
                 title=s.title,
+                label=s.label,
                 originalCharacters=o,
                 returnedCharacters=len(s.text) if s is not None else 0,
                 truncated=(len(s.text) if s is not None else 0) < o,
@@ -314,7 +317,13 @@ def _truncate_group(
         if allow < 1:
             report.omitted_sections += 1
             report.sections.append(
-                SectionLedger(title=sec.title, originalCharacters=size, returnedCharacters=0, truncated=True)
+                SectionLedger(
+                    title=sec.title,
+                    label=sec.label,
+                    originalCharacters=size,
+                    returnedCharacters=0,
+                    truncated=True,
+                )
             )
             continue
         own = min(allow, orig_own)

@@ -18,7 +18,7 @@ from medlit.core import errors as E
 from medlit.core.budget import apply_budget, json_size
 from medlit.core.errors import MedlitError, upstream_error
 from medlit.core.identifiers import FIELD_OF, ID_KINDS, IdKind
-from medlit.core.jats_models import FulltextArticle
+from medlit.core.jats_models import UNEXTRACTABLE_REASONS, FulltextArticle
 from medlit.core.render import as_json, fence, md_table
 from medlit.core.resolution import ChainResult, Resolution, merge_refs, run_chain
 from medlit.core.types import ArticleRef, ToolContext, ToolSpec
@@ -334,7 +334,8 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
             "pubmed_fetch_articles gives the abstract and metadata."
         )
     unextractable = [
-        f"{t.label or t.id or 'a table'} in {article_id(records[i][2])} ({t.unextractableReason})"
+        f"{t.label or t.id or 'a table'} in {article_id(records[i][2])} "
+        f"({UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
         for i in kept
         if isinstance(records[i][2], PmcArticle)
         for t in records[i][2].tables or []  # type: ignore[union-attr]
@@ -366,6 +367,13 @@ def _resend(asked: Sequence[_Asked]) -> str:
 
 
 # -- rendering --------------------------------------------------------------------------------
+def _heading(label: str | None, title: str | None) -> str:
+    """'2.1 Methods'; the title alone when the label is missing or is the title."""
+    if label and title and label != title:
+        return f"{label} {title}"
+    return title or label or "(untitled)"
+
+
 def _render_pmc(art: PmcArticle) -> str:
     lines = [f"## {art.title or article_id(art)}"]
     ids = [f"PMCID {art.pmcId}" if art.pmcId else "", f"PMID {art.pmid}" if art.pmid else ""]
@@ -379,19 +387,21 @@ def _render_pmc(art: PmcArticle) -> str:
         body.append(f"{where}{f' ({year})' if year else ''}")
     if art.authors:
         names = [
-            a.collectiveName or " ".join(x for x in (a.givenNames, a.lastName) if x) for a in art.authors
+            a.collectiveName or " ".join(x for x in (a.givenNames, a.lastName, a.suffix) if x)
+            for a in art.authors
         ]
         body.append("Authors: " + ", ".join(names[:12]) + (" et al." if len(names) > 12 else ""))
     if art.abstract:
         body += ["", "### Abstract", art.abstract]
     for sec in art.sections:
-        body += ["", f"### {sec.title or '(untitled)'}" + (" [back matter]" if sec.backMatter else "")]
+        head = _heading(sec.label, sec.title)
+        body += ["", f"### {head}" + (" [back matter]" if sec.backMatter else "")]
         if sec.text:
             body.append(sec.text)
         if sec.budgetCut:
             body.append(f"[… text {sec.budgetCut} by the character budget]")
         for sub in sec.subsections or []:
-            body += ["", f"#### {sub.title or '(untitled)'}"]
+            body += ["", f"#### {_heading(sub.label, sub.title)}"]
             if sub.text:
                 body.append(sub.text)
             if sub.budgetCut:
@@ -405,7 +415,8 @@ def _render_pmc(art: PmcArticle) -> str:
             header = header if head_rows else [f"col {c + 1}" for c in range(width)]
             body.append(md_table(header, [r + [""] * (width - len(r)) for r in t.rows[t.headerRowCount :]]))
         elif t.unextractableReason:
-            body.append(f"(cells not extractable: {t.unextractableReason})")
+            why = UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)
+            body.append(f"(cells not extractable [{t.unextractableReason}]: {why})")
         if t.footnotes:
             body.append(t.footnotes)
     if art.assets:

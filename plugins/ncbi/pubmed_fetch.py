@@ -178,6 +178,11 @@ class BookSectionOut(_Out):
 class BookOut(_Out):
     title: str | None = Field(None, description="Book title, e.g. 'GeneReviews®'")
     accession: str | None = Field(None, description="NCBI Bookshelf accession, e.g. 'NBK1116'")
+    doi: str | None = Field(
+        None,
+        description="The book's own DOI, from Book/ELocationID EIdType='doi', e.g. '10.17226/21775'. Distinct "
+        "from the record-level `doi`, which is the chapter's on a 'book-chapter': a chapter never inherits this one",
+    )
     bookshelfUrl: str | None = None
     publisher: str | None = None
     publisherLocation: str | None = None
@@ -187,7 +192,11 @@ class BookOut(_Out):
     editors: list[PersonOut] = Field(
         default_factory=list, description="The book's editors (never in `authors`)"
     )
-    isbns: list[str] = Field(default_factory=list)
+    isbns: list[str] = Field(
+        default_factory=list,
+        description="The book's own ISBNs (every Book/Isbn, verbatim; often a print and an electronic one); "
+        "[] for most Bookshelf titles, which carry none",
+    )
     pubDate: DateOut | None = None
     beginningDate: str | None = Field(
         None, description="First year of a continuously updated book, e.g. '1993'"
@@ -338,6 +347,7 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
         book = BookOut(
             title=b.title,
             accession=a.bookAccession,
+            doi=b.doi,
             bookshelfUrl=f"https://www.ncbi.nlm.nih.gov/books/{a.bookAccession}/"
             if a.bookAccession
             else None,
@@ -508,8 +518,10 @@ def _article_md(a: ArticleOut) -> str:
     if a.book:
         b = a.book
         eds = f" Editors: {_names(b.editors, 5, 'editors')}." if b.editors else ""
+        book_ids = [f"DOI {b.doi}" if b.doi else "", *(f"ISBN {i}" for i in b.isbns), b.accession or ""]
         body.append(
-            f"Book: {b.title or ''}. {b.publisherLocation or ''}: {b.publisher or ''}.{eds} {b.accession or ''}"
+            f"Book: {b.title or ''}. {b.publisherLocation or ''}: {b.publisher or ''}.{eds} "
+            + "; ".join(i for i in book_ids if i)
         )
     ids = [f"DOI {a.doi}" if a.doi else "", a.pmcId or ""]
     if any(ids):

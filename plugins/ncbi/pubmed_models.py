@@ -145,7 +145,14 @@ class BookSection(_Model):
 
 
 class Book(_Model):
+    """The containing book (or, on a whole-book record, the book itself).
+
+    ``doi`` and ``isbn`` are the book's own identifiers (``Book/ELocationID``, ``Book/Isbn``);
+    a chapter's DOI is the record-level ``PubMedArticle.doi``.
+    """
+
     title: str | None = None
+    doi: str | None = None
     publisher: str | None = None
     publisherLocation: str | None = None
     edition: str | None = None

@@ -7,6 +7,7 @@ document that is not PubMed XML at all raises ValueError.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable
 
@@ -35,6 +36,7 @@ from .pubmed_models import (
 __all__ = ["parse_pubmed_xml", "render_text"]
 
 Element = etree._Element
+log = logging.getLogger(__name__)
 
 _RECORD_TAGS = {"PubmedArticle", "PubmedBookArticle"}
 _SET_TAGS = {"PubmedArticleSet", "PubmedBookArticleSet"}
@@ -497,8 +499,7 @@ def _is_retracted(types: list[str], notices: list[Notice]) -> bool:
 
 def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedArticle:
     citation = rec.find("MedlineCitation")
-    if citation is None:
-        raise ValueError("PubmedArticle without MedlineCitation")
+    assert citation is not None  # _records skips a PubmedArticle without one
     article = citation.find("Article")
     if article is None:
         article = etree.Element("Article")  # an empty stand-in keeps every lookup total
@@ -558,6 +559,7 @@ def _book(book_el: Element | None, affs: _Affiliations) -> Book:
         return Book()
     return Book(
         title=_find_text(book_el, "BookTitle"),
+        doi=_elocations(book_el).get("doi"),
         publisher=_find_text(book_el, "Publisher/PublisherName"),
         publisherLocation=_find_text(book_el, "Publisher/PublisherLocation"),
         edition=_find_text(book_el, "Edition"),
@@ -575,15 +577,19 @@ def _book(book_el: Element | None, affs: _Affiliations) -> Book:
 
 def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArticle:
     doc = rec.find("BookDocument")
-    if doc is None:
-        raise ValueError("PubmedBookArticle without BookDocument")
+    assert doc is not None  # _records skips a PubmedBookArticle without one
     book_el = doc.find("Book")
     book_data = rec.find("PubmedBookData")
     ids = _article_ids(doc.find("ArticleIdList"))
     if book_data is not None:
         for kind, value in _article_ids(book_data.find("ArticleIdList")).items():
             ids.setdefault(kind, value)
-    elocs = {**_elocations(book_el), **_elocations(doc)}
+    chapter = _find_text(doc, "ArticleTitle")
+    # BookDocument/ArticleIdList identifies the document (the chapter, or the whole book); the
+    # Book's own ELocationID/Isbn identify the containing book. A chapter never inherits the book's
+    # DOI; a whole-book record is that book, so its DOI may come from either place.
+    # (The DTD gives BookDocument no ELocationID; read one anyway should a record carry it.)
+    elocs = _elocations(doc) if chapter else {**_elocations(book_el), **_elocations(doc)}
     affs = _Affiliations()
     # Chapter authors sit on the BookDocument; a whole book's authors may sit on the Book.
     authors = _people(_author_lists(doc, "authors"), affs) or _people(_author_lists(book_el, "authors"), affs)
@@ -596,7 +602,6 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
         *([] if book_el is None else book_el.findall("InvestigatorList")),
     ]
     invs = _people(inv_lists, affs, "Investigator") if investigators else []
-    chapter = _find_text(doc, "ArticleTitle")
     abstract, sections = _abstract(doc.find("Abstract"))
     types = _dedupe(render_text(p) for p in doc.findall("PublicationType"))
     return PubMedArticle(
@@ -634,13 +639,28 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
 # ---------------------------------------------------------------------------------------------
 
 
+_MANDATORY = {"PubmedArticle": "MedlineCitation", "PubmedBookArticle": "BookDocument"}
+
+
+def _complete(rec: Element) -> bool:
+    """False (logged at debug) for a record missing its mandatory wrapper: it carries no citation."""
+    wrapper = _MANDATORY[localname(rec)]
+    if rec.find(wrapper) is not None:
+        return True
+    ids = _article_ids(rec.find("PubmedData/ArticleIdList")) or _article_ids(
+        rec.find("PubmedBookData/ArticleIdList")
+    )
+    log.debug("skipping a %s without %s (PMID %s)", localname(rec), wrapper, ids.get("pubmed", "unknown"))
+    return False
+
+
 def _records(root: Element) -> list[Element]:
     name = localname(root)
     if name in _RECORD_TAGS:
-        return [root]
+        return [root] if _complete(root) else []
     if name in _SET_TAGS:
         # DeleteCitation (baseline/update files) lists withdrawn PMIDs: not records.
-        return [child for child in root if localname(child) in _RECORD_TAGS]
+        return [child for child in root if localname(child) in _RECORD_TAGS and _complete(child)]
     error = root.find(".//ERROR")
     if error is not None:
         raise ValueError(f"NCBI returned an error instead of PubMed XML: {text_of(error)[:200]}")
@@ -652,7 +672,10 @@ def parse_pubmed_xml(
 ) -> list[PubMedArticle]:
     """Parse an efetch ``db=pubmed retmode=xml`` body into records (an empty set gives []).
 
-    Raises ValueError when the body is not well-formed XML or not PubMed XML.
+    A record without its mandatory wrapper (a PubmedArticle with no MedlineCitation, a
+    PubmedBookArticle with no BookDocument) carries no citation: it is skipped, not fatal, so the
+    rest of the batch still parses and its PMID reads as unavailable. Raises ValueError when the
+    body is not well-formed XML or not PubMed XML.
     """
     if not data or not data.strip():
         raise ValueError("empty response body: not PubMed XML")

@@ -1,5 +1,7 @@
 """eutils_elink and eutils_link_then_fetch against the fake."""
 
+import json
+
 import jsonschema
 import pytest
 from aiohttp import web
@@ -153,3 +155,59 @@ async def test_link_then_fetch_no_links(rt, fake):
     assert out.data["retrieved"] == 0 and "eutils_einfo" in out.data["notice"]
     assert fake.of("ncbi", "efetch.fcgi") == []
     check_schema(rt, "eutils_link_then_fetch", out.data)
+
+
+_ERROR_LINKSET = b"<LinkSet><DbFrom>protein</DbFrom><ERROR>Backend failed for this set</ERROR></LinkSet>"
+
+
+async def test_elink_linkset_error_is_reported_not_dropped(rt, fake):
+    body = corpus_bytes("ncbi/elink/elink_neighbor_by_id_multi_linkset.xml")
+    fake.respond("ncbi", "elink.fcgi", body.replace(b"</eLinkResult>", _ERROR_LINKSET + b"</eLinkResult>"))
+    out = await rt.call(
+        "eutils_elink", {"dbfrom": "protein", "db": "pubmed", "uids": "1621261,68536103,20807972,730439,1"}
+    )
+    assert not out.is_error, out.text
+    check_schema(rt, "eutils_elink", out.data)
+    (group,) = [g for g in out.data["groups"] if g["linkname"] == "protein_pubmed"]
+    assert {"12368430", "9634230", "15968079", "11997336", "8206848"} <= set(group["ids"])  # links kept
+    assert out.data["errors"] == [
+        {"dbfrom": "protein", "ids": [], "linkname": None, "error": "Backend failed for this set"}
+    ]
+    assert "Backend failed for this set" in out.data["notice"] and "No links found" not in out.data["notice"]
+    assert "**NCBI error** protein: Backend failed for this set" in out.text
+
+
+async def test_elink_link_error_names_its_link(rt, fake):
+    body = (
+        b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><IdList><Id>1</Id></IdList>"
+        b"<LinkSetDb><DbTo>pmc</DbTo><LinkName>pubmed_pmc</LinkName><Link><Id>10</Id></Link></LinkSetDb>"
+        b"<LinkSetDb><DbTo>pmc</DbTo><LinkName>pubmed_pmc_refs</LinkName><ERROR>Backend down</ERROR></LinkSetDb>"
+        b"</LinkSet></eLinkResult>"
+    )
+    fake.respond("ncbi", "elink.fcgi", body)
+    out = await rt.call("eutils_elink", {"dbfrom": "pubmed", "db": "pmc", "uids": "1", "cmd": "acheck"})
+    assert not out.is_error, out.text
+    check_schema(rt, "eutils_elink", out.data)
+    assert [e["linkname"] for e in out.data["errors"]] == ["pubmed_pmc_refs"]
+    assert "pubmed_pmc_refs (ids 1): Backend down" in out.data["notice"]
+
+
+async def test_elink_all_linksets_failed_is_an_error(rt, fake):
+    fake.respond("ncbi", "elink.fcgi", b"<eLinkResult>" + _ERROR_LINKSET + _ERROR_LINKSET + b"</eLinkResult>")
+    out = await rt.call("eutils_elink", {"dbfrom": "protein", "uids": "1,2"})
+    assert out.is_error and "Backend failed for this set" in out.text
+
+
+async def test_link_then_fetch_reports_a_failed_link_set(rt, fake):
+    doc = json.loads((NCBI / "eutils_elink_history.json").read_text())
+    doc["linksets"].append({"dbfrom": "pubmed", "ids": ["31452105"], "ERROR": "Backend failed for this set"})
+    fake.respond("ncbi", "elink.fcgi", json.dumps(doc).encode())
+    fake.route("ncbi", "efetch.fcgi", pmc_efetch)
+    out = await rt.call(
+        "eutils_link_then_fetch",
+        {"dbfrom": "pubmed", "db": "pmc", "uids": "31452104,31452105", "retmode": "xml"},
+    )
+    assert not out.is_error, out.text
+    check_schema(rt, "eutils_link_then_fetch", out.data)
+    assert out.data["retrieved"] == 2 and out.data["linkname"] == "pubmed_pmc"
+    assert "pubmed (ids 31452105): Backend failed for this set" in out.data["notice"]

@@ -16,6 +16,7 @@ from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
 
 from conftest import fake_env
+from corpus import corpus_path
 from fake_upstream import Req
 from fulltext_routes import idconv, install
 
@@ -357,3 +358,74 @@ async def test_mixed_batch_refused_falls_back_to_one_request_per_type(rt, routes
     out = await call(rt, {"pmids": ["22416237"], "dois": ["10.1093/nar/gks1195"]})
     assert [a["pmcId"] for a in out.data["articles"]] == ["PMC3299399", "PMC3531190"]
     assert sorted(r.params.get("idtype", "mixed") for r in routes.of("idconv")) == ["doi", "mixed", "pmid"]
+
+
+_LABELLED = b"""<pmc-articleset><article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>
+<article-id pub-id-type="pmc">PMC7000001</article-id>
+<title-group><article-title>Labelled</article-title></title-group>
+<contrib-group><contrib contrib-type="author"><name><surname>King</surname><given-names>Martin L</given-names>
+<suffix>Jr</suffix></name></contrib><contrib contrib-type="author"><name><surname>Doe</surname>
+<given-names>Jane</given-names></name></contrib></contrib-group></article-meta></front>
+<body><sec><label>1</label><title>Introduction</title><p>Intro text.</p></sec>
+<sec><label>2</label><title>Methods</title><p>Methods text.</p>
+<sec><label>2.1</label><title>Design</title><p>Design text.</p>
+<table-wrap id="t1"><label>Table 1</label><caption><p>Image only.</p></caption><graphic xlink:href="t1.gif"/>
+</table-wrap>
+<table-wrap id="t2" xmlns:oasis="http://docs.oasis-open.org/ns/oasis-exchange/table"><label>Table 2</label>
+<oasis:table><oasis:tgroup cols="1"><oasis:tbody><oasis:row><oasis:entry>a</oasis:entry></oasis:row>
+</oasis:tbody></oasis:tgroup></oasis:table></table-wrap>
+<table-wrap id="t3"><label>Table 3</label><table/></table-wrap></sec></sec>
+<sec><title>Discussion</title><p>Discussion text.</p></sec></body></article></pmc-articleset>"""
+
+
+async def test_labels_suffix_and_unextractable_codes(rt, routes):
+    routes.route("ncbi", "efetch.fcgi", lambda req: web.Response(body=_LABELLED, content_type="text/xml"))
+    out = await call(rt, {"pmcids": ["PMC7000001"]})
+    [a] = out.data["articles"]
+    assert [(s.get("label"), s["title"]) for s in a["sections"]] == [
+        ("1", "Introduction"),
+        ("2", "Methods"),
+        (None, "Discussion"),
+    ]
+    [sub] = a["sections"][1]["subsections"]
+    assert (sub["label"], sub["title"]) == ("2.1", "Design") and sub["text"].startswith("Design text.")
+    king, doe = a["authors"]
+    assert (king["lastName"], king["givenNames"], king["suffix"]) == ("King", "Martin L", "Jr")
+    assert doe.get("suffix") is None
+    assert [(t["label"], t["rows"], t.get("unextractableReason")) for t in a["tables"]] == [
+        ("Table 1", [], "graphic-only"),
+        ("Table 2", [], "cals-tgroup"),
+        ("Table 3", [], "no-rows"),
+    ]
+    notice = out.data["notice"]
+    assert "Table 1 in PMC7000001 (the table was deposited only as an image" in notice
+    assert "Table 2 in PMC7000001 (the table uses the CALS/OASIS <tgroup> model" in notice
+    # markdown: labels lead their headings; the code and its sentence are both shown
+    assert "### 2 Methods" in out.text and "#### 2.1 Design" in out.text and "### Discussion" in out.text
+    assert "Martin L King Jr" in out.text
+    assert "(cells not extractable [no-rows]: the table markup carries no rows)" in out.text
+
+    capped = await call(rt, {"pmcids": ["PMC7000001"], "maxSections": 1})
+    omitted = capped.data["sectionCap"]["articles"][0]["omittedSections"]
+    assert [(s["title"], s.get("label")) for s in omitted] == [("Methods", "2"), ("Discussion", None)]
+    budgeted = await call(rt, {"pmcids": ["PMC7000001"], "maxCharacters": 15})
+    ledger = budgeted.data["truncation"]["articles"][0]["sections"]
+    assert [(s.get("label"), s["title"]) for s in ledger] == [
+        ("1", "Introduction"),
+        ("2", "Methods"),
+        (None, "Discussion"),
+    ]
+
+
+async def test_corpus_section_labels_reach_the_tool(rt, routes):
+    data = corpus_path("europepmc/fullTextXML/advs_202510004_large_rowspan.xml").read_bytes()
+    routes.route("ncbi", "efetch.fcgi", lambda req: web.Response(body=data, content_type="text/xml"))
+    out = await call(rt, {"pmcids": ["PMC12561475"]})
+    [a] = out.data["articles"]
+    heads = [(s.get("label"), s["title"]) for s in a["sections"]][:2]
+    assert heads == [("1", "Introduction"), ("2", "Metabolic Reprogramming in Tumors")]
+    subs = a["sections"][1]["subsections"]
+    assert [(s["label"], s["title"]) for s in subs][:2] == [
+        ("2.1", "Glucose Metabolism Alteration"),
+        ("2.1.1", "Aerobic Glycolysis"),
+    ]

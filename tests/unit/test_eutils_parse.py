@@ -570,6 +570,51 @@ def test_elink_whole_call_errors() -> None:
     _raises("ncbi_upstream_error", parse_elink, b"<eLinkResult><ERROR>Backend failed</ERROR></eLinkResult>")
     body = b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><ERROR>Invalid db name specified: x</ERROR></LinkSet></eLinkResult>"
     _raises("ncbi_resource_not_found", parse_elink, body)
+    # every link set only an error (or empty): the whole answer is an error, all texts reported
+    two = (
+        b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><ERROR>Backend A failed</ERROR></LinkSet>"
+        b"<LinkSet><DbFrom>pubmed</DbFrom></LinkSet>"
+        b"<LinkSet><DbFrom>pubmed</DbFrom><ERROR>Backend B failed</ERROR></LinkSet></eLinkResult>"
+    )
+    err = _raises("ncbi_upstream_error", parse_elink, two)
+    assert "Backend A failed" in err.message and "Backend B failed" in err.message
+    # a root ERROR next to link sets that hold nothing
+    root_and_empty = (
+        b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom></LinkSet><ERROR>Backend down</ERROR></eLinkResult>"
+    )
+    _raises("ncbi_upstream_error", parse_elink, root_and_empty)
+
+
+_ERROR_LINKSET = b"<LinkSet><DbFrom>protein</DbFrom><ERROR>Backend failed for this set</ERROR></LinkSet>"
+
+
+def test_elink_linkset_error_beside_other_linksets_keeps_their_links() -> None:
+    body = corpus_bytes("ncbi/elink/elink_neighbor_by_id_multi_linkset.xml")
+    r = parse_elink(body.replace(b"</eLinkResult>", _ERROR_LINKSET + b"</eLinkResult>"))
+    assert len(r.link_sets) == 5 and r.errors == []
+    assert [ls.error for ls in r.link_sets] == [None, None, None, None, "Backend failed for this set"]
+    assert parse_elink(body).link_sets == r.link_sets[:4]  # the good sets are exactly as without the error
+    assert not r.link_sets[4].has_content() and r.link_sets[0].has_content()
+
+
+def test_elink_linkset_error_alongside_its_own_links() -> None:
+    body = (
+        b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><IdList><Id>1</Id><Id>2</Id></IdList>"
+        b"<LinkSetDb><DbTo>pmc</DbTo><LinkName>pubmed_pmc</LinkName><Link><Id>10</Id></Link></LinkSetDb>"
+        b"<ERROR>UID=2: cannot get links</ERROR><ERROR>second</ERROR></LinkSet></eLinkResult>"
+    )
+    (ls,) = parse_elink(body).link_sets
+    assert ls.ids == ["1", "2"] and [k.id for k in ls.link_dbs[0].links] == ["10"]
+    assert ls.error == "UID=2: cannot get links; second"
+    # ids echoed back are content too: the set is kept, its error reported on it
+    ids_only = b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><IdList><Id>1</Id></IdList><ERROR>x</ERROR></LinkSet></eLinkResult>"
+    assert parse_elink(ids_only).link_sets[0].error == "x"
+
+
+def test_elink_root_error_beside_usable_linksets() -> None:
+    body = corpus_bytes("ncbi/elink/elink_neighbor_by_id_multi_linkset.xml")
+    r = parse_elink(body.replace(b"</eLinkResult>", b"<ERROR>Partial failure</ERROR></eLinkResult>"))
+    assert len(r.link_sets) == 4 and r.errors == ["Partial failure"]
     _raises(
         "ncbi_invalid_response", parse_elink, corpus_bytes("ncbi/elink/pmc_entrez2pmcciting_empty_legacy.xml")
     )
@@ -669,6 +714,24 @@ def test_elink_json_errors() -> None:
     )
     r = parse_elink(hist_err)  # an error for one target db is reported on that entry
     assert r.link_sets[0].histories[0].error == "Backend down"
+    mixed = json.dumps(
+        {
+            "linksets": [
+                {
+                    "dbfrom": "pubmed",
+                    "ids": ["1"],
+                    "linksetdbs": [{"dbto": "pmc", "linkname": "pubmed_pmc", "links": ["9"]}],
+                },
+                {"dbfrom": "pubmed", "ERROR": "Backend failed for this set"},
+            ]
+        }
+    )
+    r = parse_elink(mixed)
+    assert [ls.error for ls in r.link_sets] == [None, "Backend failed for this set"]
+    assert r.link_sets[0].link_dbs[0].links[0].id == "9"
+    only_errors = b'{"linksets":[{"dbfrom":"pubmed","ERROR":"a"},{"dbfrom":"pubmed","ERROR":"b"}]}'
+    err = _raises("ncbi_upstream_error", parse_elink, only_errors)
+    assert err.details["ncbi_errors"] == ["a", "b"]
     _raises("ncbi_invalid_response", parse_elink, b'{"header":{"type":"elink"}}')
 
 

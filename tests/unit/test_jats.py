@@ -7,7 +7,7 @@ import time
 import pytest
 
 from medlit.core.jats import read_jats
-from medlit.core.jats_models import FulltextArticle
+from medlit.core.jats_models import UNEXTRACTABLE_REASONS, FulltextArticle
 from medlit.core.xml import parse_xml
 
 from corpus import corpus_bytes, corpus_glob, corpus_root
@@ -429,11 +429,81 @@ def test_graphic_only_and_cals_tables_are_unextractable() -> None:
     </sec>"""
     art = _parse_one(_snippet(body))
     image, cals, alt = art.tables
-    assert image.rows == [] and "image" in (image.unextractableReason or "")
+    assert image.rows == [] and image.unextractableReason == "graphic-only"
     assert image.caption == "Image only."
-    assert cals.rows == [] and "CALS" in (cals.unextractableReason or "")
+    assert cals.rows == [] and cals.unextractableReason == "cals-tgroup"
     assert alt.unextractableReason is None and alt.rows == [["h"], ["v"]] and alt.headerRows == 1
     assert "[Table 1]\n\n[Table 2]\n\n[Table 3]" in art.sections[0].text
+    assert set(UNEXTRACTABLE_REASONS) == {"graphic-only", "cals-tgroup", "no-rows"}
+
+
+def test_table_markup_without_rows_is_no_rows() -> None:
+    body = """<sec><title>T</title>
+      <table-wrap id="t1"><label>Table 1</label><caption><p>Empty.</p></caption><table/></table-wrap>
+      <table-wrap id="t2"><label>Table 2</label><table><thead><tr/></thead><tbody><tr/></tbody></table>
+      </table-wrap>
+      <table-wrap id="t3"><label>Table 3</label><caption><p>Caption only.</p></caption></table-wrap>
+      <table-wrap id="t4"><label>Table 4</label><alternatives><graphic xlink:href="t4.gif"/><table/>
+      </alternatives></table-wrap>
+    </sec>"""
+    reasons = [
+        (t.label, t.rows, t.headerRows, t.unextractableReason) for t in _parse_one(_snippet(body)).tables
+    ]
+    assert reasons == [
+        ("Table 1", [], 0, "no-rows"),
+        ("Table 2", [], 0, "no-rows"),  # rows without a cell are no rows
+        ("Table 3", [], 0, "no-rows"),
+        ("Table 4", [], 0, "graphic-only"),  # an empty table beside its image: the image is the table
+    ]
+
+
+def test_section_labels_kept_apart_from_titles() -> None:
+    body = (
+        "<sec><label>1</label><title>Intro</title><p>i</p></sec>"
+        "<sec><label>2</label><title>Methods</title><p>m</p>"
+        "<sec><label>2.1</label><title>Design</title><p>d</p>"
+        "<sec><label>2.1.1</label><title>Arms</title><p>a</p></sec></sec></sec>"
+        "<sec><label>3</label><p>label only</p></sec>"
+    )
+    art = _parse_one(_snippet(body, back="<back><app-group><app><label>Appendix A</label><title>Forms</title>"
+                                          "<p>f</p></app></app-group></back>"), max_depth=2)  # fmt: skip
+    assert [(s.label, s.title, s.path) for s in art.sections] == [
+        ("1", "Intro", ["Intro"]),
+        ("2", "Methods", ["Methods"]),
+        ("2.1", "Design", ["Methods", "Design"]),
+        ("3", "3", ["3"]),  # a label-only section is headed by its label
+    ]
+    assert art.sections[2].text == "d\n\n### 2.1.1 Arms\n\na"  # folded: label leads the heading line
+    assert [(s.label, s.title) for s in art.backMatter] == [("Appendix A", "Forms")]
+
+
+def test_corpus_section_labels() -> None:
+    art = _one("europepmc/fullTextXML/advs_202510004_large_rowspan.xml")
+    heads = [(s.label, s.title) for s in art.sections if s.label]
+    assert heads[:4] == [
+        ("1", "Introduction"),
+        ("2", "Metabolic Reprogramming in Tumors"),
+        ("2.1", "Glucose Metabolism Alteration"),
+        ("2.1.1", "Aerobic Glycolysis"),
+    ]
+    assert all(s.title and s.label not in s.title for s in art.sections if s.label)
+
+
+def test_author_suffix() -> None:
+    front = (
+        "<contrib-group><contrib contrib-type='author'><name><surname>King</surname>"
+        "<given-names>Martin L</given-names><suffix>Jr</suffix></name></contrib>"
+        "<contrib contrib-type='author'><name><surname>Doe</surname><given-names>J</given-names></name>"
+        "</contrib></contrib-group>"
+    )
+    king, doe = _parse_one(_snippet("<p>x</p>", front=front)).authors
+    assert (king.name, king.surname, king.givenNames, king.suffix) == (
+        "Martin L King Jr",
+        "King",
+        "Martin L",
+        "Jr",
+    )
+    assert doe.suffix is None
 
 
 def test_ragged_table_is_padded_rectangular() -> None:

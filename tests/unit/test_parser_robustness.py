@@ -110,14 +110,9 @@ def check_pubmed(data: bytes) -> None:
     except ValidationError:
         raise
     except ValueError as exc:
-        # Documented: a body that is not PubMed XML (or a record missing its mandatory wrapper).
-        documented = (
-            "not PubMed XML",
-            "not well-formed XML",
-            "NCBI returned an error",
-            "without MedlineCitation",
-            "without BookDocument",
-        )
+        # Documented: a body that is not PubMed XML. A record missing its mandatory wrapper
+        # (MedlineCitation, BookDocument) is skipped, never an error.
+        documented = ("not PubMed XML", "not well-formed XML", "NCBI returned an error")
         assert any(d in str(exc) for d in documented), f"undocumented ValueError: {exc}"
         return
     _pubmed_downstream(records)
@@ -707,6 +702,13 @@ _PUBMED_EDGES = {
     "no_article_at_all": b"<PubmedArticle><MedlineCitation><PMID>7</PMID></MedlineCitation></PubmedArticle>",
     "no_pmid": b"<PubmedArticleSet><PubmedArticle><MedlineCitation/></PubmedArticle></PubmedArticleSet>",
     "only_delete_citation": b"<PubmedArticleSet><DeleteCitation><PMID>1</PMID></DeleteCitation></PubmedArticleSet>",
+    "wrapperless_records_among_good_ones": (
+        b"<PubmedArticleSet><PubmedArticle><PubmedData/></PubmedArticle>"
+        b"<PubmedArticle><MedlineCitation><PMID>8</PMID></MedlineCitation></PubmedArticle>"
+        b"<PubmedBookArticle><PubmedBookData/></PubmedBookArticle><PubmedArticle/><PubmedBookArticle/>"
+        b"<PubmedBookArticle><BookDocument><PMID>9</PMID></BookDocument></PubmedBookArticle>"
+        b"</PubmedArticleSet>"
+    ),
     "mesh_without_descriptor": _pubmed(
         "<MeshHeadingList><MeshHeading><QualifierName MajorTopicYN='Y'>x</QualifierName></MeshHeading>"
         "<MeshHeading><DescriptorName/></MeshHeading></MeshHeadingList>"
@@ -779,6 +781,10 @@ def test_pubmed_edge_semantics() -> None:
     (a,) = parse_pubmed_xml(_PUBMED_EDGES["book_without_book_title"])
     assert a.recordType == "book" and a.title is None
     assert parse_pubmed_xml(_PUBMED_EDGES["only_delete_citation"]) == []
+    # Records missing MedlineCitation/BookDocument are skipped; the others in the batch still parse.
+    good = parse_pubmed_xml(_PUBMED_EDGES["wrapperless_records_among_good_ones"])
+    assert [(a.pmid, a.recordType) for a in good] == [("8", "journal-article"), ("9", "book")]
+    assert parse_pubmed_xml(b"<PubmedBookArticle><PubmedBookData/></PubmedBookArticle>") == []
     with pytest.raises(ValueError, match="not PubMed XML"):
         parse_pubmed_xml(b"<eSearchResult><Count>1</Count></eSearchResult>")
 
@@ -986,9 +992,12 @@ def test_eutils_edge_semantics() -> None:
     with pytest.raises(MedlitError) as info:
         parse_esearch(b"<eSearchResult><IdList><Id>1</Id></IdList></eSearchResult>", json_mode=False)
     assert info.value.reason == "ncbi_invalid_response"
-    # A LinkSet ERROR fails the call even when links came back with it (the documented whole-call rule).
+    # A LinkSet ERROR that came with links is kept on that set; the links are not lost.
+    (ls,) = parse_elink(_ELINK_ERROR_AND_LINKS).link_sets
+    assert ls.error == "Some ids failed" and [k.id for k in ls.link_dbs[0].links] == ["2"]
+    # Only an answer made of errors alone fails the call.
     with pytest.raises(MedlitError):
-        parse_elink(_ELINK_ERROR_AND_LINKS)
+        parse_elink(b"<eLinkResult><LinkSet><DbFrom>pubmed</DbFrom><ERROR>x</ERROR></LinkSet></eLinkResult>")
     deep = parse_esummary(_EUTILS_EDGES[0][1], json_mode=False)
     assert deep.docs[0].uid == "1" and "L59" in deep.docs[0].fields
     r = parse_esearch(

@@ -106,6 +106,7 @@ def test_genereviews_chapter() -> None:
     assert a.keywords.count("SLSMDS") == 1
     assert a.sections[1].title == "GeneReview Scope"
     assert a.referenceCount == 37
+    assert a.doi is None and book.doi is None and book.isbn == []  # GeneReviews carries neither
 
 
 def test_whole_book_with_collective_authors_on_book() -> None:
@@ -119,6 +120,7 @@ def test_whole_book_with_collective_authors_on_book() -> None:
         "Committee on Predictive-Toxicology Approaches for Military Assessments of Acute Exposures"
     )
     assert (a.doi, a.bookAccession, a.book.isbn) == ("10.17226/21775", "NBK321423", ["9780309376662"])
+    assert a.book.doi == "10.17226/21775"  # Book/ELocationID: the book's own DOI
     assert a.book.publisher == "National Academies Press (US)"
     assert (a.pubDate.year, a.pubDate.month, a.pubDate.day) == (2015, "09", 1)
     chapter1 = next(s for s in a.sections if s.title == "Introduction")
@@ -360,6 +362,71 @@ def test_bare_book_article_root_and_retracted_type() -> None:
     )
     [a] = parse_pubmed_xml(xml)
     assert (a.recordType, a.title, a.isRetracted) == ("book", "B", True)
+
+
+_CHAPTER_IN_BOOK_WITH_IDS = (
+    b"<PubmedArticleSet><PubmedBookArticle><BookDocument><PMID>30000001</PMID><ArticleIdList>"
+    b'<ArticleId IdType="bookaccession">NBK500001</ArticleId>{chapter_doi}</ArticleIdList>'
+    b"<Book><Publisher><PublisherName>P</PublisherName></Publisher><BookTitle>The Book</BookTitle>"
+    b"<PubDate><Year>2020</Year></PubDate><Isbn>9780000000002</Isbn><Isbn>0123456789</Isbn>"
+    b'<ELocationID EIdType="doi" ValidYN="Y">10.1000/book.2020</ELocationID></Book>'
+    b"<ArticleTitle>Chapter 3</ArticleTitle></BookDocument></PubmedBookArticle></PubmedArticleSet>"
+)
+
+
+def test_chapter_doi_and_book_doi_kept_apart() -> None:
+    chapter_doi = b'<ArticleId IdType="doi">10.1000/book.2020.ch3</ArticleId>'
+    [a] = parse_pubmed_xml(_CHAPTER_IN_BOOK_WITH_IDS.replace(b"{chapter_doi}", chapter_doi))
+    assert a.recordType == "book-chapter"
+    assert a.doi == "10.1000/book.2020.ch3"  # BookDocument/ArticleIdList: the chapter's DOI
+    assert a.book.doi == "10.1000/book.2020"  # Book/ELocationID: the book's own
+    assert a.book.isbn == ["9780000000002", "0123456789"]  # verbatim, leading zero kept
+
+
+def test_chapter_does_not_inherit_the_book_doi() -> None:
+    [a] = parse_pubmed_xml(_CHAPTER_IN_BOOK_WITH_IDS.replace(b"{chapter_doi}", b""))
+    assert a.recordType == "book-chapter" and a.doi is None and a.pii is None
+    assert a.book.doi == "10.1000/book.2020"
+
+
+def test_whole_book_doi_falls_back_to_the_book_elocation() -> None:
+    xml = _CHAPTER_IN_BOOK_WITH_IDS.replace(b"{chapter_doi}", b"").replace(
+        b"<ArticleTitle>Chapter 3</ArticleTitle>", b""
+    )
+    [a] = parse_pubmed_xml(xml)
+    assert a.recordType == "book" and a.doi == a.book.doi == "10.1000/book.2020"
+
+
+def test_record_without_its_wrapper_is_skipped_not_fatal(caplog) -> None:
+    xml = (
+        b"<PubmedArticleSet>"
+        b"<PubmedArticle><MedlineCitation><PMID>1</PMID><Article><ArticleTitle>One</ArticleTitle></Article>"
+        b"</MedlineCitation></PubmedArticle>"
+        b'<PubmedArticle><PubmedData><ArticleIdList><ArticleId IdType="pubmed">2</ArticleId>'
+        b"</ArticleIdList></PubmedData></PubmedArticle>"
+        b'<PubmedBookArticle><PubmedBookData><ArticleIdList><ArticleId IdType="pubmed">3</ArticleId>'
+        b"</ArticleIdList></PubmedBookData></PubmedBookArticle>"
+        b"<PubmedBookArticle><BookDocument><PMID>4</PMID><Book><BookTitle>B</BookTitle></Book>"
+        b"</BookDocument></PubmedBookArticle>"
+        b"</PubmedArticleSet>"
+    )
+    with caplog.at_level("DEBUG", logger="medlit.plugins.ncbi.pubmed_parse"):
+        records = parse_pubmed_xml(xml)
+    assert [(a.pmid, a.recordType, a.title) for a in records] == [
+        ("1", "journal-article", "One"),
+        ("4", "book", "B"),
+    ]
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "without MedlineCitation (PMID 2)" in logged and "without BookDocument (PMID 3)" in logged
+    # A bare record root missing its wrapper is an empty answer, not an error.
+    assert parse_pubmed_xml(b"<PubmedArticle><PubmedData/></PubmedArticle>") == []
+
+
+def test_wrapperless_record_next_to_a_real_corpus_record() -> None:
+    real = corpus_bytes(EFETCH + "pubmed_20301382_book_chapter_genereviews.xml")
+    broken = b"<PubmedArticle><PubmedData/></PubmedArticle></PubmedArticleSet>"
+    records = parse_pubmed_xml(real.replace(b"</PubmedArticleSet>", broken))
+    assert [a.pmid for a in records] == ["20301382"]
 
 
 @pytest.mark.parametrize(
