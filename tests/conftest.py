@@ -1,3 +1,4 @@
+import socket
 import sys
 from pathlib import Path
 
@@ -8,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.core.settings import is_loopback_host, load_settings
 
 from fake_upstream import FakeUpstream
 
@@ -48,3 +49,30 @@ def make_runtime(fake):
 async def rt(make_runtime):
     async with make_runtime() as runtime:
         yield runtime
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _loopback_only(address) -> None:
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and not (is_loopback_host(host) or host.startswith("/")):
+        raise OSError(f"tests may only connect to loopback, not {host!r}")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Every test runs with outbound connections limited to loopback: a test that would reach a
+    real upstream fails loudly instead (fixture files mention NCBI's DTD URLs only as data)."""
+
+    def connect(self, address):
+        _loopback_only(address)
+        return _real_connect(self, address)
+
+    def connect_ex(self, address):
+        _loopback_only(address)
+        return _real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)

@@ -155,3 +155,10 @@ async def test_secrets_redacted_from_structured_output():
         out = await rt.call("echo", {})
     assert "private@example.org" not in str(out.data) and "private@example.org" not in out.text
     assert out.data["echoed"].startswith("email=***")
+
+
+def test_tests_cannot_reach_the_network():
+    import socket
+
+    with pytest.raises(OSError, match="loopback"):
+        socket.create_connection(("93.184.216.34", 443), timeout=1)
