@@ -14,12 +14,12 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import pluggy
 
 from . import hookspecs
-from .settings import Settings, SettingsError, enabled_var
+from .settings import Settings, SettingsError, enabled_var, env_name
 from .types import FulltextTier, PluginInfo, PromptSpec, RelatedProvider, ResourceSpec, ToolSpec
 
 log = logging.getLogger("medlit.host")
@@ -82,7 +82,7 @@ class Host:
         return sorted(out, key=lambda tp: (self.tier_order(tp[0]), tp[0].name))
 
     def tier_order(self, tier: FulltextTier) -> int:
-        var = f"MEDLIT_TIER_ORDER_{tier.name.upper().replace('-', '_')}"
+        var = f"MEDLIT_TIER_ORDER_{env_name(tier.name)}"
         raw = self.settings.get(var)
         if raw is None:
             return tier.order
@@ -124,6 +124,20 @@ def _declared(obj: Any, hook: str) -> Any:
     return fn()
 
 
+R = TypeVar("R", ToolSpec, FulltextTier, RelatedProvider, ResourceSpec, PromptSpec)
+
+
+def _stamped(obj: Any, hook: str, kind: type[R], plugin: str) -> list[R]:
+    """A hook's records, each checked for its type (a wrong one would only fail later, at a call)
+    and stamped with the plugin that declared it."""
+    out = []
+    for item in _declared(obj, hook) or ():
+        if not isinstance(item, kind):
+            raise HostError(f"{hook}() returned a {type(item).__name__}, not a {kind.__name__}")
+        out.append(replace(item, plugin=plugin))
+    return out
+
+
 def _collect(record: PluginRecord, obj: Any) -> None:
     info = _declared(obj, "medlit_plugin_info")
     if not isinstance(info, PluginInfo):
@@ -133,11 +147,11 @@ def _collect(record: PluginRecord, obj: Any) -> None:
     record.info = info
     record.version = record.version or info.version
     name = record.name
-    record.tools = [replace(t, plugin=name) for t in _declared(obj, "medlit_tools") or ()]
-    record.tiers = [replace(t, plugin=name) for t in _declared(obj, "medlit_fulltext_tiers") or ()]
-    record.related = [replace(r, plugin=name) for r in _declared(obj, "medlit_related_providers") or ()]
-    record.resources = [replace(r, plugin=name) for r in _declared(obj, "medlit_resources") or ()]
-    record.prompts = [replace(r, plugin=name) for r in _declared(obj, "medlit_prompts") or ()]
+    record.tools = _stamped(obj, "medlit_tools", ToolSpec, name)
+    record.tiers = _stamped(obj, "medlit_fulltext_tiers", FulltextTier, name)
+    record.related = _stamped(obj, "medlit_related_providers", RelatedProvider, name)
+    record.resources = _stamped(obj, "medlit_resources", ResourceSpec, name)
+    record.prompts = _stamped(obj, "medlit_prompts", PromptSpec, name)
 
 
 def _check_duplicates(records: Iterable[PluginRecord]) -> None:

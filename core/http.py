@@ -16,16 +16,17 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urljoin, urlsplit
-
-import aiohttp
 
 from . import errors as E
 from .errors import MedlitError, queue_full, upstream_error
 from .redact import Redactor
 from .settings import Settings, is_loopback_host
-from .xml import parse_xml
+from .xml import parse_xml, scan_prolog
+
+if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
+    import aiohttp
 
 log = logging.getLogger("medlit.http")
 
@@ -68,15 +69,20 @@ class Pacer:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
         self.waiting += 1
         try:
-            try:
-                slot = self.reserve(deadline)
-            except TimeoutError:
-                raise queue_full(
-                    service, f"the {service} request queue cannot start this call before its deadline"
-                ) from None
-            delay = slot - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            while True:
+                try:
+                    slot = self.reserve(deadline)
+                except TimeoutError:
+                    raise queue_full(
+                        service, f"the {service} request queue cannot start this call before its deadline"
+                    ) from None
+                delay = slot - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                # A 429 drawn by another caller while this one slept closed a cooldown after its
+                # slot was reserved: starting now would draw another 429, so reserve again.
+                if time.monotonic() >= self._cooldown_until:
+                    return
         finally:
             self.waiting -= 1
 
@@ -145,20 +151,7 @@ def looks_html(body: bytes, content_type: str) -> bool:
 
 def xml_stops_after_prolog(body: bytes) -> bool:
     """True for an XML body with a declaration/DOCTYPE but no root element (a reset upstream)."""
-    text = body.strip()
-    if not text:
-        return True
-    while text.startswith(b"<?") or text.startswith(b"<!"):
-        if text.startswith(b"<!--"):
-            end = text.find(b"-->")
-            end = -1 if end == -1 else end + 3
-        else:
-            end = text.find(b">")
-            end = -1 if end == -1 else end + 1
-        if end == -1:
-            return True
-        text = text[end:].lstrip()
-    return not text.startswith(b"<")
+    return scan_prolog(body)[0] is None
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -192,6 +185,7 @@ class UpstreamClient:
         self.pacer = pacer
         self.redact = redactor or Redactor(settings.secrets)
         self._sem = asyncio.Semaphore(config.concurrency)
+        self._queued = 0  # callers waiting for a concurrency slot (bounded by config.max_queue)
         self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
 
     # -- public API -----------------------------------------------------------------------
@@ -267,6 +261,7 @@ class UpstreamClient:
         return base * (0.5 + random.random() / 2)  # jitter keeps parallel callers apart
 
     def _fail(self, kind: str, message: str, **details: Any) -> MedlitError:
+        details = {k: self.redact(v) if isinstance(v, str) else v for k, v in details.items()}
         return upstream_error(self.config.error_prefix, kind, self.redact(message), **details)
 
     async def _attempt(
@@ -285,8 +280,9 @@ class UpstreamClient:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.name} call ran out of time")
-            if self._sem.locked() and self.pacer is None and cfg.max_queue <= 0:
-                raise queue_full(cfg.name, f"{cfg.name} is busy")
+            if self._sem.locked() and self._queued >= cfg.max_queue:
+                raise queue_full(cfg.name, f"{self._queued} requests are already queued for {cfg.name}")
+            self._queued += 1
             try:
                 async with asyncio.timeout(remaining):
                     await self._sem.acquire()
@@ -294,6 +290,8 @@ class UpstreamClient:
                 raise queue_full(
                     cfg.name, f"no {cfg.name} request slot freed up before the deadline"
                 ) from None
+            finally:
+                self._queued -= 1
             try:
                 if self.pacer is not None:
                     await self.pacer.acquire(deadline, cfg.name)
@@ -302,20 +300,34 @@ class UpstreamClient:
                 self._sem.release()
             if resp.status in _REDIRECTS:
                 url = self._follow(url, resp)
-                query, form = ({}, None) if resp.status == 303 else (query, form)
-                method = "GET" if resp.status == 303 else method
+                if resp.status == 303:
+                    method, form = "GET", None
+                # The Location is the whole target: re-sending our query would repeat each parameter.
+                if resp.status == 303 or urlsplit(url).query:
+                    query = {}
                 continue
             return self._classify(resp, expect, ok_statuses)
         raise self._fail(E.REDIRECT_REFUSED, f"{cfg.name} redirected more than 3 times")
 
     def _follow(self, url: str, resp: Response) -> str:
-        location = resp.headers.get("Location", "")
+        name = self.config.name
+        location = resp.headers.get("Location", "").strip()
+        if not location:  # urljoin would make it the same URL again: a loop, not a redirect
+            raise self._fail(E.INVALID_RESPONSE, f"{name} answered HTTP {resp.status} without a Location")
         target = urljoin(url, location)
-        host = (urlsplit(target).hostname or "").lower()
+        parts = urlsplit(target)
+        host = (parts.hostname or "").lower()
         if host not in self.config.allowed_hosts:
             raise self._fail(
                 E.REDIRECT_REFUSED,
-                f"{self.config.name} redirected to {host or 'an empty location'}, outside its allowed hosts",
+                f"{name} redirected to {host or 'an empty location'}, outside its allowed hosts",
+                host=host,
+            )
+        # The request carries the API key and email: never onto plain HTTP once it was HTTPS.
+        if parts.scheme not in ("http", "https") or (urlsplit(url).scheme, parts.scheme) == ("https", "http"):
+            raise self._fail(
+                E.REDIRECT_REFUSED,
+                f"{name} redirected from {urlsplit(url).scheme} to {parts.scheme or 'no'} scheme; refused",
                 host=host,
             )
         return target
@@ -329,6 +341,8 @@ class UpstreamClient:
         deadline: float,
         headers: Mapping[str, str] | None,
     ) -> Response:
+        import aiohttp  # already loaded by the session's owner; see the TYPE_CHECKING import
+
         cfg, cap = self.config, self.settings.max_body_bytes
         timeout = aiohttp.ClientTimeout(
             total=max(0.01, min(self.settings.request_timeout, deadline - time.monotonic()))

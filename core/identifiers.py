@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import unquote
 
-IdKind = Literal["pmcid", "pmid", "doi"]
+from .types import IdKind
+
 ID_KINDS: tuple[IdKind, ...] = ("pmcid", "pmid", "doi")
 FIELD_OF: dict[IdKind, str] = {"pmcid": "pmcids", "pmid": "pmids", "doi": "dois"}
 
@@ -132,7 +132,11 @@ def classify(value: str) -> Identifier:
     digits -> pmid (bare digits are PMIDs unless the caller said otherwise)."""
     text = clean(value)
     low = text.lower()
-    if re.match(r"^(pmcid\s*:?\s*)?pmc\s*\d", low) or ("/pmc" in low and "articles" in low):
+    if (
+        re.match(r"^(pmcid\s*:?\s*)?pmc\s*\d", low)
+        or ("/pmc" in low and "articles" in low)
+        or "europepmc.org/article/pmc/" in low  # Europe PMC's URLs are /article/<source>/<id>
+    ):
         return Identifier("pmcid", normalize_pmcid(text, allow_bare=False), str(value))
     if low.startswith(("10.", "doi:", "doi.org/", "dx.doi.org/")) or "doi.org/" in low:
         return Identifier("doi", normalize_doi(text), str(value))

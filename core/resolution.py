@@ -29,12 +29,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
 from .errors import MedlitError
-from .types import ArticleRef, FulltextTier, IdKind, TierOutcomeKind, TierResult, ToolContext
+from .identifiers import ID_KINDS
+from .types import ArticleRef, FulltextTier, TierOutcomeKind, TierResult, ToolContext
 
 log = logging.getLogger("medlit.resolution")
 
 OUTCOMES: frozenset[str] = frozenset(get_args(TierOutcomeKind))
-ID_KINDS: tuple[IdKind, ...] = ("pmcid", "pmid", "doi")
 
 # The ``unavailable`` reason each tier outcome stands for.
 REASON_OF: dict[str, str] = {
@@ -257,7 +257,7 @@ async def run_chain(
         result.tiers_run.append(tier.name)
         answers = await _call_tier(tier, batch, ctx, options, result.errors)
         for res in batch:
-            answer = answers.get(res.ref.key) if isinstance(answers, Mapping) else None
+            answer = answers.get(res.ref.key)
             if isinstance(answer, TierAttempt):  # the whole tier failed
                 res.tried.append(answer)
                 continue
@@ -299,12 +299,18 @@ async def _call_tier(
     errors: list[MedlitError],
 ) -> Mapping[str, Any]:
     started = time.monotonic()
+    budget = asyncio.timeout(tier.timeout)
     try:
-        async with asyncio.timeout(tier.timeout):
+        async with budget:
             answers = await tier.resolve([r.ref for r in batch], _tier_context(ctx, tier), options)
-        return answers if isinstance(answers, Mapping) else {}
-    except TimeoutError:
-        detail = f"{tier.name} did not answer within {tier.timeout:g} s"
+        if isinstance(answers, Mapping):
+            return answers
+        detail = f"tier returned {type(answers).__name__}, not a mapping of results by key"
+    except TimeoutError as exc:
+        if budget.expired():
+            detail = f"{tier.name} did not answer within {tier.timeout:g} s"
+        else:  # the tier's own timeout (e.g. a socket's), not the chain's: say what it was
+            detail = f"tier timed out on its own: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
     except MedlitError as err:
         errors.append(err)
         detail = f"{err.reason}: {err.message}"

@@ -12,6 +12,7 @@ import time
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import UnionType
 from typing import Any
 
 import aiohttp
@@ -101,7 +102,9 @@ class Runtime:
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
             return CallOutcome(text, data=data, elapsed=time.monotonic() - started)
         except MedlitError as err:
-            err.message = self.redact(err.message)
+            # Plugins' errors may quote an upstream URL or body anywhere, not only in the message.
+            err.message, err.recovery = self.redact(err.message), self.redact(err.recovery)
+            err.details = self._redact_data(err.details)
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
         except Exception as exc:  # never crash the session; say what happened without secrets
             log.exception("tool %s failed", name)
@@ -151,7 +154,7 @@ def _is_list_field(annotation: Any) -> bool:
     origin = typing.get_origin(annotation)
     if origin in (list, tuple, set, frozenset):
         return True
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+    if origin in (typing.Union, UnionType):
         return any(_is_list_field(a) for a in typing.get_args(annotation))
     if origin is typing.Annotated:
         return _is_list_field(typing.get_args(annotation)[0])

@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from . import __doc__ as _core_doc  # noqa: F401  (keeps the package import explicit)
+from .errors import MedlitError
 from .host import Host
 from .render import fence_note
 from .runtime import Runtime
@@ -134,8 +134,6 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         spec = host.resources.get(uri)
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri}", {"uri": uri})
-        from .errors import MedlitError
-
         try:
             text = await spec.read(rt.context(spec.plugin))
         except MedlitError as err:

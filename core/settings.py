@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -108,8 +109,14 @@ class Settings:
         return value if value not in (None, "") else None
 
 
+def env_name(name: str) -> str:
+    """A plugin or tier name as part of a variable name: entry-point names may hold ``-`` or
+    ``.``, which a shell cannot set, so anything but a letter or digit becomes ``_``."""
+    return re.sub(r"[^A-Z0-9]", "_", name.upper())
+
+
 def enabled_var(plugin: str) -> str:
-    return f"{plugin.upper().replace('-', '_')}_ENABLED"
+    return f"{env_name(plugin)}_ENABLED"
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

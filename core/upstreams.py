@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-
-import aiohttp
+from typing import TYPE_CHECKING
 
 from . import errors as E
 from .errors import MedlitError, upstream_error
@@ -13,6 +12,9 @@ from .http import Pacer, Response, ServiceConfig, UpstreamClient, allowed_hosts_
 from .redact import Redactor
 from .settings import Settings
 from .xml import XMLRefused, XMLSyntaxError, parse_xml
+
+if TYPE_CHECKING:
+    import aiohttp
 
 # NCBI errors that come back inside HTTP 200, by what they mean.
 _NCBI_TRANSIENT = re.compile(

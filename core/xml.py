@@ -11,13 +11,54 @@ import re
 
 from lxml import etree
 
-__all__ = ["XMLRefused", "XMLSyntaxError", "parse_xml", "text_of"]
+__all__ = ["XMLRefused", "XMLSyntaxError", "localname", "parse_xml", "scan_prolog", "text_of"]
 
 XMLSyntaxError = etree.XMLSyntaxError
 
-# An internal DTD subset that declares an entity; external DOCTYPE identifiers (NCBI's DTD URLs)
-# are harmless because DTD loading is off.
+# Only an internal DTD subset can declare entities; external DOCTYPE identifiers (NCBI's DTD
+# URLs) are harmless because DTD loading is off.
 _ENTITY_DECL = re.compile(rb"<!ENTITY", re.IGNORECASE)
+_SPACE = re.compile(rb"[ \t\r\n]*")
+# `<!DOCTYPE name PUBLIC "..." "..."` up to the `[` that opens an internal subset or the closing
+# `>`; quoted identifiers may hold either character. Possessive, so a cut body cannot backtrack.
+_DOCTYPE = re.compile(rb"""<!DOCTYPE(?:[^\[>"']|"[^"]*"|'[^']*')*+([\[>])""", re.IGNORECASE)
+_SUBSET_END = re.compile(rb"\][ \t\r\n]*>")
+_BOM = b"\xef\xbb\xbf"
+
+
+def scan_prolog(data: bytes) -> tuple[int | None, bytes]:
+    """Walk the prolog (BOM, XML declaration, comments, processing instructions, DOCTYPE),
+    however long it is, without parsing anything.
+
+    Returns the offset of the root element's ``<`` (``None`` when the body ends, or is cut,
+    before an element) and the DOCTYPE's internal subset (``b""`` without one). The subset is
+    taken up to the first ``]>``: a shorter subset than the parser's can only make the entity
+    check below miss, and the check on the parsed tree backs it up.
+    """
+    i = len(_BOM) if data.startswith(_BOM) else 0
+    subset = b""
+    while True:
+        i = _SPACE.match(data, i).end()  # type: ignore[union-attr]  # `*` always matches
+        if data.startswith(b"<!--", i):
+            end, step = data.find(b"-->", i + 4), 3
+        elif data.startswith(b"<?", i):
+            end, step = data.find(b"?>", i + 2), 2
+        elif (doctype := _DOCTYPE.match(data, i)) is not None:
+            if doctype.group(1) == b">":
+                i = doctype.end()
+                continue
+            close = _SUBSET_END.search(data, doctype.end())
+            subset = data[doctype.end() : close.start() if close else len(data)]
+            if close is None:
+                return None, subset
+            i = close.end()
+            continue
+        else:  # a root element never starts with `<!` (that is a cut or malformed declaration)
+            is_element = data.startswith(b"<", i) and not data.startswith(b"<!", i)
+            return (i if is_element else None), subset
+        if end == -1:
+            return None, subset
+        i = end + step
 
 
 class XMLRefused(ValueError):
@@ -46,12 +87,9 @@ def parse_xml(data: bytes | str, *, recover: bool = False) -> etree._Element:
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    head = data[:65536]
-    if b"<!DOCTYPE" in head.upper() or b"<!doctype" in head:
-        doctype_end = head.find(b">", head.upper().find(b"<!DOCTYPE"))
-        internal = head[: doctype_end + 1] if doctype_end != -1 else head
-        if _ENTITY_DECL.search(internal) or (b"[" in internal and _ENTITY_DECL.search(head)):
-            raise XMLRefused("XML document declares entities; refused by the hardened parser")
+    # Refused before libxml2 sees it: a bomb must not reach the parser, wherever its DOCTYPE is.
+    if _ENTITY_DECL.search(scan_prolog(data)[1]):
+        raise XMLRefused("XML document declares entities; refused by the hardened parser")
     data = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     root = etree.fromstring(data, parser=_parser(recover))
     if root is None:

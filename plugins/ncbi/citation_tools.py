@@ -13,10 +13,9 @@ from medlit.core.render import as_json, fence
 from medlit.core.types import ToolContext, ToolSpec
 
 from .citations import STYLES, correction_notes, format_citation
-from .common import ResponseFormat, ToolInput
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput
 from .eutils_parse import build_ecitmatch_bdata, parse_ecitmatch, pubmed_docsum
 from .pubmed_common import check_pmids, esummary_pubmed, fetch_pubmed, pmids_field
-from .pubmed_search import ResponseFormatField
 
 
 class _Out(BaseModel):
@@ -100,7 +99,7 @@ class LookupCitationInput(ToolInput):
         "[{'journal': 'proc natl acad sci u s a', 'year': '1991', 'volume': '88', 'firstPage': '3248', "
         "'authorName': 'mann bj', 'key': 'Art1'}].",
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
 
 class CitationWarning(_Out):
@@ -314,7 +313,7 @@ class FormatCitationsInput(ToolInput):
         "(NLM/ICMJE), 'bibtex', 'ris'; 'all' gives every style. Default 'apa'. Example: ['apa', 'bibtex'].",
         json_schema_extra=_style_schema,
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod

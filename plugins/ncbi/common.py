@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from medlit.core.errors import ArgumentError
+from medlit.core.render import TEXT_LIMIT, cap
 
 DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,40}$")
 
@@ -34,3 +35,9 @@ def check_db(value: str) -> str:
             "Use a database name such as 'pubmed', 'pmc', 'gene' or 'protein'; eutils_einfo with no db lists them.",
         )
     return v
+
+
+def cap_text(text: str, hint: str) -> str:
+    """Cut a rendering with a tool-specific paging hint, leaving room for the notice itself so the
+    host's generic 25,000-character cut never applies on top."""
+    return cap(text, hint, limit=TEXT_LIMIT - 600)

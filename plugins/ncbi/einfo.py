@@ -8,11 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from medlit.core import errors as E
 from medlit.core.errors import MedlitError, upstream_error
-from medlit.core.render import as_json, md_table
+from medlit.core.render import as_json, fence, md_table
 from medlit.core.types import ToolContext, ToolSpec
 from medlit.core.xml import XMLRefused, XMLSyntaxError, parse_xml
 
-from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, check_db
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, cap_text, check_db
 
 DBLIST_CACHE_KEY = "ncbi.einfo.dblist"
 
@@ -186,9 +186,9 @@ def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
         )
     d = out.database
     assert d is not None
-    lines = [
-        f"## {d.menu_name or d.name} (`{d.name}`)",
-        d.description,
+    # Names, descriptions and the tables come from NCBI: fenced as data like any upstream text.
+    body = [
+        f"{d.menu_name or d.name}: {d.description}",
         f"Records: {d.count:,}" if d.count is not None else "Records: unknown",
         f"Last update: {d.last_update or 'unknown'}; build: {d.build or 'unknown'}",
         "",
@@ -201,7 +201,10 @@ def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
         f"### Links ({len(d.links)}) — use as eutils_elink linkname",
         md_table(["Link name", "To", "Description"], [[li.name, li.db_to, li.description] for li in d.links]),
     ]
-    return "\n".join(lines)
+    text = f"## Entrez database `{d.name}`\n" + fence("\n".join(body), "ncbi-einfo")
+    return cap_text(
+        text, "Every field and link is in the structured result (database.fields, database.links)."
+    )
 
 
 TOOL = ToolSpec(

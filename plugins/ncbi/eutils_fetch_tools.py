@@ -10,7 +10,7 @@ from medlit.core.errors import ArgumentError
 from medlit.core.render import as_json, fence
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, check_db
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, cap_text, check_db
 from .eutils_inputs import (
     HISTORY_DESCRIPTION,
     PAGING_CEILING,
@@ -28,7 +28,6 @@ from .eutils_inputs import (
 )
 from .eutils_ops import (
     ESUMMARY_BATCH,
-    cap_text,
     chunks,
     count_records,
     efetch,

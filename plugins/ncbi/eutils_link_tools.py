@@ -10,7 +10,7 @@ from medlit.core.errors import ArgumentError
 from medlit.core.render import as_json, fence, md_table
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, check_db
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, cap_text, check_db
 from .eutils_fetch_tools import FETCH_LIMIT, RETMODE_DESC, RETTYPE_DESC, fetch_notice, render_records
 from .eutils_inputs import (
     HISTORY_DESCRIPTION,
@@ -27,7 +27,6 @@ from .eutils_inputs import (
 )
 from .eutils_models import ELinkResult
 from .eutils_ops import (
-    cap_text,
     count_records,
     efetch,
     history_params,

@@ -14,29 +14,18 @@ from typing import Any
 from medlit.core import errors as E
 from medlit.core.errors import MedlitError, upstream_error
 from medlit.core.http import Response
-from medlit.core.render import TEXT_LIMIT, cap
 from medlit.core.types import ToolContext
 
 from .einfo import database_names
 from .eutils_inputs import PAGING_CEILING, PAGING_CEILING_DBS, HistoryHandle
 from .eutils_models import ESearchResult
-from .eutils_parse import parse_efetch_error, parse_esearch, parse_espell
+from .eutils_parse import is_json, parse_efetch_error, parse_esearch, parse_espell
 
 ESUMMARY_BATCH = 500  # NCBI's ESummary JSON ceiling
 EFETCH_BATCH_TEXT = 500
 EFETCH_BATCH_XML = 100  # PubMed XML runs 10-50 KB a record: stay well under the body cap
 
 _INVALID_DB = re.compile(r"(?i)invalid db|unknown db|can ?not retrieve dbinfo|database .*not found")
-
-
-def cap_text(text: str, hint: str) -> str:
-    """Cut a rendering with a tool-specific paging hint, leaving room for the notice itself so the
-    host's generic 25,000-character cut never applies on top."""
-    return cap(text, hint, limit=TEXT_LIMIT - 600)
-
-
-def is_json(body: bytes) -> bool:
-    return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
 
 
 async def ncbi_get(

@@ -60,6 +60,7 @@ from .eutils_models import (
 __all__ = [
     "CITATION_FORMAT",
     "build_ecitmatch_bdata",
+    "is_json",
     "parse_citation_string",
     "parse_ecitmatch",
     "parse_efetch_error",
@@ -218,7 +219,8 @@ def _json_error(obj: Any) -> str | None:
     return None
 
 
-def _is_json(data: bytes | str) -> bool:
+def is_json(data: bytes | str) -> bool:
+    """Whether an NCBI body is JSON (NCBI may answer a JSON request with XML or HTML)."""
     head = (
         data[:200].lstrip()
         if isinstance(data, str)
@@ -656,7 +658,7 @@ def parse_elink(data: bytes | str, *, json_mode: bool | None = None) -> ELinkRes
     sets that all carry nothing (no ids, links, handles, URLs or checks) besides at least one ERROR.
     """
     if json_mode is None:
-        json_mode = _is_json(data)
+        json_mode = is_json(data)
     return _elink_json(data) if json_mode else _elink_xml(data)
 
 
@@ -1102,7 +1104,7 @@ def _safe_json(raw: bytes) -> Any:
 
 def parse_idconv(data: bytes | str) -> IdConvResult:
     """PMC ID Converter JSON (api/v1 and the old v1.0) or XML; top-level errors raise."""
-    return _idconv_json(data) if _is_json(data) else _idconv_xml(data)
+    return _idconv_json(data) if is_json(data) else _idconv_xml(data)
 
 
 def _idconv_fail(message: str) -> MedlitError:

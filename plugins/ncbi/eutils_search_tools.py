@@ -12,7 +12,7 @@ from medlit.core.errors import ArgumentError, MedlitError
 from medlit.core.render import as_json, fence, md_table
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, check_db
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, cap_text, check_db
 from .eutils_inputs import (
     PAGING_CEILING,
     PAGING_CEILING_DBS,
@@ -26,7 +26,13 @@ from .eutils_inputs import (
     fold_pmc_uids,
     retmax_cap,
 )
-from .eutils_ops import ncbi_get, paging_advice, run_esearch, spelling_suggestion, translate_db_error
+from .eutils_ops import (
+    ncbi_get,
+    paging_advice,
+    run_esearch,
+    spelling_suggestion,
+    translate_db_error,
+)
 from .eutils_parse import (
     CITATION_FORMAT,
     build_ecitmatch_bdata,
@@ -271,26 +277,33 @@ def history_line(h: HistoryHandle | None) -> str:
     return f"History handle (pass unchanged as `history`): `{h.model_dump_json()}`"
 
 
+ESEARCH_HINT = (
+    "Lower retmax and page with retstart, or pass the history handle to eutils_esummary or eutils_efetch "
+    "instead of listing UIDs."
+)
+
+
 def render_esearch(out: ESearchOutput, args: ESearchInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-esearch")
+        return cap_text(as_json(out, "ncbi-esearch"), ESEARCH_HINT)
     lines = [
         f"## ESearch `{out.database}`: {out.total:,} records",
         f"Showing {out.count:,} from offset {out.offset:,}"
         + (f"; next page: retstart={out.next_offset}" if out.has_more else "; no more pages")
         + ".",
     ]
-    if out.uids:
-        lines += ["", "UIDs: " + ", ".join(out.uids)]
-    if out.query_translation:
-        lines += ["", "Query translation:", fence(out.query_translation, "ncbi-esearch")]
-    if out.warnings:
-        lines += ["", "Warnings: " + "; ".join(out.warnings)]
-    if out.notice:
-        lines += ["", out.notice]
+    # Handle, notice and warnings before the UID list: a long list is what the cap cuts.
     if out.history:
         lines += ["", history_line(out.history)]
-    return "\n".join(lines)
+    if out.notice:
+        lines += ["", out.notice]
+    if out.warnings:
+        lines += ["", "Warnings:", fence("\n".join(out.warnings), "ncbi-esearch")]
+    if out.query_translation:
+        lines += ["", "Query translation:", fence(out.query_translation, "ncbi-esearch")]
+    if out.uids:
+        lines += ["", "UIDs: " + ", ".join(out.uids)]
+    return cap_text("\n".join(lines), ESEARCH_HINT)
 
 
 ESEARCH = ToolSpec(

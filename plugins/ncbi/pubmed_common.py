@@ -21,14 +21,14 @@ from medlit.core.identifiers import IdentifierError, parse_list
 from medlit.core.types import ToolContext
 
 from .eutils_models import DocSum
-from .eutils_parse import parse_esummary
+from .eutils_ops import ESUMMARY_BATCH
+from .eutils_parse import is_json, parse_esummary
 from .pubmed_models import PubMedArticle
 from .pubmed_parse import parse_pubmed_xml
 
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/"
 PMC_URL = "https://pmc.ncbi.nlm.nih.gov/articles/"
 EFETCH_BATCH = 200  # one POST for a whole call; halved only when a body is too large
-ESUMMARY_BATCH = 500  # NCBI's ESummary JSON ceiling
 
 # Inline formatting tags a model copies from titles (`<i>BRCA1</i>`); removed before sending.
 _INLINE_TAG = re.compile(r"</?(?:i|b|em|strong|u|sup|sub)\s*>", re.IGNORECASE)
@@ -169,10 +169,6 @@ async def fetch_pubmed(
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]
     return articles, unavailable, requests
-
-
-def is_json(body: bytes) -> bool:
-    return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
 
 
 async def ncbi_json(ctx: ToolContext, path: str, params: dict[str, Any]) -> tuple[bytes, bool]:

@@ -11,10 +11,9 @@ from medlit.core.budget import apply_budget, json_size
 from medlit.core.render import as_json, fence
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import ResponseFormat, ToolInput
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput
 from .pubmed_common import check_pmids, fetch_pubmed, pmc_url, pmids_field, pubmed_url
 from .pubmed_models import Author, PartialDate, PubMedArticle, RecordType
-from .pubmed_search import ResponseFormatField
 
 MAX_PMIDS = 200
 DOI_SHAPE = re.compile(r"10\.\d{4,9}/")
@@ -40,7 +39,7 @@ class FetchArticlesInput(ToolInput):
         "until the next would cross it, the rest are deferred whole and listed in `deferred.ids` (the first "
         "article is always returned, so every call makes progress). Omit for no ceiling. Example: 60000.",
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod

@@ -14,12 +14,11 @@ from medlit.core.identifiers import IdentifierError, parse_list
 from medlit.core.render import as_json, fence, md_table
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import ResponseFormat, ToolInput
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput
 from .eutils_models import MeshDocSum
 from .eutils_parse import parse_esearch, parse_espell, parse_esummary, parse_mesh_docsum
 from .idconv import convert_ids
 from .pubmed_common import clean_invisible, has_term, ncbi_json
-from .pubmed_search import ResponseFormatField
 
 
 class _Out(BaseModel):
@@ -210,7 +209,7 @@ class LookupMeshInput(ToolInput):
         True,
         description="Include scope note, tree numbers and entry terms (false: names and ids only). Example: false.",
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _q = field_validator("query", mode="before")(lambda cls, v: _blank_query(v, "asthma"))
 
@@ -380,7 +379,7 @@ class ConvertIdsInput(ToolInput):
         "'10.1371/journal.pone.0000030'].",
         json_schema_extra={"minItems": 1, "maxItems": CONVERT_LIMIT},
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @field_validator("ids", mode="before")
     @classmethod

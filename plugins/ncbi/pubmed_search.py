@@ -14,7 +14,7 @@ from medlit.core.errors import ArgumentError
 from medlit.core.render import as_json, fence
 from medlit.core.types import ToolContext, ToolSpec
 
-from .common import ResponseFormat, ToolInput
+from .common import RESPONSE_FORMAT_FIELD, ResponseFormat, ToolInput, cap_text
 from .eutils_models import DocSum
 from .eutils_parse import parse_esearch, pubmed_docsum
 from .pubmed_common import (
@@ -46,11 +46,6 @@ SUBJECT_FILTERS = ("author", "journal", "meshTerms", "publicationTypes")
 
 SpeciesFilter = Literal["humans", "animals"]
 DateType = Literal["pdat", "mdat", "edat"]
-ResponseFormatField = Field(
-    "markdown",
-    description="Text rendering: 'markdown' (default, readable) or 'json' (the structured result as fenced "
-    "JSON); the structured content is the same either way. Example: 'json'.",
-)
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -139,7 +134,7 @@ def _check_filter(name: str, v: Any) -> Any:
     if isinstance(v, str):
         if v == "":
             return None
-        if not has_term(v, drop_quotes=True):
+        if not has_term(v, drop_field_tags=True, drop_quotes=True):
             raise _blank_filter(name)
         return clean_invisible(strip_inline_tags(v)).strip()
     return v
@@ -173,7 +168,7 @@ class SearchArticlesInput(ToolInput):
         "'Meta-Analysis', 'Randomized Controlled Trial'].",
     )
     language: str | None = Field(
-        None, description="Language filter, sent as value[lang]. Example: 'english'."
+        None, description="Language filter, sent as \"value\"[lang]. Example: 'english'."
     )
     species: SpeciesFilter | None = Field(
         None,
@@ -218,7 +213,7 @@ class SearchArticlesInput(ToolInput):
         description="Brief summaries (title, authors, journal, date, DOI) for the first N returned PMIDs, at most "
         "50 (more is served at 50 with a notice); 0 = PMIDs only. Example: 10.",
     )
-    responseFormat: ResponseFormat = ResponseFormatField
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @field_validator("query", mode="before")
     @classmethod
@@ -367,8 +362,14 @@ class SearchArticlesOutput(_Out):
 # ----------------------------------------------------------------------------- query building
 
 
+_TAG_IN_VALUE = re.compile(r"\[[^\]]*\]")
+
+
 def _quoted(value: str) -> str:
-    return '"' + value.replace('"', "").strip() + '"'
+    """A filter value as one quoted phrase: a ``[tag]`` the caller typed, stray brackets and
+    quotes would end the phrase or re-tag it, so they are dropped (``Smith J[au]`` -> ``"Smith J"``)."""
+    v = re.sub(r'["\[\]]', " ", _TAG_IN_VALUE.sub(" ", value))
+    return '"' + " ".join(v.split()) + '"'
 
 
 def build_term(args: SearchArticlesInput) -> tuple[str, AppliedFilters]:
@@ -388,7 +389,7 @@ def build_term(args: SearchArticlesInput) -> tuple[str, AppliedFilters]:
         clauses.append(types[0] if len(types) == 1 else "(" + " OR ".join(types) + ")")
         applied.publicationTypes = args.publicationTypes
     if args.language:
-        clauses.append(f"{args.language.replace('[', '').replace(']', '')}[lang]")
+        clauses.append(f"{_quoted(args.language)}[lang]")  # quoted: 'english OR french' stays one value
         applied.language = args.language
     if args.species == "humans":
         clauses.append("humans[mh]")
@@ -403,7 +404,9 @@ def build_term(args: SearchArticlesInput) -> tuple[str, AppliedFilters]:
         applied.freeFullText = True
     r = args.dateRange
     if r is not None and (r.minDate or r.maxDate):
-        lo, hi = r.minDate or "1800", r.maxDate or "3000"
+        hi = r.maxDate or "3000"  # PubMed's documented open end
+        # open start: 1800 predates nearly all of PubMed, but never let it invert an older maxDate
+        lo = r.minDate or ("1800" if hi[:4] >= "1800" else "1000")
         clauses.append(f'("{lo}"[{r.dateType}] : "{hi}"[{r.dateType}])')
         applied.dateRange = AppliedDateRange(minDate=r.minDate, maxDate=r.maxDate, dateType=r.dateType)
     parts = ([f"({args.query})" if clauses else args.query] if args.query else []) + clauses
@@ -524,8 +527,6 @@ async def search_articles(args: SearchArticlesInput, ctx: ToolContext) -> Search
         notices.append(
             f"offset {args.offset:,} is past the end of the {total:,} results; use an offset below {total:,}."
         )
-    elif total > PAGING_LIMIT and args.offset + len(res.ids) >= PAGING_LIMIT:
-        pass  # the cap notice above already says it
     pmids = res.ids[:want]
     next_offset = args.offset + len(pmids)
     has_next = bool(pmids) and next_offset < min(total, PAGING_LIMIT)
@@ -563,9 +564,12 @@ async def search_articles(args: SearchArticlesInput, ctx: ToolContext) -> Search
     )
 
 
+SEARCH_HINT = "Lower maxResults or summaryCount and page on with offset=nextOffset."
+
+
 def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubmed-search")
+        return cap_text(as_json(out, "pubmed-search"), SEARCH_HINT)
     shown = f"{out.offset + 1:,}-{out.offset + len(out.pmids):,}" if out.pmids else "none"
     lines = [
         f"**{out.totalCount:,} PubMed records** match; showing {shown}.",
@@ -587,7 +591,7 @@ def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
         lines.append("")
         lines.append(fence("\n".join(items), "pubmed-esummary"))
     lines.append(f"PubMed: {out.searchUrl}")
-    return "\n".join(lines)
+    return cap_text("\n".join(lines), SEARCH_HINT)
 
 
 TOOL = ToolSpec(

@@ -32,6 +32,10 @@ async def test_describe_pubmed(rt, fake):
     assert any(li["name"] == "pubmed_pubmed" and li["db_to"] == "pubmed" for li in db["links"])
     jsonschema.validate(out.data, output_schema(rt, "eutils_einfo"))
     assert "| Tag |" in out.text
+    # NCBI's descriptions are upstream text: inside the fence, never before it
+    fenced = out.text.index("<<<untrusted-data")
+    assert fenced < out.text.index("| Tag |") and fenced < out.text.index(db["description"][:30])
+    assert out.text.rstrip().endswith(">>>") or "Output cut" in out.text
 
 
 async def test_json_rendering_is_fenced(rt):

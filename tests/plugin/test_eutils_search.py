@@ -281,3 +281,23 @@ async def test_ecitmatch_rejects_short_citation(rt, fake):
     assert out.is_error and out.error.reason == "invalid_argument"
     assert "journal|year|volume|first_page|author|key|" in out.error.recovery
     assert fake.requests == []
+
+
+async def test_esearch_markdown_keeps_the_handle_when_10000_uids_are_cut(rt, fake):
+    import json
+
+    body = json.loads((NCBI / "eutils_esearch_many.json").read_text())
+    r = body["esearchresult"]
+    r["retmax"] = "10000"
+    r["idlist"] = [str(40_000_000 - i) for i in range(10_000)]
+    fake.respond("ncbi", "esearch.fcgi", json.dumps(body).encode())
+    out = await rt.call("eutils_esearch", {"db": "pubmed", "term": "crispr", "retmax": 10_000})
+    assert not out.is_error, out.text
+    assert len(out.data["uids"]) == 10_000  # the structured result keeps every UID
+    assert len(out.text) <= 25_000 and "Output cut" in out.text
+    assert "History handle" in out.text and r["webenv"] in out.text  # above the cut
+    assert "retstart" in out.text.split("Output cut")[1]  # the tool's own paging hint
+    # upstream warnings are fenced as data
+    warn = next(w for w in out.data["warnings"] if "quoted phrase" in w)
+    head = out.text.split("UIDs:")[0]
+    assert warn in head and head.index("<<<untrusted-data") < head.index(warn)

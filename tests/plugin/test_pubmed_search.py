@@ -37,7 +37,7 @@ async def test_search_with_filters_and_summaries(rt, fake, schema):
     d = out.data
     expected = (
         '(mitochondria AND deletion) AND "Falk MJ"[au] AND "Mitochondrial Diseases"[mh] AND '
-        '"DNA, Mitochondrial"[mh] AND ("Review"[pt] OR "Practice Guideline"[pt]) AND english[lang] AND '
+        '"DNA, Mitochondrial"[mh] AND ("Review"[pt] OR "Practice Guideline"[pt]) AND "english"[lang] AND '
         'humans[mh] AND hasabstract AND free full text[sb] AND ("2020/01"[edat] : "2024"[edat])'
     )
     assert d["effectiveQuery"] == expected and d["query"] == "mitochondria AND deletion"
@@ -176,3 +176,79 @@ async def test_upstream_faults_map_to_reasons(rt, fake, kind, options, reason):
     fake.fault(kind, "ncbi", "esearch.fcgi", times=10, **options)
     out = await rt.call(TOOL, {"query": "asthma"})
     assert out.is_error and out.error.reason == reason, out.text
+
+
+async def test_filter_values_stay_one_quoted_phrase(rt, fake):
+    """A quote, bracket or typed [tag] in a filter value can't end the phrase or re-tag it, and a
+    language with an operator stays one value instead of re-ordering the whole query."""
+    install(fake)
+    args = {
+        "query": "x",
+        "author": 'Smith "J"[au]',
+        "journal": "J [Internet]",
+        "meshTerms": ['"Asthma"[mh]'],
+        "language": "english OR french",
+    }
+    out = await rt.call(TOOL, args)
+    assert not out.is_error, out.text
+    expected = '(x) AND "Smith J"[au] AND "J"[journal] AND "Asthma"[mh] AND "english OR french"[lang]'
+    assert out.data["effectiveQuery"] == expected
+    assert fake.of("ncbi", "esearch.fcgi")[0].params["term"] == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        ({"query": "x", "author": "[au]"}, "blank_filter"),
+        ({"query": "x", "language": '"[la]"'}, "blank_filter"),
+        ({"query": "x", "meshTerms": ["Asthma", "[mh]"]}, "blank_filter"),
+    ],
+)
+async def test_filter_holding_only_a_tag_is_blank(rt, fake, args, reason):
+    out = await rt.call(TOOL, args)
+    assert out.is_error and out.error.reason == reason and out.error.recovery, out.text
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("date_range", "clause"),
+    [
+        ({"maxDate": "2000"}, '("1800"[pdat] : "2000"[pdat])'),
+        ({"maxDate": "1790/06", "dateType": "edat"}, '("1000"[edat] : "1790/06"[edat])'),
+        ({"minDate": "2024/02/29", "dateType": "mdat"}, '("2024/02/29"[mdat] : "3000"[mdat])'),
+    ],
+)
+async def test_open_date_bounds_never_invert(rt, fake, date_range, clause):
+    install(fake)
+    out = await rt.call(TOOL, {"query": "x", "dateRange": date_range})
+    assert not out.is_error, out.text
+    assert out.data["effectiveQuery"] == f"(x) AND {clause}"
+
+
+def test_long_renderings_are_cut_with_a_paging_hint():
+    from medlit.core.render import TEXT_LIMIT
+    from medlit.plugins.ncbi.pubmed_search import (
+        AppliedFilters,
+        ArticleSummary,
+        SearchArticlesInput,
+        SearchArticlesOutput,
+        render_search,
+    )
+
+    pmids = [str(30_000_000 + i) for i in range(1000)]
+    out = SearchArticlesOutput(
+        query="x",
+        effectiveQuery="x",
+        appliedFilters=AppliedFilters(),
+        totalCount=5000,
+        offset=0,
+        pmids=pmids,
+        nextOffset=1000,
+        summaries=[ArticleSummary(pmid=p, title="T" * 600, pubmedUrl="u") for p in pmids[:50]],
+        searchUrl="https://pubmed.ncbi.nlm.nih.gov/?term=x",
+    )
+    for fmt in ("markdown", "json"):
+        text = render_search(out, SearchArticlesInput(query="x", responseFormat=fmt))
+        assert len(text) <= TEXT_LIMIT and "Output cut" in text, fmt
+        assert "page on with offset=nextOffset" in text  # the tool's own hint, not the host's generic one
+        assert text.count("<<<untrusted-data") == text.count("<<<end-untrusted-data")

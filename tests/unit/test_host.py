@@ -223,3 +223,41 @@ def test_broken_third_party_entry_point_does_not_stop_cli(tmp_path):
     assert "broken" in proc.stdout and "error" in proc.stdout and "missing dependency xyz" in proc.stdout
     assert "ncbi" in proc.stdout and "active" in proc.stdout
     assert "missing dependency xyz" in proc.stderr  # logged to stderr too
+
+
+def test_a_record_of_the_wrong_type_makes_the_plugin_an_error():
+    tier_as_tool = make_plugin("mixed", tiers=["t"])
+    tier_as_tool.medlit_tools = tier_as_tool.medlit_fulltext_tiers  # a FulltextTier is no ToolSpec
+    host = host_with(("mixed", tier_as_tool), ("ok", make_plugin("ok", tools=["ok_tool"])))
+    assert host.plugins["mixed"].status == "error"
+    assert "medlit_tools() returned a FulltextTier, not a ToolSpec" in host.plugins["mixed"].detail
+    assert list(host.tools) == ["ok_tool"]
+
+
+def test_switch_variable_of_a_dotted_or_dashed_name_is_settable():
+    plugin = make_plugin("acme.full-text", tools=["acme_tool"], tiers=["acme.tier"])
+    host = host_with(("acme.full-text", plugin), env={"ACME_FULL_TEXT_ENABLED": "false"})
+    record = host.plugins["acme.full-text"]
+    assert record.status == "disabled" and record.waiting_on == "ACME_FULL_TEXT_ENABLED"
+    host = host_with(("acme.full-text", plugin), env={"MEDLIT_TIER_ORDER_ACME_TIER": "99"})
+    assert host.tier_order(record.tiers[0]) == 99
+
+
+@pytest.mark.anyio
+async def test_secrets_in_a_plugin_errors_details_and_hint_are_redacted():
+    from medlit.core.errors import upstream_error
+
+    async def leaky(args, ctx):
+        raise upstream_error(
+            "acme", "bad_request", "rejected", recovery="retry with sekret-key-1", url="/x?key=sekret-key-1"
+        )
+
+    plugin = make_plugin("acme", tools=["acme_tool"])
+    plugin.medlit_tools = hookimpl(
+        lambda: [ToolSpec("acme_tool", "t", "d", input_model=Empty, output_model=Empty, handler=leaky)]
+    )
+    host = host_with(("acme", plugin), env={"ACME_API_KEY": "sekret-key-1"})
+    async with Runtime(host) as rt:
+        outcome = await rt.call("acme_tool", {})
+    assert outcome.is_error and "sekret-key-1" not in str(outcome.error.to_dict()) + outcome.text
+    assert outcome.error.details["url"] == "/x?key=***"

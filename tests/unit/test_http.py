@@ -11,7 +11,14 @@ import pytest
 from aiohttp import web
 
 from medlit.core.errors import MedlitError
-from medlit.core.http import Pacer, parse_retry_after, xml_stops_after_prolog
+from medlit.core.http import (
+    Pacer,
+    Response,
+    ServiceConfig,
+    UpstreamClient,
+    parse_retry_after,
+    xml_stops_after_prolog,
+)
 from medlit.core.settings import load_settings
 from medlit.core.upstreams import build_clients
 
@@ -234,6 +241,13 @@ def test_prolog_only_detection():
     assert xml_stops_after_prolog(b"")
     assert not xml_stops_after_prolog(b'<?xml version="1.0"?><a/>')
     assert not xml_stops_after_prolog(b"<!-- c --><a/>")
+    # Content the parser reads fine must never be retried as "no content".
+    assert not xml_stops_after_prolog(b"<!DOCTYPE a [<!ELEMENT a ANY>]><a/>")
+    assert not xml_stops_after_prolog(b"\xef\xbb\xbf<a/>")
+    assert not xml_stops_after_prolog(b'<!DOCTYPE a SYSTEM "x>y"><a/>')
+    assert not xml_stops_after_prolog(b"<!--" + b"-" * 70_000 + b"--><a/>")
+    assert xml_stops_after_prolog(b"<!DOCTYPE a [<!ELEMENT a ANY>")  # cut inside the subset
+    assert xml_stops_after_prolog(b"<?xml version='1.0'?><!-- cut")
 
 
 async def test_slow_answers_within_timeout_succeed(clients, fake):
@@ -263,3 +277,101 @@ async def test_rate_never_exceeded_under_concurrency():
 
 def test_web_import_used():
     assert web.Response  # the fake's responses are aiohttp web objects
+
+
+async def test_429_whose_retry_after_outlasts_the_deadline_fails_fast(clients, fake):
+    fake.fault("429", "ncbi", "einfo.fcgi", times=1, retry_after=20)
+    started = time.monotonic()
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi", deadline=time.monotonic() + 2)
+    assert time.monotonic() - started < 0.5  # no sleeping into a wait that cannot end in time
+    assert info.value.reason == "ncbi_rate_limited" and info.value.retryable
+    assert len(fake.requests) == 1
+
+
+async def test_redirect_without_location_is_an_invalid_response(clients, fake):
+    fake.route("ncbi", "einfo.fcgi", lambda req: web.Response(status=302))
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_invalid_response" and "without a Location" in info.value.message
+    assert len(fake.requests) == 1  # not followed to itself three times
+
+
+async def test_redirect_location_query_is_not_repeated(clients, fake):
+    target = "/ncbi/einfo.fcgi?db=pubmed&tool=medlit-mcp"
+    fake.route("ncbi", "old.fcgi", lambda req: web.Response(status=301, headers={"Location": target}))
+    await clients["ncbi"].get("old.fcgi", {"db": "pubmed"})
+    first, second = fake.requests
+    assert first.request.query.getall("db") == ["pubmed"]
+    assert second.path == "einfo.fcgi" and second.request.query.getall("db") == ["pubmed"]
+    assert second.request.query.getall("tool") == ["medlit-mcp"]
+
+
+def _https_client() -> UpstreamClient:
+    config = ServiceConfig(
+        "ncbi", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils", "ncbi",
+        frozenset({"eutils.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"}),
+    )  # fmt: skip
+    return UpstreamClient(None, config, load_settings({"NCBI_API_KEY": "secretkey123"}))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("location", "allowed"),
+    [
+        ("https://www.ncbi.nlm.nih.gov/x?a=1", True),
+        ("/entrez/eutils/other.fcgi", True),
+        ("http://www.ncbi.nlm.nih.gov/x?api_key=secretkey123", False),  # downgrade: the key goes clear
+        ("ftp://eutils.ncbi.nlm.nih.gov/x", False),
+    ],
+)
+async def test_redirect_never_downgrades_the_scheme(location, allowed):
+    client = _https_client()
+    resp = Response(302, "https://eutils.ncbi.nlm.nih.gov/", {"Location": location}, b"")
+    if allowed:
+        assert client._follow("https://eutils.ncbi.nlm.nih.gov/entrez/eutils/einfo.fcgi", resp)
+        return
+    with pytest.raises(MedlitError) as info:
+        client._follow("https://eutils.ncbi.nlm.nih.gov/entrez/eutils/einfo.fcgi", resp)
+    assert info.value.reason == "ncbi_redirect_refused" and not info.value.retryable
+    assert "secretkey123" not in str(info.value.to_dict())
+
+
+async def test_secret_in_a_redirect_host_is_redacted_everywhere(fake):
+    fake.fault("redirect_foreign", "ncbi", "einfo.fcgi", to="https://secretkey123.evil.example.org/")
+    async with aiohttp.ClientSession() as session:
+        clients = build_clients(session, load_settings(fake_env(fake, NCBI_API_KEY="secretkey123")))
+        with pytest.raises(MedlitError) as info:
+            await clients["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_redirect_refused"
+    assert "secretkey123" not in str(info.value.to_dict())  # message and details alike
+
+
+async def test_a_caller_sleeping_on_its_slot_respects_a_later_cooldown():
+    pacer = Pacer(rate=20.0)
+    far = time.monotonic() + 60
+    pacer.reserve(far)
+    started = time.monotonic()
+    waiter = asyncio.create_task(pacer.acquire(far, "ncbi"))  # its slot is ~60 ms out
+    await asyncio.sleep(0.01)
+    pacer.cooldown(0.4)  # another caller drew a 429 meanwhile
+    await waiter
+    assert time.monotonic() - started >= 0.4
+
+
+async def test_queue_is_bounded_before_the_concurrency_slot(fake):
+    fake.fault("slow", "ncbi", "einfo.fcgi", times=99, delay=0.5)
+    async with aiohttp.ClientSession() as session:
+        settings = load_settings(fake_env(fake))
+        config = ServiceConfig(
+            "ncbi", settings.base_urls["ncbi"], "ncbi", frozenset({"127.0.0.1", "localhost"}),
+            concurrency=1, max_queue=1,
+        )  # fmt: skip
+        client = UpstreamClient(session, config, settings)
+        running = asyncio.create_task(client.get("einfo.fcgi"))
+        await asyncio.sleep(0.05)
+        queued = asyncio.create_task(client.get("einfo.fcgi"))
+        await asyncio.sleep(0.05)
+        with pytest.raises(MedlitError) as info:
+            await client.get("einfo.fcgi")
+        assert info.value.reason == "queue_full" and "already queued" in info.value.message
+        assert (await running).body and (await queued).body

@@ -121,3 +121,8 @@ def test_parse_list():
         parse_list("pmid", [True])
     with pytest.raises(IdentifierError):
         parse_list("pmid", {"a": 1})
+
+
+def test_europepmc_article_url_is_a_pmcid():
+    ident = classify("https://europepmc.org/article/PMC/PMC0123")
+    assert (ident.kind, ident.value) == ("pmcid", "PMC123")

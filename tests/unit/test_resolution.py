@@ -237,3 +237,20 @@ def test_merge_refs_folds_ids_naming_one_article():
     assert (first.pmcid, first.pmid, first.doi) == ("PMC1", "11", "10.1/AB")
     assert first.requested == ("PMC1", "11", "10.1/AB", "10.1/ab")
     assert alias == {"PMC1": "PMC1", "11": "PMC1", "10.1/AB": "PMC1", "10.2/x": "10.2/x", "10.1/ab": "PMC1"}
+
+
+async def test_a_tier_returning_no_mapping_is_a_service_error_not_a_miss():
+    class ListTier(FakeTierPlugin):
+        async def resolve(self, refs, ctx, options):
+            return [hit()]
+
+    (res,) = (await run_chain([ref("1", pmid="1")], context(ListTier("pa", "t", 10, {"pmid"})))).resolutions
+    assert outcomes(res) == [("t", "service-error")] and "not a mapping" in res.tried[0].detail
+    assert res.reason == "service-error"
+
+
+async def test_a_tiers_own_timeout_is_not_reported_as_the_chains():
+    own = FakeTierPlugin("pa", "t", 10, {"pmid"}, raises=TimeoutError("socket read"), timeout=30)
+    (res,) = (await run_chain([ref("1", pmid="1")], context(own))).resolutions
+    assert outcomes(res) == [("t", "service-error")]
+    assert "within" not in res.tried[0].detail and "socket read" in res.tried[0].detail
