@@ -222,7 +222,7 @@ class UpstreamClient:
             target = form if form is not None else query
             for k, v in cfg.identify.items():
                 target.setdefault(k, v)
-        if method == "GET" and len(urlencode(query)) > POST_THRESHOLD:
+        if method == "GET" and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
             method, form, query = "POST", query, {}
         url = self._url(path)
         last: MedlitError | None = None
@@ -268,8 +268,8 @@ class UpstreamClient:
         self,
         method: str,
         url: str,
-        query: dict[str, str],
-        form: dict[str, str] | None,
+        query: dict[str, str | Repeated],
+        form: dict[str, str | Repeated] | None,
         expect: Expect,
         deadline: float,
         ok_statuses: set[int],
@@ -336,8 +336,8 @@ class UpstreamClient:
         self,
         method: str,
         url: str,
-        query: dict[str, str],
-        form: dict[str, str] | None,
+        query: dict[str, str | Repeated],
+        form: dict[str, str | Repeated] | None,
         deadline: float,
         headers: Mapping[str, str] | None,
     ) -> Response:
@@ -352,8 +352,8 @@ class UpstreamClient:
             async with self.session.request(
                 method,
                 url,
-                params=query or None,
-                data=form,
+                params=_pairs(query) or None,
+                data=_pairs(form),
                 allow_redirects=False,
                 timeout=timeout,
                 headers=headers,
@@ -456,7 +456,26 @@ def _brief(resp: Response) -> str:
     return ""
 
 
-def _param(value: Any) -> str:
+@dataclass(frozen=True)
+class Repeated:
+    """A parameter sent once per value (``id=1&id=2``). E-utilities read that differently from
+    ``id=1,2``: ELink then answers one link set per id instead of merging them."""
+
+    values: tuple[str, ...]
+
+
+def _pairs(values: Mapping[str, str | Repeated] | None) -> list[tuple[str, str]] | None:
+    if values is None:
+        return None
+    out: list[tuple[str, str]] = []
+    for k, v in values.items():
+        out.extend((k, x) for x in v.values) if isinstance(v, Repeated) else out.append((k, v))
+    return out
+
+
+def _param(value: Any) -> str | Repeated:
+    if isinstance(value, Repeated):
+        return value
     if isinstance(value, bool):
         return "y" if value else "n"
     if isinstance(value, (list, tuple)):

@@ -37,6 +37,11 @@ class Req:
     params: dict[str, str]
     at: float
     request: web.Request | None = field(default=None, repr=False)
+    pairs: list[tuple[str, str]] = field(default_factory=list, repr=False)  # as sent, repeats kept
+
+    def repeated(self, name: str) -> list[str]:
+        """Every value of a parameter as sent, one per occurrence (``id=1&id=2`` -> ['1', '2'])."""
+        return [v for k, v in self.pairs if k == name]
 
     def ids(self) -> list[str]:
         raw = self.params.get("id", "")
@@ -162,12 +167,13 @@ class FakeUpstream:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         service = request.match_info["service"]
         path = request.match_info["path"]
-        params = dict(request.query)
+        pairs = list(request.query.items())
         if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
-            params.update(await request.post())  # type: ignore[arg-type]
-        req = Req(
-            service, request.method, path, {k: str(v) for k, v in params.items()}, time.monotonic(), request
-        )
+            pairs += [(k, str(v)) for k, v in (await request.post()).items()]
+        params: dict[str, str] = {}
+        for k, v in pairs:  # a repeated parameter (id=1&id=2) reads as one comma list
+            params[k] = f"{params[k]},{v}" if k in params else str(v)
+        req = Req(service, request.method, path, params, time.monotonic(), request, pairs)
         self.requests.append(req)
         if service in NCBI_FAMILY and self._over_ncbi_limit(req):
             self.rate_limited.append(req)

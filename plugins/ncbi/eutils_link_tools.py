@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from medlit.core.errors import ArgumentError
+from medlit.core.http import Repeated
 from medlit.core.render import as_json, fence, md_table
 from medlit.core.types import ToolContext, ToolSpec
 
@@ -43,6 +44,7 @@ Command = Literal[
     "neighbor", "neighbor_score", "neighbor_history", "acheck", "ncheck", "lcheck", "llinks", "prlinks"
 ]
 _JSON_CMDS = {"neighbor", "neighbor_score", "neighbor_history"}
+_PER_SOURCE_CMDS = {"neighbor", "neighbor_score"}  # link lists that NCBI can answer per source id
 _EMPTY_HINT = (
     "No links found. Either these records have no links of this kind or the ids are unknown: list valid link "
     "names with eutils_einfo db=<dbfrom>, and check the ids with eutils_esummary."
@@ -109,6 +111,12 @@ class ELinkInput(_LinkSource):
         "(a History handle per link), 'acheck'/'ncheck'/'lcheck' (which links exist), 'llinks'/'prlinks' "
         "(LinkOut and publisher URLs). Example: 'neighbor_history'.",
     )
+    per_source: bool = Field(
+        True,
+        description="With several uids and cmd 'neighbor' or 'neighbor_score': one link group per source UID "
+        "(`source_ids` says which), so you can tell which record each link came from; false merges all sources "
+        "into one group per link name. Still one request either way. Example: false.",
+    )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: None if v is None else check_db(v))
@@ -122,6 +130,9 @@ class ELinkInput(_LinkSource):
 class LinkGroup(_Out):
     dbto: str
     linkname: str
+    source_ids: list[str] | None = Field(
+        None, description="The source UIDs these links come from (per_source groups); null when merged"
+    )
     count: int
     ids: list[str]
     scores: list[int] | None = Field(None, description="neighbor_score: one score per id")
@@ -189,6 +200,7 @@ async def run_elink(
     uids: list[str] | None,
     history: HistoryHandle | None,
     linkname: str | None,
+    per_source: bool = False,
 ) -> ELinkResult:
     params: dict[str, Any] = {"dbfrom": dbfrom, "cmd": cmd}
     if cmd in _JSON_CMDS:
@@ -197,13 +209,17 @@ async def run_elink(
         params["db"] = db
     if linkname:
         params["linkname"] = linkname
-    params.update({"id": ",".join(uids)} if uids is not None else history_params(history))  # type: ignore[arg-type]
+    if uids is not None and per_source and len(uids) > 1 and cmd in _PER_SOURCE_CMDS:
+        # id=1&id=2 makes ELink answer one link set per source instead of merging them (same one request)
+        params["id"] = Repeated(tuple(uids))
+    else:
+        params.update({"id": ",".join(uids)} if uids is not None else history_params(history))  # type: ignore[arg-type]
     resp = await ncbi_get(ctx, "elink.fcgi", params, expect="text", db=dbfrom)
     return parse_elink(resp.body, json_mode=is_json(resp.body))
 
 
-def summarise_links(result: ELinkResult, dbfrom: str) -> dict[str, Any]:
-    groups: dict[tuple[str, str], LinkGroup] = {}
+def summarise_links(result: ELinkResult, dbfrom: str, per_source: bool = False) -> dict[str, Any]:
+    groups: dict[tuple[tuple[str, ...], str, str], LinkGroup] = {}
     histories: list[LinkHistory] = []
     linkout: list[LinkOutUrl] = []
     checks: list[LinkCheck] = []
@@ -218,9 +234,13 @@ def summarise_links(result: ELinkResult, dbfrom: str) -> dict[str, Any]:
                         dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, linkname=one.linkname or None, error=one.error
                     )
                 )
+        sources = tuple(ls.ids) if per_source else ()
         for d in ls.link_dbs:
             g = groups.setdefault(
-                (d.dbto, d.linkname), LinkGroup(dbto=d.dbto, linkname=d.linkname, count=0, ids=[])
+                (sources, d.dbto, d.linkname),
+                LinkGroup(
+                    dbto=d.dbto, linkname=d.linkname, source_ids=list(sources) or None, count=0, ids=[]
+                ),
             )
             for link in d.links:
                 if link.id not in g.ids:
@@ -282,10 +302,20 @@ def errors_notice(errors: list[LinkSetError]) -> str | None:
 
 async def elink_tool(args: ELinkInput, ctx: ToolContext) -> ELinkOutput:
     assert args.dbfrom is not None
-    result = await run_elink(
-        ctx, args.dbfrom, args.cmd, db=args.db, uids=args.uids, history=args.history, linkname=args.linkname
+    per_source = (
+        args.per_source and args.uids is not None and len(args.uids) > 1 and args.cmd in _PER_SOURCE_CMDS
     )
-    parts = summarise_links(result, args.dbfrom)
+    result = await run_elink(
+        ctx,
+        args.dbfrom,
+        args.cmd,
+        db=args.db,
+        uids=args.uids,
+        history=args.history,
+        linkname=args.linkname,
+        per_source=per_source,
+    )
+    parts = summarise_links(result, args.dbfrom, per_source)
     empty = not (parts["groups"] or parts["histories"] or parts["linkout"] or parts["checks"])
     notices = [n for n in (errors_notice(parts["errors"]), _EMPTY_HINT if empty else None) if n]
     return ELinkOutput(
@@ -305,7 +335,8 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
     parts = [f"## ELink {out.command}: `{out.dbfrom}` -> `{out.dbto or 'all'}`"]
     for g in out.groups:
         shown = g.ids if g.scores is None else [f"{i} ({s})" for i, s in zip(g.ids, g.scores, strict=False)]
-        parts.append(f"### {g.linkname} -> {g.dbto}: {g.count:,} ids\n" + ", ".join(shown))
+        source = f" from {', '.join(g.source_ids)}" if g.source_ids else ""
+        parts.append(f"### {g.linkname}{source} -> {g.dbto}: {g.count:,} ids\n" + ", ".join(shown))
     for h in out.histories:
         parts.append(f"### {h.linkname} -> {h.dbto}\n{history_line(h.history)}")
     if out.linkout:

@@ -164,7 +164,13 @@ async def test_elink_linkset_error_is_reported_not_dropped(rt, fake):
     body = corpus_bytes("ncbi/elink/elink_neighbor_by_id_multi_linkset.xml")
     fake.respond("ncbi", "elink.fcgi", body.replace(b"</eLinkResult>", _ERROR_LINKSET + b"</eLinkResult>"))
     out = await rt.call(
-        "eutils_elink", {"dbfrom": "protein", "db": "pubmed", "uids": "1621261,68536103,20807972,730439,1"}
+        "eutils_elink",
+        {
+            "dbfrom": "protein",
+            "db": "pubmed",
+            "uids": "1621261,68536103,20807972,730439,1",
+            "per_source": False,
+        },
     )
     assert not out.is_error, out.text
     check_schema(rt, "eutils_elink", out.data)
@@ -211,3 +217,22 @@ async def test_link_then_fetch_reports_a_failed_link_set(rt, fake):
     check_schema(rt, "eutils_link_then_fetch", out.data)
     assert out.data["retrieved"] == 2 and out.data["linkname"] == "pubmed_pmc"
     assert "pubmed (ids 31452105): Backend failed for this set" in out.data["notice"]
+
+
+async def test_elink_groups_links_per_source_in_one_request(rt, fake):
+    fake.respond("ncbi", "elink.fcgi", corpus_bytes("ncbi/elink/elink_neighbor_by_id_multi_linkset.xml"))
+    uids = ["1621261", "68536103", "20807972", "730439"]
+    out = await rt.call("eutils_elink", {"dbfrom": "protein", "db": "pubmed", "uids": uids})
+    assert not out.is_error, out.text
+    check_schema(rt, "eutils_elink", out.data)
+    (req,) = fake.of("ncbi", "elink.fcgi")
+    assert req.repeated("id") == uids  # id=...&id=...: NCBI answers one link set per source
+    sources = [g["source_ids"] for g in out.data["groups"]]
+    assert ["1621261"] in sources and ["68536103"] in sources
+    assert all(s is not None and len(s) == 1 for s in sources)
+    assert "from 1621261" in out.text
+    merged = await rt.call(
+        "eutils_elink", {"dbfrom": "protein", "db": "pubmed", "uids": uids, "per_source": False}
+    )
+    assert fake.of("ncbi", "elink.fcgi")[-1].repeated("id") == [",".join(uids)]
+    assert all(g["source_ids"] is None for g in merged.data["groups"])

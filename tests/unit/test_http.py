@@ -375,3 +375,13 @@ async def test_queue_is_bounded_before_the_concurrency_slot(fake):
             await client.get("einfo.fcgi")
         assert info.value.reason == "queue_full" and "already queued" in info.value.message
         assert (await running).body and (await queued).body
+
+
+async def test_repeated_parameter_sent_once_per_value_by_get_and_post(clients, fake):
+    from medlit.core.http import Repeated
+
+    await clients["ncbi"].get("einfo.fcgi", {"id": Repeated(("1", "2"))})
+    assert fake.requests[-1].method == "GET" and fake.requests[-1].repeated("id") == ["1", "2"]
+    many = tuple(str(30000000 + i) for i in range(300))
+    await clients["ncbi"].get("einfo.fcgi", {"id": Repeated(many)})
+    assert fake.requests[-1].method == "POST" and fake.requests[-1].repeated("id") == list(many)
