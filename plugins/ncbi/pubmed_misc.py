@@ -63,6 +63,7 @@ class SpellCheckInput(ToolInput):
         description="PubMed query to check, with any [field] tags and operators; only free-text words are "
         "corrected. Example: 'alzhiemer diseese AND aged[mh]'.",
     )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _q = field_validator("query", mode="before")(lambda cls, v: _blank_query(v, "alzhiemer diseese"))
 
@@ -159,10 +160,15 @@ async def spell_check(args: SpellCheckInput, ctx: ToolContext) -> SpellCheckOutp
 
 
 def render_spell(out: SpellCheckOutput, args: SpellCheckInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "ncbi-espell")
     if not out.hasSuggestion:
-        return f"No correction for `{out.original}`; search it as written."
+        return "No correction; search the query as written."
     changes = ", ".join(f"{c.original} → {c.corrected}" for c in out.corrections)
-    return f"Suggested query: `{out.corrected}`\nChanged: {changes}\nRe-run pubmed_search_articles with it."
+    # The corrected words come from NCBI: fenced like any other upstream text.
+    return "Suggested query (re-run pubmed_search_articles with it):\n" + fence(
+        f"{out.corrected}\nChanged: {changes}", "ncbi-espell"
+    )
 
 
 SPELL_TOOL = ToolSpec(

@@ -26,8 +26,9 @@ async def test_spell_check_corpus_answers(rt, fake):
         **fake.of("ncbi", "espell.fcgi")[0].params,
         "db": "pubmed",
     }
-    out = await rt.call("pubmed_spell_check", {"query": "biopythooon"})
-    assert out.data["corrected"] == "biopython"
+    assert out.text.index("<<<untrusted-data") < out.text.index("Notch AND Mus musculus")  # fenced
+    out = await rt.call("pubmed_spell_check", {"query": "biopythooon", "responseFormat": "json"})
+    assert out.data["corrected"] == "biopython" and '"corrected": "biopython"' in out.text
     assert len(fake.of("ncbi")) == 2  # one ESpell per call
 
 
