@@ -37,6 +37,7 @@ __all__ = ["read_jats"]
 Element = etree._Element
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _OASIS_NS = "http://docs.oasis-open.org/ns/oasis-exchange/table"
 _MAX_COLSPAN = 200  # guards the grid against absurd spans; real tables stay far below
 
@@ -57,11 +58,16 @@ _BLOCKS = {
 } | _FLOATS  # fmt: skip
 # Block-level elements that carry no readable text of their own, or are read elsewhere.
 _SKIP_BLOCKS = {
-    "graphic", "alternatives", "object-id", "permissions", "sec-meta", "ref-list", "kwd-group",
+    "graphic", "object-id", "permissions", "sec-meta", "ref-list", "kwd-group",
     "processing-meta", "alt-text", "long-desc", "title", "label", "caption", "inline-graphic",
 }  # fmt: skip
+_MEDIA = {"graphic", "inline-graphic", "media", "inline-media", "alt-text", "long-desc", "object-id"}
+_POWER = re.compile(r"[−\-+]?\d{1,3}[+−\-]?")
 # Inline elements that hold no prose (images, ids) and are dropped from running text.
-_SKIP_INLINE = {"inline-graphic", "graphic", "object-id", "alt-text", "long-desc", "institution-id"}
+_SKIP_INLINE = {
+    "inline-graphic", "graphic", "object-id", "alt-text", "long-desc", "institution-id",
+    "glyph-data", "index-term", "index-term-range-end",  # bitmap hex; back-of-book index entries
+}  # fmt: skip
 # Elements whose text must not run into a neighbour's when flattened to one line.
 _PAD_INLINE = {
     "p", "title", "label", "caption", "list-item", "def-item", "term", "def", "break", "attrib",
@@ -164,14 +170,19 @@ def _child(el: Element | None, *names: str) -> Element | None:
 
 
 def _own_iter(el: Element, names: set[str]) -> Iterator[Element]:
-    """Descendants named ``names``, not entering sub-articles (they are read separately)."""
-    for child in _elements(el):
-        name = _name(child)
-        if name in ("sub-article", "response"):
-            continue
-        if name in names:
-            yield child
-        yield from _own_iter(child, names)
+    """Descendants named ``names``, in document order, not inside sub-articles (read separately)."""
+    for found in el.iter(*(f"{{*}}{n}" for n in names)):
+        if found is not el and not _in_sub_article(found, el):
+            yield found
+
+
+def _in_sub_article(found: Element, top: Element) -> bool:
+    for anc in found.iterancestors():
+        if anc is top:
+            return False
+        if _name(anc) in ("sub-article", "response"):
+            return True
+    return False
 
 
 def _href(el: Element | None) -> str | None:
@@ -181,7 +192,15 @@ def _href(el: Element | None) -> str | None:
     return value.strip() if value else None
 
 
+# Invisible characters that only break words apart for a reader: zero-width space, word joiner,
+# BOM, soft hyphen. (ZWJ / ZWNJ are kept: they shape Indic and Persian text and emoji.)
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
+
+
 def _clean(text: str) -> str:
+    """One line: runs of whitespace (incl. no-break and thin spaces) as one space, invisibles gone."""
+    if not text.isascii() and _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
     return " ".join(text.split())
 
 
@@ -211,8 +230,17 @@ def _inline(el: Element) -> str:
         return _mathml(el)
     if name == "name":
         return _person_name(el)
-    if name == "sup" and (cites := _superscript_citation(el)):
-        return cites
+    if name == "sup":
+        if cites := _superscript_citation(el):
+            return cites
+        text = "".join(el.itertext())
+        if _is_power(el, text):  # 10<sup>−5</sup>, mm<sup>2</sup>, Ca<sup>2+</sup>: keep it a power
+            return f"^{text}"
+        return text
+    if name == "alternatives":
+        return _alternative(el)
+    if name in ("ext-link", "uri") and not "".join(el.itertext()).strip():
+        return _href(el) or ""  # <uri xlink:href="..."/> names its link only in the attribute
     parts = [el.text or ""]
     for child in el:
         if isinstance(child.tag, str):
@@ -220,6 +248,24 @@ def _inline(el: Element) -> str:
             parts.append(f" {inner} " if _name(child) in _PAD_INLINE else inner)
         parts.append(child.tail or "")
     return "".join(parts)
+
+
+def _is_power(sup: Element, text: str) -> bool:
+    """A numeric superscript that is an exponent or a charge, not a note or citation marker."""
+    if not _POWER.fullmatch(text) or (sup.tail or "")[:1].isdigit():  # strain "mc<sup>2</sup>155"
+        return False
+    parent = sup.getparent()
+    return _child(sup, "xref") is None and (parent is None or _name(parent) not in ("xref", "label"))
+
+
+def _alternative(el: Element) -> str:
+    """One rendition of an <alternatives>: the TeX, else the MathML, else the first textual one."""
+    kids = list(_elements(el))
+    for want in ("tex-math", "math"):
+        found = next((k for k in kids if _name(k) == want), None)
+        if found is not None:
+            return _inline(found)
+    return next((t for k in kids if _name(k) not in _MEDIA and (t := _inline(k)).strip()), "")
 
 
 def _superscript_citation(el: Element) -> str | None:
@@ -374,8 +420,8 @@ def _flow(
     for child in el:
         if isinstance(child.tag, str):
             name = _name(child)
-            if name in skip:
-                pass
+            if name in skip or name in _SKIP_BLOCKS:
+                pass  # dropped in place: an inline-graphic inside a <p> must not split it
             elif on_section is not None and name in sections:
                 _flush(buf, blocks)
                 on_section(child, blocks)
@@ -400,12 +446,10 @@ def _flush(buf: list[str], blocks: list[str]) -> None:
 def _is_block(el: Element, name: str) -> bool:
     if name == "code":  # JATS code is block-like; one-liners read better inline
         return "\n" in "".join(el.itertext()).strip()
-    return name in _BLOCKS or name in _SKIP_BLOCKS
+    return name in _BLOCKS
 
 
 def _block(el: Element, name: str, ctx: _Ctx, depth: int) -> list[str]:
-    if name in _SKIP_BLOCKS:
-        return []
     if name in _FLOATS:
         return _float(el, name, ctx)
     if name in ("sec", "ack", "notes", "app", "bio", "glossary", "question-wrap"):
@@ -428,13 +472,33 @@ def _block(el: Element, name: str, ctx: _Ctx, depth: int) -> list[str]:
         return _nonempty(_clean(_inline(el)))
     if name in ("table", "array"):
         return _nonempty("\n".join(" | ".join(row) for row in _grid(el)[0]))
-    if name in ("statement", "speech", "verse-group"):
-        head = _clean(" ".join(filter(None, (_text(_child(el, n)) for n in ("label", "title", "speaker")))))
-        body = _flow(el, ctx, depth, skip={"label", "title", "speaker"})
-        if name == "verse-group":
-            body = ["\n".join(body)]
-        return ([head] if head else []) + body
+    if name == "verse-group":
+        return _nonempty("\n".join(_verse_lines(el)))
+    if name == "speech":  # "Speaker: first paragraph", further paragraphs after it
+        speaker = _text(_child(el, "speaker"))
+        body = _flow(el, ctx, depth, skip={"speaker"})
+        if speaker and body:
+            body[0] = f"{speaker}{'' if speaker[-1] in ':.' else ':'} {body[0]}"
+        return body or ([speaker] if speaker else [])
+    if name in ("statement", "disp-formula-group"):
+        head = _clean(" ".join(filter(None, (_text(_child(el, n)) for n in ("label", "title")))))
+        caption = _text(_child(el, "caption"))
+        body = _flow(el, ctx, depth, skip={"label", "title", "caption"})
+        return [h for h in (head, caption) if h] + body
     return _flow(el, ctx, depth)
+
+
+def _verse_lines(el: Element) -> list[str]:
+    """A verse-group one line per verse-line (nested groups as stanzas), attribution last."""
+    lines = [t for n in ("label", "title", "subtitle") if (t := _text(_child(el, n)))]
+    for child in _elements(el):
+        name = _name(child)
+        if name == "verse-line":
+            lines.append(_clean(_inline(child)))
+        elif name == "verse-group":
+            lines.extend(["", *_verse_lines(child)])
+    attrib = _text(_child(el, "attrib"))
+    return [*lines, f"— {attrib}"] if attrib else lines
 
 
 def _nonempty(text: str) -> list[str]:
@@ -442,9 +506,35 @@ def _nonempty(text: str) -> list[str]:
 
 
 def _heading(el: Element) -> str | None:
-    title = _text(_child(el, "title"))
+    title = _title_text(_child(el, "title"))
     label = _text(_child(el, "label"))
     return title or label
+
+
+_NOTE_REFS = {"fn", "author-notes", "corresp", "aff", "table-fn", "other"}
+
+
+def _title_text(el: Element | None) -> str | None:
+    """A title's text without footnote / affiliation markers ("Results<xref>*</xref>")."""
+    if el is None:
+        return None
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and not _is_note_marker(child):
+            inner = _inline(child)
+            parts.append(f" {inner} " if _name(child) in _PAD_INLINE else inner)
+        parts.append(child.tail or "")
+    return _opt("".join(parts))
+
+
+def _is_note_marker(el: Element) -> bool:
+    if _name(el) == "xref":
+        return el.get("ref-type") in _NOTE_REFS
+    if _name(el) not in ("sup", "sub"):
+        return False
+    kids = list(_elements(el))  # a <sup> holding nothing but such markers
+    loose = (el.text or "") + "".join(k.tail or "" for k in kids)
+    return bool(kids) and all(map(_is_note_marker, kids)) and not loose.strip(" ,;")
 
 
 def _label(el: Element) -> str | None:
@@ -465,6 +555,9 @@ def _folded_section(el: Element, ctx: _Ctx, depth: int) -> list[str]:
 
 def _quote(el: Element, ctx: _Ctx, depth: int) -> list[str]:
     blocks = _flow(el, ctx, depth, skip={"attrib"})
+    title = " ".join(filter(None, (_text(_child(el, "label")), _text(_child(el, "title")))))
+    if title:
+        blocks.insert(0, title)
     attrib = _text(_child(el, "attrib"))
     if attrib:
         blocks.append(f"— {attrib}")
@@ -541,28 +634,50 @@ def _def_lines(el: Element) -> list[str]:
 
 def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
     if name in ("fig-group", "table-wrap-group"):
-        markers: list[str] = []
-        for child in _elements(el):
-            if _name(child) in _FLOATS:
-                markers.extend(_float(child, _name(child), ctx))
-        return markers
+        return _float_group(el, name, ctx)
     label = _text(_child(el, "label"))
     if name == "table-wrap":
         ctx.tables.append(_table(el, label, ctx))
         return [_marker(label, "Table")]
     kind = {"supplementary-material": "supplementary", "media": "media"}.get(name, "figure")
+    caption = _caption(el, attrib=True)
+    if caption is None and label is None:
+        # Springer & co. put the label and caption of a supplementary file on its <media>
+        inner = next((c for c in _children(el, "media", "graphic") if _child(c, "caption") is not None), None)
+        if inner is not None:
+            label, caption = _text(_child(inner, "label")), _caption(inner)
     ctx.assets.append(
         Asset(
             kind=kind,  # type: ignore[arg-type]
             id=el.get("id"),
             label=label,
-            caption=_caption(el),
+            caption=caption,
             section=list(ctx.path),
             href=_asset_href(el),
         )
     )
     word = {"supplementary": "Supplementary material", "media": "Media"}.get(kind, "Figure")
     return [_marker(label, word)]
+
+
+def _float_group(el: Element, name: str, ctx: _Ctx) -> list[str]:
+    """A fig-group's own label and caption become a figure asset of their own (its panels
+    follow); a table-wrap-group's are given to its tables, which have no group record."""
+    label, caption = _text(_child(el, "label")), _caption(el, attrib=True)
+    markers: list[str] = []
+    if name == "fig-group" and (label or caption):
+        ctx.assets.append(Asset(kind="figure", id=el.get("id"), label=label, caption=caption,
+                                section=list(ctx.path), href=_href(el)))  # fmt: skip
+        markers.append(_marker(label, "Figure"))
+    first = len(ctx.tables)
+    for child in _elements(el):
+        if _name(child) in _FLOATS:
+            markers.extend(_float(child, _name(child), ctx))
+    if name == "table-wrap-group":
+        for table in ctx.tables[first:]:
+            table.label = table.label or label
+            table.caption = " ".join(filter(None, (caption, table.caption))) or None
+    return markers
 
 
 def _marker(label: str | None, word: str) -> str:
@@ -574,11 +689,14 @@ def _marker(label: str | None, word: str) -> str:
     return f"[{label}]" if re.match(r"[^\W\d_]{2,}", label) else f"[{word} {label}]"
 
 
-def _caption(el: Element) -> str | None:
+def _caption(el: Element, *, attrib: bool = False) -> str | None:
+    """The caption's title and paragraphs on one line; with ``attrib``, the credit line after."""
     caption = _child(el, "caption")
-    if caption is None:
-        return None
-    parts = [_clean(_inline(c)) for c in _elements(caption)] or [_clean(_inline(caption))]
+    parts = []
+    if caption is not None:
+        parts = [_clean(_inline(c)) for c in _elements(caption)] or [_clean(_inline(caption))]
+    if attrib:
+        parts += [_clean(_inline(a)) for a in _children(el, "attrib")]
     return _opt(" ".join(parts))
 
 
@@ -640,11 +758,11 @@ def _is_cals(el: Element) -> bool:
 def _table_footnotes(el: Element) -> list[str]:
     notes: list[str] = []
     for foot in _children(el, "table-wrap-foot"):
-        fns = list(_own_iter(foot, {"fn"}))
-        if fns:
-            notes.extend(t for fn in fns if (t := _clean(_inline(fn))))
-        else:
-            notes.extend(t for c in _elements(foot) if (t := _clean(_inline(c))))
+        for child in _elements(foot):  # fn-groups, loose fns, paragraphs and attribs, in order
+            if _name(child) == "fn-group":
+                notes.extend(t for fn in _own_iter(child, {"fn"}) if (t := _clean(_inline(fn))))
+            elif _name(child) not in ("title", "label") and (t := _clean(_inline(child))):
+                notes.append(t)
     notes.extend(t for a in _children(el, "attrib") if (t := _clean(_inline(a))))
     return notes
 
@@ -660,6 +778,7 @@ def _grid(table: Element) -> tuple[list[list[str]], int]:
             rows.append((part, False))
     n_rows = len(rows)
     cells: dict[tuple[int, int], str] = {}
+    starts: set[int] = set()  # columns where some cell begins
     width = 0
     for r, (tr, _) in enumerate(rows):
         c = 0
@@ -669,11 +788,16 @@ def _grid(table: Element) -> tuple[list[list[str]], int]:
             text = _clean(_inline(cell))
             colspan = _span(cell.get("colspan"), _MAX_COLSPAN)
             rowspan = _span(cell.get("rowspan"), n_rows - r)
+            starts.add(c)
             for dr in range(rowspan):
                 for dc in range(colspan):
                     cells[(r + dr, c + dc)] = text
             c += colspan
             width = max(width, c)
+    # A colspan running past the table's last real column ("colspan=20" on a 4-column table)
+    # would add columns no cell starts in; they only repeat the spanning text.
+    while width > 1 and width - 1 not in starts:
+        width -= 1
     grid = [[cells.get((r, c), "") for c in range(width)] for r in range(n_rows)]
     header = sum(1 for _, head in rows if head)
     if not header:  # no <thead>: leading all-<th> rows are the header
@@ -755,6 +879,7 @@ def _walk(el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section
 
 def _article(el: Element, include_references: bool, max_depth: int) -> FulltextArticle:
     ctx = _Ctx(max_depth=max_depth)
+    lang = (el.get(_XML_LANG) or "en").lower()[:2]  # JATS: an article without xml:lang is English
     front = _child(el, "front")
     meta = _child(front, "article-meta")
     body = _child(el, "body")
@@ -764,13 +889,13 @@ def _article(el: Element, include_references: bool, max_depth: int) -> FulltextA
         articleType=el.get("article-type"),
         journal=_journal(_child(front, "journal-meta"), meta),
         dates=_dates(meta),
-        keywords=_keywords(meta),
+        keywords=_keywords(meta, lang),
         licenses=_licenses(meta),
         related=[_related(r) for r in _own_iter(el, {"related-article"})],
     )
     art.affiliations, art.authors = _contributors(meta)
     ctx.path = ["Abstract"]
-    art.abstract = _abstract(meta, ctx)
+    art.abstract = _abstract(meta, ctx, lang)
     art.sections = _body_sections(body, ctx)
     art.hasBody = any(s.text or s.title for s in art.sections)
     art.backMatter = _body_sections(_child(el, "back"), ctx, kind="back")
@@ -792,9 +917,10 @@ def _ids(meta: Element | None, article: Element) -> ArticleIds:
         if value:
             found.setdefault((aid.get("pub-id-type") or "").lower(), value)
     pmc = found.get("pmcid") or found.get("pmc") or found.get("pmc-uid")
-    return ArticleIds(
-        pmcid=_pmcid(pmc) if pmc else _oai_pmcid(article), pmid=found.get("pmid"), doi=found.get("doi")
-    )
+    doi = found.get("doi")
+    if doi:  # "https://doi.org/10.1/x" and "doi:10.1/x" as the bare DOI
+        doi = re.sub(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi)
+    return ArticleIds(pmcid=_pmcid(pmc) if pmc else _oai_pmcid(article), pmid=found.get("pmid"), doi=doi)
 
 
 def _pmcid(value: str) -> str | None:
@@ -814,8 +940,10 @@ def _oai_pmcid(article: Element) -> str | None:
 
 def _title(meta: Element | None) -> str | None:
     group = _child(meta, "title-group")
-    title = _text(_child(group, "article-title"))
-    subtitle = _text(_child(group, "subtitle"))
+    title = _title_text(_child(group, "article-title"))
+    if title is None:  # some non-English records carry only the translated title
+        title = _title_text(next(_own_descendants(group, "trans-title"), None)) if group is not None else None
+    subtitle = _title_text(_child(group, "subtitle"))
     return f"{title}: {subtitle}" if title and subtitle else title
 
 
@@ -907,20 +1035,33 @@ def _number(text: str | None) -> int | None:
     return int(text) if text.isdecimal() and len(text) <= 9 else None
 
 
-def _keywords(meta: Element | None) -> list[str]:
+def _keywords(meta: Element | None, lang: str) -> list[str]:
+    """Keywords of the article's language; abbreviation lists and translations left out."""
     seen: dict[str, None] = {}
     for group in _children(meta, "kwd-group"):
-        for kwd in _own_iter(group, {"kwd"}):
-            text = _text(kwd)
+        kind = (group.get("kwd-group-type") or "").lower()
+        if kind.startswith("abbrev") or not _same_lang(group, lang):
+            continue
+        for kwd in _own_iter(group, {"kwd", "compound-kwd"}):
+            if _name(kwd) == "compound-kwd":  # its parts (code, text) read as one keyword
+                text = _opt(" ".join(_clean(_inline(p)) for p in _children(kwd, "compound-kwd-part")))
+            else:
+                text = _text(kwd)
             if text:
                 seen.setdefault(text, None)
     return list(seen)
 
 
+def _same_lang(el: Element, lang: str) -> bool:
+    """True unless ``el`` declares an xml:lang other than the article's."""
+    own = (el.get(_XML_LANG) or "").lower()[:2]
+    return not own or own == lang
+
+
 def _licenses(meta: Element | None) -> list[License]:
     out: list[License] = []
     for lic in _children(_child(meta, "permissions"), "license"):
-        refs = [t for r in _children(lic, "license_ref") if (t := _opt("".join(r.itertext())))]
+        refs = [t for r in _own_descendants(lic, "license_ref") if (t := _opt("".join(r.itertext())))]
         href = _href(lic) or (refs[0] if refs else None)
         text = _opt(" ".join(_clean(_inline(p)) for p in _children(lic, "license-p"))) or (
             None if list(_elements(lic)) else _opt(lic.text)
@@ -1010,7 +1151,7 @@ def _author(contrib: Element) -> Author | None:
     collab = _child(contrib, "collab", "collab-alternatives")
     name_el = _child(contrib, "name", "string-name", "name-alternatives")
     if name_el is not None and _name(name_el) == "name-alternatives":
-        name_el = _child(name_el, "name", "string-name")
+        name_el = _preferred_name(name_el)
     if name_el is not None:
         surname = _text(_child(name_el, "surname"))
         given = _text(_child(name_el, "given-names"))
@@ -1025,6 +1166,18 @@ def _author(contrib: Element) -> Author | None:
                                                     if _name(c) not in ("contrib-group", "contrib")))  # fmt: skip
         return Author(name=text, collective=True, orcid=orcid) if text else None
     return None
+
+
+def _preferred_name(alts: Element) -> Element | None:
+    """Of several renderings of one name, the western / Latin-script one (the byline form)."""
+    names = _children(alts, "name", "string-name")
+
+    def rank(el: Element) -> int:
+        lang = (el.get(_XML_LANG) or "").lower()
+        western = el.get("name-style") in (None, "western") and lang[:2] in ("", "en")
+        return (0 if western else 1) + (0 if _name(el) == "name" else 2)
+
+    return min(names, key=rank) if names else None
 
 
 def _orcid(contrib: Element) -> str | None:
@@ -1043,8 +1196,10 @@ def _orcid(contrib: Element) -> str | None:
     return None
 
 
-def _abstract(meta: Element | None, ctx: _Ctx) -> str | None:
+def _abstract(meta: Element | None, ctx: _Ctx, lang: str = "en") -> str | None:
     abstracts = _children(meta, "abstract")
+    # an abstract in the article's own language first (a bilingual record may list another first)
+    abstracts.sort(key=lambda a: not _same_lang(a, lang))
     main = next((a for a in abstracts if not a.get("abstract-type")), None)
     if main is None:
         main = next((a for a in abstracts if a.get("abstract-type") not in _SECONDARY_ABSTRACTS), None)

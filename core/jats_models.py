@@ -13,6 +13,7 @@ headings kept inline as ``#### Heading`` lines.
 Text conventions inside ``text``: paragraphs separated by a blank line; lists as ``- item``
 (ordered lists ``1.``, ``a.``, ``i.``); quotes as ``> `` lines; code/preformat fenced with
 triple backticks; formulas as ``$tex$`` or linearised MathML (``x^2``, ``(a)/(b)``, ``√(x)``);
+numeric superscripts in prose as powers (``10^−5``, ``Ca^2+``), citation superscripts as ``[1,2]``;
 figures, tables and supplementary material leave ``[Figure 1]``-style markers where they stood
 and are listed in ``assets`` / ``tables``.
 """

@@ -612,3 +612,145 @@ def test_floats_group_and_element_input() -> None:
         "figure", "f1", "Cap More.", "f1.png", [],
     )  # fmt: skip
     assert read_jats(parse_xml(xml))[0].assets == [asset]
+
+
+# ---------------------------------------------------------------------------------------------
+# tag-library review: content that used to be lost or mangled
+
+
+def _sec_text(body: str) -> str:
+    return _parse_one(_snippet(f"<sec><title>T</title>{body}</sec>")).sections[0].text
+
+
+def test_inline_images_and_bare_links_stay_in_the_paragraph() -> None:
+    text = _sec_text(
+        '<p>Image <inline-graphic xlink:href="x.gif"/> here, <uri xlink:href="http://b.org"/> and '
+        '<ext-link ext-link-type="uri" xlink:href="http://a.org">site</ext-link>; '
+        "<named-content content-type='gene'>BRCA1</named-content> <styled-content>st</styled-content>"
+        "<index-term><term>hidden</term></index-term>.</p>"
+    )
+    assert text == "Image here, http://b.org and site; BRCA1 st."
+
+
+def test_xref_ranges_and_lists() -> None:
+    text = _sec_text(
+        '<p>A [<xref ref-type="bibr" rid="r1">1</xref>–<xref ref-type="bibr" rid="r3">3</xref>], '
+        'B [<xref ref-type="bibr" rid="r1">1</xref>, <xref ref-type="bibr" rid="r4">4</xref>], '
+        'C<sup><xref ref-type="bibr" rid="r1">1</xref>–<xref ref-type="bibr" rid="r3">3</xref></sup>.</p>'
+    )
+    assert text == "A [1–3], B [1, 4], C[1–3]."
+
+
+def test_verse_speech_statement_and_formula_group() -> None:
+    text = _sec_text(
+        "<verse-group><title>Poem</title><verse-line>Roses red</verse-line>"
+        "<verse-line>Violets blue</verse-line><attrib>Anon</attrib></verse-group>"
+        "<speech><speaker>Dr A</speaker><p>Hello.</p><p>Again.</p></speech>"
+        "<statement><label>Theorem 1</label><title>Main</title><p>Let x.</p></statement>"
+        "<disp-formula-group><label>(2)</label><disp-formula><tex-math>x=1</tex-math></disp-formula>"
+        "</disp-formula-group>"
+        "<disp-quote><title>Quoted</title><p>Words.</p></disp-quote>"
+    )
+    assert "Poem\nRoses red\nViolets blue\n— Anon" in text
+    assert "Dr A: Hello.\n\nAgain." in text
+    assert "Theorem 1 Main\n\nLet x." in text
+    assert "(2)\n\n$$x=1$$" in text
+    assert "> Quoted\n>\n> Words." in text
+
+
+def test_alternatives_read_once() -> None:
+    text = _sec_text(
+        "<p>E <inline-formula><alternatives><mml:math><mml:mi>a</mml:mi></mml:math><tex-math>a^2</tex-math>"
+        '<inline-graphic xlink:href="e.gif"/></alternatives></inline-formula> and '
+        '<alternatives><inline-graphic xlink:href="g.gif"/><mml:math><mml:mi>b</mml:mi></mml:math>'
+        "</alternatives>.</p>"
+    )
+    assert text == "E $a^2$ and b."
+
+
+def test_fig_group_and_table_wrap_group_keep_their_captions() -> None:
+    body = """<sec><title>R</title>
+      <fig-group id="g1"><label>Figure 1</label><caption><title>Group.</title><p>Overall.</p></caption>
+        <fig id="f1a"><label>A</label><caption><p>Panel a</p></caption><graphic xlink:href="a.jpg"/>
+          <attrib>Credit X</attrib></fig></fig-group>
+      <table-wrap-group><label>Table 2</label><caption><p>Grouped.</p></caption>
+        <table-wrap id="t2a"><table><tr><td>1</td></tr></table></table-wrap></table-wrap-group></sec>"""
+    art = _parse_one(_snippet(body))
+    group, panel = art.assets
+    assert (group.id, group.label, group.caption) == ("g1", "Figure 1", "Group. Overall.")
+    assert (panel.id, panel.caption) == ("f1a", "Panel a Credit X")
+    (table,) = art.tables
+    assert (table.label, table.caption) == ("Table 2", "Grouped.")
+    assert art.sections[0].text.count("[Figure 1]") == 1
+
+
+def test_supplementary_caption_on_its_media() -> None:
+    body = """<sec><title>S</title><p>Below.<supplementary-material id="m1"><media xlink:href="s.pdf">
+      <caption><p>Supplementary material 1 (PDF 4 kb)</p></caption></media></supplementary-material></p></sec>"""
+    (asset,) = _parse_one(_snippet(body)).assets
+    assert (asset.caption, asset.href) == ("Supplementary material 1 (PDF 4 kb)", "s.pdf")
+
+
+def test_table_foot_order_header_by_th_and_colspan_overflow() -> None:
+    body = """<sec><title>T</title><table-wrap id="t1"><label>Table 1</label>
+      <caption><title>Baseline.</title><p>n (%).</p></caption>
+      <table><colgroup><col/><col/></colgroup>
+        <tr><th>A</th><th>B<break/>(n=3)</th></tr><tr><td colspan="9">wide</td></tr>
+        <tr><td rowspan="9">r</td><td>1</td></tr></table>
+      <table-wrap-foot><fn-group><fn><label>a</label><p>First.</p></fn></fn-group><p>Foot para.</p>
+        <attrib>Source: X</attrib></table-wrap-foot></table-wrap></sec>"""
+    (table,) = _parse_one(_snippet(body)).tables
+    assert table.caption == "Baseline. n (%)."
+    assert table.footnotes == ["a First.", "Foot para.", "Source: X"]
+    assert table.headerRows == 1
+    assert table.rows == [["A", "B (n=3)"], ["wide", "wide"], ["r", "1"]]
+
+
+def test_invisible_characters_and_no_break_spaces() -> None:
+    text = _sec_text("<p>A\u00a0B\u200bC\u2009D\ufeffE co\u00adop \u200dkept</p>")
+    assert text == "A BC DE coop \u200dkept"
+
+
+def test_front_matter_variants() -> None:
+    front = """<article-id pub-id-type="pmc">123</article-id><article-id pub-id-type="publisher-id">e5</article-id>
+      <article-id pub-id-type="doi">https://doi.org/10.1/X</article-id>
+      <title-group><article-title>The gene<xref ref-type="fn" rid="fn1">*</xref> in H<sub>2</sub>O</article-title>
+        <alt-title alt-title-type="running-head">Short</alt-title></title-group>
+      <contrib-group><contrib contrib-type="author"><name-alternatives>
+          <name name-style="eastern" xml:lang="zh"><surname>王</surname><given-names>伟</given-names></name>
+          <name name-style="western"><surname>Wang</surname><given-names>Wei</given-names></name>
+        </name-alternatives></contrib>
+        <contrib contrib-type="author"><string-name><given-names>Ann</given-names> <surname>Lee</surname></string-name></contrib>
+      </contrib-group>
+      <kwd-group kwd-group-type="author"><kwd>cancer</kwd><compound-kwd><compound-kwd-part>A1</compound-kwd-part>
+        <compound-kwd-part>Thing</compound-kwd-part></compound-kwd></kwd-group>
+      <kwd-group kwd-group-type="abbreviations"><kwd>BMI, body mass index</kwd></kwd-group>
+      <kwd-group xml:lang="de"><kwd>Krebs</kwd></kwd-group>
+      <permissions><license><license-p>Open. <ali:license_ref xmlns:ali="http://www.niso.org/schemas/ali/1.0/">https://creativecommons.org/licenses/by-nc/4.0/</ali:license_ref></license-p></license></permissions>
+      <abstract xml:lang="fr"><p>Résumé.</p></abstract><abstract><p>Summary.</p></abstract>
+      <trans-abstract xml:lang="de"><p>Deutsch.</p></trans-abstract>"""
+    art = _parse_one(_snippet("<p>x</p>", front=front))
+    assert (art.ids.pmcid, art.ids.doi) == ("PMC123", "10.1/X")
+    assert art.title == "The gene in H2O"
+    assert [a.name for a in art.authors] == ["Wei Wang", "Ann Lee"]
+    assert art.keywords == ["cancer", "A1 Thing"]
+    assert (art.licenses[0].type, art.licenses[0].href) == (
+        "cc-by-nc", "https://creativecommons.org/licenses/by-nc/4.0/",
+    )  # fmt: skip
+    assert art.abstract == "Summary."
+
+
+def test_section_title_without_note_markers() -> None:
+    art = _parse_one(
+        _snippet('<sec><title>Results<sup><xref ref-type="fn" rid="n1">a</xref></sup></title><p>x</p></sec>')
+    )
+    assert art.sections[0].title == "Results"
+
+
+def test_numeric_superscripts_read_as_powers_not_citations() -> None:
+    text = _sec_text(
+        "<p>P &lt; 10<sup>−5</sup> in mm<sup>2</sup> with Ca<sup>2+</sup>; strain mc<sup>2</sup>155; "
+        'cited<xref ref-type="bibr" rid="r1"><sup>1</sup></xref> and<sup><xref ref-type="bibr" rid="r2">2</xref></sup>'
+        "; note<sup>a</sup>.</p>"
+    )
+    assert text == "P < 10^−5 in mm^2 with Ca^2+; strain mc2155; cited1 and[2]; notea."
