@@ -65,6 +65,7 @@ async def stdio(fake: FakeUpstream, calls: int) -> dict[str, float | list[float]
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        limit=2**24,  # tools/list is one JSON line of ~120 KB
     )
     assert proc.stdin and proc.stdout
     next_id = 0
