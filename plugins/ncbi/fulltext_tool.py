@@ -97,6 +97,15 @@ def _apply_conversion(
     label = f"{'PMID' if conv.idtype == 'pmid' else 'DOI'} {conv.requested}"
     if conv.doi and not ref.doi:
         ref.doi = conv.doi
+    if conv.found and conv.pmcid and conv.embargoed:
+        # In PMC but not yet released: PMC would serve front matter only, so it is not asked.
+        ref.pmid = ref.pmid or conv.pmid
+        until = f" until {conv.release_date}" if conv.release_date else ""
+        notes.setdefault(ref.key, {})["pmcid"] = (
+            "no-body",
+            f"{label} is in PMC as {conv.pmcid} but embargoed{until}; PMC was not asked",
+        )
+        return
     if conv.found and conv.pmcid:
         ref.pmcid = conv.pmcid
         ref.pmid = ref.pmid or conv.pmid

@@ -17,7 +17,7 @@ from medlit.core.settings import load_settings
 
 from conftest import fake_env
 from corpus import corpus_path
-from fake_upstream import Req
+from fake_upstream import Req, json_response
 from fulltext_routes import idconv, install
 
 pytestmark = pytest.mark.anyio
@@ -429,3 +429,30 @@ async def test_corpus_section_labels_reach_the_tool(rt, routes):
         ("2.1", "Glucose Metabolism Alteration"),
         ("2.1.1", "Aerobic Glycolysis"),
     ]
+
+
+async def test_embargoed_article_is_not_asked_of_pmc(rt, routes):
+    def embargoed(req: Req) -> web.Response:
+        return json_response(
+            {
+                "status": "ok",
+                "records": [
+                    {
+                        "requested-id": "39999999",
+                        "pmid": "39999999",
+                        "pmcid": "PMC11999999",
+                        "doi": "10.5555/embargo.1",
+                        "live": "false",
+                        "release-date": "2027-05-01",
+                    }
+                ],
+            }
+        )
+
+    routes.route("idconv", "", embargoed)
+    out = await call(rt, {"pmids": ["39999999"]})
+    assert not out.is_error, out.text
+    (un,) = out.data["unavailable"]
+    assert un["reason"] == "no-body"
+    assert "embargoed until 2027-05-01" in un["triedTiers"][0]["detail"]
+    assert routes.of("ncbi", "efetch.fcgi") == []  # PMC would only have the front matter
