@@ -100,6 +100,11 @@ class ServiceConfig:
     max_queue: int = 64
     # Classifies errors hidden in a 2xx body; raises MedlitError or returns None.
     inspect: Callable[[Response], None] | None = None
+    title: str = ""  # how messages name the service ("NCBI E-utilities")
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
 
 
 @dataclass
@@ -243,7 +248,7 @@ class UpstreamClient:
         assert last is not None
         if time.monotonic() >= deadline and E.error_kind(last) != E.RATE_LIMITED:
             raise upstream_error(
-                cfg.error_prefix, E.DEADLINE_EXCEEDED, f"{cfg.name} did not answer in time ({last.message})"
+                cfg.error_prefix, E.DEADLINE_EXCEEDED, f"{cfg.label} did not answer in time ({last.message})"
             )
         raise last
 
@@ -279,16 +284,16 @@ class UpstreamClient:
         for _hop in range(4):  # the request plus at most 3 redirects
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.name} call ran out of time")
+                raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.label} call ran out of time")
             if self._sem.locked() and self._queued >= cfg.max_queue:
-                raise queue_full(cfg.name, f"{self._queued} requests are already queued for {cfg.name}")
+                raise queue_full(cfg.name, f"{self._queued} requests are already queued for {cfg.label}")
             self._queued += 1
             try:
                 async with asyncio.timeout(remaining):
                     await self._sem.acquire()
             except TimeoutError:
                 raise queue_full(
-                    cfg.name, f"no {cfg.name} request slot freed up before the deadline"
+                    cfg.name, f"no {cfg.label} request slot freed up before the deadline"
                 ) from None
             finally:
                 self._queued -= 1
@@ -307,10 +312,10 @@ class UpstreamClient:
                     query = {}
                 continue
             return self._classify(resp, expect, ok_statuses)
-        raise self._fail(E.REDIRECT_REFUSED, f"{cfg.name} redirected more than 3 times")
+        raise self._fail(E.REDIRECT_REFUSED, f"{cfg.label} redirected more than 3 times")
 
     def _follow(self, url: str, resp: Response) -> str:
-        name = self.config.name
+        name = self.config.label
         location = resp.headers.get("Location", "").strip()
         if not location:  # urljoin would make it the same URL again: a loop, not a redirect
             raise self._fail(E.INVALID_RESPONSE, f"{name} answered HTTP {resp.status} without a Location")
@@ -362,7 +367,7 @@ class UpstreamClient:
                 if length and length.isdigit() and int(length) > cap:
                     raise self._fail(
                         E.RESPONSE_TOO_LARGE,
-                        f"{cfg.name} answer of {int(length):,} bytes exceeds the {cap:,}-byte cap",
+                        f"{cfg.label} answer of {int(length):,} bytes exceeds the {cap:,}-byte cap",
                     )
                 chunks: list[bytes] = []
                 size = 0
@@ -370,21 +375,23 @@ class UpstreamClient:
                     size += len(chunk)
                     if size > cap:
                         raise self._fail(
-                            E.RESPONSE_TOO_LARGE, f"{cfg.name} answer exceeds the {cap:,}-byte cap"
+                            E.RESPONSE_TOO_LARGE, f"{cfg.label} answer exceeds the {cap:,}-byte cap"
                         )
                     chunks.append(chunk)
                 return Response(r.status, self.redact(url), dict(r.headers), b"".join(chunks))
         except MedlitError:
             raise
         except TimeoutError:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.name} timed out")) from None
+            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out")) from None
         except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
             raise _Retry(
-                self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent an incomplete answer ({type(exc).__name__})")
+                self._fail(
+                    E.INVALID_RESPONSE, f"{cfg.label} sent an incomplete answer ({type(exc).__name__})"
+                )
             ) from None
         except aiohttp.ClientError as exc:
             raise _Retry(
-                self._fail(E.UNREACHABLE, f"{cfg.name} could not be reached ({type(exc).__name__})")
+                self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
             ) from None
 
     def _classify(self, resp: Response, expect: Expect, ok_statuses: set[int]) -> Response:
@@ -395,42 +402,44 @@ class UpstreamClient:
             if self.pacer is not None:
                 self.pacer.cooldown(wait)
             raise _Retry(
-                self._fail(E.RATE_LIMITED, f"{cfg.name} is rate limiting requests (HTTP 429)"),
+                self._fail(E.RATE_LIMITED, f"{cfg.label} is rate limiting requests (HTTP 429)"),
                 retry_after=wait,
             )
         if status in ok_statuses:
             return resp
         if status >= 500 or status == 408:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.name} answered HTTP {status}"))
+            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} answered HTTP {status}"))
         if status in (404, 410):
             raise self._fail(
-                E.RESOURCE_NOT_FOUND, f"{cfg.name} has no such resource (HTTP {status})", status=status
+                E.RESOURCE_NOT_FOUND, f"{cfg.label} has no such resource (HTTP {status})", status=status
             )
         if status == 414:
             raise self._fail(
-                E.BAD_REQUEST, f"{cfg.name} refused an over-long request (HTTP 414)", status=status
+                E.BAD_REQUEST, f"{cfg.label} refused an over-long request (HTTP 414)", status=status
             )
         if 400 <= status < 500:
             raise self._fail(
-                E.BAD_REQUEST, f"{cfg.name} rejected the request (HTTP {status}){_brief(resp)}", status=status
+                E.BAD_REQUEST,
+                f"{cfg.label} rejected the request (HTTP {status}){_brief(resp)}",
+                status=status,
             )
         if status >= 300:
-            raise self._fail(E.INVALID_RESPONSE, f"{cfg.name} answered HTTP {status}")
+            raise self._fail(E.INVALID_RESPONSE, f"{cfg.label} answered HTTP {status}")
         if expect in ("xml", "json") and looks_html(resp.body, resp.content_type):
             raise _Retry(
                 self._fail(
-                    E.INVALID_RESPONSE, f"{cfg.name} sent an HTML error page instead of {expect.upper()}"
+                    E.INVALID_RESPONSE, f"{cfg.label} sent an HTML error page instead of {expect.upper()}"
                 )
             )
         if expect == "xml" and xml_stops_after_prolog(resp.body):
-            raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent an XML body with no content"))
+            raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent an XML body with no content"))
         # NCBI may answer a JSON request with XML (its <ERROR> documents): leave XML to `inspect`
         # and the caller's parser rather than calling it malformed JSON.
         if expect == "json" and not resp.body.lstrip()[:1] == b"<":
             try:
                 resp.json()
             except ValueError:
-                raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.name} sent malformed JSON")) from None
+                raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent malformed JSON")) from None
         if cfg.inspect is not None:
             try:
                 cfg.inspect(resp)
