@@ -18,7 +18,7 @@ from medlit.core.settings import load_settings
 from conftest import fake_env
 from corpus import corpus_path
 from fake_upstream import Req, json_response
-from fulltext_routes import idconv, install
+from fulltext_routes import idconv, install, require_corpus
 
 pytestmark = pytest.mark.anyio
 
@@ -27,6 +27,7 @@ TOOL = "pubmed_fetch_fulltext"
 
 @pytest.fixture
 def routes(fake):
+    require_corpus()  # the efetch answers are real corpus JATS: skip, with the reason, when absent
     return install(fake)
 
 
@@ -431,7 +432,7 @@ async def test_corpus_section_labels_reach_the_tool(rt, routes):
     ]
 
 
-async def test_embargoed_article_is_not_asked_of_pmc(rt, routes):
+async def test_embargoed_article_is_not_asked_of_pmc(rt, fake):
     def embargoed(req: Req) -> web.Response:
         return json_response(
             {
@@ -449,10 +450,10 @@ async def test_embargoed_article_is_not_asked_of_pmc(rt, routes):
             }
         )
 
-    routes.route("idconv", "", embargoed)
+    fake.route("idconv", "", embargoed)
     out = await call(rt, {"pmids": ["39999999"]})
     assert not out.is_error, out.text
     (un,) = out.data["unavailable"]
     assert un["reason"] == "no-body"
     assert "embargoed until 2027-05-01" in un["triedTiers"][0]["detail"]
-    assert routes.of("ncbi", "efetch.fcgi") == []  # PMC would only have the front matter
+    assert fake.of("ncbi", "efetch.fcgi") == []  # PMC would only have the front matter

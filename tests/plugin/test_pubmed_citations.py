@@ -1,6 +1,7 @@
 import jsonschema
 import pytest
 
+from corpus import corpus_path
 from pubmed_fakes import install, output_schema, record_index
 
 pytestmark = pytest.mark.anyio
@@ -221,6 +222,7 @@ async def test_format_fault(rt, fake):
 
 
 async def test_format_accepts_styles_alias(rt, fake):
+    corpus_path("ncbi/efetch_pubmed/pubmed_10066780_retracted_publication_fragment.xml")
     install(fake)
     out = await rt.call("pubmed_format_citations", {"pmids": ["10066780"], "styles": "vancouver"})
     assert not out.is_error, out.text

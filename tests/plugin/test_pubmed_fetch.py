@@ -1,7 +1,7 @@
 import jsonschema
 import pytest
 
-from corpus import corpus_bytes, corpus_glob
+from corpus import corpus_bytes, corpus_glob, corpus_path
 from pubmed_fakes import EFETCH, install, output_schema, pmids_in, record_index
 
 pytestmark = pytest.mark.anyio
@@ -314,8 +314,8 @@ async def test_upstream_faults_map_to_reasons(rt, fake, kind, options, reason):
 
 
 async def test_record_cache_serves_repeat_fetches_and_respects_options(rt, fake):
-    from pubmed_fakes import install
-
+    for name in ("pubmed_27797938.xml", "pubmed_28775130.xml", "pubmed_38147649_erratum_in_equalcontrib.xml"):
+        corpus_path("ncbi/efetch_pubmed/" + name)
     install(fake)
     first = await rt.call("pubmed_fetch_articles", {"pmids": ["27797938", "28775130"]})
     assert not first.is_error
