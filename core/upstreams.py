@@ -83,6 +83,15 @@ def ncbi_inspect(resp: Response) -> None:
             raise classify_ncbi_message("; ".join(msgs))
 
 
+# name, real host, requests/s, how messages name it
+_SIMPLE_SERVICES = (
+    ("europepmc", "www.ebi.ac.uk", 10.0, "Europe PMC"),
+    ("icite", "icite.od.nih.gov", 5.0, "NIH iCite"),
+    ("unpaywall", "api.unpaywall.org", 5.0, "Unpaywall"),
+    ("openalex", "api.openalex.org", 8.0, "OpenAlex"),
+)
+
+
 def build_clients(session: aiohttp.ClientSession, settings: Settings) -> dict[str, UpstreamClient]:
     """One client per service; E-utilities and the ID converter share one NCBI pacer."""
     redactor = Redactor(settings.secrets)
@@ -118,46 +127,14 @@ def build_clients(session: aiohttp.ClientSession, settings: Settings) -> dict[st
             ),
             ncbi_pacer,
         ),
-        "europepmc": (
-            ServiceConfig(
-                "europepmc",
-                urls["europepmc"],
-                "europepmc",
-                allowed_hosts_for(urls["europepmc"], "www.ebi.ac.uk"),
-                title="Europe PMC",
-            ),
-            Pacer(10.0),
-        ),
-        "icite": (
-            ServiceConfig(
-                "icite",
-                urls["icite"],
-                "icite",
-                allowed_hosts_for(urls["icite"], "icite.od.nih.gov"),
-                title="NIH iCite",
-            ),
-            Pacer(5.0),
-        ),
-        "unpaywall": (
-            ServiceConfig(
-                "unpaywall",
-                urls["unpaywall"],
-                "unpaywall",
-                allowed_hosts_for(urls["unpaywall"], "api.unpaywall.org"),
-                title="Unpaywall",
-            ),
-            Pacer(5.0),
-        ),
-        "openalex": (
-            ServiceConfig(
-                "openalex",
-                urls["openalex"],
-                "openalex",
-                allowed_hosts_for(urls["openalex"], "api.openalex.org"),
-                title="OpenAlex",
-            ),
-            Pacer(8.0),
-        ),
+        # The other services: their own host, their own pace, no identification beyond the plugin's.
+        **{
+            name: (
+                ServiceConfig(name, urls[name], name, allowed_hosts_for(urls[name], host), title=title),
+                Pacer(rate),
+            )
+            for name, host, rate, title in _SIMPLE_SERVICES
+        },
     }
     return {
         name: UpstreamClient(session, cfg, settings, pacer, redactor)
