@@ -15,22 +15,12 @@ from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
 from .settings import Settings, SettingsError, load_settings
 
-# A cheap request per service that proves it answers (used by `medlit doctor`).
-DOCTOR_PROBES: dict[str, tuple[str, dict[str, str], str]] = {
-    "ncbi": ("einfo.fcgi", {}, "xml"),
-    "idconv": ("", {"ids": "PMC3531190"}, "json"),
-    "europepmc": ("search", {"query": "PMCID:PMC3531190", "format": "json", "pageSize": "1"}, "json"),
-    "icite": ("pubs", {"pmids": "23456789"}, "json"),
-    "unpaywall": ("10.1038/nature12373", {}, "json"),
-    "openalex": ("works", {"per_page": "1", "select": "id"}, "json"),
-}
 
-
-def setup_logging(settings: Settings) -> None:
+def setup_logging(settings: Settings, secrets: Sequence[str] | None = None) -> None:
     """Log to stderr only (stdout is the protocol under stdio), with secrets redacted."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactingFilter(Redactor(settings.secrets)))
+    handler.addFilter(RedactingFilter(Redactor(settings.secrets if secrets is None else secrets)))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, settings.log_level, logging.INFO))
@@ -41,7 +31,9 @@ def setup_logging(settings: Settings) -> None:
 def _host() -> Host:
     settings = load_settings()
     setup_logging(settings)
-    return load_host(settings)
+    host = load_host(settings)
+    setup_logging(settings, host.secrets)  # now with every secret the plugins declare
+    return host
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -139,9 +131,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     host = _host()
     s = host.settings
     print("Configuration")
-    print(f"  NCBI_API_KEY: {'set (***)' if s.ncbi_api_key else 'not set (3 requests/s)'}")
-    print(f"  NCBI_EMAIL: {'set (***)' if s.ncbi_email else 'not set (NCBI asks for one)'}")
-    print(f"  NCBI_TOOL: {s.ncbi_tool}   NCBI rate: {s.ncbi_rate:g} requests/s")
     print(f"  body cap: {s.max_body_bytes:,} bytes   call deadline: {s.call_deadline:g}s")
     print("Plugins")
     for p in host.plugins.values():
@@ -149,31 +138,41 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         if p.info:
             for spec in p.info.settings:
                 value = s.get(spec.name)
-                shown = (
-                    "not set"
-                    if value is None
-                    else ("set (***)" if spec.secret or "EMAIL" in spec.name else value)
-                )
+                if value is None:
+                    shown = f"not set (default {spec.default})" if spec.default else "not set"
+                else:
+                    shown = "set (***)" if spec.secret or "EMAIL" in spec.name else value
                 print(f"    {spec.name}: {shown}")
-    services = [svc for svc in host.services() if svc in DOCTOR_PROBES]
+    services = list(host.services.values())
 
     async def probe() -> int:
         failures = 0
         async with Runtime(host) as rt:
             print("Upstreams")
-            for svc in services:
-                path, params, expect = DOCTOR_PROBES[svc]
-                client = rt.clients[svc]
+            for rec in services:
+                name = rec.spec.name
+                where = rec.base_url + (" (override)" if rec.overridden else "")
+                pace = f"{rec.rate:g} req/s" + (
+                    f", shared by group {rec.spec.group}" if rec.spec.pacing_group else ""
+                )
+                if rec.spec.probe is None:
+                    print(f"  {name}: no probe declared  {where}  ({pace})")
+                    continue
+                probe_spec = rec.spec.probe
                 started = time.monotonic()
-                where = client.config.base_url + (" (override)" if svc in s.overridden else "")
                 try:
-                    resp = await client.get(
-                        path, params, expect=expect, deadline=time.monotonic() + args.timeout
-                    )  # type: ignore[arg-type]
-                    print(f"  {svc}: ok, HTTP {resp.status} in {time.monotonic() - started:.2f}s  {where}")
+                    resp = await rt.clients[name].get(
+                        probe_spec.path,
+                        dict(probe_spec.params),
+                        expect=probe_spec.expect,
+                        deadline=time.monotonic() + args.timeout,
+                    )
+                    print(
+                        f"  {name}: ok, HTTP {resp.status} in {time.monotonic() - started:.2f}s  {where}  ({pace})"
+                    )
                 except MedlitError as err:
                     failures += 1
-                    print(f"  {svc}: FAILED {err.reason}: {err.message}  {where}")
+                    print(f"  {name}: FAILED {err.reason}: {err.message}  {where}  ({pace})")
         return 1 if failures else 0
 
     return asyncio.run(probe())

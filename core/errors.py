@@ -112,6 +112,21 @@ def queue_full(service: str, message: str) -> MedlitError:
     )
 
 
+PLUGIN_FAULT = "plugin_error"
+
+
+def plugin_fault(plugin: str, message: str, **details: Any) -> MedlitError:
+    """A failure caused by a plugin's own code, named after the plugin (never "the server")."""
+    return MedlitError(
+        PLUGIN_FAULT,
+        f"plugin {plugin or '?'}: {message}",
+        f"This is a fault in the {plugin or 'unknown'} plugin; retrying will probably fail the same way. "
+        "Try a different request or tool, and report it to the plugin's author.",
+        False,
+        {"plugin": plugin, **details},
+    )
+
+
 def error_kind(err: MedlitError) -> str:
     """The kind part of an upstream reason (``ncbi_rate_limited`` -> ``rate_limited``)."""
     for kind in _RECOVERY:

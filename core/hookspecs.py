@@ -2,8 +2,10 @@
 
 A plugin is a module (or object) with functions marked ``@hookimpl`` named after the hooks
 below. Hooks are **synchronous and declarative**: they return records from
-:mod:`medlit.core.types` and never do I/O; the host runs the async callables inside those
-records with a context holding the shared HTTP clients and the plugin's own settings.
+:mod:`medlit.core.plugin` and never do I/O; the host runs the async callables inside those
+records with a :class:`~medlit.core.types.ToolContext` holding the paced clients of the
+plugin's own services and the plugin's own settings. Every callable a record holds
+(handlers, resolvers, readers) must be ``async def``: the host checks this at load time.
 
 Plugins are discovered through the ``medlit.plugins`` entry-point group (built-ins too)::
 
@@ -20,7 +22,16 @@ from collections.abc import Iterable
 
 import pluggy
 
-from .types import FulltextTier, PluginInfo, PromptSpec, RelatedProvider, ResourceSpec, ToolSpec
+from .types import (
+    FulltextTier,
+    IdResolver,
+    PluginInfo,
+    PromptSpec,
+    RelatedProvider,
+    ResourceSpec,
+    ServiceSpec,
+    ToolSpec,
+)
 
 PROJECT = "medlit"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -45,12 +56,32 @@ def medlit_plugin_info() -> PluginInfo:
 
 
 @hookspec
+def medlit_services() -> Iterable[ServiceSpec]:
+    """Declare the upstream services the plugin calls.
+
+    The host builds one paced, retrying, size-capped client per service, reachable as
+    ``ctx.client(name)`` from the plugin's own handlers, tiers and resolvers. Service names are
+    global (a duplicate is a startup error); ``MEDLIT_BASE_URL_<NAME>`` points one at a loopback
+    fake; ``medlit doctor`` sends its ``probe``.
+
+    Example::
+
+        @hookimpl
+        def medlit_services():
+            return [ServiceSpec(name="crossref", title="Crossref", base_url="https://api.crossref.org",
+                                rate=10.0, probe=Probe("works", {"rows": "0"}))]
+    """
+
+
+@hookspec
 def medlit_tools() -> Iterable[ToolSpec]:
     """Declare the MCP tools the plugin contributes.
 
     Tool names are global: two plugins declaring one name is a startup error naming both.
-    ``handler(args, ctx)`` is awaited with a validated ``input_model``; it returns an
-    ``output_model`` instance or raises :class:`~medlit.core.errors.MedlitError`.
+    ``handler(args, ctx)`` is awaited with a validated ``input_model`` (unknown fields are refused
+    whatever the model says); it returns an ``output_model`` instance or raises
+    :class:`~medlit.core.errors.MedlitError`. Any other exception is reported as a fault of the
+    plugin, by name.
 
     Example::
 
@@ -67,13 +98,35 @@ def medlit_fulltext_tiers() -> Iterable[FulltextTier]:
 
     The chain runs tiers by ``order`` (lowest first; ``MEDLIT_TIER_ORDER_<NAME>`` overrides),
     each on the articles still unresolved that carry an identifier in ``accepts``, under the
-    tier's ``timeout``. An exception becomes ``service-error`` for that tier's articles.
+    tier's ``timeout``. ``resolve(refs, ctx, options)`` returns a
+    :class:`~medlit.core.types.TierResult` per ``ref.key``; a hit carries a
+    :class:`~medlit.core.types.StructuredArticle` (JATS read with ``read_jats``) or an
+    :class:`~medlit.core.types.ExtractedTextArticle` (text from a PDF or an HTML page). Options
+    the chain passes: ``include_references`` and ``include_assets`` (bools). An exception
+    becomes ``service-error`` for that tier's articles.
 
     Example::
 
         @hookimpl
         def medlit_fulltext_tiers():
             return [FulltextTier(name="pmc", order=10, accepts=frozenset({"pmcid"}), resolve=fetch_pmc)]
+    """
+
+
+@hookspec
+def medlit_id_resolvers() -> Iterable[IdResolver]:
+    """Declare identifier resolution steps for the full-text chain (PMID/DOI -> PMCID, PMID -> DOI).
+
+    Before a tier runs, articles that lack every identifier it accepts are given to the
+    resolvers (by ``order``) that ``provide`` one of them and ``accept`` an id the article has.
+    Each step is listed in the per-identifier report like a tier.
+
+    Example::
+
+        @hookimpl
+        def medlit_id_resolvers():
+            return [IdResolver(name="idconv", order=10, accepts=frozenset({"pmid", "doi"}),
+                               provides=frozenset({"pmcid", "doi"}), resolve=convert)]
     """
 
 
@@ -119,8 +172,10 @@ def medlit_prompts() -> Iterable[PromptSpec]:
 
 HOOK_NAMES = (
     "medlit_plugin_info",
+    "medlit_services",
     "medlit_tools",
     "medlit_fulltext_tiers",
+    "medlit_id_resolvers",
     "medlit_related_providers",
     "medlit_resources",
     "medlit_prompts",

@@ -2,30 +2,60 @@
 
 Order of work (no I/O, nothing at import time):
 1. every entry point of the ``medlit.plugins`` group is loaded (built-ins are entry points of
-   this distribution; a broken third-party plugin is logged and listed as ``error``);
+   this distribution; a broken third-party plugin is logged and listed as ``error``); a plugin
+   left out of ``MEDLIT_LOAD_PLUGINS`` is not even imported;
 2. ``<NAME>_ENABLED=false`` blocks a plugin in the manager before it registers;
-3. each plugin's declarations are collected and stamped with its name;
-4. duplicate tool or tier names are a startup error naming both plugins.
+3. each plugin's declarations are collected, checked (records of the right type, async
+   callables) and stamped with its name; its settings are validated;
+4. duplicate tool, tier, service, resolver, provider, resource or prompt names are a startup
+   error naming both plugins;
+5. each active plugin's services are resolved (base URL override, rate, identification).
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import pluggy
 
 from . import hookspecs
-from .settings import Settings, SettingsError, enabled_var, env_name
-from .types import FulltextTier, PluginInfo, PromptSpec, RelatedProvider, ResourceSpec, ToolSpec
+from .settings import (
+    TIER_ORDER_PREFIX,
+    Settings,
+    SettingsError,
+    enabled_var,
+    env_name,
+    is_loopback_host,
+    parse_bool,
+    parse_number,
+)
+from .types import (
+    FulltextTier,
+    IdResolver,
+    PluginConfig,
+    PluginInfo,
+    PromptSpec,
+    RelatedProvider,
+    ResourceSpec,
+    ServiceSpec,
+    SettingSpec,
+    ToolSpec,
+)
 
 log = logging.getLogger("medlit.host")
 
 GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
+# Plugins that are part of core (they run the chain and see the host): loaded whatever
+# MEDLIT_LOAD_PLUGINS says, switchable like any other.
+CORE_PLUGINS = frozenset({"fulltext"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -42,8 +72,10 @@ class PluginRecord:
     detail: str = ""
     version: str | None = None
     info: PluginInfo | None = None
+    services: list[ServiceSpec] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
     tiers: list[FulltextTier] = field(default_factory=list)
+    resolvers: list[IdResolver] = field(default_factory=list)
     related: list[RelatedProvider] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
@@ -55,6 +87,19 @@ class PluginRecord:
         return self.status == "active"
 
 
+@dataclass(frozen=True)
+class ServiceRecord:
+    """A declared service resolved against the environment: what a client is built from."""
+
+    spec: ServiceSpec
+    base_url: str
+    overridden: bool
+    rate: float
+    identify: Mapping[str, str]
+    headers: Mapping[str, str]
+    allowed_hosts: frozenset[str]
+
+
 @dataclass
 class Host:
     """A typed facade over the plugin manager, built by :func:`load_host`."""
@@ -62,6 +107,7 @@ class Host:
     settings: Settings
     pm: pluggy.PluginManager
     plugins: dict[str, PluginRecord]
+    services: dict[str, ServiceRecord] = field(default_factory=dict)  # active plugins' services
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
@@ -82,14 +128,13 @@ class Host:
         return sorted(out, key=lambda tp: (self.tier_order(tp[0]), tp[0].name))
 
     def tier_order(self, tier: FulltextTier) -> int:
-        var = f"MEDLIT_TIER_ORDER_{env_name(tier.name)}"
-        raw = self.settings.get(var)
-        if raw is None:
-            return tier.order
-        try:
-            return int(raw)
-        except ValueError:
-            raise HostError(f"{var}={raw!r} is not an integer") from None
+        raw = self.settings.get(f"{TIER_ORDER_PREFIX}{env_name(tier.name)}")
+        return tier.order if raw is None else int(raw)  # validated by load_settings
+
+    def resolvers(self) -> list[tuple[IdResolver, PluginRecord]]:
+        """Every declared ID resolver with its plugin (inactive ones too), by ``order``."""
+        out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.resolvers]
+        return sorted(out, key=lambda rp: (rp[0].order, rp[0].name))
 
     def related_providers(self) -> list[tuple[RelatedProvider, PluginRecord]]:
         out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.related]
@@ -99,7 +144,22 @@ class Host:
         record = self.plugins.get(name)
         if record is None or record.info is None:
             return {}
-        return {s.name: self.settings.get(s.name) or s.default for s in record.info.settings}
+        return _plugin_config(record.info, self.settings)
+
+    def plugin_services(self, name: str) -> list[str]:
+        return [s for s, rec in self.services.items() if rec.spec.plugin == name]
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every value to keep out of logs and output: declared secret settings and values whose
+        variable name looks secret."""
+        out = set(self.settings.secrets)
+        for p in self.plugins.values():
+            for spec in p.info.settings if p.info else ():
+                value = self.settings.get(spec.name)
+                if spec.secret and value:
+                    out.add(value)
+        return tuple(sorted(out, key=len, reverse=True))
 
     def owner_of_tool(self, tool: str) -> PluginRecord | None:
         for p in self.plugins.values():
@@ -107,12 +167,9 @@ class Host:
                 return p
         return None
 
-    def services(self) -> list[str]:
-        out: list[str] = []
-        for p in self.plugins.values():
-            if p.active and p.info:
-                out.extend(s for s in p.info.services if s not in out)
-        return out
+
+def _plugin_config(info: PluginInfo, settings: Settings) -> dict[str, str | None]:
+    return {s.name: settings.get(s.name) or s.default for s in info.settings}
 
 
 def _declared(obj: Any, hook: str) -> Any:
@@ -124,7 +181,7 @@ def _declared(obj: Any, hook: str) -> Any:
     return fn()
 
 
-R = TypeVar("R", ToolSpec, FulltextTier, RelatedProvider, ResourceSpec, PromptSpec)
+R = TypeVar("R", ServiceSpec, ToolSpec, FulltextTier, IdResolver, RelatedProvider, ResourceSpec, PromptSpec)
 
 
 def _stamped(obj: Any, hook: str, kind: type[R], plugin: str) -> list[R]:
@@ -134,8 +191,40 @@ def _stamped(obj: Any, hook: str, kind: type[R], plugin: str) -> list[R]:
     for item in _declared(obj, hook) or ():
         if not isinstance(item, kind):
             raise HostError(f"{hook}() returned a {type(item).__name__}, not a {kind.__name__}")
+        _check_record(item, hook)
         out.append(replace(item, plugin=plugin))
     return out
+
+
+# The async callables of each record kind, checked at load (a sync one would fail at its first call).
+_CALLABLES: dict[type, tuple[str, ...]] = {
+    ToolSpec: ("handler",),
+    FulltextTier: ("resolve",),
+    IdResolver: ("resolve",),
+    RelatedProvider: ("resolve",),
+    ResourceSpec: ("read",),
+}
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def _is_async(fn: Any) -> bool:
+    target = getattr(fn, "func", fn)  # functools.partial
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
+
+
+def _check_record(item: Any, hook: str) -> None:
+    for attr in _CALLABLES.get(type(item), ()):
+        fn = getattr(item, attr)
+        if not callable(fn) or not _is_async(fn):
+            raise HostError(
+                f"{hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r} has a "
+                f"{attr} that is not an async function (declare it with `async def`)"
+            )
+    if isinstance(item, ServiceSpec):
+        if not _NAME.match(item.name):
+            raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
+        if urlsplit(item.base_url).scheme not in ("http", "https"):
+            raise HostError(f"service {item.name!r} has base_url {item.base_url!r}, not an http(s) URL")
 
 
 def _collect(record: PluginRecord, obj: Any) -> None:
@@ -147,17 +236,21 @@ def _collect(record: PluginRecord, obj: Any) -> None:
     record.info = info
     record.version = record.version or info.version
     name = record.name
+    record.services = _stamped(obj, "medlit_services", ServiceSpec, name)
     record.tools = _stamped(obj, "medlit_tools", ToolSpec, name)
     record.tiers = _stamped(obj, "medlit_fulltext_tiers", FulltextTier, name)
+    record.resolvers = _stamped(obj, "medlit_id_resolvers", IdResolver, name)
     record.related = _stamped(obj, "medlit_related_providers", RelatedProvider, name)
     record.resources = _stamped(obj, "medlit_resources", ResourceSpec, name)
     record.prompts = _stamped(obj, "medlit_prompts", PromptSpec, name)
 
 
 def _check_duplicates(records: Iterable[PluginRecord]) -> None:
-    kinds = {
+    kinds: dict[str, Callable[[PluginRecord], list[str]]] = {
+        "service": lambda p: [s.name for s in p.services],
         "tool": lambda p: [t.name for t in p.tools],
         "full-text tier": lambda p: [t.name for t in p.tiers],
+        "ID resolver": lambda p: [r.name for r in p.resolvers],
         "related provider": lambda p: [r.name for r in p.related],
         "resource": lambda p: [r.uri for r in p.resources],
         "prompt": lambda p: [r.name for r in p.prompts],
@@ -177,21 +270,120 @@ def _check_duplicates(records: Iterable[PluginRecord]) -> None:
                 seen[n] = p.name
 
 
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _check_setting(spec: SettingSpec, value: str) -> None:
+    """Refuse a malformed value at start-up (the message never quotes a secret)."""
+    shown = "***" if spec.secret else repr(value)
+    problem = ""
+    if spec.kind == "int" and not re.fullmatch(r"[+-]?\d+", value.strip()):
+        problem = "is not an integer"
+    elif spec.kind == "number":
+        try:
+            float(value)
+        except ValueError:
+            problem = "is not a number"
+    elif spec.kind == "bool":
+        try:
+            parse_bool(value, True, spec.name)
+        except SettingsError:
+            problem = "is not a boolean; use true or false"
+    elif spec.kind == "email" and not _EMAIL.match(value.strip()):
+        problem = "is not an email address"
+    elif spec.kind == "url" and urlsplit(value).scheme not in ("http", "https"):
+        problem = "is not an http(s) URL"
+    if problem:
+        raise HostError(f"{spec.name}={shown} {problem}")
+
+
 def _status(record: PluginRecord, settings: Settings) -> None:
     var = enabled_var(record.name)
     try:
         enabled = settings.enabled_flag(record.name)
     except SettingsError as exc:
         raise HostError(str(exc)) from None
+    assert record.info is not None
+    for spec in record.info.settings:
+        value = settings.get(spec.name)
+        if value is not None:
+            _check_setting(spec, value)
     if not enabled:
         record.status, record.waiting_on = "disabled", var
         record.detail = f"switched off by {var}=false"
         return
-    assert record.info is not None
     record.missing = [s.name for s in record.info.settings if s.required and not settings.get(s.name)]
     if record.missing:
         record.status, record.waiting_on = "unconfigured", record.missing[0]
         record.detail = "needs " + ", ".join(record.missing)
+
+
+def _resolve(value: Any, config: PluginConfig) -> Any:
+    return value(config) if callable(value) else value
+
+
+def _hosts_for(base_url: str, extra: Iterable[str]) -> frozenset[str]:
+    host = (urlsplit(base_url).hostname or "").lower()
+    hosts = {host, *(h.lower() for h in extra)}
+    if is_loopback_host(host):
+        hosts |= {"127.0.0.1", "localhost", "::1"}
+    return frozenset(hosts)
+
+
+def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, ServiceRecord]:
+    """Resolve every active plugin's services: the loopback override, the rate (a group shares
+    the lowest), identification and headers from the plugin's own settings."""
+    out: dict[str, ServiceRecord] = {}
+    for p in records:
+        if not p.active or p.info is None:
+            continue
+        config = _plugin_config(p.info, settings)
+        for spec in p.services:
+            override = settings.base_url_override(spec.name)
+            base = (override or spec.base_url).rstrip("/")
+            declared = float(_resolve(spec.rate, config))
+            rate = declared
+            if spec.rate_setting and settings.get(spec.rate_setting):
+                try:
+                    rate = parse_number(settings.env, spec.rate_setting, declared, 0.01, 1000.0)
+                except SettingsError as exc:
+                    raise HostError(str(exc)) from None
+                if rate > declared and not override:
+                    raise HostError(
+                        f"{spec.rate_setting}={rate:g} exceeds {spec.title}'s limit of {declared:g} requests/s; "
+                        f"only allowed with {settings_var_for(spec.name)} pointing at a loopback fake"
+                    )
+            out[spec.name] = ServiceRecord(
+                spec=spec,
+                base_url=base,
+                overridden=override is not None,
+                rate=rate,
+                identify=dict(_resolve(spec.identify, config)),
+                headers=dict(_resolve(spec.headers, config)),
+                allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
+            )
+    return out
+
+
+def settings_var_for(service: str) -> str:
+    """The variable that points a service at a loopback fake."""
+    return f"MEDLIT_BASE_URL_{env_name(service)}"
+
+
+def _describe(records: Iterable[PluginRecord], host: Host) -> None:
+    """Tools whose description depends on what is installed get it now, once."""
+    for p in records:
+        if p.status == "error":
+            continue
+        for i, tool in enumerate(p.tools):
+            if tool.describe is not None:
+                try:
+                    text = tool.describe(host)
+                except Exception as exc:
+                    raise HostError(
+                        f"plugin {p.name}: tool {tool.name} could not describe itself: {exc}"
+                    ) from exc
+                p.tools[i] = replace(tool, description=text)
 
 
 def _entry_points() -> list[EntryPoint]:
@@ -213,11 +405,16 @@ def load_host(
     builtin_names: set[str] = set()
 
     candidates: list[tuple[PluginRecord, Any]] = []
+    allow = settings.load_plugins
     if discover:
         for ep in _entry_points():
             is_builtin = ep.dist is not None and ep.dist.name == DIST_NAME
             rec = PluginRecord(ep.name, "builtin" if is_builtin else "entry point")
             rec.version = ep.dist.version if ep.dist else None
+            if allow is not None and ep.name not in allow and not (is_builtin and ep.name in CORE_PLUGINS):
+                rec.status, rec.detail, rec.waiting_on = "disabled", "not listed in MEDLIT_LOAD_PLUGINS", ""
+                records.setdefault(ep.name, rec)
+                continue
             if ep.name in records:
                 other = records[ep.name]
                 reason = "reserved by a built-in plugin" if ep.name in builtin_names else "already taken"
@@ -259,4 +456,11 @@ def load_host(
             rec.status, rec.detail = "error", f"invalid hooks: {exc}"
             log.error("plugin %s refused: %s", rec.name, rec.detail)
     _check_duplicates(records.values())
-    return Host(settings=settings, pm=pm, plugins=records)
+    if allow is not None:
+        unknown = sorted(allow - set(records))
+        if unknown:
+            log.warning("MEDLIT_LOAD_PLUGINS names no installed plugin %s", ", ".join(unknown))
+    host = Host(settings=settings, pm=pm, plugins=records)
+    host.services = _services(records.values(), settings)
+    _describe(records.values(), host)
+    return host

@@ -101,6 +101,8 @@ class ServiceConfig:
     # Classifies errors hidden in a 2xx body; raises MedlitError or returns None.
     inspect: Callable[[Response], None] | None = None
     title: str = ""  # how messages name the service ("NCBI E-utilities")
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent with every request
+    max_retries: int | None = None  # None: MEDLIT_MAX_RETRIES
 
     @property
     def label(self) -> str:
@@ -230,15 +232,18 @@ class UpstreamClient:
         if method == "GET" and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
             method, form, query = "POST", query, {}
         url = self._url(path)
+        if cfg.headers:
+            headers = {**cfg.headers, **(headers or {})}
+        retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
         last: MedlitError | None = None
-        for attempt in range(self.settings.max_retries + 1):
+        for attempt in range(retries + 1):
             try:
                 return await self._attempt(
                     method, url, query, form, expect, deadline, set(ok_statuses), headers
                 )
             except _Retry as retry:
                 last = retry.error
-                if attempt == self.settings.max_retries:
+                if attempt == retries:
                     break
                 wait = self._backoff(attempt, retry.retry_after)
                 if time.monotonic() + wait >= deadline:

@@ -29,6 +29,7 @@ from medlit.core.jats_models import (
     Section,
     SubArticle,
     Table,
+    TablePart,
 )
 from medlit.core.xml import XMLSyntaxError, localname, parse_xml
 
@@ -716,24 +717,32 @@ def _table(el: Element, label: str | None, ctx: _Ctx) -> Table:
     table = Table(id=el.get("id"), label=label, caption=_caption(el), section=list(ctx.path))
     table.footnotes = _table_footnotes(el)
     candidates = _table_elements(el)
-    xhtml = [t for t in candidates if not _is_cals(t)]
-    if xhtml:
-        for t in xhtml:
-            rows, head = _grid(t)
-            if not table.rows:
-                table.headerRows = head
-            table.rows.extend(rows)
-        table.rows = _rectangular(table.rows)
-    if any(table.rows):
+    parts = [p for t in candidates if (p := _table_part(t)) is not None]
+    readable = next((p for p in parts if p.rows), None)
+    if readable is not None:
+        table.rows, table.headerRows = readable.rows, readable.headerRows
+        if len(parts) > 1:  # each keeps its header and width: merged, a later header reads as data
+            table.parts = parts
         return table
-    table.rows, table.headerRows = [], 0  # rows without a cell are no rows
-    if candidates and not xhtml:
+    if candidates and all(map(_is_cals, candidates)):
         table.unextractableReason = "cals-tgroup"
     elif any(_name(d) == "graphic" for d in el.iter() if isinstance(d.tag, str)):
         table.unextractableReason = "graphic-only"
     else:  # XHTML <table> markup without a cell, or a table-wrap with neither markup nor image
         table.unextractableReason = "no-rows"
     return table
+
+
+def _table_part(table: Element) -> TablePart | None:
+    """One table of a wrap; a CALS one with its reason, since its cells are not read. None for
+    XHTML markup without a cell, which is no part at all."""
+    caption = _caption(table) or _text(_child(table, "title"))
+    if _is_cals(table):
+        return TablePart(caption=caption, unextractableReason="cals-tgroup")
+    rows, head = _grid(table)
+    if not any(rows):
+        return None
+    return TablePart(caption=caption, headerRows=head, columnCount=len(rows[0]), rows=rows)
 
 
 def _table_elements(el: Element) -> list[Element]:
@@ -817,11 +826,6 @@ def _span(value: str | None, limit: int) -> int:
     return max(1, min(n, max(limit, 1)))
 
 
-def _rectangular(rows: list[list[str]]) -> list[list[str]]:
-    width = max((len(r) for r in rows), default=0)
-    return [r + [""] * (width - len(r)) for r in rows]
-
-
 # ---------------------------------------------------------------------------------------------
 # sections
 
@@ -895,14 +899,18 @@ def _article(el: Element, include_references: bool, max_depth: int) -> FulltextA
     )
     art.affiliations, art.authors = _contributors(meta)
     ctx.path = ["Abstract"]
-    art.abstract = _abstract(meta, ctx, lang)
+    main_abstract = _main_abstract(meta, lang)
+    art.abstract = _abstract(main_abstract, ctx)
+    for asset in ctx.assets:  # so far only the main abstract's figures
+        asset.frontMatter = True
+    in_front = len(ctx.assets)
     art.sections = _body_sections(body, ctx)
     art.hasBody = any(s.text or s.title for s in art.sections)
     art.backMatter = _body_sections(_child(el, "back"), ctx, kind="back")
-    for floats in _children(el, "floats-group", "floats-wrap"):
-        ctx.path = []
-        _flow(floats, ctx, 0)
+    _floats_group(el, ctx)
     art.subArticles = [_sub_article(s, ctx) for s in _own_sub_articles(el)]
+    # read last, to skip what the rest already lists; placed in document order, after the abstract's
+    ctx.assets[in_front:in_front] = _front_assets(front, main_abstract, ctx)
     art.tables, art.assets = ctx.tables, ctx.assets
     if include_references:
         art.references = [_reference(r) for r in _own_iter(el, {"ref"})]
@@ -1196,13 +1204,17 @@ def _orcid(contrib: Element) -> str | None:
     return None
 
 
-def _abstract(meta: Element | None, ctx: _Ctx, lang: str = "en") -> str | None:
+def _main_abstract(meta: Element | None, lang: str = "en") -> Element | None:
     abstracts = _children(meta, "abstract")
     # an abstract in the article's own language first (a bilingual record may list another first)
     abstracts.sort(key=lambda a: not _same_lang(a, lang))
     main = next((a for a in abstracts if not a.get("abstract-type")), None)
     if main is None:
         main = next((a for a in abstracts if a.get("abstract-type") not in _SECONDARY_ABSTRACTS), None)
+    return main
+
+
+def _abstract(main: Element | None, ctx: _Ctx) -> str | None:
     if main is None:
         return None
 
@@ -1230,6 +1242,61 @@ def _related(el: Element) -> RelatedArticle:
     return rel
 
 
+def _floats_group(el: Element, ctx: _Ctx) -> None:
+    """Floats kept out of the text flow (PMC puts every figure of some journals there)."""
+    for floats in _children(el, "floats-group", "floats-wrap"):
+        ctx.path = []
+        _flow(floats, ctx, 0)
+
+
+# Front-matter elements that become assets; a table there has no home (Table has no such mark).
+_FRONT_ASSETS = (_FLOATS - {"table-wrap", "table-wrap-group"}) | {"graphic"}
+
+
+def _front_assets(front: Element | None, main_abstract: Element | None, ctx: _Ctx) -> list[Asset]:
+    """Figures and files of the front matter the main abstract does not hold (it is read with
+    them): a graphical abstract's figure or bare graphic, supplementary material in <article-meta>.
+    One whose id is already listed elsewhere (e.g. in the floats-group) is not listed twice."""
+    if front is None:
+        return []
+    known = {a.id for a in ctx.assets if a.id}
+    saved, ctx.assets = ctx.assets, []
+    for el in _own_iter(front, _FRONT_ASSETS):
+        ident = el.get("id")
+        if ident in known or not _front_asset(el, front, main_abstract):
+            continue
+        if ident:
+            known.add(ident)
+        ctx.path = _front_path(el)
+        _float(el, _name(el), ctx)
+    found, ctx.assets = ctx.assets, saved
+    for asset in found:
+        asset.frontMatter = True
+    return found
+
+
+def _front_asset(el: Element, front: Element, main_abstract: Element | None) -> bool:
+    """Not inside another float (read with it) nor the main abstract (read already). A bare
+    <graphic> only inside an abstract: the picture of a graphical abstract, not a portrait or logo."""
+    in_abstract = False
+    for anc in el.iterancestors():
+        if anc is front:
+            break
+        if anc is main_abstract or _name(anc) in _FLOATS:
+            return False
+        in_abstract = in_abstract or _name(anc) in ("abstract", "trans-abstract")
+    return in_abstract or _name(el) != "graphic"
+
+
+def _front_path(el: Element) -> list[str]:
+    """A front-matter float's place: its abstract's heading, else "Abstract (graphical)"."""
+    abstract = next((a for a in el.iterancestors() if _name(a) in ("abstract", "trans-abstract")), None)
+    if abstract is None:
+        return []
+    kind = abstract.get("abstract-type")
+    return [_heading(abstract) or (f"Abstract ({kind})" if kind else "Abstract")]
+
+
 def _own_sub_articles(el: Element) -> Iterator[Element]:
     for child in _elements(el):
         if _name(child) in ("sub-article", "response"):
@@ -1242,6 +1309,7 @@ def _sub_article(el: Element, ctx: _Ctx) -> SubArticle:
     meta = _child(stub, "article-meta") if stub is not None and _name(stub) == "front" else stub
     doi = next((_text(a) for a in _children(meta, "article-id") if a.get("pub-id-type") == "doi"), None)
     sections = _body_sections(_child(el, "body"), ctx) + _body_sections(_child(el, "back"), ctx, kind="back")
+    _floats_group(el, ctx)
     return SubArticle(id=el.get("id"), articleType=el.get("article-type") or el.get("response-type"),
                       title=_title(meta), doi=doi, sections=sections)  # fmt: skip
 
@@ -1317,7 +1385,9 @@ def _character_count(art: FulltextArticle) -> int:
     total += sections(art.sections) + sections(art.backMatter)
     total += sum(sections(s.sections) + len(s.title or "") for s in art.subArticles)
     for t in art.tables:
-        total += len(t.caption or "") + sum(map(len, t.footnotes)) + sum(len(c) for r in t.rows for c in r)
+        grids = [p.rows for p in t.parts] or [t.rows]  # ``rows`` repeats one of the parts
+        total += len(t.caption or "") + sum(map(len, t.footnotes)) + sum(len(p.caption or "") for p in t.parts)
+        total += sum(len(c) for rows in grids for r in rows for c in r)
     total += sum(len(a.caption or "") + len(a.label or "") for a in art.assets)
     total += sum(len(r.text) for r in art.references)
     return total

@@ -15,7 +15,9 @@ Text conventions inside ``text``: paragraphs separated by a blank line; lists as
 triple backticks; formulas as ``$tex$`` or linearised MathML (``x^2``, ``(a)/(b)``, ``√(x)``);
 numeric superscripts in prose as powers (``10^−5``, ``Ca^2+``), citation superscripts as ``[1,2]``;
 figures, tables and supplementary material leave ``[Figure 1]``-style markers where they stood
-and are listed in ``assets`` / ``tables``.
+and are listed in ``assets`` / ``tables``. Front-matter figures and files outside the main
+abstract (a graphical abstract's figure, supplementary material listed in ``<article-meta>``)
+leave no marker and are listed with ``frontMatter=True``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "Section",
     "SubArticle",
     "Table",
+    "TablePart",
     "UnextractableReason",
 ]
 
@@ -109,16 +112,29 @@ class Section(_Record):
     text: str = ""
 
 
+class TablePart(_Record):
+    """One ``<table>`` of a ``<table-wrap>`` that holds several, laid out on its own."""
+
+    caption: str | None = None  # the table's own <caption> (XHTML) or <title> (CALS), rarely present
+    headerRows: int = 0
+    columnCount: int = 0  # width of ``rows``; 0 when no cell can be read
+    rows: list[list[str]] = Field(default_factory=list)  # rectangular; spans expanded by repetition
+    unextractableReason: UnextractableReason | None = None  # set (and rows empty) as on Table
+
+
 class Table(_Record):
     id: str | None = None
     label: str | None = None
     caption: str | None = None
     footnotes: list[str] = Field(default_factory=list)
     section: list[str] = Field(default_factory=list)  # path of the owning section
+    # The wrap's table; with several, the first whose cells can be read (it is also in ``parts``).
     headerRows: int = 0
     rows: list[list[str]] = Field(default_factory=list)  # rectangular; spans expanded by repetition
     # Set (and rows empty) when no cell can be read: one of UNEXTRACTABLE_REASONS' keys.
     unextractableReason: UnextractableReason | None = None
+    # Only when the wrap holds 2+ tables (each with its own header and width): all, in order.
+    parts: list[TablePart] = Field(default_factory=list)
 
 
 class Asset(_Record):
@@ -128,6 +144,8 @@ class Asset(_Record):
     caption: str | None = None
     section: list[str] = Field(default_factory=list)
     href: str | None = None  # xlink:href of the file (graphic for figures)
+    # In the front matter (an abstract, e.g. a graphical abstract, or <article-meta>), not the body.
+    frontMatter: bool = False
 
 
 class Reference(_Record):

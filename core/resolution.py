@@ -25,7 +25,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from .errors import MedlitError
@@ -192,11 +192,11 @@ def _accepts(tier: FulltextTier, ref: ArticleRef) -> bool:
 
 
 def _tier_context(ctx: ToolContext, tier: FulltextTier) -> ToolContext:
-    """The tier runs with its own plugin's settings, not the calling tool's."""
-    host = ctx.host
-    if host is None or not tier.plugin or not hasattr(host, "plugin_settings"):
+    """The tier runs with its own plugin's context (settings, clients, cache), not the caller's."""
+    runtime = ctx.runtime
+    if runtime is None or not tier.plugin:
         return ctx
-    return replace(ctx, plugin_settings=host.plugin_settings(tier.plugin))
+    return runtime.context(tier.plugin, ctx.progress)
 
 
 def _checked(result: Any) -> TierResult:
@@ -219,13 +219,13 @@ async def run_chain(
 ) -> ChainResult:
     """Run every tier on ``refs`` (already merged: one ref per article) and report per article.
 
-    ``tiers`` defaults to ``ctx.host.tiers()``: ``(tier, plugin_record)`` pairs where the record
+    ``tiers`` defaults to ``ctx.runtime.host.tiers()``: ``(tier, plugin_record)`` pairs where the record
     has ``status`` (``active`` runs) and ``waiting_on``. ``notes[ref.key][kind]`` explains why
     an article lacks an identifier kind (see the module docs).
     """
     options = options or {}
     notes = notes or {}
-    pairs = list(tiers if tiers is not None else ctx.host.tiers())
+    pairs = list(tiers if tiers is not None else ctx.runtime.host.tiers())
     result = ChainResult([Resolution(ref) for ref in refs])
     total = len(pairs)
     for index, (tier, record) in enumerate(pairs):

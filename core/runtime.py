@@ -20,11 +20,11 @@ from pydantic import BaseModel, ValidationError
 
 from . import errors as E
 from .errors import MedlitError
-from .host import Host
+from .host import CORE_PLUGINS, Host
 from .http import UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
-from .types import ToolContext, ToolSpec
+from .types import ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
@@ -46,10 +46,6 @@ class CallOutcome:
         return self.error is not None
 
 
-async def _no_progress(done: float, total: float | None = None, message: str | None = None) -> None:
-    return None
-
-
 class Runtime:
     """``async with Runtime(host) as rt: await rt.call("eutils_einfo", {...})``."""
 
@@ -58,16 +54,18 @@ class Runtime:
         self._own_session = session is None
         self.session = session
         self.clients: dict[str, UpstreamClient] = {}
-        self.cache: dict[str, Any] = {}  # process-wide (e.g. the EInfo-backed resource)
-        self.redact = Redactor(host.settings.secrets)
+        self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
+        self.redact = Redactor(host.secrets)
 
     async def __aenter__(self) -> Runtime:
         if self.session is None:
+            from medlit import __version__
+
             self.session = aiohttp.ClientSession(
-                headers={"User-Agent": f"{self.host.settings.ncbi_tool} (medlit-mcp; MCP server)"},
+                headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
                 connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
             )
-        self.clients = build_clients(self.session, self.host.settings)
+        self.clients = build_clients(self.session, self.host)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -75,13 +73,18 @@ class Runtime:
             await self.session.close()
 
     def context(self, plugin: str, progress: ProgressFn | None = None) -> ToolContext:
+        """A plugin's context: its own settings, the clients of its own services, its own cache.
+        Core's built-in plugins (the full-text chain) also get the host and every client, since
+        they run other plugins' tiers with those plugins' contexts."""
+        core = plugin in CORE_PLUGINS and self.host.plugins.get(plugin, None) is not None
+        own = set(self.host.plugin_services(plugin))
         return ToolContext(
-            settings=self.host.settings,
-            plugin_settings=self.host.plugin_settings(plugin),
-            clients=self.clients,
+            plugin=plugin,
+            settings=self.host.plugin_settings(plugin),
+            clients={k: v for k, v in self.clients.items() if k in own},
             progress=progress or _no_progress,  # type: ignore[arg-type]
-            host=self.host,
-            cache=self.cache,
+            cache=self.caches.setdefault(plugin, {}),
+            runtime=self if core else None,
         )
 
     async def call(
@@ -106,13 +109,12 @@ class Runtime:
             err.message, err.recovery = self.redact(err.message), self.redact(err.recovery)
             err.details = self._redact_data(err.details)
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
-        except Exception as exc:  # never crash the session; say what happened without secrets
-            log.exception("tool %s failed", name)
-            err = MedlitError(
-                E.INTERNAL,
+        except Exception as exc:  # never crash the session; name the plugin whose code failed
+            log.exception("tool %s of plugin %s failed", name, spec.plugin)
+            err = E.plugin_fault(
+                spec.plugin,
                 self.redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"),
-                "This is a bug in the server; retrying will probably fail the same way. Try a different request.",
-                False,
+                tool=name,
             )
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
 
@@ -181,10 +183,34 @@ def normalise_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> di
     return out
 
 
+def accepted_names(model: type[BaseModel]) -> set[str]:
+    """Field names and their aliases: what a caller may send."""
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.add(name)
+        for alias in (info.alias, info.validation_alias):
+            if isinstance(alias, str):
+                names.add(alias)
+            elif alias is not None and hasattr(alias, "choices"):
+                names.update(c for c in alias.choices if isinstance(c, str))
+    return names
+
+
 def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
     if not isinstance(arguments, dict):
         raise E.invalid_argument(
             "Arguments must be a JSON object.", "Send the arguments as an object of named fields."
+        )
+    # Unknown fields are refused for every tool, whatever its model's own `extra` says: a
+    # misspelt filter silently ignored is a wrong answer.
+    unknown = sorted(k for k in arguments if k not in accepted_names(spec.input_model))
+    if unknown:
+        fields = ", ".join(spec.input_model.model_fields)
+        raise E.invalid_argument(
+            f"Invalid arguments for {spec.name}: "
+            + "; ".join(f"{k[:60]}: unknown field; accepted fields are {fields}" for k in unknown[:5]),
+            "Fix the named fields (see the tool's input schema and field descriptions) and call again.",
+            problems=[f"{k[:60]}: unknown field" for k in unknown[:20]],
         )
     try:
         return spec.input_model.model_validate(normalise_arguments(spec.input_model, arguments))

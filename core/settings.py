@@ -14,20 +14,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from urllib.parse import urlsplit
 
-# Real upstream base URLs. Tests replace one with MEDLIT_BASE_URL_<SERVICE> (loopback only).
-BASE_URLS: Mapping[str, str] = MappingProxyType(
-    {
-        "ncbi": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
-        "idconv": "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles",
-        "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
-        "icite": "https://icite.od.nih.gov/api",
-        "unpaywall": "https://api.unpaywall.org/v2",
-        "openalex": "https://api.openalex.org",
-    }
-)
+BASE_URL_PREFIX = "MEDLIT_BASE_URL_"
+TIER_ORDER_PREFIX = "MEDLIT_TIER_ORDER_"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
-NCBI_RATE_UNKEYED = 3.0
-NCBI_RATE_KEYED = 10.0
 _FALSE = {"0", "false", "no", "off", "disabled"}
 _TRUE = {"1", "true", "yes", "on", "enabled"}
 
@@ -58,7 +48,7 @@ def parse_bool(value: str | None, default: bool, name: str) -> bool:
     raise SettingsError(f"{name}={value!r} is not a boolean; use true or false")
 
 
-def _float(env: Mapping[str, str], name: str, default: float, lo: float, hi: float) -> float:
+def parse_number(env: Mapping[str, str], name: str, default: float, lo: float, hi: float) -> float:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -73,15 +63,13 @@ def _float(env: Mapping[str, str], name: str, default: float, lo: float, hi: flo
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the host and plugins may know about the environment."""
+    """What the host knows about the environment. It names no upstream and no provider: plugins
+    declare their services and settings, and the host reads those from ``env``."""
 
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    base_urls: Mapping[str, str] = field(default_factory=lambda: BASE_URLS)
-    overridden: frozenset[str] = frozenset()
-    ncbi_api_key: str | None = None
-    ncbi_email: str | None = None
-    ncbi_tool: str = "medlit-mcp"
-    ncbi_rate: float = NCBI_RATE_UNKEYED
+    # MEDLIT_BASE_URL_<SERVICE> overrides (loopback only), by the upper-cased service part.
+    base_url_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    load_plugins: frozenset[str] | None = None  # MEDLIT_LOAD_PLUGINS; None loads every plugin
     max_body_bytes: int = 5_000_000
     request_timeout: float = 30.0
     call_deadline: float = 90.0
@@ -92,11 +80,13 @@ class Settings:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """Values that must never appear in logs, errors or tool output."""
-        out = [v for v in (self.ncbi_api_key, self.ncbi_email) if v]
-        for name, value in self.env.items():
-            if value and (name.endswith(("_API_KEY", "_EMAIL", "_TOKEN", "_SECRET", "_MAILTO"))):
-                out.append(value)
+        """Values that look secret by their variable's name; the host adds every setting a plugin
+        declares ``secret``."""
+        out = [
+            value
+            for name, value in self.env.items()
+            if value and name.endswith(("_API_KEY", "_EMAIL", "_TOKEN", "_SECRET", "_MAILTO", "_PASSWORD"))
+        ]
         return tuple(sorted(set(out), key=len, reverse=True))
 
     def enabled_flag(self, plugin: str) -> bool:
@@ -107,6 +97,9 @@ class Settings:
     def get(self, name: str) -> str | None:
         value = self.env.get(name)
         return value if value not in (None, "") else None
+
+    def base_url_override(self, service: str) -> str | None:
+        return self.base_url_overrides.get(env_name(service))
 
 
 def env_name(name: str) -> str:
@@ -119,15 +112,10 @@ def enabled_var(plugin: str) -> str:
     return f"{env_name(plugin)}_ENABLED"
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read the environment once. Raises :class:`SettingsError` on a refused configuration."""
-    env = dict(os.environ if environ is None else environ)
-    base_urls = dict(BASE_URLS)
-    overridden: set[str] = set()
-    for service in BASE_URLS:
-        var = f"MEDLIT_BASE_URL_{service.upper()}"
-        value = env.get(var)
-        if not value:
+def _base_url_overrides(env: Mapping[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for var, value in env.items():
+        if not var.startswith(BASE_URL_PREFIX) or not value:
             continue
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not is_loopback_host(parts.hostname):
@@ -135,30 +123,48 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
                 f"{var} must point at a loopback host (127.0.0.0/8, ::1 or localhost) and is only for "
                 f"testing; refusing to start with {parts.scheme}://{parts.hostname or '?'}"
             )
-        base_urls[service] = value.rstrip("/")
-        overridden.add(service)
+        out[var.removeprefix(BASE_URL_PREFIX)] = value.rstrip("/")
+    return out
 
-    api_key = env.get("NCBI_API_KEY") or None
-    limit = NCBI_RATE_KEYED if api_key else NCBI_RATE_UNKEYED
-    rate = _float(env, "MEDLIT_NCBI_RATE", limit, 0.1, 1000.0)
-    if rate > limit and "ncbi" not in overridden:
+
+def _check_tier_orders(env: Mapping[str, str]) -> None:
+    for var, value in env.items():
+        if var.startswith(TIER_ORDER_PREFIX) and value.strip():
+            try:
+                int(value)
+            except ValueError:
+                raise SettingsError(f"{var}={value!r} is not an integer (a tier's order)") from None
+
+
+def _load_plugins(env: Mapping[str, str]) -> frozenset[str] | None:
+    raw = env.get("MEDLIT_LOAD_PLUGINS")
+    if raw is None:
+        return None
+    names = [n.strip() for n in raw.split(",") if n.strip()]
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", n)]
+    if bad:
+        raise SettingsError(f"MEDLIT_LOAD_PLUGINS names {bad[0]!r}, which is not a plugin name")
+    return frozenset(names)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the environment once. Raises :class:`SettingsError` on a refused configuration."""
+    env = dict(os.environ if environ is None else environ)
+    _check_tier_orders(env)
+    level = (env.get("MEDLIT_LOG_LEVEL") or "INFO").strip().upper()
+    if level not in LOG_LEVELS:
         raise SettingsError(
-            f"MEDLIT_NCBI_RATE={rate:g} exceeds NCBI's limit of {limit:g} requests/s "
-            f"({'with' if api_key else 'without'} an API key); only allowed with MEDLIT_BASE_URL_NCBI"
+            f"MEDLIT_LOG_LEVEL={env['MEDLIT_LOG_LEVEL']!r} is not one of {', '.join(LOG_LEVELS)}"
         )
     return Settings(
         env=MappingProxyType(env),
-        base_urls=MappingProxyType(base_urls),
-        overridden=frozenset(overridden),
-        ncbi_api_key=api_key,
-        ncbi_email=env.get("NCBI_EMAIL") or None,
-        ncbi_tool=env.get("NCBI_TOOL") or "medlit-mcp",
-        ncbi_rate=rate,
-        max_body_bytes=int(_float(env, "MEDLIT_MAX_BODY_BYTES", 5_000_000, 10_000, 500_000_000)),
-        request_timeout=_float(env, "MEDLIT_REQUEST_TIMEOUT", 30.0, 0.05, 600.0),
-        call_deadline=_float(env, "MEDLIT_CALL_DEADLINE", 90.0, 0.1, 3600.0),
-        max_retries=int(_float(env, "MEDLIT_MAX_RETRIES", 3, 0, 10)),
-        retry_after_cap=_float(env, "MEDLIT_RETRY_AFTER_CAP", 30.0, 0.0, 600.0),
-        backoff_base=_float(env, "MEDLIT_BACKOFF_BASE", 0.5, 0.0, 30.0),
-        log_level=(env.get("MEDLIT_LOG_LEVEL") or "INFO").upper(),
+        base_url_overrides=MappingProxyType(_base_url_overrides(env)),
+        load_plugins=_load_plugins(env),
+        max_body_bytes=int(parse_number(env, "MEDLIT_MAX_BODY_BYTES", 5_000_000, 10_000, 500_000_000)),
+        request_timeout=parse_number(env, "MEDLIT_REQUEST_TIMEOUT", 30.0, 0.05, 600.0),
+        call_deadline=parse_number(env, "MEDLIT_CALL_DEADLINE", 90.0, 0.1, 3600.0),
+        max_retries=int(parse_number(env, "MEDLIT_MAX_RETRIES", 3, 0, 10)),
+        retry_after_cap=parse_number(env, "MEDLIT_RETRY_AFTER_CAP", 30.0, 0.0, 600.0),
+        backoff_base=parse_number(env, "MEDLIT_BACKOFF_BASE", 0.5, 0.0, 30.0),
+        log_level=level,
     )

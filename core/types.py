@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from .http import UpstreamClient
-    from .settings import Settings
+    from .http import Response, UpstreamClient
+    from .jats_models import FulltextArticle
 
 IdKind = Literal["pmcid", "pmid", "doi"]
+Expect = Literal["xml", "json", "text", "bytes"]
+PluginConfig = Mapping[str, "str | None"]
+"""A plugin's own settings: every :class:`SettingSpec` it declared, by variable name."""
 
 # Outcomes a full-text tier reports per identifier (closed set; tier names are open).
 TierOutcomeKind = Literal[
@@ -39,7 +42,9 @@ class SettingSpec:
     """An environment variable a plugin reads (through its context, never ``os.environ``).
 
     ``required=True`` makes the plugin ``unconfigured`` while the variable is unset;
-    ``secret=True`` keeps its value out of logs, errors and ``medlit doctor``.
+    ``secret=True`` keeps its value out of logs, errors and ``medlit doctor``; ``kind`` is checked
+    at start-up (a malformed value stops the server with exit code 2): ``text``, ``int``,
+    ``number``, ``bool``, ``email`` or ``url``.
     """
 
     name: str
@@ -47,6 +52,7 @@ class SettingSpec:
     required: bool = False
     secret: bool = False
     default: str | None = None
+    kind: Literal["text", "int", "number", "bool", "email", "url"] = "text"
 
 
 @dataclass(frozen=True)
@@ -58,30 +64,102 @@ class PluginInfo:
     description: str = ""
     version: str | None = None
     settings: tuple[SettingSpec, ...] = ()
-    services: tuple[str, ...] = ()  # upstream services it calls, for `medlit doctor`
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A cheap request that proves a service answers (``medlit doctor``)."""
+
+    path: str = ""
+    params: Mapping[str, str] = field(default_factory=dict)
+    expect: Expect = "json"
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """An upstream service a plugin calls. The host builds one paced client per service.
+
+    ``base_url`` is the real service; ``MEDLIT_BASE_URL_<NAME>`` may replace it with a loopback
+    URL (tests). ``hosts`` are further hosts redirects may stay on (the base URL's own host is
+    always allowed). Services with the same ``pacing_group`` share one request budget (the
+    lowest of their rates). ``rate`` may be a callable of the plugin's settings (a key raising
+    the limit); ``rate_setting`` names a variable that overrides it, above the declared rate only
+    while the base URL points at loopback. ``identify`` adds parameters to every request (a
+    mapping or a callable of the plugin's settings), ``headers`` likewise for HTTP headers.
+    ``inspect(response)`` raises :class:`~medlit.core.errors.MedlitError` for an error hidden in
+    a 2xx body (retried when ``retryable``). ``error_prefix`` starts the reasons of its errors
+    (``<prefix>_rate_limited``); ``max_retries`` overrides ``MEDLIT_MAX_RETRIES``.
+    """
+
+    name: str
+    title: str
+    base_url: str
+    hosts: tuple[str, ...] = ()
+    rate: float | Callable[[PluginConfig], float] = 5.0
+    pacing_group: str = ""
+    rate_setting: str | None = None
+    identify: Mapping[str, str] | Callable[[PluginConfig], Mapping[str, str]] = field(default_factory=dict)
+    headers: Mapping[str, str] | Callable[[PluginConfig], Mapping[str, str]] = field(default_factory=dict)
+    inspect: Callable[[Response], None] | None = None
+    probe: Probe | None = None
+    error_prefix: str = ""
+    concurrency: int = 4
+    max_queue: int = 64
+    max_retries: int | None = None
+    description: str = ""
+    plugin: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.pacing_group or self.name
+
+    @property
+    def prefix(self) -> str:
+        return self.error_prefix or self.name
 
 
 class Progress(Protocol):
     async def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None: ...
 
 
+async def _no_progress(done: float, total: float | None = None, message: str | None = None) -> None:
+    return None
+
+
 @dataclass
 class ToolContext:
-    """What a tool handler, tier or provider may use while it runs."""
+    """What a tool handler, tier, resolver or provider may use while it runs.
 
-    settings: Settings
-    plugin_settings: Mapping[str, str | None]
-    clients: Mapping[str, UpstreamClient]
-    progress: Progress
-    host: Any  # medlit.core.host.Host; typed loosely to keep plugins off host internals
+    ``settings`` holds the running plugin's own declared settings only (secrets included, other
+    plugins' never); ``clients`` the paced clients of the services it declared; ``cache`` a dict
+    private to the plugin that lives as long as the server process.
+    """
+
+    plugin: str = ""
+    settings: PluginConfig = field(default_factory=dict)
+    clients: Mapping[str, UpstreamClient] = field(default_factory=dict)
+    progress: Progress = _no_progress
     cache: dict[str, Any] = field(default_factory=dict)
+    # The runtime (``.host``, ``.context(plugin)``): given to core's own built-in plugins only,
+    # which run other plugins' tiers and resolvers under those plugins' own contexts.
+    runtime: Any = None
 
     def client(self, service: str) -> UpstreamClient:
-        """The paced client for an upstream service (``ncbi``, ``idconv``, ``europepmc``, ...)."""
-        return self.clients[service]
+        """The paced client for a service this plugin declared (``medlit_services``)."""
+        try:
+            return self.clients[service]
+        except KeyError:
+            from .errors import plugin_fault
+
+            raise plugin_fault(
+                self.plugin,
+                f"asked for service {service!r}, which it does not declare "
+                f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
+            ) from None
 
     def setting(self, name: str) -> str | None:
-        return self.plugin_settings.get(name)
+        """One of the plugin's declared settings (its default when unset), else ``None``."""
+        return self.settings.get(name)
 
 
 ToolHandler = Callable[[Any, ToolContext], Awaitable[BaseModel]]
@@ -101,6 +179,9 @@ class ToolSpec:
     output_model: type[BaseModel]
     handler: ToolHandler
     render: Callable[[Any, Any], str] | None = None
+    # Builds the description from what is installed (tiers, resolvers, related providers):
+    # called once at load with the host's catalog; replaces ``description``.
+    describe: Callable[[Any], str] | None = None
     idempotent: bool = True
     read_only: bool = True
     open_world: bool = True
@@ -128,12 +209,69 @@ class TierResult:
 
     outcome: TierOutcomeKind
     detail: str = ""
-    article: Any = None
+    article: TierPayload | None = None  # on a hit
 
 
 TierResolve = Callable[
     [Sequence[ArticleRef], ToolContext, Mapping[str, Any]], Awaitable[Mapping[str, TierResult]]
 ]
+
+
+@dataclass
+class StructuredArticle:
+    """A tier's hit read from JATS with core's reader (``read_jats``), whatever tier served it.
+
+    ``extra_ids`` carries source-specific record ids the output should show (for instance
+    ``{"epmcId": "PMC123", "epmcSource": "PMC"}``); ``tier`` is stamped by the chain."""
+
+    article: FulltextArticle
+    extra_ids: Mapping[str, str] = field(default_factory=dict)
+    tier: str = ""
+
+
+ContentFormat = Literal["html-markdown", "pdf-text"]
+
+
+@dataclass
+class ExtractedTextArticle:
+    """A tier's hit extracted from a PDF (``pdf-text``) or an HTML page (``html-markdown``)."""
+
+    content: str
+    content_format: ContentFormat
+    source_url: str
+    doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    title: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    license: str | None = None
+    version: str | None = None  # submittedVersion | acceptedVersion | publishedVersion
+    host_type: str | None = None  # publisher | repository
+    word_count: int | None = None
+    page_count: int | None = None
+    tier: str = ""
+
+
+TierPayload = StructuredArticle | ExtractedTextArticle
+
+
+@dataclass(frozen=True)
+class IdResolver:
+    """A step that finds identifiers articles lack before the tiers that need them run (PMID or
+    DOI to PMCID, PMID to DOI). The chain calls ``resolve(refs, ctx)`` lazily, once per tier that
+    needs a kind in ``provides``, with the pending articles that lack it and carry a kind in
+    ``accepts``; the resolver fills ids in on the refs and returns a :class:`TierResult` per
+    ``ref.key`` (``hit``: ids found; ``miss``/``no-body``/...: why not, shown in the report)."""
+
+    name: str
+    order: int
+    accepts: frozenset[IdKind]
+    provides: frozenset[IdKind]
+    resolve: Callable[[Sequence[ArticleRef], ToolContext], Awaitable[Mapping[str, TierResult]]]
+    description: str = ""
+    timeout: float = 30.0
+    plugin: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from . import (
     pubmed_misc,
     pubmed_search,
     resources,
+    service,
 )
 
 
@@ -30,11 +31,22 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "NCBI_API_KEY", "NCBI API key: raises the shared limit from 3 to 10 requests/s", secret=True
             ),
-            SettingSpec("NCBI_EMAIL", "Contact email NCBI asks every client to send", secret=True),
-            SettingSpec("NCBI_TOOL", "Tool name sent to NCBI", default="medlit-mcp"),
+            SettingSpec(
+                "NCBI_EMAIL", "Contact email NCBI asks every client to send", secret=True, kind="email"
+            ),
+            SettingSpec("NCBI_TOOL", "Tool name sent to NCBI", default=service.DEFAULT_TOOL),
+            SettingSpec(
+                "MEDLIT_NCBI_RATE",
+                "NCBI requests/s; above NCBI's limit only with MEDLIT_BASE_URL_NCBI (tests)",
+                kind="number",
+            ),
         ),
-        services=("ncbi", "idconv"),
     )
+
+
+@hookimpl
+def medlit_services():
+    return list(service.SERVICES)
 
 
 @hookimpl

@@ -245,21 +245,39 @@ class Section(_Out):
     )
 
 
+class TablePartOut(_Out):
+    caption: str | None = Field(None, description="The part's own caption, when its markup gives one")
+    headerRowCount: int = Field(0, description="Leading rows of `rows` that are this part's header")
+    columnCount: int = Field(0, description="Width of this part's grid; 0 when its cells are not extractable")
+    rows: list[list[str]] = Field(
+        description="This part's cells by row, spans expanded by repetition so the grid is rectangular"
+    )
+    unextractableReason: UnextractableReason | None = Field(
+        None, description="Why this part's `rows` is empty, set only then (codes as on the table)"
+    )
+
+
 class TableOut(_Out):
     id: str | None = None
     label: str | None = None
     caption: str | None = None
     footnotes: str | None = None
     sectionTitle: str | None = Field(None, description="Title of the innermost section holding the table")
-    headerRowCount: int = 0
+    headerRowCount: int = Field(0, description="Leading rows of `rows` that are the header")
     rows: list[list[str]] = Field(
-        description="Cells by row, spans expanded by repetition so the grid is rectangular"
+        description="Cells by row, spans expanded by repetition so the grid is rectangular. When `parts` is "
+        "set, this is only the first part whose cells could be read"
     )
     unextractableReason: UnextractableReason | None = Field(
         None,
         description="Why `rows` is empty, set only then: 'graphic-only' (deposited as an image with no cell "
         "markup), 'cals-tgroup' (CALS/OASIS <tgroup> markup, not extracted), 'no-rows' (the markup carries no "
         "row with a cell). Label and caption are still returned; read the cells on the PMC page (`pmcUrl`)",
+    )
+    parts: list[TablePartOut] | None = Field(
+        None,
+        description="Set only when the table holds several separately laid-out tables, each with its own "
+        "header rows and column count: all of them in order (one of them repeats `rows`). Read these then",
     )
 
 
@@ -272,6 +290,12 @@ class AssetOut(_Out):
         None, description="The deposited file name, a pointer into the PMC deposit, not a URL"
     )
     sectionTitle: str | None = None
+    frontMatter: bool | None = Field(
+        None,
+        description="True for a figure or file of the front matter rather than the body: a graphical abstract's "
+        "figure (`sectionTitle` names its abstract), supplementary material listed with the article's "
+        "metadata, a figure of the abstract",
+    )
 
 
 class ReferenceOut(_Out):

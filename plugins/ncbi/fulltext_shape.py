@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.jats_models import FulltextArticle
+from medlit.core.jats_models import FulltextArticle, Table
 
 from .fulltext_models import (
     ArticleLedger,
@@ -28,6 +28,7 @@ from .fulltext_models import (
     Subsection,
     SubsectionLedger,
     TableOut,
+    TablePartOut,
     UnpaywallArticle,
 )
 
@@ -103,20 +104,7 @@ def to_pmc_article(art: FulltextArticle, via: str, *, include_assets: bool = Tru
         ]
         or None,
         sections=sections,
-        tables=[
-            TableOut(
-                id=t.id,
-                label=t.label,
-                caption=t.caption,
-                footnotes="\n".join(t.footnotes) or None,
-                sectionTitle=next((p for p in reversed(t.section) if p), None),
-                headerRowCount=t.headerRows,
-                rows=t.rows,
-                unextractableReason=t.unextractableReason,
-            )
-            for t in art.tables
-        ]
-        or None,
+        tables=[_table_out(t) for t in art.tables] or None,
         assets=[
             AssetOut(
                 assetType=_ASSET_TYPE.get(a.kind, "media"),  # type: ignore[arg-type]
@@ -125,6 +113,7 @@ def to_pmc_article(art: FulltextArticle, via: str, *, include_assets: bool = Tru
                 caption=a.caption,
                 href=a.href,
                 sectionTitle=next((p for p in reversed(a.section) if p), None),
+                frontMatter=a.frontMatter or None,
             )
             for a in art.assets
         ]
@@ -136,6 +125,30 @@ def to_pmc_article(art: FulltextArticle, via: str, *, include_assets: bool = Tru
         or None,
         pmcUrl=f"https://pmc.ncbi.nlm.nih.gov/articles/{ids.pmcid}/" if ids.pmcid else None,
         pubmedUrl=f"https://pubmed.ncbi.nlm.nih.gov/{ids.pmid}/" if ids.pmid else None,
+    )
+
+
+def _table_out(t: Table) -> TableOut:
+    parts = [
+        TablePartOut(
+            caption=p.caption,
+            headerRowCount=p.headerRows,
+            columnCount=p.columnCount,
+            rows=p.rows,
+            unextractableReason=p.unextractableReason,
+        )
+        for p in t.parts
+    ]
+    return TableOut(
+        id=t.id,
+        label=t.label,
+        caption=t.caption,
+        footnotes="\n".join(t.footnotes) or None,
+        sectionTitle=next((p for p in reversed(t.section) if p), None),
+        headerRowCount=t.headerRows,
+        rows=t.rows,
+        unextractableReason=t.unextractableReason,
+        parts=parts or None,
     )
 
 
@@ -211,11 +224,14 @@ def cut_words(text: str, allowance: float) -> str:
 
 
 def table_cost(t: TableOut) -> int:
+    # every part counts; `rows` then repeats one of them, which is not read twice
+    grids = [p.rows for p in t.parts] if t.parts else [t.rows]
     return (
         len(t.label or "")
         + len(t.caption or "")
         + len(t.footnotes or "")
-        + sum(len(c) for row in t.rows for c in row)
+        + sum(len(p.caption or "") for p in t.parts or [])
+        + sum(len(c) for rows in grids for row in rows for c in row)
     )
 
 

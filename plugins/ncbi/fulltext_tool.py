@@ -33,6 +33,7 @@ from .fulltext_models import (
     PmcArticle,
     SectionCap,
     SectionCapArticle,
+    TableOut,
     TriedTier,
     Truncation,
     Unavailable,
@@ -416,22 +417,13 @@ def _render_pmc(art: PmcArticle) -> str:
             if sub.budgetCut:
                 body.append(f"[… text {sub.budgetCut} by the character budget]")
     for t in art.tables or []:
-        body += ["", f"**{t.label or 'Table'}**" + (f": {t.caption}" if t.caption else "")]
-        if t.rows:
-            width = max(len(r) for r in t.rows)
-            head_rows = t.rows[: t.headerRowCount] if t.headerRowCount else []
-            header = [" / ".join(dict.fromkeys(r[c] for r in head_rows if c < len(r))) for c in range(width)]
-            header = header if head_rows else [f"col {c + 1}" for c in range(width)]
-            body.append(md_table(header, [r + [""] * (width - len(r)) for r in t.rows[t.headerRowCount :]]))
-        elif t.unextractableReason:
-            why = UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)
-            body.append(f"(cells not extractable [{t.unextractableReason}]: {why})")
-        if t.footnotes:
-            body.append(t.footnotes)
+        body += ["", *_render_table(t)]
     if art.assets:
         body += ["", "### Figures and supplementary material"]
         body += [
-            f"- {a.label or a.assetType}: {a.caption or ''}" + (f" (file {a.href})" if a.href else "")
+            f"- {a.label or a.assetType}: {a.caption or ''}"
+            + (f" (file {a.href})" if a.href else "")
+            + (_front_note(a.sectionTitle) if a.frontMatter else "")
             for a in art.assets
         ]
     if art.references:
@@ -439,6 +431,36 @@ def _render_pmc(art: PmcArticle) -> str:
         body += [f"{r.label or '-'} {r.citation}" for r in art.references]
     lines.append(fence("\n".join(body).strip(), art.viaSource))
     return "\n".join(lines)
+
+
+def _front_note(where: str | None) -> str:
+    """Where a front-matter asset sits, e.g. ' [front matter: Abstract (graphical)]'."""
+    return f" [front matter: {where}]" if where else " [front matter]"
+
+
+def _render_table(t: TableOut) -> list[str]:
+    lines = [f"**{t.label or 'Table'}**" + (f": {t.caption}" if t.caption else "")]
+    if t.parts:  # several tables in one: each its own markdown table under its own header
+        for n, part in enumerate(t.parts, 1):
+            lines += ["", f"Part {n} of {len(t.parts)}" + (f": {part.caption}" if part.caption else "")]
+            lines.append(_render_grid(part.rows, part.headerRowCount, part.unextractableReason))
+    elif t.rows or t.unextractableReason:
+        lines.append(_render_grid(t.rows, t.headerRowCount, t.unextractableReason))
+    if t.footnotes:
+        lines.append(t.footnotes)
+    return lines
+
+
+def _render_grid(rows: list[list[str]], header_rows: int, unextractable: str | None) -> str:
+    """A grid as a markdown table, its header rows joined per column; else why it has no cells."""
+    if not rows:
+        why = UNEXTRACTABLE_REASONS.get(unextractable or "", unextractable)
+        return f"(cells not extractable [{unextractable}]: {why})"
+    width = max(len(r) for r in rows)
+    head_rows = rows[:header_rows]
+    header = [" / ".join(dict.fromkeys(r[c] for r in head_rows if c < len(r))) for c in range(width)]
+    header = header if head_rows else [f"col {c + 1}" for c in range(width)]
+    return md_table(header, [r + [""] * (width - len(r)) for r in rows[header_rows:]])
 
 
 def _render_text(art: UnpaywallArticle) -> str:

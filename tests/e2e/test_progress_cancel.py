@@ -10,7 +10,7 @@ from mcp import Client
 from pydantic import BaseModel
 
 from medlit.core.host import load_host
-from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl
+from medlit.core.plugin import PluginInfo, Probe, ServiceSpec, ToolSpec, hookimpl
 from medlit.core.runtime import Runtime
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
@@ -30,7 +30,7 @@ class Done(BaseModel):
 
 async def stepper(args: Steps, ctx) -> Done:
     for i in range(args.steps):
-        await ctx.client("ncbi").get("einfo.fcgi")
+        await ctx.client("stepper").get("step", expect="json")
         await ctx.progress(i + 1, args.steps, f"request {i + 1} of {args.steps}")
     return Done(done=args.steps)
 
@@ -39,6 +39,10 @@ class StepPlugin:
     @hookimpl
     def medlit_plugin_info(self):
         return PluginInfo(name="stepper", title="Stepper")
+
+    @hookimpl
+    def medlit_services(self):
+        return [ServiceSpec("stepper", "Stepper", "https://stepper.example.org", rate=50.0, probe=Probe("step"))]
 
     @hookimpl
     def medlit_tools(self):
@@ -56,7 +60,9 @@ class StepPlugin:
 
 @pytest.fixture
 def host(fake):
-    return load_host(load_settings(fake_env(fake)), inline=[("stepper", StepPlugin())])
+    fake.respond("stepper", "step", {"ok": True})
+    env = fake_env(fake, MEDLIT_BASE_URL_STEPPER=fake.url("stepper"))
+    return load_host(load_settings(env), inline=[("stepper", StepPlugin())])
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -165,7 +165,7 @@ async def test_secrets_redacted_from_structured_output():
     import types as _t
 
     from medlit.core.host import load_host
-    from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl
+    from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl
     from medlit.core.runtime import Runtime
     from medlit.core.settings import load_settings
 
@@ -173,14 +173,19 @@ async def test_secrets_redacted_from_structured_output():
         echoed: str
 
     async def handler(args, ctx):
-        return Out(echoed=f"email={ctx.settings.ncbi_email} and again {ctx.settings.ncbi_email}")
+        email = ctx.setting("ECHO_CONTACT")
+        return Out(echoed=f"email={email} and again {email}")
 
     plugin = _t.SimpleNamespace(
-        medlit_plugin_info=hookimpl(lambda: PluginInfo(name="echo", title="echo")),
+        medlit_plugin_info=hookimpl(
+            lambda: PluginInfo(
+                name="echo", title="echo", settings=(SettingSpec("ECHO_CONTACT", "who", secret=True),)
+            )
+        ),
         medlit_tools=hookimpl(lambda: [ToolSpec("echo", "Echo", "d", Args, Out, handler)]),
     )
     host = load_host(
-        load_settings({"NCBI_EMAIL": "private@example.org"}), discover=False, inline=[("echo", plugin)]
+        load_settings({"ECHO_CONTACT": "private@example.org"}), discover=False, inline=[("echo", plugin)]
     )
     async with Runtime(host) as rt:
         out = await rt.call("echo", {})

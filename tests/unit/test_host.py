@@ -132,30 +132,36 @@ def test_tier_order_is_data_and_env_overridable():
 def test_base_url_override_must_be_loopback():
     with pytest.raises(SettingsError, match="loopback"):
         load_settings({"MEDLIT_BASE_URL_NCBI": "https://example.org/eutils"})
-    assert (
-        load_settings({"MEDLIT_BASE_URL_NCBI": "http://127.0.0.5:9/x"}).base_urls["ncbi"]
-        == "http://127.0.0.5:9/x"
+    with pytest.raises(SettingsError, match="loopback"):  # any service, declared or not
+        load_settings({"MEDLIT_BASE_URL_CROSSREF": "http://10.0.0.1/x"})
+    assert load_settings({"MEDLIT_BASE_URL_NCBI": "http://127.0.0.5:9/x"}).base_url_override("ncbi") == (
+        "http://127.0.0.5:9/x"
     )
-    assert load_settings({"MEDLIT_BASE_URL_ICITE": "http://[::1]:9"}).overridden == frozenset({"icite"})
+    assert load_settings({"MEDLIT_BASE_URL_ICITE": "http://[::1]:9"}).base_url_override("icite") == "http://[::1]:9"
 
 
 def test_rate_above_limit_only_with_ncbi_override():
-    with pytest.raises(SettingsError, match="exceeds"):
-        load_settings({"MEDLIT_NCBI_RATE": "20"})
-    with pytest.raises(SettingsError):
-        load_settings({"MEDLIT_NCBI_RATE": "20", "NCBI_API_KEY": "k"})
-    assert load_settings({"NCBI_API_KEY": "k"}).ncbi_rate == 10
-    assert load_settings({}).ncbi_rate == 3
-    assert (
-        load_settings({"MEDLIT_NCBI_RATE": "50", "MEDLIT_BASE_URL_NCBI": "http://localhost:1"}).ncbi_rate
-        == 50
-    )
+    def ncbi_rate(env):
+        return load_host(load_settings(env)).services["ncbi"].rate
+
+    with pytest.raises(HostError, match="exceeds"):
+        ncbi_rate({"MEDLIT_NCBI_RATE": "20"})
+    with pytest.raises(HostError):
+        ncbi_rate({"MEDLIT_NCBI_RATE": "20", "NCBI_API_KEY": "k"})
+    assert ncbi_rate({"NCBI_API_KEY": "k"}) == 10
+    assert ncbi_rate({}) == 3
+    assert ncbi_rate({"MEDLIT_NCBI_RATE": "2"}) == 2
+    fakes = {"MEDLIT_BASE_URL_NCBI": "http://localhost:1", "MEDLIT_BASE_URL_IDCONV": "http://localhost:1"}
+    assert ncbi_rate({"MEDLIT_NCBI_RATE": "50", **fakes}) == 50
+    # The ID converter shares NCBI's budget: a real one must not be paced past NCBI's limit.
+    with pytest.raises(HostError, match="MEDLIT_BASE_URL_IDCONV"):
+        ncbi_rate({"MEDLIT_NCBI_RATE": "50", "MEDLIT_BASE_URL_NCBI": "http://localhost:1"})
 
 
 def test_settings_are_frozen():
     s = load_settings({"NCBI_EMAIL": "x@y.org"})
     with pytest.raises(AttributeError):
-        s.ncbi_email = "other"  # type: ignore[misc]
+        s.log_level = "DEBUG"  # type: ignore[misc]
     with pytest.raises(TypeError):
         s.env["NCBI_EMAIL"] = "other"  # type: ignore[index]
 

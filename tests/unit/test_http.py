@@ -19,6 +19,8 @@ from medlit.core.http import (
     parse_retry_after,
     xml_stops_after_prolog,
 )
+from medlit.core.host import load_host
+from medlit.core.redact import Redactor
 from medlit.core.settings import load_settings
 from medlit.core.upstreams import build_clients
 
@@ -33,9 +35,7 @@ OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></Db
 async def clients(fake):
     fake.respond("ncbi", "einfo.fcgi", OK_XML)
     async with aiohttp.ClientSession() as session:
-        yield build_clients(
-            session,
-            load_settings(fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123")),
+        yield build_clients(session, load_host(load_settings(fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123"))),
         )
 
 
@@ -150,7 +150,7 @@ async def test_redirect_loop_stops_after_three_hops(clients, fake):
 async def test_body_cap(fake, declared):
     fake.fault("oversized", "ncbi", "einfo.fcgi", size=300_000, declared=declared)
     async with aiohttp.ClientSession() as session:
-        clients = build_clients(session, load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000")))
+        clients = build_clients(session, load_host(load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000"))))
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     assert info.value.reason == "ncbi_response_too_large" and not info.value.retryable
@@ -192,7 +192,7 @@ async def test_secrets_never_in_errors(fake):
     )
     async with aiohttp.ClientSession() as session:
         env = fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123")
-        clients = build_clients(session, load_settings(env))
+        clients = build_clients(session, load_host(load_settings(env)))
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     text = str(info.value.to_dict())
@@ -263,9 +263,10 @@ async def test_rate_never_exceeded_under_concurrency():
 
     async with FakeUpstream(ncbi_limit=3.0) as fake:
         settings = load_settings(fake.env(MEDLIT_BACKOFF_BASE="0.01"))
-        assert settings.ncbi_rate == 3.0
+        host = load_host(settings)
+        assert host.services["ncbi"].rate == 3.0
         started = time.monotonic()
-        async with Runtime(load_host(settings)) as rt:
+        async with Runtime(host) as rt:
             outcomes = await asyncio.gather(*(rt.call("eutils_einfo", {"db": "pubmed"}) for _ in range(30)))
         assert all(not o.is_error for o in outcomes)
         times = sorted(r.at for r in fake.requests)
@@ -312,7 +313,7 @@ def _https_client() -> UpstreamClient:
         "ncbi", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils", "ncbi",
         frozenset({"eutils.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"}),
     )  # fmt: skip
-    return UpstreamClient(None, config, load_settings({"NCBI_API_KEY": "secretkey123"}))  # type: ignore[arg-type]
+    return UpstreamClient(None, config, load_settings({"NCBI_API_KEY": "secretkey123"}), redactor=Redactor(["secretkey123"]))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -339,7 +340,7 @@ async def test_redirect_never_downgrades_the_scheme(location, allowed):
 async def test_secret_in_a_redirect_host_is_redacted_everywhere(fake):
     fake.fault("redirect_foreign", "ncbi", "einfo.fcgi", to="https://secretkey123.evil.example.org/")
     async with aiohttp.ClientSession() as session:
-        clients = build_clients(session, load_settings(fake_env(fake, NCBI_API_KEY="secretkey123")))
+        clients = build_clients(session, load_host(load_settings(fake_env(fake, NCBI_API_KEY="secretkey123"))))
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     assert info.value.reason == "ncbi_redirect_refused"
@@ -363,7 +364,7 @@ async def test_queue_is_bounded_before_the_concurrency_slot(fake):
     async with aiohttp.ClientSession() as session:
         settings = load_settings(fake_env(fake))
         config = ServiceConfig(
-            "ncbi", settings.base_urls["ncbi"], "ncbi", frozenset({"127.0.0.1", "localhost"}),
+            "ncbi", settings.base_url_override("ncbi"), "ncbi", frozenset({"127.0.0.1", "localhost"}),
             concurrency=1, max_queue=1,
         )  # fmt: skip
         client = UpstreamClient(session, config, settings)

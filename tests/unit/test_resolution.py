@@ -62,7 +62,13 @@ async def _noop(*a, **k):
 def context(*plugins, **env):
     settings = load_settings(env)
     host = load_host(settings, discover=False, inline=[(p.name, p) for p in plugins])
-    return ToolContext(settings=settings, plugin_settings={}, clients={}, progress=_noop, host=host)
+    import types as _t
+
+    def plugin_context(plugin, progress=_noop):
+        return ToolContext(plugin=plugin, settings=host.plugin_settings(plugin), progress=progress)
+
+    runtime = _t.SimpleNamespace(host=host, context=plugin_context)
+    return ToolContext(plugin="fulltext", progress=_noop, runtime=runtime)
 
 
 def ref(key, **ids):

@@ -1,0 +1,157 @@
+"""NCBI's two services: the E-utilities and the PMC ID Converter, sharing one request budget.
+
+NCBI counts requests per IP across both (3 a second, 10 with an API key), so they are declared in
+one pacing group. E-utilities report many errors inside HTTP 200; :func:`inspect_eutils` turns
+those into the error model so the client can retry the transient ones.
+"""
+
+from __future__ import annotations
+
+import re
+
+from medlit.core.plugin import (
+    MedlitError,
+    PluginConfig,
+    Probe,
+    Response,
+    ServiceSpec,
+    XMLRefused,
+    XMLSyntaxError,
+    errors,
+    parse_xml,
+    upstream_error,
+)
+
+EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles"
+RATE_UNKEYED = 3.0
+RATE_KEYED = 10.0
+DEFAULT_TOOL = "medlit-mcp"
+
+# NCBI errors that come back inside HTTP 200, by what they mean.
+_TRANSIENT = re.compile(
+    r"(?i)timeout|temporarily unavailable|backend failed|try again|unable to obtain query|"
+    r"service unavailable|internal server error|connection (reset|refused)"
+)
+_NOT_FOUND = re.compile(
+    r"(?i)invalid db|can ?not retrieve dbinfo|unknown db|database .*not found|invalid uid|invalid id"
+)
+_RATE = re.compile(r"(?i)rate limit")
+_RESULT_ROOTS = {
+    "eSearchResult",
+    "eSummaryResult",
+    "eLinkResult",
+    "eFetchResult",
+    "ePostResult",
+    "eInfoResult",
+    "eGQueryResult",
+}
+
+
+def classify_message(message: str) -> MedlitError:
+    """Turn an NCBI error text (from ``<ERROR>`` or JSON ``error``) into our error model."""
+    text = " ".join(message.split())[:300]
+    if _RATE.search(text):
+        return upstream_error("ncbi", errors.RATE_LIMITED, f"NCBI: {text}")
+    if _TRANSIENT.search(text):
+        return upstream_error("ncbi", errors.UNREACHABLE, f"NCBI reported a temporary failure: {text}")
+    if _NOT_FOUND.search(text):
+        return upstream_error("ncbi", errors.RESOURCE_NOT_FOUND, f"NCBI: {text}")
+    return upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI: {text}")
+
+
+def inspect_eutils(resp: Response) -> None:
+    """Raise for NCBI errors hidden in a 2xx body: a root ``<ERROR>``, an ``<ERROR>`` directly under
+    a result root (``eSearchResult/ERROR``...), or a JSON ``{"error": ...}``/``esearchresult.ERROR``.
+    Per-record errors (DocSum errors, LinkSet errors) are left to the parsers."""
+    body = resp.body.lstrip()
+    if body.startswith((b"{", b"[")):
+        try:
+            data = resp.json()
+        except ValueError:
+            return
+        if isinstance(data, dict):
+            err = data.get("error") or data.get("ERROR")
+            for inner in ("esearchresult", "einforesult", "linksets"):
+                block = data.get(inner)
+                if isinstance(block, dict) and (block.get("ERROR") or block.get("error")):
+                    err = err or block.get("ERROR") or block.get("error")
+            if isinstance(err, str) and err.strip():
+                raise classify_message(err)
+        return
+    if not body.startswith(b"<"):
+        return
+    try:
+        root = parse_xml(body)
+    except (XMLSyntaxError, XMLRefused):
+        return  # the parser that reads the body will report it
+    if root.tag == "ERROR":
+        raise classify_message(root.text or "unspecified error")
+    if root.tag in _RESULT_ROOTS:
+        msgs = [(el.text or "").strip() for el in root.findall("ERROR")]
+        msgs = [m for m in msgs if m]
+        # An esearch with results and an ERROR keeps its results (partial); without any it failed.
+        if msgs and not (root.tag == "eSearchResult" and root.find("Count") is not None):
+            raise classify_message("; ".join(msgs))
+
+
+def rate(config: PluginConfig) -> float:
+    """NCBI's per-IP limit: 10 requests a second with an API key, else 3."""
+    return RATE_KEYED if config.get("NCBI_API_KEY") else RATE_UNKEYED
+
+
+def _identity(config: PluginConfig) -> dict[str, str]:
+    out = {"tool": config.get("NCBI_TOOL") or DEFAULT_TOOL}
+    if config.get("NCBI_EMAIL"):
+        out["email"] = config["NCBI_EMAIL"] or ""
+    return out
+
+
+def eutils_identity(config: PluginConfig) -> dict[str, str]:
+    out = _identity(config)
+    if config.get("NCBI_API_KEY"):
+        out["api_key"] = config["NCBI_API_KEY"] or ""
+    return out
+
+
+def idconv_identity(config: PluginConfig) -> dict[str, str]:
+    # The ID converter takes no API key but counts against the same per-IP budget.
+    return {**_identity(config), "format": "json"}
+
+
+def user_agent(config: PluginConfig) -> dict[str, str]:
+    return {"User-Agent": f"{config.get('NCBI_TOOL') or DEFAULT_TOOL} (medlit-mcp; MCP server)"}
+
+
+SERVICES = (
+    ServiceSpec(
+        name="ncbi",
+        title="NCBI E-utilities",
+        base_url=EUTILS_URL,
+        hosts=("eutils.ncbi.nlm.nih.gov",),
+        rate=rate,
+        pacing_group="ncbi",
+        rate_setting="MEDLIT_NCBI_RATE",
+        identify=eutils_identity,
+        headers=user_agent,
+        inspect=inspect_eutils,
+        probe=Probe("einfo.fcgi", {}, "xml"),
+        concurrency=3,
+        description="Entrez E-utilities for every NCBI database",
+    ),
+    ServiceSpec(
+        name="idconv",
+        title="the PMC ID Converter",
+        base_url=IDCONV_URL,
+        hosts=("pmc.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"),
+        rate=rate,
+        pacing_group="ncbi",
+        rate_setting="MEDLIT_NCBI_RATE",
+        identify=idconv_identity,
+        headers=user_agent,
+        probe=Probe("", {"ids": "PMC3531190"}, "json"),
+        error_prefix="ncbi",
+        concurrency=2,
+        description="PMID / PMCID / DOI conversion for articles in PMC",
+    ),
+)
