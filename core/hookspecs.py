@@ -25,6 +25,7 @@ import pluggy
 from .types import (
     FulltextTier,
     IdResolver,
+    MetadataProvider,
     PluginInfo,
     PromptSpec,
     RelatedProvider,
@@ -131,6 +132,20 @@ def medlit_id_resolvers() -> Iterable[IdResolver]:
 
 
 @hookspec
+def medlit_metadata_providers() -> Iterable[MetadataProvider]:
+    """Declare sources of brief bibliographic metadata for PMIDs or DOIs (title, container,
+    ISSN, date, volume, issue, pages, authors). Any plugin reads them through
+    ``ctx.lookup_metadata(kind, ids)`` without knowing which plugin answers.
+
+    Example::
+
+        @hookimpl
+        def medlit_metadata_providers():
+            return [MetadataProvider(name="pubmed", order=10, accepts=frozenset({"pmid"}), lookup=summaries)]
+    """
+
+
+@hookspec
 def medlit_related_providers() -> Iterable[RelatedProvider]:
     """Declare sources of related articles (similar, cited by, references), tried by ``order``.
 
@@ -176,6 +191,7 @@ HOOK_NAMES = (
     "medlit_tools",
     "medlit_fulltext_tiers",
     "medlit_id_resolvers",
+    "medlit_metadata_providers",
     "medlit_related_providers",
     "medlit_resources",
     "medlit_prompts",

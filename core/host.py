@@ -39,6 +39,7 @@ from .settings import (
 from .types import (
     FulltextTier,
     IdResolver,
+    MetadataProvider,
     PluginConfig,
     PluginInfo,
     PromptSpec,
@@ -76,6 +77,7 @@ class PluginRecord:
     tools: list[ToolSpec] = field(default_factory=list)
     tiers: list[FulltextTier] = field(default_factory=list)
     resolvers: list[IdResolver] = field(default_factory=list)
+    metadata: list[MetadataProvider] = field(default_factory=list)
     related: list[RelatedProvider] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
@@ -130,6 +132,11 @@ class Host:
     def tier_order(self, tier: FulltextTier) -> int:
         raw = self.settings.get(f"{TIER_ORDER_PREFIX}{env_name(tier.name)}")
         return tier.order if raw is None else int(raw)  # validated by load_settings
+
+    def metadata_providers(self) -> list[MetadataProvider]:
+        """Active plugins' metadata providers, by ``order``."""
+        out = [m for p in self.plugins.values() if p.active for m in p.metadata]
+        return sorted(out, key=lambda m: (m.order, m.name))
 
     def resolvers(self) -> list[tuple[IdResolver, PluginRecord]]:
         """Every declared ID resolver with its plugin (inactive ones too), by ``order``."""
@@ -201,6 +208,7 @@ _CALLABLES: dict[type, tuple[str, ...]] = {
     ToolSpec: ("handler",),
     FulltextTier: ("resolve",),
     IdResolver: ("resolve",),
+    MetadataProvider: ("lookup",),
     RelatedProvider: ("resolve",),
     ResourceSpec: ("read",),
 }
@@ -240,6 +248,7 @@ def _collect(record: PluginRecord, obj: Any) -> None:
     record.tools = _stamped(obj, "medlit_tools", ToolSpec, name)
     record.tiers = _stamped(obj, "medlit_fulltext_tiers", FulltextTier, name)
     record.resolvers = _stamped(obj, "medlit_id_resolvers", IdResolver, name)
+    record.metadata = _stamped(obj, "medlit_metadata_providers", MetadataProvider, name)
     record.related = _stamped(obj, "medlit_related_providers", RelatedProvider, name)
     record.resources = _stamped(obj, "medlit_resources", ResourceSpec, name)
     record.prompts = _stamped(obj, "medlit_prompts", PromptSpec, name)
@@ -251,6 +260,7 @@ def _check_duplicates(records: Iterable[PluginRecord]) -> None:
         "tool": lambda p: [t.name for t in p.tools],
         "full-text tier": lambda p: [t.name for t in p.tiers],
         "ID resolver": lambda p: [r.name for r in p.resolvers],
+        "metadata provider": lambda p: [m.name for m in p.metadata],
         "related provider": lambda p: [r.name for r in p.related],
         "resource": lambda p: [r.uri for r in p.resources],
         "prompt": lambda p: [r.name for r in p.prompts],

@@ -1385,9 +1385,9 @@ def _character_count(art: FulltextArticle) -> int:
     total += sections(art.sections) + sections(art.backMatter)
     total += sum(sections(s.sections) + len(s.title or "") for s in art.subArticles)
     for t in art.tables:
+        total += len(t.caption or "") + sum(map(len, t.footnotes))
         grids = [p.rows for p in t.parts] or [t.rows]  # ``rows`` repeats one of the parts
-        total += len(t.caption or "") + sum(map(len, t.footnotes)) + sum(len(p.caption or "") for p in t.parts)
-        total += sum(len(c) for rows in grids for r in rows for c in r)
+        total += sum(len(p.caption or "") for p in t.parts) + sum(len(c) for g in grids for r in g for c in r)
     total += sum(len(a.caption or "") + len(a.label or "") for a in art.assets)
     total += sum(len(r.text) for r in art.references)
     return total

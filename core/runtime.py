@@ -6,11 +6,12 @@ one ``aiohttp`` session of the process and the per-service clients built on it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import UnionType
 from typing import Any
@@ -24,7 +25,7 @@ from .host import CORE_PLUGINS, Host
 from .http import UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
-from .types import ToolContext, ToolSpec, _no_progress
+from .types import IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
@@ -85,7 +86,41 @@ class Runtime:
             progress=progress or _no_progress,  # type: ignore[arg-type]
             cache=self.caches.setdefault(plugin, {}),
             runtime=self if core else None,
+            metadata=self.lookup_metadata,
         )
+
+    async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> dict[str, RecordMetadata]:
+        """Ask the metadata providers in order, each only for the ids earlier ones did not know."""
+        found: dict[str, RecordMetadata] = {}
+        failures: list[MedlitError] = []
+        asked = 0
+        wanted = list(dict.fromkeys(ids))
+        for provider in self.host.metadata_providers():
+            left = [i for i in wanted if i not in found]
+            if not left:
+                break
+            if kind not in provider.accepts:
+                continue
+            asked += 1
+            try:
+                async with asyncio.timeout(provider.timeout):
+                    answer = await provider.lookup(kind, left, self.context(provider.plugin))
+            except MedlitError as err:
+                failures.append(err)
+                continue
+            except Exception as exc:  # a broken provider must not break its caller
+                log.exception("metadata provider %s failed", provider.name)
+                failures.append(
+                    E.plugin_fault(provider.plugin, f"metadata provider {provider.name} failed: {exc}")
+                )
+                continue
+            for key, rec in (answer or {}).items():
+                if key in left and isinstance(rec, RecordMetadata):
+                    rec.source = rec.source or provider.name
+                    found[key] = rec
+        if asked and failures and len(failures) == asked and not found:
+            raise failures[0]
+        return found
 
     async def call(
         self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None

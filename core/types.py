@@ -143,6 +143,8 @@ class ToolContext:
     # The runtime (``.host``, ``.context(plugin)``): given to core's own built-in plugins only,
     # which run other plugins' tiers and resolvers under those plugins' own contexts.
     runtime: Any = None
+    # Set by the runtime: runs the installed metadata providers (see lookup_metadata).
+    metadata: Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]] | None = None
 
     def client(self, service: str) -> UpstreamClient:
         """The paced client for a service this plugin declared (``medlit_services``)."""
@@ -160,6 +162,14 @@ class ToolContext:
     def setting(self, name: str) -> str | None:
         """One of the plugin's declared settings (its default when unset), else ``None``."""
         return self.settings.get(name)
+
+    async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> Mapping[str, RecordMetadata]:
+        """Brief metadata for canonical PMIDs or DOIs from the installed metadata providers (each
+        provider is asked only for the ids earlier ones did not know). Ids nobody knows are absent.
+        Raises :class:`~medlit.core.errors.MedlitError` only when every provider that was asked failed."""
+        if self.metadata is None or not ids:
+            return {}
+        return await self.metadata(kind, ids)
 
 
 ToolHandler = Callable[[Any, ToolContext], Awaitable[BaseModel]]
@@ -309,6 +319,59 @@ class RelatedProvider:
     kinds: frozenset[RelatedKind]
     resolve: Callable[[str, RelatedKind, int, ToolContext], Awaitable[RelatedResult]]
     description: str = ""
+    plugin: str = ""
+
+
+RecordKind = Literal["article", "book", "chapter", "preprint", "other"]
+
+
+@dataclass
+class RecordMetadata:
+    """Brief bibliographic metadata of one record, as a metadata provider knows it.
+
+    Names are ``"Last Initials"`` strings; dates are ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``. For a
+    chapter, ``container_title`` is the book's title; for an article, the journal's."""
+
+    pmid: str | None = None
+    doi: str | None = None
+    pmcid: str | None = None
+    kind: RecordKind = "article"
+    title: str | None = None
+    container_title: str | None = None
+    container_abbrev: str | None = None
+    issn: str | None = None
+    eissn: str | None = None
+    isbn: str | None = None
+    publisher: str | None = None
+    date: str | None = None
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    first_page: str | None = None
+    last_page: str | None = None
+    authors: tuple[str, ...] = ()
+    first_author_family: str | None = None
+    first_author_given: str | None = None
+    publication_types: tuple[str, ...] = ()
+    source: str = ""  # the provider that answered (stamped by the host)
+
+
+MetadataLookup = Callable[[IdKind, Sequence[str], "ToolContext"], Awaitable[Mapping[str, RecordMetadata]]]
+
+
+@dataclass(frozen=True)
+class MetadataProvider:
+    """Looks up :class:`RecordMetadata` for PMIDs or DOIs, in batches (as few requests as the
+    upstream allows). ``lookup(kind, ids, ctx)`` returns a record per id it knows, keyed by the id
+    as given (canonical form); an id it does not know is simply absent. Any plugin reaches the
+    installed providers through ``ctx.lookup_metadata(kind, ids)``, tried by ``order``."""
+
+    name: str
+    order: int
+    accepts: frozenset[IdKind]
+    lookup: MetadataLookup
+    description: str = ""
+    timeout: float = 30.0
     plugin: str = ""
 
 

@@ -14,6 +14,8 @@ from medlit.core.render import NONCE
 from medlit.core.runtime import Runtime
 from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
+from medlit.plugins.ncbi.fulltext_models import TableOut
+from medlit.plugins.ncbi.fulltext_shape import table_cost
 
 from conftest import fake_env
 from corpus import corpus_path
@@ -416,6 +418,42 @@ async def test_labels_suffix_and_unextractable_codes(rt, routes):
         ("2", "Methods"),
         (None, "Discussion"),
     ]
+
+
+_PARTS_AND_FRONT = b"""<pmc-articleset><article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>
+<article-id pub-id-type="pmc">PMC7000002</article-id><title-group><article-title>Parts</article-title></title-group>
+<abstract><p>Main.</p></abstract><abstract abstract-type="graphical"><title>Graphical Abstract</title>
+<fig id="ga"><caption><p>In one picture.</p></caption><graphic xlink:href="ga.jpg"/></fig></abstract>
+</article-meta></front><body><sec><title>Methods</title><p>Text.</p>
+<table-wrap id="t1"><label>Table 1</label><caption><p>Two in one.</p></caption>
+<table><thead><tr><th>Category</th><th>Source</th><th>Definition</th></tr></thead>
+<tbody><tr><td>A</td><td>RCT</td><td>Consistent</td></tr></tbody></table>
+<table><thead><tr><th>Level</th><th>Meaning</th></tr></thead><tbody><tr><td>E</td><td>Expert</td></tr></tbody></table>
+</table-wrap></sec></body></article></pmc-articleset>"""
+
+
+async def test_table_parts_and_front_matter_figure_reach_the_tool(rt, fake):
+    def efetch(req: Req) -> web.Response:
+        return web.Response(body=_PARTS_AND_FRONT, content_type="text/xml")
+
+    fake.route("ncbi", "efetch.fcgi", efetch)
+    out = await call(rt, {"pmcids": ["PMC7000002"]})  # validated against the output schema
+    [a] = out.data["articles"]
+    [table] = a["tables"]
+    assert [(p["headerRowCount"], p["columnCount"], p["rows"]) for p in table["parts"]] == [
+        (1, 3, [["Category", "Source", "Definition"], ["A", "RCT", "Consistent"]]),
+        (1, 2, [["Level", "Meaning"], ["E", "Expert"]]),
+    ]
+    assert (table["rows"], table["headerRowCount"]) == (table["parts"][0]["rows"], 1)
+    # each part its own markdown table under its own header
+    assert "Part 1 of 2\n| Category | Source | Definition |" in out.text
+    assert "Part 2 of 2\n| Level | Meaning |\n|---|---|\n| E | Expert |" in out.text
+    # the budget counts every part once
+    cells = "CategorySourceDefinitionARCTConsistentLevelMeaningEExpert"
+    assert table_cost(TableOut.model_validate(table)) == len("Table 1") + len("Two in one.") + len(cells)
+    [ga] = a["assets"]
+    assert (ga["id"], ga["frontMatter"], ga["sectionTitle"]) == ("ga", True, "Graphical Abstract")
+    assert "- figure: In one picture. (file ga.jpg) [front matter: Graphical Abstract]" in out.text
 
 
 async def test_corpus_section_labels_reach_the_tool(rt, routes):

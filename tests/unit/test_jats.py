@@ -754,3 +754,125 @@ def test_numeric_superscripts_read_as_powers_not_citations() -> None:
         "; note<sup>a</sup>.</p>"
     )
     assert text == "P < 10^−5 in mm^2 with Ca^2+; strain mc2155; cited1 and[2]; notea."
+
+
+# ---------------------------------------------------------------------------------------------
+# a table-wrap holding several tables; figures outside the body
+
+_OASIS = 'xmlns:oasis="http://docs.oasis-open.org/ns/oasis-exchange/table"'
+_CALS_TABLE = (
+    "<oasis:table><oasis:title>Part C</oasis:title><oasis:tgroup cols='1'><oasis:tbody><oasis:row>"
+    "<oasis:entry>c</oasis:entry></oasis:row></oasis:tbody></oasis:tgroup></oasis:table>"
+)
+
+
+def test_table_wrap_with_two_tables_keeps_each_header_and_width() -> None:
+    body = """<sec><title>M</title><table-wrap id="t1"><label>Table 1</label><caption><p>Both.</p></caption>
+      <table><thead><tr><th colspan="3">I. First</th></tr><tr><th>A</th><th>B</th><th>C</th></tr></thead>
+        <tbody><tr><td>a1</td><td>b1</td><td>c1</td></tr></tbody></table>
+      <table><thead><tr><th>Level</th><th>Meaning</th></tr></thead>
+        <tbody><tr><td>x</td><td>y</td></tr><tr><td>z</td><td>w</td></tr></tbody></table>
+      </table-wrap></sec>"""
+    art = _parse_one(_snippet(body))
+    (table,) = art.tables
+    first, second = table.parts
+    assert (first.headerRows, first.columnCount, first.caption) == (2, 3, None)
+    assert first.rows == [["I. First"] * 3, ["A", "B", "C"], ["a1", "b1", "c1"]]
+    assert (second.headerRows, second.columnCount) == (1, 2)
+    assert second.rows == [["Level", "Meaning"], ["x", "y"], ["z", "w"]]  # no padding to 3 columns
+    # the first part stays in rows/headerRows for readers that know no parts
+    assert (table.rows, table.headerRows, table.unextractableReason) == (first.rows, 2, None)
+    assert art.sections[0].text.count("[Table 1]") == 1
+    cells = "".join(c for p in table.parts for r in p.rows for c in r)
+    assert art.characterCount == len("M") + len("[Table 1]") + len("Both.") + len(cells)  # each part once
+
+
+def test_single_table_wrap_has_no_parts() -> None:
+    body = """<table-wrap id="t"><table><tr><th>h</th></tr><tr><td>v</td></tr></table>
+      <table><tr/></table></table-wrap>"""  # a second table without a cell is no part
+    (table,) = _parse_one(_snippet(body)).tables
+    assert (table.rows, table.headerRows, table.parts) == ([["h"], ["v"]], 1, [])
+    assert "parts" in table.model_dump() and table.model_dump()["parts"] == []
+
+
+def test_cals_tables_in_a_multi_table_wrap() -> None:
+    body = f"""<sec><title>T</title>
+      <table-wrap id="mixed" {_OASIS}>{_CALS_TABLE}<table><tr><td>x</td><td>y</td></tr></table></table-wrap>
+      <table-wrap id="renditions" {_OASIS}><alternatives>{_CALS_TABLE}<table><tr><td>v</td></tr></table>
+        </alternatives></table-wrap>
+      <table-wrap id="all-cals" {_OASIS}>{_CALS_TABLE}{_CALS_TABLE}</table-wrap></sec>"""
+    mixed, renditions, all_cals = _parse_one(_snippet(body)).tables
+    cals, xhtml = mixed.parts
+    assert (cals.caption, cals.rows, cals.unextractableReason) == ("Part C", [], "cals-tgroup")
+    assert (xhtml.rows, xhtml.columnCount, xhtml.unextractableReason) == ([["x", "y"]], 2, None)
+    assert (mixed.rows, mixed.unextractableReason) == ([["x", "y"]], None)  # the first readable part
+    # two renditions of one table are one table
+    assert (renditions.rows, renditions.parts) == ([["v"]], [])
+    # no cell readable anywhere: unextractable as a whole, as a single CALS table is
+    assert (all_cals.rows, all_cals.parts, all_cals.unextractableReason) == ([], [], "cals-tgroup")
+
+
+def test_corpus_table_wrap_with_two_tables() -> None:
+    # PMC2992225 Table 1: ACSM evidence categories (3 columns) and ADA grading (2 columns)
+    art = _one("pmc/jats_oa/pmc_2992225_diabetes_care_related_article.xml")
+    t1, t2 = art.tables
+    assert [(p.headerRows, p.columnCount, len(p.rows)) for p in t1.parts] == [(2, 3, 6), (2, 2, 10)]
+    acsm, ada = t1.parts
+    assert acsm.rows[1] == ["Evidence category", "Source of evidence", "Definition"]
+    assert ada.rows[1] == ["Level of evidence", "Description"]
+    assert not any("Level of evidence" in c for r in acsm.rows for c in r)
+    assert (t1.rows, t1.headerRows) == (acsm.rows, 2)
+    assert t2.parts == [] and t2.rows
+
+
+def test_front_matter_figures_are_assets_once() -> None:
+    front = """<abstract><p>Main.</p><fig id="fa"><label>Figure A</label><graphic xlink:href="a.png"/></fig>
+      </abstract>
+      <abstract abstract-type="graphical"><title>Graphical Abstract</title><p>Picture.</p>
+        <fig id="ga"><caption><p>The whole story.</p></caption><graphic xlink:href="ga.jpg"/></fig></abstract>
+      <abstract abstract-type="toc"><p><graphic id="toc1" xlink:href="toc.jpg"/></p></abstract>
+      <abstract abstract-type="teaser"><fig-group id="tg"><caption><p>Two.</p></caption>
+        <fig id="tg1"><graphic xlink:href="tg1.jpg"/></fig></fig-group></abstract>
+      <supplementary-material id="s0" xlink:href="s0.pdf"><label>Data S0</label></supplementary-material>
+      <contrib-group><contrib><name><surname>A</surname></name><bio><p>
+        <graphic xlink:href="portrait.jpg"/></p></bio></contrib></contrib-group>
+      <abstract abstract-type="graphical"><fig id="f1"><graphic xlink:href="dup.jpg"/></fig></abstract>"""
+    xml = _snippet(
+        "<sec><title>R</title><p>See Figure 1.</p></sec>",
+        front=front,
+        tail="<floats-group><fig id='f1'><label>Figure 1</label><graphic xlink:href='f1.png'/></fig></floats-group>",
+    )
+    art = _parse_one(xml)
+    listed = [(a.id, a.kind, a.section, a.href, a.frontMatter) for a in art.assets]
+    assert listed == [
+        ("fa", "figure", ["Abstract"], "a.png", True),  # read with the main abstract, as before
+        ("ga", "figure", ["Graphical Abstract"], "ga.jpg", True),
+        ("toc1", "figure", ["Abstract (toc)"], "toc.jpg", True),  # a bare graphic is the picture
+        ("tg", "figure", ["Abstract (teaser)"], None, True),  # a group and its panel, once each
+        ("tg1", "figure", ["Abstract (teaser)"], "tg1.jpg", True),
+        ("s0", "supplementary", [], "s0.pdf", True),
+        ("f1", "figure", [], "f1.png", False),  # in the floats-group too: listed there only
+    ]  # the author's portrait is no asset
+    assert art.assets[1].caption == "The whole story."
+    assert art.abstract == "Main.\n[Figure A]"
+
+
+def test_sub_article_floats_group_is_read() -> None:
+    tail = """<sub-article id="sa1" article-type="reply"><front-stub><title-group><article-title>Reply
+      </article-title></title-group></front-stub><body><p>See image.</p></body>
+      <floats-group><fig id="sf1"><label>Author response image 1</label><graphic xlink:href="sf1.png"/></fig>
+      </floats-group></sub-article>"""
+    (asset,) = _parse_one(_snippet("<p>x</p>", tail=tail)).assets
+    assert (asset.id, asset.label, asset.href, asset.frontMatter) == (
+        "sf1", "Author response image 1", "sf1.png", False,
+    )  # fmt: skip
+
+
+def test_corpus_graphical_abstract_is_an_asset() -> None:
+    # Advanced Science deposits its graphical abstract as a bare <graphic> in a boxed-text
+    art = _one("europepmc/fullTextXML/advs_202510004_large_rowspan.xml")
+    front = [a for a in art.assets if a.frontMatter]
+    assert [(a.id, a.section, a.href) for a in front] == [
+        ("jats-graphic-11", ["Abstract (graphical)"], "ADVS-12-e10004-g001.jpg")
+    ]
+    assert sum(a.href == "ADVS-12-e10004-g001.jpg" for a in art.assets) == 1
