@@ -15,9 +15,11 @@ INVALID_ARGUMENT = "invalid_argument"
 QUEUE_FULL = "queue_full"
 INTERNAL = "internal_error"
 UNAVAILABLE = "provider_unavailable"
+CALL_DEADLINE_EXCEEDED = "call_deadline_exceeded"
 
 # Upstream failure kinds, prefixed with the service family at raise time.
 UNREACHABLE = "unreachable"
+SERVER_ERROR = "server_error"
 RATE_LIMITED = "rate_limited"
 DEADLINE_EXCEEDED = "deadline_exceeded"
 INVALID_RESPONSE = "invalid_response"
@@ -29,6 +31,7 @@ UPSTREAM_ERROR = "upstream_error"
 
 _RECOVERY = {
     UNREACHABLE: "The service could not be reached; retry in a minute.",
+    SERVER_ERROR: "The service answered with a server error; retry in a minute.",
     RATE_LIMITED: "The service is throttling requests; wait a few seconds and retry, or batch more ids per call.",
     DEADLINE_EXCEEDED: "The call ran out of time; retry, or ask for fewer records per call.",
     INVALID_RESPONSE: "The service sent a malformed answer; retry once, then try a narrower request.",
@@ -38,7 +41,7 @@ _RECOVERY = {
     REDIRECT_REFUSED: "The service redirected outside its own hosts; this is not retryable from here.",
     UPSTREAM_ERROR: "The service reported an error; check the arguments, then retry.",
 }
-_RETRYABLE = {UNREACHABLE, RATE_LIMITED, DEADLINE_EXCEEDED, INVALID_RESPONSE}
+_RETRYABLE = {UNREACHABLE, SERVER_ERROR, RATE_LIMITED, DEADLINE_EXCEEDED, INVALID_RESPONSE}
 
 
 @dataclass

@@ -9,12 +9,13 @@ and every backoff.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import json
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -23,7 +24,7 @@ from . import errors as E
 from .errors import MedlitError, queue_full, upstream_error
 from .redact import Redactor
 from .settings import Settings, is_loopback_host
-from .xml import parse_xml, scan_prolog
+from .xml import XMLRefused, XMLSyntaxError, parse_xml, scan_prolog
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
     import aiohttp
@@ -38,53 +39,75 @@ _REDIRECTS = {301, 302, 303, 307, 308}
 
 
 class Pacer:
-    """Spaces request starts at least ``1/rate`` apart (with headroom), shared by every caller.
+    """Paces the moments requests are actually sent, shared by every caller of a pacing group.
 
-    A 429 closes a cooldown that holds back every waiting caller, not just the one that drew it.
+    Consecutive sends are at least ``1/(rate * headroom)`` apart, measured when each request
+    leaves (not when a slot was reserved: a caller that wakes late must not shorten the gap to
+    the next one), so no sliding one-second window ever holds more than ``rate`` sends. Callers
+    pass one at a time in arrival order. A 429 opens a cooldown that holds back every waiting
+    caller, not just the one that drew it.
     """
 
     def __init__(self, rate: float, headroom: float = 0.85, max_queue: int = 64) -> None:
         self.rate = rate
         self.interval = 1.0 / (rate * headroom)
         self.max_queue = max_queue
-        self._next = 0.0
+        self._last = float("-inf")
         self._cooldown_until = 0.0
+        self._lock: asyncio.Lock | None = None
         self.waiting = 0
+        self.sends: list[float] = []  # recent send moments (the last second), for tests and stats
 
     def cooldown(self, seconds: float) -> None:
         self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
 
-    def reserve(self, deadline: float) -> float:
-        """Reserve the next start slot; returns its monotonic time. Raises ``TimeoutError`` when
-        the slot would start after ``deadline``."""
-        now = time.monotonic()
-        slot = max(now, self._next, self._cooldown_until)
-        if slot > deadline:
-            raise TimeoutError
-        self._next = slot + self.interval
-        return slot
+    def earliest(self, now: float) -> float:
+        """The first moment the next request may leave."""
+        return max(now, self._last + self.interval, self._cooldown_until)
 
     async def acquire(self, deadline: float, service: str) -> None:
+        """Wait until this caller may send, then record the send. Raises ``queue_full`` when the
+        queue is full or the caller could not send before ``deadline``."""
         if self.waiting >= self.max_queue:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
+        if self._lock is None:
+            self._lock = asyncio.Lock()
         self.waiting += 1
         try:
-            while True:
-                try:
-                    slot = self.reserve(deadline)
-                except TimeoutError:
-                    raise queue_full(
-                        service, f"the {service} request queue cannot start this call before its deadline"
-                    ) from None
-                delay = slot - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                # A 429 drawn by another caller while this one slept closed a cooldown after its
-                # slot was reserved: starting now would draw another 429, so reserve again.
-                if time.monotonic() >= self._cooldown_until:
-                    return
+            try:
+                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                    await self._lock.acquire()
+            except TimeoutError:
+                raise queue_full(
+                    service, f"the {service} request queue cannot start this call before its deadline"
+                ) from None
+            try:
+                while True:  # re-checked after every sleep: a 429 may have opened a cooldown meanwhile
+                    now = time.monotonic()
+                    at = self.earliest(now)
+                    if at > deadline:
+                        raise queue_full(
+                            service, f"the {service} request queue cannot start this call before its deadline"
+                        )
+                    if at <= now:
+                        break
+                    await asyncio.sleep(at - now)
+                self._last = time.monotonic()
+                self.sends = [t for t in self.sends if self._last - t < 1.0] + [self._last]
+            finally:
+                self._lock.release()
         finally:
             self.waiting -= 1
+
+
+# The deadline and progress of the tool call in flight (set by the runtime for each call): every
+# request of the call shares one deadline, and waiting on a retry is reported as progress.
+CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "medlit_call_deadline", default=None
+)
+CALL_PROGRESS: contextvars.ContextVar[Callable[[str], Awaitable[None]] | None] = contextvars.ContextVar(
+    "medlit_call_progress", default=None
+)
 
 
 @dataclass(frozen=True)
@@ -123,13 +146,17 @@ class Response:
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
 
+    parsed: Any = None  # what the request's `parse` callable made of the body
+
     def json(self) -> Any:
         if not hasattr(self, "_json"):  # parsed once: classification and the caller share it
             self._json = json.loads(_strip_json_noise(self.body))
         return self._json
 
-    def xml(self):  # -> lxml element
-        return parse_xml(self.body)
+    def xml(self) -> Any:  # -> lxml element, parsed once
+        if not hasattr(self, "_xml"):
+            self._xml = parse_xml(self.body)
+        return self._xml
 
 
 class _Retry(Exception):
@@ -193,7 +220,13 @@ class UpstreamClient:
         self.redact = redactor or Redactor(settings.secrets)
         self._sem = asyncio.Semaphore(config.concurrency)
         self._queued = 0  # callers waiting for a concurrency slot (bounded by config.max_queue)
+        self._inflight: dict[tuple[Any, ...], list[Any]] = {}  # identical requests in flight: [task, waiters]
         self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
+        self.shared_hits = 0  # callers served by another caller's identical request in flight
+        # aiohttp re-sends an idempotent request on its own when a kept-alive connection was reset,
+        # milliseconds later and past the pacer; our retry loop resends through the pacer instead.
+        if hasattr(session, "_retry_connection"):
+            session._retry_connection = False
 
     # -- public API -----------------------------------------------------------------------
     async def get(self, path: str = "", params: Mapping[str, Any] | None = None, **kw: Any) -> Response:
@@ -214,15 +247,24 @@ class UpstreamClient:
         ok_statuses: frozenset[int] | set[int] = frozenset(),
         headers: Mapping[str, str] | None = None,
         identify: bool = True,
+        parse: Callable[[Response], Any] | None = None,
+        share: bool = True,
     ) -> Response:
         """Send a request and return a response whose body matches ``expect``.
 
-        ``deadline`` is a ``time.monotonic()`` instant; by default the call gets
-        ``MEDLIT_CALL_DEADLINE`` seconds in total. Statuses in ``ok_statuses`` are returned
-        instead of raised (e.g. Unpaywall's 404 for an unknown DOI).
+        ``deadline`` is a ``time.monotonic()`` instant; the tool call's own deadline (set by the
+        runtime) caps it, and without either the request gets ``MEDLIT_CALL_DEADLINE`` seconds
+        in total. Statuses in ``ok_statuses`` are returned instead of raised (e.g. Unpaywall's
+        404 for an unknown DOI). ``parse(response)`` reads the body inside the retry loop: a
+        body that fails to parse (a garbled or truncated 200) is retried like any transient
+        fault, and the parsed value is kept on ``response.parsed``. Identical requests in
+        flight at once share one upstream call (``share=False`` opts out).
         """
         cfg = self.config
-        deadline = deadline if deadline is not None else time.monotonic() + self.settings.call_deadline
+        now = time.monotonic()
+        limit = now + self.settings.call_deadline if deadline is None else deadline
+        call_deadline = CALL_DEADLINE.get()
+        deadline = min(limit, call_deadline) if call_deadline is not None else limit
         query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
         form = {k: _param(v) for k, v in (data or {}).items() if v is not None} if data is not None else None
         if identify:
@@ -234,13 +276,76 @@ class UpstreamClient:
         url = self._url(path)
         if cfg.headers:
             headers = {**cfg.headers, **(headers or {})}
+
+        def run() -> Awaitable[Response]:
+            return self._with_retries(
+                method, url, query, form, expect, deadline, set(ok_statuses), headers, parse
+            )
+
+        if not share:
+            return await run()
+        key = (
+            method,
+            url,
+            tuple(_pairs(query) or ()),
+            tuple(_pairs(form) or ()) if form is not None else None,
+            expect,
+            tuple(sorted(ok_statuses)),
+            tuple(sorted((headers or {}).items())),
+            parse,
+        )
+        return await self._shared(key, run)
+
+    async def _shared(self, key: tuple[Any, ...], run: Callable[[], Awaitable[Response]]) -> Response:
+        """One upstream call for identical concurrent requests. The call is cancelled only when
+        every caller waiting on it has gone (a cancelled tool call still stops its own work)."""
+        entry = self._inflight.get(key)
+        if entry is None:
+            task = asyncio.ensure_future(run())
+            entry = self._inflight[key] = [task, 0]
+
+            def forget(
+                _: asyncio.Future[Response], key: tuple[Any, ...] = key, entry: list[Any] = entry
+            ) -> None:
+                if self._inflight.get(key) is entry:
+                    del self._inflight[key]
+
+            task.add_done_callback(forget)
+        else:
+            self.shared_hits += 1
+        task = entry[0]
+        entry[1] += 1
+        try:
+            return await asyncio.shield(task)
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0 and not task.done():
+                task.cancel()
+
+    async def _with_retries(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str | Repeated],
+        form: dict[str, str | Repeated] | None,
+        expect: Expect,
+        deadline: float,
+        ok_statuses: set[int],
+        headers: Mapping[str, str] | None,
+        parse: Callable[[Response], Any] | None,
+    ) -> Response:
+        cfg = self.config
+        started = time.monotonic()
         retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
         last: MedlitError | None = None
+        attempts = 0
         for attempt in range(retries + 1):
+            attempts += 1
             try:
-                return await self._attempt(
-                    method, url, query, form, expect, deadline, set(ok_statuses), headers
-                )
+                resp = await self._attempt(method, url, query, form, expect, deadline, ok_statuses, headers)
+                if parse is not None and resp.status < 300:
+                    resp.parsed = self._parsed(resp, parse)
+                return resp
             except _Retry as retry:
                 last = retry.error
                 if attempt == retries:
@@ -249,13 +354,35 @@ class UpstreamClient:
                 if time.monotonic() + wait >= deadline:
                     break
                 log.info("%s: retrying after %s (%.2fs)", cfg.name, retry.error.reason, wait)
+                await _progress(f"{cfg.label}: {retry.error.message}; retrying in {wait:.1f} s")
                 await asyncio.sleep(wait)
         assert last is not None
-        if time.monotonic() >= deadline and E.error_kind(last) != E.RATE_LIMITED:
+        if time.monotonic() >= deadline - 0.05 and E.error_kind(last) != E.RATE_LIMITED:
             raise upstream_error(
-                cfg.error_prefix, E.DEADLINE_EXCEEDED, f"{cfg.label} did not answer in time ({last.message})"
+                cfg.error_prefix,
+                E.DEADLINE_EXCEEDED,
+                f"{cfg.label} did not answer in time: {attempts} attempt(s) in {time.monotonic() - started:.0f} s, "
+                f"the last one: {last.message}",
+                recovery="Nothing was returned for this request. Retry the call; if it keeps timing out, "
+                "ask for fewer records per call or try again later.",
+                attempts=attempts,
             )
         raise last
+
+    def _parsed(self, resp: Response, parse: Callable[[Response], Any]) -> Any:
+        try:
+            return parse(resp)
+        except XMLRefused as exc:  # hostile (entities, DTD): not a transient fault
+            raise self._fail(
+                E.INVALID_RESPONSE, f"{self.config.label} sent XML that was refused ({exc})"
+            ) from None
+        except (XMLSyntaxError, ValueError, UnicodeDecodeError) as exc:
+            raise _Retry(
+                self._fail(
+                    E.INVALID_RESPONSE,
+                    f"{self.config.label} sent an answer that could not be read ({type(exc).__name__})",
+                )
+            ) from None
 
     # -- internals --------------------------------------------------------------------------
     def _url(self, path: str) -> str:
@@ -412,8 +539,10 @@ class UpstreamClient:
             )
         if status in ok_statuses:
             return resp
-        if status >= 500 or status == 408:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} answered HTTP {status}"))
+        if status >= 500:
+            raise _Retry(self._fail(E.SERVER_ERROR, f"{cfg.label} answered HTTP {status} (a server error)"))
+        if status == 408:
+            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out (HTTP 408)"))
         if status in (404, 410):
             raise self._fail(
                 E.RESOURCE_NOT_FOUND, f"{cfg.label} has no such resource (HTTP {status})", status=status
@@ -455,6 +584,15 @@ class UpstreamClient:
                     raise _Retry(err) from None
                 raise
         return resp
+
+
+async def _progress(message: str) -> None:
+    notify = CALL_PROGRESS.get()
+    if notify is not None:
+        try:
+            await notify(message)
+        except Exception:  # progress is best effort
+            log.debug("progress notification failed", exc_info=True)
 
 
 def _brief(resp: Response) -> str:

@@ -22,10 +22,10 @@ from pydantic import BaseModel, ValidationError
 from . import errors as E
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
-from .http import UpstreamClient
+from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
-from .types import IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
+from .types import ArticleRef, IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
@@ -87,6 +87,7 @@ class Runtime:
             cache=self.caches.setdefault(plugin, {}),
             runtime=self if core else None,
             metadata=self.lookup_metadata,
+            metadata_kinds=frozenset(k for m in self.host.metadata_providers() for k in m.accepts),
         )
 
     async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> dict[str, RecordMetadata]:
@@ -122,6 +123,26 @@ class Runtime:
             raise failures[0]
         return found
 
+    async def access_links(self, refs: Sequence[ArticleRef]) -> dict[str, str]:
+        """A link per article from the active access-link providers (first provider by order wins).
+        A link is a courtesy: a provider that fails or times out is logged and costs only its links."""
+        found: dict[str, str] = {}
+        for provider in self.host.access_link_providers():
+            left = [r for r in refs if r.key not in found]
+            if not left:
+                break
+            try:
+                async with asyncio.timeout(provider.timeout):
+                    answer = await provider.build(left, self.context(provider.plugin))
+            except Exception as exc:  # MedlitError included: the caller's answer stands without links
+                log.warning("access-link provider %s failed: %s", provider.name, self.redact(str(exc)))
+                continue
+            keys = {r.key for r in left}
+            for key, url in (answer or {}).items():
+                if key in keys and isinstance(url, str) and url.startswith(("https://", "http://")):
+                    found[key] = url
+        return found
+
     async def call(
         self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None
     ) -> CallOutcome:
@@ -130,9 +151,23 @@ class Runtime:
         if spec is None:
             err = self._unknown_tool(name)
             return CallOutcome(render_error(err), error=err)
+        progress = _monotonic(progress)
+        deadline = started + self.host.settings.call_deadline
+        tokens = (CALL_DEADLINE.set(deadline), CALL_PROGRESS.set(_notices(progress)))
         try:
             args = validate_arguments(spec, arguments or {})
-            result = await spec.handler(args, self.context(spec.plugin, progress))
+            # Requests stop at the deadline themselves (typed errors); this guard catches a handler
+            # that keeps working past it, so the host always gets an answer in time.
+            try:
+                async with asyncio.timeout(self.host.settings.call_deadline + DEADLINE_GRACE):
+                    result = await spec.handler(args, self.context(spec.plugin, progress))
+            except TimeoutError:
+                raise MedlitError(
+                    E.CALL_DEADLINE_EXCEEDED,
+                    f"{name} did not finish within {self.host.settings.call_deadline:g} s; nothing was returned.",
+                    "Retry the call; if it keeps running out of time, ask for fewer records per call.",
+                    True,
+                ) from None
             if not isinstance(result, spec.output_model):
                 result = spec.output_model.model_validate(result)
             data = self._redact_data(result.model_dump(mode="json"))
@@ -152,6 +187,9 @@ class Runtime:
                 tool=name,
             )
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+        finally:
+            CALL_DEADLINE.reset(tokens[0])
+            CALL_PROGRESS.reset(tokens[1])
 
     def _redact_data(self, data: dict[str, Any]) -> dict[str, Any]:
         """Secrets never reach tool output, even when an upstream echoes them (the ID converter
@@ -176,6 +214,33 @@ class Runtime:
         return E.invalid_argument(
             f"Unknown tool {name!r}.", "Call one of: " + ", ".join(sorted(self.host.tools)), tool=name
         )
+
+
+DEADLINE_GRACE = 1.5  # seconds past the call deadline before the handler itself is stopped
+
+
+def _monotonic(progress: ProgressFn | None) -> ProgressFn:
+    """Progress values must increase (MCP); tools count their own steps while the client reports
+    waits on retries, so a value that does not move on is nudged past the last one sent."""
+    last = float("-inf")
+
+    async def report(done: float, total: float | None = None, message: str | None = None) -> None:
+        nonlocal last
+        value = done if done > last else last + 0.001
+        last = value
+        if progress is not None:
+            if total is not None and value > total:
+                total = None
+            await progress(value, total, message)
+
+    return report
+
+
+def _notices(progress: ProgressFn) -> Callable[[str], Awaitable[None]]:
+    async def notice(message: str) -> None:
+        await progress(0, None, message)
+
+    return notice
 
 
 def render_error(err: MedlitError) -> str:

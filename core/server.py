@@ -199,7 +199,49 @@ async def serve_stdio(host: Host) -> None:
 
     server = build_server(host)
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        await server.run(AnswerParseErrors(read, write), write, server.create_initialization_options())
+
+
+class AnswerParseErrors:
+    """The SDK's stdio reader turns a line it cannot parse (garbage, JSON nested too deep) into an
+    exception the session drops, so the caller waits out its own timeout. This stream answers such
+    a line with JSON-RPC's ``-32700 Parse error`` (id null, as the spec says when the id is
+    unknown), logs it and hands every real message on unchanged."""
+
+    def __init__(self, read: Any, write: Any) -> None:
+        self._read, self._write = read, write
+
+    def __aiter__(self) -> AnswerParseErrors:
+        return self
+
+    async def __anext__(self) -> Any:
+        while True:
+            item = await self._read.__anext__()
+            if not isinstance(item, Exception):
+                return item
+            log.warning("stdio: unparseable message answered with -32700 (%s)", type(item).__name__)
+            from mcp.shared.message import SessionMessage
+
+            error = types.JSONRPCError(
+                jsonrpc="2.0",
+                id=None,
+                error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error: not a JSON-RPC message"),
+            )
+            with contextlib.suppress(Exception):
+                await self._write.send(SessionMessage(error))
+
+    def __getattr__(self, name: str) -> Any:  # receive(), aclose(), context managers
+        return getattr(self._read, name)
+
+    async def receive(self) -> Any:
+        return await self.__anext__()
+
+    async def __aenter__(self) -> AnswerParseErrors:
+        await self._read.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._read.__aexit__(*exc)
 
 
 def http_security(

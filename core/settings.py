@@ -71,8 +71,8 @@ class Settings:
     base_url_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     load_plugins: frozenset[str] | None = None  # MEDLIT_LOAD_PLUGINS; None loads every plugin
     max_body_bytes: int = 5_000_000
-    request_timeout: float = 30.0
-    call_deadline: float = 90.0
+    request_timeout: float = 20.0
+    call_deadline: float = 50.0  # a whole tool call; hosts commonly give up at 60 s
     max_retries: int = 3
     retry_after_cap: float = 30.0
     backoff_base: float = 0.5
@@ -161,8 +161,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         base_url_overrides=MappingProxyType(_base_url_overrides(env)),
         load_plugins=_load_plugins(env),
         max_body_bytes=int(parse_number(env, "MEDLIT_MAX_BODY_BYTES", 5_000_000, 10_000, 500_000_000)),
-        request_timeout=parse_number(env, "MEDLIT_REQUEST_TIMEOUT", 30.0, 0.05, 600.0),
-        call_deadline=parse_number(env, "MEDLIT_CALL_DEADLINE", 90.0, 0.1, 3600.0),
+        request_timeout=parse_number(env, "MEDLIT_REQUEST_TIMEOUT", 20.0, 0.05, 600.0),
+        call_deadline=parse_number(env, "MEDLIT_CALL_DEADLINE", 50.0, 0.1, 3600.0),
         max_retries=int(parse_number(env, "MEDLIT_MAX_RETRIES", 3, 0, 10)),
         retry_after_cap=parse_number(env, "MEDLIT_RETRY_AFTER_CAP", 30.0, 0.0, 600.0),
         backoff_base=parse_number(env, "MEDLIT_BACKOFF_BASE", 0.5, 0.0, 30.0),

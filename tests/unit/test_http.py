@@ -11,6 +11,7 @@ import pytest
 from aiohttp import web
 
 from medlit.core.errors import MedlitError
+from medlit.core.host import load_host
 from medlit.core.http import (
     Pacer,
     Response,
@@ -19,7 +20,6 @@ from medlit.core.http import (
     parse_retry_after,
     xml_stops_after_prolog,
 )
-from medlit.core.host import load_host
 from medlit.core.redact import Redactor
 from medlit.core.settings import load_settings
 from medlit.core.upstreams import build_clients
@@ -35,7 +35,11 @@ OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></Db
 async def clients(fake):
     fake.respond("ncbi", "einfo.fcgi", OK_XML)
     async with aiohttp.ClientSession() as session:
-        yield build_clients(session, load_host(load_settings(fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123"))),
+        yield build_clients(
+            session,
+            load_host(
+                load_settings(fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123"))
+            ),
         )
 
 
@@ -62,11 +66,13 @@ async def test_transient_faults_are_retried(clients, fake, kind):
     assert len(fake.requests) == 3
 
 
-async def test_persistent_5xx_maps_to_unreachable(clients, fake):
+async def test_persistent_5xx_is_a_server_error_not_unreachable(clients, fake):
     fake.fault("503", "ncbi", "einfo.fcgi", times=99)
     with pytest.raises(MedlitError) as info:
         await clients["ncbi"].get("einfo.fcgi")
-    assert info.value.reason == "ncbi_unreachable" and info.value.retryable
+    # The service answered: "could not be reached" would send the user after their network.
+    assert info.value.reason == "ncbi_server_error" and info.value.retryable
+    assert "HTTP 503" in info.value.message and "reached" not in info.value.message
     assert len(fake.requests) == 4  # the first try plus MEDLIT_MAX_RETRIES=3
 
 
@@ -93,7 +99,7 @@ async def test_429_honours_retry_after_and_cools_down_everyone(clients, fake):
     fake.fault("429", "ncbi", "einfo.fcgi", times=1, retry_after=0.6)
     first = asyncio.create_task(clients["ncbi"].get("einfo.fcgi"))
     await asyncio.sleep(0.15)  # the 429 has come back; the cooldown is closed for everyone
-    others = [clients["ncbi"].get("einfo.fcgi") for _ in range(2)]
+    others = [clients["ncbi"].get("einfo.fcgi", {"db": f"db{i}"}) for i in range(2)]
     results = await asyncio.gather(first, *others)
     assert all(r.body == OK_XML for r in results)
     first_429 = fake.requests[0].at
@@ -150,7 +156,9 @@ async def test_redirect_loop_stops_after_three_hops(clients, fake):
 async def test_body_cap(fake, declared):
     fake.fault("oversized", "ncbi", "einfo.fcgi", size=300_000, declared=declared)
     async with aiohttp.ClientSession() as session:
-        clients = build_clients(session, load_host(load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000"))))
+        clients = build_clients(
+            session, load_host(load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000")))
+        )
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     assert info.value.reason == "ncbi_response_too_large" and not info.value.retryable
@@ -201,9 +209,7 @@ async def test_secrets_never_in_errors(fake):
 
 async def test_queue_full_when_start_is_past_deadline():
     pacer = Pacer(rate=1.0)
-    deadline = time.monotonic() + 1.0
-    await pacer.acquire(deadline, "ncbi")
-    await pacer.acquire(deadline + 5, "ncbi")  # reserves a slot ~1.2s out
+    await pacer.acquire(time.monotonic() + 1.0, "ncbi")  # sent now: the next may leave in ~1.2 s
     with pytest.raises(MedlitError) as info:
         await pacer.acquire(time.monotonic() + 0.5, "ncbi")
     assert info.value.reason == "queue_full" and info.value.retryable
@@ -212,7 +218,7 @@ async def test_queue_full_when_start_is_past_deadline():
 async def test_queue_full_when_queue_overflows():
     pacer = Pacer(rate=2.0, max_queue=2)
     far = time.monotonic() + 60
-    pacer.reserve(far)  # the next slots are in the future, so the two callers below wait
+    await pacer.acquire(far, "ncbi")  # the next send is ~0.6 s out, so the two callers below wait
     waiters = [asyncio.create_task(pacer.acquire(far, "ncbi")) for _ in range(2)]
     await asyncio.sleep(0)
     with pytest.raises(MedlitError) as info:
@@ -222,11 +228,25 @@ async def test_queue_full_when_queue_overflows():
         w.cancel()
 
 
-def test_pacer_spacing_has_headroom():
-    pacer = Pacer(rate=3.0)
-    slots = [pacer.reserve(time.monotonic() + 100) for _ in range(10)]
-    gaps = [b - a for a, b in itertools.pairwise(slots)]
-    assert min(gaps) > 1 / 3  # never at exactly the limit: measured bursts at 334 ms drew 429s
+async def test_pacer_spacing_has_headroom():
+    pacer = Pacer(rate=10.0)
+    for _ in range(6):
+        await pacer.acquire(time.monotonic() + 10, "ncbi")
+    gaps = [b - a for a, b in itertools.pairwise(pacer.sends)]
+    assert min(gaps) >= 1 / (10 * 0.85) - 0.002  # never at exactly the limit: 334 ms bursts drew 429s
+
+
+async def test_pacer_paces_actual_sends_not_reserved_slots():
+    """A caller that passes the pacer late (a busy loop, a slow wake-up) must not shorten the gap
+    to the next send: the next caller is spaced from the moment the late one really left."""
+    pacer = Pacer(rate=5.0)
+    far = time.monotonic() + 30
+    await pacer.acquire(far, "ncbi")
+    time.sleep(0.3)  # the event loop is blocked past the next slot: that caller goes late
+    await pacer.acquire(far, "ncbi")
+    await pacer.acquire(far, "ncbi")
+    gaps = [b - a for a, b in itertools.pairwise(pacer.sends)]
+    assert min(gaps) >= pacer.interval - 0.002
 
 
 def test_retry_after_parsing():
@@ -262,18 +282,24 @@ async def test_rate_never_exceeded_under_concurrency():
     from medlit.core.runtime import Runtime
 
     async with FakeUpstream(ncbi_limit=3.0) as fake:
+        fake.route("ncbi", "esearch.fcgi", lambda req: web.json_response(
+            {"esearchresult": {"count": "0", "retmax": "0", "retstart": "0", "idlist": [], "querytranslation": req.params["term"]}}
+        ))  # fmt: skip
         settings = load_settings(fake.env(MEDLIT_BACKOFF_BASE="0.01"))
         host = load_host(settings)
         assert host.services["ncbi"].rate == 3.0
         started = time.monotonic()
         async with Runtime(host) as rt:
-            outcomes = await asyncio.gather(*(rt.call("eutils_einfo", {"db": "pubmed"}) for _ in range(30)))
+            terms = [f"cancer{i}" for i in range(15)]  # distinct: identical calls would share one request
+            outcomes = await asyncio.gather(
+                *(rt.call("eutils_esearch", {"db": "pubmed", "term": t}) for t in terms)
+            )
         assert all(not o.is_error for o in outcomes)
         times = sorted(r.at for r in fake.requests)
-        assert fake.rate_limited == [] and len(times) == 30
+        assert fake.rate_limited == [] and len(times) >= 15
         for i, t in enumerate(times):
             assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
-        assert time.monotonic() - started >= 29 / 3  # paced, not burst
+        assert time.monotonic() - started >= (len(times) - 1) / 3  # paced, not burst
 
 
 def test_web_import_used():
@@ -313,7 +339,9 @@ def _https_client() -> UpstreamClient:
         "ncbi", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils", "ncbi",
         frozenset({"eutils.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"}),
     )  # fmt: skip
-    return UpstreamClient(None, config, load_settings({"NCBI_API_KEY": "secretkey123"}), redactor=Redactor(["secretkey123"]))  # type: ignore[arg-type]
+    return UpstreamClient(
+        None, config, load_settings({"NCBI_API_KEY": "secretkey123"}), redactor=Redactor(["secretkey123"])
+    )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -340,7 +368,9 @@ async def test_redirect_never_downgrades_the_scheme(location, allowed):
 async def test_secret_in_a_redirect_host_is_redacted_everywhere(fake):
     fake.fault("redirect_foreign", "ncbi", "einfo.fcgi", to="https://secretkey123.evil.example.org/")
     async with aiohttp.ClientSession() as session:
-        clients = build_clients(session, load_host(load_settings(fake_env(fake, NCBI_API_KEY="secretkey123"))))
+        clients = build_clients(
+            session, load_host(load_settings(fake_env(fake, NCBI_API_KEY="secretkey123")))
+        )
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     assert info.value.reason == "ncbi_redirect_refused"
@@ -350,9 +380,9 @@ async def test_secret_in_a_redirect_host_is_redacted_everywhere(fake):
 async def test_a_caller_sleeping_on_its_slot_respects_a_later_cooldown():
     pacer = Pacer(rate=20.0)
     far = time.monotonic() + 60
-    pacer.reserve(far)
+    await pacer.acquire(far, "ncbi")
     started = time.monotonic()
-    waiter = asyncio.create_task(pacer.acquire(far, "ncbi"))  # its slot is ~60 ms out
+    waiter = asyncio.create_task(pacer.acquire(far, "ncbi"))  # its turn is ~60 ms out
     await asyncio.sleep(0.01)
     pacer.cooldown(0.4)  # another caller drew a 429 meanwhile
     await waiter
@@ -368,12 +398,12 @@ async def test_queue_is_bounded_before_the_concurrency_slot(fake):
             concurrency=1, max_queue=1,
         )  # fmt: skip
         client = UpstreamClient(session, config, settings)
-        running = asyncio.create_task(client.get("einfo.fcgi"))
+        running = asyncio.create_task(client.get("einfo.fcgi", {"db": "a"}))
         await asyncio.sleep(0.05)
-        queued = asyncio.create_task(client.get("einfo.fcgi"))
+        queued = asyncio.create_task(client.get("einfo.fcgi", {"db": "b"}))
         await asyncio.sleep(0.05)
         with pytest.raises(MedlitError) as info:
-            await client.get("einfo.fcgi")
+            await client.get("einfo.fcgi", {"db": "c"})
         assert info.value.reason == "queue_full" and "already queued" in info.value.message
         assert (await running).body and (await queued).body
 
@@ -386,3 +416,69 @@ async def test_repeated_parameter_sent_once_per_value_by_get_and_post(clients, f
     many = tuple(str(30000000 + i) for i in range(300))
     await clients["ncbi"].get("einfo.fcgi", {"id": Repeated(many)})
     assert fake.requests[-1].method == "POST" and fake.requests[-1].repeated("id") == list(many)
+
+
+async def test_identical_requests_in_flight_share_one_upstream_call(clients, fake):
+    fake.fault("slow", "ncbi", "einfo.fcgi", times=1, delay=0.3)
+    results = await asyncio.gather(*(clients["ncbi"].get("einfo.fcgi", {"db": "pubmed"}) for _ in range(200)))
+    assert all(r.body == OK_XML for r in results)
+    assert len(fake.requests) == 1 and clients["ncbi"].shared_hits == 199
+    await clients["ncbi"].get("einfo.fcgi", {"db": "pubmed"})  # later calls are new requests
+    assert len(fake.requests) == 2
+
+
+async def test_a_cancelled_caller_does_not_cancel_the_others_sharing_its_request(clients, fake):
+    fake.fault("slow", "ncbi", "einfo.fcgi", times=1, delay=0.3)
+    first = asyncio.create_task(clients["ncbi"].get("einfo.fcgi"))
+    second = asyncio.create_task(clients["ncbi"].get("einfo.fcgi"))
+    await asyncio.sleep(0.05)
+    first.cancel()
+    assert (await second).body == OK_XML and len(fake.requests) == 1
+
+
+async def test_a_resend_after_a_connection_reset_passes_the_pacer(fake):
+    """aiohttp re-sends an idempotent GET by itself after a reset of a kept-alive connection, 2 ms
+    later; that resend must wait for the pacer like any attempt (NCBI counts it)."""
+    fake.respond("ncbi", "einfo.fcgi", OK_XML)
+    async with aiohttp.ClientSession() as session:
+        host = load_host(load_settings(fake_env(fake, MEDLIT_NCBI_RATE="5")))
+        client = build_clients(session, host)["ncbi"]
+        await client.get("einfo.fcgi", {"db": "a"})  # opens a kept-alive connection
+        fake.fault("reset", "ncbi", "einfo.fcgi", times=1)
+        await client.get("einfo.fcgi", {"db": "b"})
+    times = [r.at for r in fake.requests]
+    assert len(times) == 3
+    assert min(b - a for a, b in itertools.pairwise(times)) >= client.pacer.interval - 0.01
+
+
+async def test_a_body_that_fails_to_parse_is_retried(clients, fake):
+    from medlit.core.xml import parse_xml
+
+    fake.fault("invalid_xml", "ncbi", "einfo.fcgi", times=1)
+    resp = await clients["ncbi"].get("einfo.fcgi", parse=lambda r: parse_xml(r.body))
+    assert resp.parsed is not None and resp.parsed.tag == "eInfoResult" and len(fake.requests) == 2
+
+
+async def test_a_body_that_never_parses_is_reported_after_the_retries(clients, fake):
+    from medlit.core.xml import parse_xml
+
+    fake.fault("invalid_xml", "ncbi", "einfo.fcgi", times=99)
+    with pytest.raises(MedlitError) as info:
+        await clients["ncbi"].get("einfo.fcgi", parse=lambda r: parse_xml(r.body))
+    assert info.value.reason == "ncbi_invalid_response" and info.value.retryable
+    assert len(fake.requests) == 4
+
+
+async def test_the_call_deadline_caps_every_request_of_a_tool_call(clients, fake):
+    from medlit.core.http import CALL_DEADLINE
+
+    fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=5)
+    token = CALL_DEADLINE.set(time.monotonic() + 0.6)
+    started = time.monotonic()
+    try:
+        with pytest.raises(MedlitError) as info:
+            await clients["ncbi"].get("einfo.fcgi")
+    finally:
+        CALL_DEADLINE.reset(token)
+    assert time.monotonic() - started < 1.5
+    assert info.value.reason == "ncbi_deadline_exceeded" and "attempt" in info.value.message
