@@ -89,8 +89,15 @@ def cmd_plugins(args: argparse.Namespace) -> int:
                 "detail": p.detail,
                 "tools": [t.name for t in p.tools],
                 "tiers": [t.name for t in p.tiers],
+                "description": p.info.description if p.info else "",
+                # What a user may set (never the values: some are secrets).
+                "settings": [
+                    {"name": s.name, "description": s.description, "required": s.required,
+                     "set": host.settings.get(s.name) is not None}
+                    for s in (p.info.settings if p.info else ())
+                ],
             }
-        )
+        )  # fmt: skip
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -99,6 +106,11 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         print(f"{r['name']} {r['version']}  [{r['source']}]  {r['status']}{detail}")
         print(f"  tools: {', '.join(r['tools']) or '-'}")
         print(f"  tiers: {', '.join(r['tiers']) or '-'}")
+        if r["status"] == "unconfigured":  # say how to configure it
+            if r["description"]:
+                print(f"  about: {r['description']}")
+            for s in r["settings"]:
+                print(f"  {s['name']}{' (set)' if s['set'] else ''}: {s['description']}")
     return 0
 
 
@@ -178,6 +190,41 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return asyncio.run(probe())
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from .cache import cache_setting, open_cache
+
+    host = _host()
+    setting = cache_setting(host.settings)
+    cache = open_cache(setting)
+    if cache is None:
+        print("cache: off (set MEDLIT_CACHE=sqlite:///path or redis://host:6379/0 to turn it on)")
+        return 0
+
+    async def run() -> int:
+        try:
+            if args.action == "clear":
+                n = await cache.clear(args.service)
+                print(
+                    f"cache: removed {n:,} entr{'y' if n == 1 else 'ies'}"
+                    + (f" of {args.service}" if args.service else "")
+                )
+                return 0
+            stats = await cache.stats()
+        finally:
+            await cache.close()
+        print(f"cache: {setting.describe()} (cap {setting.max_bytes:,} bytes)")
+        if not stats:
+            print("  empty")
+        for st in stats:
+            print(
+                f"  {st.service:<12} {st.entries:>8,} entries {st.bytes:>14,} bytes   "
+                f"hits {st.hits:,} misses {st.misses:,} (hit rate {st.hit_rate:.0%})"
+            )
+        return 0
+
+    return asyncio.run(run())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="medlit", description="medlit-mcp: an MCP server for the biomedical literature."
@@ -203,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
     call.add_argument("--json", action="store_true")
     call.set_defaults(func=cmd_call)
+    cache = sub.add_parser("cache", help="the persistent cache: stats (entries, bytes, hit rate) or clear")
+    cache.add_argument("action", choices=["stats", "clear"])
+    cache.add_argument("--service", help="with clear: only this service's entries (e.g. ncbi)")
+    cache.set_defaults(func=cmd_cache)
     doctor = sub.add_parser("doctor", help="check configuration and reachability of each enabled upstream")
     doctor.add_argument("--timeout", type=float, default=15.0)
     doctor.set_defaults(func=cmd_doctor)

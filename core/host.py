@@ -37,6 +37,7 @@ from .settings import (
     parse_number,
 )
 from .types import (
+    AccessLinkProvider,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -56,7 +57,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext"})
+CORE_PLUGINS = frozenset({"fulltext", "related"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -78,6 +79,7 @@ class PluginRecord:
     tiers: list[FulltextTier] = field(default_factory=list)
     resolvers: list[IdResolver] = field(default_factory=list)
     metadata: list[MetadataProvider] = field(default_factory=list)
+    access_links: list[AccessLinkProvider] = field(default_factory=list)
     related: list[RelatedProvider] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
@@ -138,6 +140,11 @@ class Host:
         out = [m for p in self.plugins.values() if p.active for m in p.metadata]
         return sorted(out, key=lambda m: (m.order, m.name))
 
+    def access_link_providers(self) -> list[AccessLinkProvider]:
+        """Active plugins' access-link providers, by ``order``."""
+        out = [a for p in self.plugins.values() if p.active for a in p.access_links]
+        return sorted(out, key=lambda a: (a.order, a.name))
+
     def resolvers(self) -> list[tuple[IdResolver, PluginRecord]]:
         """Every declared ID resolver with its plugin (inactive ones too), by ``order``."""
         out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.resolvers]
@@ -188,7 +195,18 @@ def _declared(obj: Any, hook: str) -> Any:
     return fn()
 
 
-R = TypeVar("R", ServiceSpec, ToolSpec, FulltextTier, IdResolver, RelatedProvider, ResourceSpec, PromptSpec)
+R = TypeVar(
+    "R",
+    ServiceSpec,
+    ToolSpec,
+    FulltextTier,
+    IdResolver,
+    MetadataProvider,
+    AccessLinkProvider,
+    RelatedProvider,
+    ResourceSpec,
+    PromptSpec,
+)
 
 
 def _stamped(obj: Any, hook: str, kind: type[R], plugin: str) -> list[R]:
@@ -209,6 +227,7 @@ _CALLABLES: dict[type, tuple[str, ...]] = {
     FulltextTier: ("resolve",),
     IdResolver: ("resolve",),
     MetadataProvider: ("lookup",),
+    AccessLinkProvider: ("build",),
     RelatedProvider: ("resolve",),
     ResourceSpec: ("read",),
 }
@@ -249,6 +268,7 @@ def _collect(record: PluginRecord, obj: Any) -> None:
     record.tiers = _stamped(obj, "medlit_fulltext_tiers", FulltextTier, name)
     record.resolvers = _stamped(obj, "medlit_id_resolvers", IdResolver, name)
     record.metadata = _stamped(obj, "medlit_metadata_providers", MetadataProvider, name)
+    record.access_links = _stamped(obj, "medlit_access_links", AccessLinkProvider, name)
     record.related = _stamped(obj, "medlit_related_providers", RelatedProvider, name)
     record.resources = _stamped(obj, "medlit_resources", ResourceSpec, name)
     record.prompts = _stamped(obj, "medlit_prompts", PromptSpec, name)
@@ -261,6 +281,7 @@ def _check_duplicates(records: Iterable[PluginRecord]) -> None:
         "full-text tier": lambda p: [t.name for t in p.tiers],
         "ID resolver": lambda p: [r.name for r in p.resolvers],
         "metadata provider": lambda p: [m.name for m in p.metadata],
+        "access-link provider": lambda p: [a.name for a in p.access_links],
         "related provider": lambda p: [r.name for r in p.related],
         "resource": lambda p: [r.uri for r in p.resources],
         "prompt": lambda p: [r.name for r in p.prompts],
@@ -326,6 +347,14 @@ def _status(record: PluginRecord, settings: Settings) -> None:
     if record.missing:
         record.status, record.waiting_on = "unconfigured", record.missing[0]
         record.detail = "needs " + ", ".join(record.missing)
+        return
+    if record.info.check_settings is not None:
+        try:
+            wanted = record.info.check_settings(_plugin_config(record.info, settings))
+        except ValueError as exc:
+            raise HostError(f"plugin {record.name}: {exc}") from None
+        if wanted:
+            record.status, record.waiting_on, record.detail = "unconfigured", wanted, f"needs {wanted}"
 
 
 def _resolve(value: Any, config: PluginConfig) -> Any:
@@ -470,6 +499,12 @@ def load_host(
         unknown = sorted(allow - set(records))
         if unknown:
             log.warning("MEDLIT_LOAD_PLUGINS names no installed plugin %s", ", ".join(unknown))
+    try:
+        from .cache import cache_setting
+
+        cache_setting(settings)  # a malformed MEDLIT_CACHE stops start-up, not the first call
+    except SettingsError as exc:
+        raise HostError(str(exc)) from None
     host = Host(settings=settings, pm=pm, plugins=records)
     host.services = _services(records.values(), settings)
     _describe(records.values(), host)

@@ -15,12 +15,13 @@ import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from . import errors as E
+from .cache import Cache, Entry, history_bound, pack, record_key, request_key, unpack
 from .errors import MedlitError, queue_full, upstream_error
 from .redact import Redactor
 from .settings import Settings, is_loopback_host
@@ -28,6 +29,8 @@ from .xml import XMLRefused, XMLSyntaxError, parse_xml, scan_prolog
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
     import aiohttp
+
+    from .types import CacheRule, RecordRule
 
 log = logging.getLogger("medlit.http")
 
@@ -126,6 +129,9 @@ class ServiceConfig:
     title: str = ""  # how messages name the service ("NCBI E-utilities")
     headers: Mapping[str, str] = field(default_factory=dict)  # sent with every request
     max_retries: int | None = None  # None: MEDLIT_MAX_RETRIES
+    cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
+    record_rules: tuple[RecordRule, ...] = ()
+    get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
 
     @property
     def label(self) -> str:
@@ -147,6 +153,7 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
     parsed: Any = None  # what the request's `parse` callable made of the body
+    from_cache: bool = False  # served from the persistent cache (no upstream request)
 
     def json(self) -> Any:
         if not hasattr(self, "_json"):  # parsed once: classification and the caller share it
@@ -157,6 +164,24 @@ class Response:
         if not hasattr(self, "_xml"):
             self._xml = parse_xml(self.body)
         return self._xml
+
+
+CLAIM_LEASE = 15.0  # seconds another process may take to fetch records it claimed
+
+
+@dataclass
+class _RecordBatch:
+    """One record-level request in progress: what was asked and what has been gathered."""
+
+    rule: RecordRule
+    method: str
+    path: str
+    source: dict[str, Any]
+    as_form: bool
+    keys: Mapping[str, str]
+    pieces: dict[str, bytes]
+    extra: list[bytes] = field(default_factory=list)  # records that name no id we can key them by
+    url: str = ""
 
 
 class _Retry(Exception):
@@ -212,11 +237,14 @@ class UpstreamClient:
         settings: Settings,
         pacer: Pacer | None = None,
         redactor: Redactor | None = None,
+        cache: Cache | None = None,
     ) -> None:
         self.session = session
         self.config = config
         self.settings = settings
         self.pacer = pacer
+        self.cache = cache
+        self.cache_hits = 0  # answers (or records) served from the persistent cache
         self.redact = redactor or Redactor(settings.secrets)
         self._sem = asyncio.Semaphore(config.concurrency)
         self._queued = 0  # callers waiting for a concurrency slot (bounded by config.max_queue)
@@ -249,6 +277,7 @@ class UpstreamClient:
         identify: bool = True,
         parse: Callable[[Response], Any] | None = None,
         share: bool = True,
+        _bypass_cache: bool = False,
     ) -> Response:
         """Send a request and return a response whose body matches ``expect``.
 
@@ -271,11 +300,33 @@ class UpstreamClient:
             target = form if form is not None else query
             for k, v in cfg.identify.items():
                 target.setdefault(k, v)
-        if method == "GET" and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
+        if method == "GET" and not cfg.get_only and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
             method, form, query = "POST", query, {}
         url = self._url(path)
         if cfg.headers:
             headers = {**cfg.headers, **(headers or {})}
+        sent = form if form is not None else query
+        if self.cache is not None and not _bypass_cache and not history_bound(sent):
+            record_rule = _matching(cfg.record_rules, path, sent)
+            if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
+                return await self._records(
+                    record_rule,
+                    method,
+                    path,
+                    params,
+                    data,
+                    expect,
+                    deadline,
+                    ok_statuses,
+                    headers,
+                    identify,
+                    parse,
+                )
+            rule = _matching(cfg.cache_rules, path, sent)
+            if rule is not None:
+                return await self._cached(
+                    rule, method, path, url, query, form, expect, deadline, ok_statuses, headers, parse
+                )
 
         def run() -> Awaitable[Response]:
             return self._with_retries(
@@ -284,6 +335,220 @@ class UpstreamClient:
 
         if not share:
             return await run()
+        key = (
+            method,
+            url,
+            tuple(_pairs(query) or ()),
+            tuple(_pairs(form) or ()) if form is not None else None,
+            expect,
+            tuple(sorted(ok_statuses)),
+            tuple(sorted((headers or {}).items())),
+            parse,
+        )
+        return await self._shared(key, run)
+
+    # -- the persistent cache ---------------------------------------------------------------
+    async def _cached(
+        self,
+        rule: CacheRule,
+        method: str,
+        path: str,
+        url: str,
+        query: dict[str, str | Repeated],
+        form: dict[str, str | Repeated] | None,
+        expect: Expect,
+        deadline: float,
+        ok_statuses: frozenset[int] | set[int],
+        headers: Mapping[str, str] | None,
+        parse: Callable[[Response], Any] | None,
+    ) -> Response:
+        """A request-level cached answer, or the upstream's (stored when it is a clean one)."""
+        assert self.cache is not None
+        cfg = self.config
+        sent = form if form is not None else query
+        key = request_key(cfg.name, cfg.base_url, path, _pairs(sent) or [], cfg.identify)
+        try:
+            found = (await self.cache.get_many([key], cfg.name)).get(key)
+        except Exception as exc:  # a broken cache must never break a call
+            log.warning("cache read failed (%s); asking %s", exc, cfg.label)
+            found = None
+        stored = unpack(found) if found is not None else None
+        if stored is not None and (stored[0] < 300 or stored[0] in ok_statuses):
+            self.cache_hits += 1
+            resp = Response(stored[0], self.redact(url), {"Content-Type": stored[1]}, stored[2])
+            resp.from_cache = True
+            if parse is not None and resp.status < 300:
+                resp.parsed = self._parsed_cached(resp, parse)
+            return resp
+        fresh = await self._send_shared(
+            method, url, query, form, expect, deadline, ok_statuses, headers, parse
+        )
+        ttl = rule.ttl if fresh.status < 300 else (rule.negative_ttl if fresh.status in rule.negative else 0)
+        if ttl > 0 and b"WebEnv" not in fresh.body[:4096]:
+            await self._store([Entry(key, cfg.name, pack(fresh.status, fresh.content_type, fresh.body), ttl)])
+        return fresh
+
+    async def _records(
+        self,
+        rule: RecordRule,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None,
+        data: Mapping[str, Any] | None,
+        expect: Expect,
+        deadline: float | None,
+        ok_statuses: frozenset[int] | set[int],
+        headers: Mapping[str, str] | None,
+        identify: bool,
+        parse: Callable[[Response], Any] | None,
+    ) -> Response:
+        """Ask upstream only for the records not cached; answer with all of them joined, in the
+        order asked. Records another process (a replica on the same Redis or SQLite file) is
+        fetching right now are left to it and read from the cache afterwards."""
+        assert self.cache is not None
+        cfg = self.config
+        source = dict(data if data is not None else params or {})
+        ids = [rule.normalize(i) for i in str(_param(source[rule.id_param])).split(",") if i.strip()]
+        ids = list(dict.fromkeys(ids))
+        keys = {i: record_key(cfg.name, cfg.base_url, rule.scope, i) for i in ids}
+        pieces = dict(await self._read({i: keys[i] for i in ids}))
+        self.cache_hits += len(pieces)
+        missing = [i for i in ids if i not in pieces]
+        won = await self._claim([keys[i] for i in missing]) if missing else set()
+        mine = [i for i in missing if keys[i] in won]
+        theirs = [i for i in missing if keys[i] not in won]
+        batch = _RecordBatch(rule, method, path, source, data is not None, keys, pieces)
+        call = dict(
+            expect=expect, deadline=deadline, ok_statuses=ok_statuses, headers=headers, identify=identify
+        )
+        try:
+            unsplit = await self._fetch_records(batch, mine, call)
+        finally:
+            await self._release([keys[i] for i in mine])
+        if unsplit is None and theirs:
+            found = await self._await_records({i: keys[i] for i in theirs}, deadline)
+            pieces.update(found)
+            late = [i for i in theirs if i not in found]  # the other process gave up or failed
+            unsplit = await self._fetch_records(batch, late, call)
+        if unsplit is not None:  # not a record set (or an error status): handed over as it came
+            if parse is not None and unsplit.status < 300:
+                unsplit.parsed = self._parsed_cached(unsplit, parse)
+            return unsplit
+        ordered = list(dict.fromkeys(pieces[i] for i in ids if pieces.get(i)))  # one record asked twice: once
+        body = rule.join(ordered + batch.extra)
+        resp = Response(
+            200, self.redact(batch.url or self._url(path)), {"Content-Type": rule.content_type}, body
+        )
+        resp.from_cache = not missing
+        if parse is not None:
+            resp.parsed = self._parsed_cached(resp, parse)
+        return resp
+
+    async def _fetch_records(
+        self, batch: _RecordBatch, ids: list[str], call: dict[str, Any]
+    ) -> Response | None:
+        """Fetch ``ids``, store each record, add them to the batch. Returns the answer itself when
+        it cannot be split into records (an error status, an unreadable body), else None."""
+        if not ids:
+            return None
+        cfg, rule = self.config, batch.rule
+        source = {**batch.source, rule.id_param: ",".join(ids)}
+        kw: dict[str, Any] = {"data": source} if batch.as_form else {"params": source}
+        fresh = await self.request(batch.method, batch.path, **call, **kw, _bypass_cache=True)
+        if fresh.status >= 300:
+            return fresh
+        try:
+            split = rule.split(fresh.body)
+        except Exception as exc:
+            log.info("%s: answer not split into records (%s); not cached", cfg.label, exc)
+            return fresh
+        entries = []
+        for ident, raw in split:
+            names = [ident] if isinstance(ident, str) else list(ident or ())
+            matched = [n for n in (rule.normalize(x) for x in names) if n in batch.keys]
+            if not matched:
+                batch.extra.append(raw)
+            for name in dict.fromkeys(matched):
+                batch.pieces[name] = raw
+                entries.append(Entry(batch.keys[name], cfg.name, raw, rule.ttl))
+        if rule.missing_ttl > 0:  # asked but absent: remembered briefly as known-unknown
+            entries += [
+                Entry(batch.keys[i], cfg.name, b"", rule.missing_ttl) for i in ids if i not in batch.pieces
+            ]
+        await self._store(entries)
+        batch.url = fresh.url
+        return None
+
+    async def _read(self, keys: Mapping[str, str]) -> dict[str, bytes]:
+        """Cached records by id (an empty record marks an id known to be unknown)."""
+        assert self.cache is not None
+        try:
+            found = await self.cache.get_many(list(keys.values()), self.config.name)
+        except Exception as exc:  # a broken cache must never break a call
+            log.warning("cache read failed (%s); asking %s", exc, self.config.label)
+            return {}
+        return {i: found[k] for i, k in keys.items() if k in found}
+
+    async def _claim(self, keys: list[str]) -> set[str]:
+        assert self.cache is not None
+        try:
+            return await self.cache.claim(keys, CLAIM_LEASE)
+        except Exception as exc:
+            log.warning("cache claim failed (%s); fetching without it", exc)
+            return set(keys)
+
+    async def _release(self, keys: list[str]) -> None:
+        if keys and self.cache is not None:
+            try:
+                await self.cache.release(keys)
+            except Exception as exc:
+                log.warning("cache release failed (%s); the claims expire on their own", exc)
+
+    async def _await_records(self, keys: Mapping[str, str], deadline: float | None) -> dict[str, bytes]:
+        """Wait (briefly, polling) for records another process is fetching to reach the cache."""
+        give_up = time.monotonic() + CLAIM_LEASE
+        if deadline is not None:
+            give_up = min(give_up, deadline - 1.0)
+        found: dict[str, bytes] = {}
+        while True:
+            found.update(await self._read({i: k for i, k in keys.items() if i not in found}))
+            if len(found) == len(keys) or time.monotonic() >= give_up:
+                return found
+            await asyncio.sleep(0.1)
+
+    def _parsed_cached(self, resp: Response, parse: Callable[[Response], Any]) -> Any:
+        try:
+            return parse(resp)
+        except Exception as exc:  # a stored answer that no longer parses: say so, do not retry it
+            raise self._fail(
+                E.INVALID_RESPONSE, f"a cached {self.config.label} answer could not be read ({exc})"
+            ) from None
+
+    async def _store(self, entries: list[Entry]) -> None:
+        if not entries or self.cache is None:
+            return
+        try:
+            await self.cache.set_many(entries)
+        except Exception as exc:
+            log.warning("cache write failed (%s); the answer is returned uncached", exc)
+
+    async def _send_shared(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str | Repeated],
+        form: dict[str, str | Repeated] | None,
+        expect: Expect,
+        deadline: float,
+        ok_statuses: frozenset[int] | set[int],
+        headers: Mapping[str, str] | None,
+        parse: Callable[[Response], Any] | None,
+    ) -> Response:
+        def run() -> Awaitable[Response]:
+            return self._with_retries(
+                method, url, query, form, expect, deadline, set(ok_statuses), headers, parse
+            )
+
         key = (
             method,
             url,
@@ -593,6 +858,16 @@ async def _progress(message: str) -> None:
             await notify(message)
         except Exception:  # progress is best effort
             log.debug("progress notification failed", exc_info=True)
+
+
+def _matching(rules: Sequence[Any], path: str, params: Mapping[str, Any]) -> Any:
+    """The first rule for ``path`` whose ``when`` pairs all hold (values compared as sent)."""
+    for rule in rules:
+        if rule.path not in ("*", path):
+            continue
+        if all(str(_param(params.get(k, ""))) == v for k, v in rule.when.items()):
+            return rule
+    return None
 
 
 def _brief(resp: Response) -> str:

@@ -24,6 +24,7 @@ from .identifiers import (
     classify,
     normalize,
     normalize_doi,
+    normalize_orcid,
     normalize_pmcid,
     normalize_pmid,
     parse_list,
@@ -31,6 +32,7 @@ from .identifiers import (
 )
 from .jats import read_jats
 from .jats_models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from .models import (
     RESPONSE_FORMAT_FIELD,
     ResponseFormat,
@@ -41,7 +43,12 @@ from .models import (
 from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
 from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
 from .types import (
+    DAY,
+    HOUR,
+    MINUTE,
+    AccessLinkProvider,
     ArticleRef,
+    CacheRule,
     ContentFormat,
     ExtractedTextArticle,
     FulltextTier,
@@ -56,8 +63,10 @@ from .types import (
     PromptSpec,
     RecordKind,
     RecordMetadata,
+    RecordRule,
     RelatedKind,
     RelatedProvider,
+    RelatedQuery,
     RelatedResult,
     ResourceSpec,
     ServiceSpec,
@@ -69,19 +78,25 @@ from .types import (
     ToolContext,
     ToolSpec,
 )
+from .webfetch import WebClient, WebResponse, call_deadline
 from .xml import XMLRefused, XMLSyntaxError, localname, parse_xml, text_of
 
 __all__ = [
+    "DAY",
     "FIELD_OF",
+    "HOUR",
     "ID_KINDS",
     "INVISIBLE",
     "INVISIBLE_CHARS",
+    "MINUTE",
     "RESPONSE_FORMAT_FIELD",
     "TEXT_LIMIT",
     "UNEXTRACTABLE_REASONS",
+    "AccessLinkProvider",
     "ArgumentError",
     "ArticleRef",
     "BudgetSplit",
+    "CacheRule",
     "ContentFormat",
     "Deferred",
     "ExtractedTextArticle",
@@ -101,13 +116,16 @@ __all__ = [
     "PromptSpec",
     "RecordKind",
     "RecordMetadata",
+    "RecordRule",
     "RelatedKind",
     "RelatedProvider",
+    "RelatedQuery",
     "RelatedResult",
     "Repeated",
     "ResourceSpec",
     "Response",
     "ResponseFormat",
+    "Scripts",
     "ServiceSpec",
     "SettingSpec",
     "StructuredArticle",
@@ -120,10 +138,13 @@ __all__ = [
     "ToolSpec",
     "UnextractableReason",
     "UpstreamClient",
+    "WebClient",
+    "WebResponse",
     "XMLRefused",
     "XMLSyntaxError",
     "apply_budget",
     "as_json",
+    "call_deadline",
     "cap",
     "cap_text",
     "classify",
@@ -131,6 +152,7 @@ __all__ = [
     "error_kind",
     "errors",
     "fence",
+    "flatten_mathml",
     "hookimpl",
     "invalid_argument",
     "json_size",
@@ -139,6 +161,7 @@ __all__ = [
     "md_table",
     "normalize",
     "normalize_doi",
+    "normalize_orcid",
     "normalize_pmcid",
     "normalize_pmid",
     "parse_list",
@@ -149,5 +172,7 @@ __all__ = [
     "split_packed",
     "strip_invisible",
     "text_of",
+    "to_subscript",
+    "to_superscript",
     "upstream_error",
 ]

@@ -20,6 +20,7 @@ import aiohttp
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
+from .cache import Cache, cache_setting, open_cache
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
@@ -56,6 +57,7 @@ class Runtime:
         self.session = session
         self.clients: dict[str, UpstreamClient] = {}
         self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
+        self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
         self.redact = Redactor(host.secrets)
 
     async def __aenter__(self) -> Runtime:
@@ -66,10 +68,17 @@ class Runtime:
                 headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
                 connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
             )
-        self.clients = build_clients(self.session, self.host)
+        self.cache = open_cache(cache_setting(self.host.settings))
+        self.clients = build_clients(self.session, self.host, self.cache)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        for client in self.clients.values():  # open-web clients own a session of their own
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
+        if self.cache is not None:
+            await self.cache.close()
         if self._own_session and self.session is not None:
             await self.session.close()
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from .http import Response, UpstreamClient
     from .jats_models import FulltextArticle
+    from .webfetch import WebClient
 
 IdKind = Literal["pmcid", "pmid", "doi"]
 Expect = Literal["xml", "json", "text", "bytes"]
@@ -57,13 +58,20 @@ class SettingSpec:
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """A plugin's identity. ``name`` is also its switch: ``<NAME>_ENABLED=false``."""
+    """A plugin's identity. ``name`` is also its switch: ``<NAME>_ENABLED=false``.
+
+    ``check_settings(config)``, for settings that are required only in combination (one of two
+    variables, a preset and the code it needs), runs once at start-up with the plugin's settings:
+    it returns ``None`` when the plugin can run, or what to set (``"OPENURL_RESOLVER or
+    OPENURL_PRESET"``), which leaves the plugin ``unconfigured`` with that hint; a ``ValueError``
+    it raises is a malformed configuration (the server refuses to start)."""
 
     name: str
     title: str
     description: str = ""
     version: str | None = None
     settings: tuple[SettingSpec, ...] = ()
+    check_settings: Callable[[PluginConfig], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,47 @@ class Probe:
     path: str = ""
     params: Mapping[str, str] = field(default_factory=dict)
     expect: Expect = "json"
+
+
+MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """Request-level caching for one endpoint class of a service: answers to requests on ``path``
+    (``"*"``: any path) whose parameters include every ``when`` pair are kept ``ttl`` seconds.
+    Statuses in ``negative`` (e.g. a 404 for an unknown DOI) are kept ``negative_ttl`` seconds.
+    Requests with History parameters (WebEnv, query_key, usehistory) and answers that carry a
+    ``WebEnv`` are never cached; errors never are."""
+
+    path: str
+    ttl: float
+    when: Mapping[str, str] = field(default_factory=dict)
+    negative: frozenset[int] = frozenset()
+    negative_ttl: float = 10 * MINUTE
+
+
+@dataclass(frozen=True)
+class RecordRule:
+    """Record-level caching for a record-addressed endpoint (e.g. efetch by PMID): the client asks
+    upstream only for the ids it has not cached, stores each record raw and hands the caller one
+    answer joined from cached and fresh records, so parse options never cause a refetch.
+
+    ``split(body)`` returns ``(id, raw record)`` pairs (``id`` may be a tuple of every id the
+    record answers to, or None for a record it cannot name: passed on, not cached); ``join(records)`` builds one answer body from raw records;
+    ``normalize(id)`` canonicalises an id of the ``id_param`` list (comma-separated). Ids asked
+    for but absent from the answer are remembered ``missing_ttl`` seconds (0: not at all)."""
+
+    scope: str
+    path: str
+    id_param: str
+    split: Callable[[bytes], Sequence[tuple[str | Sequence[str] | None, bytes]]]
+    join: Callable[[Sequence[bytes]], bytes]
+    ttl: float = 7 * DAY
+    when: Mapping[str, str] = field(default_factory=dict)
+    normalize: Callable[[str], str] = str.strip
+    missing_ttl: float = 10 * MINUTE
+    content_type: str = "text/xml"
 
 
 @dataclass(frozen=True)
@@ -88,7 +137,22 @@ class ServiceSpec:
     mapping or a callable of the plugin's settings), ``headers`` likewise for HTTP headers.
     ``inspect(response)`` raises :class:`~medlit.core.errors.MedlitError` for an error hidden in
     a 2xx body (retried when ``retryable``). ``error_prefix`` starts the reasons of its errors
-    (``<prefix>_rate_limited``); ``max_retries`` overrides ``MEDLIT_MAX_RETRIES``.
+    (``<prefix>_rate_limited``); ``max_retries`` overrides ``MEDLIT_MAX_RETRIES``. ``cache`` and
+    ``records`` declare what the persistent cache may keep (:class:`CacheRule`,
+    :class:`RecordRule`); without them nothing of the service is cached. A GET whose query string
+    outgrows ~1,800 characters is sent as a POST form (NCBI's advice); ``get_only=True`` keeps it a
+    GET for services documented as GET only.
+
+    ``open_web=True`` declares a client for the open web instead (``ctx.web(name)``, a
+    :class:`~medlit.core.webfetch.WebClient`): it fetches any public http(s) URL given as an
+    absolute URL (an open-access copy on a publisher's or repository's host), refusing private,
+    loopback, link-local, multicast, reserved and cloud-metadata addresses for every redirect hop
+    and for names resolving to them (loopback only with ``MEDLIT_ALLOW_LOOPBACK_CONTENT=1``, for
+    tests), at most 3 redirects, a byte cap and a timeout per request, ``rate`` requests per
+    second to each host, ``concurrency`` in flight across hosts, no retries. ``headers`` apply
+    (a polite ``User-Agent`` naming a contact); ``base_url`` only names the service in listings
+    and ``identify``, ``inspect``, ``hosts``, ``pacing_group``, the caches and
+    ``MEDLIT_BASE_URL_<NAME>`` do not apply.
     """
 
     name: str
@@ -106,6 +170,10 @@ class ServiceSpec:
     concurrency: int = 4
     max_queue: int = 64
     max_retries: int | None = None
+    cache: tuple[CacheRule, ...] = ()
+    records: tuple[RecordRule, ...] = ()
+    get_only: bool = False
+    open_web: bool = False
     description: str = ""
     plugin: str = ""
 
@@ -145,6 +213,9 @@ class ToolContext:
     runtime: Any = None
     # Set by the runtime: runs the installed metadata providers (see lookup_metadata).
     metadata: Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]] | None = None
+    # The id kinds some active metadata provider accepts: an id of another kind is absent from
+    # lookup_metadata's answer because nobody could be asked, not because it is unknown.
+    metadata_kinds: frozenset[IdKind] = frozenset()
 
     def client(self, service: str) -> UpstreamClient:
         """The paced client for a service this plugin declared (``medlit_services``)."""
@@ -158,6 +229,15 @@ class ToolContext:
                 f"asked for service {service!r}, which it does not declare "
                 f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
             ) from None
+
+    def web(self, service: str) -> WebClient:
+        """The open-web client of a service this plugin declared with ``open_web=True``."""
+        client: Any = self.client(service)
+        if not hasattr(client, "fetch"):
+            from .errors import plugin_fault
+
+            raise plugin_fault(self.plugin, f"service {service!r} is not declared with open_web=True")
+        return client
 
     def setting(self, name: str) -> str | None:
         """One of the plugin's declared settings (its default when unset), else ``None``."""
@@ -302,23 +382,55 @@ class FulltextTier:
 RelatedKind = Literal["similar", "cited_by", "references"]
 
 
+@dataclass(frozen=True)
+class RelatedQuery:
+    """What a related-articles tool asks a provider: the articles related to the canonical PMID
+    ``pmid`` by ``kind`` (``similar``: neighbours by content; ``cited_by``: articles citing it;
+    ``references``: articles it cites), rows ``offset`` to ``offset + limit`` of the provider's own
+    ordered list. Rows that carry no PMID count toward the window (they are dropped and counted,
+    never skipped over), so the caller pages with ``offset + limit`` whatever was dropped."""
+
+    pmid: str
+    kind: RelatedKind
+    offset: int = 0
+    limit: int = 20
+
+
 @dataclass
 class RelatedResult:
+    """A provider's answer for one window of a :class:`RelatedQuery`.
+
+    ``pmids``: the window's canonical PMIDs in the provider's order (the source itself left out).
+    ``total``: rows in the provider's whole list, rows without a PMID included (``None``: unknown);
+    ``0`` says the provider knows no related article of that kind, and the tool then asks the next
+    provider. ``dropped``: rows of the window that carry no PMID. ``scores``: relevance by PMID
+    where the provider ranks (``similar``). ``notice``: a caveat the tool shows with this answer
+    (e.g. that a ranking is not PubMed's). ``detail``: what was asked upstream, for the report."""
+
     pmids: list[str]
     total: int | None = None
     detail: str = ""
     scores: dict[str, float] = field(default_factory=dict)
+    dropped: int = 0
+    notice: str = ""
+
+
+RelatedResolve = Callable[[RelatedQuery, "ToolContext"], Awaitable[RelatedResult]]
 
 
 @dataclass(frozen=True)
 class RelatedProvider:
-    """A source of related articles for ``find_related``-style tools; tried in ``order``."""
+    """A source of related articles for ``find_related``-style tools, tried by ``order`` for the
+    ``kinds`` it serves. ``resolve(query, ctx)`` returns a :class:`RelatedResult` for the query's
+    window, or raises :class:`~medlit.core.errors.MedlitError` when its upstream failed (the tool
+    then asks the next provider and reports why). It runs under ``timeout`` seconds."""
 
     name: str
     order: int
     kinds: frozenset[RelatedKind]
-    resolve: Callable[[str, RelatedKind, int, ToolContext], Awaitable[RelatedResult]]
+    resolve: RelatedResolve
     description: str = ""
+    timeout: float = 30.0
     plugin: str = ""
 
 
@@ -372,6 +484,25 @@ class MetadataProvider:
     lookup: MetadataLookup
     description: str = ""
     timeout: float = 30.0
+    plugin: str = ""
+
+
+AccessLinkBuild = Callable[[Sequence[ArticleRef], "ToolContext"], Awaitable[Mapping[str, str]]]
+
+
+@dataclass(frozen=True)
+class AccessLinkProvider:
+    """Builds links through which a user may still reach articles no full-text tier served (a
+    library's link resolver, an interlibrary-loan form). ``build(refs, ctx)`` returns a URL per
+    ``ref.key`` it can link (others absent); it builds links only and never fetches the linked
+    page (it may look metadata up with ``ctx.lookup_metadata``). Core's full-text tool asks the
+    active providers by ``order`` and shows the first link per article as ``institutionalLink``."""
+
+    name: str
+    order: int
+    build: AccessLinkBuild
+    description: str = ""
+    timeout: float = 15.0
     plugin: str = ""
 
 

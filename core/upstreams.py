@@ -7,18 +7,23 @@ inspection come from a plugin's ``medlit_services`` hook (resolved by the host i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .http import Pacer, ServiceConfig, UpstreamClient
 from .redact import Redactor
+from .shared_pacer import RedisPacer
+from .webfetch import WebClient, WebConfig
 
 if TYPE_CHECKING:
     import aiohttp
 
+    from .cache import Cache
     from .host import Host
 
 
-def build_clients(session: aiohttp.ClientSession, host: Host) -> dict[str, UpstreamClient]:
+def build_clients(
+    session: aiohttp.ClientSession, host: Host, cache: Cache | None = None
+) -> dict[str, UpstreamClient]:
     """One client per declared service of an active plugin; services of one pacing group share one
     :class:`Pacer` at the lowest rate any of them declares (NCBI counts requests per IP)."""
     settings = host.settings
@@ -27,10 +32,20 @@ def build_clients(session: aiohttp.ClientSession, host: Host) -> dict[str, Upstr
     for rec in host.services.values():
         group = rec.spec.group
         group_rates[group] = min(group_rates.get(group, rec.rate), rec.rate)
-    pacers = {group: Pacer(rate) for group, rate in group_rates.items()}
+    shared = cache.setting.target if cache is not None and cache.setting.kind == "redis" else None
+    pacers: dict[str, Any] = {}
+    for group, rate in group_rates.items():
+        # With Redis configured every replica draws on one budget per group; else this process's own.
+        pacers[group] = RedisPacer(shared, group, rate) if shared else Pacer(rate)
     clients: dict[str, UpstreamClient] = {}
     for name, rec in host.services.items():
         spec = rec.spec
+        if spec.open_web:  # fetches any public URL, paced per host (core/webfetch.py)
+            web = WebConfig(
+                name, spec.title, spec.prefix, rec.rate, spec.concurrency, spec.max_queue, rec.headers
+            )
+            clients[name] = WebClient(web, settings, redactor)  # type: ignore[assignment]
+            continue
         config = ServiceConfig(
             name,
             rec.base_url,
@@ -43,6 +58,9 @@ def build_clients(session: aiohttp.ClientSession, host: Host) -> dict[str, Upstr
             title=spec.title,
             headers=rec.headers,
             max_retries=spec.max_retries,
+            cache_rules=spec.cache,
+            record_rules=spec.records,
+            get_only=spec.get_only,
         )
-        clients[name] = UpstreamClient(session, config, settings, pacers[spec.group], redactor)
+        clients[name] = UpstreamClient(session, config, settings, pacers[spec.group], redactor, cache)
     return clients

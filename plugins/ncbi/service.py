@@ -22,6 +22,8 @@ from medlit.core.plugin import (
     upstream_error,
 )
 
+from . import records
+
 EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles"
 RATE_UNKEYED = 3.0
@@ -136,6 +138,8 @@ SERVICES = (
         headers=user_agent,
         inspect=inspect_eutils,
         probe=Probe("einfo.fcgi", {}, "xml"),
+        cache=records.EUTILS_CACHE,
+        records=records.EUTILS_RECORDS,
         concurrency=3,
         description="Entrez E-utilities for every NCBI database",
     ),
@@ -150,6 +154,7 @@ SERVICES = (
         identify=idconv_identity,
         headers=user_agent,
         probe=Probe("", {"ids": "PMC3531190"}, "json"),
+        records=records.IDCONV_RECORDS,
         error_prefix="ncbi",
         concurrency=2,
         description="PMID / PMCID / DOI conversion for articles in PMC",

@@ -1,0 +1,391 @@
+"""The persistent response cache under the upstream clients: SQLite by default, Redis for a fleet.
+
+Plugins declare what may be cached on their :class:`~medlit.core.types.ServiceSpec` (``cache``
+rules: request-level with a time to live per endpoint class; ``records`` rules: record-level
+for record-addressed endpoints, stored raw and parsed per call); the client applies them, so no
+plugin code reads or writes the cache. Errors are never stored; History-handle requests and
+answers carrying a ``WebEnv`` never are either.
+
+``MEDLIT_CACHE`` chooses the backend: ``sqlite:///path/to/file`` (the default, in the user
+cache directory), ``redis://host:port/db`` or ``off``. While any service points at a loopback
+fake (``MEDLIT_BASE_URL_*``) the default is ``off``, so test answers never reach a user's cache.
+
+Why these libraries: ``aiosqlite`` runs SQLite's blocking calls on a worker thread without us
+writing that plumbing; ``redis`` (its asyncio client) is the maintained client for Redis;
+``platformdirs`` knows each platform's user cache directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from .settings import Settings, SettingsError, parse_number
+
+log = logging.getLogger("medlit.cache")
+
+DEFAULT_MAX_BYTES = 500_000_000
+# Parameters that make a request History-bound or identify the caller: never cached / never keyed.
+HISTORY_PARAMS = frozenset({"webenv", "query_key", "usehistory"})
+
+
+@dataclass(frozen=True)
+class CacheSetting:
+    kind: str  # "off" | "sqlite" | "redis"
+    target: str = ""  # file path or redis URL
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    def describe(self) -> str:
+        return "off" if self.kind == "off" else f"{self.kind} {self.target}"
+
+
+def cache_setting(settings: Settings) -> CacheSetting:
+    """Read ``MEDLIT_CACHE`` (validated at start-up by :func:`check_cache_setting`)."""
+    raw = (settings.get("MEDLIT_CACHE") or "").strip()
+    max_bytes = int(parse_number(settings.env, "MEDLIT_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES, 1_000_000, 1e12))
+    if not raw:
+        if settings.base_url_overrides:
+            return CacheSetting("off")
+        return CacheSetting("sqlite", str(default_path()), max_bytes)
+    if raw.lower() == "off":
+        return CacheSetting("off")
+    parts = urlsplit(raw)
+    if parts.scheme == "sqlite":
+        path = raw[len("sqlite://") :]
+        if path.startswith("/"):
+            path = path[1:] if path.startswith("//") else path
+        return CacheSetting("sqlite", path or str(default_path()), max_bytes)
+    if parts.scheme in ("redis", "rediss", "unix"):
+        return CacheSetting("redis", raw, max_bytes)
+    raise SettingsError(
+        f"MEDLIT_CACHE={raw!r} is not a cache: use sqlite:///path/to/cache.sqlite3, redis://host:6379/0 or off"
+    )
+
+
+def default_path() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("medlit-mcp")) / "cache.sqlite3"
+
+
+def request_key(
+    service: str, base_url: str, path: str, params: Iterable[tuple[str, str]], skip: Iterable[str]
+) -> str:
+    """A request's cache key: service, endpoint and normalised parameters, without identification
+    parameters (tool, email, api_key: secrets never enter a key)."""
+    drop = {s.lower() for s in skip}
+    norm = sorted((k, v) for k, v in params if k.lower() not in drop)
+    digest = hashlib.sha256(repr((base_url, path, norm)).encode()).hexdigest()[:32]
+    return f"{service}:req:{digest}"
+
+
+def record_key(service: str, base_url: str, scope: str, ident: str) -> str:
+    digest = hashlib.sha256(f"{base_url}|{scope}|{ident}".encode()).hexdigest()[:24]
+    return f"{service}:rec:{scope}:{digest}"
+
+
+@dataclass
+class ServiceStats:
+    service: str
+    entries: int = 0
+    bytes: int = 0
+    hits: int = 0
+    misses: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        total = self.hits + self.misses
+        return self.hits / total if total else 0.0
+
+
+@dataclass
+class Entry:
+    key: str
+    service: str
+    value: bytes
+    ttl: float
+
+
+class Cache(Protocol):
+    setting: CacheSetting
+
+    async def get_many(self, keys: Sequence[str], service: str) -> dict[str, bytes]: ...
+    async def set_many(self, entries: Sequence[Entry]) -> None: ...
+    async def stats(self) -> list[ServiceStats]: ...
+    async def clear(self, service: str | None = None) -> int: ...
+    async def close(self) -> None: ...
+    async def claim(self, keys: Sequence[str], lease: float) -> set[str]: ...
+    async def release(self, keys: Sequence[str]) -> None: ...
+
+
+# -- SQLite -------------------------------------------------------------------------------------
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key TEXT PRIMARY KEY, service TEXT NOT NULL, value BLOB NOT NULL,
+    size INTEGER NOT NULL, created REAL NOT NULL, expires REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires);
+CREATE INDEX IF NOT EXISTS entries_service ON entries (service);
+CREATE TABLE IF NOT EXISTS stats (service TEXT PRIMARY KEY, hits INTEGER NOT NULL, misses INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, until REAL NOT NULL);
+"""
+
+
+@dataclass
+class SqliteCache:
+    """One file shared by every process on the machine: WAL journal, a busy timeout, a size cap
+    enforced by evicting expired entries first, then the oldest."""
+
+    setting: CacheSetting
+    _db: Any = None
+    _since_check: int = 0
+    _counts: dict[str, list[int]] = field(default_factory=dict)
+
+    async def _conn(self) -> Any:
+        if self._db is None:
+            import aiosqlite
+
+            path = Path(self.setting.target)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = await aiosqlite.connect(str(path), timeout=10)
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA synchronous=NORMAL")
+            await db.executescript(_SCHEMA)
+            await db.commit()
+            self._db = db
+        return self._db
+
+    async def get_many(self, keys: Sequence[str], service: str) -> dict[str, bytes]:
+        if not keys:
+            return {}
+        db = await self._conn()
+        out: dict[str, bytes] = {}
+        now = time.time()
+        for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            async with db.execute(
+                f"SELECT key, value FROM entries WHERE key IN ({marks}) AND expires > ?", (*chunk, now)
+            ) as cur:
+                async for key, value in cur:
+                    out[key] = bytes(value)
+        await self._count(db, service, len(out), len(keys) - len(out))
+        return out
+
+    async def _count(self, db: Any, service: str, hits: int, misses: int) -> None:
+        await db.execute(
+            "INSERT INTO stats (service, hits, misses) VALUES (?, ?, ?) "
+            "ON CONFLICT(service) DO UPDATE SET hits = hits + excluded.hits, misses = misses + excluded.misses",
+            (service, hits, misses),
+        )
+        await db.commit()
+
+    async def set_many(self, entries: Sequence[Entry]) -> None:
+        if not entries:
+            return
+        db = await self._conn()
+        now = time.time()
+        await db.executemany(
+            "INSERT OR REPLACE INTO entries (key, service, value, size, created, expires) VALUES (?, ?, ?, ?, ?, ?)",
+            [(e.key, e.service, e.value, len(e.value) + len(e.key), now, now + e.ttl) for e in entries],
+        )
+        await db.commit()
+        self._since_check += len(entries)
+        if self._since_check >= 200:
+            self._since_check = 0
+            await self.evict()
+
+    async def evict(self) -> int:
+        """Drop expired entries, then the oldest until the file holds at most 90% of the cap."""
+        db = await self._conn()
+        cur = await db.execute("DELETE FROM entries WHERE expires <= ?", (time.time(),))
+        dropped = cur.rowcount or 0
+        async with db.execute("SELECT COALESCE(SUM(size), 0) FROM entries") as c:
+            (total,) = await c.fetchone()
+        cap = self.setting.max_bytes
+        if total > cap:
+            target = int(cap * 0.9)
+            async with db.execute("SELECT key, size FROM entries ORDER BY created") as c:
+                doomed: list[str] = []
+                async for key, size in c:
+                    if total <= target:
+                        break
+                    doomed.append(key)
+                    total -= size
+            for start in range(0, len(doomed), 500):
+                chunk = doomed[start : start + 500]
+                await db.execute(f"DELETE FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            dropped += len(doomed)
+        await db.commit()
+        return dropped
+
+    async def stats(self) -> list[ServiceStats]:
+        db = await self._conn()
+        out: dict[str, ServiceStats] = {}
+        async with db.execute(
+            "SELECT service, COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE expires > ? GROUP BY service",
+            (time.time(),),
+        ) as cur:
+            async for service, n, size in cur:
+                out[service] = ServiceStats(service, n, size)
+        async with db.execute("SELECT service, hits, misses FROM stats") as cur:
+            async for service, hits, misses in cur:
+                st = out.setdefault(service, ServiceStats(service))
+                st.hits, st.misses = hits, misses
+        return sorted(out.values(), key=lambda s: s.service)
+
+    async def clear(self, service: str | None = None) -> int:
+        db = await self._conn()
+        if service is None:
+            cur = await db.execute("DELETE FROM entries")
+            await db.execute("DELETE FROM stats")
+        else:
+            cur = await db.execute("DELETE FROM entries WHERE service = ?", (service,))
+            await db.execute("DELETE FROM stats WHERE service = ?", (service,))
+        await db.commit()
+        return cur.rowcount or 0
+
+    async def claim(self, keys: Sequence[str], lease: float) -> set[str]:
+        """The keys this process may fetch: those no other process is fetching right now."""
+        db = await self._conn()
+        now = time.time()
+        await db.execute("DELETE FROM claims WHERE until <= ?", (now,))
+        won: set[str] = set()
+        for key in keys:
+            cur = await db.execute(
+                "INSERT OR IGNORE INTO claims (key, until) VALUES (?, ?)", (key, now + lease)
+            )
+            if cur.rowcount:
+                won.add(key)
+        await db.commit()
+        return won
+
+    async def release(self, keys: Sequence[str]) -> None:
+        if not keys:
+            return
+        db = await self._conn()
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            await db.execute(f"DELETE FROM claims WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+        await db.commit()
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+
+# -- Redis --------------------------------------------------------------------------------------
+PREFIX = "medlit:c:"
+CLAIM = "medlit:claim:"
+STATS = "medlit:stats:"
+
+
+@dataclass
+class RedisCache:
+    """Entries as keys with a TTL (Redis evicts by its own ``maxmemory`` policy); hit counters per
+    service in a hash."""
+
+    setting: CacheSetting
+    _redis: Any = None
+
+    def client(self) -> Any:
+        if self._redis is None:
+            import redis.asyncio as aioredis
+
+            self._redis = aioredis.from_url(self.setting.target)
+        return self._redis
+
+    async def get_many(self, keys: Sequence[str], service: str) -> dict[str, bytes]:
+        if not keys:
+            return {}
+        r = self.client()
+        values = await r.mget([PREFIX + k for k in keys])
+        out = {k: v for k, v in zip(keys, values, strict=True) if v is not None}
+        pipe = r.pipeline(transaction=False)
+        pipe.hincrby(STATS + service, "hits", len(out))
+        pipe.hincrby(STATS + service, "misses", len(keys) - len(out))
+        await pipe.execute()
+        return out
+
+    async def set_many(self, entries: Sequence[Entry]) -> None:
+        if not entries:
+            return
+        pipe = self.client().pipeline(transaction=False)
+        for e in entries:
+            pipe.set(PREFIX + e.key, e.value, px=max(1, int(e.ttl * 1000)))
+        await pipe.execute()
+
+    async def stats(self) -> list[ServiceStats]:
+        r = self.client()
+        out: dict[str, ServiceStats] = {}
+        async for key in r.scan_iter(match=PREFIX + "*", count=1000):
+            service = key.decode()[len(PREFIX) :].split(":", 1)[0]
+            st = out.setdefault(service, ServiceStats(service))
+            st.entries += 1
+            st.bytes += int(await r.memory_usage(key) or 0)
+        async for key in r.scan_iter(match=STATS + "*", count=100):
+            service = key.decode()[len(STATS) :]
+            data = await r.hgetall(key)
+            st = out.setdefault(service, ServiceStats(service))
+            st.hits, st.misses = int(data.get(b"hits", 0)), int(data.get(b"misses", 0))
+        return sorted(out.values(), key=lambda s: s.service)
+
+    async def clear(self, service: str | None = None) -> int:
+        r = self.client()
+        pattern = PREFIX + (f"{service}:*" if service else "*")
+        n = 0
+        async for key in r.scan_iter(match=pattern, count=1000):
+            n += await r.delete(key)
+        if service:
+            await r.delete(STATS + service)
+        else:
+            async for key in r.scan_iter(match=STATS + "*", count=100):
+                await r.delete(key)
+        return n
+
+    async def claim(self, keys: Sequence[str], lease: float) -> set[str]:
+        pipe = self.client().pipeline(transaction=False)
+        for key in keys:
+            pipe.set(CLAIM + key, b"1", nx=True, px=max(1, int(lease * 1000)))
+        won = await pipe.execute()
+        return {k for k, ok in zip(keys, won, strict=True) if ok}
+
+    async def release(self, keys: Sequence[str]) -> None:
+        if keys:
+            await self.client().delete(*(CLAIM + k for k in keys))
+
+    async def close(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
+            self._redis = None
+
+
+def open_cache(setting: CacheSetting) -> Cache | None:
+    if setting.kind == "sqlite":
+        return SqliteCache(setting)
+    if setting.kind == "redis":
+        return RedisCache(setting)
+    return None
+
+
+# -- stored values ------------------------------------------------------------------------------
+def pack(status: int, content_type: str, body: bytes) -> bytes:
+    return b"MC1 %d %s\n" % (status, content_type.encode("latin-1", "replace")) + body
+
+
+def unpack(value: bytes) -> tuple[int, str, bytes] | None:
+    head, _, body = value.partition(b"\n")
+    parts = head.split(b" ")
+    if len(parts) != 3 or parts[0] != b"MC1" or not parts[1].isdigit():
+        return None
+    return int(parts[1]), parts[2].decode("latin-1"), body
+
+
+def history_bound(params: Mapping[str, Any]) -> bool:
+    return any(k.lower() in HISTORY_PARAMS for k in params)

@@ -1,0 +1,119 @@
+"""What the persistent cache may keep of NCBI's answers, and how record answers split and join.
+
+Record-addressed endpoints (PubMed and PMC efetch, the ID converter) are cached per record, raw
+as served, so a later call with other parse options, or with a few more ids, asks NCBI only for
+what it has not seen. Everything else is cached per request for a time that fits how fast it
+changes: searches and counts minutes, records and links a day or more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from lxml import etree
+
+from medlit.core.plugin import DAY, MINUTE, CacheRule, RecordRule, localname, parse_xml, text_of
+
+_XML_HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+# A record answer whose slice or format the caller chose is not a set of records.
+_PLAIN = {"retmode": "xml", "rettype": "", "retstart": "", "retmax": ""}
+
+
+def _children(body: bytes) -> list[etree._Element]:
+    return [el for el in parse_xml(body) if isinstance(el.tag, str)]
+
+
+def _raw(el: etree._Element) -> bytes:
+    return etree.tostring(el, encoding="utf-8", with_tail=False)
+
+
+def split_pubmed(body: bytes) -> list[tuple[str | None, bytes]]:
+    """``PubmedArticle`` / ``PubmedBookArticle`` records by PMID (``DeleteCitation`` and anything
+    else pass through unkeyed)."""
+    out: list[tuple[str | None, bytes]] = []
+    for el in _children(body):
+        pmid = None
+        if localname(el) in ("PubmedArticle", "PubmedBookArticle"):
+            found = el.find("MedlineCitation/PMID")
+            if found is None:
+                found = el.find("BookDocument/PMID")
+            pmid = text_of(found).lstrip("0") or None
+        out.append((pmid, _raw(el)))
+    return out
+
+
+def join_pubmed(records: Sequence[bytes]) -> bytes:
+    return _XML_HEAD + b"<PubmedArticleSet>" + b"".join(records) + b"</PubmedArticleSet>"
+
+
+def split_pmc(body: bytes) -> list[tuple[str | None, bytes]]:
+    """JATS ``article`` records by PMC id digits (what ``efetch db=pmc id=`` takes)."""
+    out: list[tuple[str | None, bytes]] = []
+    root = parse_xml(body)
+    elements = [root] if localname(root) == "article" else _children(body)
+    for el in elements:
+        ident = None
+        if localname(el) == "article":
+            for aid in el.iterfind(".//{*}article-meta/{*}article-id"):
+                if aid.get("pub-id-type") in ("pmc", "pmcid", "pmcaid"):
+                    ident = normalize_pmc(text_of(aid)) or None
+                    if ident:
+                        break
+        out.append((ident, _raw(el)))
+    return out
+
+
+def normalize_pmc(value: str) -> str:
+    digits = value.strip().upper().removeprefix("PMC").split(".", 1)[0]
+    return digits.lstrip("0") if digits.isdigit() else ""
+
+
+def join_pmc(records: Sequence[bytes]) -> bytes:
+    return _XML_HEAD + b"<pmc-articleset>" + b"".join(records) + b"</pmc-articleset>"
+
+
+def split_idconv(body: bytes) -> list[tuple[tuple[str, ...], bytes]]:
+    """Converter records keyed by every id they carry (older answers do not echo the requested
+    id, so a record is found again by its PMID, PMCID or DOI)."""
+    data = json.loads(body)
+    if not isinstance(data, dict) or data.get("status") not in (None, "ok"):
+        raise ValueError("not a record answer")
+    out: list[tuple[tuple[str, ...], bytes]] = []
+    for rec in data.get("records") or []:
+        if not isinstance(rec, dict):
+            continue
+        ids = tuple(
+            str(rec[k]).strip().lower() for k in ("requested-id", "pmid", "pmcid", "doi") if rec.get(k)
+        )
+        out.append((ids, json.dumps(rec).encode()))
+    return out
+
+
+def join_idconv(records: Sequence[bytes]) -> bytes:
+    return b'{"status": "ok", "records": [' + b", ".join(records) + b"]}"
+
+
+EUTILS_RECORDS = (
+    RecordRule("pubmed", "efetch.fcgi", "id", split_pubmed, join_pubmed, ttl=7 * DAY,
+               when={"db": "pubmed", **_PLAIN}, normalize=lambda i: i.strip().lstrip("0")),
+    RecordRule("pmc", "efetch.fcgi", "id", split_pmc, join_pmc, ttl=7 * DAY,
+               when={"db": "pmc", **_PLAIN}, normalize=normalize_pmc),
+)  # fmt: skip
+
+EUTILS_CACHE = (
+    CacheRule("einfo.fcgi", DAY),
+    CacheRule("esearch.fcgi", 10 * MINUTE),
+    CacheRule("egquery.fcgi", 10 * MINUTE),
+    CacheRule("espell.fcgi", DAY),
+    CacheRule("esummary.fcgi", DAY),
+    CacheRule("elink.fcgi", DAY),
+    CacheRule("ecitmatch.cgi", DAY),
+    CacheRule("efetch.fcgi", DAY),
+)
+
+IDCONV_RECORDS = (
+    # An article deposited later turns "not in PMC" into a PMCID: keep answers a day.
+    RecordRule("idconv", "", "ids", split_idconv, join_idconv, ttl=DAY, missing_ttl=0,
+               normalize=lambda i: i.strip().lower(), content_type="application/json"),
+)  # fmt: skip
