@@ -56,7 +56,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         return 2
     serve_http(
-        host, bind=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
+        host,
+        bind=args.host,
+        port=args.port,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
+        stateless=args.stateless,
     )
     return 0
 
@@ -238,6 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-host", action="append", default=[], help="extra Host header accepted over HTTP"
     )
     serve.add_argument("--allow-origin", action="append", default=[], help="extra Origin accepted over HTTP")
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP without session ids, for several replicas behind a load balancer (default: off)",
+    )
     serve.set_defaults(func=cmd_serve)
     tools = sub.add_parser("tools", help="list every tool with its plugin")
     tools.add_argument("--json", action="store_true")

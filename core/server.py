@@ -22,7 +22,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from .errors import MedlitError
-from .host import Host
+from .host import CORE_PLUGINS, Host
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
@@ -31,14 +31,40 @@ log = logging.getLogger("medlit.server")
 ERROR_META_KEY = "medlit/error"
 
 INSTRUCTIONS = """\
-medlit gives you the biomedical literature workflow. Typical flow: search (pubmed_search_articles,
-or eutils_esearch for any Entrez database) -> read records (pubmed_fetch_articles) -> full text
-(pubmed_fetch_fulltext, which tries PMC, then Europe PMC, then Unpaywall) -> follow citations and
-metrics -> format references (pubmed_format_citations). The eutils_* tools expose the raw NCBI
-E-utilities for every database; a History handle ({db, web_env, query_key}) returned by one of them
-can be passed unchanged to the others instead of re-sending ids. Errors carry a reason, a recovery
-hint and whether a retry can help. Large answers are cut with a notice saying how to continue
-(deferred ids, next offsets). """
+medlit gives you the biomedical literature workflow: search, read records, read full text, follow
+citations and metrics, format references. Each tool's description says when to use it and which
+sibling to use instead."""
+GENERAL = """\
+Errors carry a reason, a recovery hint and whether a retry can help. Large answers are cut with a
+notice saying how to continue (deferred ids, next offsets). """
+
+
+def instructions(host: Host) -> str:
+    """The server instructions for what is installed: the active providers, those installed but
+    off (and what turns them on), the full-text chain in order, then how answers behave."""
+    from .fulltext.describe import chain_summary
+
+    parts = [INSTRUCTIONS]
+    providers = [p for p in host.plugins.values() if p.active and p.info and p.name not in CORE_PLUGINS]
+    if providers:
+        named = [
+            p.info.title + (f" ({p.info.description.rstrip('.')})" if p.info.description else "")
+            for p in providers
+            if p.info
+        ]
+        parts.append("Providers: " + "; ".join(named) + ".")
+    off = [p for p in host.plugins.values() if p.status in ("disabled", "unconfigured") and p.waiting_on]
+    if off:
+        parts.append(
+            "Installed but off (tell the user what would turn them on): "
+            + "; ".join(f"{p.info.title if p.info else p.name} ({p.waiting_on})" for p in off)
+            + "."
+        )
+    chain = chain_summary(host)
+    if chain:
+        parts.append(chain)
+    parts.append(GENERAL)
+    return "\n".join(parts)
 
 
 def _version() -> str:
@@ -182,7 +208,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         "medlit",
         version=_version(),
         title="medlit: biomedical literature",
-        instructions=INSTRUCTIONS + fence_note(),
+        instructions=instructions(host) + fence_note(),
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -268,13 +294,35 @@ def http_app(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     path: str = "/mcp",
+    stateless: bool = False,
 ):
+    """The Streamable HTTP app, plus ``GET /health`` for load balancers. ``stateless`` issues no
+    session ids, so any replica behind a load balancer can answer any request."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
     server = build_server(host)
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=path,
         transport_security=http_security(bind, allowed_hosts, allowed_origins),
         host=bind,
+        stateless_http=stateless,
     )
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": _version(),
+                "tools": len(host.tools),
+                "plugins": {p.name: p.status for p in host.plugins.values()},
+                "stateless": stateless,
+            }
+        )
+
+    app.router.routes.insert(0, Route("/health", health, methods=["GET"]))
+    return app
 
 
 def serve_http(
@@ -284,6 +332,7 @@ def serve_http(
     port: int = 8000,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    stateless: bool = False,
 ) -> None:
     import uvicorn
 
@@ -293,7 +342,9 @@ def serve_http(
             f"{', '.join(allowed_hosts)} are accepted. There is no authentication.",
             file=sys.stderr,
         )
-    app = http_app(host, bind=bind, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+    app = http_app(
+        host, bind=bind, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, stateless=stateless
+    )
     config = uvicorn.Config(app, host=bind, port=port, log_level="warning", lifespan="on")
     anyio.run(uvicorn.Server(config).serve)
 
