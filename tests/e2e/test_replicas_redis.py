@@ -73,9 +73,13 @@ async def test_three_replicas_share_one_ncbi_budget_and_one_cache(redis_url, tmp
         orders = [records[10 * i :] + records[: 10 * i] for i in range(3)]
         procs = [
             await asyncio.create_subprocess_exec(
-                sys.executable, str(script), json.dumps(order[:20]), env=env,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            )  # fmt: skip
+                sys.executable,
+                str(script),
+                json.dumps(order[:20]),
+                env=env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
             for order in orders
         ]
         results = await asyncio.gather(*(p.communicate() for p in procs))
