@@ -1,4 +1,4 @@
-"""The ``medlit`` command line: serve, tools, plugins, call, doctor."""
+"""The ``medlit`` command line: serve, tools, plugins, call, cache, config, doctor."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import shutil
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -36,16 +39,25 @@ def _host() -> Host:
     return host
 
 
+def _quit_at_once(sig: int, frame: object) -> None:
+    sys.stderr.flush()
+    os._exit(128 + sig)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .server import quiet_sdk_warnings, serve_http, serve_stdio
+    # Until serving starts nothing is in flight: a signal ends the process at once, quietly.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _quit_at_once)
+    from .server import quiet_sdk_warnings
 
     host = _host()
     quiet_sdk_warnings()
     if args.transport == "stdio":
-        import anyio
-
-        anyio.run(serve_stdio, host)
-        return 0
+        plugins = [p.name for p in host.plugins.values() if p.active]
+        _announce(
+            f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio"
+        )
+        return _serve_stdio(host)
     from .settings import is_loopback_host
 
     if not is_loopback_host(args.host) and not args.allow_host:
@@ -55,30 +67,163 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    serve_http(
-        host,
-        bind=args.host,
-        port=args.port,
-        allowed_hosts=args.allow_host,
-        allowed_origins=args.allow_origin,
-        stateless=args.stateless,
-    )
-    return 0
+    return _serve_http(host, args)
+
+
+def _announce(message: str) -> None:
+    """One line on stderr at start-up (never stdout: under stdio it is the protocol)."""
+    from medlit import __version__
+
+    print(f"medlit {__version__}: {message}", file=sys.stderr, flush=True)
+
+
+def _serve_stdio(host: Host) -> int:
+    """Serve until stdin closes (exit 0) or the first SIGINT/SIGTERM (exit 130/143, no traceback).
+
+    The SDK reads stdin on a worker thread that a signal cannot interrupt, so after the server's
+    own cleanup (cancelling in-flight upstream requests, closing the HTTP session) the process
+    ends without waiting for that thread."""
+    from .server import serve_stdio
+
+    loop = asyncio.new_event_loop()
+    caught: list[int] = []
+
+    async def main() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(sig: int) -> None:
+            if caught:  # a second signal: leave at once
+                os._exit(128 + sig)
+            caught.append(sig)
+            task.cancel()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop, sig)
+        await serve_stdio(host)
+
+    try:
+        loop.run_until_complete(main())
+    except asyncio.CancelledError:
+        pass
+    code = 128 + caught[0] if caught else 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _serve_http(host: Host, args: argparse.Namespace) -> int:
+    """Serve over Streamable HTTP; the first SIGINT/SIGTERM stops within about a second (open
+    streams get one second to finish) with exit code 130/143 and no traceback."""
+    from .server import serve_http
+
+    caught: list[int] = []
+    running: list[object] = []
+
+    def remember(sig: int, frame: object) -> None:
+        # uvicorn handles signals while it serves and re-raises the one it handled afterwards;
+        # one arriving before it serves (or after) stops the process here.
+        caught.append(sig)
+        if not running:
+            sys.stderr.flush()
+            os._exit(128 + sig)
+        running[0].should_exit = True  # type: ignore[attr-defined]
+
+    previous = {sig: signal.signal(sig, remember) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        _announce(f"serving {len(host.tools)} tools at http://{_url_host(args.host)}:{args.port}/mcp")
+        serve_http(
+            host,
+            bind=args.host,
+            port=args.port,
+            allowed_hosts=args.allow_host,
+            allowed_origins=args.allow_origin,
+            stateless=args.stateless,
+            on_server=running.append,
+        )
+        running.clear()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 128 + caught[0] if caught else 0
+
+
+def _url_host(bind: str) -> str:
+    return f"[{bind}]" if ":" in bind else bind
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
     host = _host()
-    tools = sorted(host.tools.values(), key=lambda t: (t.plugin, t.name))
+    if args.name:
+        return _explain_tool(host, args.name)
+    states = host.tool_states()
     if args.json:
-        print(json.dumps([{"name": t.name, "plugin": t.plugin, "title": t.title} for t in tools], indent=1))
+        rows = [
+            {"name": t.name, "plugin": p.name, "title": t.title, "served": on, "why": why}
+            for t, p, on, why in states
+        ]
+        print(json.dumps(rows, indent=1))
         return 0
-    width = max((len(t.name) for t in tools), default=10)
-    for t in tools:
-        print(f"{t.name:<{width}}  {t.plugin:<10}  {t.title}")
-    inactive = [p for p in host.plugins.values() if not p.active and p.tools]
-    for p in inactive:
-        print(f"# {len(p.tools)} tool(s) of plugin {p.name} not served: {p.status} ({p.detail})")
+    width = max((len(t.name) for t, _, _, _ in states), default=10)
+    for t, p, on, _why in states:
+        if on:
+            print(f"{t.name:<{width}}  {p.name:<10}  {t.title}")
+    off = [(t, p, why) for t, p, on, why in states if not on]
+    if off:
+        print(f"# not served ({len(off)}):")
+        for t, p, why in off:
+            print(f"#   {t.name:<{width}}  {p.name:<10}  {why}")
+    if host.settings.tool_patterns:
+        print(f"# MEDLIT_TOOLS={','.join(host.settings.tool_patterns)}")
     return 0
+
+
+def _explain_tool(host: Host, name: str) -> int:
+    """Print one tool: description, arguments (type, required, default, description), an example."""
+    from .server import lean_schema
+
+    found = next(((t, p, on, why) for t, p, on, why in host.tool_states() if t.name == name), None)
+    if found is None:
+        print(f"medlit: no tool named {name!r}; `medlit tools` lists them", file=sys.stderr)
+        return 2
+    tool, plugin, on, why = found
+    print(f"{tool.name} ({plugin.name} plugin){'' if on else '  [not served: ' + why + ']'}")
+    print(f"{tool.title}\n")
+    print(tool.description + "\n")
+    schema = lean_schema(tool.input_model.model_json_schema())
+    required = set(schema.get("required", []))
+    print("Arguments:")
+    example: dict[str, object] = {}
+    for arg, spec in schema.get("properties", {}).items():
+        kind = _type_of(spec)
+        default = f", default {json.dumps(spec['default'])}" if "default" in spec else ""
+        print(f"  {arg} ({kind}{', required' if arg in required else ''}{default})")
+        if spec.get("description"):
+            print(f"      {spec['description']}")
+        if arg in required:
+            example[arg] = spec.get("examples", [None])[0] if spec.get("examples") else _placeholder(kind)
+    print(f"\nExample:\n  medlit call {tool.name} '{json.dumps(example)}'")
+    return 0
+
+
+def _type_of(spec: dict) -> str:
+    if "type" in spec:
+        kind = spec["type"]
+        if kind == "array" and isinstance(spec.get("items"), dict):
+            return f"array of {_type_of(spec['items'])}"
+        return str(kind)
+    if "enum" in spec:
+        return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in spec:
+            return " | ".join(_type_of(s) for s in spec[key] if s.get("type") != "null")
+    return "object" if "$ref" in spec else "any"
+
+
+def _placeholder(kind: str) -> object:
+    return {"string": "...", "integer": 1, "number": 1, "boolean": True}.get(
+        kind, ["..."] if "array" in kind else "..."
+    )
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
@@ -127,6 +272,12 @@ def cmd_call(args: argparse.Namespace) -> int:
         arguments = json.loads(args.arguments) if args.arguments else {}
     except ValueError as exc:
         print(f"medlit: the arguments are not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(arguments, dict):
+        print(
+            f'medlit: the arguments must be a JSON object such as \'{{"db": "pubmed"}}\', not {type(arguments).__name__}',
+            file=sys.stderr,
+        )
         return 2
 
     async def run() -> int:
@@ -230,42 +381,108 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    """Print registration snippets with the absolute path of this installation's server command,
+    which a desktop host (launched outside your shell) can find."""
+    command = shutil.which("medlit-mcp") or os.path.join(os.path.dirname(sys.executable), "medlit-mcp")
+    env = {"NCBI_EMAIL": "you@example.org"}
+    entry = {"command": command, "args": [], "env": env}
+    print("# Claude Desktop (claude_desktop_config.json) and Cursor (~/.cursor/mcp.json):")
+    print(json.dumps({"mcpServers": {"medlit": entry}}, indent=2))
+    print("\n# VS Code (.vscode/mcp.json):")
+    print(json.dumps({"servers": {"medlit": {"type": "stdio", **entry}}}, indent=2))
+    print("\n# Claude Code:")
+    print(f"claude mcp add medlit --env NCBI_EMAIL=you@example.org -- {command}")
+    return 0
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is outside 1..65535")
+    return port
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 < seconds <= 600:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0..600 seconds")
+    return seconds
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from medlit import __version__
+
+    fmt = argparse.ArgumentDefaultsHelpFormatter
     parser = argparse.ArgumentParser(
-        prog="medlit", description="medlit-mcp: an MCP server for the biomedical literature."
+        prog="medlit",
+        description="medlit-mcp: an MCP server for the biomedical literature. Without a command: serve.",
+        epilog="Settings come from the environment (NCBI_EMAIL, NCBI_API_KEY, MEDLIT_TOOLS, ...): see the README.",
+        formatter_class=fmt,
     )
-    sub = parser.add_subparsers(dest="command")
-    serve = sub.add_parser("serve", help="run the MCP server (default: stdio)")
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--version", action="version", version=f"medlit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = sub.add_parser("serve", help="run the MCP server (stdio by default)", formatter_class=fmt)
     serve.add_argument(
-        "--allow-host", action="append", default=[], help="extra Host header accepted over HTTP"
+        "--transport", choices=["stdio", "http"], default="stdio", help="how MCP clients connect"
     )
-    serve.add_argument("--allow-origin", action="append", default=[], help="extra Origin accepted over HTTP")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
+    serve.add_argument("--port", type=_port, default=8000, help="HTTP port")
     serve.add_argument(
-        "--stateless",
-        action="store_true",
-        help="HTTP without session ids, for several replicas behind a load balancer (default: off)",
-    )
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="extra Host header accepted over HTTP (repeatable; required to bind a non-loopback address)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        help="extra Origin accepted over HTTP (repeatable), e.g. https://app.example.org",
+    )  # fmt: skip
+    serve.add_argument(
+        "--stateless", action="store_true",
+        help="HTTP without session ids, for several replicas behind a load balancer",
+    )  # fmt: skip
     serve.set_defaults(func=cmd_serve)
-    tools = sub.add_parser("tools", help="list every tool with its plugin")
-    tools.add_argument("--json", action="store_true")
+    tools = sub.add_parser(
+        "tools", help="list tools (served or not, and why), or explain one", formatter_class=fmt
+    )
+    tools.add_argument(
+        "name", nargs="?", help="a tool to explain: description, arguments and an example call"
+    )
+    tools.add_argument("--json", action="store_true", help="machine-readable list")
     tools.set_defaults(func=cmd_tools)
-    plugins = sub.add_parser("plugins", help="list plugins: version, source, status, tools and tiers")
-    plugins.add_argument("--json", action="store_true")
+    plugins = sub.add_parser(
+        "plugins", help="list plugins: version, source, status, tools and tiers", formatter_class=fmt
+    )
+    plugins.add_argument("--json", action="store_true", help="machine-readable list")
     plugins.set_defaults(func=cmd_plugins)
-    call = sub.add_parser("call", help="run one tool in-process and print its text (or --json result)")
-    call.add_argument("tool")
+    call = sub.add_parser(
+        "call", help="run one tool in-process and print its text (or --json result)", formatter_class=fmt
+    )
+    call.add_argument("tool", help="tool name, e.g. eutils_einfo")
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
-    call.add_argument("--json", action="store_true")
+    call.add_argument(
+        "--json", action="store_true", help="print the structured result (or the error) as JSON"
+    )
     call.set_defaults(func=cmd_call)
-    cache = sub.add_parser("cache", help="the persistent cache: stats (entries, bytes, hit rate) or clear")
-    cache.add_argument("action", choices=["stats", "clear"])
+    cache = sub.add_parser(
+        "cache", help="the persistent cache: stats (entries, bytes, hit rate) or clear", formatter_class=fmt
+    )
+    cache.add_argument("action", choices=["stats", "clear"], help="what to do")
     cache.add_argument("--service", help="with clear: only this service's entries (e.g. ncbi)")
     cache.set_defaults(func=cmd_cache)
-    doctor = sub.add_parser("doctor", help="check configuration and reachability of each enabled upstream")
-    doctor.add_argument("--timeout", type=float, default=15.0)
+    config = sub.add_parser(
+        "config", help="print MCP host registration snippets with this installation's absolute path"
+    )
+    config.set_defaults(func=cmd_config)
+    doctor = sub.add_parser(
+        "doctor", help="check configuration and reachability of each enabled upstream", formatter_class=fmt
+    )
+    doctor.add_argument("--timeout", type=_seconds, default=15.0, help="seconds per upstream probe")
     doctor.set_defaults(func=cmd_doctor)
     return parser
 

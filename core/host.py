@@ -35,6 +35,7 @@ from .settings import (
     is_loopback_host,
     parse_bool,
     parse_number,
+    select_tool,
 )
 from .types import (
     AccessLinkProvider,
@@ -115,7 +116,34 @@ class Host:
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
-        return {t.name: t for p in self.plugins.values() if p.active for t in p.tools}
+        """The tools served: active plugins' tools that ``MEDLIT_TOOLS`` lets through."""
+        patterns = self.settings.tool_patterns
+        return {
+            t.name: t
+            for p in self.plugins.values()
+            if p.active
+            for t in p.tools
+            if select_tool(t.name, patterns)[0]
+        }
+
+    def tool_states(self) -> list[tuple[ToolSpec, PluginRecord, bool, str]]:
+        """Every declared tool with its plugin, whether it is served, and why not (or why)."""
+        out = []
+        for p in self.plugins.values():
+            for t in p.tools:
+                if not p.active:
+                    out.append(
+                        (
+                            t,
+                            p,
+                            False,
+                            f"plugin {p.name} is {p.status}" + (f" ({p.detail})" if p.detail else ""),
+                        )
+                    )
+                    continue
+                on, why = select_tool(t.name, self.settings.tool_patterns)
+                out.append((t, p, on, why))
+        return sorted(out, key=lambda x: (x[1].name, x[0].name))
 
     @property
     def resources(self) -> dict[str, ResourceSpec]:

@@ -26,6 +26,7 @@ from .host import CORE_PLUGINS, Host
 from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
+from .settings import select_tool
 from .types import ArticleRef, IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
@@ -213,15 +214,33 @@ class Runtime:
 
     def _unknown_tool(self, name: str) -> MedlitError:
         owner = self.host.owner_of_tool(name)
-        if owner is not None:
+        if owner is not None and owner.active:  # the plugin runs, but MEDLIT_TOOLS leaves the tool out
+            why = select_tool(name, self.host.settings.tool_patterns)[1]
             return MedlitError(
                 E.UNAVAILABLE,
-                f"Tool {name} belongs to the {owner.name} plugin, which is {owner.status} ({owner.detail}).",
-                f"Set {owner.waiting_on} to enable it, then restart the server." if owner.waiting_on else "",
+                f"Tool {name} is not served here: {why}.",
+                "Change MEDLIT_TOOLS to include it, then restart the server.",
+                False,
+            )
+        if owner is not None:
+            var = owner.waiting_on
+            hint = ""
+            if var:
+                hint = f"Set {var}=true" if var.endswith("_ENABLED") else f"Set {var}"
+                hint += " to enable it, then restart the server."
+            elif owner.status == "disabled":
+                hint = "Add it to MEDLIT_LOAD_PLUGINS (or unset that variable), then restart the server."
+            detail = f" ({owner.detail})" if owner.detail else ""
+            return MedlitError(
+                E.UNAVAILABLE,
+                f"Tool {name} belongs to the {owner.name} plugin, which is {owner.status}{detail}.",
+                hint,
                 False,
             )
         return E.invalid_argument(
-            f"Unknown tool {name!r}.", "Call one of: " + ", ".join(sorted(self.host.tools)), tool=name
+            f"Unknown tool {name[:80]!r}.",
+            "Call one of: " + ", ".join(sorted(self.host.tools)),
+            tool=name[:80],
         )
 
 

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import sys
 import warnings
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -333,6 +333,7 @@ def serve_http(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     stateless: bool = False,
+    on_server: Callable[[Any], None] | None = None,
 ) -> None:
     import uvicorn
 
@@ -345,8 +346,14 @@ def serve_http(
     app = http_app(
         host, bind=bind, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, stateless=stateless
     )
-    config = uvicorn.Config(app, host=bind, port=port, log_level="warning", lifespan="on")
-    anyio.run(uvicorn.Server(config).serve)
+    # Open streams get half a second to finish after a signal: shutdown stays under a second.
+    config = uvicorn.Config(
+        app, host=bind, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=0.5
+    )
+    server = uvicorn.Server(config)
+    if on_server is not None:
+        on_server(server)
+    anyio.run(server.serve)
 
 
 def quiet_sdk_warnings() -> None:

@@ -70,6 +70,7 @@ class Settings:
     # MEDLIT_BASE_URL_<SERVICE> overrides (loopback only), by the upper-cased service part.
     base_url_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     load_plugins: frozenset[str] | None = None  # MEDLIT_LOAD_PLUGINS; None loads every plugin
+    tool_patterns: tuple[str, ...] = ()  # MEDLIT_TOOLS: "pubmed_*", "-eutils_*", ...
     max_body_bytes: int = 5_000_000
     request_timeout: float = 20.0
     call_deadline: float = 50.0  # a whole tool call; hosts commonly give up at 60 s
@@ -147,6 +148,40 @@ def _load_plugins(env: Mapping[str, str]) -> frozenset[str] | None:
     return frozenset(names)
 
 
+_TOOL_PATTERN = re.compile(r"^-?[a-z0-9_*?\[\]]{1,64}$")
+
+
+def _tool_patterns(env: Mapping[str, str]) -> tuple[str, ...]:
+    raw = env.get("MEDLIT_TOOLS") or ""
+    patterns = tuple(p.strip().lower() for p in raw.split(",") if p.strip())
+    bad = [p for p in patterns if not _TOOL_PATTERN.match(p)]
+    if bad:
+        raise SettingsError(
+            f"MEDLIT_TOOLS has {bad[0]!r}, which is not a tool name pattern; use names and wildcards such as "
+            "'pubmed_*,-eutils_*'"
+        )
+    return patterns
+
+
+def select_tool(name: str, patterns: tuple[str, ...]) -> tuple[bool, str]:
+    """Whether ``MEDLIT_TOOLS`` lets a tool be served, and why. With any plain pattern only
+    matching tools are on; ``-pattern`` then switches matching ones off (the last word wins)."""
+    import fnmatch
+
+    if not patterns:
+        return True, ""
+    positive = [p for p in patterns if not p.startswith("-")]
+    on, why = (not positive), ("not selected by MEDLIT_TOOLS" if positive else "")
+    for p in patterns:
+        neg = p.startswith("-")
+        if fnmatch.fnmatchcase(name, p.lstrip("-")):
+            on, why = (
+                (not neg),
+                (f"switched off by MEDLIT_TOOLS ({p})" if neg else f"selected by MEDLIT_TOOLS ({p})"),
+            )
+    return on, why
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the environment once. Raises :class:`SettingsError` on a refused configuration."""
     env = dict(os.environ if environ is None else environ)
@@ -160,6 +195,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         env=MappingProxyType(env),
         base_url_overrides=MappingProxyType(_base_url_overrides(env)),
         load_plugins=_load_plugins(env),
+        tool_patterns=_tool_patterns(env),
         max_body_bytes=int(parse_number(env, "MEDLIT_MAX_BODY_BYTES", 5_000_000, 10_000, 500_000_000)),
         request_timeout=parse_number(env, "MEDLIT_REQUEST_TIMEOUT", 20.0, 0.05, 600.0),
         call_deadline=parse_number(env, "MEDLIT_CALL_DEADLINE", 50.0, 0.1, 3600.0),

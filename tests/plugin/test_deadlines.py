@@ -1,0 +1,46 @@
+"""A whole tool call answers within the host's patience: one deadline for all its requests, progress
+while it waits on retries, and a typed error that says what happened when time runs out."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from medlit.core.settings import load_settings
+
+pytestmark = pytest.mark.anyio
+
+
+def test_defaults_fit_a_60_second_host():
+    s = load_settings({})
+    assert s.call_deadline < 60 and s.request_timeout * 2 < s.call_deadline
+
+
+async def test_an_upstream_that_never_answers_gives_a_typed_error_before_the_deadline(make_runtime, fake):
+    fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=4)  # longer than the deadline
+    seen: list[str] = []
+
+    async def progress(done, total=None, message=None):
+        seen.append(message or "")
+
+    async with make_runtime(
+        MEDLIT_CALL_DEADLINE="2.5", MEDLIT_REQUEST_TIMEOUT="1", MEDLIT_BACKOFF_BASE="0.05"
+    ) as rt:
+        started = time.monotonic()
+        out = await rt.call("eutils_einfo", {"db": "pubmed"}, progress)
+        took = time.monotonic() - started
+    assert out.is_error and out.error.reason == "ncbi_deadline_exceeded" and out.error.retryable
+    assert "attempt" in out.error.message and "Nothing was returned" in out.error.recovery
+    assert took < 2.5 + 1.0  # the typed error, not the host's own timeout
+    assert any("retrying in" in m for m in seen)  # clients that reset their timeout on progress keep waiting
+
+
+async def test_retries_fit_inside_the_call_deadline(make_runtime, fake):
+    fake.fault("503", "ncbi", "einfo.fcgi", times=99)
+    async with make_runtime(
+        MEDLIT_CALL_DEADLINE="1.5", MEDLIT_BACKOFF_BASE="0.6", MEDLIT_MAX_RETRIES="10"
+    ) as rt:
+        started = time.monotonic()
+        out = await rt.call("eutils_einfo", {"db": "pubmed"})
+    assert out.is_error and time.monotonic() - started < 1.5 + 1.0
