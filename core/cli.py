@@ -297,6 +297,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .runtime import Runtime
 
     host = _host()
+    logging.getLogger().setLevel(logging.WARNING)  # the report is stdout; no request chatter on stderr
     s = host.settings
     print("Configuration")
     print(f"  body cap: {s.max_body_bytes:,} bytes   call deadline: {s.call_deadline:g}s")

@@ -786,6 +786,10 @@ class UpstreamClient:
                     E.INVALID_RESPONSE, f"{cfg.label} sent an incomplete answer ({type(exc).__name__})"
                 )
             ) from None
+        except aiohttp.ClientConnectorDNSError:  # a name that does not resolve will not in a second either
+            raise self._fail(
+                E.UNREACHABLE, f"{cfg.label} could not be reached: its host name does not resolve"
+            ) from None
         except aiohttp.ClientError as exc:
             raise _Retry(
                 self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
