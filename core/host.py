@@ -398,37 +398,49 @@ def _hosts_for(base_url: str, extra: Iterable[str]) -> frozenset[str]:
 
 
 def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, ServiceRecord]:
-    """Resolve every active plugin's services: the loopback override, the rate (a group shares
-    the lowest), identification and headers from the plugin's own settings."""
+    """Resolve every active plugin's services: the loopback override, the rate, identification and
+    headers from the plugin's own settings. A ``rate_setting`` may lower a rate, and raise it past
+    the service's own limit only while every service of its pacing group points at loopback; a
+    service slower than its group (a lane) never goes past its own limit."""
+    active = [(p, spec) for p in records if p.active and p.info is not None for spec in p.services]
+    configs = {p.name: _plugin_config(p.info, settings) for p, _ in active if p.info is not None}
+    declared = {spec.name: float(_resolve(spec.rate, configs[p.name])) for p, spec in active}
+    group_max: dict[str, float] = {}
+    group_fake: dict[str, bool] = {}
+    for _, spec in active:
+        group_max[spec.group] = max(group_max.get(spec.group, 0.0), declared[spec.name])
+        fake = settings.base_url_override(spec.name) is not None
+        group_fake[spec.group] = group_fake.get(spec.group, True) and fake
     out: dict[str, ServiceRecord] = {}
-    for p in records:
-        if not p.active or p.info is None:
-            continue
-        config = _plugin_config(p.info, settings)
-        for spec in p.services:
-            override = settings.base_url_override(spec.name)
-            base = (override or spec.base_url).rstrip("/")
-            declared = float(_resolve(spec.rate, config))
-            rate = declared
-            if spec.rate_setting and settings.get(spec.rate_setting):
-                try:
-                    rate = parse_number(settings.env, spec.rate_setting, declared, 0.01, 1000.0)
-                except SettingsError as exc:
-                    raise HostError(str(exc)) from None
-                if rate > declared and not override:
-                    raise HostError(
-                        f"{spec.rate_setting}={rate:g} exceeds {spec.title}'s limit of {declared:g} requests/s; "
-                        f"only allowed with {settings_var_for(spec.name)} pointing at a loopback fake"
-                    )
-            out[spec.name] = ServiceRecord(
-                spec=spec,
-                base_url=base,
-                overridden=override is not None,
-                rate=rate,
-                identify=dict(_resolve(spec.identify, config)),
-                headers=dict(_resolve(spec.headers, config)),
-                allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
-            )
+    for p, spec in active:
+        config = configs[p.name]
+        override = settings.base_url_override(spec.name)
+        base = (override or spec.base_url).rstrip("/")
+        rate = declared[spec.name]
+        if spec.rate_setting and settings.get(spec.rate_setting):
+            try:
+                asked = parse_number(settings.env, spec.rate_setting, rate, 0.01, 1000.0)
+            except SettingsError as exc:
+                raise HostError(str(exc)) from None
+            if group_fake[spec.group]:
+                rate = asked
+            elif asked > group_max[spec.group]:
+                fakes = ", ".join(settings_var_for(s.name) for _, s in active if s.group == spec.group)
+                raise HostError(
+                    f"{spec.rate_setting}={asked:g} exceeds {spec.title}'s limit of {group_max[spec.group]:g} "
+                    f"requests/s; only allowed with {fakes} pointing at a loopback fake"
+                )
+            else:
+                rate = min(asked, rate)
+        out[spec.name] = ServiceRecord(
+            spec=spec,
+            base_url=base,
+            overridden=override is not None,
+            rate=rate,
+            identify=dict(_resolve(spec.identify, config)),
+            headers=dict(_resolve(spec.headers, config)),
+            allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
+        )
     return out
 
 

@@ -53,6 +53,7 @@ class Pacer:
 
     def __init__(self, rate: float, headroom: float = 0.85, max_queue: int = 64) -> None:
         self.rate = rate
+        self.headroom = headroom
         self.interval = 1.0 / (rate * headroom)
         self.max_queue = max_queue
         self._last = float("-inf")
@@ -64,11 +65,21 @@ class Pacer:
     def cooldown(self, seconds: float) -> None:
         self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
 
-    def earliest(self, now: float) -> float:
-        """The first moment the next request may leave."""
-        return max(now, self._last + self.interval, self._cooldown_until)
+    def earliest(self, now: float, lane: float | None = None) -> float:
+        """The first moment the next request may leave. A request of a ``lane`` slower than the
+        group (a service without the key that raises the group's limit, e.g. NCBI's ID converter)
+        also waits until the whole group sent fewer than ``lane`` requests in the trailing window:
+        the service judges an unkeyed request against everything the address sent."""
+        at = max(now, self._last + self.interval, self._cooldown_until)
+        if lane is not None and lane < self.rate:
+            window = 1.0 / self.headroom
+            limit = max(1, int(lane))
+            recent = [t for t in self.sends if t > at - window]
+            if len(recent) >= limit:
+                at = max(at, recent[-limit] + window)
+        return at
 
-    async def acquire(self, deadline: float, service: str) -> None:
+    async def acquire(self, deadline: float, service: str, lane: float | None = None) -> None:
         """Wait until this caller may send, then record the send. Raises ``queue_full`` when the
         queue is full or the caller could not send before ``deadline``."""
         if self.waiting >= self.max_queue:
@@ -87,7 +98,7 @@ class Pacer:
             try:
                 while True:  # re-checked after every sleep: a 429 may have opened a cooldown meanwhile
                     now = time.monotonic()
-                    at = self.earliest(now)
+                    at = self.earliest(now, lane)
                     if at > deadline:
                         raise queue_full(
                             service, f"the {service} request queue cannot start this call before its deadline"
@@ -96,7 +107,7 @@ class Pacer:
                         break
                     await asyncio.sleep(at - now)
                 self._last = time.monotonic()
-                self.sends = [t for t in self.sends if self._last - t < 1.0] + [self._last]
+                self.sends = [t for t in self.sends if self._last - t < 2.0] + [self._last]
             finally:
                 self._lock.release()
         finally:
@@ -129,6 +140,7 @@ class ServiceConfig:
     title: str = ""  # how messages name the service ("NCBI E-utilities")
     headers: Mapping[str, str] = field(default_factory=dict)  # sent with every request
     max_retries: int | None = None  # None: MEDLIT_MAX_RETRIES
+    lane: float | None = None  # this service's own limit when below its pacing group's
     cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
     record_rules: tuple[RecordRule, ...] = ()
     get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
@@ -696,7 +708,7 @@ class UpstreamClient:
                 self._queued -= 1
             try:
                 if self.pacer is not None:
-                    await self.pacer.acquire(deadline, cfg.name)
+                    await self.pacer.acquire(deadline, cfg.name, cfg.lane)
                 resp = await self._send(method, url, query, form, deadline, headers)
             finally:
                 self._sem.release()

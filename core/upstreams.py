@@ -25,13 +25,14 @@ def build_clients(
     session: aiohttp.ClientSession, host: Host, cache: Cache | None = None
 ) -> dict[str, UpstreamClient]:
     """One client per declared service of an active plugin; services of one pacing group share one
-    :class:`Pacer` at the lowest rate any of them declares (NCBI counts requests per IP)."""
+    :class:`Pacer` at the group's highest rate (NCBI counts requests per IP), and a service whose
+    own limit is lower paces as a slower lane of it (see :meth:`Pacer.earliest`)."""
     settings = host.settings
     redactor = Redactor(host.secrets)
     group_rates: dict[str, float] = {}
     for rec in host.services.values():
         group = rec.spec.group
-        group_rates[group] = min(group_rates.get(group, rec.rate), rec.rate)
+        group_rates[group] = max(group_rates.get(group, rec.rate), rec.rate)
     shared = cache.setting.target if cache is not None and cache.setting.kind == "redis" else None
     pacers: dict[str, Any] = {}
     for group, rate in group_rates.items():
@@ -58,6 +59,7 @@ def build_clients(
             title=spec.title,
             headers=rec.headers,
             max_retries=spec.max_retries,
+            lane=rec.rate if rec.rate < group_rates[spec.group] else None,
             cache_rules=spec.cache,
             record_rules=spec.records,
             get_only=spec.get_only,

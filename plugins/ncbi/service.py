@@ -102,6 +102,12 @@ def rate(config: PluginConfig) -> float:
     return RATE_KEYED if config.get("NCBI_API_KEY") else RATE_UNKEYED
 
 
+def idconv_rate(config: PluginConfig) -> float:
+    """The ID converter takes no key: its requests are judged at the unkeyed limit against
+    everything the address sent, so it is a slower lane of the NCBI group."""
+    return RATE_UNKEYED
+
+
 def _identity(config: PluginConfig) -> dict[str, str]:
     out = {"tool": config.get("NCBI_TOOL") or DEFAULT_TOOL}
     if config.get("NCBI_EMAIL"):
@@ -148,7 +154,7 @@ SERVICES = (
         title="the PMC ID Converter",
         base_url=IDCONV_URL,
         hosts=("pmc.ncbi.nlm.nih.gov", "www.ncbi.nlm.nih.gov"),
-        rate=rate,
+        rate=idconv_rate,
         pacing_group="ncbi",
         rate_setting="MEDLIT_NCBI_RATE",
         identify=idconv_identity,

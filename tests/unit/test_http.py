@@ -482,3 +482,24 @@ async def test_the_call_deadline_caps_every_request_of_a_tool_call(clients, fake
         CALL_DEADLINE.reset(token)
     assert time.monotonic() - started < 1.5
     assert info.value.reason == "ncbi_deadline_exceeded" and "attempt" in info.value.message
+
+
+async def test_a_slower_lane_waits_until_the_whole_group_sent_fewer_than_its_limit():
+    """With an API key NCBI allows 10 a second, but the ID converter (no key) is judged at 3
+    against everything the address sent: its requests wait for the group's trailing window."""
+    pacer = Pacer(rate=10.0)
+    far = time.monotonic() + 30
+    for _ in range(4):
+        await pacer.acquire(far, "ncbi")
+    await pacer.acquire(far, "idconv", lane=3.0)
+    sent = pacer.sends[-1]
+    window = 1 / pacer.headroom
+    assert sum(1 for t in pacer.sends[:-1] if t > sent - window) < 3
+
+
+async def test_the_id_converter_is_a_slower_lane_of_the_keyed_ncbi_group(fake):
+    async with aiohttp.ClientSession() as session:
+        env = fake.env(NCBI_API_KEY="k")
+        clients = build_clients(session, load_host(load_settings(env)))
+    assert clients["ncbi"].pacer is clients["idconv"].pacer and clients["ncbi"].pacer.rate == 10
+    assert clients["idconv"].config.lane == 3 and clients["ncbi"].config.lane is None

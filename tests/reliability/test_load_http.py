@@ -1,0 +1,20 @@
+"""Load over Streamable HTTP: 50 concurrent sessions doing a realistic mix against a fake that
+enforces NCBI's limits (keyed here, 10 requests/s, to keep the suite fast; the benchmark runs the
+unkeyed 3): no failed call, no rate violation, no memory growth between two rounds. Latency
+percentiles are recorded by benchmarks/bench_load_http.py, not asserted."""
+
+from __future__ import annotations
+
+import pytest
+from load_http import run_load
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+async def test_fifty_sessions_draw_no_failure_and_no_rate_violation():
+    result = await run_load(sessions=50, rounds=2, keyed=True, time_limit=100)
+    assert result.calls == 50 * 3 * 2
+    assert result.failed == []
+    assert result.rate_violations == 0
+    first, second = result.rss_kib
+    assert second <= first * 1.10 + 4096, f"server RSS grew from {first} to {second} KiB between rounds"
