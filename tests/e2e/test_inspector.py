@@ -56,7 +56,7 @@ async def test_inspector_list_and_calls(fake):
         '{"db":"pubmed"}',
     )
     assert bad.returncode == 5  # isError: true, and nothing else (a schema complaint exits 1)
-    assert json.loads(bad.stdout)["result"]["_meta"]["medlit/error"]["reason"] == "ncbi_unreachable"
+    assert json.loads(bad.stdout)["result"]["_meta"]["medlit/error"]["reason"] == "ncbi_server_error"
 
 
 async def _run(fn, *args):

@@ -42,8 +42,8 @@ async def check_fault(client: Client) -> None:
     result = await client.call_tool("eutils_einfo", {"db": "pubmed"})
     assert result.is_error
     err = result.meta["medlit/error"]
-    assert err["reason"] == "ncbi_unreachable" and err["retryable"] is True and err["recovery"]
-    assert "ncbi_unreachable" in result.content[0].text
+    assert err["reason"] == "ncbi_server_error" and err["retryable"] is True and err["recovery"]
+    assert "ncbi_server_error" in result.content[0].text
     assert result.structured_content is None  # never a payload that fails outputSchema
 
 
