@@ -45,9 +45,14 @@ from medlit.core.render import TEXT_LIMIT
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 from medlit.core.xml import parse_xml
-from medlit.plugins.ncbi.pubmed_common import RECORD_CACHE_KEY
-from medlit.plugins.ncbi.pubmed_fetch import FetchArticlesInput, FetchArticlesOutput, render_fetch, to_output
-from medlit.plugins.ncbi.pubmed_parse import parse_pubmed_xml
+from medlit.plugins.ncbi.client import RECORD_CACHE_KEY
+from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
+from medlit.plugins.ncbi.tools.pubmed_fetch import (
+    FetchArticlesInput,
+    FetchArticlesOutput,
+    render_fetch,
+    to_output,
+)
 
 from corpus import corpus_glob, corpus_root
 from fake_upstream import FakeUpstream, Req, xml_response
@@ -212,7 +217,7 @@ async def measure(label: str, step: Step, efetch: CachedEfetch, *, paced: bool, 
             for _ in range(1 if paced else runs):
                 fake.requests.clear()
                 efetch.sizes.clear()
-                rt.cache.pop(RECORD_CACHE_KEY, None)  # each run starts cold; within a run, reuse counts
+                rt.caches.get("ncbi", {}).pop(RECORD_CACHE_KEY, None)  # each run cold; within a run, reuse counts
                 t = time.perf_counter()
                 res = await step(rt)
                 walls.append(time.perf_counter() - t)

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 import pluggy
 
 from .types import (
+    AccessLinkProvider,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -45,7 +46,8 @@ def medlit_plugin_info() -> PluginInfo:
 
     Required. ``name`` must equal the entry-point name. A required setting that is unset makes
     the plugin ``unconfigured``: its tools are not listed and its tiers report
-    ``not-attempted`` naming the variable.
+    ``not-attempted`` naming the variable. Settings required only in combination (one of two
+    variables) are checked by ``check_settings`` (see :class:`~medlit.core.types.PluginInfo`).
 
     Example::
 
@@ -146,8 +148,29 @@ def medlit_metadata_providers() -> Iterable[MetadataProvider]:
 
 
 @hookspec
+def medlit_access_links() -> Iterable[AccessLinkProvider]:
+    """Declare builders of access links (a library's OpenURL resolver, an interlibrary-loan form)
+    for articles no full-text tier served. ``build(refs, ctx)`` returns ``{ref.key: url}`` for the
+    articles it can link; it builds URLs and never fetches them. Core's full-text tool asks the
+    active providers by ``order`` for its unavailable articles and adds the first link per article
+    as ``institutionalLink``; a provider that fails or times out only costs its links.
+
+    Example::
+
+        @hookimpl
+        def medlit_access_links():
+            return [AccessLinkProvider(name="openurl", order=10, build=resolver_links)]
+    """
+
+
+@hookspec
 def medlit_related_providers() -> Iterable[RelatedProvider]:
     """Declare sources of related articles (similar, cited by, references), tried by ``order``.
+
+    ``resolve(query, ctx)`` gets a :class:`~medlit.core.types.RelatedQuery` (source PMID, kind,
+    ``offset``/``limit`` window) and returns a :class:`~medlit.core.types.RelatedResult`. Core's
+    ``pubmed_find_related`` asks the active providers of the requested kind in order: the first
+    non-empty answer wins; an empty one (``total == 0``) or a raised error passes to the next.
 
     Example::
 
@@ -192,6 +215,7 @@ HOOK_NAMES = (
     "medlit_fulltext_tiers",
     "medlit_id_resolvers",
     "medlit_metadata_providers",
+    "medlit_access_links",
     "medlit_related_providers",
     "medlit_resources",
     "medlit_prompts",

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from .text import strip_invisible
 from .types import IdKind
 
 ID_KINDS: tuple[IdKind, ...] = ("pmcid", "pmid", "doi")
@@ -44,10 +45,10 @@ _DOI_PREFIX = re.compile(
     r"^(?:doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/|https?://(?:www\.)?doi\.org/)", re.IGNORECASE
 )
 _DOI = re.compile(r"^10\.\d{3,9}(?:\.\d+)*/\S+$")
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u2060\ufeff\u00ad]")
 # DOIs may legally hold commas or semicolons, so a DOI string is split only where the next
 # piece itself starts like a DOI.
 _DOI_SPLIT = re.compile(r"\s*[,;]\s*(?=(?:doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/)?10\.)|\s+", re.I)
+_ORCID = re.compile(r"(?<!\d)(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dXx])(?![\dXx])")
 _LABEL = re.compile(r"\b(pmid|pmcid|pubmed|doi)\s*:\s*", re.IGNORECASE)
 _NUMERIC_SPLIT = re.compile(r"[\s,;|]+")
 
@@ -67,7 +68,7 @@ class Identifier:
 
 def clean(value: str) -> str:
     """Strip whitespace, invisible characters and surrounding quotes/brackets."""
-    text = _INVISIBLE.sub("", str(value)).strip()
+    text = strip_invisible(str(value)).strip()
     return text.strip("\"'<>").strip()
 
 
@@ -120,6 +121,16 @@ def normalize_doi(value: str) -> str:
     return stripped.lower()
 
 
+def normalize_orcid(value: str) -> str:
+    """An ORCID iD as ``0000-0002-1825-0097`` (check character upper-cased) from the shapes
+    records carry: ``https://orcid.org/...``, ``ORCID: ...``, with or without hyphens or spaces.
+    The check character is not verified (records are passed on as their source spells them)."""
+    match = _ORCID.search(re.sub(r"\s+", "", clean(value)))
+    if not match:
+        raise IdentifierError(f"{value!r} is not an ORCID iD; ORCID iDs read like '0000-0002-1825-0097'")
+    return "-".join(match.groups()).upper()
+
+
 NORMALIZERS = {"pmcid": normalize_pmcid, "pmid": normalize_pmid, "doi": normalize_doi}
 
 
@@ -155,7 +166,7 @@ def split_packed(kind: IdKind, value: str) -> list[str]:
     PMIDs and PMCIDs split on whitespace, commas, semicolons and pipes. DOIs split on
     whitespace, and on a comma or semicolon only where a DOI starts after it (DOIs may contain
     commas). A string holding one id comes back as a one-item list."""
-    text = _INVISIBLE.sub("", str(value)).strip()
+    text = strip_invisible(str(value)).strip()
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     text = _LABEL.sub(lambda m: m.group(1) + ":", text)  # "PMID: 1" is one id, not two pieces

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from medlit.core.identifiers import IdentifierError, normalize_orcid
 from medlit.core.jats_models import (
     ArticleIds,
     Asset,
@@ -31,6 +32,7 @@ from medlit.core.jats_models import (
     Table,
     TablePart,
 )
+from medlit.core.mathml import flatten_mathml
 from medlit.core.xml import XMLSyntaxError, localname, parse_xml
 
 __all__ = ["read_jats"]
@@ -85,7 +87,6 @@ _SECONDARY_ABSTRACTS = {
     "web-summary", "lay-summary", "plain-language-summary", "editor-summary", "short", "video",
 }  # fmt: skip
 _BULLETS = {"•", "·", "◦", "▪", "–", "-", "*", "○", "●", "■", "□"}
-_SPACED_OPS = {"=", "+", "−", "-", "×", "·", "<", ">", "≤", "≥", "±", "÷", "≈", "≠", "→", "∈", "|"}
 _ROMAN = tuple(zip((1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1),
                    "M CM D CD C XC L XL X IX V IV I".split(), strict=True))  # fmt: skip
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
@@ -338,61 +339,7 @@ def _tex(el: Element, *, display: bool = False) -> str:
 
 
 def _mathml(el: Element) -> str:
-    alt = el.get("alttext")
-    text = _clean(_mml(el))
-    return text or _clean(alt or "")
-
-
-def _wrap(text: str) -> str:
-    text = text.strip()
-    return text if re.fullmatch(r"[\w.,′'∗*]+", text) else f"({text})"
-
-
-def _mml(el: Element) -> str:
-    name = _name(el)
-    kids = list(_elements(el))
-    if name in ("mi", "mn", "mtext", "ms"):
-        return _clean("".join(el.itertext()))
-    if name == "mo":
-        op = _clean("".join(el.itertext()))
-        return f" {op} " if op in _SPACED_OPS else op
-    if name == "mspace":
-        return " "
-    if name in (
-        "annotation",
-        "annotation-xml",
-        "mphantom",
-        "none",
-        "mprescripts",
-        "maligngroup",
-        "malignmark",
-    ):
-        return ""
-    if name == "semantics":
-        return _mml(kids[0]) if kids else ""
-    parts = [_mml(k) for k in kids]
-    if name in ("msup", "msub", "munder", "mover") and len(parts) >= 2:
-        if name == "mover" and (el.get("accent") == "true") and len(parts[1].strip()) == 1:
-            return parts[0] + parts[1].strip()
-        mark = "^" if name in ("msup", "mover") else "_"
-        return f"{parts[0]}{mark}{_wrap(parts[1])}"
-    if name in ("msubsup", "munderover") and len(parts) >= 3:
-        return f"{parts[0]}_{_wrap(parts[1])}^{_wrap(parts[2])}"
-    if name == "mfrac" and len(parts) >= 2:
-        return f"({parts[0].strip()})/({parts[1].strip()})"
-    if name == "msqrt":
-        return f"√({''.join(parts).strip()})"
-    if name == "mroot" and len(parts) >= 2:
-        return f"√[{parts[1].strip()}]({parts[0].strip()})"
-    if name == "mfenced":
-        seps = (el.get("separators") or ",").strip() or ","
-        inner = seps[0].join(p.strip() for p in parts)
-        return f"{el.get('open', '(')}{inner}{el.get('close', ')')}"
-    if name == "mtable":
-        return "[" + "; ".join(p.strip() for p in parts) + "]"
-    if name in ("mtr", "mlabeledtr"):
-        return ", ".join(p.strip() for p in parts)
-    return "".join(parts) if kids else "".join(el.itertext())
+    return flatten_mathml(el)  # JATS writes plain <sup> as "^x" (see _inline): the caret convention
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1198,9 +1145,10 @@ def _orcid(contrib: Element) -> str | None:
         h for e in contrib.iter() if isinstance(e.tag, str) and "orcid.org" in (h := _href(e) or "")
     ]
     for value in candidates:
-        match = re.search(r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]", value)
-        if match:
-            return match.group(0).upper()
+        try:
+            return normalize_orcid(value)
+        except IdentifierError:
+            continue
     return None
 
 

@@ -1,22 +1,28 @@
-"""The full-text resolution chain: runs the tiers plugins declare, in order, and reports every one.
+"""The full-text resolution chain: runs the tiers and ID resolvers plugins declare, in order, and
+reports every step.
 
-The chain knows no tier by name. It takes the tiers from ``host.tiers()`` (sorted by ``order``
-after ``MEDLIT_TIER_ORDER_<NAME>`` overrides) and, for each tier in turn:
+The chain knows no tier or resolver by name. It takes the tiers from ``host.tiers()`` (sorted by
+``order`` after ``MEDLIT_TIER_ORDER_<NAME>`` overrides) and the resolvers from
+``host.resolvers()``, folds refs that name one article, and for each tier in turn:
 
 - a tier whose plugin is not active (switched off, unconfigured) is ``not-attempted`` for every
   unresolved article, with a detail naming the variable it waits on; when the article carries
-  an identifier that tier accepts, the tier is listed in ``unqueried`` (a deployment with it
-  configured might resolve the article);
-- an active tier is called once with every still-unresolved article that carries one of its
+  an identifier that tier accepts, or one a declared resolver could turn into such an identifier,
+  the tier is listed in ``unqueried`` (a deployment with it configured might serve the article);
+- before an active tier, the pending articles that lack every identifier it accepts are given
+  to the resolvers (by ``order``) that provide one of those kinds and accept an identifier the
+  article carries. A resolver runs at most once per article (all such articles in one call) and
+  its outcome joins the article's report like a tier's. Refs the new identifiers show to name
+  one article are folded together;
+- the tier is then called once with every still-unresolved article that carries one of its
   ``accepts`` identifiers, under its own ``timeout``; an exception or a timeout becomes
-  ``service-error`` for exactly those articles and the chain goes on;
-- an article the tier cannot be asked about (it lacks every accepted identifier) gets the
-  caller's *note* for that identifier kind when there is one (e.g. "the ID converter found no
-  PMC copy" -> ``miss``), else ``not-attempted``.
+  ``service-error`` for exactly those articles and the chain goes on. An article it still cannot
+  be asked about is ``not-attempted`` for it.
 
-Tiers may fill in identifiers on the :class:`ArticleRef` they are given (a DOI read from a
+Steps may fill in identifiers on the :class:`ArticleRef` they are given (a DOI read from a
 front-matter-only record is carried to later tiers). After the last tier every article is
-either a hit or has an ``unavailable`` reason: the most specific signal any tier reported.
+either a hit (its payload stamped with the tier that served it) or has an ``unavailable``
+reason: the most specific signal any step reported.
 """
 
 from __future__ import annotations
@@ -24,20 +30,45 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from functools import partial
+from typing import Any, Literal, get_args
 
+from . import errors as E
 from .errors import MedlitError
 from .identifiers import ID_KINDS
-from .types import ArticleRef, FulltextTier, TierOutcomeKind, TierResult, ToolContext
+from .types import (
+    ArticleRef,
+    ExtractedTextArticle,
+    FulltextTier,
+    IdResolver,
+    StructuredArticle,
+    TierOutcomeKind,
+    TierResult,
+    ToolContext,
+)
 
 log = logging.getLogger("medlit.resolution")
 
 OUTCOMES: frozenset[str] = frozenset(get_args(TierOutcomeKind))
 
-# The ``unavailable`` reason each tier outcome stands for.
-REASON_OF: dict[str, str] = {
+# -- the vocabulary: a step's outcome (TierOutcomeKind, core/types.py) -> the ``unavailable``
+#    reason it stands for. The values are the tool's published output vocabulary: they keep
+#    their historical spellings (two name the sources they were first written for).
+UnavailableReason = Literal[
+    "not-found",
+    "no-pmc-fallback-disabled",
+    "no-epmc-fulltext",
+    "no-body",
+    "no-doi",
+    "doi-lookup-failed",
+    "no-oa",
+    "fetch-failed",
+    "parse-failed",
+    "service-error",
+]
+REASON_OF: dict[TierOutcomeKind, UnavailableReason] = {
     "miss": "not-found",
     "no-fulltext": "no-epmc-fulltext",
     "no-body": "no-body",
@@ -50,8 +81,8 @@ REASON_OF: dict[str, str] = {
 }
 # Most specific first: a settled fact about the record (it exists but has no body; it has no
 # open-access copy) beats a failure, a transient failure beats a "not found" that a failing
-# tier might have contradicted.
-SPECIFICITY: tuple[str, ...] = (
+# step might have contradicted.
+SPECIFICITY: tuple[UnavailableReason, ...] = (
     "no-body",
     "no-oa",
     "no-epmc-fulltext",
@@ -62,13 +93,19 @@ SPECIFICITY: tuple[str, ...] = (
     "no-doi",
     "not-found",
 )
-ALL_SKIPPED = "no-pmc-fallback-disabled"
+# No step could be asked about the article (every source that might serve it is off).
+ALL_SKIPPED: UnavailableReason = "no-pmc-fallback-disabled"
 
-Note = tuple[TierOutcomeKind, str]  # (outcome, detail) for a tier that cannot be asked
+# One vocabulary: every outcome but these two has a reason, every reason is ranked.
+assert set(REASON_OF) == OUTCOMES - {"hit", "not-attempted"}, "REASON_OF must cover every outcome"
+assert {*SPECIFICITY, ALL_SKIPPED} == set(get_args(UnavailableReason)), "SPECIFICITY must rank every reason"
+assert set(REASON_OF.values()) <= set(SPECIFICITY)
 
 
 @dataclass
 class TierAttempt:
+    """One step of an article's report: a tier or an ID resolver, its outcome and why."""
+
     tier: str
     outcome: TierOutcomeKind
     detail: str = ""
@@ -90,7 +127,8 @@ class Resolution:
     served_by: str | None = None  # tier name of the hit
     unqueried: list[str] = field(default_factory=list)  # inactive tiers that could have served it
     waiting_on: dict[str, str] = field(default_factory=dict)  # tier -> variable it waits on
-    reason: str | None = None  # set when unresolved
+    reason: UnavailableReason | None = None  # set when unresolved
+    resolvers_run: set[str] = field(default_factory=set)  # resolver names already given this article
 
     @property
     def resolved(self) -> bool:
@@ -100,8 +138,10 @@ class Resolution:
 @dataclass
 class ChainResult:
     resolutions: list[Resolution]
-    errors: list[MedlitError] = field(default_factory=list)  # upstream errors tiers raised
-    tiers_run: list[str] = field(default_factory=list)
+    # Why steps failed as a whole, in the order they failed: what they raised, or the chain's
+    # own account of a timeout or a broken answer. The tool's all-failed error quotes the first.
+    errors: list[MedlitError] = field(default_factory=list)
+    tiers_run: list[str] = field(default_factory=list)  # tiers and resolvers that were called
 
     @property
     def hits(self) -> list[Resolution]:
@@ -112,8 +152,8 @@ class ChainResult:
         return [r for r in self.resolutions if not r.resolved]
 
     def all_failed_for_service_reasons(self) -> bool:
-        """True when nothing resolved and every tier that was asked failed with a service error
-        (a settled answer such as ``miss`` or ``no-body`` from any tier makes this False)."""
+        """True when nothing resolved and every step that was asked failed with a service error
+        (a settled answer such as ``miss`` or ``no-body`` from any step makes this False)."""
         if not self.resolutions or self.hits:
             return False
         attempted = [a for r in self.resolutions for a in r.tried if a.outcome != "not-attempted"]
@@ -122,7 +162,7 @@ class ChainResult:
 
 # -- merging ids that name one article --------------------------------------------------------
 def _id_values(ref: ArticleRef) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     for kind in ID_KINDS:
         value = getattr(ref, kind)
         if value:
@@ -130,11 +170,9 @@ def _id_values(ref: ArticleRef) -> list[tuple[str, str]]:
     return out
 
 
-def merge_refs(refs: Sequence[ArticleRef]) -> tuple[list[ArticleRef], dict[str, str]]:
-    """Fold refs that share any identifier (same PMCID, PMID or DOI, DOIs compared
-    case-insensitively) into one, keeping the first ref's key and order and the union of ids and
-    requested spellings. Returns the merged refs and a map from every input key to the key of
-    the ref it was folded into."""
+def _groups(refs: Sequence[ArticleRef]) -> list[list[int]]:
+    """Indexes of refs that share any identifier (DOIs compared case-insensitively), grouped,
+    each group in input order, groups ordered by their first member."""
     parent = list(range(len(refs)))
 
     def find(i: int) -> int:
@@ -152,61 +190,124 @@ def merge_refs(refs: Sequence[ArticleRef]) -> tuple[list[ArticleRef], dict[str, 
                     parent[max(a, b)] = min(a, b)
             else:
                 seen[ident] = i
-    merged: dict[int, ArticleRef] = {}
+    groups: dict[int, list[int]] = {}
+    for i in range(len(refs)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _absorb(target: ArticleRef, other: ArticleRef) -> None:
+    for kind in ID_KINDS:
+        if getattr(target, kind) is None and getattr(other, kind):
+            setattr(target, kind, getattr(other, kind))
+    target.requested = target.requested + tuple(r for r in other.requested if r not in target.requested)
+
+
+def merge_refs(refs: Sequence[ArticleRef]) -> tuple[list[ArticleRef], dict[str, str]]:
+    """Fold refs that share any identifier (same PMCID, PMID or DOI, DOIs compared
+    case-insensitively) into one, keeping the first ref's key and order and the union of ids and
+    requested spellings. Returns the merged refs and a map from every input key to the key of
+    the ref it was folded into."""
+    merged: list[ArticleRef] = []
     alias: dict[str, str] = {}
-    for i, ref in enumerate(refs):
-        root = find(i)
-        if root not in merged:
-            merged[root] = ArticleRef(
-                key=refs[root].key,
-                pmcid=ref.pmcid,
-                pmid=ref.pmid,
-                doi=ref.doi,
-                requested=tuple(ref.requested),
-            )
-        else:
-            target = merged[root]
-            for kind in ID_KINDS:
-                if getattr(target, kind) is None and getattr(ref, kind):
-                    setattr(target, kind, getattr(ref, kind))
-            target.requested = target.requested + tuple(r for r in ref.requested if r not in target.requested)
-        alias[ref.key] = merged[root].key
-    return list(merged.values()), alias
+    for group in _groups(refs):
+        first = refs[group[0]]
+        target = ArticleRef(
+            key=first.key, pmcid=first.pmcid, pmid=first.pmid, doi=first.doi, requested=tuple(first.requested)
+        )
+        for i in group[1:]:
+            _absorb(target, refs[i])
+        for i in group:
+            alias[refs[i].key] = target.key
+        merged.append(target)
+    return merged, alias
+
+
+def _fold(result: ChainResult) -> None:
+    """Fold resolutions whose refs now share an identifier (a step revealed that two of the
+    caller's ids name one article) into the first of them: ids, spellings and reports are
+    united, and a hit of either is the article's hit."""
+    groups = _groups([r.ref for r in result.resolutions])
+    if all(len(g) == 1 for g in groups):
+        return
+    kept: list[Resolution] = []
+    for group in groups:
+        target = result.resolutions[group[0]]
+        for i in group[1:]:
+            other = result.resolutions[i]
+            _absorb(target.ref, other.ref)
+            names = {a.tier for a in target.tried}
+            target.tried += [a for a in other.tried if a.tier not in names]
+            if target.hit is None and other.hit is not None:
+                target.hit, target.served_by = other.hit, other.served_by
+            target.unqueried += [t for t in other.unqueried if t not in target.unqueried]
+            target.waiting_on = {**other.waiting_on, **target.waiting_on}
+            target.resolvers_run |= other.resolvers_run
+        kept.append(target)
+    result.resolutions = kept
 
 
 # -- the chain ----------------------------------------------------------------------------------
-def most_specific(outcomes: Sequence[str]) -> str:
-    """The ``unavailable`` reason for an unresolved article, from its tiers' outcomes."""
-    reasons = {REASON_OF[o] for o in outcomes if o in REASON_OF}
+def most_specific(outcomes: Sequence[str]) -> UnavailableReason:
+    """The ``unavailable`` reason for an unresolved article, from its steps' outcomes."""
+    reasons = {reason for o in outcomes if (reason := REASON_OF.get(o)) is not None}  # type: ignore[call-overload]
     if not reasons:
         return ALL_SKIPPED
     return next(r for r in SPECIFICITY if r in reasons)
 
 
-def _kinds(tier: FulltextTier) -> str:
-    return " or ".join(sorted(tier.accepts))
+def _kinds(kinds: frozenset[Any]) -> str:
+    return " or ".join(sorted(kinds))
 
 
-def _accepts(tier: FulltextTier, ref: ArticleRef) -> bool:
-    return any(ref.has(kind) for kind in tier.accepts)
+def _carries(ref: ArticleRef, kinds: frozenset[Any]) -> bool:
+    return any(ref.has(kind) for kind in kinds)
 
 
-def _tier_context(ctx: ToolContext, tier: FulltextTier) -> ToolContext:
-    """The tier runs with its own plugin's context (settings, clients, cache), not the caller's."""
+def _step_context(ctx: ToolContext, plugin: str) -> ToolContext:
+    """A step runs with its own plugin's context (settings, clients, cache), not the caller's."""
     runtime = ctx.runtime
-    if runtime is None or not tier.plugin:
+    if runtime is None or not plugin:
         return ctx
-    return runtime.context(tier.plugin, ctx.progress)
+    step: ToolContext = runtime.context(plugin, ctx.progress)
+    return step
 
 
-def _checked(result: Any) -> TierResult:
+def _checked(result: Any, *, payload: bool) -> TierResult:
+    """A step's answer for one article, or the service-error/parse-failed it amounts to.
+    ``payload``: a hit must carry a typed article (tiers; resolvers carry none)."""
     if not isinstance(result, TierResult):
-        return TierResult("service-error", f"tier returned {type(result).__name__}, not a TierResult")
+        return TierResult("service-error", f"returned {type(result).__name__}, not a TierResult")
     if result.outcome not in OUTCOMES or result.outcome == "not-attempted":
-        return TierResult("service-error", f"tier reported an unknown outcome {result.outcome!r}")
-    if result.outcome == "hit" and result.article is None:
-        return TierResult("parse-failed", result.detail or "tier reported a hit without an article")
+        return TierResult("service-error", f"reported an unknown outcome {result.outcome!r}")
+    if (
+        payload
+        and result.outcome == "hit"
+        and not isinstance(result.article, (StructuredArticle, ExtractedTextArticle))
+    ):
+        got = "no article" if result.article is None else f"a {type(result.article).__name__}"
+        return TierResult(
+            "parse-failed",
+            result.detail or f"reported a hit with {got}, not a StructuredArticle or ExtractedTextArticle",
+        )
     return result
+
+
+def _status(record: Any) -> tuple[str, str, str]:
+    """(status, plugin name, the variable it waits on) of a step's plugin record."""
+    return (
+        getattr(record, "status", "active"),
+        getattr(record, "name", "") or "",
+        getattr(record, "waiting_on", "") or "",
+    )
+
+
+def _inactive_why(record: Any, plugin: str) -> str:
+    status, name, var = _status(record)
+    why = f"plugin {name or plugin!r} is {status}"
+    if var:
+        why += f"; set {var}" + ("=true" if var.endswith("_ENABLED") else "") + " to enable it"
+    return why
 
 
 async def run_chain(
@@ -215,71 +316,145 @@ async def run_chain(
     options: Mapping[str, Any] | None = None,
     *,
     tiers: Sequence[tuple[FulltextTier, Any]] | None = None,
-    notes: Mapping[str, Mapping[str, Note]] | None = None,
+    resolvers: Sequence[tuple[IdResolver, Any]] | None = None,
 ) -> ChainResult:
-    """Run every tier on ``refs`` (already merged: one ref per article) and report per article.
+    """Run the tiers on ``refs`` (refs naming one article are folded first) and report per article.
 
-    ``tiers`` defaults to ``ctx.runtime.host.tiers()``: ``(tier, plugin_record)`` pairs where the record
-    has ``status`` (``active`` runs) and ``waiting_on``. ``notes[ref.key][kind]`` explains why
-    an article lacks an identifier kind (see the module docs).
+    ``tiers`` and ``resolvers`` default to ``ctx.runtime.host.tiers()`` / ``.resolvers()``:
+    ``(record, plugin_record)`` pairs where the plugin record has ``status`` (``active`` runs),
+    ``name`` and ``waiting_on``.
     """
     options = options or {}
-    notes = notes or {}
-    pairs = list(tiers if tiers is not None else ctx.runtime.host.tiers())
-    result = ChainResult([Resolution(ref) for ref in refs])
-    total = len(pairs)
-    for index, (tier, record) in enumerate(pairs):
-        pending = [r for r in result.resolutions if not r.resolved]
-        if not pending:
+    host = getattr(ctx.runtime, "host", None)
+    pairs = list(tiers if tiers is not None else host.tiers() if host is not None else [])
+    steps = list(resolvers if resolvers is not None else host.resolvers() if host is not None else [])
+    merged, _ = merge_refs(refs)
+    result = ChainResult([Resolution(ref) for ref in merged])
+    counter = [0]
+    for tier, record in pairs:
+        if not result.unresolved:
             break
-        status = getattr(record, "status", "active")
-        if status != "active":
-            _skip_inactive(tier, record, pending)
+        if _status(record)[0] != "active":
+            _skip_inactive(tier, record, result.unresolved, steps)
             continue
-        batch = [r for r in pending if _accepts(tier, r.ref)]
-        in_batch = {id(r) for r in batch}
+        lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
+        if lacking:
+            await _resolve_ids(tier, lacking, steps, ctx, result, counter)
+        pending = result.unresolved
+        batch = [r for r in pending if _carries(r.ref, tier.accepts)]
         for res in pending:
-            if id(res) in in_batch:
-                continue
-            own = notes.get(res.ref.key, {})
-            note = next((own[k] for k in sorted(tier.accepts) if k in own), None)
-            if note is not None:
-                res.tried.append(TierAttempt(tier.name, note[0], note[1]))
-            else:
+            if not _carries(res.ref, tier.accepts):
                 res.tried.append(
                     TierAttempt(
-                        tier.name, "not-attempted", f"needs a {_kinds(tier)}, which this article lacks"
+                        tier.name,
+                        "not-attempted",
+                        f"needs a {_kinds(tier.accepts)}, which this article lacks",
                     )
                 )
         if not batch:
             continue
-        await _progress(ctx, index, total, f"{tier.name}: {len(batch)} article(s)")
+        await _progress(ctx, counter, f"{tier.name}: {len(batch)} article(s)")
         result.tiers_run.append(tier.name)
-        answers = await _call_tier(tier, batch, ctx, options, result.errors)
+        answers = await _call(
+            tier.name,
+            tier.plugin,
+            tier.timeout,
+            partial(tier.resolve, [r.ref for r in batch], _step_context(ctx, tier.plugin), options),
+            result.errors,
+        )
         for res in batch:
-            answer = answers.get(res.ref.key)
+            answer = answers.get(res.ref.key) if isinstance(answers, Mapping) else answers
             if isinstance(answer, TierAttempt):  # the whole tier failed
                 res.tried.append(answer)
                 continue
-            checked = _checked(answer) if answer is not None else TierResult("miss", "no record returned")
+            checked = (
+                _checked(answer, payload=True)
+                if answer is not None
+                else TierResult("miss", "no record returned")
+            )
             res.tried.append(TierAttempt(tier.name, checked.outcome, checked.detail))
             if checked.outcome == "hit":
+                checked.article.tier = tier.name  # type: ignore[union-attr]
                 res.hit, res.served_by = checked, tier.name
+        _fold(result)  # a tier may have read an id that shows two refs are one article
     for res in result.resolutions:
         if not res.resolved:
             res.reason = most_specific([a.outcome for a in res.tried])
-    await _progress(ctx, total, total, "full-text chain done")
+    await _progress(ctx, counter, "full-text chain done")
     return result
 
 
-def _skip_inactive(tier: FulltextTier, record: Any, pending: Sequence[Resolution]) -> None:
-    var = getattr(record, "waiting_on", "") or ""
-    status = getattr(record, "status", "inactive")
-    why = f"plugin {getattr(record, 'name', tier.plugin) or tier.plugin!r} is {status}"
-    if var:
-        why += f"; set {var}" + ("=true" if var.endswith("_ENABLED") else "") + " to enable it"
+async def _resolve_ids(
+    tier: FulltextTier,
+    lacking: Sequence[Resolution],
+    steps: Sequence[tuple[IdResolver, Any]],
+    ctx: ToolContext,
+    result: ChainResult,
+    counter: list[int],
+) -> None:
+    """Give the articles ``tier`` cannot be asked about to the resolvers that may find an id it
+    accepts: each resolver once, with every eligible article, in ``order``."""
+    for resolver, record in steps:
+        if not resolver.provides & tier.accepts:
+            continue
+        group = [
+            r
+            for r in lacking
+            if not r.resolved
+            and not _carries(r.ref, tier.accepts)
+            and resolver.name not in r.resolvers_run
+            and _carries(r.ref, resolver.accepts)
+        ]
+        if not group:
+            continue
+        for res in group:
+            res.resolvers_run.add(resolver.name)
+        if _status(record)[0] != "active":
+            why = _inactive_why(record, resolver.plugin)
+            for res in group:
+                res.tried.append(TierAttempt(resolver.name, "not-attempted", why))
+            continue
+        await _progress(ctx, counter, f"{resolver.name}: {len(group)} identifier(s)")
+        result.tiers_run.append(resolver.name)
+        answers = await _call(
+            resolver.name,
+            resolver.plugin,
+            resolver.timeout,
+            partial(resolver.resolve, [r.ref for r in group], _step_context(ctx, resolver.plugin)),
+            result.errors,
+        )
+        for res in group:
+            answer = answers.get(res.ref.key) if isinstance(answers, Mapping) else answers
+            if isinstance(answer, TierAttempt):
+                res.tried.append(answer)
+                continue
+            checked = (
+                _checked(answer, payload=False)
+                if answer is not None
+                else TierResult("miss", "no record returned")
+            )
+            res.tried.append(TierAttempt(resolver.name, checked.outcome, checked.detail))
+    _fold(result)
+
+
+def _servable_later(res: Resolution, tier: FulltextTier, steps: Sequence[tuple[IdResolver, Any]]) -> bool:
+    """Could ``tier`` have been asked about this article, were its plugin active? Yes when the
+    article carries an id it accepts, or a declared resolver not yet run on it could find one."""
+    if _carries(res.ref, tier.accepts):
+        return True
+    return any(
+        r.provides & tier.accepts and r.name not in res.resolvers_run and _carries(res.ref, r.accepts)
+        for r, _ in steps
+    )
+
+
+def _skip_inactive(
+    tier: FulltextTier, record: Any, pending: Sequence[Resolution], steps: Sequence[tuple[IdResolver, Any]]
+) -> None:
+    var = _status(record)[2]
+    why = _inactive_why(record, tier.plugin)
     for res in pending:
-        if _accepts(tier, res.ref):
+        if _servable_later(res, tier, steps):
             res.tried.append(TierAttempt(tier.name, "not-attempted", why))
             if tier.name not in res.unqueried:
                 res.unqueried.append(tier.name)
@@ -287,43 +462,51 @@ def _skip_inactive(tier: FulltextTier, record: Any, pending: Sequence[Resolution
                     res.waiting_on[tier.name] = var
         else:
             res.tried.append(
-                TierAttempt(tier.name, "not-attempted", f"{why}; it would need a {_kinds(tier)} anyway")
+                TierAttempt(
+                    tier.name, "not-attempted", f"{why}; it would need a {_kinds(tier.accepts)} anyway"
+                )
             )
 
 
-async def _call_tier(
-    tier: FulltextTier,
-    batch: Sequence[Resolution],
-    ctx: ToolContext,
-    options: Mapping[str, Any],
+async def _call(
+    name: str,
+    plugin: str,
+    limit: float,
+    call: Callable[[], Awaitable[Any]],
     errors: list[MedlitError],
-) -> Mapping[str, Any]:
+) -> Mapping[str, Any] | TierAttempt:
+    """Run one step under its timeout. Returns its answers by key, or the failure every article
+    of the call gets (recorded in ``errors`` too)."""
     started = time.monotonic()
-    budget = asyncio.timeout(tier.timeout)
+    budget = asyncio.timeout(limit)
     try:
         async with budget:
-            answers = await tier.resolve([r.ref for r in batch], _tier_context(ctx, tier), options)
+            answers = await call()
         if isinstance(answers, Mapping):
             return answers
-        detail = f"tier returned {type(answers).__name__}, not a mapping of results by key"
+        detail = f"{name} returned {type(answers).__name__}, not a mapping of results by key"
+        error = E.plugin_fault(plugin, detail)
     except TimeoutError as exc:
         if budget.expired():
-            detail = f"{tier.name} did not answer within {tier.timeout:g} s"
-        else:  # the tier's own timeout (e.g. a socket's), not the chain's: say what it was
-            detail = f"tier timed out on its own: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+            detail = f"{name} did not answer within {limit:g} s"
+        else:  # the step's own timeout (e.g. a socket's), not the chain's: say what it was
+            detail = f"{name} timed out on its own: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+        error = E.upstream_error(name, E.DEADLINE_EXCEEDED, detail)
     except MedlitError as err:
-        errors.append(err)
+        error = err
         detail = f"{err.reason}: {err.message}"
-    except Exception as exc:  # a broken tier must never break the chain
-        log.exception("full-text tier %s failed", tier.name)
-        detail = f"tier failed unexpectedly: {type(exc).__name__}: {exc}"
-    log.info("tier %s failed after %.2fs: %s", tier.name, time.monotonic() - started, detail)
-    failure = TierAttempt(tier.name, "service-error", detail)
-    return {r.ref.key: failure for r in batch}
+    except Exception as exc:  # a broken step must never break the chain
+        log.exception("full-text step %s failed", name)
+        detail = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        error = E.plugin_fault(plugin, detail)
+    errors.append(error)
+    log.info("step %s failed after %.2fs: %s", name, time.monotonic() - started, detail)
+    return TierAttempt(name, "service-error", detail)
 
 
-async def _progress(ctx: ToolContext, done: float, total: float, message: str) -> None:
+async def _progress(ctx: ToolContext, counter: list[int], message: str) -> None:
+    counter[0] += 1
     try:
-        await ctx.progress(done, total or None, message)
+        await ctx.progress(counter[0], None, message)
     except Exception:  # progress is best effort
         log.debug("progress notification failed", exc_info=True)

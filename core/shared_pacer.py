@@ -22,16 +22,29 @@ from .errors import queue_full
 
 log = logging.getLogger("medlit.pacing")
 
-# KEYS[1]: the group's last send (microseconds), KEYS[2]: its cooldown end; ARGV[1]: interval (us).
-# Returns 0 when the caller may send now (and records the send), else microseconds to wait.
+# KEYS[1]: the group's last send (microseconds), KEYS[2]: its cooldown end, KEYS[3]: its recent
+# sends (a sorted set); ARGV[1]: interval (us), ARGV[2]: a slower lane's limit (0: none), ARGV[3]:
+# the lane's window (us). Returns 0 when the caller may send now (and records the send), else
+# microseconds to wait.
 _ADMIT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 local cool = tonumber(redis.call('GET', KEYS[2]) or '0')
 local at = math.max(now, last + tonumber(ARGV[1]), cool)
+local lane = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 2 * window)
+if lane > 0 then
+  local recent = redis.call('ZRANGEBYSCORE', KEYS[3], at - window, '+inf')
+  if #recent >= lane then
+    at = math.max(at, tonumber(recent[#recent - lane + 1]) + window)
+  end
+end
 if at <= now then
   redis.call('SET', KEYS[1], now, 'PX', 60000)
+  redis.call('ZADD', KEYS[3], now, tostring(now))
+  redis.call('PEXPIRE', KEYS[3], 10000)
   return 0
 end
 return at - now
@@ -56,11 +69,12 @@ class RedisPacer:
         self, url: str, group: str, rate: float, headroom: float = HEADROOM, max_queue: int = 64
     ) -> None:
         self.url, self.group, self.rate = url, group, rate
+        self.headroom = headroom
         self.interval = 1.0 / (rate * headroom)
         self.max_queue = max_queue
         self.waiting = 0
         self.sends: list[float] = []
-        self._keys = (f"medlit:pace:{group}:last", f"medlit:pace:{group}:cool")
+        self._keys = (f"medlit:pace:{group}:last", f"medlit:pace:{group}:cool", f"medlit:pace:{group}:sends")
         self._redis: Any = None
         self._admit: Any = None
         self._cool: Any = None
@@ -85,7 +99,7 @@ class RedisPacer:
             lambda t: t.exception() and log.warning("shared cooldown not set: %s", t.exception())
         )
 
-    async def acquire(self, deadline: float, service: str) -> None:
+    async def acquire(self, deadline: float, service: str, lane: float | None = None) -> None:
         if self.waiting >= self.max_queue:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
         if self._lock is None:
@@ -106,10 +120,9 @@ class RedisPacer:
                     if now < self._local_cool:
                         wait = self._local_cool - now
                     else:
-                        wait = (
-                            int(await self._admit(keys=list(self._keys), args=[int(self.interval * 1e6)]))
-                            / 1e6
-                        )
+                        lane_limit = max(1, int(lane)) if lane is not None and lane < self.rate else 0
+                        args = [int(self.interval * 1e6), lane_limit, int(1e6 / self.headroom)]
+                        wait = int(await self._admit(keys=list(self._keys), args=args)) / 1e6
                         if wait <= 0:
                             break
                     if time.monotonic() + wait > deadline:

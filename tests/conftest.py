@@ -1,4 +1,11 @@
-import socket
+"""Fixtures of our own suite, built on the test kit (:mod:`medlit.testing`).
+
+The kit's pytest plugin adds ``fake_upstream``, ``medlit_host`` and ``medlit_runtime`` (generic,
+no service pre-declared); the fixtures here add our providers' defaults: ``fake`` is the kit's
+fake with NCBI's rate group and EInfo route (tests/fake_upstream.py), ``make_runtime``/``rt``
+discover the installed plugins, and every test is limited to loopback connections.
+"""
+
 import sys
 from pathlib import Path
 
@@ -7,9 +14,9 @@ import pytest
 # tests/ helpers (corpus.py, fake_upstream.py) import as top-level modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
-from medlit.core.settings import is_loopback_host, load_settings
+from medlit.testing import TEST_SETTINGS, declared_services, loopback_only
+from medlit.testing import make_runtime as kit_runtime
 
 from fake_upstream import FakeUpstream
 
@@ -29,7 +36,12 @@ async def fake():
 
 
 def fake_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = fake.env(MEDLIT_NCBI_RATE=TEST_NCBI_RATE, MEDLIT_BACKOFF_BASE="0.01", MEDLIT_REQUEST_TIMEOUT="5")
+    """Every service of ours and of any installed plugin pointed at the fake, NCBI paced at
+    TEST_NCBI_RATE, fast retries; then ``extra``."""
+    installed = declared_services(discover=True, load_plugins=extra.get("MEDLIT_LOAD_PLUGINS"))
+    env = fake.env(
+        *dict.fromkeys([*fake.services, *installed]), MEDLIT_NCBI_RATE=TEST_NCBI_RATE, **TEST_SETTINGS
+    )
     env.update(extra)
     return env
 
@@ -39,8 +51,7 @@ def make_runtime(fake):
     """Build a Runtime against the fake: ``async with make_runtime(**env) as rt``."""
 
     def factory(**extra: str) -> Runtime:
-        settings = load_settings(fake_env(fake, **extra))
-        return Runtime(load_host(settings))
+        return kit_runtime(env=fake_env(fake, **extra), discover=True)
 
     return factory
 
@@ -51,28 +62,31 @@ async def rt(make_runtime):
         yield runtime
 
 
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-
-
-def _loopback_only(address) -> None:
-    host = address[0] if isinstance(address, tuple) else address
-    if isinstance(host, str) and not (is_loopback_host(host) or host.startswith("/")):
-        raise OSError(f"tests may only connect to loopback, not {host!r}")
-
-
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
     """Every test runs with outbound connections limited to loopback: a test that would reach a
     real upstream fails loudly instead (fixture files mention NCBI's DTD URLs only as data)."""
+    loopback_only(monkeypatch)
 
-    def connect(self, address):
-        _loopback_only(address)
-        return _real_connect(self, address)
 
-    def connect_ex(self, address):
-        _loopback_only(address)
-        return _real_connect_ex(self, address)
+def fake_dist(
+    site: Path, dist: str, version: str, entry_points: dict[str, str], packages: dict[str, Path | str]
+) -> Path:
+    """A distribution "pip installed" into ``site`` (a dist-info with its entry points in the
+    ``medlit.plugins`` group): put ``site`` on sys.path or PYTHONPATH and the host discovers it.
+    ``packages`` maps a package name to a folder to copy or to the text of its ``__init__.py``."""
+    import shutil
 
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    site.mkdir(parents=True, exist_ok=True)
+    for name, source in packages.items():
+        if isinstance(source, Path):
+            shutil.copytree(source, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (site / name).mkdir()
+            (site / name / "__init__.py").write_text(source)
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[medlit.plugins]\n{lines}")
+    return site

@@ -1,7 +1,9 @@
-"""Fake-upstream handlers for full text: efetch db=pmc served from real corpus JATS, and the NCBI
-ID converter answered from tests/fixtures/ncbi/idconv_*.json.
+"""Fake-upstream handlers for full text: efetch db=pmc and the NCBI ID converter.
 
-Shared by tests/plugin/test_fulltext.py, tests/e2e/test_fulltext_workflow.py and
+efetch serves our hand-written articles (tests/fixtures/fulltext/, tests/fixtures/ncbi/) and,
+when the shared corpus is present, real corpus JATS; the converter answers from
+tests/fixtures/ncbi/idconv_*.json and tests/fixtures/fulltext/idconv.json. Shared by
+tests/plugin/test_fulltext.py, tests/e2e/test_fulltext_workflow.py and
 benchmarks/bench_fulltext.py (``install(fake)`` registers both routes).
 """
 
@@ -12,11 +14,16 @@ import json
 from aiohttp import web
 from lxml import etree
 
-from corpus import corpus_path
+from corpus import corpus_path, corpus_root
 from fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
-# PMC digits -> a recorded article (corpus path) or one of our fixtures ("fixture:...").
+# PMC digits -> one of our fixtures ("fixture:...", always served) or a recorded article (corpus
+# path, served only when the corpus is present; else omitted like an id PMC does not know).
 ARTICLES = {
+    "7100001": "fixture:fulltext/pmc7100001_research.xml",
+    "7100002": "fixture:fulltext/pmc7100002_brief.xml",
+    "7100003": "fixture:fulltext/pmc7100003_correction.xml",
+    "9999001": "fixture:ncbi/efetch_pmc_restricted.xml",
     "3299399": "pmc/efetch_pmc/pmc_3299399_efetch.xml",
     "3531190": "pmc/efetch_pmc/pmc_3531190_doctype_root_mismatch.xml",
     "8435807": "pmc/efetch_pmc/pmc_articleset_correction.xml",
@@ -29,8 +36,8 @@ ARTICLES = {
     "4531902": "pmc/jats_oa/pmc_4531902_case_report_ali.xml",
     "5608867": "pmc/jats_oa/pmc_5608867_springer.xml",
     "2992225": "pmc/jats_oa/pmc_2992225_diabetes_care_related_article.xml",
-    "9999001": "fixture:ncbi/efetch_pmc_restricted.xml",
 }
+IDCONV_FILES = ("ncbi/idconv_pmid.json", "ncbi/idconv_doi.json", "fulltext/idconv.json")
 
 
 def require_corpus() -> None:
@@ -40,43 +47,60 @@ def require_corpus() -> None:
             corpus_path(ref)
 
 
-def _article_xml(digits: str) -> bytes:
+def _article_xml(digits: str) -> bytes | None:
     ref = ARTICLES[digits]
-    data = (FIXTURES / ref[8:]).read_bytes() if ref.startswith("fixture:") else corpus_path(ref).read_bytes()
+    if ref.startswith("fixture:"):
+        data = (FIXTURES / ref[8:]).read_bytes()
+    else:
+        root_dir = corpus_root()
+        if root_dir is None or not (root_dir / ref).exists():
+            return None
+        data = (root_dir / ref).read_bytes()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
     root = etree.fromstring(data, parser)
     article = root if etree.QName(root).localname == "article" else root.find(".//article")
     return etree.tostring(article)
 
 
-def efetch_pmc(req: Req) -> web.Response:
-    """efetch db=pmc: a pmc-articleset of the known ids, unknown ids silently omitted (as NCBI does)."""
-    assert req.params.get("db") == "pmc"
-    body = b"".join(_article_xml(i) for i in req.ids() if i in ARTICLES)
+def articleset(articles: list[bytes]) -> web.Response:
     return xml_response(
         b'<?xml version="1.0" ?>\n<!DOCTYPE pmc-articleset PUBLIC "-//NLM//DTD ARTICLE SET 2.0//EN" '
         b'"https://dtd.nlm.nih.gov/ncbi/pmc/articleset/nlm-articleset-2.0.dtd">\n<pmc-articleset>'
-        + body
+        + b"".join(articles)
         + b"</pmc-articleset>"
     )
 
 
+def efetch_pmc(req: Req) -> web.Response:
+    """efetch db=pmc: a pmc-articleset of the known ids, unknown ids silently omitted (as NCBI does)."""
+    assert req.params.get("db") == "pmc"
+    found = [_article_xml(i) for i in req.ids() if i in ARTICLES]
+    return articleset([a for a in found if a is not None])
+
+
+def _idconv_records() -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for name in IDCONV_FILES:
+        for rec in json.loads((FIXTURES / name).read_text())["records"]:
+            out.setdefault(rec["requested-id"].lower(), rec)
+    return out
+
+
 def idconv(req: Req) -> web.Response:
-    """The ID converter: answers from idconv_<idtype>.json in request order; without idtype
-    (a mixed batch) each id's type is recognised as the real service does (10. = DOI)."""
-    docs = {t: json.loads((FIXTURES / f"ncbi/idconv_{t}.json").read_text()) for t in ("pmid", "doi")}
+    """The ID converter: answers every requested id in request order from the fixture records;
+    an id of an unknown article gets the converter's per-record error."""
+    known = _idconv_records()
     records = []
     for raw in req.params["ids"].split(","):
         idtype = req.params.get("idtype") or ("doi" if raw.startswith("10.") else "pmid")
-        by_id = {r["requested-id"].lower(): r for r in docs[idtype]["records"]}
-        rec = by_id.get(raw.lower()) or {
+        rec = known.get(raw.lower()) or {
             "requested-id": raw,
             idtype: raw,
             "status": "error",
             "errmsg": "invalid article id",
         }
         records.append(rec)
-    return json_response({**docs["pmid"], "records": records})
+    return json_response({"status": "ok", "responseDate": "2025-06-02 10:11:12", "records": records})
 
 
 def install(fake: FakeUpstream) -> FakeUpstream:

@@ -1,23 +1,29 @@
-"""NCBI provider plugin: E-utilities, PubMed research tools, the PMC full-text tier."""
+"""NCBI provider plugin: E-utilities, PubMed research tools, the PMC full-text tier.
+
+Hookimpls only. The plugin is laid out by concern: ``service`` (the two NCBI services),
+``client`` (requests, batching, History handles, the PubMed record cache), ``parse/`` (pure
+readers of NCBI answers), ``inputs`` / ``render`` / ``citation_styles`` (pieces tools share),
+``tools/`` (one module per tool family; they never import each other), ``metadata`` (PubMed as a
+metadata provider and the PMID -> DOI step), ``idconv`` and ``pmc_tier`` (the chain's ID converter
+step and PMC tier), ``related`` (ELink as a related-article provider), ``resources`` and ``guide``.
+"""
 
 from __future__ import annotations
 
 from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
 
-from . import (
-    citation_tools,
+from . import guide, idconv, metadata, pmc_tier, related, resources, service
+from .tools import (
+    citations,
+    convert,
     einfo,
-    eutils_fetch_tools,
-    eutils_link_tools,
-    eutils_search_tools,
-    fulltext_tool,
-    guide,
-    pmc_tier,
+    eutils_fetch,
+    eutils_link,
+    eutils_search,
+    mesh,
     pubmed_fetch,
-    pubmed_misc,
     pubmed_search,
-    resources,
-    service,
+    spell,
 )
 
 
@@ -53,17 +59,16 @@ def medlit_services():
 def medlit_tools():
     return [
         einfo.TOOL,
-        *eutils_search_tools.TOOLS,
-        *eutils_fetch_tools.TOOLS,
-        *eutils_link_tools.TOOLS,
-        fulltext_tool.TOOL,
+        *eutils_search.TOOLS,
+        *eutils_fetch.TOOLS,
+        *eutils_link.TOOLS,
         pubmed_search.TOOL,
         pubmed_fetch.TOOL,
-        pubmed_misc.SPELL_TOOL,
-        pubmed_misc.MESH_TOOL,
-        pubmed_misc.CONVERT_TOOL,
-        citation_tools.LOOKUP_TOOL,
-        citation_tools.FORMAT_TOOL,
+        spell.TOOL,
+        mesh.TOOL,
+        convert.TOOL,
+        citations.LOOKUP_TOOL,
+        citations.FORMAT_TOOL,
     ]
 
 
@@ -78,5 +83,20 @@ def medlit_prompts():
 
 
 @hookimpl
+def medlit_metadata_providers():
+    return [metadata.PROVIDER]
+
+
+@hookimpl
 def medlit_fulltext_tiers():
     return [pmc_tier.TIER]
+
+
+@hookimpl
+def medlit_id_resolvers():
+    return [idconv.RESOLVER, metadata.DOI_RESOLVER]
+
+
+@hookimpl
+def medlit_related_providers():
+    return [related.PROVIDER]

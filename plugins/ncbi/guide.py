@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.core.types import PromptArgument, PromptSpec, ResourceSpec, ToolContext
+from medlit.core.plugin import PromptArgument, PromptSpec, ResourceSpec, ToolContext
 
 GUIDE = """\
 # medlit: searching and reading the biomedical literature

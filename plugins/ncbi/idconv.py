@@ -1,4 +1,4 @@
-"""Batched PMC ID Converter lookups, shared by the full-text tool and ``pubmed_convert_ids``.
+"""Batched PMC ID Converter lookups: ``pubmed_convert_ids`` and the full-text chain's ID resolver.
 
 :func:`convert_ids` sends one request per 200 ids (the converter's documented cap) and answers
 one :class:`Conversion` per requested id, in request order, keyed by the canonical id:
@@ -16,6 +16,11 @@ error of the service. :func:`convert_mixed` sends PMIDs and DOIs together in one
 (without ``idtype``: the converter recognises ``10.`` DOIs and bare-digit PMIDs apart); the
 documentation asks for one type per request, so a batch the converter refuses (HTTP 400) is
 retried once per type.
+
+:data:`RESOLVER` is the chain's ``idconv`` step (PMID/DOI -> PMCID and DOI): one converter request
+for every article of the call that needs it. Per article: ``hit`` (a live PMC copy: its PMCID and
+DOI are filled in), ``no-body`` (in PMC but embargoed: no PMCID is given, so PMC is not asked for
+front matter only), ``miss`` (no PMC copy). A failed request raises (``service-error``).
 """
 
 from __future__ import annotations
@@ -24,14 +29,20 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.errors import MedlitError
-from medlit.core.identifiers import IdentifierError, IdKind, normalize
-from medlit.core.types import ToolContext
+from medlit.core.plugin import (
+    ArticleRef,
+    IdentifierError,
+    IdKind,
+    IdResolver,
+    MedlitError,
+    TierResult,
+    ToolContext,
+    normalize,
+)
 
-from .eutils_models import IdConvRecord
-from .eutils_parse import parse_idconv
+from .parse.idconv import IdConvRecord, parse_idconv
 
-__all__ = ["BATCH_SIZE", "Conversion", "convert_ids", "convert_mixed"]
+__all__ = ["BATCH_SIZE", "RESOLVER", "Conversion", "convert_ids", "convert_mixed", "resolve_pmcids"]
 
 BATCH_SIZE = 200
 
@@ -61,7 +72,7 @@ def _key(kind: IdKind, value: str | None) -> str | None:
     if not value:
         return None
     try:
-        return normalize(kind, value)
+        return str(normalize(kind, value))
     except IdentifierError:
         return None
 
@@ -183,14 +194,11 @@ async def convert_mixed(
         wanted = set(batch)
         matched: dict[tuple[IdKind, str], IdConvRecord] = {}
         for rec in parse_idconv(resp.body).records:
-            for kind in ("doi", "pmid"):
+            for rec_kind in ("doi", "pmid"):
                 # The echoed requested id decides; without one, the record's own id of that type.
-                key = (
-                    kind,
-                    _key(kind, rec.requested_id) if rec.requested_id else _key(kind, getattr(rec, kind)),
-                )
-                if key in wanted and key not in matched:
-                    matched[key] = rec  # type: ignore[index]
+                value = _key(rec_kind, rec.requested_id or getattr(rec, rec_kind))
+                if value is not None and (rec_kind, value) in wanted and (rec_kind, value) not in matched:
+                    matched[(rec_kind, value)] = rec
                     break
         for kind, key in batch:
             out[(kind, key)] = _conversion(key, kind, matched.get((kind, key)))
@@ -198,3 +206,55 @@ async def convert_mixed(
     if batches:
         await asyncio.gather(*(one(b) for b in batches))
     return out
+
+
+# -- the chain's ID resolution step -----------------------------------------------------------
+def _outcome(ref: ArticleRef, conv: Conversion) -> TierResult:
+    """Fill in what the converter knows about ``ref`` and say what it means for PMC."""
+    label = f"{'PMID' if conv.idtype == 'pmid' else 'DOI'} {conv.requested}"
+    ref.doi = ref.doi or conv.doi
+    if conv.found and conv.pmcid and conv.embargoed:
+        # In PMC but not yet released: PMC would serve front matter only, so no PMCID is given.
+        ref.pmid = ref.pmid or conv.pmid
+        until = f" until {conv.release_date}" if conv.release_date else ""
+        return TierResult(
+            "no-body", f"{label} is in PMC as {conv.pmcid} but embargoed{until}; PMC was not asked"
+        )
+    if conv.found and conv.pmcid:
+        ref.pmcid = conv.pmcid
+        ref.pmid = ref.pmid or conv.pmid
+        return TierResult("hit", f"{label} is {conv.pmcid} in PMC")
+    return TierResult(
+        "miss", f"{label} has no PMC copy per the PMC ID Converter ({conv.error or 'not found'})"
+    )
+
+
+async def resolve_pmcids(refs: Sequence[ArticleRef], ctx: ToolContext) -> dict[str, TierResult]:
+    """PMCIDs (and DOIs) for articles named by PMID or DOI: one converter request for all of them
+    (by PMID when an article has both)."""
+    asked: dict[str, tuple[IdKind, str]] = {}
+    for ref in refs:
+        kind: IdKind | None = "pmid" if ref.pmid else "doi" if ref.doi else None
+        if kind is not None:
+            value = getattr(ref, kind)
+            asked[ref.key] = (kind, _key(kind, value) or value)
+    answers = await convert_mixed(ctx, list(asked.values()))
+    out: dict[str, TierResult] = {}
+    for ref in refs:
+        if ref.key not in asked:
+            continue  # carries neither id kind: the chain reports it as not answered
+        conv = answers.get(asked[ref.key])
+        out[ref.key] = (
+            _outcome(ref, conv) if conv else TierResult("miss", "the PMC ID Converter returned no record")
+        )
+    return out
+
+
+RESOLVER = IdResolver(
+    name="idconv",
+    order=10,
+    accepts=frozenset({"pmid", "doi"}),
+    provides=frozenset({"pmcid", "doi"}),
+    resolve=resolve_pmcids,
+    description="NCBI PMC ID Converter, one request for every PMID and DOI of the call",
+)

@@ -4,7 +4,8 @@ Outcomes per article: ``hit`` (a body was read), ``no-body`` (front matter only:
 does not allow the full text in XML), ``miss`` (efetch silently omitted the id: not in PMC),
 ``parse-failed`` (the article, or the whole answer, could not be read). A failed request raises
 and the chain turns it into ``service-error``. A DOI or PMID read from the record is carried to
-the :class:`ArticleRef` so later tiers can use it.
+the :class:`ArticleRef` so later tiers can use it. A hit carries a
+:class:`~medlit.core.plugin.StructuredArticle`; core shapes it into the tool's record.
 """
 
 from __future__ import annotations
@@ -12,10 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.jats import read_jats
-from medlit.core.jats_models import FulltextArticle
-from medlit.core.types import ArticleRef, FulltextTier, TierResult, ToolContext
-from medlit.core.xml import XMLRefused, XMLSyntaxError, localname, parse_xml
+from medlit.core.plugin import (
+    ArticleRef,
+    FulltextArticle,
+    FulltextTier,
+    StructuredArticle,
+    TierResult,
+    ToolContext,
+    XMLRefused,
+    XMLSyntaxError,
+    localname,
+    parse_xml,
+    read_jats,
+)
 
 NAME = "pmc"
 ORDER = 10
@@ -108,7 +118,7 @@ def _result(ref: ArticleRef, pid: str, art: FulltextArticle | None) -> TierResul
             "no-body",
             f"{pid} is in PMC with front matter only (the publisher does not allow the full text in XML)",
         )
-    return TierResult("hit", "", art)
+    return TierResult("hit", "", StructuredArticle(art))
 
 
 TIER = FulltextTier(
@@ -116,6 +126,6 @@ TIER = FulltextTier(
     order=ORDER,
     accepts=frozenset({"pmcid"}),
     resolve=resolve_pmc,
-    description="NCBI PubMed Central: structured JATS via efetch db=pmc",
+    description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
     timeout=60.0,
 )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from medlit.core.types import ResourceSpec, ToolContext
+from medlit.core.plugin import ResourceSpec, ToolContext
 
-from .einfo import describe_database
+from .client import describe_database
 
 CACHE_KEY = "ncbi.pubmed.database_info"
 

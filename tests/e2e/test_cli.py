@@ -6,17 +6,37 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
 
-from conftest import fake_env
+from conftest import fake_dist, fake_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "medlit-example-plugin"
+ACME = """
+from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
 
 
-async def medlit(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+@hookimpl
+def medlit_plugin_info():
+    return PluginInfo(name="acme", title="Acme", settings=(
+        SettingSpec("ACME_RETRIES", "retries", kind="int"),
+        SettingSpec("ACME_STRICT", "strict", kind="bool"),
+        SettingSpec("ACME_CONTACT", "contact", kind="email", secret=True),
+    ))
+"""
+
+
+async def medlit(
+    env: dict[str, str], *args: str, site: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``medlit`` with exactly ``env`` (plus PATH/HOME); ``site``: a folder of fake installed
+    distributions put on PYTHONPATH."""
     full = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH")}, **env}
+    if site is not None:
+        full["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), full.get("PYTHONPATH")) if p)
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -44,20 +64,22 @@ async def test_call_error_exit_code_and_payload(fake):
 
 async def test_tools_and_plugins_listings(fake):
     tools = await medlit(fake_env(fake), "tools", "--json")
-    assert {
-        "name": "eutils_einfo",
-        "plugin": "ncbi",
-        "title": "Describe Entrez databases (EInfo)",
-    } in json.loads(tools.stdout)
+    einfo = next(t for t in json.loads(tools.stdout) if t["name"] == "eutils_einfo")
+    assert einfo["plugin"] == "ncbi" and einfo["title"] == "Describe Entrez databases (EInfo)"
     plugins = await medlit(fake_env(fake, NCBI_ENABLED="false"), "plugins", "--json")
     ncbi = next(p for p in json.loads(plugins.stdout) if p["name"] == "ncbi")
     assert ncbi["status"] == "disabled" and ncbi["source"] == "builtin" and "eutils_einfo" in ncbi["tools"]
     off = await medlit(fake_env(fake, NCBI_ENABLED="false"), "tools")
-    assert "eutils_einfo  " not in off.stdout and "not served: disabled" in off.stdout
+    served = [line for line in off.stdout.splitlines() if not line.startswith("#")]
+    assert not any(line.startswith("eutils_einfo ") for line in served)
+    assert any("eutils_einfo" in line and "NCBI_ENABLED=false" in line for line in off.stdout.splitlines())
 
 
 async def test_doctor_redacts_and_probes(fake):
-    env = fake_env(fake, NCBI_API_KEY="doctor-secret-key", NCBI_EMAIL="doc@example.org")
+    # NCBI's services only: other plugins' probes are their own tests' business.
+    env = fake_env(
+        fake, NCBI_API_KEY="doctor-secret-key", NCBI_EMAIL="doc@example.org", MEDLIT_LOAD_PLUGINS="ncbi"
+    )
     fake.respond("idconv", "", {"status": "ok", "records": []})
     out = await medlit(env, "doctor")
     assert (
@@ -69,4 +91,62 @@ async def test_doctor_redacts_and_probes(fake):
     assert out.returncode == 0
     fake.fault("503", "ncbi", "einfo.fcgi", times=50)
     failing = await medlit({**env, "MEDLIT_MAX_RETRIES": "0"}, "doctor")
-    assert failing.returncode == 1 and "ncbi: FAILED ncbi_unreachable" in failing.stdout
+    # 503s: the reason's kind is the client's business (unreachable or server error).
+    assert failing.returncode == 1 and "ncbi: FAILED ncbi_" in failing.stdout
+
+
+@pytest.fixture
+def plugin_site(tmp_path):
+    """The example plugin and a plugin with typed settings, "pip installed" for a subprocess."""
+    site = tmp_path / "site"
+    fake_dist(
+        site,
+        "medlit-example-plugin",
+        "0.2.0",
+        {"example": "medlit_example"},
+        {"medlit_example": EXAMPLE / "medlit_example"},
+    )
+    fake_dist(site, "medlit-acme", "1.0", {"acme": "medlit_acme"}, {"medlit_acme": ACME})
+    return site
+
+
+async def test_doctor_probes_a_third_party_service(fake, plugin_site):
+    fake.respond("example_works", "heartbeat", {"status": "ok"})
+    env = fake_env(
+        fake,
+        MEDLIT_BASE_URL_EXAMPLE_WORKS=fake.url("example_works"),
+        EXAMPLE_MAILTO="doc@example.org",
+        MEDLIT_LOAD_PLUGINS="example",
+    )
+    out = await medlit(env, "doctor", site=plugin_site)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.strip().startswith("example_works:"))
+    assert "example_works: ok, HTTP 200" in line and f"{fake.url('example_works')} (override)" in line
+    assert "5 req/s" in line and "EXAMPLE_MAILTO: set (***)" in out.stdout
+    [probe] = fake.of("example_works", "heartbeat")
+    assert probe.params["mailto"] == "doc@example.org"  # sent like any of its requests
+    assert "doc@example.org" not in out.stdout + out.stderr
+    fake.fault("503", "example_works", "heartbeat", times=10)
+    failing = await medlit({**env, "MEDLIT_MAX_RETRIES": "0"}, "doctor", site=plugin_site)
+    assert failing.returncode == 1 and "example_works: FAILED example_works_" in failing.stdout
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"MEDLIT_TIER_ORDER_PMC": "abc"}, "MEDLIT_TIER_ORDER_PMC='abc' is not an integer"),
+        ({"MEDLIT_LOG_LEVEL": "loud"}, "MEDLIT_LOG_LEVEL='loud' is not one of"),
+        ({"MEDLIT_LOAD_PLUGINS": "ncbi;acme"}, "MEDLIT_LOAD_PLUGINS"),
+        ({"ACME_RETRIES": "three"}, "ACME_RETRIES='three' is not an integer"),
+        ({"ACME_STRICT": "sometimes"}, "ACME_STRICT='sometimes' is not a boolean"),
+        ({"ACME_CONTACT": "nobody"}, "ACME_CONTACT=*** is not an email address"),
+        ({"ACME_ENABLED": "maybe"}, "ACME_ENABLED='maybe' is not a boolean"),
+        ({"EXAMPLE_MAILTO": "at-nowhere"}, "EXAMPLE_MAILTO=*** is not an email address"),
+        ({"NCBI_EMAIL": "me-at-home"}, "NCBI_EMAIL=*** is not an email address"),
+    ],
+)
+async def test_a_malformed_setting_stops_start_up_with_exit_code_2(plugin_site, env, message):
+    out = await medlit(env, "tools", site=plugin_site)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert out.stdout == ""
+    assert "nobody" not in out.stderr or "ACME_CONTACT" not in env  # secrets are never quoted

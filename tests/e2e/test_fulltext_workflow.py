@@ -89,11 +89,13 @@ def in_order(wanted: list[str], got: list[str]) -> bool:
     return all(w in it for w in wanted)
 
 
-def pmc_entry(entry: dict) -> dict:
-    """The PMC tier's line of an unavailable id; any later tier must be switched off, not tried."""
+def first_step(entry: dict, name: str) -> dict:
+    """The first step of an unavailable id's report (``idconv`` or ``pmc``); every step after
+    the PMC tier must be switched off or unable to take the id, not tried."""
     tried = entry["triedTiers"]
-    assert tried[0]["tier"] == "pmc", tried
-    assert all(t["outcome"] == "not-attempted" for t in tried[1:]), tried
+    assert tried[0]["tier"] == name, tried
+    after = tried[[t["tier"] for t in tried].index("pmc") + 1 :]
+    assert all(t["outcome"] == "not-attempted" for t in after), tried
     return tried[0]
 
 
@@ -158,18 +160,21 @@ async def test_mixed_ids_over_stdio(fake):
 
         restricted = un["PMC9999001"]
         assert restricted["idType"] == "pmcid" and restricted["reason"] == "no-body"
-        step = pmc_entry(restricted)
+        step = first_step(restricted, "pmc")
         assert step["outcome"] == "no-body" and "front matter only" in step["detail"]
 
         pmid_miss = un["17927775"]
         assert pmid_miss["idType"] == "pmid" and pmid_miss["reason"] == "not-found"
-        step = pmc_entry(pmid_miss)
+        # the ID resolution step is reported like a tier, before the PMC tier it could not feed
+        step = first_step(pmid_miss, "idconv")
         assert step["outcome"] == "miss"
         assert "PMID 17927775" in step["detail"] and "ID Converter" in step["detail"]
+        assert pmid_miss["triedTiers"][1]["tier"] == "pmc"
+        assert pmid_miss["triedTiers"][1]["outcome"] == "not-attempted"
 
         doi_miss = un["10.1101/2024.01.01.123456"]
         assert doi_miss["idType"] == "doi" and doi_miss["reason"] == "not-found"
-        step = pmc_entry(doi_miss)
+        step = first_step(doi_miss, "idconv")
         assert step["outcome"] == "miss"
         assert "DOI 10.1101/2024.01.01.123456" in step["detail"] and "ID Converter" in step["detail"]
 
@@ -188,3 +193,52 @@ async def test_mixed_ids_over_stdio(fake):
         assert [a["pmcId"] for a in again.structured_content["articles"]] == ["PMC3531190", "PMC3460867"]
         assert [(r.service, r.path) for r in fake.requests] == [("ncbi", "efetch.fcgi")]
         assert again.structured_content["truncation"]["maxCharacters"] == 2000
+
+
+# Ten ids on the hand-written fixtures (runs without the corpus): three name articles already
+# named, two are not in PMC, one PMC record is front matter only.
+FIXTURE_ARGS = {
+    "pmcids": ["PMC7100001", "pmc7100002", "PMC9999001", "PMC7100003", "PMC123"],
+    "pmids": ["37100001", "37100009", "PMID: 37100003"],
+    "dois": ["https://doi.org/10.5555/FT.BRIEF.2", "10.5555/not.in.pmc"],
+}
+
+
+async def test_ten_mixed_ids_on_fixtures_cost_two_requests(fake):
+    install(fake)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "medlit", "serve"], env=server_env(fake)
+    )
+    async with Client(params) as client:
+        tool = next(t for t in (await client.list_tools()).tools if t.name == TOOL)
+        # the description and the instructions are built from the installed tiers, in order
+        assert "1. pmc (NCBI PubMed Central" in tool.description and "idconv (" in tool.description
+        assert f"Full text ({TOOL}) comes from these sources, in order: 1. pmc" in client.instructions
+        result = await client.call_tool(TOOL, FIXTURE_ARGS)
+        assert not result.is_error, result.content
+        data = result.structured_content
+        jsonschema.validate(data, tool.output_schema)
+
+    assert [(r.service, r.path) for r in fake.requests] == [("idconv", ""), ("ncbi", "efetch.fcgi")]
+    assert fake.of("idconv")[0].params["ids"].split(",") == [
+        "37100001",
+        "37100009",
+        "37100003",
+        "10.5555/ft.brief.2",
+        "10.5555/not.in.pmc",
+    ]
+    assert fake.of("ncbi", "efetch.fcgi")[0].ids() == ["7100001", "7100002", "9999001", "7100003", "123"]
+    assert [a["pmcId"] for a in data["articles"]] == ["PMC7100001", "PMC7100002", "PMC7100003"]
+    un = {u["id"]: u for u in data["unavailable"]}
+    assert {k: u["reason"] for k, u in un.items()} == {
+        "PMC9999001": "no-body",
+        "PMC123": "not-found",
+        "37100009": "not-found",
+        "10.5555/not.in.pmc": "not-found",
+    }
+    assert first_step(un["PMC123"], "pmc")["outcome"] == "miss"
+    assert first_step(un["37100009"], "idconv")["outcome"] == "miss"
+    # a source switched off that could have served an id is named with its switch
+    for entry in un.values():
+        for tier in entry.get("unqueriedTiers") or []:
+            assert entry["waitingOn"][tier].endswith("_ENABLED")

@@ -21,10 +21,10 @@ import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
-from test_mcp_sessions import server_env
 
 from fake_upstream import FakeUpstream
 from pubmed_fakes import corpus_present, install
+from test_mcp_sessions import server_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

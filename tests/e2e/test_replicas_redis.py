@@ -130,3 +130,21 @@ async def test_shared_pacer_spaces_sends_across_pacers(redis_url):
     finally:
         await a.close()
         await b.close()
+
+
+async def test_shared_pacer_keeps_a_slower_lane_under_its_own_limit(redis_url):
+    from medlit.core.shared_pacer import RedisPacer
+
+    keyed, lane = RedisPacer(redis_url, "k", 10.0), RedisPacer(redis_url, "k", 10.0)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        for _ in range(4):
+            await keyed.acquire(deadline, "ncbi")
+        await lane.acquire(deadline, "idconv", lane=3.0)
+        sent = loop.time()
+        window = 1 / keyed.headroom
+        assert sum(1 for t in keyed.sends if t > sent - window) < 3
+    finally:
+        await keyed.close()
+        await lane.close()

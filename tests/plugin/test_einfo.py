@@ -68,7 +68,7 @@ async def test_empty_string_optional_means_unset(rt):
 async def test_upstream_fault_maps_to_reason(rt, fake):
     fake.fault("503", "ncbi", "einfo.fcgi", times=10)
     out = await rt.call("eutils_einfo", {})
-    assert out.is_error and out.error.reason == "ncbi_unreachable" and out.error.retryable
+    assert out.is_error and out.error.reason == "ncbi_server_error" and out.error.retryable
     assert "Retryable: yes" in out.text
 
 

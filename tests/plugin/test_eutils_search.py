@@ -197,7 +197,7 @@ def _count_route(fake):
 
 
 async def test_egquery_fallback_on_foreign_redirect(rt, fake):
-    from medlit.plugins.ncbi.eutils_search_tools import FALLBACK_DATABASES
+    from medlit.plugins.ncbi.tools.eutils_search import FALLBACK_DATABASES
 
     _count_route(fake)
     fake.fault(
@@ -229,7 +229,7 @@ async def test_egquery_fallback_on_503s(rt, fake):
     fake.fault("503", "ncbi", "egquery.fcgi", times=10)
     out = await rt.call("eutils_egquery", {"term": "Notch"})
     assert not out.is_error, out.text
-    assert out.data["degraded"] is True and "ncbi_unreachable" in out.data["degraded_reason"]
+    assert out.data["degraded"] is True and "ncbi_server_error" in out.data["degraded_reason"]
 
 
 async def test_egquery_validation_errors_never_fall_back(rt, fake):

@@ -94,7 +94,7 @@ async def test_lookup_citation_empty_list(rt, fake):
 async def test_lookup_citation_fault(rt, fake):
     fake.fault("503", "ncbi", "ecitmatch.cgi", times=10)
     out = await rt.call("pubmed_lookup_citation", {"citations": CITATIONS[:1]})
-    assert out.is_error and out.error.reason == "ncbi_unreachable"
+    assert out.is_error and out.error.reason == "ncbi_server_error"
 
 
 # ----------------------------------------------------------------------------- pubmed_format_citations

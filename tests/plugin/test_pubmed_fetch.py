@@ -298,7 +298,7 @@ async def test_bad_input_rejected_before_any_request(rt, fake, args, reason):
 @pytest.mark.parametrize(
     ("kind", "options", "reason"),
     [
-        ("503", {}, "ncbi_unreachable"),
+        ("503", {}, "ncbi_server_error"),
         (
             "ncbi_error_200",
             {"root": "eFetchResult", "message": "Invalid db name specified: nosuchdb"},

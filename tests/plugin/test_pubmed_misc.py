@@ -73,7 +73,7 @@ async def test_spell_check_blank(rt, fake, query):
 async def test_spell_check_fault(rt, fake):
     fake.fault("503", "ncbi", "espell.fcgi", times=10)
     out = await rt.call("pubmed_spell_check", {"query": "asthma"})
-    assert out.is_error and out.error.reason == "ncbi_unreachable"
+    assert out.is_error and out.error.reason == "ncbi_server_error"
 
 
 # ----------------------------------------------------------------------------- pubmed_lookup_mesh
@@ -206,7 +206,7 @@ async def test_convert_bad_input(rt, fake, args, reason):
 async def test_convert_fault(rt, fake):
     fake.fault("503", "idconv", "", times=10)
     out = await rt.call("pubmed_convert_ids", {"ids": ["123"], "idType": "pmid"})
-    assert out.is_error and out.error.reason == "ncbi_unreachable"
+    assert out.is_error and out.error.reason == "ncbi_server_error"
 
 
 async def test_database_info_resource_is_cached(rt, fake):
@@ -228,4 +228,4 @@ async def test_database_info_resource_fault(rt, fake):
 
     with pytest.raises(MedlitError) as info:
         await spec.read(rt.context(spec.plugin))
-    assert info.value.reason == "ncbi_unreachable"
+    assert info.value.reason == "ncbi_server_error"

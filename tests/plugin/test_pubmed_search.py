@@ -165,7 +165,7 @@ async def test_partial_dates_cover_their_period(rt, fake):
 @pytest.mark.parametrize(
     ("kind", "options", "reason"),
     [
-        ("503", {}, "ncbi_unreachable"),
+        ("503", {}, "ncbi_server_error"),
         ("ncbi_error_200", {"message": "Invalid db name specified: pubmed"}, "ncbi_resource_not_found"),
         ("prolog_only", {}, "ncbi_invalid_response"),
         ("json_error_200", {"message": "Invalid db name specified: pubmed"}, "ncbi_resource_not_found"),
@@ -227,7 +227,7 @@ async def test_open_date_bounds_never_invert(rt, fake, date_range, clause):
 
 def test_long_renderings_are_cut_with_a_paging_hint():
     from medlit.core.render import TEXT_LIMIT
-    from medlit.plugins.ncbi.pubmed_search import (
+    from medlit.plugins.ncbi.tools.pubmed_search import (
         AppliedFilters,
         ArticleSummary,
         SearchArticlesInput,

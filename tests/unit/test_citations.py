@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.plugins.ncbi.citations import STYLES, cite_key, format_citation
-from medlit.plugins.ncbi.pubmed_models import Author, Journal, Notice, PartialDate, PubMedArticle
-from medlit.plugins.ncbi.pubmed_parse import parse_pubmed_xml
+from medlit.plugins.ncbi.citation_styles import STYLES, cite_key, format_citation
+from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
+from medlit.plugins.ncbi.parse.pubmed_records import Author, Journal, Notice, PartialDate, PubMedArticle
 
 from corpus import corpus_bytes
 

@@ -7,23 +7,21 @@ import json
 import pytest
 
 from medlit.core.errors import MedlitError
-from medlit.plugins.ncbi.eutils_models import DocSum, TranslationTerm
-from medlit.plugins.ncbi.eutils_parse import (
-    build_ecitmatch_bdata,
-    parse_citation_string,
-    parse_ecitmatch,
+from medlit.plugins.ncbi.parse.citmatch import build_ecitmatch_bdata, parse_citation_string, parse_ecitmatch
+from medlit.plugins.ncbi.parse.elink import parse_elink
+from medlit.plugins.ncbi.parse.eutils import (
+    DocSum,
+    TranslationTerm,
     parse_efetch_error,
     parse_egquery,
-    parse_elink,
     parse_epost,
     parse_esearch,
     parse_espell,
     parse_esummary,
-    parse_idconv,
-    parse_mesh_docsum,
-    parse_mesh_esummary,
     pubmed_docsum,
 )
+from medlit.plugins.ncbi.parse.idconv import parse_idconv
+from medlit.plugins.ncbi.parse.mesh import parse_mesh_docsum, parse_mesh_esummary
 
 from corpus import corpus_bytes
 
@@ -967,10 +965,13 @@ def test_idconv_xml() -> None:
 
 
 def test_is_json_is_the_one_sniffer_every_module_uses():
-    from medlit.plugins.ncbi import eutils_ops, pubmed_common
-    from medlit.plugins.ncbi.eutils_parse import is_json
+    from medlit.plugins.ncbi import client
+    from medlit.plugins.ncbi.parse import elink, idconv
+    from medlit.plugins.ncbi.parse.body import is_json
+    from medlit.plugins.ncbi.tools import eutils_fetch, eutils_link
 
-    assert eutils_ops.is_json is is_json and pubmed_common.is_json is is_json
+    users = (client, elink, idconv, eutils_fetch, eutils_link)
+    assert all(m.is_json is is_json for m in users)
     assert is_json(b'\xef\xbb\xbf \r\n{"esearchresult": {}}') and is_json(b"[1]") and is_json(' {"a": 1}')
     assert (
         not is_json(b'<?xml version="1.0"?><eSearchResult/>') and not is_json(b"<html>") and not is_json(b"")

@@ -1,20 +1,40 @@
-"""The plugin host: discovery, switches, broken plugins, duplicate names, third-party plugins."""
+"""The plugin host: discovery, selection, switches, broken plugins, duplicate names, third-party
+plugins and what the contract promises them (their own settings, clients and failures)."""
 
 from __future__ import annotations
 
-import shutil
+import asyncio
+import itertools
+import logging
+import re
 import subprocess
 import sys
 import types
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
-from medlit.core.host import HostError, load_host
-from medlit.core.plugin import FulltextTier, PluginInfo, SettingSpec, TierResult, ToolSpec, hookimpl
+from medlit.core.host import CORE_PLUGINS, DIST_NAME, HostError, load_host
+from medlit.core.plugin import (
+    FulltextTier,
+    IdResolver,
+    MetadataProvider,
+    PluginInfo,
+    Probe,
+    ServiceSpec,
+    SettingSpec,
+    TierResult,
+    ToolContext,
+    ToolSpec,
+    hookimpl,
+)
 from medlit.core.runtime import Runtime
 from medlit.core.settings import SettingsError, load_settings
+from medlit.testing import FakeUpstream, json_response, make_host, make_runtime
+
+from conftest import fake_dist
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "medlit-example-plugin"
 
@@ -31,9 +51,10 @@ async def _tier(refs, ctx, options):
     return {r.key: TierResult("miss") for r in refs}
 
 
-def make_plugin(name: str, tools=(), tiers=(), settings=()) -> types.SimpleNamespace:
+def make_plugin(name: str, tools=(), tiers=(), settings=(), services=()) -> types.SimpleNamespace:
     return types.SimpleNamespace(
         medlit_plugin_info=hookimpl(lambda: PluginInfo(name=name, title=name, settings=tuple(settings))),
+        medlit_services=hookimpl(lambda: list(services)),
         medlit_tools=hookimpl(
             lambda: [
                 ToolSpec(name=t, title=t, description=t, input_model=Empty, output_model=Empty, handler=_noop)
@@ -49,8 +70,15 @@ def make_plugin(name: str, tools=(), tiers=(), settings=()) -> types.SimpleNames
     )
 
 
+def with_tool(plugin: types.SimpleNamespace, name: str, handler, input_model=Empty) -> types.SimpleNamespace:
+    plugin.medlit_tools = hookimpl(
+        lambda: [ToolSpec(name, name, name, input_model=input_model, output_model=Empty, handler=handler)]
+    )
+    return plugin
+
+
 def host_with(*plugins, env=None, discover=False):
-    return load_host(load_settings(env or {}), discover=discover, inline=list(plugins))
+    return make_host(*plugins, env=env, discover=discover)
 
 
 def test_builtin_discovered_through_entry_point():
@@ -137,7 +165,10 @@ def test_base_url_override_must_be_loopback():
     assert load_settings({"MEDLIT_BASE_URL_NCBI": "http://127.0.0.5:9/x"}).base_url_override("ncbi") == (
         "http://127.0.0.5:9/x"
     )
-    assert load_settings({"MEDLIT_BASE_URL_ICITE": "http://[::1]:9"}).base_url_override("icite") == "http://[::1]:9"
+    assert (
+        load_settings({"MEDLIT_BASE_URL_ICITE": "http://[::1]:9"}).base_url_override("icite")
+        == "http://[::1]:9"
+    )
 
 
 def test_rate_above_limit_only_with_ncbi_override():
@@ -166,25 +197,29 @@ def test_settings_are_frozen():
         s.env["NCBI_EMAIL"] = "other"  # type: ignore[index]
 
 
+def install_example(site: Path) -> Path:
+    """The example plugin "pip installed" as a fake dist-info in ``site``."""
+    return fake_dist(
+        site,
+        "medlit-example-plugin",
+        "0.2.0",
+        {"example": "medlit_example"},
+        {"medlit_example": EXAMPLE / "medlit_example"},
+    )
+
+
 @pytest.fixture
 def installed_example(tmp_path, monkeypatch):
-    """The example plugin 'pip installed' as a fake dist-info on the path."""
-    site = tmp_path / "site"
-    site.mkdir()
-    shutil.copytree(EXAMPLE / "medlit_example", site / "medlit_example")
-    dist = site / "medlit_example_plugin-0.1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: medlit-example-plugin\nVersion: 0.1.0\n")
-    (dist / "entry_points.txt").write_text("[medlit.plugins]\nexample = medlit_example\n")
-    monkeypatch.syspath_prepend(str(site))
-    yield site
-    sys.modules.pop("medlit_example", None)
+    monkeypatch.syspath_prepend(str(install_example(tmp_path / "site")))
+    yield tmp_path / "site"
+    for name in [m for m in sys.modules if m == "medlit_example" or m.startswith("medlit_example.")]:
+        sys.modules.pop(name)
 
 
 def test_third_party_plugin_discovered_listed_and_switchable(installed_example):
     host = load_host(load_settings({}))
     rec = host.plugins["example"]
-    assert rec.source == "entry point" and rec.version == "0.1.0" and rec.status == "active"
+    assert rec.source == "entry point" and rec.version == "0.2.0" and rec.status == "active"
     assert host.tools["example_doi_link"].plugin == "example"
     off = load_host(load_settings({"EXAMPLE_ENABLED": "false"}))
     assert off.plugins["example"].status == "disabled" and "example_doi_link" not in off.tools
@@ -192,7 +227,7 @@ def test_third_party_plugin_discovered_listed_and_switchable(installed_example):
 
 @pytest.mark.anyio
 async def test_third_party_tool_runs(installed_example):
-    async with Runtime(load_host(load_settings({}))) as rt:
+    async with make_runtime(discover=True) as rt:
         out = await rt.call("example_doi_link", {"doi": "https://doi.org/10.1038/NATURE12373"})
         assert out.data == {"doi": "10.1038/nature12373", "url": "https://doi.org/10.1038/nature12373"}
         bad = await rt.call("example_doi_link", {"doi": "nature"})
@@ -200,13 +235,7 @@ async def test_third_party_tool_runs(installed_example):
 
 
 def test_third_party_plugin_cannot_take_a_builtin_name(tmp_path, monkeypatch):
-    site = tmp_path / "site"
-    (site / "evil_ncbi").mkdir(parents=True)
-    (site / "evil_ncbi" / "__init__.py").write_text("")
-    dist = site / "evil_ncbi-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: evil-ncbi\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[medlit.plugins]\nncbi = evil_ncbi\n")
+    site = fake_dist(tmp_path / "site", "evil-ncbi", "1.0", {"ncbi": "evil_ncbi"}, {"evil_ncbi": ""})
     monkeypatch.syspath_prepend(str(site))
     host = load_host(load_settings({}))
     assert host.plugins["ncbi"].source == "builtin" and host.plugins["ncbi"].active
@@ -214,13 +243,13 @@ def test_third_party_plugin_cannot_take_a_builtin_name(tmp_path, monkeypatch):
 
 
 def test_broken_third_party_entry_point_does_not_stop_cli(tmp_path):
-    site = tmp_path / "site"
-    (site / "broken_plugin").mkdir(parents=True)
-    (site / "broken_plugin" / "__init__.py").write_text("raise ImportError('missing dependency xyz')\n")
-    dist = site / "broken_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[medlit.plugins]\nbroken = broken_plugin\n")
+    site = fake_dist(
+        tmp_path / "site",
+        "broken-plugin",
+        "1.0",
+        {"broken": "broken_plugin"},
+        {"broken_plugin": "raise ImportError('missing dependency xyz')\n"},
+    )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site)}
     proc = subprocess.run(
         [sys.executable, "-m", "medlit", "plugins"], capture_output=True, text=True, env=env, timeout=60
@@ -267,3 +296,344 @@ async def test_secrets_in_a_plugin_errors_details_and_hint_are_redacted():
         outcome = await rt.call("acme_tool", {})
     assert outcome.is_error and "sekret-key-1" not in str(outcome.error.to_dict()) + outcome.text
     assert outcome.error.details["url"] == "/x?key=***"
+
+
+# -- plugin selection: MEDLIT_LOAD_PLUGINS ----------------------------------------------------
+def _core_plugins_installed() -> set[str]:
+    return {
+        ep.name
+        for ep in entry_points(group="medlit.plugins")
+        if ep.dist is not None and ep.dist.name == DIST_NAME and ep.name in CORE_PLUGINS
+    }
+
+
+def test_load_plugins_is_an_allowlist_and_skips_the_import(installed_example):
+    host = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": "ncbi"}))
+    assert host.plugins["ncbi"].active and "eutils_einfo" in host.tools
+    example = host.plugins["example"]
+    assert example.status == "disabled" and example.detail == "not listed in MEDLIT_LOAD_PLUGINS"
+    assert "example_doi_link" not in host.tools and "example_works" not in host.services
+    assert "medlit_example" not in sys.modules  # left out: never imported
+    only_example = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": " example , "}))
+    assert only_example.plugins["example"].active and only_example.plugins["ncbi"].status == "disabled"
+    assert "eutils_einfo" not in only_example.tools and set(only_example.services) == {"example_works"}
+
+
+def test_empty_load_plugins_loads_none_but_core():
+    host = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": ""}))
+    core = _core_plugins_installed()
+    for name, record in host.plugins.items():
+        assert record.active == (name in core), (name, record.status)
+    assert host.services == {} and all(t.plugin in core for t in host.tools.values())
+    off = load_host(
+        load_settings({"MEDLIT_LOAD_PLUGINS": "", **{f"{c.upper()}_ENABLED": "false" for c in core}})
+    )
+    assert not any(p.active for p in off.plugins.values())  # core's own plugins switch off like any
+
+
+def test_load_plugins_naming_nothing_installed_is_logged(caplog):
+    with caplog.at_level(logging.WARNING, logger="medlit.host"):
+        host = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": "ncbi,crossreff"}))
+    assert host.plugins["ncbi"].active and "crossreff" in caplog.text
+    with pytest.raises(SettingsError, match="MEDLIT_LOAD_PLUGINS"):
+        load_settings({"MEDLIT_LOAD_PLUGINS": "ncbi,rm -rf"})
+
+
+# -- settings checked at start-up -------------------------------------------------------------
+KINDS = (
+    SettingSpec("ACME_RETRIES", "an int", kind="int"),
+    SettingSpec("ACME_STRICT", "a bool", kind="bool"),
+    SettingSpec("ACME_EMAIL", "an email", kind="email", secret=True),
+    SettingSpec("ACME_RATE", "a number", kind="number"),
+    SettingSpec("ACME_URL", "a url", kind="url"),
+)
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "problem"),
+    [
+        ("ACME_RETRIES", "three", "is not an integer"),
+        ("ACME_STRICT", "sometimes", "is not a boolean"),
+        ("ACME_EMAIL", "nobody-at-example.org", "is not an email address"),
+        ("ACME_RATE", "fast", "is not a number"),
+        ("ACME_URL", "ftp://example.org", "is not an http(s) URL"),
+    ],
+)
+def test_a_malformed_setting_stops_the_host(var, value, problem):
+    plugin = make_plugin("acme", settings=KINDS)
+    with pytest.raises(HostError, match=re.escape(problem)) as info:
+        host_with(("acme", plugin), env={var: value})
+    assert var in str(info.value)
+    if var == "ACME_EMAIL":  # a secret's value is never quoted
+        assert value not in str(info.value)
+
+
+def test_well_formed_settings_of_every_kind_pass():
+    env = {
+        "ACME_RETRIES": "3",
+        "ACME_STRICT": "yes",
+        "ACME_EMAIL": "a@example.org",
+        "ACME_RATE": "2.5",
+        "ACME_URL": "https://example.org/x",
+    }
+    host = host_with(("acme", make_plugin("acme", settings=KINDS)), env=env)
+    assert host.plugins["acme"].active and host.plugin_settings("acme") == env
+
+
+def test_settings_of_a_switched_off_plugin_are_still_checked():
+    with pytest.raises(HostError, match="ACME_RETRIES"):
+        host_with(
+            ("acme", make_plugin("acme", settings=KINDS)), env={"ACME_ENABLED": "false", "ACME_RETRIES": "x"}
+        )
+
+
+@pytest.mark.parametrize(
+    ("env", "match"),
+    [
+        ({"MEDLIT_TIER_ORDER_PMC": "abc"}, "MEDLIT_TIER_ORDER_PMC"),
+        ({"MEDLIT_LOG_LEVEL": "loud"}, "MEDLIT_LOG_LEVEL"),
+    ],
+)
+def test_malformed_core_settings_are_refused(env, match):
+    with pytest.raises(SettingsError, match=match):
+        load_settings(env)
+
+
+# -- callables checked at load ----------------------------------------------------------------
+def _sync_handler(args, ctx):
+    return Empty()
+
+
+def _sync_resolve(refs, ctx):
+    return {}
+
+
+def _sync_lookup(kind, ids, ctx):
+    return {}
+
+
+@pytest.mark.parametrize(
+    ("hook", "record", "attr"),
+    [
+        (
+            "medlit_tools",
+            ToolSpec("acme_tool", "t", "d", input_model=Empty, output_model=Empty, handler=_sync_handler),
+            "handler",
+        ),
+        (
+            "medlit_id_resolvers",
+            IdResolver("acme_ids", 10, frozenset({"pmid"}), frozenset({"doi"}), resolve=_sync_resolve),
+            "resolve",
+        ),
+        (
+            "medlit_metadata_providers",
+            MetadataProvider("acme_meta", 10, frozenset({"doi"}), _sync_lookup),
+            "lookup",
+        ),
+        (
+            "medlit_fulltext_tiers",
+            FulltextTier("acme_tier", 10, frozenset({"doi"}), _sync_resolve),
+            "resolve",
+        ),
+    ],
+)
+def test_a_sync_callable_is_refused_at_load_naming_the_plugin(hook, record, attr, caplog):
+    plugin = make_plugin("acme")
+    setattr(plugin, hook, hookimpl(lambda: [record]))
+    with caplog.at_level(logging.ERROR, logger="medlit.host"):
+        host = host_with(("acme", plugin), ("ok", make_plugin("ok", tools=["ok_tool"])))
+    acme = host.plugins["acme"]
+    assert acme.status == "error" and f"{attr} that is not an async function" in acme.detail
+    assert "async def" in acme.detail and "plugin acme" in caplog.text
+    assert "ok_tool" in host.tools and not any(t.plugin == "acme" for t in host.tools.values())
+
+
+# -- failures named after the plugin ----------------------------------------------------------
+@pytest.mark.anyio
+async def test_a_crashing_handler_is_reported_as_the_plugins_fault():
+    async def crash(args, ctx):
+        raise KeyError("missing-field")
+
+    host = host_with(("crossref", with_tool(make_plugin("crossref"), "crossref_lookup", crash)))
+    async with Runtime(host) as rt:
+        out = await rt.call("crossref_lookup", {})
+    assert out.error.reason == "plugin_error" and out.error.message.startswith("plugin crossref: ")
+    assert "crossref_lookup failed unexpectedly: KeyError" in out.error.message
+    assert out.error.details["plugin"] == "crossref" and not out.error.retryable
+    assert "bug in the server" not in out.text.lower() and "crossref plugin" in out.error.recovery
+
+
+@pytest.mark.anyio
+async def test_a_crashing_metadata_provider_is_named_to_its_caller():
+    async def broken(kind, ids, ctx):
+        raise ValueError("cannot parse")
+
+    seen = {}
+
+    async def uses_metadata(args, ctx):
+        try:
+            await ctx.lookup_metadata("doi", ["10.1/x"])
+        except Exception as err:
+            seen["error"] = err
+        return Empty()
+
+    meta = make_plugin("metaco")
+    meta.medlit_metadata_providers = hookimpl(
+        lambda: [MetadataProvider("metaco", 10, frozenset({"doi"}), broken)]
+    )
+    caller = with_tool(make_plugin("caller"), "caller_tool", uses_metadata)
+    async with Runtime(host_with(("metaco", meta), ("caller", caller))) as rt:
+        out = await rt.call("caller_tool", {})
+    assert out.error is None
+    assert seen["error"].reason == "plugin_error" and "plugin metaco: " in seen["error"].message
+
+
+@pytest.mark.anyio
+async def test_unknown_fields_are_refused_even_when_the_model_allows_extras():
+    class Lenient(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        query: str = ""
+
+    got = []
+
+    async def record(args, ctx):
+        got.append(args)
+        return Empty()
+
+    host = host_with(("lax", with_tool(make_plugin("lax"), "lax_search", record, input_model=Lenient)))
+    async with Runtime(host) as rt:
+        out = await rt.call("lax_search", {"query": "x", "retmax": 5})
+        fine = await rt.call("lax_search", {"query": "x"})
+    assert out.error.reason == "invalid_argument" and "retmax: unknown field" in out.error.message
+    assert "accepted fields are query" in out.error.message and got and len(got) == 1
+    assert fine.error is None
+
+
+# -- a plugin's context holds its own settings and services only --------------------------------
+@pytest.mark.anyio
+async def test_context_holds_only_the_plugins_own_settings_and_clients():
+    seen: dict[str, ToolContext] = {}
+
+    async def capture(args, ctx):
+        seen["ctx"] = ctx
+        return Empty()
+
+    acme = make_plugin(
+        "acme",
+        settings=[
+            SettingSpec("ACME_TOKEN", "token", secret=True),
+            SettingSpec("ACME_MODE", "mode", default="fast"),
+        ],
+        services=[ServiceSpec("acme", "Acme", "https://api.acme.example.org")],
+    )
+    env = {
+        "ACME_TOKEN": "t0k",
+        "NCBI_API_KEY": "ncbi-secret",
+        "NCBI_EMAIL": "me@example.org",
+        "HOME": "/root",
+    }
+    async with make_runtime(("acme", with_tool(acme, "acme_tool", capture)), env=env, discover=True) as rt:
+        await rt.call("acme_tool", {})
+        ncbi_ctx = rt.context("ncbi")
+    ctx = seen["ctx"]
+    assert dict(ctx.settings) == {"ACME_TOKEN": "t0k", "ACME_MODE": "fast"}
+    assert ctx.setting("NCBI_API_KEY") is None and ctx.setting("ACME_MODE") == "fast"
+    assert set(ctx.clients) == {"acme"} and ctx.runtime is None  # core's runtime is for core plugins
+    assert "ACME_TOKEN" not in ncbi_ctx.settings and "acme" not in ncbi_ctx.clients
+    assert ncbi_ctx.settings["NCBI_API_KEY"] == "ncbi-secret"
+
+
+@pytest.mark.anyio
+async def test_a_client_of_an_undeclared_service_is_the_plugins_fault():
+    async def reach(args, ctx):
+        await ctx.client("ncbi").get("einfo.fcgi")
+        return Empty()
+
+    plugin = make_plugin("acme", services=[ServiceSpec("acme", "Acme", "https://api.acme.example.org")])
+    async with make_runtime(("acme", with_tool(plugin, "acme_tool", reach)), discover=True) as rt:
+        out = await rt.call("acme_tool", {})
+    assert out.error.reason == "plugin_error"
+    assert (
+        "plugin acme: asked for service 'ncbi', which it does not declare (declared: acme)"
+        in out.error.message
+    )
+
+
+# -- third-party services ---------------------------------------------------------------------
+def test_duplicate_service_names_are_refused():
+    svc = ServiceSpec("shared", "Shared", "https://shared.example.org")
+    with pytest.raises(
+        HostError, match="service name 'shared' is declared by both plugin 'a' and plugin 'b'"
+    ):
+        host_with(("a", make_plugin("a", services=[svc])), ("b", make_plugin("b", services=[svc])))
+    with pytest.raises(HostError, match="service name 'ncbi'"):  # a built-in's service is taken too
+        host_with(
+            ("a", make_plugin("a", services=[ServiceSpec("ncbi", "x", "https://x.example.org")])),
+            discover=True,
+        )
+
+
+def test_a_malformed_service_makes_its_plugin_an_error():
+    bad = make_plugin("bad", services=[ServiceSpec("Bad Name", "x", "https://x.example.org")])
+    ftp = make_plugin("ftp", services=[ServiceSpec("ftp", "x", "ftp://x.example.org")])
+    host = host_with(("bad", bad), ("ftp", ftp))
+    assert host.plugins["bad"].status == "error" and "lower-case" in host.plugins["bad"].detail
+    assert host.plugins["ftp"].status == "error" and "not an http(s) URL" in host.plugins["ftp"].detail
+    assert host.services == {}
+
+
+def _counting_plugin(name: str, services: list[ServiceSpec]) -> types.SimpleNamespace:
+    calls = itertools.count()
+
+    async def ping(args, ctx):  # every request distinct: identical ones in flight may be shared
+        n = next(calls)
+        await asyncio.gather(*(ctx.client(s.name).get("ping", {"n": n}, expect="json") for s in services))
+        return Empty()
+
+    return with_tool(make_plugin(name, services=services), f"{name}_ping", ping)
+
+
+@pytest.mark.anyio
+async def test_a_third_party_service_points_at_the_fake_and_is_paced():
+    spec = ServiceSpec(
+        "crossref", "Crossref", "https://api.crossref.example.org", rate=4.0, probe=Probe("ping")
+    )
+    async with FakeUpstream(limits={"crossref": 4.0}) as fake:
+        fake.respond("crossref", "ping", {"ok": True})
+        async with make_runtime(_counting_plugin("crossref", [spec]), fake=fake) as rt:
+            record = rt.host.services["crossref"]
+            outcomes = await asyncio.gather(*(rt.call("crossref_ping", {}) for _ in range(7)))
+    assert record.overridden and record.base_url == fake.url("crossref") and record.rate == 4.0
+    assert all(o.error is None for o in outcomes)
+    assert len(fake.of("crossref", "ping")) == 7 and fake.rate_limited == []
+    assert fake.busiest_second("crossref") <= 4
+
+
+@pytest.mark.anyio
+async def test_services_of_one_pacing_group_share_the_lowest_rate():
+    specs = [
+        ServiceSpec("alpha", "Alpha", "https://alpha.example.org", rate=6.0, pacing_group="ab"),
+        ServiceSpec("beta", "Beta", "https://beta.example.org", rate=3.0, pacing_group="ab"),
+    ]
+    async with FakeUpstream(limits={"ab": 3.0}, groups={"ab": ("alpha", "beta")}) as fake:
+        for s in specs:
+            fake.route(s.name, "ping", lambda req: json_response({"ok": True}))
+        async with make_runtime(_counting_plugin("ab", specs), fake=fake) as rt:
+            outcomes = await asyncio.gather(*(rt.call("ab_ping", {}) for _ in range(3)))
+    assert all(o.error is None for o in outcomes) and len(fake.requests) == 6
+    assert fake.rate_limited == [] and fake.busiest_second("alpha", "beta") <= 3
+
+
+def test_a_rate_setting_above_the_declared_rate_needs_the_fake():
+    spec = ServiceSpec("acme", "Acme", "https://api.acme.example.org", rate=2.0, rate_setting="ACME_RATE")
+    plugin = (
+        "acme",
+        make_plugin("acme", services=[spec], settings=[SettingSpec("ACME_RATE", "r", kind="number")]),
+    )
+    with pytest.raises(
+        HostError, match=r"ACME_RATE=50 exceeds Acme's limit of 2 requests/s.*MEDLIT_BASE_URL_ACME"
+    ):
+        host_with(plugin, env={"ACME_RATE": "50"})
+    assert host_with(plugin, env={"ACME_RATE": "1"}).services["acme"].rate == 1
+    fast = host_with(plugin, env={"ACME_RATE": "50", "MEDLIT_BASE_URL_ACME": "http://127.0.0.1:9/acme"})
+    assert fast.services["acme"].rate == 50 and fast.services["acme"].base_url == "http://127.0.0.1:9/acme"

@@ -36,32 +36,31 @@ from lxml import etree
 from pydantic import BaseModel, ValidationError
 
 from medlit.core.errors import MedlitError
+from medlit.core.fulltext.shape import apply_budget_pmc, cap_sections, filter_sections, to_pmc_article
 from medlit.core.jats import read_jats
 from medlit.core.jats_models import FulltextArticle
-from medlit.plugins.ncbi.citations import STYLES, cite_key, format_citation
-from medlit.plugins.ncbi.einfo import parse_einfo
-from medlit.plugins.ncbi.eutils_parse import (
-    parse_ecitmatch,
+from medlit.plugins.ncbi.citation_styles import STYLES, cite_key, format_citation
+from medlit.plugins.ncbi.parse.citmatch import parse_ecitmatch
+from medlit.plugins.ncbi.parse.einfo import parse_einfo
+from medlit.plugins.ncbi.parse.elink import parse_elink
+from medlit.plugins.ncbi.parse.eutils import (
     parse_egquery,
-    parse_elink,
     parse_epost,
     parse_esearch,
     parse_espell,
     parse_esummary,
-    parse_idconv,
-    parse_mesh_docsum,
-    parse_mesh_esummary,
     pubmed_docsum,
 )
-from medlit.plugins.ncbi.fulltext_shape import apply_budget_pmc, cap_sections, filter_sections, to_pmc_article
-from medlit.plugins.ncbi.pubmed_fetch import (
+from medlit.plugins.ncbi.parse.idconv import parse_idconv
+from medlit.plugins.ncbi.parse.mesh import parse_mesh_docsum, parse_mesh_esummary
+from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
+from medlit.plugins.ncbi.parse.pubmed_records import PubMedArticle
+from medlit.plugins.ncbi.tools.pubmed_fetch import (
     FetchArticlesInput,
     FetchArticlesOutput,
     render_fetch,
     to_output,
 )
-from medlit.plugins.ncbi.pubmed_models import PubMedArticle
-from medlit.plugins.ncbi.pubmed_parse import parse_pubmed_xml
 
 from corpus import corpus_glob, corpus_root
 

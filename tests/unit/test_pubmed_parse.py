@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from medlit.core.xml import parse_xml
-from medlit.plugins.ncbi.pubmed_parse import parse_pubmed_xml, render_text
+from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml, render_text
 
 from corpus import corpus_bytes, corpus_glob
 
@@ -342,7 +342,9 @@ def test_inline_markup_and_mathml_rendering() -> None:
         b"<mml:mi>b</mml:mi></mml:mrow></mml:msup></mml:math>, "
         b"<mml:math><mml:mfrac><mml:mn>1</mml:mn><mml:mn>2</mml:mn></mml:mfrac></mml:math>.</ArticleTitle>"
     )
-    assert render_text(el) == "CD4⁺ Treg in vivo, 10⁻⁶ M, 2nd Ca²⁺ x^(a+b), 1/2."
+    # Fractions group both sides (core's one MathML flattener): "(1)/(2)" next to other tokens
+    # never reads as another number.
+    assert render_text(el) == "CD4⁺ Treg in vivo, 10⁻⁶ M, 2nd Ca²⁺ x^(a+b), (1)/(2)."
 
 
 def test_structured_abstract_labels() -> None:
@@ -410,7 +412,7 @@ def test_record_without_its_wrapper_is_skipped_not_fatal(caplog) -> None:
         b"</BookDocument></PubmedBookArticle>"
         b"</PubmedArticleSet>"
     )
-    with caplog.at_level("DEBUG", logger="medlit.plugins.ncbi.pubmed_parse"):
+    with caplog.at_level("DEBUG", logger="medlit.plugins.ncbi.parse.pubmed"):
         records = parse_pubmed_xml(xml)
     assert [(a.pmid, a.recordType, a.title) for a in records] == [
         ("1", "journal-article", "One"),

@@ -1,13 +1,31 @@
-"""The resolution chain with fake tiers from inline plugins: order, overrides, switches,
-failures, timeouts, identifier carry-forward and merging."""
+"""The resolution chain with fake tiers and ID resolvers from inline plugins: order, overrides,
+switches, failures, timeouts, lazy identifier resolution, carry-forward and merging."""
 
 import asyncio
 
 import pytest
 
 from medlit.core.host import load_host
-from medlit.core.plugin import ArticleRef, FulltextTier, PluginInfo, SettingSpec, TierResult, hookimpl
-from medlit.core.resolution import ALL_SKIPPED, merge_refs, most_specific, run_chain
+from medlit.core.jats_models import FulltextArticle
+from medlit.core.plugin import (
+    ArticleRef,
+    ExtractedTextArticle,
+    FulltextTier,
+    IdResolver,
+    PluginInfo,
+    SettingSpec,
+    StructuredArticle,
+    TierResult,
+    hookimpl,
+)
+from medlit.core.resolution import (
+    ALL_SKIPPED,
+    SPECIFICITY,
+    UnavailableReason,
+    merge_refs,
+    most_specific,
+    run_chain,
+)
 from medlit.core.settings import load_settings
 from medlit.core.types import ToolContext
 
@@ -52,7 +70,7 @@ class FakeTierPlugin:
 
 
 def hit(name="x"):
-    return TierResult("hit", "", {"source": "pmc", "title": name})
+    return TierResult("hit", "", StructuredArticle(FulltextArticle(title=name, hasBody=True)))
 
 
 async def _noop(*a, **k):
@@ -133,7 +151,9 @@ async def test_a_raising_tier_is_a_service_error_and_the_chain_goes_on():
     assert outcomes(r2) == [("first", "service-error"), ("second", "miss"), ("third", "service-error")]
     assert "down" in r2.tried[0].detail and "boom" in r2.tried[2].detail
     assert r2.reason == "service-error"
-    assert [e.reason for e in result.errors] == ["ncbi_unreachable"]
+    # the chain's account of every failure: what was raised, and a plugin fault for the crash
+    assert [e.reason for e in result.errors] == ["ncbi_unreachable", "plugin_error"]
+    assert "plugin pc" in result.errors[1].message
     assert not result.all_failed_for_service_reasons()
 
 
@@ -169,13 +189,168 @@ async def test_doi_found_along_the_way_is_carried_forward():
     assert oa.calls == [["PMC1"]] and res.ref.doi == "10.1/abc"
 
 
-async def test_notes_explain_a_missing_identifier():
+class FakeResolverPlugin:
+    """A plugin contributing one ID resolver that fills ids from ``table`` (key -> {kind: value}),
+    answering ``hit`` for those and ``outcomes[key]`` (default ``miss``) for the rest."""
+
+    def __init__(self, name, resolver, order, accepts, provides, table=None, outcomes=None, *,
+                 raises=None, required=None, tiers=()):  # fmt: skip
+        self.name, self.resolver, self.order = name, resolver, order
+        self.accepts, self.provides = frozenset(accepts), frozenset(provides)
+        self.table, self.outcomes = table or {}, outcomes or {}
+        self.raises, self.required, self.tiers = raises, required, tiers
+        self.calls = []
+
+    @hookimpl
+    def medlit_plugin_info(self):
+        settings = (SettingSpec(self.required, "needed", required=True),) if self.required else ()
+        return PluginInfo(name=self.name, title=self.name, settings=settings)
+
+    @hookimpl
+    def medlit_id_resolvers(self):
+        return [IdResolver(self.resolver, self.order, self.accepts, self.provides, self.resolve)]
+
+    @hookimpl
+    def medlit_fulltext_tiers(self):
+        return list(self.tiers)
+
+    async def resolve(self, refs, ctx):
+        self.calls.append([r.key for r in refs])
+        if self.raises is not None:
+            raise self.raises
+        out = {}
+        for ref in refs:
+            found = self.table.get(ref.key)
+            if found:
+                for kind, value in found.items():
+                    setattr(ref, kind, value)
+                out[ref.key] = TierResult("hit", f"found {found}")
+            else:
+                out[ref.key] = self.outcomes.get(ref.key, TierResult("miss", "not known"))
+        return out
+
+
+async def test_a_resolver_runs_before_the_tier_that_needs_it():
+    conv = FakeResolverPlugin("pr", "conv", 10, {"pmid", "doi"}, {"pmcid", "doi"},
+                              {"7": {"pmcid": "PMC7", "doi": "10.1/seven"}},
+                              {"8": TierResult("no-body", "embargoed until 2030")})  # fmt: skip
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"PMC1": hit(), "7": hit("seven")})
+    refs = [ref("PMC1", pmcid="PMC1"), ref("7", pmid="7"), ref("8", pmid="8"), ref("9", pmid="9")]
+    r1, r7, r8, r9 = (await run_chain(refs, context(conv, pmc))).resolutions
+    # one call for every article that lacks a PMCID; an article that has one is not sent
+    assert conv.calls == [["7", "8", "9"]] and pmc.calls == [["PMC1", "7"]]
+    assert outcomes(r1) == [("pmc", "hit")]
+    assert outcomes(r7) == [("conv", "hit"), ("pmc", "hit")] and r7.ref.doi == "10.1/seven"
+    assert outcomes(r8) == [("conv", "no-body"), ("pmc", "not-attempted")] and r8.reason == "no-body"
+    assert outcomes(r9) == [("conv", "miss"), ("pmc", "not-attempted")] and r9.reason == "not-found"
+    assert "needs a pmcid" in r9.tried[1].detail
+
+
+async def test_a_resolver_is_lazy_and_runs_once_per_article():
+    conv = FakeResolverPlugin("pr", "conv", 10, {"pmid"}, {"pmcid", "doi"})
+    first = FakeTierPlugin("pa", "bypmid", 10, {"pmid"}, {"1": TierResult("miss")})
+    pmc = FakeTierPlugin("pb", "pmc", 20, {"pmcid"})
+    oa = FakeTierPlugin("pc", "oa", 30, {"doi"})
+    (res,) = (await run_chain([ref("1", pmid="1")], context(conv, first, pmc, oa))).resolutions
+    # not called for the tier that can take the PMID; called once although two tiers needed it
+    assert conv.calls == [["1"]]
+    assert outcomes(res) == [
+        ("bypmid", "miss"),
+        ("conv", "miss"),
+        ("pmc", "not-attempted"),
+        ("oa", "not-attempted"),
+    ]
+
+
+async def test_resolvers_by_order_and_only_those_that_provide_what_the_tier_needs():
+    doi_only = FakeResolverPlugin("p1", "doifinder", 5, {"pmid"}, {"doi"}, {"1": {"doi": "10.1/a"}})
+    conv = FakeResolverPlugin("p2", "conv", 20, {"pmid", "doi"}, {"pmcid"}, {"1": {"pmcid": "PMC1"}})
+    early = FakeResolverPlugin("p3", "early", 10, {"doi"}, {"pmcid"})  # accepts no id the ref has
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"1": hit()})
+    ctx = context(pmc, conv, doi_only, early)
+    (res,) = (await run_chain([ref("1", pmid="1")], ctx)).resolutions
+    assert doi_only.calls == [] and early.calls == [] and conv.calls == [["1"]]
+    assert outcomes(res) == [("conv", "hit"), ("pmc", "hit")] and res.ref.pmcid == "PMC1"
+
+
+async def test_a_later_resolver_gets_what_an_earlier_one_could_not_find():
+    a = FakeResolverPlugin("p1", "a", 10, {"pmid"}, {"pmcid"}, {"1": {"pmcid": "PMC1"}})
+    b = FakeResolverPlugin("p2", "b", 20, {"pmid"}, {"pmcid"}, {"2": {"pmcid": "PMC2"}})
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"1": hit(), "2": hit()})
+    r1, r2 = (await run_chain([ref("1", pmid="1"), ref("2", pmid="2")], context(a, b, pmc))).resolutions
+    assert a.calls == [["1", "2"]] and b.calls == [["2"]]
+    assert outcomes(r1) == [("a", "hit"), ("pmc", "hit")]
+    assert outcomes(r2) == [("a", "miss"), ("b", "hit"), ("pmc", "hit")]
+
+
+async def test_ids_a_resolver_finds_fold_refs_naming_one_article():
+    conv = FakeResolverPlugin("pr", "conv", 10, {"pmid", "doi"}, {"pmcid"},
+                              {"7": {"pmcid": "PMC7"}, "10.1/x": {"pmcid": "PMC7"}})  # fmt: skip
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"PMC7": hit()})
+    refs = [ref("PMC7", pmcid="PMC7"), ref("7", pmid="7"), ref("10.1/x", doi="10.1/x")]
+    result = await run_chain(refs, context(conv, pmc))
+    (res,) = result.resolutions
+    assert res.ref.key == "PMC7" and res.ref.requested == ("PMC7", "7", "10.1/x")
+    assert (res.ref.pmid, res.ref.doi) == ("7", "10.1/x")
+    assert pmc.calls == [["PMC7"]] and res.served_by == "pmc"
+
+
+async def test_a_failing_resolver_is_a_service_error_for_its_articles_only():
+    from medlit.core.errors import upstream_error
+
+    conv = FakeResolverPlugin("pr", "conv", 10, {"pmid"}, {"pmcid"},
+                              raises=upstream_error("conv", "unreachable", "down"))  # fmt: skip
+    pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"}, {"PMC1": hit()})
+    result = await run_chain([ref("PMC1", pmcid="PMC1"), ref("2", pmid="2")], context(conv, pmc))
+    r1, r2 = result.resolutions
+    assert r1.resolved and outcomes(r2) == [("conv", "service-error"), ("pmc", "not-attempted")]
+    assert r2.reason == "service-error" and "down" in r2.tried[0].detail
+    assert [e.reason for e in result.errors] == ["conv_unreachable"]
+    only = await run_chain([ref("2", pmid="2")], context(conv, pmc))
+    assert only.all_failed_for_service_reasons()
+
+
+async def test_an_inactive_resolver_is_reported_and_its_tier_counted_unqueried():
+    off = FakeResolverPlugin("conv", "conv", 10, {"pmid"}, {"pmcid", "doi"},
+                             tiers=[FulltextTier("pmc", 10, frozenset({"pmcid"}), FakeTierPlugin.resolve)])  # fmt: skip
+    oa = FakeTierPlugin("pb", "oa", 30, {"doi"})
+    ctx = context(off, oa, CONV_ENABLED="false")
+    (res,) = (await run_chain([ref("1", pmid="1")], ctx)).resolutions
+    assert off.calls == [] and oa.calls == []
+    # pmc could have served it (the resolver would have found a PMCID); oa needs a DOI that only
+    # the switched-off resolver could find: it is named, with the variable to set
+    assert outcomes(res) == [("pmc", "not-attempted"), ("conv", "not-attempted"), ("oa", "not-attempted")]
+    assert "CONV_ENABLED=true" in res.tried[1].detail
+    assert res.unqueried == ["pmc"] and res.waiting_on == {"pmc": "CONV_ENABLED"}
+    assert res.reason == ALL_SKIPPED
+
+
+async def test_a_resolver_answer_with_a_bad_outcome_is_contained():
+    conv = FakeResolverPlugin("pr", "conv", 10, {"pmid"}, {"pmcid"},
+                              outcomes={"1": TierResult("found-it"), "2": "yes"})  # fmt: skip
     pmc = FakeTierPlugin("pa", "pmc", 10, {"pmcid"})
-    ctx = context(pmc)
-    notes = {"7": {"pmcid": ("miss", "no PMC copy per the ID converter")}}
-    (res,) = (await run_chain([ref("7", pmid="7")], ctx, notes=notes)).resolutions
-    assert outcomes(res) == [("pmc", "miss")] and res.reason == "not-found"
-    assert pmc.calls == []
+    r1, r2 = (await run_chain([ref("1", pmid="1"), ref("2", pmid="2")], context(conv, pmc))).resolutions
+    assert outcomes(r1)[0] == ("conv", "service-error") and outcomes(r2)[0] == ("conv", "service-error")
+
+
+async def test_hits_are_stamped_with_the_tier_that_served_them():
+    text = ExtractedTextArticle("words", "pdf-text", "https://x.example/a.pdf")
+    oa = FakeTierPlugin("pb", "oa", 30, {"doi"}, {"10.1/a": TierResult("hit", "", text)})
+    (res,) = (await run_chain([ref("10.1/a", doi="10.1/a")], context(oa))).resolutions
+    assert res.hit.article is text and text.tier == "oa"
+
+
+def test_one_vocabulary():
+    from typing import get_args
+
+    from medlit.core.fulltext.models import Unavailable
+    from medlit.core.types import TierOutcomeKind
+
+    assert set(SPECIFICITY) | {ALL_SKIPPED} == set(get_args(UnavailableReason))
+    assert Unavailable.model_fields["reason"].annotation == UnavailableReason
+    schema = Unavailable.model_json_schema()
+    assert set(schema["properties"]["reason"]["enum"]) == set(get_args(UnavailableReason))
+    assert "hit" in get_args(TierOutcomeKind) and "not-attempted" in get_args(TierOutcomeKind)
 
 
 async def test_most_specific_reason():

@@ -1,59 +1,53 @@
-"""An example third-party medlit plugin.
+"""An example third-party medlit plugin: its own upstream, two tools, a tier and a metadata provider.
 
 Install it next to medlit-mcp (``pip install ./examples/medlit-example-plugin``) and the host
-discovers it through the ``medlit.plugins`` entry point: ``medlit plugins`` lists it and
-``EXAMPLE_ENABLED=false`` switches it off.
+discovers it through the ``medlit.plugins`` entry point: ``medlit plugins`` lists it,
+``medlit doctor`` probes its service and ``EXAMPLE_ENABLED=false`` switches it off. This module
+holds the hook implementations only; each returns records that the modules beside it define.
 """
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from . import providers, registry, tools
 
-from medlit.core.plugin import PluginInfo, ToolContext, ToolSpec, hookimpl
-
-
-class DoiLinkInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    doi: str = Field(description="A DOI, bare or as a URL, e.g. '10.1038/nature12373'")
-
-    @field_validator("doi")
-    @classmethod
-    def _doi(cls, v: str) -> str:
-        v = v.strip().removeprefix("https://doi.org/").removeprefix("doi:")
-        if not v.startswith("10.") or "/" not in v:
-            raise ValueError("a DOI starts with '10.' and contains '/', e.g. 10.1038/nature12373")
-        return v.lower()
-
-
-class DoiLinkOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    doi: str
-    url: str
-
-
-async def doi_link(args: DoiLinkInput, ctx: ToolContext) -> DoiLinkOutput:
-    return DoiLinkOutput(doi=args.doi, url="https://doi.org/" + quote(args.doi, safe="/:;()._-"))
+__version__ = "0.2.0"
 
 
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
-        name="example", title="Example plugin", version="0.1.0", description="DOI resolver links."
+        name="example",
+        title="Example plugin",
+        version=__version__,
+        description="DOI links and the Example Works registry: lookups, open full text, metadata.",
+        settings=(
+            SettingSpec(
+                "EXAMPLE_MAILTO",
+                "Contact email sent to the Example Works registry with every request",
+                secret=True,
+                kind="email",
+            ),
+        ),
     )
 
 
 @hookimpl
-def medlit_tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            name="example_doi_link",
-            title="DOI resolver link",
-            description="Turn a DOI into its https://doi.org/ resolver link. Makes no upstream request.",
-            input_model=DoiLinkInput,
-            output_model=DoiLinkOutput,
-            handler=doi_link,
-            render=lambda out, args: f"{out.doi}: {out.url}",
-        )
-    ]
+def medlit_services():
+    return [registry.SERVICE]
+
+
+@hookimpl
+def medlit_tools():
+    return [tools.DOI_LINK, tools.WORKS_LOOKUP]
+
+
+@hookimpl
+def medlit_fulltext_tiers():
+    return [providers.TIER]
+
+
+@hookimpl
+def medlit_metadata_providers():
+    return [providers.METADATA]

@@ -1,0 +1,27 @@
+"""The full-text plugin, part of core: ``pubmed_fetch_fulltext`` over the resolution chain.
+
+Registered through the ``medlit.plugins`` entry point like any plugin (name ``fulltext``, so
+``FULLTEXT_ENABLED=false`` switches it off). It declares no service and no tier of its own: it
+runs the tiers and ID resolvers other plugins declare, each under that plugin's own context,
+which is why core gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
+"""
+
+from __future__ import annotations
+
+from ..hookspecs import hookimpl
+from ..types import PluginInfo, ToolSpec
+from . import tool
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="fulltext",
+        title="Full text",
+        description="Full text through the chain of the full-text tiers and ID resolvers other plugins declare.",
+    )
+
+
+@hookimpl
+def medlit_tools() -> list[ToolSpec]:
+    return [tool.TOOL]

@@ -1,0 +1,488 @@
+"""Input and output models of ``pubmed_fetch_fulltext`` (camelCase, as the peer servers use).
+
+Outcomes and reasons are the chain's vocabulary (``TierOutcomeKind`` in core/types.py,
+``UnavailableReason`` in core/resolution.py), used here as they are, never re-typed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..errors import ArgumentError
+from ..identifiers import IdentifierError, parse_list
+from ..jats_models import UnextractableReason
+from ..models import ResponseFormat, ToolInput
+from ..resolution import UnavailableReason
+from ..text import strip_invisible
+from ..types import ContentFormat, IdKind, TierOutcomeKind
+
+MAX_IDS = 50  # distinct identifiers one call may name
+FETCH_LIMIT = 10  # distinct identifiers one call fetches
+
+IdType = IdKind
+
+
+def _ids(kind: IdKind, value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    try:
+        parsed = parse_list(kind, value)
+    except IdentifierError as exc:
+        raise ArgumentError(
+            str(exc),
+            "Send PMC IDs in `pmcids` (e.g. 'PMC9575052'), PubMed IDs in `pmids` (e.g. '33533846') and DOIs "
+            "in `dois` (e.g. '10.1038/s41586-020-2649-2'), one id per array element.",
+        ) from None
+    out: list[str] = []
+    for ident in parsed:
+        if ident.value not in out:
+            out.append(ident.value)
+    return out or None
+
+
+class FulltextInput(ToolInput):
+    pmcids: list[str] | None = Field(
+        None,
+        description="PMC IDs to fetch, e.g. ['PMC9575052']. 'pmc9575052', zero-padded digits and PMC article URLs "
+        "are accepted and normalised to PMC<digits>; bare digits are read as PMC IDs here. Combinable with "
+        "`pmids` and `dois`.",
+        json_schema_extra={"maxItems": MAX_IDS},
+    )
+    pmids: list[str] | None = Field(
+        None,
+        description="PubMed IDs, e.g. ['33533846'] ('PMID: 33533846' and zero padding accepted). A source that "
+        "needs another id kind gets it from the ID resolution step, for every id of the call at once.",
+        json_schema_extra={"maxItems": MAX_IDS},
+    )
+    dois: list[str] | None = Field(
+        None,
+        description="DOIs, e.g. ['10.1371/journal.pone.0046493']; 'doi:' and 'https://doi.org/' forms are accepted "
+        "and case is ignored. Resolved like `pmids` for a source that needs another id kind.",
+        json_schema_extra={"maxItems": MAX_IDS},
+    )
+    sections: list[str] | None = Field(
+        None,
+        description="Keep only sections whose title contains one of these terms (case-insensitive substring, any "
+        "depth), e.g. ['methods', 'results']. A matching section is returned whole; a parent kept only for a "
+        "matching subsection keeps its heading as a breadcrumb with its own text cleared. Tables and assets "
+        "follow their section. Empty strings are skipped. Structured (JATS) articles only: extracted text is "
+        "returned whole.",
+    )
+    maxSections: int | None = Field(
+        None,
+        ge=1,
+        description="Keep at most this many top-level sections per article, counted after `sections` (back matter "
+        "last, so dropped first); the dropped ones are named in `sectionCap`. E.g. 5.",
+    )
+    includeTables: bool = Field(True, description="Include tables (cells, caption, footnotes). E.g. false.")
+    includeAssets: bool = Field(
+        True,
+        description="Include figures and supplementary material (label, caption, deposit href). False also "
+        "removes their [Figure ...] markers from the text. E.g. false.",
+    )
+    includeReferences: bool = Field(False, description="Include the reference list. E.g. true.")
+    maxCharacters: int | None = Field(
+        None,
+        ge=1,
+        description="Per-article budget for body text (section text, table and asset text; never titles, "
+        "abstracts, ids or references), e.g. 8000. Cuts land on word boundaries; `truncation` says what was "
+        "removed. Body sections are served first, then tables, assets, back matter.",
+    )
+    overflowMode: Literal["truncate", "outline"] = Field(
+        "truncate",
+        description="How `maxCharacters` is spent: 'truncate' fills sections in document order and drops the rest; "
+        "'outline' keeps every heading and splits the budget evenly across sections (a part whose share is "
+        "under 100 characters returns heading-only). Use 'outline' to survey an article, then `sections`. "
+        "Example: 'outline'.",
+    )
+    maxCharactersPerSection: int | None = Field(
+        None,
+        ge=1,
+        description="Budget for one top-level section (its text plus its subsections), e.g. 2000. Combines with "
+        "`maxCharacters`; the tighter wins.",
+    )
+    maxResponseCharacters: int | None = Field(
+        None,
+        ge=1,
+        description="Ceiling for the whole response, measured on each article's JSON record, e.g. 60000. Articles "
+        "past it are deferred whole and listed in `deferred` for a follow-up call; the first article is always "
+        "returned so every call makes progress.",
+    )
+    responseFormat: ResponseFormat = Field(
+        "markdown",
+        validation_alias=AliasChoices("responseFormat", "response_format"),
+        description="Text rendering: 'markdown' (default, readable) or 'json' (the structured result as fenced JSON); "
+        "the structured content is the same either way. Example: 'json'.",
+    )
+
+    @field_validator("pmcids", mode="before")
+    @classmethod
+    def _pmcids(cls, v: Any) -> list[str] | None:
+        return _ids("pmcid", v)
+
+    @field_validator("pmids", mode="before")
+    @classmethod
+    def _pmids(cls, v: Any) -> list[str] | None:
+        return _ids("pmid", v)
+
+    @field_validator("dois", mode="before")
+    @classmethod
+    def _dois(cls, v: Any) -> list[str] | None:
+        return _ids("doi", v)
+
+    @field_validator("sections", mode="before")
+    @classmethod
+    def _sections(cls, v: Any) -> Any:  # a list of terms, or what type validation then refuses
+        if v is None:
+            return None
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list):
+            return v
+        out = []
+        for term in v:
+            if not isinstance(term, str):
+                return v  # let the type check report it
+            if term == "":
+                continue
+            cleaned = strip_invisible(term).strip()
+            if not cleaned:
+                raise ArgumentError(
+                    f"sections element {term!r} holds no visible character, so it names no heading",
+                    "Pass section titles such as ['Methods', 'Results'], or omit `sections` for the whole article.",
+                )
+            out.append(cleaned)
+        return out or None
+
+    @model_validator(mode="after")
+    def _some_ids(self) -> FulltextInput:
+        kinds = [self.pmcids or [], self.pmids or [], self.dois or []]
+        if not any(kinds):
+            raise ArgumentError(
+                "no identifier given",
+                'Name at least one article in `pmcids`, `pmids` or `dois`, e.g. {"pmcids": ["PMC9575052"]}.',
+            )
+        total = sum(len(k) for k in kinds)
+        if total > MAX_IDS:
+            raise ArgumentError(
+                f"{total} distinct identifiers given; one call accepts at most {MAX_IDS}",
+                f"Split the ids over several calls of at most {MAX_IDS} (each fetches {FETCH_LIMIT}).",
+            )
+        return self
+
+
+# -- output -----------------------------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Author(_Out):
+    lastName: str | None = None
+    givenNames: str | None = None
+    suffix: str | None = Field(
+        None,
+        description="Generational name suffix verbatim from the JATS <suffix> (e.g. 'Jr', 'IV'), never normalised; "
+        "absent when the deposit gives none",
+    )
+    collectiveName: str | None = Field(None, description="Group or consortium name of a collective author")
+    orcid: str | None = None
+
+
+class Journal(_Out):
+    title: str | None = None
+    issn: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    elocationId: str | None = Field(None, description="Electronic article number, e.g. 'e20542'")
+
+
+class PublicationDate(_Out):
+    year: str | None = None
+    month: str | None = None
+    day: str | None = None
+
+
+class LicenseOut(_Out):
+    type: str | None = Field(
+        None, description="License type, e.g. 'cc-by', as deposited or derived from its URL"
+    )
+    urls: list[str] | None = None
+    text: str | None = None
+
+
+BudgetCut = Literal["shortened", "emptied"]
+
+
+class Subsection(_Out):
+    title: str | None = Field(
+        None, description="Subsection heading (its <title>, else its <label> when that is all it has)"
+    )
+    label: str | None = Field(
+        None, description="Subsection label as printed, e.g. '2.1', when it carries one"
+    )
+    text: str = Field(description="Subsection text; deeper headings folded in as '#### Heading' lines")
+    budgetCut: BudgetCut | None = Field(
+        None, description="Set when `maxCharacters`/`maxCharactersPerSection` shortened or emptied this text"
+    )
+
+
+class Section(_Out):
+    title: str | None = Field(
+        None,
+        description="Heading (its <title>, else its <label> when that is all it has, else the back-matter kind); "
+        "absent for untitled text before the first heading",
+    )
+    label: str | None = Field(
+        None,
+        description="Section label as printed, e.g. '2', when it carries one (the `sections` filter reads `title`)",
+    )
+    text: str = Field(description="The section's own text (its subsections are in `subsections`)")
+    subsections: list[Subsection] | None = None
+    backMatter: bool | None = Field(
+        None, description="True for acknowledgments, notes, appendices and the like"
+    )
+    budgetCut: BudgetCut | None = Field(
+        None, description="Set when a character budget shortened or emptied this section's own text"
+    )
+
+
+class TablePartOut(_Out):
+    caption: str | None = Field(None, description="The part's own caption, when its markup gives one")
+    headerRowCount: int = Field(0, description="Leading rows of `rows` that are this part's header")
+    columnCount: int = Field(0, description="Width of this part's grid; 0 when its cells are not extractable")
+    rows: list[list[str]] = Field(
+        description="This part's cells by row, spans expanded by repetition so the grid is rectangular"
+    )
+    unextractableReason: UnextractableReason | None = Field(
+        None, description="Why this part's `rows` is empty, set only then (codes as on the table)"
+    )
+
+
+class TableOut(_Out):
+    id: str | None = None
+    label: str | None = None
+    caption: str | None = None
+    footnotes: str | None = None
+    sectionTitle: str | None = Field(None, description="Title of the innermost section holding the table")
+    headerRowCount: int = Field(0, description="Leading rows of `rows` that are the header")
+    rows: list[list[str]] = Field(
+        description="Cells by row, spans expanded by repetition so the grid is rectangular. When `parts` is "
+        "set, this is only the first part whose cells could be read"
+    )
+    unextractableReason: UnextractableReason | None = Field(
+        None,
+        description="Why `rows` is empty, set only then: 'graphic-only' (deposited as an image with no cell "
+        "markup), 'cals-tgroup' (CALS/OASIS <tgroup> markup, not extracted), 'no-rows' (the markup carries no "
+        "row with a cell). Label and caption are still returned; read the cells on the PMC page (`pmcUrl`)",
+    )
+    parts: list[TablePartOut] | None = Field(
+        None,
+        description="Set only when the table holds several separately laid-out tables, each with its own "
+        "header rows and column count: all of them in order (one of them repeats `rows`). Read these then",
+    )
+
+
+class AssetOut(_Out):
+    assetType: Literal["figure", "supplementary-material", "media"]
+    id: str | None = None
+    label: str | None = None
+    caption: str | None = None
+    href: str | None = Field(
+        None, description="The deposited file name, a pointer into the PMC deposit, not a URL"
+    )
+    sectionTitle: str | None = None
+    frontMatter: bool | None = Field(
+        None,
+        description="True for a figure or file of the front matter rather than the body: a graphical abstract's "
+        "figure (`sectionTitle` names its abstract), supplementary material listed with the article's "
+        "metadata, a figure of the abstract",
+    )
+
+
+class ReferenceOut(_Out):
+    id: str | None = None
+    label: str | None = None
+    citation: str
+    pmid: str | None = None
+    doi: str | None = None
+
+
+class PmcArticle(_Out):
+    """Structured full text read from JATS, whatever tier served it (``source`` keeps its
+    historical value "pmc"; ``viaSource`` names the tier)."""
+
+    source: Literal["pmc"] = "pmc"
+    viaSource: str = Field(description="The tier that served the JATS (the tool description lists them)")
+    pmcId: str | None = None
+    pmid: str | None = None
+    doi: str | None = Field(None, description="DOI as the record spells it (compare case-insensitively)")
+    epmcId: str | None = Field(None, description="The serving source's own record id, when it has one")
+    epmcSource: str | None = Field(
+        None, description="The serving source's record namespace, e.g. 'PMC', 'MED'"
+    )
+    title: str | None = None
+    articleType: str | None = None
+    authors: list[Author] | None = None
+    affiliations: list[str] | None = None
+    journal: Journal | None = None
+    publicationDate: PublicationDate | None = None
+    keywords: list[str] | None = None
+    abstract: str | None = None
+    licenses: list[LicenseOut] | None = None
+    sections: list[Section]
+    tables: list[TableOut] | None = None
+    assets: list[AssetOut] | None = None
+    references: list[ReferenceOut] | None = None
+    pmcUrl: str | None = None
+    pubmedUrl: str | None = None
+
+
+class UnpaywallArticle(_Out):
+    """Best-effort text extracted from a PDF or an HTML page, whatever tier served it (``source``
+    keeps its historical value "unpaywall"; ``viaSource`` names the tier)."""
+
+    source: Literal["unpaywall"] = "unpaywall"
+    viaSource: str = Field("unpaywall", description="The tier that served the text")
+    contentFormat: ContentFormat
+    doi: str
+    sourceUrl: str = Field(description="URL the content was fetched from")
+    content: str = Field(description="Full article text, Markdown or plain text per `contentFormat`")
+    pmid: str | None = None
+    pmcId: str | None = None
+    title: str | None = None
+    year: int | None = None
+    journalName: str | None = None
+    license: str | None = None
+    version: str | None = Field(None, description="submittedVersion | acceptedVersion | publishedVersion")
+    hostType: str | None = Field(None, description="publisher | repository")
+    wordCount: int | None = None
+    totalPages: int | None = None
+    pubmedUrl: str | None = None
+    budgetCut: BudgetCut | None = None
+
+
+Article = Annotated[PmcArticle | UnpaywallArticle, Field(discriminator="source")]
+
+
+class TriedTier(_Out):
+    tier: str = Field(
+        description="A full-text tier or an ID resolution step, as the tool description names them"
+    )
+    outcome: TierOutcomeKind
+    detail: str | None = None
+
+
+class Unavailable(_Out):
+    id: str = Field(description="The identifier as requested (normalised)")
+    idType: IdType = Field(description="The input field it was sent in")
+    reason: UnavailableReason = Field(
+        description="The most specific signal any step reported; 'service-error' is worth a retry"
+    )
+    triedTiers: list[TriedTier] = Field(
+        description="Every step in chain order (ID resolution steps and tiers) with its outcome"
+    )
+    unqueriedTiers: list[str] | None = Field(
+        None, description="Tiers switched off or unconfigured that could have served this id"
+    )
+    waitingOn: dict[str, str] | None = Field(
+        None, description="Per unqueried tier, the environment variable that would enable it"
+    )
+    institutionalLink: str | None = Field(
+        None,
+        description="Link to the user's library resolver (when one is configured): licensed full text or "
+        "an interlibrary-loan request; built, never fetched",
+    )
+
+
+class IdGroups(_Out):
+    ids: list[str]
+    idType: IdType | None = Field(None, description="The field every id was sent in, when they share one")
+    pmcids: list[str] | None = None
+    pmids: list[str] | None = None
+    dois: list[str] | None = None
+
+
+class FulltextDeferred(IdGroups):
+    maxResponseCharacters: int
+    returnedCharacters: int
+    deferredCount: int
+    nextDeferredCharacters: int = Field(description="Size of the first deferred article: the budget it needs")
+
+
+class OverLimit(IdGroups):
+    limit: int = Field(description="Distinct identifiers one call fetches")
+
+
+class SubsectionLedger(_Out):
+    title: str | None = None
+    label: str | None = Field(None, description="Label as printed (e.g. '2.1'), when it carries one")
+    originalCharacters: int
+    returnedCharacters: int
+    truncated: bool
+
+
+class SectionLedger(SubsectionLedger):
+    subsections: list[SubsectionLedger] | None = None
+
+
+class ArticleLedger(_Out):
+    id: str
+    source: Literal["pmc", "unpaywall"]
+    originalCharacters: int
+    returnedCharacters: int
+    sections: list[SectionLedger] | None = None
+    omittedTables: int | None = None
+    omittedTableNames: list[str] | None = None
+    omittedAssets: int | None = None
+    omittedAssetNames: list[str] | None = None
+
+
+class Truncation(_Out):
+    mode: Literal["truncate", "outline"]
+    maxCharacters: int | None = None
+    maxCharactersPerSection: int | None = None
+    originalCharacters: int
+    returnedCharacters: int
+    omittedSections: int
+    omittedTables: int | None = None
+    omittedAssets: int | None = None
+    articles: list[ArticleLedger]
+
+
+class OmittedSection(_Out):
+    title: str | None = None
+    label: str | None = Field(None, description="Section label as printed (e.g. '2'), when it carries one")
+
+
+class SectionCapArticle(_Out):
+    id: str
+    omittedSections: list[OmittedSection]
+
+
+class SectionCap(_Out):
+    maxSections: int
+    articles: list[SectionCapArticle]
+
+
+class FulltextOutput(_Out):
+    articles: list[Article] = Field(
+        description="Articles in routing order (pmcids, pmids, dois); an article several ids name appears once"
+    )
+    totalReturned: int
+    unavailable: list[Unavailable] | None = Field(
+        None, description="Ids with no returnable full text, each with the tiers it went through"
+    )
+    deferred: FulltextDeferred | None = Field(
+        None, description="Articles withheld by maxResponseCharacters: re-request these ids"
+    )
+    overLimit: OverLimit | None = Field(
+        None, description="Ids past the per-call fetch limit, not fetched: re-request them"
+    )
+    truncation: Truncation | None = None
+    sectionCap: SectionCap | None = None
+    truncated: bool | None = Field(
+        None, description="True when a budget, maxSections, deferral or the per-call limit left something out"
+    )
+    notice: str | None = None

@@ -1,0 +1,361 @@
+"""pubmed_fetch_fulltext: full text through the resolution chain of the installed tiers, with
+section filters, character budgets and a per-id report of every step.
+
+Requests per call are the steps' own: each ID resolver is called once for every id of the call
+that needs it, each tier once for every article it is asked about (see core/resolution.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .. import errors as E
+from ..budget import apply_budget, json_size
+from ..errors import MedlitError
+from ..identifiers import FIELD_OF, ID_KINDS
+from ..jats_models import UNEXTRACTABLE_REASONS
+from ..resolution import ChainResult, Resolution, run_chain
+from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, ToolContext, ToolSpec
+from .describe import ABSTRACT_TOOL, NAME, describe
+from .models import (
+    FETCH_LIMIT,
+    ArticleLedger,
+    FulltextDeferred,
+    FulltextInput,
+    FulltextOutput,
+    OverLimit,
+    PmcArticle,
+    SectionCap,
+    SectionCapArticle,
+    TriedTier,
+    Truncation,
+    Unavailable,
+    UnpaywallArticle,
+)
+from .render import render_fulltext
+from .shape import (
+    apply_budget_pmc,
+    apply_budget_text,
+    article_id,
+    cap_sections,
+    filter_sections,
+    to_pmc_article,
+    to_text_article,
+)
+
+Record = PmcArticle | UnpaywallArticle
+
+
+@dataclass
+class _Asked:
+    kind: IdKind
+    value: str  # canonical
+
+
+class _Steps:
+    """Progress with a strictly increasing counter across every step of the chain."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx, self.n = ctx, 0
+
+    async def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        self.n += 1
+        try:
+            await self.ctx.progress(self.n, None, message)
+        except Exception:  # best effort
+            pass
+
+
+# -- identifiers ------------------------------------------------------------------------------
+def _routed(args: FulltextInput) -> list[_Asked]:
+    """Every distinct id in routing order: pmcids, then pmids, then dois."""
+    return [_Asked(kind, v) for kind in ID_KINDS for v in getattr(args, FIELD_OF[kind]) or []]
+
+
+def _groups(asked: Sequence[_Asked]) -> dict[str, Any]:
+    ids = [a.value for a in asked]
+    kinds = {a.kind for a in asked}
+    if len(kinds) == 1:
+        return {"ids": ids, "idType": next(iter(kinds))}
+    out: dict[str, Any] = {"ids": ids}
+    for kind in ID_KINDS:
+        values = [a.value for a in asked if a.kind == kind]
+        if values:
+            out[FIELD_OF[kind]] = values
+    return out
+
+
+def _resend(asked: Sequence[_Asked]) -> str:
+    parts = []
+    for kind in ID_KINDS:
+        values = [a.value for a in asked if a.kind == kind]
+        if values:
+            parts.append(f"{FIELD_OF[kind]}={json.dumps(values)}")
+    return " and ".join(parts)
+
+
+# -- tier payloads -> output records ----------------------------------------------------------
+def _record(res: Resolution, include_assets: bool) -> Record | None:
+    """The output record of a hit: JATS as ``source: pmc``, extracted text as ``source:
+    unpaywall``, each with ``viaSource`` = the tier that served it. None when it cannot be built."""
+    payload = res.hit.article if res.hit else None
+    ref = res.ref
+    if isinstance(payload, StructuredArticle):
+        rec = to_pmc_article(
+            payload.article,
+            payload.tier or res.served_by or "",
+            include_assets=include_assets,
+            extra_ids=payload.extra_ids,
+        )
+        # ids the record does not carry but the chain knows (given or resolved)
+        rec.pmcId, rec.pmid, rec.doi = rec.pmcId or ref.pmcid, rec.pmid or ref.pmid, rec.doi or ref.doi
+        return rec
+    if isinstance(payload, ExtractedTextArticle):
+        return to_text_article(payload, ref, payload.tier or res.served_by or "")
+    return None
+
+
+def _unavailable(res: Resolution, asked: Sequence[_Asked]) -> list[Unavailable]:
+    tried = [TriedTier(tier=a.tier, outcome=a.outcome, detail=a.detail or None) for a in res.tried]
+    return [
+        Unavailable(
+            id=a.value,
+            idType=a.kind,
+            reason=res.reason or "not-found",
+            triedTiers=tried,
+            unqueriedTiers=list(res.unqueried) or None,
+            waitingOn=dict(res.waiting_on) or None,
+        )
+        for a in asked
+    ]
+
+
+async def _add_access_links(ctx: ToolContext, refs: list[ArticleRef], unavailable: list[Unavailable]) -> None:
+    """The access-link providers' link (a library resolver) on each unavailable entry they can link;
+    a provider that fails only leaves the field out."""
+    links = await ctx.runtime.access_links(refs)
+    by_id = {v: links[ref.key] for ref in refs if ref.key in links for v in ref.requested}
+    for u in unavailable:
+        u.institutionalLink = by_id.get(u.id)
+
+
+def _all_failed(chain: ChainResult) -> MedlitError:
+    """Every step that was asked failed: the first failure's reason, with every step's account."""
+    summary = "; ".join(
+        f"{r.ref.key}: " + ", ".join(f"{a.tier} {a.detail}" for a in r.tried if a.outcome == "service-error")
+        for r in chain.resolutions
+    )
+    first = chain.errors[0] if chain.errors else None
+    if first is None:  # steps answered per article with failures but raised nothing
+        step = next(a for r in chain.resolutions for a in r.tried if a.outcome == "service-error")
+        first = E.upstream_error(step.tier, E.UPSTREAM_ERROR, step.detail, retryable=True)
+    return MedlitError(
+        first.reason,
+        f"Every full-text source failed: {first.message}",
+        first.recovery or "Retry in a minute.",
+        first.retryable,
+        {"tiers": summary[:1000]},
+    )
+
+
+def _no_tiers() -> MedlitError:
+    return MedlitError(
+        E.UNAVAILABLE,
+        "No full-text source is installed on this server: no plugin declares a full-text tier.",
+        "Install and enable a plugin that contributes full-text tiers, then restart the server; meanwhile "
+        "read abstracts and metadata with the record tools.",
+        False,
+    )
+
+
+# -- the handler ------------------------------------------------------------------------------
+async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutput:
+    host = ctx.runtime.host if ctx.runtime is not None else None
+    if host is None or not host.tiers():
+        raise _no_tiers()
+    routed = _routed(args)
+    fetch, over = routed[:FETCH_LIMIT], routed[FETCH_LIMIT:]
+    steps = _Steps(ctx)
+    await steps(0, None, f"resolving {len(fetch)} identifier(s)")
+
+    refs = [ArticleRef(key=a.value, requested=(a.value,), **{a.kind: a.value}) for a in fetch]
+    chain = await run_chain(
+        refs,
+        replace(ctx, progress=steps),
+        {"include_references": args.includeReferences, "include_assets": args.includeAssets},
+    )
+    if chain.all_failed_for_service_reasons():
+        raise _all_failed(chain)
+
+    by_value = {a.value: a for a in fetch}
+    records: list[tuple[list[_Asked], Record]] = []
+    unavailable: list[Unavailable] = []
+    pending: list[ArticleRef] = []  # the articles behind `unavailable`
+    for res in chain.resolutions:
+        asked = [by_value[v] for v in res.ref.requested if v in by_value]
+        record = _record(res, args.includeAssets) if res.resolved else None
+        if res.resolved and record is None:
+            res.tried[-1].outcome = "parse-failed"
+            res.tried[
+                -1
+            ].detail = "the tier's article could not be shaped into a record (no DOI for extracted text)"
+            res.reason = "parse-failed"
+        if record is None:
+            unavailable.extend(_unavailable(res, asked))
+            pending.append(res.ref)
+            continue
+        records.append((asked, record))
+    if pending and host.access_link_providers():
+        await _add_access_links(ctx, pending, unavailable)
+    abstracts = ABSTRACT_TOOL if ABSTRACT_TOOL in host.tools else None
+    return _shape(args, records, unavailable, over, abstracts)
+
+
+def _shape(
+    args: FulltextInput,
+    records: list[tuple[list[_Asked], Record]],
+    unavailable: list[Unavailable],
+    over: Sequence[_Asked],
+    abstracts: str | None,
+) -> FulltextOutput:
+    """Filters, caps and budgets on the records, then the output with a notice for everything
+    left out."""
+    notices: list[str] = []
+    section_misses: list[str] = []
+    cap_entries: list[SectionCapArticle] = []
+    ledgers: dict[int, ArticleLedger] = {}
+    omitted_sections = 0
+    for index, (_, rec) in enumerate(records):
+        if isinstance(rec, PmcArticle):
+            if args.sections and not filter_sections(rec, args.sections):
+                section_misses.append(article_id(rec))
+            if not args.includeTables:
+                rec.tables = None
+            if not args.includeAssets:
+                rec.assets = None
+            if not args.includeReferences:
+                rec.references = None
+            if args.maxSections is not None:
+                dropped = cap_sections(rec, args.maxSections)
+                if dropped:
+                    cap_entries.append(SectionCapArticle(id=article_id(rec), omittedSections=dropped))
+            report = apply_budget_pmc(
+                rec, args.maxCharacters, args.maxCharactersPerSection, args.overflowMode
+            )
+        else:
+            report = apply_budget_text(rec, args.maxCharacters)
+        if report is not None:
+            ledgers[index] = report.ledger
+            omitted_sections += report.omitted_sections
+
+    split = apply_budget(
+        list(range(len(records))),
+        args.maxResponseCharacters,
+        id_of=lambda i: records[i][0][0].value,
+        size_of=lambda i: json_size(records[i][1]),
+    )
+    kept = split.kept
+    out = FulltextOutput(articles=[records[i][1] for i in kept], totalReturned=len(kept))
+    if unavailable:
+        out.unavailable = unavailable
+    if split.deferred is not None:
+        deferred_asked = [records[i][0][0] for i in range(len(records)) if i not in set(kept)]
+        out.deferred = FulltextDeferred(
+            **_groups(deferred_asked),
+            maxResponseCharacters=args.maxResponseCharacters or 0,
+            returnedCharacters=split.used,
+            deferredCount=len(deferred_asked),
+            nextDeferredCharacters=split.deferred.nextItemCharacters,
+        )
+        notices.append(
+            f"maxResponseCharacters={args.maxResponseCharacters:,} deferred {len(deferred_asked)} article(s): "
+            f"call again with {_resend(deferred_asked)} (the next needs {split.deferred.nextItemCharacters:,} characters)."
+        )
+    if over:
+        out.overLimit = OverLimit(**_groups(over), limit=FETCH_LIMIT)
+        notices.append(
+            f"{len(over)} identifier(s) past the per-call limit of {FETCH_LIMIT} were not fetched: call again with "
+            f"{_resend(over)}."
+        )
+    kept_ledgers = [ledgers[i] for i in kept if i in ledgers]
+    if kept_ledgers:
+        out.truncation = Truncation(
+            mode=args.overflowMode,
+            maxCharacters=args.maxCharacters,
+            maxCharactersPerSection=args.maxCharactersPerSection,
+            originalCharacters=sum(led.originalCharacters for led in kept_ledgers),
+            returnedCharacters=sum(led.returnedCharacters for led in kept_ledgers),
+            omittedSections=omitted_sections if args.overflowMode == "truncate" else 0,
+            omittedTables=sum(led.omittedTables or 0 for led in kept_ledgers) or None,
+            omittedAssets=sum(led.omittedAssets or 0 for led in kept_ledgers) or None,
+            articles=kept_ledgers,
+        )
+        notices.append(
+            f"Character budgets shortened {len(kept_ledgers)} article(s): returned "
+            f"{out.truncation.returnedCharacters:,} of {out.truncation.originalCharacters:,} body characters "
+            "(see `truncation`; raise maxCharacters or narrow `sections` for the rest)."
+        )
+    kept_ids = {article_id(records[i][1]) for i in kept}
+    caps = [c for c in cap_entries if c.id in kept_ids]
+    if caps and args.maxSections is not None:
+        out.sectionCap = SectionCap(maxSections=args.maxSections, articles=caps)
+        for c in caps:
+            titles = ", ".join(repr(s.title or "untitled") for s in c.omittedSections[:8])
+            notices.append(
+                f"maxSections={args.maxSections} left {len(c.omittedSections)} section(s) out of {c.id} ({titles}); "
+                "ask for them with `sections` or a larger maxSections."
+            )
+    if section_misses:
+        notices.append(
+            f"No section of {', '.join(section_misses)} matched {args.sections}; retry without `sections` or "
+            "with broader headings (e.g. 'method', 'result')."
+        )
+    no_body = [u.id for u in unavailable if u.reason == "no-body"]
+    if no_body:
+        notices.append(
+            f"{', '.join(no_body)}: the record has front matter only (the publisher does not release the text)"
+            + (f"; {abstracts} gives the abstract and metadata." if abstracts else ".")
+        )
+    unextractable = [
+        f"{t.label or t.id or 'a table'} in {article_id(rec)} "
+        f"({UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
+        for rec in (records[i][1] for i in kept)
+        if isinstance(rec, PmcArticle)
+        for t in rec.tables or []
+        if t.unextractableReason
+    ]
+    if unextractable:
+        notices.append("Tables without cell values: " + "; ".join(unextractable[:10]) + ".")
+    waiting = sorted({f"{t} ({v})" for u in unavailable for t, v in (u.waitingOn or {}).items()})
+    if waiting:
+        notices.append(
+            "Some ids were not tried on every source: "
+            + ", ".join(waiting)
+            + " is not enabled on this server."
+        )
+    linked = sum(1 for u in unavailable if u.institutionalLink)
+    if linked:
+        notices.append(
+            f"{linked} unavailable id(s) carry `institutionalLink`: the user's library resolver, which offers "
+            "licensed full text or an interlibrary-loan request (open it in a browser)."
+        )
+    if out.deferred or out.overLimit or out.truncation or out.sectionCap:
+        out.truncated = True
+    if notices:
+        out.notice = " ".join(notices)
+    return out
+
+
+TOOL = ToolSpec(
+    name=NAME,
+    title="Fetch full-text articles",
+    description="Fetch the full text of articles from the installed full-text sources.",  # see describe
+    describe=describe,
+    input_model=FulltextInput,
+    output_model=FulltextOutput,
+    handler=fetch_fulltext,
+    render=render_fulltext,
+)

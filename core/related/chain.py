@@ -1,0 +1,166 @@
+"""Asking the related-article providers in order until one answers.
+
+Each provider runs under its own plugin's context (its own clients, settings and cache), under
+its own timeout and never past the call's budget. A provider whose plugin is not active is listed
+as ``not-queried`` with the variable that would enable it; one that raises is ``failed`` with its
+reason; one that knows no related article (``total == 0``) is ``empty`` and the next is asked, so
+a provider with partial coverage (ELink's PMC-derived citations) does not hide a later one's list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import errors as E
+from ..errors import MedlitError
+from ..identifiers import IdentifierError, normalize_pmid
+from ..types import RelatedProvider, RelatedQuery, RelatedResult, ToolContext
+from .models import Outcome
+
+log = logging.getLogger("medlit.related")
+
+
+@dataclass
+class Attempt:
+    provider: RelatedProvider
+    outcome: Outcome
+    detail: str = ""
+    error: MedlitError | None = None
+    variable: str | None = None
+    result: RelatedResult | None = None
+
+
+@dataclass
+class Asked:
+    """Every attempt in order and the one whose list is the answer (``None``: nobody answered)."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+    answer: Attempt | None = None
+
+    @property
+    def queried(self) -> list[Attempt]:
+        return [a for a in self.attempts if a.outcome != "not-queried"]
+
+
+OnEmpty = Callable[[Attempt], Awaitable[None]]
+
+
+def clean(result: RelatedResult, source: str) -> RelatedResult:
+    """A provider's answer made safe to use: canonical, distinct PMIDs without the source itself
+    (a value that is no PMID counts as a dropped row), scores only for returned PMIDs."""
+    pmids: list[str] = []
+    dropped = max(0, int(result.dropped or 0))
+    raw_scores = result.scores or {}
+    scores: dict[str, float] = {}
+    for raw in result.pmids or []:
+        try:
+            pmid = normalize_pmid(str(raw))
+        except IdentifierError:
+            dropped += 1
+            continue
+        if pmid == source or pmid in pmids:
+            continue
+        pmids.append(pmid)
+        score = raw_scores.get(raw, raw_scores.get(pmid))
+        if isinstance(score, (int, float)) and not isinstance(score, bool):
+            scores[pmid] = float(score)
+    total = result.total if isinstance(result.total, int) and result.total >= 0 else None
+    return RelatedResult(
+        pmids=pmids,
+        total=total,
+        detail=str(result.detail or ""),
+        scores=scores,
+        dropped=dropped,
+        notice=str(result.notice or ""),
+    )
+
+
+def is_empty(result: RelatedResult, query: RelatedQuery) -> bool:
+    """The provider knows no related article of this kind (not: this page is past the end)."""
+    if result.total is not None:
+        return result.total == 0
+    return query.offset == 0 and not result.pmids and not result.dropped
+
+
+async def ask(
+    ctx: ToolContext,
+    pairs: list[tuple[RelatedProvider, Any]],
+    query: RelatedQuery,
+    *,
+    until: float,
+    on_empty: OnEmpty,
+) -> Asked:
+    """Ask ``pairs`` (provider, plugin record) in order, for the query's kind, until one answers
+    with a non-empty list. ``on_empty`` runs after each empty answer (it may raise to stop, e.g.
+    when the source PMID turns out not to exist). ``until`` is a ``time.monotonic()`` instant no
+    provider may run past."""
+    asked = Asked()
+    runtime = ctx.runtime
+    step = 0
+    for provider, record in pairs:
+        if query.kind not in provider.kinds:
+            continue
+        if not record.active:
+            asked.attempts.append(
+                Attempt(provider, "not-queried", record.detail, variable=record.waiting_on or None)
+            )
+            continue
+        left = until - time.monotonic()
+        if left <= 0.5:
+            err = MedlitError(
+                E.CALL_DEADLINE_EXCEEDED,
+                "not asked: the call ran out of time before this provider's turn",
+                "Retry the call.",
+                True,
+            )
+            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            continue
+        step += 1
+        await _progress(ctx, step, f"asking {provider.name} ({query.kind} of PMID {query.pmid})")
+        pctx = runtime.context(provider.plugin, ctx.progress) if runtime is not None else ctx
+        try:
+            async with asyncio.timeout(min(provider.timeout, left)):
+                raw = await provider.resolve(query, pctx)
+            if not isinstance(raw, RelatedResult):
+                raise TypeError(f"resolve() returned a {type(raw).__name__}, not a RelatedResult")
+            result = clean(raw, query.pmid)
+        except MedlitError as err:
+            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            continue
+        except TimeoutError:
+            err = E.upstream_error(
+                provider.name,
+                E.DEADLINE_EXCEEDED,
+                f"{provider.name} did not answer within {min(provider.timeout, left):.0f} s",
+            )
+            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            continue
+        except Exception as exc:  # a broken provider must not break the tool: report it by plugin
+            log.exception("related provider %s of plugin %s failed", provider.name, provider.plugin)
+            err = E.plugin_fault(
+                provider.plugin, f"related provider {provider.name} failed: {type(exc).__name__}: {exc}"
+            )
+            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            continue
+        if is_empty(result, query):
+            attempt = Attempt(provider, "empty", result.detail, result=result)
+            asked.attempts.append(attempt)
+            await on_empty(attempt)
+            continue
+        attempt = Attempt(provider, "answered", result.detail, result=result)
+        asked.attempts.append(attempt)
+        asked.answer = attempt
+        break
+    return asked
+
+
+async def _progress(ctx: ToolContext, step: int, message: str) -> None:
+    try:
+        await ctx.progress(step, None, message)
+    except Exception:  # progress is best effort
+        pass

@@ -1,0 +1,115 @@
+"""pubmed_find_related's input and output models."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from ..errors import ArgumentError
+from ..identifiers import IdentifierError, normalize_pmid
+from ..models import ResponseFormat, ToolInput, ToolOutput, response_format_field
+from ..types import RelatedKind
+
+PER_CALL = 100  # articles per call: one metadata batch, one OpenAlex OR filter, a readable table
+MAX_OFFSET = 1_000_000
+Outcome = Literal["answered", "empty", "failed", "not-queried"]
+
+
+class FindRelatedInput(ToolInput):
+    pmid: str = Field(
+        max_length=64,
+        description="The source article's PubMed ID; a 'PMID:' label, a PubMed URL or leading zeros are "
+        "accepted. Example: '33533846'.",
+    )
+    relationship: RelatedKind = Field(
+        "similar",
+        description="'similar' (PubMed's similar articles, ranked by score), 'cited_by' (articles citing the "
+        "source) or 'references' (articles the source cites). Example: 'cited_by'.",
+    )
+    maxResults: int = Field(
+        20,
+        ge=1,
+        le=10_000,
+        description=f"Related articles to return, at most {PER_CALL} per call (a larger value is served at "
+        f"{PER_CALL} with a notice). Example: 50.",
+    )
+    offset: int = Field(
+        0,
+        ge=0,
+        le=MAX_OFFSET,
+        description="0-based position in the answering provider's list, for paging: pass the previous "
+        "answer's nextOffset. Example: 100.",
+    )
+    responseFormat: ResponseFormat = response_format_field()
+
+    @field_validator("pmid", mode="before")
+    @classmethod
+    def _pmid(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool):
+            v = str(v)
+        if isinstance(v, str):
+            try:
+                return normalize_pmid(v)
+            except IdentifierError as exc:
+                raise ArgumentError(
+                    str(exc),
+                    "Send one PubMed ID of digits, e.g. '33533846'; find PMIDs with pubmed_search_articles or "
+                    "convert a DOI or PMCID with pubmed_convert_ids.",
+                    reason="malformed_id",
+                ) from None
+        return v
+
+
+class RelatedArticle(ToolOutput):
+    pmid: str
+    title: str | None = Field(None, description="Title as PubMed gives it; absent when no summary was found")
+    authors: str | None = Field(None, description="First three authors ('Surname Initials'), then 'et al.'")
+    journal: str | None = Field(None, description="Journal abbreviation, or the book of a Bookshelf chapter")
+    year: int | None = None
+    pubDate: str | None = Field(None, description="Publication date, YYYY, YYYY-MM or YYYY-MM-DD")
+    doi: str | None = None
+    pmcId: str | None = None
+    score: float | None = Field(
+        None, description="The provider's relevance score (similar articles; higher is closer)"
+    )
+    pubmedUrl: str
+
+
+class ProviderReport(ToolOutput):
+    provider: str = Field(description="Related-article provider, e.g. 'ncbi', 'europepmc', 'openalex'")
+    outcome: Outcome = Field(
+        description="'answered' (its list is the answer), 'empty' (it knows none: the next one was asked), "
+        "'failed' (see reason) or 'not-queried' (its plugin is off: see variable)"
+    )
+    detail: str = Field("", description="What was asked upstream, or why it failed or was skipped")
+    reason: str | None = Field(None, description="Machine-readable failure reason, e.g. 'ncbi_unreachable'")
+    retryable: bool | None = Field(None, description="Whether retrying may reach this provider")
+    variable: str | None = Field(
+        None, description="The environment variable that would enable a not-queried provider"
+    )
+
+
+class FindRelatedOutput(ToolOutput):
+    sourcePmid: str
+    sourceTitle: str | None = Field(None, description="The source article's title, when PubMed knows it")
+    relationship: RelatedKind
+    source: str = Field(description="The provider whose list this is, e.g. 'ncbi'")
+    offset: int
+    totalCount: int | None = Field(
+        None,
+        description="Rows in the provider's whole list, rows without a PMID included; absent when unknown",
+    )
+    nextOffset: int | None = Field(None, description="Offset of the next page; absent on the last page")
+    articles: list[RelatedArticle] = Field(default_factory=list)
+    droppedWithoutPmid: int = Field(
+        0, description="Rows of this page the provider had without a PubMed ID, which cannot be returned"
+    )
+    providers: list[ProviderReport] = Field(
+        default_factory=list, description="Each provider asked (or skipped) in order, with its outcome"
+    )
+    notice: str | None = Field(
+        None,
+        description="What differs from a clean answer: a fallback answered, providers failed, rows dropped, "
+        "maxResults capped, offset past the end, summaries missing",
+    )

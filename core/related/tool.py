@@ -1,0 +1,359 @@
+"""pubmed_find_related: similar, citing or cited articles of one PubMed article, from the related
+providers plugins declare (NCBI ELink, Europe PMC, OpenAlex, ...), tried in order.
+
+Requests per call: the answering provider's own (ELink: one), then one batched metadata lookup for
+the source and every returned PMID (the NCBI plugin's ESummary). When a provider knows no related
+article, one metadata lookup of the source first tells an unknown PMID (an error) from a real "none"
+(the next provider is then asked); that lookup's answer is reused for the summaries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from .. import errors as E
+from ..errors import MedlitError
+from ..models import cap_text
+from ..render import as_json, fence, md_table
+from ..types import RecordMetadata, RelatedQuery, RelatedResult, ToolContext, ToolSpec
+from .chain import Asked, Attempt, ask
+from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
+
+NAME = "pubmed_find_related"
+ALL_FAILED = "all_providers_failed"
+PMID_NOT_FOUND = "pmid_not_found"
+PUBMED = "https://pubmed.ncbi.nlm.nih.gov/"
+# Providers share what is left of the call deadline minus this, kept for the summaries lookup.
+SUMMARY_RESERVE = 10.0
+_KIND_WORDS = {
+    "similar": "similar to",
+    "cited_by": "citing",
+    "references": "cited by",
+}
+
+
+class _Source:
+    """What the metadata providers say about the source PMID, looked up at most once."""
+
+    def __init__(self, ctx: ToolContext, pmid: str) -> None:
+        self.ctx, self.pmid = ctx, pmid
+        self.checked = False
+        self.meta: dict[str, RecordMetadata] = {}
+        self.error: MedlitError | None = None
+
+    @property
+    def can_tell(self) -> bool:
+        """True when a metadata provider for PMIDs is active, so absence means 'no such PMID'."""
+        runtime = self.ctx.runtime
+        if runtime is None:
+            return False
+        return any("pmid" in m.accepts for m in runtime.host.metadata_providers())
+
+    async def lookup(self, pmids: list[str]) -> dict[str, RecordMetadata]:
+        """Metadata for ``pmids`` and the source (asked once), in one request; a failure is kept
+        in ``error``, never raised: summaries are a courtesy, the list stands without them."""
+        wanted = [
+            p
+            for p in dict.fromkeys([self.pmid, *pmids])
+            if p not in self.meta and not (p == self.pmid and self.checked)
+        ]
+        if not wanted or not self.can_tell:
+            return self.meta
+        try:
+            found = await self.ctx.lookup_metadata("pmid", wanted)
+        except MedlitError as err:
+            self.error = err
+            return self.meta
+        self.error = None
+        self.meta.update({k: v for k, v in found.items() if isinstance(v, RecordMetadata)})
+        self.checked = self.checked or self.pmid in wanted
+        return self.meta
+
+    @property
+    def unknown(self) -> bool:
+        return self.checked and self.can_tell and self.pmid not in self.meta
+
+    async def on_empty(self, attempt: Attempt) -> None:
+        """After a provider found none: an unknown PMID stops the call (no fallback can help)."""
+        if not self.checked:
+            await self.lookup([])
+        if self.unknown:
+            raise MedlitError(
+                PMID_NOT_FOUND,
+                f"PubMed has no record with PMID {self.pmid} ({attempt.provider.name} found no related articles, "
+                "and PubMed does not know the PMID).",
+                "Check the PMID (find it with pubmed_search_articles, or convert a DOI or PMCID with "
+                "pubmed_convert_ids).",
+                False,
+                {"pmid": self.pmid},
+            )
+
+
+async def find_related(args: FindRelatedInput, ctx: ToolContext) -> FindRelatedOutput:
+    runtime = ctx.runtime
+    if runtime is None:  # only core's own plugins get the runtime; anything else is a wiring fault
+        raise E.plugin_fault("related", "pubmed_find_related needs core's runtime to reach the providers")
+    host = runtime.host
+    started = time.monotonic()
+    until = started + max(5.0, host.settings.call_deadline - SUMMARY_RESERVE)
+    want = min(args.maxResults, PER_CALL)
+    query = RelatedQuery(pmid=args.pmid, kind=args.relationship, offset=args.offset, limit=want)
+    source = _Source(ctx, args.pmid)
+
+    asked = await ask(ctx, host.related_providers(), query, until=until, on_empty=source.on_empty)
+    final = asked.answer or _first_empty(asked)
+    if final is None:
+        raise _none_answered(asked, query)
+    result = final.result
+    assert result is not None
+
+    meta: Mapping[str, RecordMetadata] = await source.lookup(result.pmids) if result.pmids else source.meta
+    articles = [_article(p, meta.get(p), result.scores.get(p)) for p in result.pmids]
+    total = result.total
+    end = args.offset + want
+    if total is not None:
+        next_offset = end if end < total else None
+    else:
+        next_offset = end if len(result.pmids) + result.dropped >= want else None
+    src_meta = meta.get(args.pmid)
+    return FindRelatedOutput(
+        sourcePmid=args.pmid,
+        sourceTitle=src_meta.title if src_meta else None,
+        relationship=args.relationship,
+        source=final.provider.name,
+        offset=args.offset,
+        totalCount=total,
+        nextOffset=next_offset,
+        articles=articles,
+        droppedWithoutPmid=result.dropped,
+        providers=[_report(a) for a in asked.attempts],
+        notice=_notice(args, want, asked, final, result, source, meta) or None,
+    )
+
+
+def _first_empty(asked: Asked) -> Attempt | None:
+    return next((a for a in asked.attempts if a.outcome == "empty"), None)
+
+
+def _none_answered(asked: Asked, query: RelatedQuery) -> MedlitError:
+    reports = [_report(a).model_dump(exclude_none=True) for a in asked.attempts]
+    if not asked.attempts:
+        return MedlitError(
+            E.UNAVAILABLE,
+            f"No installed plugin provides {query.kind} articles (no related provider declares that kind).",
+            "Install or enable a plugin that does (the NCBI plugin serves all three kinds).",
+            False,
+            {"providers": reports},
+        )
+    if not asked.queried:
+        variables = ", ".join(f"{a.variable}" for a in asked.attempts if a.variable) or "their switches"
+        return MedlitError(
+            E.UNAVAILABLE,
+            f"Every provider of {query.kind} articles is switched off or unconfigured: "
+            + "; ".join(f"{a.provider.name} ({a.detail})" for a in asked.attempts),
+            f"Set {variables} and restart the server.",
+            False,
+            {"providers": reports},
+        )
+    failed = [a for a in asked.queried if a.error is not None]
+    return MedlitError(
+        ALL_FAILED,
+        f"Every provider of {query.kind} articles failed for PMID {query.pmid}: "
+        + "; ".join(f"{a.provider.name}: {a.error.reason} ({a.error.message})" for a in failed if a.error),
+        "Retry in a minute; the failures are listed in details.providers."
+        if any(a.error and a.error.retryable for a in failed)
+        else "These failures will not clear by retrying; see details.providers.",
+        any(a.error is not None and a.error.retryable for a in failed),
+        {"providers": reports},
+    )
+
+
+def _article(pmid: str, meta: RecordMetadata | None, score: float | None) -> RelatedArticle:
+    if meta is None:
+        return RelatedArticle(pmid=pmid, score=score, pubmedUrl=f"{PUBMED}{pmid}/")
+    names = list(meta.authors)
+    return RelatedArticle(
+        pmid=pmid,
+        title=meta.title,
+        authors=(", ".join(names[:3]) + (", et al." if len(names) > 3 else "")) if names else None,
+        journal=meta.container_abbrev or meta.container_title,
+        year=meta.year,
+        pubDate=meta.date,
+        doi=meta.doi,
+        pmcId=meta.pmcid,
+        score=score,
+        pubmedUrl=f"{PUBMED}{pmid}/",
+    )
+
+
+def _report(a: Attempt) -> ProviderReport:
+    err = a.error
+    return ProviderReport(
+        provider=a.provider.name,
+        outcome=a.outcome,
+        detail=a.detail,
+        reason=err.reason if err else None,
+        retryable=err.retryable if err else None,
+        variable=a.variable,
+    )
+
+
+def _why_not(a: Attempt) -> str:
+    if a.outcome == "failed" and a.error is not None:
+        return f"{a.provider.name} failed ({a.error.reason})"
+    if a.outcome == "empty":
+        return f"{a.provider.name} found none"
+    return f"{a.provider.name} was not asked ({a.detail or 'plugin not active'})"
+
+
+def _notice(
+    args: FindRelatedInput,
+    want: int,
+    asked: Asked,
+    final: Attempt,
+    result: RelatedResult,
+    source: _Source,
+    meta: Mapping[str, RecordMetadata],
+) -> str:
+    parts: list[str] = []
+    before = asked.attempts[: asked.attempts.index(final)]
+    after = asked.attempts[asked.attempts.index(final) + 1 :]
+    if asked.answer is None:
+        # Everyone asked found none (or failed): an empty answer, said plainly.
+        asked_names = ", ".join(a.provider.name for a in asked.queried)
+        parts.append(f"No {args.relationship} articles found for PMID {args.pmid} (asked: {asked_names}).")
+        failed = [a for a in asked.attempts if a.outcome == "failed"]
+        if failed:
+            parts.append(
+                "Not confirmed absent: " + "; ".join(_why_not(a) for a in failed) + ". Retry later to check."
+            )
+    elif before:
+        parts.append(
+            f"Answered by {final.provider.name} because " + "; ".join(_why_not(a) for a in before) + "."
+        )
+    skipped = [a for a in after if a.outcome == "not-queried"]
+    if asked.answer is None and skipped:
+        parts.append("Not asked: " + "; ".join(_why_not(a) for a in skipped) + ".")
+    if result.notice:
+        parts.append(result.notice)
+    if args.maxResults > want:
+        parts.append(f"maxResults {args.maxResults:,} is over the per-call cap; served up to {want}.")
+    total = result.total
+    if total and args.offset >= total:
+        parts.append(
+            f"offset {args.offset:,} is past the end of the {total:,} related articles; use a smaller offset."
+        )
+    if result.dropped:
+        parts.append(
+            f"{result.dropped} row(s) of this page had no PubMed ID in {final.provider.name} and were left out "
+            "(not PubMed-indexed: preprints, books, other records)."
+        )
+    if result.pmids:
+        if source.error is not None:
+            parts.append(f"Brief summaries are unavailable ({source.error.reason}); PMIDs are listed alone.")
+        elif not source.can_tell:
+            parts.append("Brief summaries are unavailable (no metadata provider for PMIDs is active).")
+        else:
+            missing = [p for p in result.pmids if p not in meta]
+            if missing:
+                parts.append(
+                    f"No PubMed summary for {len(missing)} PMID(s): "
+                    + ", ".join(missing[:10])
+                    + (" ..." if len(missing) > 10 else "")
+                    + "."
+                )
+        if source.unknown:
+            parts.append(
+                f"PubMed itself has no record with PMID {args.pmid}; the list is {final.provider.name}'s."
+            )
+    return " ".join(parts)
+
+
+# -- rendering ----------------------------------------------------------------------------------
+
+
+def render_related(out: FindRelatedOutput, args: FindRelatedInput) -> str:
+    if args.responseFormat == "json":
+        return cap_text(as_json(out, "related"), "Ask for fewer articles (maxResults) and page with offset.")
+    head = f"## Articles {_KIND_WORDS[out.relationship]} PMID {out.sourcePmid} (source: {out.source})"
+    lines = [head]
+    if out.sourceTitle:
+        lines.append(fence(out.sourceTitle, "pubmed-title"))
+    shown = f"{out.offset + 1}-{out.offset + len(out.articles)}" if out.articles else "none on this page"
+    total = f"{out.totalCount:,}" if out.totalCount is not None else "unknown"
+    lines.append(
+        f"Total: {total} · showing {shown}"
+        + (f" · nextOffset {out.nextOffset}" if out.nextOffset is not None else "")
+        + (f" · {out.droppedWithoutPmid} without PMID" if out.droppedWithoutPmid else "")
+    )
+    if out.articles:
+        with_score = any(a.score is not None for a in out.articles)
+        headers = ["PMID", "Year", "Title", "Authors", "Journal", *(["Score"] if with_score else [])]
+        rows = [
+            [
+                a.pmid,
+                a.year or "",
+                a.title or "",
+                a.authors or "",
+                a.journal or "",
+                *([f"{a.score:g}" if a.score is not None else ""] if with_score else []),
+            ]
+            for a in out.articles
+        ]
+        lines.append(fence(md_table(headers, rows), "related"))
+    if out.notice:
+        lines.append(f"**Notice:** {out.notice}")
+    trail = "; ".join(
+        f"{p.provider} {p.outcome}" + (f" ({p.reason})" if p.reason else "") for p in out.providers
+    )
+    lines.append(f"Providers: {trail}")
+    return cap_text("\n\n".join(lines), "Ask for fewer articles (maxResults) and page with offset.")
+
+
+# -- description ------------------------------------------------------------------------------
+
+
+def _state(record: Any) -> str:
+    if record.status == "active":
+        return ""
+    if record.status == "disabled" and record.waiting_on:
+        return f" [off: {record.waiting_on}=true enables it]"
+    if record.status == "unconfigured" and record.waiting_on:
+        return f" [needs {record.waiting_on}]"
+    return f" [{record.status}]"
+
+
+def describe(host: Any) -> str:
+    providers = host.related_providers()
+    chain = (
+        "; ".join(
+            f"{n}. {p.name} ({', '.join(k for k in ('similar', 'cited_by', 'references') if k in p.kinds)}"
+            + (f": {p.description}" if p.description else "")
+            + ")"
+            + _state(rec)
+            for n, (p, rec) in enumerate(providers, 1)
+        )
+        or "none installed, so every call fails"
+    )
+    return (
+        "Find articles related to one PubMed article (similar, citing it, or cited by it) as PMIDs with brief "
+        f"summaries. Providers, asked in order until one has a list: {chain}. The answer names its `source`; "
+        "`notice` says why a fallback answered and how many rows lacked a PMID; `providers` gives each one's "
+        "outcome. Page with offset = nextOffset. Errors: pmid_not_found (unknown PMID), all_providers_failed "
+        "(retryable); finding none is an empty answer. For topic searches use pubmed_search_articles; for full "
+        "records of the PMIDs found, pubmed_fetch_articles."
+    )
+
+
+TOOL = ToolSpec(
+    name=NAME,
+    title="Find related articles (similar, citing, cited)",
+    description="Find similar, citing or cited articles of one PubMed article.",  # see describe
+    describe=describe,
+    input_model=FindRelatedInput,
+    output_model=FindRelatedOutput,
+    handler=find_related,
+    render=render_related,
+)

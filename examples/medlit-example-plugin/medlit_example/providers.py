@@ -1,0 +1,105 @@
+"""What the plugin adds to core's shared machinery: a full-text tier (the registry's open text, by
+DOI) and a metadata provider (its records, for any plugin's ``ctx.lookup_metadata``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from medlit.core.plugin import (
+    ArticleRef,
+    ExtractedTextArticle,
+    FulltextTier,
+    IdKind,
+    MedlitError,
+    MetadataProvider,
+    RecordMetadata,
+    TierResult,
+    ToolContext,
+)
+
+from .registry import NAME, Text, fetch_text, fetch_works
+
+
+# -- the full-text tier ---------------------------------------------------------------------------
+def _result(text: Text | None) -> TierResult:
+    if text is None:
+        return TierResult("miss", "the Example Works registry does not hold this DOI")
+    if text.restricted or not text.markdown:
+        return TierResult("no-oa", "the Example Works registry holds no open text for this DOI")
+    article = ExtractedTextArticle(
+        content=text.markdown,
+        content_format="html-markdown",
+        source_url=text.source_url,
+        doi=text.doi,
+        title=text.title,
+        license=text.license,
+        word_count=sum(1 for w in text.markdown.split() if any(c.isalnum() for c in w)),  # not '#'
+    )
+    return TierResult("hit", article=article)
+
+
+async def resolve_text(
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+) -> dict[str, TierResult]:
+    """One request per article (the registry serves text one DOI at a time); the paced client
+    spaces them, so they are started together."""
+
+    async def one(ref: ArticleRef) -> TierResult:
+        if ref.doi is None:  # the chain passes only refs with an id in `accepts`; be safe anyway
+            return TierResult("not-attempted", "no DOI known for this article")
+        try:
+            return _result(await fetch_text(ctx, ref.doi))
+        except MedlitError as err:  # one article's failure is that article's outcome only
+            return TierResult("service-error", err.message)
+
+    results = await asyncio.gather(*(one(ref) for ref in refs))
+    return {ref.key: result for ref, result in zip(refs, results, strict=True)}
+
+
+TIER = FulltextTier(
+    name=NAME,
+    order=90,  # after the larger open-access sources
+    accepts=frozenset({"doi"}),
+    resolve=resolve_text,
+    description="open full text held by the Example Works registry (by DOI)",
+    timeout=30.0,
+)
+
+
+# -- the metadata provider ------------------------------------------------------------------------
+async def lookup_metadata(kind: IdKind, ids: Sequence[str], ctx: ToolContext) -> dict[str, RecordMetadata]:
+    if kind != "doi":
+        return {}
+    works = await fetch_works(ctx, ids)
+    out: dict[str, RecordMetadata] = {}
+    for doi, work in works.items():
+        first, _, last = (work.pages or "").partition("-")
+        family, _, given = (work.authors[0] if work.authors else "").partition(" ")
+        out[doi] = RecordMetadata(
+            doi=doi,
+            title=work.title,
+            container_title=work.journal,
+            issn=work.issn,
+            publisher=work.publisher,
+            date=work.published,
+            year=work.year,
+            volume=work.volume,
+            issue=work.issue,
+            first_page=first or None,
+            last_page=last or None,
+            authors=work.authors,
+            first_author_family=family or None,
+            first_author_given=given or None,
+        )
+    return out
+
+
+METADATA = MetadataProvider(
+    name=NAME,
+    order=90,
+    accepts=frozenset({"doi"}),
+    lookup=lookup_metadata,
+    description="brief records of the Example Works registry (by DOI)",
+)

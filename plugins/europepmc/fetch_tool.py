@@ -1,0 +1,150 @@
+"""pubmed_europepmc_fetch: complete Europe PMC records for up to 25 {source, epmcId} pairs, one search."""
+
+from __future__ import annotations
+
+from medlit.core.plugin import (
+    ToolContext,
+    ToolSpec,
+    apply_budget,
+    as_json,
+    cap_text,
+    fence,
+    json_size,
+)
+
+from . import client
+from .inputs import FetchInput, RecordAddress
+from .models import Address, FetchDeferred, FetchOutput, RecordOut, to_record
+from .parse import EpmcRecord
+from .queries import any_of, record_clause
+
+NAME_TOOL = "pubmed_europepmc_fetch"
+MAX_PAGES = 3  # a lookup page holds every record asked for; a second one only if Europe PMC splits it
+
+
+def _matches(addr: RecordAddress, r: EpmcRecord) -> bool:
+    wanted = addr.epmcId.upper()
+    if addr.source == "PMC" and (r.pmcid or "").upper() == wanted:
+        return True  # a PubMed-indexed article answers its PMCID with its MED record
+    return r.source == addr.source and r.id.upper() == wanted
+
+
+async def fetch_records(args: FetchInput, ctx: ToolContext) -> FetchOutput:
+    wanted: list[RecordAddress] = []
+    for addr in args.records:  # the first of repeated pairs, in the caller's order
+        if all(addr.key != w.key for w in wanted):
+            wanted.append(addr)
+    query = any_of(record_clause(a.source, a.epmcId) for a in wanted)
+    size = min(client.MAX_PAGE_SIZE, max(25, 2 * len(wanted)))
+    found: list[EpmcRecord] = []
+    cursor = "*"
+    for _ in range(MAX_PAGES):
+        page = await client.search(ctx, query, result_type="core", page_size=size, cursor=cursor)
+        found += page.records
+        if not page.next_cursor or page.next_cursor == cursor or page.raw_count < size:
+            break
+        cursor = page.next_cursor
+    matched: list[EpmcRecord] = []
+    not_found: list[Address] = []
+    for addr in wanted:
+        rec = next((r for r in found if _matches(addr, r)), None)
+        if rec is None:
+            not_found.append(Address(source=addr.source, epmcId=addr.epmcId))
+        elif all(rec is not m for m in matched):  # two addresses of one record return it once
+            matched.append(rec)
+    records = [to_record(r) for r in matched]
+    split = apply_budget(records, args.maxResponseCharacters, lambda r: f"{r.source}:{r.epmcId}", json_size)
+    notices = []
+    if not_found:
+        notices.append(
+            f"Europe PMC has no record for {len(not_found)} requested pair(s) (notFound): check source and "
+            "epmcId against a pubmed_europepmc_search hit."
+        )
+    deferred = None
+    if split.deferred is not None:
+        rest = records[len(split.kept) :]
+        deferred = FetchDeferred(
+            records=[Address(source=r.source, epmcId=r.epmcId) for r in rest],
+            deferredCount=len(rest),
+            maxResponseCharacters=args.maxResponseCharacters or 0,
+            returnedCharacters=split.used,
+            nextDeferredCharacters=split.deferred.nextItemCharacters,
+        )
+        notices.append(
+            f"maxResponseCharacters={args.maxResponseCharacters:,} kept {len(split.kept)} record(s); "
+            f"{len(rest)} deferred whole: call again with records=deferred.records (the next needs "
+            f"maxResponseCharacters >= {split.deferred.nextItemCharacters:,})."
+        )
+    return FetchOutput(
+        records=split.kept,
+        totalReturned=len(split.kept),
+        notFound=not_found,
+        deferred=deferred,
+        truncated=True if deferred is not None else None,
+        notice=" ".join(notices) or None,
+    )
+
+
+def _record_md(r: RecordOut) -> str:
+    lines = [f"Title: {r.title or '(no title)'}"]
+    if r.authorString:
+        lines.append(f"Authors: {r.authorString}")
+    j = r.journal
+    where = [
+        (j.abbreviation or j.title) if j else None,
+        r.publisher if not j else None,
+        r.pubYear,
+        f"{j.volume}({j.issue or ''}):{j.pages or ''}" if j and j.volume else None,
+    ]
+    if any(where):
+        lines.append("Published: " + ". ".join(x for x in where if x))
+    ids = [f"PMID {r.pmid}" if r.pmid else "", r.pmcId or "", f"DOI {r.doi}" if r.doi else ""]
+    if any(ids):
+        lines.append("IDs: " + "; ".join(i for i in ids if i))
+    access = [
+        "full text at Europe PMC" if r.hasFullText else ("open access" if r.isOpenAccess else ""),
+        f"licence {r.license}" if r.license else "",
+        f"cited by {r.citedByCount}" if r.citedByCount else "",
+    ]
+    if any(access):
+        lines.append("Access: " + "; ".join(a for a in access if a))
+    if r.pubTypes:
+        lines.append("Types: " + ", ".join(r.pubTypes))
+    if r.keywords:
+        lines.append("Keywords: " + "; ".join(r.keywords))
+    lines += ["", r.abstract or "(no abstract)"]
+    return f"### {r.source} {r.epmcId} — {r.epmcUrl}\n" + fence(
+        "\n".join(lines), f"europepmc-{r.source}-{r.epmcId}"
+    )
+
+
+def render_fetch(out: FetchOutput, args: FetchInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "europepmc-records")
+    head = [f"**{out.totalReturned} Europe PMC record(s)** of {len(args.records)} requested."]
+    if out.notice:
+        head.append(f"Notice: {out.notice}")
+    if out.notFound:
+        head.append("Not found: " + ", ".join(f"{a.source} {a.epmcId}" for a in out.notFound))
+    if out.deferred:
+        head.append("Deferred: " + ", ".join(f"{a.source} {a.epmcId}" for a in out.deferred.records))
+    text = "\n".join(head) + "\n\n" + "\n\n".join(_record_md(r) for r in out.records)
+    return cap_text(text, "Fetch fewer records per call or set maxResponseCharacters.")
+
+
+TOOL = ToolSpec(
+    name=NAME_TOOL,
+    title="Fetch Europe PMC records",
+    description=(
+        "Fetch complete Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: whole abstract, "
+        "authors with ORCID and affiliations, journal, dates, types, keywords, MeSH, licence, open-access and "
+        "full-text flags, and where to read the text. The way to read preprints (PPR), patents (PAT) and Agricola "
+        "(AGR) records, which often lack a PMID or DOI; for PubMed records pubmed_fetch_articles is richer, for "
+        "full text use pubmed_fetch_fulltext. Up to 25 records in one request; pairs Europe PMC does not know are "
+        "listed in notFound; maxResponseCharacters defers whole records to deferred.records."
+    ),
+    input_model=FetchInput,
+    output_model=FetchOutput,
+    handler=fetch_records,
+    render=render_fetch,
+)

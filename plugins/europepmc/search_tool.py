@@ -1,0 +1,216 @@
+"""pubmed_europepmc_search: one page of a Europe PMC search, with cursor paging that ends cleanly."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from urllib.parse import quote
+
+from medlit.core.plugin import (
+    MedlitError,
+    ToolContext,
+    ToolSpec,
+    as_json,
+    cap_text,
+    errors,
+    fence,
+    invalid_argument,
+)
+
+from . import client
+from .inputs import DOCUMENTED_SORT, PAGE_CAP, SearchInput
+from .models import Hit, SearchOutput, to_hit
+from .parse import SITE, EpmcRecord
+from .queries import with_sources
+from .service import NAME, ResultlessEnvelope
+
+NAME_TOOL = "pubmed_europepmc_search"
+# Ids already returned along a cursor chain (relevance ranking can repeat a record on the next
+# page): kept per next cursor, for a bounded number of chains.
+_SEEN = "search_seen"
+_SEEN_CHAINS = 256
+_SEEN_IDS = 5000
+
+
+def _key(r: EpmcRecord) -> str:
+    return f"{r.source}:{r.id}"
+
+
+def _seen_store(ctx: ToolContext) -> OrderedDict[tuple[str, ...], tuple[str, ...]]:
+    store = ctx.cache.get(_SEEN)
+    if not isinstance(store, OrderedDict):
+        store = ctx.cache[_SEEN] = OrderedDict()
+    return store
+
+
+def _refused(args: SearchInput, err: MedlitError, query: str) -> MedlitError:
+    """A search Europe PMC would not run, as the caller's input error it is."""
+    what = f"sort {args.sort!r}" if args.sort else "the query"
+    if isinstance(err, ResultlessEnvelope):
+        if args.sort:
+            return invalid_argument(
+                f"Europe PMC did not run the search with sort {args.sort!r} (it answered with no result list): "
+                "it does not accept this sort.",
+                f"Use one of {', '.join(DOCUMENTED_SORT)} with asc or desc, or omit sort for relevance.",
+                sort=args.sort,
+            )
+        if args.cursorMark != "*":
+            return invalid_argument(
+                f"Europe PMC did not run the search from cursorMark {args.cursorMark[:80]!r}: it cannot read it.",
+                "Pass nextCursorMark from the previous answer verbatim, or '*' to start again.",
+                cursorMark=args.cursorMark[:80],
+            )
+        err.retryable = True
+        return err
+    return invalid_argument(
+        f"Europe PMC refused {what}: {err.message.removeprefix('Europe PMC refused the request: ')}",
+        'Fix the query syntax (e.g. TITLE:"...", AUTH:"Smith J", PUB_YEAR:[2020 TO 2024]; quote phrases, '
+        "balance parentheses) and call again.",
+        query=query[:300],
+    )
+
+
+async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
+    size = min(args.pageSize, PAGE_CAP)
+    query = with_sources(args.query, args.sources)
+    try:
+        page = await client.search(
+            ctx, query, result_type=args.resultType, page_size=size, cursor=args.cursorMark, sort=args.sort
+        )
+    except MedlitError as err:
+        if isinstance(err, ResultlessEnvelope) or err.reason == f"{NAME}_{errors.BAD_REQUEST}":
+            raise _refused(args, err, query) from None
+        raise
+    notices: list[str] = []
+    if args.sort and page.hit_count == 0:
+        unknown = [k.split()[0] for k in args.sort.split(",") if k.split()[0] not in DOCUMENTED_SORT]
+        if unknown:  # empty under a sort Europe PMC may ignore or refuse: is the query itself empty?
+            bare = await client.search(ctx, query, result_type="idlist", page_size=1)
+            if bare.hit_count:
+                raise invalid_argument(
+                    f"The search matches {bare.hit_count:,} records but none with sort {args.sort!r}: "
+                    f"Europe PMC does not sort by {', '.join(unknown)}.",
+                    f"Sort by one of {', '.join(DOCUMENTED_SORT)}, or omit sort for relevance.",
+                    sort=args.sort,
+                )
+
+    chain: tuple[str, ...] = (query, args.sort or "", args.resultType)
+    store = _seen_store(ctx)
+    earlier = store.get((*chain, args.cursorMark), ())
+    seen = set(earlier)
+    records = [r for r in page.records if _key(r) not in seen]
+    repeats = len(page.records) - len(records)
+
+    nxt = page.next_cursor
+    ends = (
+        nxt is None
+        or nxt == args.cursorMark
+        or page.raw_count < size
+        or (args.cursorMark == "*" and page.raw_count >= page.hit_count)
+    )
+    if ends or nxt is None:
+        nxt = None
+    else:
+        fresh = tuple(_key(r) for r in records)
+        store[(*chain, nxt)] = (*earlier, *fresh)[-_SEEN_IDS:]
+        store.move_to_end((*chain, nxt))
+        while len(store) > _SEEN_CHAINS:
+            store.popitem(last=False)
+
+    if args.pageSize > PAGE_CAP:
+        more = "; continue with nextCursorMark" if nxt else ""
+        notices.append(f"pageSize {args.pageSize} was served at {PAGE_CAP} (this tool's cap per call){more}.")
+    if page.raw_count == 0:
+        if args.cursorMark != "*":
+            notices.append("This cursor is past the last result: the previous page ended the results.")
+        else:
+            extra = "" if {"PAT", "AGR"} <= set(args.sources) else " or add sources such as PAT and AGR"
+            notices.append(f"No Europe PMC record matches. Check the field syntax, loosen the query{extra}.")
+    if repeats:
+        notices.append(
+            f"{repeats} hit(s) an earlier page of this search returned were left out (repeatsDropped)."
+        )
+    if page.skipped:
+        notices.append(
+            f"{page.skipped} result(s) without an id or source could not be read and were left out."
+        )
+    if args.sort and "P_PDATE_D" in args.sort and set(args.sources) == {"PPR"}:
+        notices.append(
+            "Europe PMC ignores P_PDATE_D for preprints (they carry no publication date): use PUB_YEAR."
+        )
+
+    hits: list[Hit] = [to_hit(r) for r in records]
+    return SearchOutput(
+        hits=hits,
+        totalCount=page.hit_count,
+        returned=len(hits),
+        query=query,
+        appliedSources=args.sources,
+        sort=args.sort,
+        pageSize=size,
+        cursorMark=args.cursorMark,
+        nextCursorMark=nxt,
+        repeatsDropped=repeats or None,
+        searchUrl=f"{SITE}/search?query={quote(args.query)}",
+        notice=" ".join(notices) or None,
+    )
+
+
+def _hit_md(n: int, h: Hit) -> str:
+    ids = [f"PMID {h.pmid}" if h.pmid else "", h.pmcId or "", f"DOI {h.doi}" if h.doi else ""]
+    flags = [
+        "full text" if h.hasFullText else ("open access" if h.isOpenAccess else ""),
+        f"cited by {h.citedByCount}" if h.citedByCount else "",
+        h.license or "",
+    ]
+    where = ". ".join(x for x in (h.journal, h.pubYear) if x)
+    lines = [f"{n}. [{h.source} {h.epmcId}] {h.title or '(no title)'}"]
+    if h.authors or where:
+        lines.append("   " + ". ".join(x for x in (h.authors, where) if x))
+    meta = "; ".join(x for x in ids + flags if x)
+    if meta:
+        lines.append("   " + meta)
+    if h.abstractSnippet:
+        lines.append("   " + h.abstractSnippet)
+    return "\n".join(lines)
+
+
+def render_search(out: SearchOutput, args: SearchInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "europepmc-search")
+    head = [
+        f"**{out.returned} of {out.totalCount:,} Europe PMC record(s)** (sources {', '.join(out.appliedSources)}"
+        + (f"; sort {out.sort}" if out.sort else "; relevance")
+        + ")."
+    ]
+    head.append(
+        f"Next page: cursorMark `{out.nextCursorMark}`"
+        if out.nextCursorMark
+        else "This page ends the results."
+    )
+    if out.notice:
+        head.append(f"Notice: {out.notice}")
+    body = "\n".join(_hit_md(i, h) for i, h in enumerate(out.hits, 1))
+    text = "\n".join(head)
+    if body:
+        text += "\n\n" + fence(body, "europepmc-search")
+    text += "\n\nWhole abstracts: pubmed_europepmc_fetch with records [{source, epmcId}]."
+    return cap_text(text, "Ask for a smaller pageSize or use responseFormat 'json'.")
+
+
+TOOL = ToolSpec(
+    name=NAME_TOOL,
+    title="Search Europe PMC",
+    description=(
+        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and full text. Use it for "
+        "preprints, non-MEDLINE records or words in full text; for MeSH searching of MEDLINE use "
+        "pubmed_search_articles. Hits carry ids (source + epmcId, PMID, PMC ID, DOI), title, authors, journal, "
+        "dates, open-access and full-text flags, citation count and, with resultType 'core', a 400-character "
+        "abstract snippet (abstractTruncated). Whole records: pubmed_europepmc_fetch; full text: "
+        "pubmed_fetch_fulltext. Page with nextCursorMark (absent on the last page); hits an earlier page "
+        "returned are dropped. A sort or query Europe PMC refuses is an invalid_argument error naming it."
+    ),
+    input_model=SearchInput,
+    output_model=SearchOutput,
+    handler=search_europepmc,
+    render=render_search,
+)

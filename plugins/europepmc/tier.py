@@ -1,0 +1,195 @@
+"""The Europe PMC full-text tier (after PMC): open-access JATS from ``<id>/fullTextXML``.
+
+Every article the chain hands over is looked up in as few searches as the API allows: one
+``resultType=lite`` search OR-ing a clause per identifier the article carries (PMCID, PMID, DOI,
+in the shapes of :mod:`.queries`), posted when long. Then, per matched record:
+
+- no record: ``miss``; a record that is not open access (or lists no full-text id): ``no-fulltext``;
+- an open-access record: its ``fullTextXML`` is fetched (concurrently, through the paced client)
+  and read with the shared JATS reader: ``hit``; a 404 is ``no-fulltext``, a body-less JATS
+  ``no-body``, an unreadable one ``parse-failed``, a failed request ``fetch-failed``.
+
+Ids the record carries (DOI, PMID, PMCID) are set on the :class:`ArticleRef` for later tiers (a DOI
+for Unpaywall). A search that fails raises: the chain reports ``service-error`` for its articles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from medlit.core.plugin import (
+    ArticleRef,
+    FulltextArticle,
+    FulltextTier,
+    IdentifierError,
+    MedlitError,
+    StructuredArticle,
+    TierResult,
+    ToolContext,
+    errors,
+    normalize_doi,
+    read_jats,
+)
+
+from . import client
+from .parse import EpmcRecord
+from .queries import any_of, chunks, doi_clause, pmcid_clause, pmid_clause
+from .service import NAME as SERVICE
+
+NAME = "europepmc"
+ORDER = 20
+MAX_PAGES = 5  # per lookup search: its page holds ~2 records per id; more pages only for odd answers
+
+
+def _clauses(ref: ArticleRef) -> list[str]:
+    """A clause for every id the article carries: one search finds it by whichever Europe PMC knows."""
+    return [
+        *([pmcid_clause(ref.pmcid)] if ref.pmcid else []),
+        *([pmid_clause(ref.pmid)] if ref.pmid else []),
+        *([doi_clause(ref.doi)] if ref.doi else []),
+    ]
+
+
+def _named(ref: ArticleRef) -> str:
+    if ref.pmcid:
+        return ref.pmcid
+    if ref.pmid:
+        return f"PMID {ref.pmid}"
+    return f"DOI {ref.doi}"
+
+
+def _canonical_doi(doi: str | None) -> str | None:
+    if not doi:
+        return None
+    try:
+        return normalize_doi(doi)
+    except IdentifierError:
+        return None
+
+
+async def lookup(ctx: ToolContext, clauses: Sequence[str]) -> list[EpmcRecord]:
+    """Every record the OR of ``clauses`` matches: one search per :data:`CLAUSES_PER_SEARCH`
+    clauses, a page of up to 1,000, following the cursor only if a page came back full."""
+    records: list[EpmcRecord] = []
+    for batch in chunks(list(dict.fromkeys(clauses))):
+        query, cursor = any_of(batch), "*"
+        size = min(client.MAX_PAGE_SIZE, max(25, 2 * len(batch)))
+        for _ in range(MAX_PAGES):
+            page = await client.search(ctx, query, result_type="lite", page_size=size, cursor=cursor)
+            records += page.records
+            if page.raw_count < size or not page.next_cursor or page.next_cursor == cursor:
+                break
+            cursor = page.next_cursor
+    return records
+
+
+def _best(ref: ArticleRef, records: Sequence[EpmcRecord]) -> EpmcRecord | None:
+    """The record naming this article; with several (a DOI on a journal record and its preprint),
+    the one with full text, then the PubMed record."""
+    doi = _canonical_doi(ref.doi)
+    matches = [
+        r
+        for r in records
+        if (ref.pmcid and r.pmcid == ref.pmcid.upper())
+        or (ref.pmid and r.pmid == ref.pmid)
+        or (doi and _canonical_doi(r.doi) == doi)
+    ]
+    if not matches:
+        return None
+    return sorted(matches, key=lambda r: (not r.has_fulltext_xml, r.source != "MED"))[0]
+
+
+def _carry(ref: ArticleRef, rec: EpmcRecord) -> None:
+    """Ids Europe PMC knows and the article lacked, for later tiers."""
+    ref.doi = ref.doi or _canonical_doi(rec.doi)
+    ref.pmid = ref.pmid or rec.pmid
+    ref.pmcid = ref.pmcid or rec.pmcid
+
+
+def _read(root: Any, rec: EpmcRecord, include_references: bool) -> FulltextArticle:
+    articles = read_jats(root, include_references=include_references)
+    if not articles:
+        raise ValueError("no <article> in the answer")
+    art = articles[0]
+    art.ids.pmid = art.ids.pmid or rec.pmid
+    art.ids.pmcid = art.ids.pmcid or rec.pmcid
+    art.ids.doi = art.ids.doi or rec.doi
+    return art
+
+
+async def _fetch(ctx: ToolContext, rec: EpmcRecord, include_references: bool) -> TierResult:
+    ftid = rec.fulltext_id or ""
+    try:
+        root = await client.full_text_xml(ctx, ftid)
+    except MedlitError as err:
+        unreadable = err.reason == f"{SERVICE}_{errors.INVALID_RESPONSE}"
+        return TierResult(
+            "parse-failed" if unreadable else "fetch-failed", f"{ftid}/fullTextXML: {err.message}"
+        )
+    if root is None:
+        return TierResult(
+            "no-fulltext",
+            f"Europe PMC lists {rec.source} {rec.id} as open access but serves no full text for {ftid}",
+        )
+    try:
+        art = _read(root, rec, include_references)
+    except Exception as exc:  # the reader is pure: a failure means a record we cannot read
+        return TierResult(
+            "parse-failed", f"{ftid}/fullTextXML could not be read ({type(exc).__name__}: {exc})"
+        )
+    if not art.hasBody:
+        return TierResult("no-body", f"Europe PMC's JATS for {ftid} holds front matter only")
+    return TierResult(
+        "hit", "", StructuredArticle(art, extra_ids={"epmcId": rec.id, "epmcSource": rec.source})
+    )
+
+
+async def resolve_europepmc(
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+) -> dict[str, TierResult]:
+    include_refs = bool(options.get("include_references", False))
+    clauses = [c for ref in refs for c in _clauses(ref)]
+    records = await lookup(ctx, clauses) if clauses else []
+    out: dict[str, TierResult] = {}
+    to_fetch: dict[str, EpmcRecord] = {}  # full-text id -> record (an article asked twice is fetched once)
+    chosen: dict[str, EpmcRecord] = {}
+    for ref in refs:
+        rec = _best(ref, records)
+        if rec is None:
+            out[ref.key] = TierResult("miss", f"Europe PMC has no record for {_named(ref)}")
+            continue
+        _carry(ref, rec)
+        if not rec.has_fulltext_xml:
+            why = "is not open access" if rec.is_open_access is False else "lists no open-access full text"
+            out[ref.key] = TierResult("no-fulltext", f"Europe PMC record {rec.source} {rec.id} {why}")
+            continue
+        chosen[ref.key] = rec
+        to_fetch.setdefault(rec.fulltext_id or "", rec)
+    ids = list(to_fetch)
+    done = [0]
+
+    async def fetch_one(ftid: str) -> TierResult:
+        result = await _fetch(ctx, to_fetch[ftid], include_refs)
+        done[0] += 1
+        with contextlib.suppress(Exception):  # progress is best effort
+            await ctx.progress(done[0], len(ids), f"europepmc: {done[0]}/{len(ids)} full text(s)")
+        return result
+
+    fetched = await asyncio.gather(*(fetch_one(i) for i in ids))
+    by_id = dict(zip(ids, fetched, strict=True))
+    for key, rec in chosen.items():
+        out[key] = by_id[rec.fulltext_id or ""]
+    return out
+
+
+TIER = FulltextTier(
+    name=NAME,
+    order=ORDER,
+    accepts=frozenset({"pmcid", "pmid", "doi"}),
+    resolve=resolve_europepmc,
+    description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
+    timeout=45.0,
+)

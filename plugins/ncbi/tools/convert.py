@@ -1,0 +1,164 @@
+"""pubmed_convert_ids: DOI / PMID / PMC ID conversion with the PMC ID Converter."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ArgumentError,
+    IdentifierError,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolSpec,
+    as_json,
+    fence,
+    md_table,
+    parse_list,
+)
+
+from ..idconv import convert_ids
+
+CONVERT_LIMIT = 200
+IdType = Literal["pmid", "pmcid", "doi"]
+
+
+class ConvertIdsInput(ToolInput):
+    # Declared first: pydantic validates in declaration order and `ids` is checked against it.
+    idType: IdType = Field(description="Kind of every id in `ids`: 'pmid', 'pmcid' or 'doi'. Example: 'doi'.")
+    ids: list[str] = Field(
+        description="Identifiers of one kind, 1 to 200 (one request); packed strings are split and duplicates "
+        "dropped. PMIDs are digits, PMC IDs 'PMC<digits>' (bare digits accepted with idType 'pmcid'), DOIs "
+        "'10.x/...' (a doi: or https://doi.org/ prefix is accepted). Example: ['10.1093/nar/gks1195', "
+        "'10.1371/journal.pone.0000030'].",
+        json_schema_extra={"minItems": 1, "maxItems": CONVERT_LIMIT},
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    @field_validator("ids", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("ids")
+    @classmethod
+    def _ids(cls, v: list[str], info: Any) -> list[str]:
+        kind = info.data.get("idType")
+        if not v:
+            raise ArgumentError(
+                "ids is empty", "Give at least one identifier, e.g. ['PMC3531190'].", reason="empty_id_list"
+            )
+        if kind is None:
+            return v  # idType itself is invalid; its own error reports that
+        try:
+            out = list(dict.fromkeys(i.value for i in parse_list(kind, v)))
+        except IdentifierError as exc:
+            raise ArgumentError(
+                str(exc),
+                f"Every id must be a {kind} (set idType to the kind you send; one kind per call), e.g. "
+                + {"pmid": "'23193287'", "pmcid": "'PMC3531190'", "doi": "'10.1093/nar/gks1195'"}[kind]
+                + ".",
+                reason="malformed_id",
+            ) from None
+        if len(out) > CONVERT_LIMIT:
+            raise ArgumentError(
+                f"{len(out)} ids given; at most {CONVERT_LIMIT} per call",
+                f"Split the list into calls of at most {CONVERT_LIMIT}.",
+                reason="too_many_ids",
+            )
+        return out
+
+
+class ConvertedId(ToolOutput):
+    requestedId: str = Field(
+        description="The id as sent (normalised: PMC<digits>, PMID digits, DOI lower-cased)"
+    )
+    pmid: str | None = None
+    pmcid: str | None = Field(None, description="PMC<digits>, version suffix removed")
+    doi: str | None = Field(None, description="DOI as the converter spells it")
+    nihmsId: str | None = Field(None, description="NIH manuscript id, e.g. 'NIHMS23764'")
+    versions: list[str] | None = Field(None, description="PMC versions, e.g. ['PMC1762313.1']")
+    embargoed: bool | None = Field(None, description="In PMC but not yet public (live=false)")
+    releaseDate: str | None = Field(None, description="When an embargoed article becomes public")
+    errmsg: str | None = Field(None, description="Why this id was not converted; absent on success")
+
+
+class ConvertIdsOutput(ToolOutput):
+    records: list[ConvertedId]
+    totalSubmitted: int
+    totalConverted: int
+    notice: str | None = None
+
+
+async def convert(args: ConvertIdsInput, ctx: ToolContext) -> ConvertIdsOutput:
+    convs = await convert_ids(ctx, args.ids, args.idType)
+    records = []
+    for key in args.ids:
+        c = convs[key]
+        records.append(
+            ConvertedId(
+                requestedId=key,
+                pmid=c.pmid,
+                pmcid=c.pmcid,
+                doi=c.doi if c.found else None,
+                nihmsId=c.mid if c.found else None,
+                versions=c.versions or None,
+                embargoed=True if c.embargoed else None,
+                releaseDate=c.release_date if c.embargoed else None,
+                errmsg=c.error,
+            )
+        )
+    converted = sum(1 for r in records if r.errmsg is None)
+    notice = None
+    if converted < len(records):
+        notice = (
+            f"{len(records) - converted} id(s) not converted: the PMC ID Converter knows only articles in PubMed "
+            "Central. For a PMID or DOI outside PMC, pubmed_search_articles (e.g. '10.x/y[doi]') or "
+            "pubmed_fetch_articles gives its record."
+        )
+    return ConvertIdsOutput(
+        records=records, totalSubmitted=len(records), totalConverted=converted, notice=notice
+    )
+
+
+def render_convert(out: ConvertIdsOutput, args: ConvertIdsInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "pmc-idconv")
+    rows = [
+        [
+            r.requestedId,
+            r.pmid or "",
+            r.pmcid or "",
+            r.doi or "",
+            ("embargoed until " + (r.releaseDate or "?")) if r.embargoed else (r.errmsg or "ok"),
+        ]
+        for r in out.records
+    ]
+    lines = [f"**{out.totalConverted} of {out.totalSubmitted} converted.**"]
+    if out.notice:
+        lines.append(f"Notice: {out.notice}")
+    lines.append(fence(md_table(["Requested", "PMID", "PMCID", "DOI", "Status"], rows), "pmc-idconv"))
+    return "\n".join(lines)
+
+
+TOOL = ToolSpec(
+    name="pubmed_convert_ids",
+    title="Convert DOI / PMID / PMC ID",
+    description=(
+        "Convert article identifiers between DOI, PMID and PMC ID with the PMC ID Converter, which knows only "
+        "articles in PubMed Central. Use it to get a PMC ID for full text or a PMID for a DOI of a PMC article; "
+        "for an article outside PMC use pubmed_search_articles with '10.x/y[doi]'. Up to 200 ids of one kind "
+        "(`idType`) per call in one request; ids are normalised first (PMC<digits>, no zero padding, DOIs "
+        "lower-cased) and malformed ones are rejected before any request. Each record carries its own `errmsg` "
+        "when it was not converted (not an error of the call), NIHMS ids, PMC versions, and `embargoed` with "
+        "`releaseDate` for articles not yet public."
+    ),
+    input_model=ConvertIdsInput,
+    output_model=ConvertIdsOutput,
+    handler=convert,
+    render=render_convert,
+)

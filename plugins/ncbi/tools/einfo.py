@@ -1,0 +1,91 @@
+"""eutils_einfo: the Entrez database list, or one database's fields, links and counts."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolSpec,
+    as_json,
+    cap_text,
+    fence,
+    md_table,
+)
+
+from ..client import database_names, describe_database
+from ..inputs import check_db
+from ..parse.einfo import EInfoOutput
+
+
+class EInfoInput(ToolInput):
+    db: str | None = Field(
+        None,
+        description="Entrez database to describe, e.g. 'pubmed', 'pmc', 'gene', 'protein'. Omit to list every "
+        "database name.",
+    )
+    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    @field_validator("db")
+    @classmethod
+    def _db(cls, v: str | None) -> str | None:
+        return None if v is None else check_db(v)
+
+
+async def einfo(args: EInfoInput, ctx: ToolContext) -> EInfoOutput:
+    if args.db is None:
+        names = await database_names(ctx)
+        return EInfoOutput(count=len(names), databases=names)
+    return EInfoOutput(database=await describe_database(ctx, args.db))
+
+
+def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
+    if args.response_format == "json":
+        return as_json(out, "ncbi-einfo")
+    if out.databases is not None:
+        return (
+            f"**{len(out.databases)} Entrez databases**: "
+            + ", ".join(out.databases)
+            + ("\n\nCall eutils_einfo with db=<name> for a database's search fields and link names.")
+        )
+    d = out.database
+    assert d is not None
+    # Names, descriptions and the tables come from NCBI: fenced as data like any upstream text.
+    body = [
+        f"{d.menu_name or d.name}: {d.description}",
+        f"Records: {d.count:,}" if d.count is not None else "Records: unknown",
+        f"Last update: {d.last_update or 'unknown'}; build: {d.build or 'unknown'}",
+        "",
+        f"### Search fields ({len(d.fields)}) — use as term[TAG]",
+        md_table(
+            ["Tag", "Name", "Description"],
+            [[f.name, f.full_name, f.description] for f in d.fields if not f.is_hidden],
+        ),
+        "",
+        f"### Links ({len(d.links)}) — use as eutils_elink linkname",
+        md_table(["Link name", "To", "Description"], [[li.name, li.db_to, li.description] for li in d.links]),
+    ]
+    text = f"## Entrez database `{d.name}`\n" + fence("\n".join(body), "ncbi-einfo")
+    return cap_text(
+        text, "Every field and link is in the structured result (database.fields, database.links)."
+    )
+
+
+TOOL = ToolSpec(
+    name="eutils_einfo",
+    title="Describe Entrez databases (EInfo)",
+    description=(
+        "List every Entrez database, or describe one: record count, last update, its search fields (the "
+        "[TAG]s usable in eutils_esearch terms) and its link names (for eutils_elink). Use it before building "
+        "a fielded query or choosing a linkname; don't use it to search records (eutils_esearch or "
+        "pubmed_search_articles) or to count a query per database (eutils_egquery). An unknown database name is rejected with the list of valid ones. One NCBI "
+        "request; the database list is cached for the process."
+    ),
+    input_model=EInfoInput,
+    output_model=EInfoOutput,
+    handler=einfo,
+    render=render_einfo,
+)

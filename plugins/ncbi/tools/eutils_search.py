@@ -1,0 +1,604 @@
+"""eutils_esearch, eutils_epost, eutils_espell, eutils_egquery, eutils_ecitmatch."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ArgumentError,
+    MedlitError,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolSpec,
+    as_json,
+    cap_text,
+    fence,
+    md_table,
+)
+
+from ..client import ncbi_get, run_esearch, spelling_suggestion, translate_db_error
+from ..inputs import (
+    PAGING_CEILING,
+    PAGING_CEILING_DBS,
+    SEQUENCE_DBS,
+    HistoryHandle,
+    SearchInput,
+    Uids,
+    check_db,
+    check_term,
+    check_uid_count,
+    fold_pmc_uids,
+    retmax_cap,
+)
+from ..parse.citmatch import CITATION_FORMAT, build_ecitmatch_bdata, parse_citation_string, parse_ecitmatch
+from ..parse.eutils import parse_egquery, parse_epost, parse_espell
+from ..render import history_line, paging_advice
+
+# ----------------------------------------------------------------------------- eutils_esearch
+
+
+class ESearchInput(SearchInput):
+    retmax: int = Field(
+        20,
+        ge=0,
+        le=10_000,
+        description="UIDs to return, 0-10,000 (default 20); 0 returns the count only. Example: 100.",
+    )
+    usehistory: bool = Field(
+        True,
+        description="Store the result set on the History server and return a handle (default true). Example: false.",
+    )
+    _retmax = retmax_cap(
+        10_000,
+        "Take the count with retmax=0 and page with retstart (or pass the History handle to eutils_esummary/"
+        "eutils_efetch with retstart/retmax); PubMed and PMC sets page only through their first 10,000 records, "
+        "so segment bigger ones by mindate/maxdate.",
+    )
+    idtype: Literal["acc"] | None = Field(
+        None,
+        description="Sequence databases (protein, nuccore): 'acc' returns accession.version ids instead of "
+        "numeric GIs. Example: 'acc' (gives e.g. 'NP_005537.3').",
+    )
+
+    @model_validator(mode="after")
+    def _check_idtype(self) -> ESearchInput:
+        if self.idtype is not None and self.db not in SEQUENCE_DBS:
+            raise ArgumentError(
+                f"idtype='acc' applies to sequence databases, not db={self.db!r}",
+                "Omit idtype, or search protein/nuccore; those are the databases with accession.version ids.",
+            )
+        return self
+
+
+class TermTranslation(ToolOutput):
+    term: str = Field(description="Part of the query as written")
+    translated_to: str = Field(description="What Entrez searched for it")
+
+
+class ESearchOutput(ToolOutput):
+    database: str
+    term: str
+    total: int = Field(description="Records matching the whole query, not just this page")
+    count: int = Field(description="UIDs returned on this page")
+    offset: int
+    has_more: bool
+    next_offset: int | None = Field(None, description="retstart for the next page, when has_more")
+    uids: list[str]
+    query_translation: str | None = Field(None, description="How Entrez rewrote the query")
+    term_translations: list[TermTranslation] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list, description="Phrases or fields not found, ignored phrases"
+    )
+    spelling_suggestion: str | None = Field(None, description="NCBI's corrected query, when nothing matched")
+    history: HistoryHandle | None = Field(None, description="Pass unchanged to eutils_esummary/efetch/elink")
+    notice: str | None = None
+
+
+def _warnings(r) -> list[str]:
+    out = [f"phrase not found: {p}" for p in r.errors.phrases_not_found]
+    out += [f"field not found: {f}" for f in r.errors.fields_not_found]
+    out += [f"quoted phrase not found: {p}" for p in r.warnings.quoted_phrases_not_found]
+    out += [f"phrase ignored: {p}" for p in r.warnings.phrases_ignored]
+    out += [m for m in r.warnings.output_messages if m]
+    return out
+
+
+async def esearch_tool(args: ESearchInput, ctx: ToolContext) -> ESearchOutput:
+    r = await run_esearch(
+        ctx,
+        args.db,
+        args.term,
+        retmax=args.retmax,
+        retstart=args.retstart,
+        sort=args.sort,
+        datetype=args.datetype,
+        mindate=args.mindate,
+        maxdate=args.maxdate,
+        reldate=args.reldate,
+        field=args.field,
+        idtype=args.idtype,
+        usehistory="y" if args.usehistory else None,
+    )
+    suggestion = await spelling_suggestion(ctx, args.db, args.term) if r.count == 0 else None
+    end = args.retstart + len(r.ids)
+    reachable = r.count if args.db not in PAGING_CEILING_DBS else min(r.count, PAGING_CEILING)
+    has_more = end < reachable
+    notices = []
+    if r.count == 0:
+        notices.append(
+            "No records matched."
+            + (f" NCBI suggests: {suggestion!r}." if suggestion else "")
+            + " Check the spelling and [field] tags, or broaden the query."
+        )
+    advice = paging_advice(args.db, r.count)
+    if advice and (has_more or args.retmax == 0):
+        notices.append(advice)
+    history = (
+        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=r.count)
+        if args.usehistory and r.web_env and r.query_key
+        else None
+    )
+    return ESearchOutput(
+        database=args.db,
+        term=args.term,
+        total=r.count,
+        count=len(r.ids),
+        offset=args.retstart,
+        has_more=has_more,
+        next_offset=end if has_more else None,
+        uids=r.ids,
+        query_translation=r.query_translation,
+        term_translations=[TermTranslation(term=t.from_, translated_to=t.to) for t in r.translation_set],
+        warnings=_warnings(r),
+        spelling_suggestion=suggestion,
+        history=history,
+        notice=" ".join(notices) or None,
+    )
+
+
+ESEARCH_HINT = (
+    "Lower retmax and page with retstart, or pass the history handle to eutils_esummary or eutils_efetch "
+    "instead of listing UIDs."
+)
+
+
+def render_esearch(out: ESearchOutput, args: ESearchInput) -> str:
+    if args.response_format == "json":
+        return cap_text(as_json(out, "ncbi-esearch"), ESEARCH_HINT)
+    lines = [
+        f"## ESearch `{out.database}`: {out.total:,} records",
+        f"Showing {out.count:,} from offset {out.offset:,}"
+        + (f"; next page: retstart={out.next_offset}" if out.has_more else "; no more pages")
+        + ".",
+    ]
+    # Handle, notice and warnings before the UID list: a long list is what the cap cuts.
+    if out.history:
+        lines += ["", history_line(out.history)]
+    if out.notice:
+        lines += ["", out.notice]
+    if out.warnings:
+        lines += ["", "Warnings:", fence("\n".join(out.warnings), "ncbi-esearch")]
+    if out.query_translation:
+        lines += ["", "Query translation:", fence(out.query_translation, "ncbi-esearch")]
+    if out.uids:
+        lines += ["", "UIDs: " + ", ".join(out.uids)]
+    return cap_text("\n".join(lines), ESEARCH_HINT)
+
+
+ESEARCH = ToolSpec(
+    name="eutils_esearch",
+    title="Search an Entrez database (ESearch)",
+    description=(
+        "Search one Entrez database (PubMed, PMC, Gene, Protein, ...) and return matching UIDs, the total count, "
+        "how Entrez translated the query, and a History handle that eutils_esummary, eutils_efetch and "
+        "eutils_elink accept in place of UIDs. Returns UIDs, never records: use eutils_search_then_fetch to get "
+        "records in one call, eutils_egquery when you don't know the database, and eutils_esummary/efetch when "
+        "you already have UIDs. retmax=0 gives the count only. Limit dates with mindate/maxdate (a range) or "
+        "reldate (the last N days), never both, on datetype (pdat unless given); field='tiab' applies one field "
+        "tag to every word of term; idtype='acc' returns accession.version ids (protein, nuccore). Page with "
+        "retstart/next_offset; PubMed and PMC result sets can be paged only through their first 10,000 records "
+        "(segment by mindate/maxdate). No match is an empty result with NCBI's spelling suggestion, not an "
+        "error. One request (plus one ESpell when nothing matched)."
+    ),
+    input_model=ESearchInput,
+    output_model=ESearchOutput,
+    handler=esearch_tool,
+    render=render_esearch,
+    idempotent=False,
+)
+
+
+# ----------------------------------------------------------------------------- eutils_epost
+
+EPOST_LIMIT = 10_000
+
+
+class EPostInput(ToolInput):
+    db: str = Field(description="Entrez database the UIDs belong to, e.g. 'pubmed' or 'gene'.")
+    uids: Uids = Field(
+        description=f"UIDs to store (at most {EPOST_LIMIT:,}), as an array or a comma-separated string; "
+        "'PMID:' prefixes are dropped, URL metacharacters rejected. Example: ['7173', '22018', '54314']."
+    )
+    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    _db = field_validator("db")(lambda cls, v: check_db(v))
+
+    @model_validator(mode="after")
+    def _check(self) -> EPostInput:
+        check_uid_count(self.uids, EPOST_LIMIT, "Split the list over several eutils_epost calls.")
+        self.uids = fold_pmc_uids(self.db, self.uids) or []
+        return self
+
+
+class EPostOutput(ToolOutput):
+    database: str
+    uploaded: int = Field(description="UIDs sent")
+    history: HistoryHandle
+    warnings: list[str] = Field(
+        default_factory=list, description="NCBI's notes, e.g. ids it dropped as invalid"
+    )
+
+
+async def epost_tool(args: EPostInput, ctx: ToolContext) -> EPostOutput:
+    try:
+        resp = await ctx.client("ncbi").post("epost.fcgi", {"db": args.db, "id": ",".join(args.uids)})
+    except MedlitError as err:
+        raise await translate_db_error(ctx, err, args.db) from None
+    r = parse_epost(resp.body)
+    return EPostOutput(
+        database=args.db,
+        uploaded=len(args.uids),
+        history=HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=len(args.uids)),
+        warnings=r.warnings,
+    )
+
+
+def render_epost(out: EPostOutput, args: EPostInput) -> str:
+    if args.response_format == "json":
+        return as_json(out, "ncbi-epost")
+    lines = [
+        f"Stored {out.uploaded:,} `{out.database}` UIDs on the History server.",
+        history_line(out.history),
+    ]
+    if out.warnings:
+        lines.append("NCBI noted:\n" + fence("\n".join(out.warnings), "ncbi-epost"))
+    return "\n".join(lines)
+
+
+EPOST = ToolSpec(
+    name="eutils_epost",
+    title="Store UIDs on the History server (EPost)",
+    description=(
+        "Upload a UID list to the NCBI History server and get a History handle that eutils_esummary, "
+        "eutils_efetch and eutils_elink accept instead of the list. Use it for UIDs that came from elsewhere "
+        "(a bibliography, another tool) before paging through them; don't use it after eutils_esearch, which "
+        "already returns a handle for its results. Up to 10,000 UIDs in one request (sent as a form body); UIDs "
+        "with URL metacharacters are rejected before anything is sent. Each call creates a new handle."
+    ),
+    input_model=EPostInput,
+    output_model=EPostOutput,
+    handler=epost_tool,
+    render=render_epost,
+    idempotent=False,
+)
+
+
+# ----------------------------------------------------------------------------- eutils_espell
+
+
+class ESpellInput(ToolInput):
+    db: str = Field(
+        "pubmed", description="Database whose vocabulary to check against (default 'pubmed'). Example: 'pmc'."
+    )
+    term: str = Field(description="Query to check, e.g. 'breast cancr' or 'Netch AND Mus musclus'.")
+    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    _db = field_validator("db")(lambda cls, v: check_db(v))
+    _term = field_validator("term")(lambda cls, v: check_term(v))
+
+
+class ESpellOutput(ToolOutput):
+    database: str
+    query: str
+    corrected_query: str = Field(description="NCBI's suggestion; equals the query when there is none")
+    changed: bool = Field(description="False when NCBI has no correction")
+    replaced: list[str] = Field(default_factory=list, description="The corrected words")
+
+
+async def espell_tool(args: ESpellInput, ctx: ToolContext) -> ESpellOutput:
+    resp = await ncbi_get(ctx, "espell.fcgi", {"db": args.db, "term": args.term}, db=args.db)
+    r = parse_espell(resp.body)
+    return ESpellOutput(
+        database=args.db,
+        query=r.query or args.term,
+        corrected_query=r.corrected_query if r.changed else (r.query or args.term),
+        changed=r.changed,
+        replaced=[s.text.strip() for s in r.spelled_query if s.kind == "replaced" and s.text.strip()],
+    )
+
+
+def render_espell(out: ESpellOutput, args: ESpellInput) -> str:
+    if args.response_format == "json":
+        return as_json(out, "ncbi-espell")
+    if not out.changed:
+        return f"NCBI has no spelling correction for this query in `{out.database}`."
+    return f"NCBI suggests, for `{out.database}`:\n" + fence(out.corrected_query, "ncbi-espell")
+
+
+ESPELL = ToolSpec(
+    name="eutils_espell",
+    title="Spelling suggestion for a query (ESpell)",
+    description=(
+        "Get NCBI's spelling correction for a query in one database's vocabulary ('breast cancr' -> 'breast "
+        "cancer'). Use it when a search found nothing and a typo is likely; eutils_esearch already adds this "
+        "suggestion to empty results, so call it directly only to check a query before searching. It checks plain "
+        "words: [field] tags and boolean operators pass through. changed=false means no suggestion, not an "
+        "error. One request."
+    ),
+    input_model=ESpellInput,
+    output_model=ESpellOutput,
+    handler=espell_tool,
+    render=render_espell,
+)
+
+
+# ----------------------------------------------------------------------------- eutils_egquery
+
+# Counted one ESearch each when EGQuery itself cannot be reached (it redirects to an internal host).
+FALLBACK_DATABASES = (
+    "pubmed",
+    "pmc",
+    "books",
+    "mesh",
+    "gene",
+    "protein",
+    "nuccore",
+    "snp",
+    "clinvar",
+    "medgen",
+    "structure",
+    "taxonomy",
+)
+FALLBACK_REASONS = frozenset(
+    {"ncbi_unreachable", "ncbi_server_error", "ncbi_deadline_exceeded", "ncbi_redirect_refused"}
+)
+
+
+class EGQueryInput(ToolInput):
+    term: str = Field(
+        description="Entrez query to count in every database, e.g. 'BRCA1 variants' or 'Notch AND mouse'."
+    )
+    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    _term = field_validator("term")(lambda cls, v: check_term(v))
+
+
+class DatabaseCount(ToolOutput):
+    db: str
+    menu_name: str = ""
+    count: int | None = None
+    status: str = Field("", description="'Ok', NCBI's note, or the error met in the fallback")
+
+
+class EGQueryOutput(ToolOutput):
+    term: str
+    databases_searched: int
+    databases_with_hits: int
+    hits: list[DatabaseCount] = Field(description="Databases with records, most first")
+    empty_databases: list[str]
+    degraded: bool = Field(
+        False, description="True when counted by the ESearch fallback over a subset of databases"
+    )
+    degraded_reason: str | None = None
+
+
+async def _fallback_counts(ctx: ToolContext, term: str) -> list[DatabaseCount]:
+    done = 0
+
+    async def one(db: str) -> DatabaseCount:
+        nonlocal done
+        try:
+            r = await run_esearch(ctx, db, term, rettype="count")
+            item = DatabaseCount(db=db, count=r.count, status="Ok")
+        except MedlitError as err:
+            item = DatabaseCount(db=db, count=None, status=f"error: {err.reason}")
+        done += 1
+        await ctx.progress(done, len(FALLBACK_DATABASES), f"counted {db}")
+        return item
+
+    items = await asyncio.gather(*(one(db) for db in FALLBACK_DATABASES))
+    if all(i.count is None for i in items):
+        raise MedlitError(
+            "ncbi_unreachable",
+            "Neither EGQuery nor the ESearch fallback could be reached.",
+            "NCBI seems down; retry in a minute.",
+            True,
+        )
+    return list(items)
+
+
+async def egquery_tool(args: EGQueryInput, ctx: ToolContext) -> EGQueryOutput:
+    degraded_reason = None
+    try:
+        resp = await ctx.client("ncbi").get("egquery.fcgi", {"term": args.term, "retmode": "xml"})
+        r = parse_egquery(resp.body)
+        items = [
+            DatabaseCount(db=i.db_name, menu_name=i.menu_name, count=i.count, status=i.status)
+            for i in r.results
+        ]
+    except MedlitError as err:
+        if err.reason not in FALLBACK_REASONS:
+            raise
+        degraded_reason = (
+            f"EGQuery failed ({err.reason}: {err.message}); counts come from one ESearch per database over "
+            f"{len(FALLBACK_DATABASES)} common databases, not all Entrez databases."
+        )
+        items = await _fallback_counts(ctx, args.term)
+    hits = sorted((i for i in items if i.count), key=lambda i: -(i.count or 0))
+    return EGQueryOutput(
+        term=args.term,
+        databases_searched=len(items),
+        databases_with_hits=len(hits),
+        hits=hits,
+        empty_databases=[i.db for i in items if not i.count],
+        degraded=degraded_reason is not None,
+        degraded_reason=degraded_reason,
+    )
+
+
+def render_egquery(out: EGQueryOutput, args: EGQueryInput) -> str:
+    if args.response_format == "json":
+        return as_json(out, "ncbi-egquery")
+    lines = [
+        f"**{out.databases_with_hits}** of {out.databases_searched} databases have records for this term."
+    ]
+    if out.degraded:
+        lines.append(f"DEGRADED: {out.degraded_reason}")
+    if out.hits:
+        lines.append(md_table(["Database", "Records"], [[h.db, f"{h.count:,}"] for h in out.hits]))
+    if out.empty_databases:
+        lines.append("No records: " + ", ".join(out.empty_databases))
+    lines.append("Search one of them with eutils_esearch.")
+    return "\n\n".join(lines)
+
+
+EGQUERY = ToolSpec(
+    name="eutils_egquery",
+    title="Count a query across Entrez databases (EGQuery)",
+    description=(
+        "Count how many records a query matches in each Entrez database, to find where data on a topic lives "
+        "before searching. Counts only, never UIDs or records; when you know the database, use eutils_esearch "
+        "(retmax=0 for a count). The real EGQuery is tried first. NCBI currently redirects it to a host with no "
+        "public DNS, so on that redirect or a network failure the tool counts with one ESearch per database over "
+        f"{len(FALLBACK_DATABASES)} common databases ({', '.join(FALLBACK_DATABASES)}) and marks the result "
+        "degraded=true with degraded_reason. An NCBI error about the query itself is returned as an error and "
+        "never starts the fallback."
+    ),
+    input_model=EGQueryInput,
+    output_model=EGQueryOutput,
+    handler=egquery_tool,
+    render=render_egquery,
+)
+
+
+# ----------------------------------------------------------------------------- eutils_ecitmatch
+
+CITATION_LIMIT = 200
+
+
+class ECitMatchInput(ToolInput):
+    citations: list[str] = Field(
+        min_length=1,
+        max_length=CITATION_LIMIT,
+        description=f"Citations, each {CITATION_FORMAT} (trailing pipe optional; leave unknown fields empty, "
+        "key is your own label). Example: ['proc natl acad sci u s a|1991|88|3248|mann bj|Art1|'].",
+    )
+    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _one_string(cls, v: object) -> object:
+        if isinstance(v, str):  # one citation, or several on separate lines
+            return [line for line in v.replace("\r", "\n").split("\n") if line.strip()]
+        return v
+
+    @field_validator("citations")
+    @classmethod
+    def _fields(cls, v: list[str]) -> list[str]:
+        out = []
+        for c in v:
+            try:
+                parse_citation_string(c)
+            except MedlitError as err:
+                raise ArgumentError(err.message, err.recovery) from None
+            c = c.strip()
+            out.append(c if c.endswith("|") else c + "|")
+        return out
+
+
+class CitationMatch(ToolOutput):
+    citation: str = Field(description="The citation as sent")
+    journal: str = ""
+    year: str = ""
+    volume: str = ""
+    first_page: str = ""
+    author: str = ""
+    key: str = ""
+    status: Literal["matched", "not_found", "ambiguous"]
+    pmid: str | None = None
+    candidates: list[str] = Field(default_factory=list, description="PMIDs an ambiguous citation may be")
+    detail: str | None = None
+
+
+class ECitMatchOutput(ToolOutput):
+    submitted: int
+    matched: int
+    records: list[CitationMatch]
+
+
+async def ecitmatch_tool(args: ECitMatchInput, ctx: ToolContext) -> ECitMatchOutput:
+    fields = [parse_citation_string(c) for c in args.citations]
+    bdata = build_ecitmatch_bdata(fields)
+    resp = await ctx.client("ncbi").get(
+        "ecitmatch.cgi", {"db": "pubmed", "retmode": "xml", "bdata": bdata}, expect="text"
+    )
+    matches = parse_ecitmatch(resp.text(), args.citations)
+    records = [
+        CitationMatch(
+            citation=m.citation,
+            journal=m.journal,
+            year=m.year,
+            volume=m.volume,
+            first_page=m.first_page,
+            author=m.author,
+            key=m.key,
+            status=m.status,
+            pmid=m.pmid,
+            candidates=m.candidates,
+            detail=m.detail,
+        )
+        for m in matches
+    ]
+    return ECitMatchOutput(
+        submitted=len(records), matched=sum(r.status == "matched" for r in records), records=records
+    )
+
+
+def render_ecitmatch(out: ECitMatchOutput, args: ECitMatchInput) -> str:
+    if args.response_format == "json":
+        return as_json(out, "ncbi-ecitmatch")
+    rows = [
+        [r.key or str(i), r.status.upper(), r.pmid or ", ".join(r.candidates) or "", r.detail or ""]
+        for i, r in enumerate(out.records, 1)
+    ]
+    return (
+        f"**{out.matched} of {out.submitted}** citations matched a PMID.\n\n"
+        + fence(md_table(["Key", "Status", "PMID / candidates", "Note"], rows), "ncbi-ecitmatch")
+        + "\n\nFetch matched records with eutils_esummary or eutils_efetch (db='pubmed')."
+    )
+
+
+ECITMATCH = ToolSpec(
+    name="eutils_ecitmatch",
+    title="Match citations to PMIDs (ECitMatch)",
+    description=(
+        "Resolve formatted citations (journal, year, volume, first page, author) to PubMed IDs; far more exact "
+        "than searching for a known article. Don't use it for topic searches (eutils_esearch). Each citation is "
+        f"{CITATION_FORMAT}, e.g. 'science|1987|235|182|palmenberg ac|Art2|'; a string with fewer than six "
+        "fields is rejected with the expected format before anything is sent. Each citation comes back "
+        "matched (with its PMID), not_found, or ambiguous (with candidate PMIDs when NCBI lists them). Up to "
+        f"{CITATION_LIMIT} citations in one request."
+    ),
+    input_model=ECitMatchInput,
+    output_model=ECitMatchOutput,
+    handler=ecitmatch_tool,
+    render=render_ecitmatch,
+)
+
+TOOLS = [ESEARCH, EPOST, ESPELL, EGQUERY, ECITMATCH]

@@ -1,0 +1,200 @@
+"""pubmed_lookup_mesh: MeSH headings for a term, the exact heading pinned first."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolSpec,
+    as_json,
+    fence,
+    md_table,
+)
+
+from ..client import ncbi_json
+from ..inputs import check_query
+from ..parse.eutils import parse_esearch, parse_esummary
+from ..parse.mesh import MeshDocSum, parse_mesh_docsum
+
+MESH_CAP = 50
+
+
+class LookupMeshInput(ToolInput):
+    query: str = Field(
+        min_length=1,
+        description="MeSH heading or free-text term; an exact heading name is pinned first. Example: 'asthma' or "
+        "'Diabetes Mellitus, Type 2'.",
+    )
+    offset: int = Field(
+        0, ge=0, description="0-based index of the first record, for paging (pass nextOffset). Example: 10."
+    )
+    maxResults: int = Field(
+        10,
+        ge=1,
+        le=500,
+        description="Records per page, at most 50 (more is served at 50 with a notice). Example: 20.",
+    )
+    includeDetails: bool = Field(
+        True,
+        description="Include scope note, tree numbers and entry terms (false: names and ids only). Example: false.",
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    _q = field_validator("query", mode="before")(lambda cls, v: check_query(v, "asthma"))
+
+
+class MeshRecord(ToolOutput):
+    entrezUid: str = Field(description="Entrez MeSH UID, e.g. '68001249' (for eutils_* db=mesh)")
+    meshId: str | None = Field(
+        None, description="MeSH unique ID, e.g. 'D001249' (descriptor), 'C...' or 'Q...'"
+    )
+    name: str = Field(description='Heading, usable as "name"[mh] in pubmed_search_articles')
+    recordType: Literal["descriptor", "supplementary", "qualifier"] | None = None
+    isExactMatch: bool = Field(
+        False, description="True for the heading whose name equals the query, pinned first"
+    )
+    scopeNote: str | None = None
+    treeNumbers: list[str] | None = Field(None, description="Tree positions, e.g. ['C08.127.108']")
+    entryTerms: list[str] | None = Field(None, description="Synonyms that map to this heading")
+    mappedTo: list[str] | None = Field(
+        None, description="Headings a supplementary concept maps to (Entrez UIDs)"
+    )
+
+
+class LookupMeshOutput(ToolOutput):
+    query: str
+    offset: int
+    totalCount: int = Field(description="MeSH records matching the query")
+    results: list[MeshRecord]
+    nextOffset: int | None = Field(None, description="Offset of the next page; absent on the last page")
+    notice: str | None = None
+
+
+def _mesh_record(d: MeshDocSum, exact: bool, details: bool) -> MeshRecord:
+    rec = MeshRecord(entrezUid=d.uid, meshId=d.ui, name=d.name, recordType=d.record_type, isExactMatch=exact)
+    if details:
+        rec.scopeNote = d.scope_note
+        rec.treeNumbers = d.tree_numbers or None
+        rec.entryTerms = d.entry_terms or None
+        rec.mappedTo = d.mapped_to or None
+    return rec
+
+
+async def lookup_mesh(args: LookupMeshInput, ctx: ToolContext) -> LookupMeshOutput:
+    notices = []
+    size = args.maxResults
+    if size > MESH_CAP:
+        notices.append(
+            f"maxResults {size} is over the per-call cap; served {MESH_CAP}. Continue from nextOffset."
+        )
+        size = MESH_CAP
+    client = ctx.client("ncbi")
+    page_req = ncbi_json(
+        ctx,
+        "esearch.fcgi",
+        {"db": "mesh", "term": args.query, "retstart": args.offset, "retmax": size, "retmode": "json"},
+    )
+    phrase = args.query.replace('"', "")
+    if args.offset == 0:
+        exact_req = ncbi_json(
+            ctx, "esearch.fcgi", {"db": "mesh", "term": f'"{phrase}"[mh]', "retmax": 1, "retmode": "json"}
+        )
+        page_resp, exact_resp = await asyncio.gather(page_req, exact_req)
+        exact_ids = parse_esearch(exact_resp[0], json_mode=exact_resp[1]).ids[:1]
+    else:
+        page_resp, exact_ids = await page_req, []
+    page = parse_esearch(page_resp[0], json_mode=page_resp[1])
+    ids = list(dict.fromkeys([*exact_ids, *page.ids]))
+    docs: dict[str, MeshDocSum] = {}
+    if ids:
+        resp = await client.get(
+            "esummary.fcgi",
+            {"db": "mesh", "id": ",".join(ids), "version": "2.0", "retmode": "xml"},
+            expect="xml",
+        )
+        docs = {d.uid: parse_mesh_docsum(d) for d in parse_esummary(resp.body, json_mode=False).docs}
+    results = []
+    for uid in ids:
+        d = docs.get(uid)
+        if d is None:
+            continue
+        exact = uid in exact_ids and (
+            d.name.lower() == phrase.lower() or phrase.lower() in (t.lower() for t in d.entry_terms)
+        )
+        if uid in exact_ids and not exact and uid not in page.ids:
+            continue  # the [mh] search mapped the phrase elsewhere: not an exact heading
+        results.append(_mesh_record(d, exact, args.includeDetails))
+    results.sort(key=lambda r: not r.isExactMatch)
+    total = page.count
+    next_offset = args.offset + len(page.ids)
+    if total == 0 and not results:
+        notices.append(
+            "No MeSH record matches. Check the spelling (pubmed_spell_check), try a broader or British/American "
+            "variant, or search PubMed as free text."
+        )
+    elif args.offset >= total and not page.ids:
+        notices.append(
+            f"offset {args.offset} is past the end of the {total} matches; start again at offset 0."
+        )
+    return LookupMeshOutput(
+        query=args.query,
+        offset=args.offset,
+        totalCount=total,
+        results=results,
+        nextOffset=next_offset if page.ids and next_offset < total else None,
+        notice=" ".join(notices) or None,
+    )
+
+
+def render_mesh(out: LookupMeshOutput, args: LookupMeshInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "mesh")
+    lines = [f"**{out.totalCount} MeSH record(s)** for `{out.query}` (from offset {out.offset})."]
+    if out.notice:
+        lines.append(f"Notice: {out.notice}")
+    if out.nextOffset is not None:
+        lines.append(f"Next page: offset={out.nextOffset}.")
+    rows = [
+        [
+            r.name + (" (exact)" if r.isExactMatch else ""),
+            r.meshId or "",
+            ", ".join(r.treeNumbers or []),
+            "; ".join((r.entryTerms or [])[:5]),
+            (r.scopeNote or "")[:300],
+        ]
+        for r in out.results
+    ]
+    if rows:
+        lines.append(
+            fence(md_table(["Heading", "MeSH UI", "Tree numbers", "Entry terms", "Scope note"], rows), "mesh")
+        )
+        lines.append(
+            'Search with a heading as "Heading"[mh], or pass it in meshTerms of pubmed_search_articles.'
+        )
+    return "\n".join(lines)
+
+
+TOOL = ToolSpec(
+    name="pubmed_lookup_mesh",
+    title="Look up MeSH headings",
+    description=(
+        "Search the MeSH vocabulary and get headings with MeSH UI, tree numbers, scope note and entry terms; the "
+        "heading whose name equals the query is pinned first (`isExactMatch`). Use it to pick exact headings "
+        'for pubmed_search_articles `meshTerms` or "term"[mh] queries; not for searching articles. Pages of up '
+        "to 50 (pass `nextOffset` on; its absence marks the last page). Two or three NCBI requests: the search, "
+        "the exact-heading check (first page only) and one batched summary. No match gives an empty list with a "
+        "notice."
+    ),
+    input_model=LookupMeshInput,
+    output_model=LookupMeshOutput,
+    handler=lookup_mesh,
+    render=render_mesh,
+)

@@ -1,0 +1,587 @@
+"""pubmed_fetch_articles: up to 200 fully parsed PubMed records (journal articles and Bookshelf)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolSpec,
+    apply_budget,
+    as_json,
+    fence,
+    json_size,
+)
+
+from ..client import fetch_pubmed
+from ..inputs import check_pmids, pmids_field
+from ..parse.pubmed_records import Author, PartialDate, PubMedArticle, RecordType
+from ..render import pmc_url, pubmed_url
+
+MAX_PMIDS = 200
+DOI_SHAPE = re.compile(r"10\.\d{4,9}/")
+
+
+class FetchArticlesInput(ToolInput):
+    pmids: list[str] = pmids_field(MAX_PMIDS, "to fetch")
+    includeMesh: bool = Field(
+        True, description="Include MeSH headings, supplementary concepts and chemicals. Example: false."
+    )
+    includeGrants: bool = Field(
+        False, description="Include the grant list (agency, grant id). Example: true."
+    )
+    includeInvestigators: bool = Field(
+        False,
+        description="Include `investigators`, the members NCBI lists for a collective author; off by default "
+        "because consortium papers list thousands. Example: true.",
+    )
+    maxResponseCharacters: int | None = Field(
+        None,
+        ge=1,
+        description="Ceiling on the articles' combined JSON size, in characters: articles are kept in order "
+        "until the next would cross it, the rest are deferred whole and listed in `deferred.ids` (the first "
+        "article is always returned, so every call makes progress). Omit for no ceiling. Example: 60000.",
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    @field_validator("pmids", mode="before")
+    @classmethod
+    def _pmids(cls, v: Any) -> list[str]:
+        return check_pmids(v, MAX_PMIDS)
+
+
+# ----------------------------------------------------------------------------- output records
+
+
+class DateOut(ToolOutput):
+    year: int | None = None
+    month: str | None = Field(None, description="Month as NCBI writes it ('Mar' or '03')")
+    day: int | None = None
+    season: str | None = None
+    medlineDate: str | None = Field(
+        None, description="Free-form date kept verbatim, e.g. '2000 Spring', '1998 Dec-1999 Jan'"
+    )
+
+
+class ArticleDateOut(DateOut):
+    dateType: str = Field(
+        description="'Electronic' (ArticleDate), or 'ContributionDate' / 'DateRevised' on Bookshelf records"
+    )
+
+
+class PersonOut(ToolOutput):
+    lastName: str | None = None
+    firstName: str | None = Field(None, description="Given name(s) as NCBI writes them (ForeName)")
+    initials: str | None = None
+    suffix: str | None = Field(None, description="Generational suffix verbatim, e.g. 'Jr'")
+    collectiveName: str | None = Field(
+        None,
+        description="Group author name; its members are in `investigators` when includeInvestigators is set",
+    )
+    orcid: str | None = Field(None, description="Bare ORCID iD, e.g. '0000-0002-1825-0097'")
+    affiliationIndices: list[int] | None = Field(
+        None, description="Indexes into the article's `affiliations`"
+    )
+    equalContrib: bool | None = None
+
+
+class JournalOut(ToolOutput):
+    title: str | None = None
+    isoAbbreviation: str | None = None
+    medlineTa: str | None = Field(None, description="MEDLINE title abbreviation (used by Vancouver)")
+    issn: str | None = Field(None, description="ISSN (print or electronic as typed in issnType)")
+    issnType: str | None = None
+    eIssn: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = Field(None, description="Page range as written, e.g. '48-55'")
+    elocationId: str | None = Field(
+        None,
+        description="Electronic locator from ELocationID: the publisher's article number (pii), else the DOI when "
+        "that is the only locator, e.g. 'e0221829'",
+    )
+    elocationIdType: str | None = Field(
+        None, description="What `elocationId` holds, from NCBI's EIdType: 'pii' or 'doi'"
+    )
+    publicationDate: DateOut | None = None
+
+
+class QualifierOut(ToolOutput):
+    qualifierName: str
+    qualifierUi: str | None = None
+    isMajorTopic: bool
+
+
+class MeshTermOut(ToolOutput):
+    descriptorName: str
+    descriptorUi: str | None = None
+    isMajorTopic: bool = Field(
+        description="True when the descriptor or one of its qualifiers is a major topic"
+    )
+    qualifiers: list[QualifierOut] = Field(default_factory=list)
+
+
+class ConceptOut(ToolOutput):
+    name: str
+    ui: str | None = None
+    type: str | None = Field(None, description="Supplementary concept type, e.g. 'Disease', 'Protocol'")
+
+
+class ChemicalOut(ToolOutput):
+    name: str
+    ui: str | None = None
+    registryNumber: str | None = None
+
+
+class GrantOut(ToolOutput):
+    grantId: str | None = None
+    acronym: str | None = None
+    agency: str | None = None
+    country: str | None = None
+
+
+class DataBankOut(ToolOutput):
+    name: str = Field(description="Databank or registry, e.g. 'ClinicalTrials.gov', 'GENBANK', 'PDB'")
+    accessionNumbers: list[str] = Field(default_factory=list, description="Accessions, e.g. ['NCT03951753']")
+
+
+class LinkedRecordOut(ToolOutput):
+    refType: str = Field(
+        description="NCBI RefType, e.g. 'RetractionIn', 'ErratumIn', 'ExpressionOfConcernIn', 'CommentOn', 'UpdateIn'"
+    )
+    refSource: str | None = Field(None, description="Citation of the linked record as NCBI writes it")
+    pmid: str | None = Field(None, description="PMID of the linked record (absent for many errata)")
+    note: str | None = None
+
+
+class AbstractSectionOut(ToolOutput):
+    label: str | None = Field(None, description="Section label, e.g. 'METHODS'")
+    nlmCategory: str | None = Field(
+        None, description="NLM category: BACKGROUND, OBJECTIVE, METHODS, RESULTS, CONCLUSIONS"
+    )
+    text: str
+
+
+class OtherAbstractOut(ToolOutput):
+    language: str | None = None
+    type: str | None = None
+    text: str
+
+
+class BookSectionOut(ToolOutput):
+    title: str
+    locationLabel: str | None = None
+
+
+class BookOut(ToolOutput):
+    title: str | None = Field(None, description="Book title, e.g. 'GeneReviews®'")
+    accession: str | None = Field(None, description="NCBI Bookshelf accession, e.g. 'NBK1116'")
+    doi: str | None = Field(
+        None,
+        description="The book's own DOI, from Book/ELocationID EIdType='doi', e.g. '10.17226/21775'. Distinct "
+        "from the record-level `doi`, which is the chapter's on a 'book-chapter': a chapter never inherits this one",
+    )
+    bookshelfUrl: str | None = None
+    publisher: str | None = None
+    publisherLocation: str | None = None
+    edition: str | None = None
+    collectionTitle: str | None = None
+    volume: str | None = None
+    editors: list[PersonOut] = Field(
+        default_factory=list, description="The book's editors (never in `authors`)"
+    )
+    isbns: list[str] = Field(
+        default_factory=list,
+        description="The book's own ISBNs (every Book/Isbn, verbatim; often a print and an electronic one); "
+        "[] for most Bookshelf titles, which carry none",
+    )
+    pubDate: DateOut | None = None
+    beginningDate: str | None = Field(
+        None, description="First year of a continuously updated book, e.g. '1993'"
+    )
+    endingDate: str | None = None
+    medium: str | None = None
+    reportNumber: str | None = None
+
+
+class ArticleOut(ToolOutput):
+    pmid: str
+    recordType: RecordType = Field(
+        description="'journal-article' (PubmedArticle), 'book-chapter' or 'book' (PubmedBookArticle, NCBI "
+        "Bookshelf); `journalInfo` only on journal articles, `book` only on the other two"
+    )
+    title: str | None = Field(
+        None, description="Title with inline markup rendered as text (chapter title on chapters)"
+    )
+    vernacularTitle: str | None = Field(None, description="Original-language title of a non-English record")
+    abstractText: str | None = Field(
+        None, description="Whole abstract; structured sections as 'LABEL: text' paragraphs, MathML linearised"
+    )
+    abstractSections: list[AbstractSectionOut] | None = None
+    otherAbstracts: list[OtherAbstractOut] | None = None
+    authors: list[PersonOut] = Field(default_factory=list)
+    affiliations: list[str] = Field(
+        default_factory=list, description="Deduplicated, referenced by affiliationIndices"
+    )
+    investigators: list[PersonOut] | None = Field(None, description="Only with includeInvestigators")
+    journalInfo: JournalOut | None = None
+    book: BookOut | None = None
+    articleDates: list[ArticleDateOut] | None = None
+    doi: str | None = Field(None, description="DOI as NCBI reports it (case not normalised)")
+    pmcId: str | None = None
+    pii: str | None = None
+    pubmedUrl: str
+    pmcUrl: str | None = None
+    languages: list[str] = Field(default_factory=list, description="Three-letter codes, e.g. ['eng']")
+    publicationTypes: list[str] = Field(default_factory=list)
+    isRetracted: bool = Field(
+        description="Retracted: a RetractionIn link or the 'Retracted Publication' type"
+    )
+    commentsCorrections: list[LinkedRecordOut] | None = Field(
+        None,
+        description="Linked notices (retraction, errata, comments, updates...); 'Cites' entries excluded",
+    )
+    meshTerms: list[MeshTermOut] | None = None
+    supplementaryConcepts: list[ConceptOut] | None = None
+    chemicals: list[ChemicalOut] | None = None
+    keywords: list[str] | None = None
+    grantList: list[GrantOut] | None = Field(
+        None, description="Only with includeGrants; [] when none are listed"
+    )
+    dataBanks: list[DataBankOut] | None = Field(
+        None,
+        description="Trial registrations and data deposits; search others citing one with '<accession>[si]'",
+    )
+    coiStatement: str | None = None
+    referenceCount: int | None = None
+    bookSections: list[BookSectionOut] | None = None
+
+
+class ArticlesDeferred(ToolOutput):
+    """Continuation state for articles `maxResponseCharacters` withheld (same shape as pubmed_fetch_fulltext)."""
+
+    ids: list[str] = Field(description="PMIDs withheld, in response order: re-call with these as `pmids`")
+    deferredCount: int
+    maxResponseCharacters: int = Field(description="The ceiling this response was budgeted against")
+    returnedCharacters: int = Field(description="JSON characters the returned articles account for")
+    nextDeferredCharacters: int = Field(
+        description="Size of the first deferred article: a follow-up call needs maxResponseCharacters at least this"
+    )
+
+
+class FetchArticlesOutput(ToolOutput):
+    articles: list[ArticleOut]
+    totalReturned: int
+    unavailablePmids: list[str] = Field(
+        default_factory=list,
+        description="PMIDs PubMed returned no record for (it omits unknown PMIDs silently); never deferred",
+    )
+    deferred: ArticlesDeferred | None = Field(
+        None, description="Articles withheld by maxResponseCharacters: re-call with deferred.ids to get them"
+    )
+    truncated: bool | None = Field(
+        None, description="True when maxResponseCharacters withheld at least one article (see `deferred`)"
+    )
+    notice: str | None = None
+
+
+# ----------------------------------------------------------------------------- mapping
+
+
+def _date(d: PartialDate | None) -> DateOut | None:
+    return DateOut(**d.model_dump()) if d is not None else None
+
+
+def _adate(d: PartialDate | None, kind: str) -> ArticleDateOut | None:
+    return ArticleDateOut(dateType=kind, **d.model_dump()) if d is not None else None
+
+
+def _person(p: Author) -> PersonOut:
+    return PersonOut(
+        lastName=p.lastName,
+        firstName=p.foreName,
+        initials=p.initials,
+        suffix=p.suffix,
+        collectiveName=p.collectiveName,
+        orcid=p.orcid,
+        affiliationIndices=p.affiliationIndexes or None,
+        equalContrib=p.equalContrib or None,
+    )
+
+
+def _year_text(d: PartialDate | None) -> str | None:
+    if d is None:
+        return None
+    return str(d.year) if d.year else d.medlineDate
+
+
+def _elocation_type(value: str | None) -> str | None:
+    # The parser takes ELocationID EIdType="pii", else EIdType="doi"; a DOI always reads '10.<digits>/...'.
+    if not value:
+        return None
+    return "doi" if DOI_SHAPE.match(value) else "pii"
+
+
+def _abstract_text(a: PubMedArticle) -> str | None:
+    if a.abstractSections and any(s.label for s in a.abstractSections):
+        return "\n\n".join(f"{s.label}: {s.text}" if s.label else s.text for s in a.abstractSections)
+    return a.abstract
+
+
+def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
+    j = a.journal
+    dates = [
+        d
+        for d in (
+            _adate(a.articleDate, "Electronic"),
+            _adate(a.contributionDate, "ContributionDate"),
+            _adate(a.dateRevised, "DateRevised"),
+        )
+        if d is not None
+    ]
+    book = None
+    if a.book is not None:
+        b = a.book
+        book = BookOut(
+            title=b.title,
+            accession=a.bookAccession,
+            doi=b.doi,
+            bookshelfUrl=f"https://www.ncbi.nlm.nih.gov/books/{a.bookAccession}/"
+            if a.bookAccession
+            else None,
+            publisher=b.publisher,
+            publisherLocation=b.publisherLocation,
+            edition=b.edition,
+            collectionTitle=b.collectionTitle,
+            volume=b.volume,
+            editors=[_person(e) for e in b.editors],
+            isbns=b.isbn,
+            pubDate=_date(a.pubDate),
+            beginningDate=_year_text(b.beginningDate),
+            endingDate=_year_text(b.endingDate),
+            medium=b.medium,
+            reportNumber=b.reportNumber,
+        )
+    mesh = args.includeMesh
+    return ArticleOut(
+        pmid=a.pmid,
+        recordType=a.recordType,
+        title=a.title,
+        vernacularTitle=a.vernacularTitle,
+        abstractText=_abstract_text(a),
+        abstractSections=[AbstractSectionOut(**s.model_dump()) for s in a.abstractSections]
+        if any(s.label for s in a.abstractSections)
+        else None,
+        otherAbstracts=[OtherAbstractOut(**o.model_dump()) for o in a.otherAbstracts] or None,
+        authors=[_person(p) for p in a.authors],
+        affiliations=a.affiliations,
+        investigators=[_person(p) for p in a.investigators]
+        if args.includeInvestigators and a.investigators
+        else None,
+        journalInfo=JournalOut(
+            title=j.title,
+            isoAbbreviation=j.isoAbbreviation,
+            medlineTa=j.medlineTa,
+            issn=j.issn,
+            issnType=j.issnType,
+            eIssn=j.eIssn,
+            volume=j.volume,
+            issue=j.issue,
+            pages=j.pages,
+            elocationId=j.elocationId,
+            elocationIdType=_elocation_type(j.elocationId),
+            publicationDate=_date(a.pubDate),
+        )
+        if j is not None and a.recordType == "journal-article"
+        else None,
+        book=book,
+        articleDates=dates or None,
+        doi=a.doi,
+        pmcId=a.pmcid,
+        pii=a.pii,
+        pubmedUrl=pubmed_url(a.pmid),
+        pmcUrl=pmc_url(a.pmcid) if a.pmcid else None,
+        languages=a.language,
+        publicationTypes=a.publicationTypes,
+        isRetracted=a.isRetracted,
+        commentsCorrections=[
+            LinkedRecordOut(refType=n.type, refSource=n.refSource, pmid=n.pmid, note=n.note)
+            for n in a.notices
+        ]
+        or None,
+        meshTerms=[
+            MeshTermOut(
+                descriptorName=m.descriptor,
+                descriptorUi=m.ui,
+                isMajorTopic=m.majorTopic or any(q.majorTopic for q in m.qualifiers),
+                qualifiers=[
+                    QualifierOut(qualifierName=q.name, qualifierUi=q.ui, isMajorTopic=q.majorTopic)
+                    for q in m.qualifiers
+                ],
+            )
+            for m in a.mesh
+        ]
+        or None
+        if mesh
+        else None,
+        supplementaryConcepts=[ConceptOut(**c.model_dump()) for c in a.supplementaryConcepts] or None
+        if mesh
+        else None,
+        chemicals=[ChemicalOut(**c.model_dump()) for c in a.chemicals] or None if mesh else None,
+        keywords=a.keywords or None,
+        grantList=[GrantOut(**g.model_dump()) for g in a.grants]
+        if args.includeGrants and a.grants is not None
+        else None,
+        dataBanks=[DataBankOut(**d.model_dump()) for d in a.databanks] or None,
+        coiStatement=a.coiStatement,
+        referenceCount=a.referenceCount,
+        bookSections=[BookSectionOut(title=s.title, locationLabel=s.locationLabel) for s in a.sections]
+        or None,
+    )
+
+
+# ----------------------------------------------------------------------------- handler
+
+
+async def fetch_articles(args: FetchArticlesInput, ctx: ToolContext) -> FetchArticlesOutput:
+    records, unavailable, _ = await fetch_pubmed(
+        ctx, args.pmids, investigators=args.includeInvestigators, grants=args.includeGrants
+    )
+    articles = [to_output(a, args) for a in records]
+    split = apply_budget(articles, args.maxResponseCharacters, lambda a: a.pmid, json_size)
+    notices = []
+    if not articles:
+        notices.append(
+            "PubMed returned no record for any requested PMID. Check the ids, or find articles with "
+            "pubmed_search_articles (DOIs and PMC IDs: pubmed_convert_ids)."
+        )
+    elif unavailable:
+        notices.append(f"PubMed returned nothing for {len(unavailable)} PMID(s): see unavailablePmids.")
+    if split.deferred is not None:
+        notices.append(
+            f"maxResponseCharacters={args.maxResponseCharacters:,} kept {len(split.kept)} article(s) "
+            f"({split.used:,} characters); {split.deferred.count} deferred whole. Call pubmed_fetch_articles again "
+            f"with pmids=deferred.ids (the next one needs maxResponseCharacters >= "
+            f"{split.deferred.nextItemCharacters:,})."
+        )
+    deferred = None
+    if split.deferred is not None:
+        deferred = ArticlesDeferred(
+            ids=split.deferred.ids,
+            deferredCount=split.deferred.count,
+            maxResponseCharacters=args.maxResponseCharacters or 0,
+            returnedCharacters=split.used,
+            nextDeferredCharacters=split.deferred.nextItemCharacters,
+        )
+    return FetchArticlesOutput(
+        articles=split.kept,
+        totalReturned=len(split.kept),
+        unavailablePmids=unavailable,
+        deferred=deferred,
+        truncated=True if deferred is not None else None,
+        notice=" ".join(notices) or None,
+    )
+
+
+def _names(people: list[PersonOut], limit: int = 10, noun: str = "authors") -> str:
+    names = [p.collectiveName or " ".join(x for x in (p.lastName, p.initials) if x) for p in people]
+    text = ", ".join(n for n in names[:limit] if n)
+    return text + (f", et al. ({len(names)} {noun})" if len(names) > limit else "")
+
+
+def _article_md(a: ArticleOut) -> str:
+    head = [f"### PMID {a.pmid} ({a.recordType})"]
+    if a.isRetracted:
+        head.append("**RETRACTED** — see commentsCorrections before citing.")
+    body = [f"Title: {a.title or '(no title)'}"]
+    if a.vernacularTitle:
+        body.append(f"Original title: {a.vernacularTitle}")
+    if a.authors:
+        body.append(f"Authors: {_names(a.authors)}")
+    if a.journalInfo:
+        j = a.journalInfo
+        d = j.publicationDate
+        when = (d.medlineDate or " ".join(str(x) for x in (d.year, d.month, d.day) if x)) if d else ""
+        loc = "".join(
+            [
+                f";{j.volume}" if j.volume else "",
+                f"({j.issue})" if j.issue else "",
+                f":{j.pages}" if j.pages else "",
+            ]
+        )
+        body.append(
+            f"Journal: {(j.isoAbbreviation or j.title or '').rstrip('.')}. {when}{loc}"
+            + (f" {j.elocationId}" if j.elocationId else "")
+        )
+    if a.book:
+        b = a.book
+        eds = f" Editors: {_names(b.editors, 5, 'editors')}." if b.editors else ""
+        book_ids = [f"DOI {b.doi}" if b.doi else "", *(f"ISBN {i}" for i in b.isbns), b.accession or ""]
+        body.append(
+            f"Book: {b.title or ''}. {b.publisherLocation or ''}: {b.publisher or ''}.{eds} "
+            + "; ".join(i for i in book_ids if i)
+        )
+    ids = [f"DOI {a.doi}" if a.doi else "", a.pmcId or ""]
+    if any(ids):
+        body.append("IDs: " + "; ".join(i for i in ids if i))
+    if a.publicationTypes:
+        body.append("Types: " + ", ".join(a.publicationTypes))
+    for n in a.commentsCorrections or []:
+        body.append(f"{n.refType}: {n.refSource or ''}" + (f" (PMID {n.pmid})" if n.pmid else ""))
+    if a.dataBanks:
+        body.append(
+            "Data banks: " + "; ".join(f"{d.name} {', '.join(d.accessionNumbers)}" for d in a.dataBanks)
+        )
+    if a.meshTerms:
+        body.append(
+            "MeSH: " + "; ".join(m.descriptorName + ("*" if m.isMajorTopic else "") for m in a.meshTerms)
+        )
+    if a.keywords:
+        body.append("Keywords: " + "; ".join(a.keywords))
+    body.append("")
+    body.append(a.abstractText or "(no abstract)")
+    return "\n".join(head) + "\n" + fence("\n".join(body), f"pubmed-{a.pmid}")
+
+
+def render_fetch(out: FetchArticlesOutput, args: FetchArticlesInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "pubmed-efetch")
+    lines = [f"**{out.totalReturned} PubMed record(s)** of {len(args.pmids)} requested."]
+    if out.notice:
+        lines.append(f"Notice: {out.notice}")
+    if out.unavailablePmids:
+        lines.append("Unavailable: " + ", ".join(out.unavailablePmids))
+    if out.deferred:
+        lines.append("Deferred: " + ", ".join(out.deferred.ids))
+    lines += ["", *(_article_md(a) + "\n" for a in out.articles)]
+    return "\n".join(lines)
+
+
+TOOL = ToolSpec(
+    name="pubmed_fetch_articles",
+    title="Fetch PubMed records",
+    description=(
+        "Fetch complete PubMed records by PMID: title, abstract (structured sections labelled, inline markup and "
+        "MathML as text), authors with ORCID and deduplicated affiliations, journal (ISSN, volume, issue, pages, "
+        "article number), dates (MedlineDate kept), DOI, PMC ID, MeSH with qualifiers and major-topic flags, "
+        "keywords, publication types, databank accessions and linked notices (retraction, errata, comments, "
+        "updates). NCBI Bookshelf records (e.g. GeneReviews) come back as 'book-chapter' or 'book' with a `book` "
+        "object, never as journal articles. Use after pubmed_search_articles when you need more than its "
+        "summaries; for full text use pubmed_fetch_fulltext, for reference strings pubmed_format_citations. Up to "
+        "200 PMIDs per call in as few NCBI requests as possible (one for 200 ids). PMIDs PubMed returns nothing "
+        "for are listed in `unavailablePmids` (PubMed omits unknown ids silently). Grants and collective-author "
+        "members are opt-in. `maxResponseCharacters` bounds the articles' JSON size: whole articles past it are "
+        "listed in `deferred.ids` for a follow-up call."
+    ),
+    input_model=FetchArticlesInput,
+    output_model=FetchArticlesOutput,
+    handler=fetch_articles,
+    render=render_fetch,
+)

@@ -1,0 +1,613 @@
+"""pubmed_search_articles: PubMed query syntax plus filters, paging and brief summaries."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from pydantic import Field, field_validator, model_validator
+
+from medlit.core.plugin import (
+    RESPONSE_FORMAT_FIELD,
+    ArgumentError,
+    ResponseFormat,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    ToolSpec,
+    as_json,
+    cap_text,
+    fence,
+    strip_invisible,
+)
+
+from ..client import esummary_pubmed, ncbi_json
+from ..inputs import has_term, strip_inline_tags
+from ..parse.eutils import DocSum, parse_esearch, pubmed_docsum
+from ..render import PUBMED_URL, pmc_url, pubmed_url
+
+PAGING_LIMIT = 9_999  # PubMed serves only the first 9,999 records of a result set
+MAX_RESULTS_CAP = 1_000
+SUMMARY_CAP = 50
+_DATE = re.compile(r"^(\d{4})(?:[/\-.](\d{1,2})(?:[/\-.](\d{1,2}))?)?$")
+_ESEARCH_SORT = {
+    "relevance": "relevance",
+    "pub_date": "pub_date",
+    "author": "Author",
+    "journal": "JournalName",
+}
+_WEB_SORT = {"pub_date": "pubdate", "author": "fauth", "journal": "jour"}
+DATE_RECOVERY = (
+    "Use YYYY, YYYY/MM or YYYY/MM/DD with a real calendar date, e.g. '2020', '2024/06' or '2024/02/29'."
+)
+SUBJECT_FILTERS = ("author", "journal", "meshTerms", "publicationTypes")
+
+SpeciesFilter = Literal["humans", "animals"]
+DateType = Literal["pdat", "mdat", "edat"]
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def _parse_date(value: str, which: str) -> tuple[str, dt.date, dt.date]:
+    """(normalised text, first day covered, last day covered) of a YYYY[/MM[/DD]] date."""
+    m = _DATE.match(value.strip())
+    if not m:
+        raise ArgumentError(
+            f"dateRange.{which} {value!r} is not a date", DATE_RECOVERY, reason="invalid_date"
+        )
+    year, month, day = int(m.group(1)), m.group(2), m.group(3)
+    if month is not None and not 1 <= int(month) <= 12:
+        raise ArgumentError(
+            f"dateRange.{which} {value!r} has month {month}, outside 01-12",
+            DATE_RECOVERY,
+            reason="invalid_date",
+        )
+    if day is not None:
+        last = calendar.monthrange(year, int(month))[1]  # type: ignore[arg-type]
+        if not 1 <= int(day) <= last:
+            raise ArgumentError(
+                f"dateRange.{which} {value!r} is not a real calendar date ({year}/{int(month):02d} has "  # type: ignore[arg-type]
+                f"{last} days)",
+                DATE_RECOVERY,
+                reason="invalid_date",
+            )
+    if month is None:
+        return f"{year}", dt.date(year, 1, 1), dt.date(year, 12, 31)
+    mo = int(month)
+    if day is None:
+        return f"{year}/{mo:02d}", dt.date(year, mo, 1), dt.date(year, mo, calendar.monthrange(year, mo)[1])
+    d = dt.date(year, mo, int(day))
+    return f"{year}/{mo:02d}/{int(day):02d}", d, d
+
+
+class DateRange(ToolInput):
+    minDate: str | None = Field(
+        None,
+        description="Start date YYYY, YYYY/MM or YYYY/MM/DD (a partial date starts at its first day); omit or "
+        "leave empty for no lower bound. Example: '2020/01'.",
+    )
+    maxDate: str | None = Field(
+        None,
+        description="End date YYYY, YYYY/MM or YYYY/MM/DD (a partial date runs to its last day); omit or leave "
+        "empty for no upper bound. Example: '2024/06/30'.",
+    )
+    dateType: DateType = Field(
+        "pdat",
+        description="Which date the range filters on: 'pdat' publication (default), 'edat' added to PubMed, "
+        "'mdat' last modified. Example: 'edat'.",
+    )
+
+    @field_validator("minDate", "maxDate", mode="before")
+    @classmethod
+    def _empty(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @model_validator(mode="after")
+    def _order(self) -> DateRange:
+        lo = _parse_date(self.minDate, "minDate") if self.minDate else None
+        hi = _parse_date(self.maxDate, "maxDate") if self.maxDate else None
+        if lo and hi and lo[1] > hi[2]:
+            raise ArgumentError(
+                f"dateRange.minDate {self.minDate!r} falls after maxDate {self.maxDate!r}",
+                "Swap the two dates, or widen the range: minDate counts from the start of its year or month, "
+                "maxDate to the end ('2024/06' to '2024' is valid).",
+                reason="invalid_date_range",
+            )
+        self.minDate = lo[0] if lo else None
+        self.maxDate = hi[0] if hi else None
+        return self
+
+
+def _blank_filter(name: str) -> ArgumentError:
+    return ArgumentError(
+        f"{name} holds no term (only whitespace, invisible characters, markup, parentheses, brackets or quotes)",
+        f"Give {name} a real value, e.g. author 'Smith J', journal 'Nature', meshTerms ['Diabetes Mellitus'], "
+        f"publicationTypes ['Review'], language 'english'; send an empty string or omit it for no filter.",
+        reason="blank_filter",
+    )
+
+
+def _check_filter(name: str, v: Any) -> Any:
+    if isinstance(v, str):
+        if v == "":
+            return None
+        if not has_term(v, drop_field_tags=True, drop_quotes=True):
+            raise _blank_filter(name)
+        return strip_invisible(strip_inline_tags(v)).strip()
+    return v
+
+
+class SearchArticlesInput(ToolInput):
+    query: str | None = Field(
+        None,
+        description="PubMed query in full PubMed syntax: [field] tags, AND/OR/NOT, quotes, wildcards; inline "
+        "<i>/<b> tags are removed, the rest is sent as written. Omit (or send '') to search on subject filters "
+        "alone; 'all[sb]' selects the whole database. Example: 'crispr[tiab] AND (sickle cell OR thalassemia)'.",
+    )
+    author: str | None = Field(
+        None,
+        description="Author filter, 'Surname Initials' or full name, sent as \"value\"[au]. Example: 'Doudna JA'.",
+    )
+    journal: str | None = Field(
+        None,
+        description='Journal filter: full title, ISO/MEDLINE abbreviation or ISSN, sent as "value"[journal]. '
+        "Example: 'N Engl J Med'.",
+    )
+    meshTerms: list[str] | None = Field(
+        None,
+        description='MeSH headings, AND-ed (all must apply), each sent as "term"[mh] (which includes narrower '
+        "headings); empty strings are skipped. pubmed_lookup_mesh finds exact headings. Example: "
+        "['Diabetes Mellitus, Type 2', 'Metformin'].",
+    )
+    publicationTypes: list[str] | None = Field(
+        None,
+        description="Publication types, OR-ed (any qualifies), each sent as \"type\"[pt]. Example: ['Review', "
+        "'Meta-Analysis', 'Randomized Controlled Trial'].",
+    )
+    language: str | None = Field(
+        None, description="Language filter, sent as \"value\"[lang]. Example: 'english'."
+    )
+    species: SpeciesFilter | None = Field(
+        None,
+        description="'humans' adds humans[mh]; 'animals' adds animals[mh:noexp] (records indexed for both stay "
+        "in). Only records with MEDLINE indexing match. Example: 'humans'.",
+    )
+    hasAbstract: bool = Field(
+        False, description="Only records with an abstract (adds hasabstract). Example: true."
+    )
+    freeFullText: bool = Field(
+        False,
+        description="Only records with free full text somewhere (adds free full text[sb]). Example: true.",
+    )
+    dateRange: DateRange | None = Field(
+        None,
+        description='Date range added to the query as ("min"[pdat] : "max"[pdat]); either bound may be '
+        "omitted. Example: {'minDate': '2020', 'maxDate': '2024/06/30', 'dateType': 'pdat'}.",
+    )
+    sort: Literal["relevance", "pub_date", "author", "journal"] = Field(
+        "relevance",
+        description="Order: 'relevance' (default, PubMed's Best Match), 'pub_date' (newest first), 'author' "
+        "(first author A-Z), 'journal' (A-Z). Example: 'pub_date'.",
+    )
+    offset: int = Field(
+        0,
+        ge=0,
+        description="Index of the first PMID to return (0-based), for paging; PubMed serves only the first 9,999 "
+        "records, so at most 9998. Example: 20.",
+        json_schema_extra={"maximum": PAGING_LIMIT - 1},
+    )
+    maxResults: int = Field(
+        20,
+        ge=0,
+        le=10_000,
+        description="PMIDs to return, up to 1,000 per call (a larger value is served at 1,000 with a notice); 0 "
+        "returns only totalCount. Example: 100.",
+    )
+    summaryCount: int = Field(
+        0,
+        ge=0,
+        le=500,
+        description="Brief summaries (title, authors, journal, date, DOI) for the first N returned PMIDs, at most "
+        "50 (more is served at 50 with a notice); 0 = PMIDs only. Example: 10.",
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _query(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            if v == "":
+                return None
+            if not has_term(v, drop_field_tags=True):
+                raise ArgumentError(
+                    f"query {v!r} holds no search term once markup, [field] tags, parentheses and invisible "
+                    "characters are disregarded",
+                    "Give a query with a term, e.g. 'asthma[mh] AND children', or omit query and search on author, "
+                    "journal, meshTerms or publicationTypes.",
+                    reason="blank_query",
+                )
+            if len(v) > 10_000:
+                raise ArgumentError(
+                    "query is longer than 10,000 characters",
+                    "Shorten the query or split it.",
+                    reason="query_too_long",
+                )
+            return strip_invisible(strip_inline_tags(v))
+        return v
+
+    @field_validator("author", "journal", "language", mode="before")
+    @classmethod
+    def _text_filter(cls, v: Any, info: Any) -> Any:
+        return _check_filter(info.field_name, v)
+
+    @field_validator("meshTerms", "publicationTypes", mode="before")
+    @classmethod
+    def _list_filter(cls, v: Any, info: Any) -> Any:
+        if isinstance(v, str):
+            v = [v]
+        if isinstance(v, list):
+            out = []
+            for item in v:
+                checked = _check_filter(f"{info.field_name} element", item)
+                if checked is not None and checked not in out:
+                    out.append(checked)
+            return out or None
+        return v
+
+    @field_validator("offset")
+    @classmethod
+    def _offset(cls, v: int) -> int:
+        if v > PAGING_LIMIT - 1:
+            raise ArgumentError(
+                f"offset {v:,} is past the first {PAGING_LIMIT:,} records, which is all PubMed serves",
+                "Narrow the search instead, e.g. a dateRange of one year at a time, so each result set stays "
+                "under 9,999 records.",
+                reason="offset_out_of_range",
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _subject(self) -> SearchArticlesInput:
+        if self.query is None and not any(getattr(self, f) for f in SUBJECT_FILTERS):
+            raise ArgumentError(
+                "no query and no subject filter (author, journal, meshTerms or publicationTypes): dateRange, "
+                "language, species, hasAbstract and freeFullText only narrow a search",
+                "Add a query (e.g. 'heart failure'), or one of author, journal, meshTerms, publicationTypes; use "
+                "query 'all[sb]' to slice the whole database by the other filters.",
+                reason="no_search_term",
+            )
+        return self
+
+
+# ----------------------------------------------------------------------------- outputs
+
+
+class AppliedDateRange(ToolOutput):
+    minDate: str | None = Field(None, description="Lower bound as sent (YYYY[/MM[/DD]]); absent when open")
+    maxDate: str | None = Field(None, description="Upper bound as sent; absent when open")
+    dateType: DateType
+
+
+class AppliedFilters(ToolOutput):
+    author: str | None = None
+    journal: str | None = None
+    meshTerms: list[str] | None = None
+    publicationTypes: list[str] | None = None
+    language: str | None = None
+    species: SpeciesFilter | None = None
+    hasAbstract: bool | None = None
+    freeFullText: bool | None = None
+    dateRange: AppliedDateRange | None = None
+
+
+class ArticleSummary(ToolOutput):
+    pmid: str
+    title: str = ""
+    authors: str | None = Field(
+        None, description="First three authors, then 'et al.' (ESummary 'Surname Initials')"
+    )
+    source: str | None = Field(None, description="Journal (ISO abbreviation); absent on Bookshelf records")
+    pubDate: str | None = Field(None, description="Publication date as NCBI writes it, e.g. '2017 Aug 14'")
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    doi: str | None = Field(None, description="DOI as NCBI reports it (case not normalised)")
+    pmcId: str | None = None
+    publicationTypes: list[str] = Field(default_factory=list)
+    hasAbstract: bool | None = None
+    docType: str | None = Field(
+        None, description="'citation' (journal article), 'chapter' or 'book' (NCBI Bookshelf)"
+    )
+    bookTitle: str | None = Field(
+        None, description="Containing book of a Bookshelf record, e.g. 'GeneReviews®'"
+    )
+    publisherName: str | None = None
+    editors: list[str] | None = Field(None, description="Editors of the containing book (never in authors)")
+    pubmedUrl: str
+    pmcUrl: str | None = None
+
+
+class SearchArticlesOutput(ToolOutput):
+    query: str = Field(
+        description="The query as given (markup removed); empty when the search ran on filters alone"
+    )
+    effectiveQuery: str = Field(
+        description="Exactly the term sent to PubMed: the query with one AND-ed clause per active filter"
+    )
+    queryTranslation: str | None = Field(
+        None, description="How PubMed interpreted the term (automatic term mapping)"
+    )
+    appliedFilters: AppliedFilters
+    totalCount: int = Field(description="Records matching in PubMed, regardless of paging")
+    offset: int
+    pmids: list[str]
+    nextOffset: int | None = Field(
+        None, description="Offset of the next page; absent on the last page or at PubMed's 9,999-record limit"
+    )
+    summaries: list[ArticleSummary] = Field(default_factory=list)
+    searchUrl: str = Field(description="The same search on the PubMed website")
+    notice: str | None = Field(
+        None, description="Why the result differs from what was asked, and what to do next"
+    )
+
+
+# ----------------------------------------------------------------------------- query building
+
+
+_TAG_IN_VALUE = re.compile(r"\[[^\]]*\]")
+
+
+def _quoted(value: str) -> str:
+    """A filter value as one quoted phrase: a ``[tag]`` the caller typed, stray brackets and
+    quotes would end the phrase or re-tag it, so they are dropped (``Smith J[au]`` -> ``"Smith J"``)."""
+    v = re.sub(r'["\[\]]', " ", _TAG_IN_VALUE.sub(" ", value))
+    return '"' + " ".join(v.split()) + '"'
+
+
+def build_term(args: SearchArticlesInput) -> tuple[str, AppliedFilters]:
+    clauses: list[str] = []
+    applied = AppliedFilters()
+    if args.author:
+        clauses.append(f"{_quoted(args.author)}[au]")
+        applied.author = args.author
+    if args.journal:
+        clauses.append(f"{_quoted(args.journal)}[journal]")
+        applied.journal = args.journal
+    for term in args.meshTerms or []:
+        clauses.append(f"{_quoted(term)}[mh]")
+    applied.meshTerms = args.meshTerms
+    if args.publicationTypes:
+        types = [f"{_quoted(t)}[pt]" for t in args.publicationTypes]
+        clauses.append(types[0] if len(types) == 1 else "(" + " OR ".join(types) + ")")
+        applied.publicationTypes = args.publicationTypes
+    if args.language:
+        clauses.append(f"{_quoted(args.language)}[lang]")  # quoted: 'english OR french' stays one value
+        applied.language = args.language
+    if args.species == "humans":
+        clauses.append("humans[mh]")
+    elif args.species == "animals":
+        clauses.append('"animals"[mh:noexp]')
+    applied.species = args.species
+    if args.hasAbstract:
+        clauses.append("hasabstract")
+        applied.hasAbstract = True
+    if args.freeFullText:
+        clauses.append("free full text[sb]")
+        applied.freeFullText = True
+    r = args.dateRange
+    if r is not None and (r.minDate or r.maxDate):
+        hi = r.maxDate or "3000"  # PubMed's documented open end
+        # open start: 1800 predates nearly all of PubMed, but never let it invert an older maxDate
+        lo = r.minDate or ("1800" if hi[:4] >= "1800" else "1000")
+        clauses.append(f'("{lo}"[{r.dateType}] : "{hi}"[{r.dateType}])')
+        applied.dateRange = AppliedDateRange(minDate=r.minDate, maxDate=r.maxDate, dateType=r.dateType)
+    parts = ([f"({args.query})" if clauses else args.query] if args.query else []) + clauses
+    return " AND ".join(parts), applied
+
+
+def search_url(term: str, sort: str) -> str:
+    params = {"term": term}
+    if sort in _WEB_SORT:
+        params["sort"] = _WEB_SORT[sort]
+    return PUBMED_URL + "?" + urlencode(params)
+
+
+# ----------------------------------------------------------------------------- summaries
+
+
+def _field(doc: DocSum, name: str) -> Any:
+    for k, v in doc.fields.items():
+        if k.lower() == name:
+            return v
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def summary_of(doc: DocSum) -> ArticleSummary:
+    d = pubmed_docsum(doc)
+    editors = [
+        a.get("name")
+        for a in _field(doc, "authors") or []
+        if isinstance(a, dict) and str(a.get("authtype", "")).lower() == "editor" and a.get("name")
+    ]
+    doc_type = _str(_field(doc, "doctype"))
+    is_book = doc_type in ("chapter", "book")
+    names = d.authors
+    year = re.search(r"\b(\d{4})\b", d.pub_date or "")
+    return ArticleSummary(
+        pmid=d.pmid,
+        title=d.title,
+        authors=(", ".join(names[:3]) + (", et al." if len(names) > 3 else "")) if names else None,
+        source=None if is_book else d.source,
+        pubDate=d.pub_date,
+        year=int(year.group(1)) if year else None,
+        volume=d.volume,
+        issue=d.issue,
+        pages=d.pages,
+        doi=d.doi,
+        pmcId=d.pmcid,
+        publicationTypes=d.pub_types,
+        hasAbstract=d.has_abstract,
+        docType=doc_type,
+        bookTitle=_str(_field(doc, "booktitle")) or (_str(_field(doc, "bookname")) if is_book else None),
+        publisherName=_str(_field(doc, "publishername")),
+        editors=editors or None,
+        pubmedUrl=pubmed_url(d.pmid),
+        pmcUrl=pmc_url(d.pmcid) if d.pmcid else None,
+    )
+
+
+# ----------------------------------------------------------------------------- handler
+
+
+async def search_articles(args: SearchArticlesInput, ctx: ToolContext) -> SearchArticlesOutput:
+    term, applied = build_term(args)
+    notices: list[str] = []
+    want = args.maxResults
+    if want > MAX_RESULTS_CAP:
+        notices.append(
+            f"maxResults {want:,} is over the per-call cap; served {MAX_RESULTS_CAP:,}. Continue with "
+            f"offset={args.offset + MAX_RESULTS_CAP}."
+        )
+        want = MAX_RESULTS_CAP
+    if args.offset + want > PAGING_LIMIT:
+        notices.append(
+            f"PubMed serves only the first {PAGING_LIMIT:,} records of a result set; this page stops there. "
+            "Narrow the search (e.g. a dateRange per year) to reach later records."
+        )
+        want = PAGING_LIMIT - args.offset
+    params = {
+        "db": "pubmed",
+        "term": term,
+        "retstart": args.offset,
+        "retmax": want,
+        "sort": _ESEARCH_SORT[args.sort],
+        "retmode": "json",
+    }
+    body, json_mode = await ncbi_json(ctx, "esearch.fcgi", params)
+    res = parse_esearch(body, json_mode=json_mode)
+    total = res.count
+    if res.errors.fields_not_found:
+        notices.append(
+            "PubMed ignored unknown field tag(s): "
+            + ", ".join(res.errors.fields_not_found)
+            + " (those words were searched in all fields). See pubmed://database/info for valid tags."
+        )
+    if res.errors.phrases_not_found:
+        notices.append(
+            "PubMed found nothing for: "
+            + ", ".join(repr(p) for p in res.errors.phrases_not_found)
+            + " and searched without it. Check the spelling (pubmed_spell_check)."
+        )
+    if res.warnings.quoted_phrases_not_found:
+        notices.append(
+            "Quoted phrase(s) not found as written: "
+            + ", ".join(res.warnings.quoted_phrases_not_found)
+            + ". Remove the quotes to let PubMed map the words."
+        )
+    if res.warnings.phrases_ignored:
+        notices.append("PubMed ignored: " + ", ".join(res.warnings.phrases_ignored) + ".")
+    if total == 0:
+        notices.append(
+            "No PubMed records match. Try pubmed_spell_check on the query, fewer filters, or broader terms "
+            "(MeSH headings via pubmed_lookup_mesh)."
+        )
+    elif args.offset >= total:
+        notices.append(
+            f"offset {args.offset:,} is past the end of the {total:,} results; use an offset below {total:,}."
+        )
+    pmids = res.ids[:want]
+    next_offset = args.offset + len(pmids)
+    has_next = bool(pmids) and next_offset < min(total, PAGING_LIMIT)
+    if total > PAGING_LIMIT and not has_next and pmids:
+        notices.append(
+            f"{total:,} records match but PubMed serves only the first {PAGING_LIMIT:,}; segment by dateRange."
+        )
+    summaries: list[ArticleSummary] = []
+    n = args.summaryCount
+    if n > SUMMARY_CAP:
+        notices.append(
+            f"summaryCount {n} is over the per-call cap; summarised the first {SUMMARY_CAP}. Pass the other PMIDs "
+            "to pubmed_fetch_articles, or page with offset."
+        )
+        n = SUMMARY_CAP
+    wanted = pmids[:n]
+    if wanted:
+        docs = await esummary_pubmed(ctx, wanted)
+        summaries = [summary_of(docs[p]) for p in wanted if p in docs]
+        missing = [p for p in wanted if p not in docs]
+        if missing:
+            notices.append("No summary was available for PMID(s) " + ", ".join(missing) + ".")
+    return SearchArticlesOutput(
+        query=args.query or "",
+        effectiveQuery=term,
+        queryTranslation=res.query_translation or None,
+        appliedFilters=applied,
+        totalCount=total,
+        offset=args.offset,
+        pmids=pmids,
+        nextOffset=next_offset if has_next else None,
+        summaries=summaries,
+        searchUrl=search_url(term, args.sort),
+        notice=" ".join(notices) or None,
+    )
+
+
+SEARCH_HINT = "Lower maxResults or summaryCount and page on with offset=nextOffset."
+
+
+def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
+    if args.responseFormat == "json":
+        return cap_text(as_json(out, "pubmed-search"), SEARCH_HINT)
+    shown = f"{out.offset + 1:,}-{out.offset + len(out.pmids):,}" if out.pmids else "none"
+    lines = [
+        f"**{out.totalCount:,} PubMed records** match; showing {shown}.",
+        f"Query sent: `{out.effectiveQuery}`",
+    ]
+    if out.notice:
+        lines.append(f"Notice: {out.notice}")
+    if out.nextOffset is not None:
+        lines.append(f"Next page: offset={out.nextOffset}.")
+    if out.pmids:
+        lines.append("PMIDs: " + ", ".join(out.pmids))
+    if out.summaries:
+        items = []
+        for i, s in enumerate(out.summaries, 1):
+            where = s.source or s.bookTitle or ""
+            ids = " ".join(x for x in (f"PMID {s.pmid}", f"doi:{s.doi}" if s.doi else "", s.pmcId or "") if x)
+            who = (s.authors or "No authors").rstrip(".")
+            items.append(f"{i}. {s.title}\n   {who}. {where} {s.pubDate or ''}. {ids}")
+        lines.append("")
+        lines.append(fence("\n".join(items), "pubmed-esummary"))
+    lines.append(f"PubMed: {out.searchUrl}")
+    return cap_text("\n".join(lines), SEARCH_HINT)
+
+
+TOOL = ToolSpec(
+    name="pubmed_search_articles",
+    title="Search PubMed",
+    description=(
+        "Search PubMed with full query syntax plus structured filters and get PMIDs, the total count and "
+        "optional brief summaries. Use it to find articles; use pubmed_fetch_articles to read records in full, "
+        "eutils_esearch for other Entrez databases or History handles, pubmed_lookup_citation when you already "
+        "have a reference. Filters become clauses AND-ed to the query (meshTerms AND-ed, publicationTypes "
+        "OR-ed); `effectiveQuery` is exactly what was sent and `searchUrl` opens it on pubmed.gov. Paging: "
+        "`offset` + `maxResults` (up to 1,000 per call; pass `nextOffset` on); PubMed serves only the first "
+        "9,999 records, so segment large sets with `dateRange`. `maxResults`=0 counts only. `summaryCount` adds "
+        "up to 50 summaries in one extra request. `notice` explains ignored field tags, phrases not found, no "
+        "matches or a cap. Blank queries or filters, impossible dates (2023/02/29), minDate after maxDate and "
+        "filter-only searches without a query or subject filter are rejected before any request."
+    ),
+    input_model=SearchArticlesInput,
+    output_model=SearchArticlesOutput,
+    handler=search_articles,
+    render=render_search,
+)

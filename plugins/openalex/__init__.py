@@ -1,0 +1,46 @@
+"""OpenAlex provider plugin: related articles (similar, cited by, references) from OpenAlex's
+citation graph, for PubMed articles, as the last fallback after NCBI and Europe PMC."""
+
+from __future__ import annotations
+
+from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+
+from . import related, service
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="openalex",
+        title="OpenAlex",
+        description="Citations, references and related works of PubMed articles from OpenAlex.",
+        settings=(
+            SettingSpec(
+                "OPENALEX_EMAIL",
+                "Contact email sent to OpenAlex as mailto (its polite pool); NCBI_EMAIL when unset",
+                secret=True,
+                kind="email",
+            ),
+            SettingSpec(
+                "NCBI_EMAIL",
+                "Contact email, used for OpenAlex when OPENALEX_EMAIL is unset",
+                secret=True,
+                kind="email",
+            ),
+            SettingSpec(
+                "OPENALEX_API_KEY",
+                "OpenAlex API key (free; lifts the small keyless daily allowance)",
+                secret=True,
+            ),
+        ),
+    )
+
+
+@hookimpl
+def medlit_services():
+    return [service.SERVICE]
+
+
+@hookimpl
+def medlit_related_providers():
+    return [related.PROVIDER]

@@ -1,0 +1,33 @@
+"""Unpaywall provider plugin: the last full-text tier, open-access copies fetched and read safely.
+
+Active when ``UNPAYWALL_EMAIL`` is set (Unpaywall requires a contact address) and not switched
+off with ``UNPAYWALL_ENABLED=false``; otherwise the chain lists the tier as not queried, naming
+the variable.
+"""
+
+from __future__ import annotations
+
+from medlit.core.plugin import PluginInfo, hookimpl
+
+from . import service, tier
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="unpaywall",
+        title="Unpaywall",
+        description="Open-access copies of articles by DOI, fetched from publisher and repository hosts "
+        "and read as text (PDF or web page): the last full-text tier.",
+        settings=service.SETTINGS,
+    )
+
+
+@hookimpl
+def medlit_services():
+    return list(service.SERVICES)
+
+
+@hookimpl
+def medlit_fulltext_tiers():
+    return [tier.TIER]

@@ -1,0 +1,97 @@
+"""The test kit for medlit plugins: a loopback fake upstream and hosts built from chosen plugins.
+
+A plugin tests itself the way the built-ins do::
+
+    from medlit.testing import FakeUpstream, make_runtime
+
+    async with FakeUpstream(limits={"crossref": 5}) as fake:
+        fake.respond("crossref", "works", {"items": []})
+        async with make_runtime(my_plugin, fake=fake) as rt:
+            outcome = await rt.call("crossref_lookup", {"doi": "10.1000/x"})
+        assert fake.of("crossref", "works")
+
+With medlit-mcp installed, pytest also gets the fixtures of :mod:`medlit.testing.pytest_plugin`
+(``fake_upstream``, ``medlit_host``, ``medlit_runtime``). Names load lazily so that the pytest
+plugin, which pytest imports in every run, costs nothing until a test uses it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from medlit.core.host import Host, HostError
+    from medlit.core.runtime import CallOutcome, Runtime
+
+    from .fake_upstream import (
+        FAULT_KINDS,
+        FakeUpstream,
+        Fault,
+        Handler,
+        Limit,
+        Req,
+        base_url_var,
+        json_response,
+        text_response,
+        xml_response,
+    )
+    from .hosts import TEST_SETTINGS, declared_services, make_host, make_runtime
+    from .network import loopback_only
+
+_EXPORTS = {
+    "FAULT_KINDS": ".fake_upstream",
+    "FakeUpstream": ".fake_upstream",
+    "Fault": ".fake_upstream",
+    "Handler": ".fake_upstream",
+    "Limit": ".fake_upstream",
+    "Req": ".fake_upstream",
+    "base_url_var": ".fake_upstream",
+    "json_response": ".fake_upstream",
+    "text_response": ".fake_upstream",
+    "xml_response": ".fake_upstream",
+    "TEST_SETTINGS": ".hosts",
+    "declared_services": ".hosts",
+    "make_host": ".hosts",
+    "make_runtime": ".hosts",
+    "loopback_only": ".network",
+    "Host": "medlit.core.host",
+    "HostError": "medlit.core.host",
+    "Runtime": "medlit.core.runtime",
+    "CallOutcome": "medlit.core.runtime",
+}
+
+__all__ = [
+    "FAULT_KINDS",
+    "TEST_SETTINGS",
+    "CallOutcome",
+    "FakeUpstream",
+    "Fault",
+    "Handler",
+    "Host",
+    "HostError",
+    "Limit",
+    "Req",
+    "Runtime",
+    "base_url_var",
+    "declared_services",
+    "json_response",
+    "loopback_only",
+    "make_host",
+    "make_runtime",
+    "text_response",
+    "xml_response",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -1,0 +1,368 @@
+"""The standing fault suite (issue 15): every upstream-calling tool against every fault of the fake.
+
+For each tool the host serves, one representative valid call (answered by tests/reliability/
+fault_routes.py, corpus-free) meets each fault twice:
+
+- transient (the fault answers once): the call succeeds, its result equals the no-fault result
+  (nothing lost) and the fake saw no request over NCBI's rate (``fake.rate_limited == []``);
+- permanent (the fault answers every time): the documented ``<service>_<kind>`` error with the
+  right ``retryable``, within the call deadline, still without a rate violation. A tool with a
+  fallback provider may answer anyway; then the failure must be named in its result.
+
+Faults that are not transient by nature (an entity bomb, a redirect off the service's hosts, an
+error in HTTP 200 that says the request is wrong) are checked as permanent only. NCBI is paced
+and limited at its real 3 requests a second. The matrix runs concurrently, once per module, each
+case with its own fake and host; each test reports one case. docs/reliability.md lists the matrix.
+
+Below it, the regression tests named in issue 15's "Done when".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from medlit.core import errors as E
+from medlit.core.host import load_host
+from medlit.core.runtime import CallOutcome, Runtime
+from medlit.core.settings import load_settings
+from medlit.testing import loopback_only
+
+from conftest import fake_env
+from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from fault_routes import ESEARCH_PMIDS, SIMILAR_SOURCE, articles_body, install
+
+NCBI_RATE = 3.0  # NCBI's real unkeyed limit: the fake enforces it, the client paces at it
+CALL_DEADLINE = 4.0
+ENV = {
+    "MEDLIT_NCBI_RATE": f"{NCBI_RATE:g}",
+    "MEDLIT_CALL_DEADLINE": f"{CALL_DEADLINE:g}",
+    "MEDLIT_REQUEST_TIMEOUT": "1",
+    "MEDLIT_BACKOFF_BASE": "0.01",
+    "MEDLIT_RETRY_AFTER_CAP": "0.2",
+}
+HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
+SLACK = 1.0  # event-loop lag allowed past the deadline (the runtime's own guard fires at +1.5 s)
+CONCURRENCY = 24  # matrix cases in flight at once (each has its own fake, host and pacer)
+
+# ----------------------------------------------------------------------------- the faults
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fake fault and what it must become. ``options`` may depend on the body the target
+    request expects (``xml``, ``json``, ``text``), see :func:`fault_options`."""
+
+    name: str
+    kind: str
+    kind_when_permanent: str  # the error kind (reason suffix) of the permanent fault
+    options: dict[str, Any] = field(default_factory=dict)
+    transient: bool = True  # False: not transient by nature, checked as permanent only
+    bodies: frozenset[str] = frozenset({"xml", "json", "text"})  # target bodies it applies to
+
+
+FAULTS = [
+    Fault("429", "429", E.RATE_LIMITED),
+    Fault("429-retry-after", "429", E.RATE_LIMITED, {"retry_after": 1}),
+    Fault("500", "500", E.SERVER_ERROR),
+    Fault("503", "503", E.SERVER_ERROR),
+    Fault("timeout", "timeout", E.DEADLINE_EXCEEDED, {"delay": HANG}),
+    Fault("reset", "reset", E.UNREACHABLE),
+    Fault("html", "html_error", E.INVALID_RESPONSE),
+    Fault("prolog-only", "prolog_only", E.INVALID_RESPONSE, bodies=frozenset({"xml", "json"})),
+    Fault("empty", "200", E.INVALID_RESPONSE, {"text": ""}),
+    Fault("malformed", "invalid_xml", E.INVALID_RESPONSE, bodies=frozenset({"xml", "json"})),
+    Fault("truncated", "truncated", E.INVALID_RESPONSE),
+    Fault("error-in-200", "error_200", E.UNREACHABLE),  # kind, options and nature per service
+    Fault("entity-bomb", "entity_bomb", E.INVALID_RESPONSE, transient=False, bodies=frozenset({"xml", "json"})),
+    Fault(
+        "redirect-foreign",
+        "redirect_foreign",
+        E.REDIRECT_REFUSED,
+        {"to": "https://evil.example.org/steal"},
+        transient=False,
+    ),
+]
+FAULT_BY_NAME = {f.name: f for f in FAULTS}
+
+MALFORMED = {
+    "xml": b"<?xml version='1.0'?>\n<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>1</PMID></PubmedArticleSet>",
+    "json": b'{"header": {"type": "x"}, "result": {"uids": ["1"], "1": {"uid": "1", "title": "cut',
+}
+TRUNCATED = {  # whole bodies: the fake sends the first half and closes, short of Content-Length
+    "xml": articles_body([str(38_000_000 + i) for i in range(20)]),
+    "json": json.dumps({"result": {"uids": [str(i) for i in range(400)]}}).encode(),
+    "text": ("1. J Test. 2020;1:1.\n\nTitle.\n\nPMID: 1\n\n\n" * 100).encode(),
+}
+
+
+@dataclass(frozen=True)
+class InBody:
+    """How a service reports an error inside HTTP 200, and what that error becomes."""
+
+    kind: str
+    options: dict[str, Any]
+    error_kind: str
+    transient: bool
+
+
+NCBI_BACKEND = "Search Backend failed: temporarily unavailable, try again"
+IN_BODY = {
+    ("ncbi", "xml"): InBody("xml_error_200", {"root": "eSearchResult", "message": NCBI_BACKEND}, E.UNREACHABLE, True),
+    ("ncbi", "json"): InBody("json_error_200", {"key": "error", "message": NCBI_BACKEND}, E.UNREACHABLE, True),
+    ("ncbi", "text"): InBody("xml_error_200", {"root": "ERROR", "element": "ERROR", "message": NCBI_BACKEND}, E.UNREACHABLE, True),
+    # The ID converter's top-level refusal: the request is wrong, not the moment.
+    ("idconv", "json"): InBody("json_error_200", {"key": "status", "message": "error"}, E.BAD_REQUEST, False),
+    ("europepmc", "json"): InBody(
+        "json_error_200", {"key": "errMsg", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
+    ),
+    # iCite's error object in a 200 is a refusal of the request (plugins/icite/service.py).
+    ("icite", "json"): InBody("json_error_200", {"key": "error", "message": "Invalid pmids"}, E.UPSTREAM_ERROR, False),
+    ("openalex", "json"): InBody(
+        "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
+    ),
+}
+
+
+# ----------------------------------------------------------------------------- the tools
+
+
+@dataclass(frozen=True)
+class Case:
+    """One tool's representative call and the request the faults hit."""
+
+    tool: str
+    args: dict[str, Any]
+    service: str
+    path: str | None  # None: every request of the service (the first one, when transient)
+    body: str  # what the target request expects: xml, json or text
+    prefix: str = "ncbi"  # the error prefix of the service's failures
+    fallback: bool = False  # another provider may answer when this one fails: the failure is named
+
+
+CASES = [
+    Case("eutils_einfo", {"db": "pubmed"}, "ncbi", "einfo.fcgi", "xml"),
+    Case("eutils_esearch", {"db": "pubmed", "term": "asthma", "retmax": 5}, "ncbi", "esearch.fcgi", "json"),
+    Case("eutils_esummary", {"db": "pubmed", "uids": ESEARCH_PMIDS[:3]}, "ncbi", "esummary.fcgi", "json"),
+    Case(
+        "eutils_efetch",
+        {"db": "pubmed", "uids": ["38000001", "38000002"], "retmode": "xml"},
+        "ncbi",
+        "efetch.fcgi",
+        "xml",
+    ),
+    Case("eutils_epost", {"db": "pubmed", "uids": "31452104,31452105"}, "ncbi", "epost.fcgi", "xml"),
+    Case(
+        "eutils_elink", {"dbfrom": "pubmed", "db": "pmc", "uids": ["31452104", "31452105"]}, "ncbi", "elink.fcgi", "json"
+    ),
+    # EGQuery falls back to ESearch counts per database: every NCBI request fails here.
+    Case("eutils_egquery", {"term": "asthma"}, "ncbi", None, "xml"),
+    Case("eutils_espell", {"term": "asthmaa"}, "ncbi", "espell.fcgi", "xml"),
+    Case(
+        "eutils_ecitmatch",
+        {"citations": ["proc natl acad sci u s a|1991|88|3248|mann bj|Art1|", "science|1987|235|182|palmenberg ac|Art2|"]},
+        "ncbi",
+        "ecitmatch.cgi",
+        "text",
+    ),
+    Case(
+        "eutils_link_then_fetch",
+        {"dbfrom": "pubmed", "db": "pmc", "uids": "31452104", "retmode": "xml"},
+        "ncbi",
+        None,
+        "json",
+    ),
+    Case("eutils_search_then_fetch", {"db": "pubmed", "term": "asthma", "retmax": 3}, "ncbi", None, "json"),
+    Case("pubmed_search_articles", {"query": "asthma", "maxResults": 3}, "ncbi", "esearch.fcgi", "json"),
+    Case("pubmed_fetch_articles", {"pmids": ["38000001", "38000002", "38000003"]}, "ncbi", "efetch.fcgi", "xml"),
+    Case("pubmed_spell_check", {"query": "asthmaa"}, "ncbi", "espell.fcgi", "xml"),
+    Case("pubmed_lookup_mesh", {"query": "asthma", "maxResults": 2}, "ncbi", None, "json"),
+    Case("pubmed_convert_ids", {"ids": ["37100001", "37100002"], "idType": "pmid"}, "idconv", "", "json"),
+    Case(
+        "pubmed_format_citations",
+        {"pmids": ["38000001", "38000002"], "format": ["vancouver", "bibtex"]},
+        "ncbi",
+        "efetch.fcgi",
+        "xml",
+    ),
+    Case(
+        "pubmed_lookup_citation",
+        {"citations": [{"journal": "science", "year": "1987", "volume": "235", "firstPage": "182"}]},
+        "ncbi",
+        None,
+        "text",
+    ),
+    Case("pubmed_fetch_citation_metrics", {"pmids": ["23456789", "27599104"]}, "icite", "pubs", "json", "icite"),
+    Case("pubmed_europepmc_search", {"query": "harbour seal"}, "europepmc", "search", "json", "europepmc"),
+    Case(
+        "pubmed_europepmc_fetch",
+        {"records": [{"source": "MED", "epmcId": "30000010"}, {"source": "PPR", "epmcId": "PPR900001"}]},
+        "europepmc",
+        "search",
+        "json",
+        "europepmc",
+    ),
+    # PMC's tier fails; Europe PMC and Unpaywall are asked next and name what they could not do.
+    Case("pubmed_fetch_fulltext", {"pmcids": ["PMC7100001", "PMC7100002"]}, "ncbi", "efetch.fcgi", "xml", fallback=True),
+    # NCBI's ELink fails; OpenAlex answers and the NCBI failure is listed among the providers.
+    Case("pubmed_find_related", {"pmid": SIMILAR_SOURCE}, "ncbi", "elink.fcgi", "xml", fallback=True),
+]
+CASE_BY_TOOL = {c.tool: c for c in CASES}
+
+
+def in_body(case: Case) -> InBody:
+    return IN_BODY[(case.service, case.body)]
+
+
+def fault_options(fault: Fault, case: Case) -> tuple[str, dict[str, Any]]:
+    """The fake's fault kind and options for ``fault`` on ``case``'s target request."""
+    if fault.kind == "error_200":
+        spec = in_body(case)
+        return spec.kind, spec.options
+    options = dict(fault.options)
+    if fault.kind == "invalid_xml":
+        options["body"] = MALFORMED[case.body]
+    if fault.kind == "truncated":
+        options["body"] = TRUNCATED[case.body]
+        options["content_type"] = {"xml": "text/xml", "json": "application/json", "text": "text/plain"}[case.body]
+    return fault.kind, options
+
+
+def expected_kind(fault: Fault, case: Case) -> str:
+    return in_body(case).error_kind if fault.kind == "error_200" else fault.kind_when_permanent
+
+
+def is_transient(fault: Fault, case: Case) -> bool:
+    return in_body(case).transient if fault.kind == "error_200" else fault.transient
+
+
+def applies(fault: Fault, case: Case) -> bool:
+    return case.body in fault.bodies and (fault.kind != "error_200" or (case.service, case.body) in IN_BODY)
+
+
+def _params(mode: str) -> Iterator[Any]:
+    for case in CASES:
+        for fault in FAULTS:
+            if not applies(fault, case) or (mode == "transient" and not is_transient(fault, case)):
+                continue
+            yield pytest.param(case.tool, fault.name, id=f"{case.tool}-{fault.name}")
+
+
+# ----------------------------------------------------------------------------- running the matrix
+
+
+@dataclass
+class Result:
+    outcome: CallOutcome
+    elapsed: float
+    rate_limited: list[Req]
+    requests: int
+
+
+async def run_case(case: Case, fault: Fault | None, times: int) -> Result:
+    """``case``'s call on a fresh fake, host and runtime, with ``fault`` answering ``times`` times."""
+    async with FakeUpstream(ncbi_limit=NCBI_RATE) as fake:
+        install(fake)
+        if fault is not None:
+            kind, options = fault_options(fault, case)
+            fake.fault(kind, case.service, case.path, times=times, **options)
+        host = load_host(load_settings(fake_env(fake, **ENV)))
+        async with Runtime(host) as rt:
+            started = time.monotonic()
+            out = await rt.call(case.tool, case.args)
+            elapsed = time.monotonic() - started
+        return Result(out, elapsed, list(fake.rate_limited), len(fake.requests))
+
+
+async def run_matrix(keys: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], Result]:
+    gate = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(key: tuple[str, str, str]) -> tuple[tuple[str, str, str], Result]:
+        tool, fault_name, mode = key
+        fault = FAULT_BY_NAME.get(fault_name)
+        async with gate:
+            return key, await run_case(CASE_BY_TOOL[tool], fault, 99 if mode == "permanent" else 1)
+
+    # the slowest cases (hanging upstreams) first, so they overlap the many quick ones
+    order = sorted(keys, key=lambda k: (k[1] != "timeout", k[2] != "permanent", k))
+    return dict(await asyncio.gather(*(one(k) for k in order)))
+
+
+@pytest.fixture(scope="module")
+def matrix(request: pytest.FixtureRequest) -> dict[tuple[str, str, str], Result]:
+    """Every selected matrix case (and the no-fault baseline of its tool), run concurrently once."""
+    keys: set[tuple[str, str, str]] = set()
+    for item in request.session.items:
+        spec = getattr(item, "callspec", None)
+        if item.module is not request.module or spec is None or "fault_name" not in spec.params:
+            continue
+        mode = "transient" if item.originalname == "test_transient_fault_loses_nothing" else "permanent"
+        keys.add((spec.params["tool"], spec.params["fault_name"], mode))
+        keys.add((spec.params["tool"], "none", "baseline"))
+    with pytest.MonkeyPatch.context() as mp:
+        loopback_only(mp)
+        return asyncio.run(run_matrix(keys))
+
+
+def named_failures(data: Any) -> Iterator[dict[str, Any]]:
+    """Every dict in a tool's structured result that names a failure by ``reason``."""
+    if isinstance(data, dict):
+        if isinstance(data.get("reason"), str):
+            yield data
+        for value in data.values():
+            yield from named_failures(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from named_failures(value)
+
+
+# ----------------------------------------------------------------------------- the matrix tests
+
+
+def test_every_upstream_calling_tool_is_in_the_matrix():
+    host = load_host(load_settings(fake_env(FakeUpstream())))
+    assert sorted(host.tools) == sorted(CASE_BY_TOOL), "add the new tool's representative call to CASES"
+
+
+@pytest.mark.parametrize("tool", sorted(CASE_BY_TOOL))
+def test_representative_call_succeeds_without_faults(matrix, tool):
+    result = matrix[(tool, "none", "baseline")]
+    assert not result.outcome.is_error, result.outcome.text
+    assert result.rate_limited == []
+    # the call found what it was asked for: nothing "unavailable" or failed on a fault-free upstream
+    assert list(named_failures(result.outcome.data)) == [] or CASE_BY_TOOL[tool].fallback
+
+
+@pytest.mark.parametrize(("tool", "fault_name"), list(_params("transient")))
+def test_transient_fault_loses_nothing(matrix, tool, fault_name):
+    baseline = matrix[(tool, "none", "baseline")].outcome
+    result = matrix[(tool, fault_name, "transient")]
+    out = result.outcome
+    assert not out.is_error, f"{fault_name} once: {out.text}"
+    assert out.data == baseline.data, f"{fault_name} once changed the result"
+    assert result.rate_limited == [], f"{len(result.rate_limited)} request(s) over NCBI's rate"
+
+
+@pytest.mark.parametrize(("tool", "fault_name"), list(_params("permanent")))
+def test_permanent_fault_gives_the_documented_error_in_time(matrix, tool, fault_name):
+    case, fault = CASE_BY_TOOL[tool], FAULT_BY_NAME[fault_name]
+    result = matrix[(tool, fault_name, "permanent")]
+    out = result.outcome
+    kind = expected_kind(fault, case)
+    reason = f"{case.prefix}_{kind}"
+    retryable = E.upstream_error(case.prefix, kind, "").retryable  # the documented rule per kind
+    assert result.elapsed <= CALL_DEADLINE + SLACK, f"answered after {result.elapsed:.1f} s"
+    assert result.rate_limited == [], f"{len(result.rate_limited)} request(s) over NCBI's rate"
+    if out.is_error:
+        assert (out.error.reason, out.error.retryable) == (reason, retryable), out.text
+        return
+    assert case.fallback, f"{fault_name} every time, yet the call succeeded: {out.text[:500]}"
+    named = [f for f in named_failures(out.data) if f["reason"] == reason]
+    assert named, f"{reason} is not named in the result: {json.dumps(out.data)[:800]}"
+    assert all(f.get("retryable", retryable) == retryable for f in named), named

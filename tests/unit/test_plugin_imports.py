@@ -1,0 +1,100 @@
+"""Built-in plugins use the public API alone: every module under plugins/ imports from
+medlit.core.plugin and nowhere else in medlit.core, never pluggy or the MCP SDK. Ruff enforces the
+same at lint time (plugins/ruff.toml, TID251); this test keeps that list in step with core/."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGINS = ROOT / "plugins"
+ALLOWED = "medlit.core.plugin"
+BANNED_ROOTS = ("pluggy", "mcp")
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PLUGINS.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _package(path: Path) -> list[str]:
+    """The dotted package of a module under plugins/ as installed (medlit.plugins.<...>)."""
+    rel = path.relative_to(PLUGINS).with_suffix("")
+    return ["medlit", "plugins", *rel.parts[:-1]]  # a package's __init__ is its own package
+
+
+def _imported(path: Path) -> list[tuple[int, str]]:
+    """(line, qualified name) of every import in a module, relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                pkg = _package(path)
+                base = pkg[: len(pkg) - (node.level - 1)]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            # "from medlit.core import errors" imports the module medlit.core.errors.
+            out += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return out
+
+
+def _violation(name: str) -> bool:
+    if name.split(".")[0] in BANNED_ROOTS:
+        return True
+    if name == "medlit.core" or name.startswith("medlit.core."):
+        return not (name == ALLOWED or name.startswith(ALLOWED + "."))
+    return False
+
+
+def test_there_are_plugin_modules_to_check():
+    assert len(_modules()) > 20 and (PLUGINS / "ncbi" / "__init__.py") in _modules()
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PLUGINS)))
+def test_plugin_imports_only_the_public_api(path: Path):
+    bad = [f"line {line}: {name}" for line, name in _imported(path) if _violation(name)]
+    assert not bad, f"{path.relative_to(ROOT)} imports outside medlit.core.plugin: {bad}"
+
+
+def test_the_checker_catches_every_spelling(tmp_path: Path):
+    names = {
+        "from medlit.core.errors import MedlitError": True,
+        "from medlit.core import errors": True,
+        "import medlit.core.http": True,
+        "from medlit.core.fulltext.shape import x": True,
+        "import pluggy": True,
+        "from mcp.types import TextContent": True,
+        "from medlit.core.plugin import hookimpl": False,
+        "from medlit.core import plugin": False,
+        "from lxml import etree": False,
+    }
+    for source, banned in names.items():
+        tree = ast.parse(source)
+        node = tree.body[0]
+        assert isinstance(node, ast.Import | ast.ImportFrom)
+        path = tmp_path / "m.py"
+        path.write_text(source)
+        found = [n for _, n in _imported(path) if _violation(n)]
+        assert bool(found) is banned, source
+
+
+def test_ruff_bans_every_core_module_in_plugins():
+    """plugins/ruff.toml names every module of core/ but plugin (ruff cannot allow-list one)."""
+    config = tomllib.loads((PLUGINS / "ruff.toml").read_text())
+    assert config["extend"] == "../pyproject.toml" and "TID251" in config["lint"]["extend-select"]
+    banned = set(config["lint"]["flake8-tidy-imports"]["banned-api"])
+    core = ROOT / "core"
+    modules = {
+        p.stem if p.is_file() else p.name
+        for p in core.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    expected = {f"medlit.core.{m}" for m in modules - {"plugin"}} | set(BANNED_ROOTS)
+    assert banned == expected
