@@ -309,6 +309,14 @@ class ReferenceOut(_Out):
     doi: str | None = None
 
 
+class TriedTier(_Out):
+    tier: str = Field(
+        description="A full-text tier or an ID resolution step, as the tool description names them"
+    )
+    outcome: TierOutcomeKind
+    detail: str | None = None
+
+
 class PmcArticle(_Out):
     """Structured full text read from JATS, whatever tier served it (``source`` keeps its
     historical value "pmc"; ``viaSource`` names the tier)."""
@@ -337,6 +345,9 @@ class PmcArticle(_Out):
     references: list[ReferenceOut] | None = None
     pmcUrl: str | None = None
     pubmedUrl: str | None = None
+    triedTiers: list[TriedTier] | None = Field(
+        None, description="How the chain reached it: every step before the serving tier, then its hit"
+    )
 
 
 class UnpaywallArticle(_Out):
@@ -361,17 +372,12 @@ class UnpaywallArticle(_Out):
     totalPages: int | None = None
     pubmedUrl: str | None = None
     budgetCut: BudgetCut | None = None
+    triedTiers: list[TriedTier] | None = Field(
+        None, description="How the chain reached it: every step before the serving tier, then its hit"
+    )
 
 
 Article = Annotated[PmcArticle | UnpaywallArticle, Field(discriminator="source")]
-
-
-class TriedTier(_Out):
-    tier: str = Field(
-        description="A full-text tier or an ID resolution step, as the tool description names them"
-    )
-    outcome: TierOutcomeKind
-    detail: str | None = None
 
 
 class Unavailable(_Out):

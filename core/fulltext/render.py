@@ -21,7 +21,7 @@ def _render_pmc(art: PmcArticle) -> str:
     lines = [f"## {art.title or article_id(art)}"]
     ids = [f"PMCID {art.pmcId}" if art.pmcId else "", f"PMID {art.pmid}" if art.pmid else ""]
     ids += [f"DOI {art.doi}" if art.doi else "", f"via {art.viaSource}"]
-    lines.append(" · ".join(i for i in ids if i))
+    lines.append(" · ".join(i for i in ids if i) + _chain(art.triedTiers))
     body: list[str] = []
     if art.journal and art.journal.title:
         j = art.journal
@@ -98,7 +98,14 @@ def _render_grid(rows: list[list[str]], header_rows: int, unextractable: str | N
 
 def _render_text(art: UnpaywallArticle) -> str:
     head = f"## {art.title or art.doi}\nDOI {art.doi} · {art.contentFormat} from {art.sourceUrl} (via {art.viaSource})"
-    return head + "\n" + fence(art.content, art.viaSource)
+    return head + _chain(art.triedTiers) + "\n" + fence(art.content, art.viaSource)
+
+
+def _chain(tried: list | None) -> str:
+    """' (pmc: miss -> europepmc: hit)': how the chain reached the article."""
+    if not tried or len(tried) < 2:
+        return ""
+    return " (" + " -> ".join(f"{t.tier}: {t.outcome}" for t in tried) + ")"
 
 
 def render_fulltext(out: FulltextOutput, args: FulltextInput) -> str:

@@ -99,8 +99,20 @@ def _resend(asked: Sequence[_Asked]) -> str:
 
 # -- tier payloads -> output records ----------------------------------------------------------
 def _record(res: Resolution, include_assets: bool) -> Record | None:
-    """The output record of a hit: JATS as ``source: pmc``, extracted text as ``source:
-    unpaywall``, each with ``viaSource`` = the tier that served it. None when it cannot be built."""
+    """The output record of a hit with its tier report: JATS as ``source: pmc``, extracted text as
+    ``source: unpaywall``, each with ``viaSource`` = the tier that served it. None when it cannot
+    be built."""
+    rec = _payload_record(res, include_assets)
+    if rec is not None:
+        rec.triedTiers = _tried(res)
+    return rec
+
+
+def _tried(res: Resolution) -> list[TriedTier]:
+    return [TriedTier(tier=a.tier, outcome=a.outcome, detail=a.detail or None) for a in res.tried]
+
+
+def _payload_record(res: Resolution, include_assets: bool) -> Record | None:
     payload = res.hit.article if res.hit else None
     ref = res.ref
     if isinstance(payload, StructuredArticle):
@@ -119,7 +131,7 @@ def _record(res: Resolution, include_assets: bool) -> Record | None:
 
 
 def _unavailable(res: Resolution, asked: Sequence[_Asked]) -> list[Unavailable]:
-    tried = [TriedTier(tier=a.tier, outcome=a.outcome, detail=a.detail or None) for a in res.tried]
+    tried = _tried(res)
     return [
         Unavailable(
             id=a.value,

@@ -133,6 +133,10 @@ async def test_withheld_and_pmid_less_articles_and_a_preprint_over_stdio(fake):
         assert set(arts) == {"PMC11740262", NO_PMID_PMCID} and not data.get("unavailable")
         covid, correction = arts["PMC11740262"], arts[NO_PMID_PMCID]
         assert covid["viaSource"] == correction["viaSource"] == "europepmc"
+        for art in (covid, correction):  # the served article carries its tier report
+            steps = [(t["tier"], t["outcome"]) for t in art["triedTiers"]]
+            assert steps[-1] == ("europepmc", "hit") and steps[0][0] in ("idconv", "pmc")
+            assert ("pmc", "hit") not in steps
         assert (covid["pmid"], covid["epmcId"], covid["epmcSource"]) == (WITHHELD_PMID, WITHHELD_PMID, "MED")
         assert covid["title"].startswith("Neurologic Manifestations of Long COVID")
         assert len(covid["sections"]) > 5 and all(
