@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import email.utils
+import fnmatch
 import json
 import logging
 import random
@@ -877,9 +878,10 @@ async def _progress(message: str) -> None:
 
 
 def _matching(rules: Sequence[Any], path: str, params: Mapping[str, Any]) -> Any:
-    """The first rule for ``path`` whose ``when`` pairs all hold (values compared as sent)."""
+    """The first rule whose ``path`` pattern (``fnmatch``: ``*/fullTextXML``) matches and whose
+    ``when`` pairs all hold (values compared as sent)."""
     for rule in rules:
-        if rule.path not in ("*", path):
+        if rule.path != path and not fnmatch.fnmatchcase(path, rule.path):
             continue
         if all(str(_param(params.get(k, ""))) == v for k, v in rule.when.items()):
             return rule

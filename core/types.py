@@ -89,7 +89,8 @@ MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 @dataclass(frozen=True)
 class CacheRule:
     """Request-level caching for one endpoint class of a service: answers to requests on ``path``
-    (``"*"``: any path) whose parameters include every ``when`` pair are kept ``ttl`` seconds.
+    (an ``fnmatch`` pattern: ``"*"`` any path, ``"*/fullTextXML"``) whose parameters include every
+    ``when`` pair are kept ``ttl`` seconds.
     Statuses in ``negative`` (e.g. a 404 for an unknown DOI) are kept ``negative_ttl`` seconds.
     Requests with History parameters (WebEnv, query_key, usehistory) and answers that carry a
     ``WebEnv`` are never cached; errors never are."""

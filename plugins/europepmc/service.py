@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from medlit.core.plugin import MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
+from medlit.core.plugin import (
+    DAY,
+    MINUTE,
+    CacheRule,
+    MedlitError,
+    Probe,
+    Response,
+    ServiceSpec,
+    errors,
+    upstream_error,
+)
 
 NAME = "europepmc"
 TITLE = "Europe PMC"
@@ -94,5 +104,13 @@ SERVICE = ServiceSpec(
         "search", {"query": "PMCID:PMC3531190", "format": "json", "resultType": "idlist", "pageSize": "1"}
     ),
     concurrency=4,
+    # Searches change by the minute; a record's full text, citations and references far slower.
+    cache=(
+        CacheRule("search", 10 * MINUTE),
+        CacheRule("searchPOST", 10 * MINUTE),
+        CacheRule("*/fullTextXML", 7 * DAY, negative=frozenset({404}), negative_ttl=DAY),
+        CacheRule("*/citations", DAY),
+        CacheRule("*/references", 7 * DAY),
+    ),
     description="Europe PMC REST: search, records, open-access full text, citations and references",
 )

@@ -194,3 +194,16 @@ async def test_default_cache_is_off_against_a_fake_and_sqlite_otherwise(fake):
     real = cache_setting(load_settings({}))
     assert real.kind == "sqlite" and real.target.endswith("cache.sqlite3")
     assert json.dumps(real.describe())
+
+
+async def test_other_plugins_declare_their_own_cache_rules(fake, cached_env):
+    """Europe PMC's searches are cached per request (minutes), by its service's declaration alone."""
+    from europepmc_routes import install
+
+    records = [{"id": str(2000 + i), "source": "MED", "title": f"Otter study {i}"} for i in range(3)]
+    install(fake, records)
+    for _ in range(2):  # two servers sharing the cache file
+        async with runtime(cached_env) as rt:
+            out = await rt.call("pubmed_europepmc_search", {"query": "otters", "pageSize": 3})
+            assert not out.is_error and out.data["returned"] == 3
+    assert len(fake.of("europepmc", "search")) == 1
