@@ -200,7 +200,7 @@ async def test_other_plugins_declare_their_own_cache_rules(fake, cached_env):
     """Europe PMC's searches are cached per request (minutes), by its service's declaration alone."""
     from europepmc_routes import install
 
-    records = [{"id": str(2000 + i), "source": "MED", "title": f"Otter study {i}"} for i in range(3)]
+    records = [{"id": str(2000 + i), "source": "MED", "title": f"Otters {i}"} for i in range(3)]
     install(fake, records)
     for _ in range(2):  # two servers sharing the cache file
         async with runtime(cached_env) as rt:
