@@ -217,7 +217,8 @@ async def measure(label: str, step: Step, efetch: CachedEfetch, *, paced: bool, 
             for _ in range(1 if paced else runs):
                 fake.requests.clear()
                 efetch.sizes.clear()
-                rt.caches.get("ncbi", {}).pop(RECORD_CACHE_KEY, None)  # each run cold; within a run, reuse counts
+                # each run starts cold; within a run, reuse counts
+                rt.caches.get("ncbi", {}).pop(RECORD_CACHE_KEY, None)
                 t = time.perf_counter()
                 res = await step(rt)
                 walls.append(time.perf_counter() - t)

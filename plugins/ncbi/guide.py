@@ -16,6 +16,7 @@ GUIDE = """\
 | a topic, want PMIDs (+ brief summaries) | `pubmed_search_articles` |
 | PMIDs, want abstracts, authors, MeSH, notices | `pubmed_fetch_articles` |
 | PMCIDs / PMIDs / DOIs, want the full text | `pubmed_fetch_fulltext` |
+| no open copy, want the user's library access (when enabled) | `pubmed_institutional_link`; `pubmed_fetch_fulltext` adds `institutionalLink` to `unavailable` entries |
 | a reference list, want PMIDs | `pubmed_lookup_citation` (structured) or `eutils_ecitmatch` (pipe strings) |
 | DOIs <-> PMIDs <-> PMCIDs | `pubmed_convert_ids` |
 | PMIDs, want formatted references | `pubmed_format_citations` |
@@ -91,7 +92,8 @@ Work in phases and use the medlit tools at each one (read the resource medlit://
 3. Key evidence: fetch the most relevant records with pubmed_fetch_articles; note retractions
    and errata (notices) and exclude retracted work.
 4. Depth: read methods and results of the core papers with pubmed_fetch_fulltext, sections
-   ["methods", "results"]; note what could not be obtained and why.
+   ["methods", "results"]; note what could not be obtained and why (pubmed_institutional_link,
+   when enabled, gives library links for those).
 5. Connections: follow pubmed_pubmed_citedin / pubmed_pubmed_refs links with eutils_elink.
 6. Output: aims, hypotheses, methods, expected results, risks, and a reference list formatted with
    pubmed_format_citations (Vancouver or APA).

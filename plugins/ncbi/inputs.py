@@ -24,6 +24,18 @@ from medlit.core.plugin import (
 )
 
 DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,40}$")
+
+
+def check_db(value: str) -> str:
+    v = value.strip().lower()
+    if not DB_NAME.match(v):
+        raise ArgumentError(
+            f"{value!r} is not an Entrez database name",
+            "Use a database name such as 'pubmed', 'pmc', 'gene' or 'protein'; eutils_einfo with no db lists them.",
+        )
+    return v
+
+
 # Sequence databases whose records default to FASTA; PubMed defaults to abstract text.
 SEQUENCE_DBS = frozenset({"protein", "nuccore", "nucleotide", "nucest", "nucgss", "popset", "ipg"})
 # Databases whose UIDs are integers: leading zeros and "PMID:"/"PMC" prefixes are folded away.
@@ -262,16 +274,6 @@ def default_format(db: str, rettype: str | None, retmode: str | None) -> tuple[s
         "Name one: rettype (e.g. 'gene_table' for gene, 'gb' for nuccore, 'docsum') or retmode='xml' for the "
         "database's XML records (e.g. JATS for pmc).",
     )
-
-
-def check_db(value: str) -> str:
-    v = value.strip().lower()
-    if not DB_NAME.match(v):
-        raise ArgumentError(
-            f"{value!r} is not an Entrez database name",
-            "Use a database name such as 'pubmed', 'pmc', 'gene' or 'protein'; eutils_einfo with no db lists them.",
-        )
-    return v
 
 
 # ----------------------------------------------------------------------------- record formats

@@ -152,3 +152,40 @@ async def test_listed_only_when_configured(fake):
         assert url.startswith("https://univ.on.worldcat.org/atoztitles/link?url_ver=")
         assert parse_qs(urlsplit(url).query)["rft.atitle"] == ["Ünïcode"]
     assert fake.requests == []  # citations given directly: nothing fetched, the resolver never contacted
+
+
+async def test_fulltext_unavailable_entry_carries_the_library_link(fake):
+    """pubmed_fetch_fulltext over MCP with the installed plugins: an article with no PMC copy
+    (other tiers off) comes back in `unavailable` with `institutionalLink`, for one PubMed request."""
+    if not ncbi_provides_metadata():
+        pytest.skip("no NCBI metadata provider is installed (medlit_metadata_providers of the ncbi plugin)")
+    fake.route("ncbi", "efetch.fcgi", efetch)
+    fake.respond(
+        "idconv",
+        "",
+        {
+            "status": "ok",
+            "records": [{"pmid": "90000001", "status": "error", "errmsg": "invalid article id"}],
+        },
+    )
+    env = fake_env(
+        fake,
+        OPENURL_RESOLVER=RESOLVER,
+        EUROPEPMC_ENABLED="false",
+        UNPAYWALL_ENABLED="false",
+        OPENALEX_ENABLED="false",
+    )
+    async with Client(build_server(load_host(load_settings(env)))) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        result = await client.call_tool("pubmed_fetch_fulltext", {"pmids": ["90000001"]})
+    assert not result.is_error, result.content
+    data = result.structured_content
+    jsonschema.validate(data, tools["pubmed_fetch_fulltext"].output_schema)
+    (entry,) = data["unavailable"]
+    q = kev(entry["institutionalLink"])
+    assert entry["institutionalLink"].startswith(RESOLVER + "?url_ver=Z39.88-2004&")
+    assert q["rft_id"] == ["info:pmid/90000001", "info:doi/10.1007/s00108-018-0001-x"]
+    assert q["rft.jtitle"] == ["Der Internist"] and q["rft.spage"] == ["250"]
+    assert "institutionalLink" in data["notice"]
+    # The converter, then one PubMed request for the link's metadata; the resolver is never contacted.
+    assert [(r.service, r.path) for r in fake.requests] == [("idconv", ""), ("ncbi", "efetch.fcgi")]

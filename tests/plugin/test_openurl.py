@@ -13,10 +13,12 @@ from medlit.core.host import HostError, load_host
 from medlit.core.plugin import (
     AccessLinkProvider,
     ArticleRef,
+    FulltextTier,
     MedlitError,
     MetadataProvider,
     PluginInfo,
     RecordMetadata,
+    TierResult,
     hookimpl,
     upstream_error,
 )
@@ -321,3 +323,60 @@ async def test_a_failing_access_link_provider_costs_only_its_links():
     async with Runtime(host) as rt:
         links = await rt.access_links([ArticleRef(key="111", pmid="111")])
     assert links["111"].startswith("https://resolver.example.edu/openurl?inst=EX&")
+
+
+# -- core's full-text tool: unavailable entries carry the institutional link -------------------------
+class MissingTier:
+    """A full-text tier that finds nothing, so every article ends in `unavailable`."""
+
+    @hookimpl
+    def medlit_plugin_info(self):
+        return PluginInfo(name="nowhere", title="Nowhere")
+
+    @hookimpl
+    def medlit_fulltext_tiers(self):
+        async def resolve(refs, ctx, options):
+            return {r.key: TierResult("miss", "not here") for r in refs}
+
+        return [
+            FulltextTier(
+                name="nowhere", order=10, accepts=frozenset({"pmid", "doi", "pmcid"}), resolve=resolve
+            )
+        ]
+
+
+def fulltext_host(meta: FakeMetadata, **env: str):
+    import medlit.core.fulltext as fulltext
+
+    inline = [("fulltext", fulltext), ("nowhere", MissingTier()), ("openurl", openurl), ("fakemeta", meta)]
+    return load_host(load_settings(env), discover=False, inline=inline)
+
+
+async def test_fulltext_unavailable_entries_carry_the_institutional_link():
+    meta = FakeMetadata()
+    host = fulltext_host(meta, OPENURL_RESOLVER=RESOLVER)
+    args = {"pmids": ["111", "99999999"], "dois": ["10.1000/b.2"], "pmcids": ["PMC5"]}
+    async with Runtime(host) as rt:
+        out = await rt.call("pubmed_fetch_fulltext", args)
+    assert not out.is_error, out.text
+    jsonschema.validate(
+        out.data, next(t for t in tool_definitions(host) if t.name == "pubmed_fetch_fulltext").output_schema
+    )
+    links = {u["id"]: u.get("institutionalLink") for u in out.data["unavailable"]}
+    assert set(links) == {"111", "99999999", "10.1000/b.2", "PMC5"}
+    assert q(links["111"])["rft.atitle"] == ["First article"]
+    assert q(links["10.1000/b.2"])["rft_id"] == ["info:pmid/444", "info:doi/10.1000/b.2"]
+    assert links["99999999"] is None and links["PMC5"] is None  # unknown PMID, PMCID alone: no link
+    assert meta.calls == [("pmid", ["111", "99999999"]), ("doi", ["10.1000/b.2"])]  # one batch per kind
+    assert (
+        "institutionalLink" in out.data["notice"]
+        and "Library access: https://resolver.example.edu" in out.text
+    )
+
+
+async def test_fulltext_without_a_resolver_has_no_link():
+    meta = FakeMetadata()
+    async with Runtime(fulltext_host(meta)) as rt:
+        out = await rt.call("pubmed_fetch_fulltext", {"pmids": ["111"]})
+    assert [u.get("institutionalLink") for u in out.data["unavailable"]] == [None]
+    assert meta.calls == []  # the unconfigured plugin is not asked, so no lookup either

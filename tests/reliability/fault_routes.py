@@ -63,6 +63,31 @@ def abstract_text(pmids: list[str]) -> str:
     )
 
 
+def jats_article(digits: str) -> str:
+    """A small open-access PMC article (JATS) for any PMC id: front matter and two sections."""
+    return (
+        "<article xmlns:xlink='http://www.w3.org/1999/xlink' article-type='research-article'><front>"
+        f"<article-meta><article-id pub-id-type='pmc'>PMC{digits}</article-id>"
+        f"<article-id pub-id-type='doi'>10.5555/pmc.{digits}</article-id><title-group><article-title>"
+        f"Full text {digits} survives a flaky upstream</article-title></title-group><contrib-group>"
+        "<contrib contrib-type='author'><name><surname>Roe</surname><given-names>Ann</given-names></name>"
+        "</contrib></contrib-group><pub-date pub-type='epub'><year>2023</year></pub-date><abstract><p>"
+        f"Abstract of PMC{digits}.</p></abstract></article-meta></front><body><sec><title>Introduction</title>"
+        f"<p>Introduction of PMC{digits}: nothing may be lost.</p></sec><sec><title>Results</title>"
+        f"<p>Results of PMC{digits}.</p></sec></body></article>"
+    )
+
+
+def jats_articleset(digits: list[str]) -> bytes:
+    """EFetch's answer (db=pmc) for ``digits``, one synthetic article each."""
+    return (
+        '<?xml version="1.0" ?>\n<!DOCTYPE pmc-articleset PUBLIC "-//NLM//DTD ARTICLE SET 2.0//EN" '
+        '"https://dtd.nlm.nih.gov/ncbi/pmc/articleset/nlm-articleset-2.0.dtd">\n<pmc-articleset>'
+        + "".join(jats_article(d) for d in digits)
+        + "</pmc-articleset>"
+    ).encode()
+
+
 def efetch(req: Req) -> web.Response:
     db = req.params.get("db", "pubmed")
     if db == "pmc":

@@ -14,15 +14,7 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
 
-from medlit.core.plugin import (
-    MedlitError,
-    XMLRefused,
-    errors,
-    localname,
-    parse_xml,
-    text_of,
-    upstream_error,
-)
+from medlit.core.plugin import MedlitError, XMLRefused, errors, localname, parse_xml, text_of, upstream_error
 
 SERVICE = "ncbi"
 
@@ -36,6 +28,8 @@ _NOT_FOUND_RE = re.compile(
 
 
 class NcbiModel(BaseModel):
+    """Base of the parsers' typed results (plain data, snake_case versions of NCBI's own terms)."""
+
     # ``serialize_by_alias`` keeps the wire name ``from`` (a Python keyword) in dumps.
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

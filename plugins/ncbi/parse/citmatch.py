@@ -9,13 +9,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from medlit.core.plugin import (
-    invalid_argument,
-)
+from medlit.core.plugin import invalid_argument
 
-from .body import (
-    NcbiModel,
-)
+from .body import NcbiModel
 
 CITATION_FORMAT = "journal|year|volume|first_page|author|key|"
 _CITATION_FIELDS = ("journal", "year", "volume", "first_page", "author", "key")

@@ -9,14 +9,7 @@ from urllib.parse import unquote
 
 from pydantic import Field
 
-from medlit.core.plugin import (
-    IdentifierError,
-    MedlitError,
-    errors,
-    normalize_pmcid,
-    text_of,
-    upstream_error,
-)
+from medlit.core.plugin import IdentifierError, MedlitError, errors, normalize_pmcid, text_of, upstream_error
 
 from .body import (
     SERVICE,

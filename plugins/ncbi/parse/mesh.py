@@ -7,11 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .body import (
-    NcbiModel,
-    scalar,
-    str_list,
-)
+from .body import NcbiModel, scalar, str_list
 from .eutils import DocSum, parse_esummary
 
 
