@@ -4,7 +4,7 @@ Over stdio (the server as a subprocess, ``python -m medlit serve``): ``pubmed_fe
 two DOIs neither PMC nor Europe PMC serves. The PMC ID converter knows no PMC copy, Europe PMC's
 search finds no open full text, and Unpaywall names an open-access copy on a (loopback) content
 host: one a PDF, one a landing page that links its PDF. Both come back as extracted text with the
-report ``idconv -> pmc -> europepmc: miss -> unpaywall: hit``. A closed-access DOI comes back
+report ``idconv: miss -> pmc: not-attempted -> europepmc: miss -> unpaywall: hit``. A closed-access DOI comes back
 ``unavailable`` with reason ``no-oa``.
 
 In memory: with ``EUROPEPMC_ENABLED=false`` the report says ``europepmc: not-attempted``; without
@@ -105,6 +105,12 @@ async def test_dois_only_unpaywall_serves_over_stdio(fake):
     assert linked["sourceUrl"].endswith("/content/press/oa2.pdf") and linked["hostType"] == "publisher"
     assert PDF_TITLE in text  # the rendering carries the text too
 
+    # -- the report of each hit: no PMC copy, no Europe PMC record, then Unpaywall
+    chain = [("idconv", "miss"), ("pmc", "not-attempted"), ("europepmc", "miss"), ("unpaywall", "hit")]
+    assert steps(pdf) == steps(linked) == chain
+    assert pdf["triedTiers"][-1]["detail"].startswith("PDF from 127.0.0.1 (repository, acceptedVersion")
+    assert "pmc: not-attempted -> europepmc: miss -> unpaywall: hit" in text
+
     # -- every step reported: no PMC copy, no Europe PMC full text, then Unpaywall
     (closed,) = data["unavailable"]
     assert closed["id"] == CLOSED_DOI and closed["reason"] == "no-oa"
@@ -126,6 +132,12 @@ async def test_tier_report_in_memory(fake):
         assert not result.is_error, result.content
         data = result.structured_content
     assert [a["doi"] for a in data["articles"]] == [PDF_DOI]
+    (art,) = data["articles"]
+    assert [t for t, _ in steps(art)][-2:] == ["europepmc", "unpaywall"] and steps(art)[-1] == (
+        "unpaywall",
+        "hit",
+    )
+    assert steps(art)[-2] == ("europepmc", "not-attempted")
     (closed,) = data["unavailable"]
     report = steps(closed)
     europepmc = next(t for t in closed["triedTiers"] if t["tier"] == "europepmc")
