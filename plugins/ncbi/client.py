@@ -11,10 +11,11 @@ paced clients (``ctx.client("ncbi")``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from medlit.core.plugin import MedlitError, Response, ToolContext, errors, upstream_error
@@ -225,6 +226,17 @@ async def esummary_pubmed(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, D
 CacheKey = tuple[str, bool, bool]  # (pmid, with investigators, with grants)
 
 
+@functools.cache
+def _pubmed_parser(investigators: bool, grants: bool) -> Callable[[Response], list[PubMedArticle]]:
+    """One parser per option set (the same object each time, so identical requests in flight
+    are still shared by the client)."""
+
+    def parse(resp: Response) -> list[PubMedArticle]:
+        return parse_pubmed_xml(resp.body, include_investigators=investigators, include_grants=grants)
+
+    return parse
+
+
 def _record_cache(ctx: ToolContext) -> OrderedDict[CacheKey, tuple[float, PubMedArticle]]:
     cache = ctx.cache.get(RECORD_CACHE_KEY)
     if cache is None:
@@ -269,8 +281,13 @@ async def fetch_pubmed(
         nonlocal requests
         requests += 1
         try:
+            # Parsed inside the client's retry loop: a garbled or truncated answer is asked again
+            # (within the call's deadline) instead of losing the whole batch.
             resp = await ctx.client("ncbi").get(
-                "efetch.fcgi", {"db": "pubmed", "id": ",".join(batch), "retmode": "xml"}, expect="xml"
+                "efetch.fcgi",
+                {"db": "pubmed", "id": ",".join(batch), "retmode": "xml"},
+                expect="xml",
+                parse=_pubmed_parser(investigators, grants),
             )
         except MedlitError as err:
             if err.reason.endswith(errors.RESPONSE_TOO_LARGE) and len(batch) > 1:
@@ -279,12 +296,7 @@ async def fetch_pubmed(
                 await run(batch[half:])
                 return
             raise
-        try:
-            records = parse_pubmed_xml(resp.body, include_investigators=investigators, include_grants=grants)
-        except ValueError as exc:
-            raise upstream_error(
-                "ncbi", errors.INVALID_RESPONSE, f"PubMed EFetch answer could not be read: {exc}"
-            ) from None
+        records: list[PubMedArticle] = resp.parsed
         expires = time.monotonic() + RECORD_TTL
         for rec in records:
             if rec.pmid in found:

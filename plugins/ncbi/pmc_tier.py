@@ -17,11 +17,12 @@ from medlit.core.plugin import (
     ArticleRef,
     FulltextArticle,
     FulltextTier,
+    MedlitError,
+    Response,
     StructuredArticle,
     TierResult,
     ToolContext,
-    XMLRefused,
-    XMLSyntaxError,
+    errors,
     localname,
     parse_xml,
     read_jats,
@@ -36,10 +37,15 @@ def _digits(pmcid: str) -> str:
     return pmcid.upper().removeprefix("PMC")
 
 
-def _articles(data: bytes, include_references: bool) -> tuple[list[FulltextArticle], list[str]]:
-    """Read every <article> separately, so one broken article does not cost the others.
-    Returns the articles read and a description of each that failed."""
-    root = parse_xml(data)
+def _root(resp: Response) -> Any:
+    """The answer parsed inside the client's retry loop: a garbled or truncated body is asked
+    again instead of failing every article of the batch."""
+    return parse_xml(resp.body)
+
+
+def _articles(root: Any, include_references: bool) -> tuple[list[FulltextArticle], list[str]]:
+    """Read every <article> separately, so one broken article does not cost the others (its own
+    bad XML is ``parse-failed``). Returns the articles read and a description of each that failed."""
     if localname(root) == "article":
         elements = [root]
     else:
@@ -71,16 +77,19 @@ async def resolve_pmc(
     unreadable: dict[str, str] = {}  # pmcid -> why its answer could not be read
     for start in range(0, len(order), BATCH_SIZE):
         batch = order[start : start + BATCH_SIZE]
-        resp = await ctx.client("ncbi").post(
-            "efetch.fcgi",
-            {"db": "pmc", "id": ",".join(_digits(p) for p in batch), "retmode": "xml"},
-            expect="xml",
-        )
         try:
-            articles, failed = _articles(resp.body, include_refs)
-        except (XMLSyntaxError, XMLRefused) as exc:
-            unreadable.update({p: f"the PMC answer is not readable XML ({exc})" for p in batch})
+            resp = await ctx.client("ncbi").post(
+                "efetch.fcgi",
+                {"db": "pmc", "id": ",".join(_digits(p) for p in batch), "retmode": "xml"},
+                expect="xml",
+                parse=_root,
+            )
+        except MedlitError as err:
+            if not err.reason.endswith(errors.INVALID_RESPONSE):
+                raise  # the chain reports it as this tier's service error
+            unreadable.update({p: f"the PMC answer is not readable XML ({err.message})" for p in batch})
             continue
+        articles, failed = _articles(resp.parsed, include_refs)
         unmatched: list[FulltextArticle] = []
         for art in articles:
             pid = (art.ids.pmcid or "").upper()
