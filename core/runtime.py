@@ -14,9 +14,8 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import UnionType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
@@ -27,6 +26,10 @@ from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
+
+if TYPE_CHECKING:
+    import aiohttp
+
 from .types import ArticleRef, IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
@@ -56,26 +59,41 @@ class Runtime:
         self.host = host
         self._own_session = session is None
         self.session = session
-        self.clients: dict[str, UpstreamClient] = {}
+        self._clients: dict[str, UpstreamClient] | None = None
         self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
         self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
         self.redact = Redactor(host.secrets)
 
     async def __aenter__(self) -> Runtime:
-        if self.session is None:
-            from medlit import __version__
-
-            self.session = aiohttp.ClientSession(
-                headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
-                connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
-            )
-        self.cache = open_cache(cache_setting(self.host.settings))
-        self.clients = build_clients(self.session, self.host, self.cache)
         return self
 
+    @property
+    def clients(self) -> dict[str, UpstreamClient]:
+        """The paced clients, built on first use: a server answers ``initialize`` and
+        ``tools/list`` without importing aiohttp (~0.1 s of every launch)."""
+        if self._clients is None:
+            import aiohttp
+
+            if self.session is None:
+                from medlit import __version__
+
+                self.session = aiohttp.ClientSession(
+                    headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
+                    connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
+                )
+            self.cache = open_cache(cache_setting(self.host.settings))
+            self._clients = build_clients(self.session, self.host, self.cache)
+        return self._clients
+
     async def __aexit__(self, *exc: object) -> None:
-        for client in self.clients.values():  # open-web clients own a session of their own
+        clients = self._clients or {}
+        for client in clients.values():  # open-web clients own a session of their own
             close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
+        pacers = [getattr(c, "pacer", None) for c in clients.values()]
+        for pacer in {id(p): p for p in pacers if p is not None}.values():
+            close = getattr(pacer, "close", None)  # shared pacers hold a Redis connection
             if close is not None:
                 await close()
         if self.cache is not None:

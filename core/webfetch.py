@@ -16,6 +16,10 @@ forgery surface. :class:`WebClient` fetches such URLs under these rules:
   the caller's deadline, pacing per host (politeness towards each publisher) and a bound on
   requests in flight across hosts;
 - no retries: a caller with several copies to try moves on to the next one instead.
+
+A redirect from https to http is followed (repositories' handle servers do this): these requests
+carry no key, only the contact a service's ``User-Agent`` names anyway. Cookies set along one
+fetch's redirects go back to the same host within that fetch and are then forgotten.
 """
 
 from __future__ import annotations

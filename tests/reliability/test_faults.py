@@ -283,7 +283,13 @@ class Result:
     outcome: CallOutcome
     elapsed: float
     rate_limited: list[Req]
-    requests: int
+    requests: list[Req]
+
+    def violations(self) -> str:
+        """What the fake judged over NCBI's rate, with every arrival (s after the first) to judge it."""
+        first = self.requests[0].at if self.requests else 0.0
+        stamps = ", ".join(f"{r.path or r.service} +{r.at - first:.3f}" for r in self.requests)
+        return f"{len(self.rate_limited)} request(s) over NCBI's {NCBI_RATE:g}/s; arrivals: {stamps}"
 
 
 class Slot:
@@ -317,7 +323,7 @@ class Slot:
             started = time.monotonic()
             out = await rt.call(case.tool, case.args)
             elapsed = time.monotonic() - started
-        return Result(out, elapsed, list(fake.rate_limited), len(fake.requests))
+        return Result(out, elapsed, list(fake.rate_limited), list(fake.requests))
 
 
 async def run_case(case: Case, fault: Fault | None, times: int) -> Result:
@@ -401,7 +407,7 @@ def test_transient_fault_loses_nothing(matrix, case_name, fault_name):
     out = result.outcome
     assert not out.is_error, f"{fault_name} once: {out.text}"
     assert out.data == baseline.data, f"{fault_name} once changed the result"
-    assert result.rate_limited == [], f"{len(result.rate_limited)} request(s) over NCBI's rate"
+    assert result.rate_limited == [], result.violations()
 
 
 @pytest.mark.parametrize(("case_name", "fault_name"), list(_params("permanent")))
@@ -413,7 +419,7 @@ def test_permanent_fault_gives_the_documented_error_in_time(matrix, case_name, f
     reason = f"{case.prefix}_{kind}"
     retryable = E.upstream_error(case.prefix, kind, "").retryable  # the documented rule per kind
     assert result.elapsed <= CALL_DEADLINE + SLACK, f"answered after {result.elapsed:.1f} s"
-    assert result.rate_limited == [], f"{len(result.rate_limited)} request(s) over NCBI's rate"
+    assert result.rate_limited == [], result.violations()
     if out.is_error and out.error.reason == reason:
         assert out.error.retryable == retryable, out.text
         return
