@@ -42,6 +42,33 @@ POST_THRESHOLD = 1800
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
+class Slots:
+    """A limit on requests in flight with a bounded queue in front of it: a caller is refused at
+    once (``queue_full``) when the queue is full, and when no slot frees up before its deadline."""
+
+    def __init__(self, concurrency: int, max_queue: int, service: str, label: str) -> None:
+        self.sem = asyncio.Semaphore(max(1, concurrency))
+        self.max_queue, self.service, self.label = max_queue, service, label
+        self.queued = 0
+
+    async def acquire(self, deadline: float) -> None:
+        if self.sem.locked() and self.queued >= self.max_queue:
+            raise queue_full(self.service, f"{self.queued} requests are already queued for {self.label}")
+        self.queued += 1
+        try:
+            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                await self.sem.acquire()
+        except TimeoutError:
+            raise queue_full(
+                self.service, f"no {self.label} request slot freed up before the deadline"
+            ) from None
+        finally:
+            self.queued -= 1
+
+    def release(self) -> None:
+        self.sem.release()
+
+
 class Pacer:
     """Paces the moments requests are actually sent, shared by every caller of a pacing group.
 
@@ -259,8 +286,7 @@ class UpstreamClient:
         self.cache = cache
         self.cache_hits = 0  # answers (or records) served from the persistent cache
         self.redact = redactor or Redactor(settings.secrets)
-        self._sem = asyncio.Semaphore(config.concurrency)
-        self._queued = 0  # callers waiting for a concurrency slot (bounded by config.max_queue)
+        self.slots = Slots(config.concurrency, config.max_queue, config.name, config.label)
         self._inflight: dict[tuple[Any, ...], list[Any]] = {}  # identical requests in flight: [task, waiters]
         self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
         self.shared_hits = 0  # callers served by another caller's identical request in flight
@@ -341,24 +367,13 @@ class UpstreamClient:
                     rule, method, path, url, query, form, expect, deadline, ok_statuses, headers, parse
                 )
 
-        def run() -> Awaitable[Response]:
-            return self._with_retries(
+        if not share:
+            return await self._with_retries(
                 method, url, query, form, expect, deadline, set(ok_statuses), headers, parse
             )
-
-        if not share:
-            return await run()
-        key = (
-            method,
-            url,
-            tuple(_pairs(query) or ()),
-            tuple(_pairs(form) or ()) if form is not None else None,
-            expect,
-            tuple(sorted(ok_statuses)),
-            tuple(sorted((headers or {}).items())),
-            parse,
+        return await self._send_shared(
+            method, url, query, form, expect, deadline, ok_statuses, headers, parse
         )
-        return await self._shared(key, run)
 
     # -- the persistent cache ---------------------------------------------------------------
     async def _cached(
@@ -695,24 +710,13 @@ class UpstreamClient:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.label} call ran out of time")
-            if self._sem.locked() and self._queued >= cfg.max_queue:
-                raise queue_full(cfg.name, f"{self._queued} requests are already queued for {cfg.label}")
-            self._queued += 1
-            try:
-                async with asyncio.timeout(remaining):
-                    await self._sem.acquire()
-            except TimeoutError:
-                raise queue_full(
-                    cfg.name, f"no {cfg.label} request slot freed up before the deadline"
-                ) from None
-            finally:
-                self._queued -= 1
+            await self.slots.acquire(deadline)
             try:
                 if self.pacer is not None:
                     await self.pacer.acquire(deadline, cfg.name, cfg.lane)
                 resp = await self._send(method, url, query, form, deadline, headers)
             finally:
-                self._sem.release()
+                self.slots.release()
             if resp.status in _REDIRECTS:
                 url = self._follow(url, resp)
                 if resp.status == 303:

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from . import errors as E
-from .errors import MedlitError, queue_full, upstream_error
-from .http import CALL_DEADLINE, Pacer, parse_retry_after
+from .errors import MedlitError, upstream_error
+from .http import CALL_DEADLINE, Pacer, Slots, parse_retry_after
 from .redact import Redactor
 from .settings import Settings, parse_bool
 
@@ -235,8 +235,7 @@ class WebClient:
         self.allow_loopback = parse_bool(settings.get(LOOPBACK_VAR), False, LOOPBACK_VAR)
         self._session: aiohttp.ClientSession | None = None
         self._pacers: OrderedDict[str, Pacer] = OrderedDict()
-        self._sem = asyncio.Semaphore(max(1, config.concurrency))
-        self._queued = 0
+        self.slots = Slots(config.concurrency, config.max_queue, config.name, config.label)
         self.requests_sent = 0  # hops that reached the wire (tests, benchmarks)
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -368,20 +367,10 @@ class WebClient:
     ) -> tuple[WebResponse, dict[str, str]]:
         import aiohttp
 
-        cfg = self.config
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise self._fail(E.DEADLINE_EXCEEDED, f"no time left to fetch from {host}")
-        if self._sem.locked() and self._queued >= cfg.max_queue:
-            raise queue_full(cfg.name, f"{self._queued} requests are already queued for {cfg.label}")
-        self._queued += 1
-        try:
-            async with asyncio.timeout(remaining):
-                await self._sem.acquire()
-        except TimeoutError:
-            raise queue_full(cfg.name, f"no {cfg.label} request slot freed up before the deadline") from None
-        finally:
-            self._queued -= 1
+        await self.slots.acquire(deadline)
         try:
             budget = max(0.01, min(self.settings.request_timeout, deadline - time.monotonic()))
             self.requests_sent += 1
@@ -428,7 +417,7 @@ class WebClient:
         except aiohttp.ClientError as exc:
             raise self._fail(E.UNREACHABLE, f"{host} failed ({type(exc).__name__})", host=host) from None
         finally:
-            self._sem.release()
+            self.slots.release()
 
     def _check_status(self, resp: WebResponse, host: str) -> None:
         status = resp.status

@@ -42,7 +42,9 @@ class StepPlugin:
 
     @hookimpl
     def medlit_services(self):
-        return [ServiceSpec("stepper", "Stepper", "https://stepper.example.org", rate=50.0, probe=Probe("step"))]
+        return [
+            ServiceSpec("stepper", "Stepper", "https://stepper.example.org", rate=50.0, probe=Probe("step"))
+        ]
 
     @hookimpl
     def medlit_tools(self):
@@ -86,6 +88,8 @@ async def test_cancellation_stops_upstream_work(host, fake):
                 await client.call_tool("eutils_einfo", {"db": "pubmed"})
             await asyncio.sleep(0.3)
             ncbi = rt.clients["ncbi"]
-            assert ncbi._sem._value == ncbi.config.concurrency  # the request was abandoned, not left running
+            assert (
+                ncbi.slots.sem._value == ncbi.config.concurrency
+            )  # the request was abandoned, not left running
             await asyncio.sleep(0.5)
             assert len(fake.of("ncbi")) == 1  # and never retried
