@@ -9,6 +9,7 @@ PMIDs can be checked record by record.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -167,8 +168,12 @@ def elink(req: Req) -> web.Response:
     if req.params.get("linkname") == "pubmed_pubmed":
         return xml_response((NCBI / f"elink_similar_scores_{SIMILAR_SOURCE}.xml").read_bytes())
     if req.params.get("cmd") == "neighbor_history":
-        return web.Response(body=(NCBI / "eutils_elink_history.json").read_bytes(), content_type="application/json")
-    return web.Response(body=(NCBI / "eutils_elink_pubmed_pmc.json").read_bytes(), content_type="application/json")
+        return web.Response(
+            body=(NCBI / "eutils_elink_history.json").read_bytes(), content_type="application/json"
+        )
+    return web.Response(
+        body=(NCBI / "eutils_elink_pubmed_pmc.json").read_bytes(), content_type="application/json"
+    )
 
 
 def ecitmatch(req: Req) -> web.Response:
@@ -176,7 +181,9 @@ def ecitmatch(req: Req) -> web.Response:
 
 
 def icite(req: Req) -> web.Response:
-    legacy = {str(r["pmid"]): r for r in json.loads((FIXTURES / "icite" / "pubs_legacy.json").read_text())["data"]}
+    legacy = {
+        str(r["pmid"]): r for r in json.loads((FIXTURES / "icite" / "pubs_legacy.json").read_text())["data"]
+    }
     asked = req.ids("pmids")
     return json_response(
         {
@@ -190,7 +197,9 @@ def icite(req: Req) -> web.Response:
 def openalex_works(req: Req) -> web.Response:
     oa = FIXTURES / "openalex"
     if req.params.get("filter", "").startswith("openalex:"):
-        return web.Response(body=(oa / "works_openalex_ids.json").read_bytes(), content_type="application/json")
+        return web.Response(
+            body=(oa / "works_openalex_ids.json").read_bytes(), content_type="application/json"
+        )
     rows = json.loads((oa / f"works_cites_{W_SOURCE}.json").read_text())["results"]
     meta = {"count": len(rows), "page": 1, "per_page": 25}
     return json_response({"meta": meta, "results": rows[:25], "group_by": []})
@@ -214,7 +223,52 @@ def install(fake: FakeUpstream) -> FakeUpstream:
         fake.route("ncbi", path, handler)
     fake.route("icite", "pubs", icite)
     fake.respond(
-        "openalex", f"works/pmid:{SIMILAR_SOURCE}", (FIXTURES / "openalex" / f"work_pmid_{SIMILAR_SOURCE}.json").read_bytes()
+        "openalex",
+        f"works/pmid:{SIMILAR_SOURCE}",
+        (FIXTURES / "openalex" / f"work_pmid_{SIMILAR_SOURCE}.json").read_bytes(),
     )
     fake.route("openalex", "works", openalex_works)
     return fake
+
+
+class SlowHandshake:
+    """A loopback TCP proxy in front of the fake whose new connections pass their first bytes on
+    only after ``delay`` seconds, as a TLS handshake to a distant upstream delays them; a kept-alive
+    connection is not delayed again. ``async with SlowHandshake(fake.port, 0.3) as proxy``, then
+    point the clients at ``proxy.port``."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.target_port, self.delay = target_port, delay
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def __aenter__(self) -> SlowHandshake:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+        for writer in self._writers:  # ends every pipe still open
+            writer.close()
+        await asyncio.sleep(0)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.append(writer)
+        await asyncio.sleep(self.delay)
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self._writers.append(up_writer)
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()

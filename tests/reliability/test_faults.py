@@ -36,8 +36,15 @@ from medlit.core.settings import load_settings
 from medlit.testing import loopback_only
 
 from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
-from fault_routes import ESEARCH_PMIDS, SIMILAR_SOURCE, articles_body, install, jats_articleset
+from fake_upstream import FakeUpstream, Req, xml_response
+from fault_routes import (
+    ESEARCH_PMIDS,
+    SIMILAR_SOURCE,
+    SlowHandshake,
+    articles_body,
+    install,
+    jats_articleset,
+)
 
 NCBI_RATE = 3.0  # NCBI's real unkeyed limit: the fake enforces it, the client paces at it
 CALL_DEADLINE = 4.0
@@ -47,6 +54,9 @@ ENV = {
     "MEDLIT_REQUEST_TIMEOUT": "1",
     "MEDLIT_BACKOFF_BASE": "0.01",
     "MEDLIT_RETRY_AFTER_CAP": "0.2",
+    # Serves pubmed_institutional_link, whose PMIDs' metadata comes from NCBI (the resolver itself is
+    # never fetched: the tool builds links only).
+    "OPENURL_RESOLVER": "https://sfx.example.edu/sfx_local",
 }
 HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
 SLACK = 1.0  # event-loop lag allowed past the deadline (the runtime's own guard fires at +1.5 s)
@@ -81,7 +91,9 @@ FAULTS = [
     Fault("malformed", "invalid_xml", E.INVALID_RESPONSE, bodies=frozenset({"xml", "json"})),
     Fault("truncated", "truncated", E.INVALID_RESPONSE),
     Fault("error-in-200", "error_200", E.UNREACHABLE),  # kind, options and nature per service
-    Fault("entity-bomb", "entity_bomb", E.INVALID_RESPONSE, transient=False, bodies=frozenset({"xml", "json"})),
+    Fault(
+        "entity-bomb", "entity_bomb", E.INVALID_RESPONSE, transient=False, bodies=frozenset({"xml", "json"})
+    ),
     Fault(
         "redirect-foreign",
         "redirect_foreign",
@@ -115,8 +127,12 @@ class InBody:
 
 NCBI_BACKEND = "Search Backend failed: temporarily unavailable, try again"
 IN_BODY = {
-    ("ncbi", "xml"): InBody("xml_error_200", {"root": "eSearchResult", "message": NCBI_BACKEND}, E.UNREACHABLE, True),
-    ("ncbi", "json"): InBody("json_error_200", {"key": "error", "message": NCBI_BACKEND}, E.UNREACHABLE, True),
+    ("ncbi", "xml"): InBody(
+        "xml_error_200", {"root": "eSearchResult", "message": NCBI_BACKEND}, E.UNREACHABLE, True
+    ),
+    ("ncbi", "json"): InBody(
+        "json_error_200", {"key": "error", "message": NCBI_BACKEND}, E.UNREACHABLE, True
+    ),
     # A text E-utility (ECitMatch) fails with a bare <ERROR> document.
     ("ncbi", "text"): InBody(
         "invalid_xml", {"body": f"<?xml version='1.0'?>\n<ERROR>{NCBI_BACKEND}</ERROR>"}, E.UNREACHABLE, True
@@ -127,7 +143,9 @@ IN_BODY = {
         "json_error_200", {"key": "errMsg", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
     ),
     # iCite's error object in a 200 is a refusal of the request (plugins/icite/service.py).
-    ("icite", "json"): InBody("json_error_200", {"key": "error", "message": "Invalid pmids"}, E.UPSTREAM_ERROR, False),
+    ("icite", "json"): InBody(
+        "json_error_200", {"key": "error", "message": "Invalid pmids"}, E.UPSTREAM_ERROR, False
+    ),
     ("openalex", "json"): InBody(
         "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
     ),
@@ -147,7 +165,9 @@ class Case:
     path: str | None  # None: every request of the service (the first one, when transient)
     body: str  # what the target request expects: xml, json or text
     prefix: str = "ncbi"  # the error prefix of the service's failures
-    fallback: bool = False  # another provider may answer when this one fails: the failure is named
+    # The call may still answer when this request fails for good (another provider answers, or the
+    # answer goes without this request's part); the failure must then be named in it.
+    fallback: bool = False
     step: str = ""  # names a case that faults a later request of a tool already in the matrix
 
     @property
@@ -168,14 +188,23 @@ CASES = [
     ),
     Case("eutils_epost", {"db": "pubmed", "uids": "31452104,31452105"}, "ncbi", "epost.fcgi", "xml"),
     Case(
-        "eutils_elink", {"dbfrom": "pubmed", "db": "pmc", "uids": ["31452104", "31452105"]}, "ncbi", "elink.fcgi", "json"
+        "eutils_elink",
+        {"dbfrom": "pubmed", "db": "pmc", "uids": ["31452104", "31452105"]},
+        "ncbi",
+        "elink.fcgi",
+        "json",
     ),
     # EGQuery falls back to ESearch counts per database: every NCBI request fails here.
     Case("eutils_egquery", {"term": "asthma"}, "ncbi", None, "xml"),
     Case("eutils_espell", {"term": "asthmaa"}, "ncbi", "espell.fcgi", "xml"),
     Case(
         "eutils_ecitmatch",
-        {"citations": ["proc natl acad sci u s a|1991|88|3248|mann bj|Art1|", "science|1987|235|182|palmenberg ac|Art2|"]},
+        {
+            "citations": [
+                "proc natl acad sci u s a|1991|88|3248|mann bj|Art1|",
+                "science|1987|235|182|palmenberg ac|Art2|",
+            ]
+        },
         "ncbi",
         "ecitmatch.cgi",
         "text",
@@ -189,7 +218,9 @@ CASES = [
     ),
     Case("eutils_search_then_fetch", {"db": "pubmed", "term": "asthma", "retmax": 3}, "ncbi", None, "json"),
     Case("pubmed_search_articles", {"query": "asthma", "maxResults": 3}, "ncbi", "esearch.fcgi", "json"),
-    Case("pubmed_fetch_articles", {"pmids": ["38000001", "38000002", "38000003"]}, "ncbi", "efetch.fcgi", "xml"),
+    Case(
+        "pubmed_fetch_articles", {"pmids": ["38000001", "38000002", "38000003"]}, "ncbi", "efetch.fcgi", "xml"
+    ),
     Case("pubmed_spell_check", {"query": "asthmaa"}, "ncbi", "espell.fcgi", "xml"),
     Case("pubmed_lookup_mesh", {"query": "asthma", "maxResults": 2}, "ncbi", None, "json"),
     Case("pubmed_convert_ids", {"ids": ["37100001", "37100002"], "idType": "pmid"}, "idconv", "", "json"),
@@ -207,7 +238,9 @@ CASES = [
         None,
         "text",
     ),
-    Case("pubmed_fetch_citation_metrics", {"pmids": ["23456789", "27599104"]}, "icite", "pubs", "json", "icite"),
+    Case(
+        "pubmed_fetch_citation_metrics", {"pmids": ["23456789", "27599104"]}, "icite", "pubs", "json", "icite"
+    ),
     Case("pubmed_europepmc_search", {"query": "harbour seal"}, "europepmc", "search", "json", "europepmc"),
     Case(
         "pubmed_europepmc_fetch",
@@ -218,21 +251,60 @@ CASES = [
         "europepmc",
     ),
     # PMC's tier fails; Europe PMC and Unpaywall are asked next and name what they could not do.
-    Case("pubmed_fetch_fulltext", {"pmcids": ["PMC7100001", "PMC7100002"]}, "ncbi", "efetch.fcgi", "xml", fallback=True),
+    Case(
+        "pubmed_fetch_fulltext",
+        {"pmcids": ["PMC7100001", "PMC7100002"]},
+        "ncbi",
+        "efetch.fcgi",
+        "xml",
+        fallback=True,
+    ),
     # NCBI's ELink fails; OpenAlex answers and the NCBI failure is listed among the providers.
     Case("pubmed_find_related", {"pmid": SIMILAR_SOURCE}, "ncbi", "elink.fcgi", "xml", fallback=True),
+    Case(
+        "pubmed_institutional_link",
+        {"pmids": ["38000001", "38000002"]},
+        "ncbi",
+        "efetch.fcgi",
+        "xml",
+        fallback=True,  # a link is still built from what is known; the failure is named
+    ),
     # Later requests of multi-step tools.
-    Case("eutils_search_then_fetch", {"db": "pubmed", "term": "asthma", "retmax": 3}, "ncbi", "efetch.fcgi", "text", step="efetch"),
-    Case("pubmed_lookup_mesh", {"query": "asthma", "maxResults": 2}, "ncbi", "esummary.fcgi", "xml", step="esummary"),
+    Case(
+        "eutils_search_then_fetch",
+        {"db": "pubmed", "term": "asthma", "retmax": 3},
+        "ncbi",
+        "efetch.fcgi",
+        "text",
+        step="efetch",
+    ),
+    Case(
+        "pubmed_lookup_mesh",
+        {"query": "asthma", "maxResults": 2},
+        "ncbi",
+        "esummary.fcgi",
+        "xml",
+        step="esummary",
+    ),
     Case(
         "pubmed_lookup_citation",
         {"citations": [{"journal": "science", "year": "1987", "volume": "235", "firstPage": "182"}]},
         "ncbi",
         "esummary.fcgi",
         "json",
+        fallback=True,  # the match stands, "could not be checked against their records (...)"
         step="esummary",
     ),
-    Case("pubmed_find_related", {"pmid": SIMILAR_SOURCE}, "ncbi", "efetch.fcgi", "xml", step="summaries"),
+    # The related PMIDs stand, "Brief summaries are unavailable (...)".
+    Case(
+        "pubmed_find_related",
+        {"pmid": SIMILAR_SOURCE},
+        "ncbi",
+        "efetch.fcgi",
+        "xml",
+        fallback=True,
+        step="summaries",
+    ),
 ]
 CASE_BY_NAME = {c.name: c for c in CASES}
 
@@ -251,7 +323,9 @@ def fault_options(fault: Fault, case: Case) -> tuple[str, dict[str, Any]]:
         options["body"] = MALFORMED[case.body]
     if fault.kind == "truncated":
         options["body"] = TRUNCATED[case.body]
-        options["content_type"] = {"xml": "text/xml", "json": "application/json", "text": "text/plain"}[case.body]
+        options["content_type"] = {"xml": "text/xml", "json": "application/json", "text": "text/plain"}[
+            case.body
+        ]
     return fault.kind, options
 
 
@@ -387,8 +461,10 @@ def named_failures(data: Any) -> Iterator[dict[str, Any]]:
 
 
 def test_every_upstream_calling_tool_is_in_the_matrix():
-    host = load_host(load_settings(fake_env(FakeUpstream())))
-    assert sorted(host.tools) == sorted({c.tool for c in CASES}), "add the new tool's representative call to CASES"
+    host = load_host(load_settings(fake_env(FakeUpstream(), **ENV)))
+    assert sorted(host.tools) == sorted({c.tool for c in CASES}), (
+        "add the new tool's representative call to CASES"
+    )
 
 
 @pytest.mark.parametrize("case_name", sorted(CASE_BY_NAME))
@@ -481,7 +557,10 @@ async def test_one_bad_efetch_answer_loses_no_article_of_57(make_fault):
     out, fake = await call_once("pubmed_fetch_articles", args, make_fault(articles_body(PMIDS_57)))
     assert not out.is_error, out.text
     assert [a["pmid"] for a in out.data["articles"]] == PMIDS_57
-    assert all(a["abstractText"] == f"Abstract of record {a['pmid']}: nothing may be lost." for a in out.data["articles"])
+    assert all(
+        a["abstractText"] == f"Abstract of record {a['pmid']}: nothing may be lost."
+        for a in out.data["articles"]
+    )
     assert out.data == baseline.data
     assert len(fake.of("ncbi", "efetch.fcgi")) == 2  # the bad answer, then one retry for all 57
     assert fake.rate_limited == []
@@ -501,7 +580,11 @@ async def test_one_bad_efetch_answer_loses_no_full_text(make_fault):
     assert fake.rate_limited == []
 
 
-WORKFLOW_STEPS = {"search": ("ncbi", "esearch.fcgi"), "fetch": ("ncbi", "efetch.fcgi"), "convert": ("idconv", "")}
+WORKFLOW_STEPS = {
+    "search": ("ncbi", "esearch.fcgi"),
+    "fetch": ("ncbi", "efetch.fcgi"),
+    "convert": ("idconv", ""),
+}
 
 
 async def workflow(reset: tuple[str, str] | None) -> tuple[list[CallOutcome], FakeUpstream]:
@@ -530,9 +613,9 @@ _baseline_workflow: list[list[CallOutcome]] = []
 @pytest.mark.anyio
 @pytest.mark.parametrize("step", list(WORKFLOW_STEPS))
 async def test_a_connection_reset_in_a_workflow_loses_nothing_and_keeps_ncbis_rate(step):
-    """``any:reset:1``: the connection of one step's request is reset once. Past the first step the
-    connection is a kept-alive one, which aiohttp would resend on its own milliseconds later,
-    past the pacer (NCBI's 429 in 3 of 3 runs); our retry must resend it through the pacer."""
+    """``any:reset:1``: one step's request has its connection reset once. aiohttp would resend it
+    on its own a millisecond later, past the pacer (NCBI's 429 in 3 of 3 runs); the client's own
+    retry must resend it through the pacer, once."""
     if not _baseline_workflow:
         _baseline_workflow.append((await workflow(None))[0])
     baseline = _baseline_workflow[0]
@@ -543,3 +626,23 @@ async def test_a_connection_reset_in_a_workflow_loses_nothing_and_keeps_ncbis_ra
         assert got.data == want.data
     assert fake.rate_limited == [], f"{len(fake.rate_limited)} request(s) over NCBI's 3/s"
     assert len(fake.of(service, path)) == 2  # the reset attempt and one paced resend
+
+
+@pytest.mark.anyio
+async def test_a_slow_new_connection_does_not_shorten_the_gap_to_the_next_request():
+    """The pacer must space the moments requests reach the wire. A new connection's handshake
+    (TLS to a distant NCBI takes a few hundred ms) delays the first request after its pacer slot;
+    spacing the next ones from the slot puts 4 requests within one second of NCBI's clock."""
+    async with FakeUpstream(ncbi_limit=NCBI_RATE) as fake, SlowHandshake(fake.port, 0.3) as proxy:
+        install(fake)
+        env = fake_env(fake, **REGRESSION_ENV)
+        env.update(
+            {k: v.replace(f":{fake.port}/", f":{proxy.port}/") for k, v in env.items() if "BASE_URL" in k}
+        )
+        async with Runtime(load_host(load_settings(env))) as rt:
+            for term in ("asthma", "copd", "eczema", "rhinitis"):
+                out = await rt.call("eutils_esearch", {"db": "pubmed", "term": term, "retmax": 1})
+                assert not out.is_error, out.text
+    first = fake.requests[0].at
+    arrivals = ", ".join(f"+{r.at - first:.3f}" for r in fake.requests)
+    assert fake.rate_limited == [], f"over NCBI's {NCBI_RATE:g}/s; arrivals: {arrivals}"
