@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Unpack
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from . import errors as E
@@ -40,6 +40,38 @@ Expect = Literal["xml", "json", "text", "bytes"]
 # switch around 2,000 characters).
 POST_THRESHOLD = 1800
 _REDIRECTS = {301, 302, 303, 307, 308}
+
+
+def _sent_trace() -> Any:
+    """An aiohttp trace that tells the pacer when a request has left. On a kept-alive connection
+    that is when its headers go out; on a new one (whose handshakes and path latency we cannot
+    see from here) it is when the answer starts coming back, so a slow first request can never
+    arrive bunched with the next one."""
+    import aiohttp
+
+    def release(context: Any) -> None:
+        sent = getattr(context, "trace_request_ctx", None)
+        if callable(sent):
+            sent()
+
+    async def on_new_connection(session: Any, context: Any, params: Any) -> None:
+        context.medlit_new_connection = True
+
+    async def on_headers_sent(session: Any, context: Any, params: Any) -> None:
+        if not getattr(context, "medlit_new_connection", False):
+            release(context)
+
+    async def on_end(session: Any, context: Any, params: Any) -> None:
+        release(context)
+
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_create_end.append(on_new_connection)
+    trace.on_request_headers_sent.append(on_headers_sent)
+    trace.on_request_end.append(on_end)
+    trace.on_request_exception.append(on_end)
+    trace.freeze()
+    trace.medlit_sent = True  # type: ignore[attr-defined]
+    return trace
 
 
 class Slots:
@@ -67,6 +99,17 @@ class Slots:
 
     def release(self) -> None:
         self.sem.release()
+
+
+class Pacing(Protocol):
+    """What a client needs of its pacer: :class:`Pacer` in process, or
+    :class:`~medlit.core.shared_pacer.RedisPacer` across replicas."""
+
+    async def acquire(
+        self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
+    ) -> Callable[[], None]: ...
+
+    def cooldown(self, seconds: float) -> None: ...
 
 
 class Pacer:
@@ -107,18 +150,27 @@ class Pacer:
                 at = max(at, recent[-limit] + window)
         return at
 
-    async def acquire(self, deadline: float, service: str, lane: float | None = None) -> None:
-        """Wait until this caller may send, then record the send. Raises ``queue_full`` when the
-        queue is full or the caller could not send before ``deadline``."""
+    async def acquire(
+        self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
+    ) -> Callable[[], None]:
+        """Wait until this caller may send. Raises ``queue_full`` when the queue is full or the
+        caller could not send before ``deadline``.
+
+        Returns ``sent()``. Without ``hold`` the send is recorded at once. With ``hold`` the
+        pacer stays closed to the next caller until ``sent()`` is called, when the request's
+        headers actually go out: a slow new connection (a TLS handshake far from the service)
+        then delays the next request instead of shortening the gap between the two on the wire.
+        ``sent()`` may be called more than once; the first call counts."""
         if self.waiting >= self.max_queue:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
         if self._lock is None:
             self._lock = asyncio.Lock()
+        lock = self._lock
         self.waiting += 1
         try:
             try:
                 async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                    await self._lock.acquire()
+                    await lock.acquire()
             except TimeoutError:
                 raise queue_full(
                     service, f"the {service} request queue cannot start this call before its deadline"
@@ -134,12 +186,25 @@ class Pacer:
                     if at <= now:
                         break
                     await asyncio.sleep(at - now)
-                self._last = time.monotonic()
-                self.sends = [t for t in self.sends if self._last - t < 2.0] + [self._last]
-            finally:
-                self._lock.release()
+            except BaseException:
+                lock.release()
+                raise
         finally:
             self.waiting -= 1
+        done = False
+
+        def sent() -> None:
+            nonlocal done
+            if done:
+                return
+            done = True
+            self._last = time.monotonic()
+            self.sends = [t for t in self.sends if self._last - t < 2.0] + [self._last]
+            lock.release()
+
+        if not hold:
+            sent()
+        return sent
 
 
 # The deadline and progress of the tool call in flight (set by the runtime for each call): every
@@ -267,6 +332,18 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
+class RequestOptions(TypedDict, total=False):
+    """The keyword options of :meth:`UpstreamClient.get` and ``post`` (see ``request``)."""
+
+    expect: Expect
+    deadline: float | None
+    ok_statuses: frozenset[int] | set[int]
+    headers: Mapping[str, str] | None
+    identify: bool
+    parse: Callable[[Response], Any] | None
+    share: bool
+
+
 class UpstreamClient:
     """A paced, retrying client for one service. Use :meth:`get` / :meth:`post`."""
 
@@ -275,7 +352,7 @@ class UpstreamClient:
         session: aiohttp.ClientSession,
         config: ServiceConfig,
         settings: Settings,
-        pacer: Pacer | None = None,
+        pacer: Pacing | None = None,
         redactor: Redactor | None = None,
         cache: Cache | None = None,
     ) -> None:
@@ -294,12 +371,20 @@ class UpstreamClient:
         # milliseconds later and past the pacer; our retry loop resends through the pacer instead.
         if hasattr(session, "_retry_connection"):
             session._retry_connection = False
+        # The pacer records a send when its headers actually go out (see Pacer.acquire's hold).
+        traces = getattr(session, "_trace_configs", None)
+        if isinstance(traces, list) and not any(getattr(t, "medlit_sent", False) for t in traces):
+            traces.append(_sent_trace())
 
     # -- public API -----------------------------------------------------------------------
-    async def get(self, path: str = "", params: Mapping[str, Any] | None = None, **kw: Any) -> Response:
+    async def get(
+        self, path: str = "", params: Mapping[str, Any] | None = None, **kw: Unpack[RequestOptions]
+    ) -> Response:
         return await self.request("GET", path, params=params, **kw)
 
-    async def post(self, path: str = "", data: Mapping[str, Any] | None = None, **kw: Any) -> Response:
+    async def post(
+        self, path: str = "", data: Mapping[str, Any] | None = None, **kw: Unpack[RequestOptions]
+    ) -> Response:
         return await self.request("POST", path, data=data, **kw)
 
     async def request(
@@ -687,7 +772,7 @@ class UpstreamClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.settings.retry_after_cap)
-        base = min(8.0, self.settings.backoff_base * (2**attempt))
+        base = min(8.0, self.settings.backoff_base * (2.0**attempt))
         return base * (0.5 + random.random() / 2)  # jitter keeps parallel callers apart
 
     def _fail(self, kind: str, message: str, **details: Any) -> MedlitError:
@@ -711,11 +796,14 @@ class UpstreamClient:
             if remaining <= 0:
                 raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.label} call ran out of time")
             await self.slots.acquire(deadline)
+            sent: Callable[[], None] | None = None
             try:
                 if self.pacer is not None:
-                    await self.pacer.acquire(deadline, cfg.name, cfg.lane)
-                resp = await self._send(method, url, query, form, deadline, headers)
+                    sent = await self.pacer.acquire(deadline, cfg.name, cfg.lane, hold=True)
+                resp = await self._send(method, url, query, form, deadline, headers, sent)
             finally:
+                if sent is not None:
+                    sent()  # no-op when the headers went out (the trace below already called it)
                 self.slots.release()
             if resp.status in _REDIRECTS:
                 url = self._follow(url, resp)
@@ -759,6 +847,7 @@ class UpstreamClient:
         form: dict[str, str | Repeated] | None,
         deadline: float,
         headers: Mapping[str, str] | None,
+        sent: Callable[[], None] | None = None,
     ) -> Response:
         import aiohttp  # already loaded by the session's owner; see the TYPE_CHECKING import
 
@@ -776,6 +865,7 @@ class UpstreamClient:
                 allow_redirects=False,
                 timeout=timeout,
                 headers=headers,
+                trace_request_ctx=sent,  # called by the trace when the headers go out
             ) as r:
                 length = r.headers.get("Content-Length")
                 if length and length.isdigit() and int(length) > cap:
@@ -851,11 +941,21 @@ class UpstreamClient:
                     E.INVALID_RESPONSE, f"{cfg.label} sent an HTML error page instead of {expect.upper()}"
                 )
             )
-        if expect == "xml" and xml_stops_after_prolog(resp.body):
+        markup = resp.body.lstrip()[:1] == b"<"
+        if (expect == "xml" or (expect == "json" and markup)) and xml_stops_after_prolog(resp.body):
             raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent an XML body with no content"))
-        # NCBI may answer a JSON request with XML (its <ERROR> documents): leave XML to `inspect`
-        # and the caller's parser rather than calling it malformed JSON.
-        if expect == "json" and not resp.body.lstrip()[:1] == b"<":
+        if expect == "json" and markup:
+            # NCBI may answer a JSON request with XML (its <ERROR> documents): well-formed XML is
+            # left to `inspect` and the caller's parser; anything else is no answer at all.
+            try:
+                resp.xml()
+            except XMLRefused as exc:
+                raise self._fail(
+                    E.INVALID_RESPONSE, f"{cfg.label} sent XML that was refused ({exc})"
+                ) from None
+            except XMLSyntaxError:
+                raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent malformed XML")) from None
+        elif expect == "json":
             try:
                 resp.json()
             except ValueError:

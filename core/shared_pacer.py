@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .errors import queue_full
@@ -62,6 +63,15 @@ return until_
 HEADROOM = 0.92  # 3 req/s -> one send every 362 ms: inside NCBI's limit, 2.76 a second together
 
 
+def _report_cooldown(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("shared cooldown not set: %s", exc)
+
+
+def _sent() -> None:
+    return None
+
+
 class RedisPacer:
     """A :class:`~medlit.core.http.Pacer` whose budget every process with the same Redis shares."""
 
@@ -95,11 +105,11 @@ class RedisPacer:
         self._local_cool = max(self._local_cool, time.monotonic() + seconds)
         self._client()
         task = asyncio.ensure_future(self._cool(keys=[self._keys[1]], args=[seconds]))
-        task.add_done_callback(
-            lambda t: t.exception() and log.warning("shared cooldown not set: %s", t.exception())
-        )
+        task.add_done_callback(_report_cooldown)
 
-    async def acquire(self, deadline: float, service: str, lane: float | None = None) -> None:
+    async def acquire(
+        self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
+    ) -> Callable[[], None]:
         if self.waiting >= self.max_queue:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
         if self._lock is None:
@@ -136,6 +146,8 @@ class RedisPacer:
                 self._lock.release()
         finally:
             self.waiting -= 1
+        # Redis records the send when it admits it (one atomic script across processes).
+        return _sent
 
     async def close(self) -> None:
         if self._redis is not None:

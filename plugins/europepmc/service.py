@@ -62,9 +62,15 @@ def classify_message(message: str) -> MedlitError:
 
 
 def inspect(resp: Response) -> None:
-    """Raise for an error Europe PMC hid in a 2xx JSON body (XML bodies are left to their readers)."""
-    if not resp.body.lstrip().startswith(b"{"):
+    """Raise for an error Europe PMC hid in a 2xx JSON body (full-text XML is left to its reader);
+    a JSON endpoint answering anything but JSON sent no answer at all and is asked again."""
+    endpoint = urlsplit(resp.url).path.rstrip("/").rsplit("/", 1)[-1]
+    if endpoint == "fullTextXML":
         return
+    if not resp.body.lstrip().startswith((b"{", b"[")):
+        raise upstream_error(
+            NAME, errors.INVALID_RESPONSE, "Europe PMC sent something other than JSON", retryable=True
+        )
     try:
         data = resp.json()
     except ValueError:
@@ -74,7 +80,6 @@ def inspect(resp: Response) -> None:
     message = data.get("errMsg") or data.get("errorMessage")
     if isinstance(message, str) and message.strip():
         raise classify_message(message)
-    endpoint = urlsplit(resp.url).path.rstrip("/").rsplit("/", 1)[-1]
     key = _LISTS.get(endpoint)
     if key is None or key in data:
         return

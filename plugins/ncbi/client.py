@@ -16,7 +16,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from medlit.core.plugin import MedlitError, Response, ToolContext, errors, upstream_error
 
@@ -50,12 +50,30 @@ _INVALID_DB = re.compile(r"(?i)invalid db|unknown db|can ?not retrieve dbinfo|da
 # ----------------------------------------------------------------------------- any E-utility
 
 
+def _not_empty(resp: Response) -> None:
+    """An XML or JSON answer always has a root, even for unknown ids: an empty one was cut off."""
+    if not resp.body.strip():
+        raise ValueError("an empty answer where XML or JSON was asked for")
+
+
 async def ncbi_get(
-    ctx: ToolContext, path: str, params: dict[str, Any], *, expect: str = "xml", db: str | None = None
+    ctx: ToolContext,
+    path: str,
+    params: dict[str, Any],
+    *,
+    expect: Literal["xml", "json", "text", "bytes"] = "xml",
+    db: str | None = None,
+    known: bool = False,
 ) -> Response:
-    """GET (POST when long) an E-utility; NCBI's 'invalid db' becomes invalid_argument."""
+    """GET (POST when long) an E-utility; NCBI's 'invalid db' becomes invalid_argument.
+
+    Text formats may answer unknown ids with nothing; XML and JSON never do, nor do records
+    ``known`` to exist (a History set, ids a search just returned): an empty answer there was cut
+    off and is asked again."""
+    markup = str(params.get("retmode", "")).lower() in ("xml", "json")
+    check = _not_empty if markup or known or "WebEnv" in params else None
     try:
-        return await ctx.client("ncbi").get(path, params, expect=expect)  # type: ignore[arg-type]
+        return await ctx.client("ncbi").get(path, params, expect=expect, parse=check)
     except MedlitError as err:
         raise await translate_db_error(ctx, err, db) from None
 
@@ -164,6 +182,7 @@ async def efetch(
     retmax: int = 20,
     label: str = "efetch",
     extra: dict[str, Any] | None = None,
+    known: bool = False,
 ) -> tuple[str, int]:
     """Fetch records (batched); returns (text, batches). An error sent as record text raises.
 
@@ -188,7 +207,7 @@ async def efetch(
         ]
     parts: list[str] = []
     for n, params in enumerate(requests, 1):
-        resp = await ncbi_get(ctx, "efetch.fcgi", params, expect="text", db=db)
+        resp = await ncbi_get(ctx, "efetch.fcgi", params, expect="text", db=db, known=known)
         problem = parse_efetch_error(resp.body)
         if problem:
             raise upstream_error(

@@ -17,12 +17,10 @@ from medlit.core.plugin import (
     ArticleRef,
     FulltextArticle,
     FulltextTier,
-    MedlitError,
     Response,
     StructuredArticle,
     TierResult,
     ToolContext,
-    errors,
     localname,
     parse_xml,
     read_jats,
@@ -77,18 +75,14 @@ async def resolve_pmc(
     unreadable: dict[str, str] = {}  # pmcid -> why its answer could not be read
     for start in range(0, len(order), BATCH_SIZE):
         batch = order[start : start + BATCH_SIZE]
-        try:
-            resp = await ctx.client("ncbi").post(
-                "efetch.fcgi",
-                {"db": "pmc", "id": ",".join(_digits(p) for p in batch), "retmode": "xml"},
-                expect="xml",
-                parse=_root,
-            )
-        except MedlitError as err:
-            if not err.reason.endswith(errors.INVALID_RESPONSE):
-                raise  # the chain reports it as this tier's service error
-            unreadable.update({p: f"the PMC answer is not readable XML ({err.message})" for p in batch})
-            continue
+        # An answer that stays unreadable through the retries fails the request: the chain
+        # reports it as this tier's service error (with its reason), not as the articles' fault.
+        resp = await ctx.client("ncbi").post(
+            "efetch.fcgi",
+            {"db": "pmc", "id": ",".join(_digits(p) for p in batch), "retmode": "xml"},
+            expect="xml",
+            parse=_root,
+        )
         articles, failed = _articles(resp.parsed, include_refs)
         unmatched: list[FulltextArticle] = []
         for art in articles:

@@ -62,16 +62,40 @@ def classify_message(message: str) -> MedlitError:
     return upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI: {text}")
 
 
+def _garbled(what: str) -> MedlitError:
+    """A body no E-utility sends on purpose (cut short, an error page, empty): asked again."""
+    return upstream_error("ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent {what}", retryable=True)
+
+
+# Endpoints whose answers may be plain text (efetch's text formats, ecitmatch's pipe lines);
+# every other E-utility answers XML or JSON only.
+_TEXT_ENDPOINTS = ("/efetch.fcgi", "/ecitmatch.cgi")
+
+
 def inspect_eutils(resp: Response) -> None:
-    """Raise for NCBI errors hidden in a 2xx body: a root ``<ERROR>``, an ``<ERROR>`` directly under
-    a result root (``eSearchResult/ERROR``...), or a JSON ``{"error": ...}``/``esearchresult.ERROR``.
-    Per-record errors (DocSum errors, LinkSet errors) are left to the parsers."""
+    """Check every 2xx body from the E-utilities, whatever tool asked:
+
+    - NCBI errors hidden in it (a root ``<ERROR>``, an ``<ERROR>`` directly under a result root,
+      a JSON ``{"error": ...}``/``esearchresult.ERROR``) become the errors they are; per-record
+      errors (DocSum errors, LinkSet errors) are left to the parsers;
+    - a garbled answer (malformed XML or JSON, an HTML error page, an empty body, or text where
+      only XML or JSON is spoken) is retried by the client like any transient fault, so no tool
+      reads one as data; XML with entities or a DTD subset is refused outright.
+    """
     body = resp.body.lstrip()
+    text_endpoint = resp.url.split("?", 1)[0].endswith(_TEXT_ENDPOINTS)
+    if not body:
+        if resp.url.split("?", 1)[0].endswith("/efetch.fcgi"):
+            return  # efetch's text formats answer unknown ids with nothing
+        raise _garbled("an empty answer")
+    head = body[:512].lower()
+    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:300]:
+        raise _garbled("an HTML page instead of its answer")
     if body.startswith((b"{", b"[")):
         try:
             data = resp.json()
         except ValueError:
-            return
+            raise _garbled("malformed JSON") from None
         if isinstance(data, dict):
             err = data.get("error") or data.get("ERROR")
             for inner in ("esearchresult", "einforesult", "linksets"):
@@ -82,11 +106,17 @@ def inspect_eutils(resp: Response) -> None:
                 raise classify_message(err)
         return
     if not body.startswith(b"<"):
-        return
+        if text_endpoint:
+            return
+        raise _garbled("text where XML or JSON was expected")
     try:
         root = parse_xml(body)
-    except (XMLSyntaxError, XMLRefused):
-        return  # the parser that reads the body will report it
+    except XMLRefused as exc:
+        raise upstream_error(
+            "ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent XML that was refused ({exc})"
+        ) from None
+    except XMLSyntaxError:
+        raise _garbled("malformed or truncated XML") from None
     if root.tag == "ERROR":
         raise classify_message(root.text or "unspecified error")
     if root.tag in _RESULT_ROOTS:

@@ -29,14 +29,14 @@ async def look_up(ctx: ToolContext, kind: IdKind, ids: Sequence[str]) -> dict[st
     wanted = list(dict.fromkeys(ids))
     if not wanted:
         return {}
-    bare = {i: RecordMetadata(**{kind: i}) for i in wanted}  # type: ignore[arg-type]
+    bare = {i: _with_id(RecordMetadata(), kind, i) for i in wanted}
     if kind not in ctx.metadata_kinds:
         why = f"no metadata provider for {kind.upper()}s is enabled on this server"
         return {i: Looked("no-provider", bare[i], why) for i in wanted}
     try:
         found = await ctx.lookup_metadata(kind, wanted)
     except MedlitError as err:
-        return {i: Looked("failed", bare[i], f"the metadata lookup failed ({err.message})") for i in wanted}
+        return {i: Looked("failed", bare[i], f"the metadata lookup failed ({err.reason}: {err.message})") for i in wanted}
     out: dict[str, Looked] = {}
     for i in wanted:
         meta = found.get(i)
@@ -44,8 +44,17 @@ async def look_up(ctx: ToolContext, kind: IdKind, ids: Sequence[str]) -> dict[st
             out[i] = Looked("unknown", bare[i], f"{_label(kind)} {i} is unknown to the metadata provider")
             continue
         # A copy (providers may cache their records) that always carries the id asked for.
-        out[i] = Looked("found", replace(meta, **{kind: getattr(meta, kind) or i}))
+        out[i] = Looked("found", _with_id(meta, kind, getattr(meta, kind) or i))
     return out
+
+
+def _with_id(meta: RecordMetadata, kind: IdKind, value: str) -> RecordMetadata:
+    """A copy of ``meta`` whose ``kind`` id is ``value``."""
+    if kind == "pmid":
+        return replace(meta, pmid=value)
+    if kind == "doi":
+        return replace(meta, doi=value)
+    return replace(meta, pmcid=value)
 
 
 def _label(kind: IdKind) -> str:

@@ -76,7 +76,7 @@ class _SetInput(ToolInput):
         uids = getattr(self, "uids", None)
         self.db = resolve_source(self.db, uids, self.history)
         check_uid_count(uids, limit, hint)
-        self.uids = fold_pmc_uids(self.db, uids)  # type: ignore[attr-defined]
+        self.uids = fold_pmc_uids(self.db, uids)
         if self.history is not None and self.db in PAGING_CEILING_DBS and self.retstart >= PAGING_CEILING:
             raise ArgumentError(
                 f"retstart={self.retstart:,} is past the {PAGING_CEILING:,}-record ceiling of {self.db} result sets",
@@ -175,7 +175,7 @@ def _record(db: str, doc: Any) -> SummaryRecord:
 async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput:
     db = args.db
     assert db is not None
-    base = {"db": db, "retmode": "json"}
+    base: dict[str, str | int] = {"db": db, "retmode": "json"}
     if args.uids is not None:
         requests = [{**base, "id": ",".join(group)} for group in chunks(args.uids, ESUMMARY_BATCH)]
     else:
@@ -197,8 +197,9 @@ async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput
         if args.history is not None and len(result.docs) + len(result.errors) < int(params["retmax"]):
             break  # the stored set ended
     got = len(records) + len(errors)
+    history_total = args.history.count if args.history is not None else None
     has_more = args.history is not None and got >= args.retmax
-    if has_more and args.history.count is not None:
+    if has_more and args.history is not None and args.history.count is not None:
         has_more = args.retstart + got < args.history.count
     if has_more and db in PAGING_CEILING_DBS and args.retstart + got >= PAGING_CEILING:
         has_more = False
@@ -210,7 +211,7 @@ async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput
         )
     return ESummaryOutput(
         database=db,
-        total=len(args.uids) if args.uids is not None else args.history.count,  # type: ignore[union-attr]
+        total=len(args.uids) if args.uids is not None else history_total,
         count=len(records),
         offset=args.retstart if args.history is not None else 0,
         has_more=has_more,
@@ -350,7 +351,7 @@ class EFetchInput(_SetInput):
                 f"seq_start {self.seq_start:,} is after seq_stop {self.seq_stop:,}",
                 "Give seq_start <= seq_stop; for the reverse complement add strand='minus'.",
             )
-        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)  # type: ignore[assignment]
+        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)
         return self
 
     def sequence_params(self) -> dict[str, int]:
@@ -453,7 +454,7 @@ class SearchThenFetchInput(SearchInput):
 
     @model_validator(mode="after")
     def _format(self) -> SearchThenFetchInput:
-        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)  # type: ignore[assignment]
+        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)
         return self
 
 
@@ -513,7 +514,7 @@ async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -
                 retmax=len(r.ids),
             )
         else:
-            text, batches = await efetch(ctx, args.db, args.rettype, args.retmode, uids=r.ids)
+            text, batches = await efetch(ctx, args.db, args.rettype, args.retmode, uids=r.ids, known=True)
     elif r.count == 0:
         suggestion = await spelling_suggestion(ctx, args.db, args.term)
         notices.append(

@@ -398,8 +398,9 @@ class EGQueryOutput(ToolOutput):
     degraded_reason: str | None = None
 
 
-async def _fallback_counts(ctx: ToolContext, term: str) -> list[DatabaseCount]:
+async def _fallback_counts(ctx: ToolContext, term: str, cause: MedlitError) -> list[DatabaseCount]:
     done = 0
+    failures: list[MedlitError] = []
 
     async def one(db: str) -> DatabaseCount:
         nonlocal done
@@ -407,18 +408,21 @@ async def _fallback_counts(ctx: ToolContext, term: str) -> list[DatabaseCount]:
             r = await run_esearch(ctx, db, term, rettype="count")
             item = DatabaseCount(db=db, count=r.count, status="Ok")
         except MedlitError as err:
+            failures.append(err)
             item = DatabaseCount(db=db, count=None, status=f"error: {err.reason}")
         done += 1
         await ctx.progress(done, len(FALLBACK_DATABASES), f"counted {db}")
         return item
 
     items = await asyncio.gather(*(one(db) for db in FALLBACK_DATABASES))
-    if all(i.count is None for i in items):
+    if failures and all(i.count is None for i in items):
+        # Name the failure as EGQuery met it (a server error, a timeout, a refused redirect), not
+        # as a generic "unreachable": it tells the caller whether a retry can help.
         raise MedlitError(
-            "ncbi_unreachable",
-            "Neither EGQuery nor the ESearch fallback could be reached.",
-            "NCBI seems down; retry in a minute.",
-            True,
+            cause.reason,
+            f"Neither EGQuery ({cause.message}) nor the ESearch fallback ({failures[0].reason}) answered.",
+            cause.recovery or "NCBI seems down; retry in a minute.",
+            cause.retryable,
         )
     return list(items)
 
@@ -439,7 +443,7 @@ async def egquery_tool(args: EGQueryInput, ctx: ToolContext) -> EGQueryOutput:
             f"EGQuery failed ({err.reason}: {err.message}); counts come from one ESearch per database over "
             f"{len(FALLBACK_DATABASES)} common databases, not all Entrez databases."
         )
-        items = await _fallback_counts(ctx, args.term)
+        items = await _fallback_counts(ctx, args.term, err)
     hits = sorted((i for i in items if i.count), key=lambda i: -(i.count or 0))
     return EGQueryOutput(
         term=args.term,
