@@ -12,11 +12,15 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .errors import MedlitError
 from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
 from .settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def setup_logging(settings: Settings, secrets: Sequence[str] | None = None) -> None:
@@ -118,7 +122,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
     from .server import serve_http
 
     caught: list[int] = []
-    running: list[object] = []
+    running: list[uvicorn.Server] = []
 
     def remember(sig: int, frame: object) -> None:
         # uvicorn handles signals while it serves and re-raises the one it handled afterwards;
@@ -127,7 +131,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
         if not running:
             sys.stderr.flush()
             os._exit(128 + sig)
-        running[0].should_exit = True  # type: ignore[attr-defined]
+        running[0].should_exit = True
 
     previous = {sig: signal.signal(sig, remember) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -206,7 +210,7 @@ def _explain_tool(host: Host, name: str) -> int:
     return 0
 
 
-def _type_of(spec: dict) -> str:
+def _type_of(spec: dict[str, Any]) -> str:
     if "type" in spec:
         kind = spec["type"]
         if kind == "array" and isinstance(spec.get("items"), dict):
@@ -226,9 +230,28 @@ def _placeholder(kind: str) -> object:
     )
 
 
+class _SettingRow(TypedDict):
+    name: str
+    description: str
+    required: bool
+    set: bool
+
+
+class _PluginRow(TypedDict):
+    name: str
+    version: str
+    source: str
+    status: str
+    detail: str
+    tools: list[str]
+    tiers: list[str]
+    description: str
+    settings: list[_SettingRow]
+
+
 def cmd_plugins(args: argparse.Namespace) -> int:
     host = _host()
-    rows = []
+    rows: list[_PluginRow] = []
     for p in host.plugins.values():
         rows.append(
             {
@@ -294,6 +317,7 @@ def cmd_call(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from .http import UpstreamClient
     from .runtime import Runtime
 
     host = _host()
@@ -327,10 +351,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 if rec.spec.probe is None:
                     print(f"  {name}: no probe declared  {where}  ({pace})")
                     continue
+                client = rt.clients[name]
+                if not isinstance(client, UpstreamClient):  # an open-web client has no base URL to ask
+                    print(f"  {name}: open web, not probed  {where}  ({pace})")
+                    continue
                 probe_spec = rec.spec.probe
                 started = time.monotonic()
                 try:
-                    resp = await rt.clients[name].get(
+                    resp = await client.get(
                         probe_spec.path,
                         dict(probe_spec.params),
                         expect=probe_spec.expect,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from lxml import etree
 
@@ -580,6 +581,12 @@ def _def_lines(el: Element) -> list[str]:
 # figures, supplementary material and tables
 
 
+_ASSET_KINDS: dict[str, Literal["figure", "supplementary", "media"]] = {
+    "supplementary-material": "supplementary",
+    "media": "media",
+}
+
+
 def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
     if name in ("fig-group", "table-wrap-group"):
         return _float_group(el, name, ctx)
@@ -587,7 +594,7 @@ def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
     if name == "table-wrap":
         ctx.tables.append(_table(el, label, ctx))
         return [_marker(label, "Table")]
-    kind = {"supplementary-material": "supplementary", "media": "media"}.get(name, "figure")
+    kind = _ASSET_KINDS.get(name, "figure")
     caption = _caption(el, attrib=True)
     if caption is None and label is None:
         # Springer & co. put the label and caption of a supplementary file on its <media>
@@ -596,7 +603,7 @@ def _float(el: Element, name: str, ctx: _Ctx) -> list[str]:
             label, caption = _text(_child(inner, "label")), _caption(inner)
     ctx.assets.append(
         Asset(
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             id=el.get("id"),
             label=label,
             caption=caption,
@@ -777,7 +784,7 @@ def _span(value: str | None, limit: int) -> int:
 # sections
 
 
-def _body_sections(body: Element | None, ctx: _Ctx, kind: str = "body") -> list[Section]:
+def _body_sections(body: Element | None, ctx: _Ctx, kind: Literal["body", "back"] = "body") -> list[Section]:
     """Flat sections of a <body>; loose text before, between or after <sec>s is untitled."""
     out: list[Section] = []
     if body is None:
@@ -785,7 +792,7 @@ def _body_sections(body: Element | None, ctx: _Ctx, kind: str = "body") -> list[
 
     def loose(blocks: list[str]) -> None:
         if blocks:
-            out.append(Section(title=None, path=[], level=0, kind=kind, text="\n\n".join(blocks)))  # type: ignore[arg-type]
+            out.append(Section(title=None, path=[], level=0, kind=kind, text="\n\n".join(blocks)))
             blocks.clear()
 
     def on_section(child: Element, blocks: list[str]) -> None:
@@ -799,7 +806,9 @@ def _body_sections(body: Element | None, ctx: _Ctx, kind: str = "body") -> list[
     return out
 
 
-def _walk(el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section], kind: str) -> None:
+def _walk(
+    el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section], kind: Literal["body", "back"]
+) -> None:
     """Append a section for ``el``, then its subsections (folded into it past max_depth)."""
     name = _name(el)
     title = _heading(el) or _BACK_SECTIONS.get(name)
@@ -810,7 +819,7 @@ def _walk(el: Element, ctx: _Ctx, path: list[str], depth: int, out: list[Section
                 _walk(child, ctx, path, depth, out, kind)
         return
     sec_path = [*path, title or ""]
-    section = Section(title=title, label=_label(el), path=sec_path, level=depth, kind=kind)  # type: ignore[arg-type]
+    section = Section(title=title, label=_label(el), path=sec_path, level=depth, kind=kind)
     out.append(section)
     saved, ctx.path = ctx.path, sec_path
 
@@ -1296,9 +1305,9 @@ def _is_mixed(cit: Element) -> bool:
 
 
 def _format_citation(cit: Element, ref: Reference) -> str:
-    names = [_citation_name(n) for g in _children(cit, "person-group") for n in _elements(g)]
-    names += [_citation_name(n) for n in _children(cit, "name", "string-name", "collab")]
-    names = [n for n in names if n]
+    found = [_citation_name(n) for g in _children(cit, "person-group") for n in _elements(g)]
+    found += [_citation_name(n) for n in _children(cit, "name", "string-name", "collab")]
+    names = [n for n in found if n]
     volume, issue = _text(_child(cit, "volume")), _text(_child(cit, "issue"))
     fpage, lpage = _text(_child(cit, "fpage")), _text(_child(cit, "lpage"))
     where = "".join(filter(None, (volume, f"({issue})" if issue else None)))

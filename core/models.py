@@ -1,19 +1,128 @@
-"""Base models for tool inputs and outputs, and the response-format argument every tool shares."""
+"""Base models for tool inputs and outputs, the response-format argument every tool shares, the
+control-character guard every input passes and the lean JSON schema tools are advertised with."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import core_schema
 
+from .errors import ArgumentError
 from .render import TEXT_LIMIT, cap
+
+# C0 controls except tab, newline and carriage return, plus DEL: never meaningful in a query, an
+# id or a name, and some upstreams answer them with misleading (retryable-looking) errors.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def find_control_character(value: Any, path: str = "") -> tuple[str, int, str] | None:
+    """The first control character in ``value`` (strings, lists and objects walked): its field
+    path, its position and the character; ``None`` when there is none."""
+    if isinstance(value, str):
+        m = CONTROL_CHARACTERS.search(value)
+        return (path or "value", m.start(), m.group()) if m else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = find_control_character(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = find_control_character(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def refuse_control_characters(value: Any) -> Any:
+    """Raise ``ArgumentError`` naming the field when ``value`` holds a control character."""
+    found = find_control_character(value)
+    if found:
+        where, pos, char = found
+        raise ArgumentError(
+            f"{where} holds a control character (U+{ord(char):04X}) at position {pos}",
+            "Remove control characters (NUL, escape sequences, ...) from the value and call again.",
+        )
+    return value
+
+
+class LeanJsonSchema(GenerateJsonSchema):
+    """Tool input schemas without the ``anyOf [..., null]`` wrapper and the empty default (``null``,
+    ``""``, ``[]``) every optional field would otherwise carry: an omitted field means "not given"
+    (an explicit null is still accepted), and the wrapper made ``tools/list`` a fifth larger."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        json_schema = super().default_schema(schema)
+        if "default" in json_schema and json_schema["default"] in (None, "", []):
+            json_schema = {k: v for k, v in json_schema.items() if k != "default"}
+        return json_schema
+
+
+def inline_definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace each ``$ref`` to ``#/$defs/...`` by the definition itself and drop ``$defs``: tool
+    inputs nest small objects used once or twice, some MCP clients do not follow references, and
+    the indirection costs more characters than it saves. Recursive models keep their ``$defs``."""
+    defs = schema.get("$defs")
+    if not defs:
+        return schema
+    prefix = "#/$defs/"
+
+    class Recursive(Exception):
+        pass
+
+    def walk(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(v, seen) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(prefix):
+            name = ref[len(prefix) :]
+            if name in seen:
+                raise Recursive(name)
+            inner = walk(defs[name], (*seen, name))
+            return {**inner, **{k: walk(v, seen) for k, v in node.items() if k != "$ref"}}
+        return {k: walk(v, seen) for k, v in node.items() if k != "$defs"}
+
+    try:
+        inlined: dict[str, Any] = walk(schema, ())
+    except Recursive:
+        return schema
+    return inlined
 
 
 class ToolInput(BaseModel):
     """Base for tool inputs: unknown fields are refused (the host refuses them for every tool
-    anyway, with the list of accepted ones) and surrounding white space is stripped."""
+    anyway, with the list of accepted ones), surrounding white space is stripped and control
+    characters are refused anywhere in the arguments."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_control_characters(cls, data: Any) -> Any:
+        return refuse_control_characters(data)
+
+    @classmethod
+    def model_json_schema(
+        cls,
+        by_alias: bool = True,
+        ref_template: str = DEFAULT_REF_TEMPLATE,
+        schema_generator: type[GenerateJsonSchema] = LeanJsonSchema,
+        mode: JsonSchemaMode = "validation",
+        *,
+        union_format: Literal["any_of", "primitive_type_array"] = "any_of",
+    ) -> dict[str, Any]:
+        schema = super().model_json_schema(
+            by_alias, ref_template, schema_generator, mode, union_format=union_format
+        )
+        return inline_definitions(schema) if ref_template == DEFAULT_REF_TEMPLATE else schema
 
 
 class ToolOutput(BaseModel):
@@ -26,11 +135,12 @@ ResponseFormat = Literal["markdown", "json"]
 
 
 def response_format_field() -> Any:
-    """The ``responseFormat`` argument: how the text block renders the result."""
+    """The ``responseFormat`` argument (``response_format`` accepted too): how the text block
+    renders the result. Declare it under either attribute name; the schema shows ``responseFormat``."""
     return Field(
         "markdown",
-        description="Text rendering of the result: 'markdown' (default, readable) or 'json' (the structured result "
-        "as fenced JSON). The structured content is the same either way. Example: 'json'.",
+        validation_alias=AliasChoices("responseFormat", "response_format"),
+        description="Text reply format; structured content is the same. Example: 'json'.",
     )
 
 

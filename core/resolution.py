@@ -248,9 +248,9 @@ def _fold(result: ChainResult) -> None:
 
 
 # -- the chain ----------------------------------------------------------------------------------
-def most_specific(outcomes: Sequence[str]) -> UnavailableReason:
+def most_specific(outcomes: Sequence[TierOutcomeKind]) -> UnavailableReason:
     """The ``unavailable`` reason for an unresolved article, from its steps' outcomes."""
-    reasons = {reason for o in outcomes if (reason := REASON_OF.get(o)) is not None}  # type: ignore[call-overload]
+    reasons = {reason for o in outcomes if (reason := REASON_OF.get(o)) is not None}
     if not reasons:
         return ALL_SKIPPED
     return next(r for r in SPECIFICITY if r in reasons)
@@ -373,8 +373,8 @@ async def run_chain(
                 else TierResult("miss", "no record returned")
             )
             res.tried.append(TierAttempt(tier.name, checked.outcome, checked.detail))
-            if checked.outcome == "hit":
-                checked.article.tier = tier.name  # type: ignore[union-attr]
+            if checked.outcome == "hit" and checked.article is not None:  # _checked: a hit has one
+                checked.article.tier = tier.name
                 res.hit, res.served_by = checked, tier.name
         _fold(result)  # a tier may have read an id that shows two refs are one article
     for res in result.resolutions:

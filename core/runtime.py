@@ -30,7 +30,9 @@ from .settings import select_tool
 if TYPE_CHECKING:
     import aiohttp
 
-from .types import ArticleRef, IdKind, RecordMetadata, ToolContext, ToolSpec, _no_progress
+    from .webfetch import WebClient
+
+from .types import ArticleRef, IdKind, Progress, RecordMetadata, ToolContext, ToolSpec, _no_progress
 from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
@@ -59,7 +61,7 @@ class Runtime:
         self.host = host
         self._own_session = session is None
         self.session = session
-        self._clients: dict[str, UpstreamClient] | None = None
+        self._clients: dict[str, UpstreamClient | WebClient] | None = None
         self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
         self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
         self.redact = Redactor(host.secrets)
@@ -68,7 +70,7 @@ class Runtime:
         return self
 
     @property
-    def clients(self) -> dict[str, UpstreamClient]:
+    def clients(self) -> dict[str, UpstreamClient | WebClient]:
         """The paced clients, built on first use: a server answers ``initialize`` and
         ``tools/list`` without importing aiohttp (~0.1 s of every launch)."""
         if self._clients is None:
@@ -101,7 +103,7 @@ class Runtime:
         if self._own_session and self.session is not None:
             await self.session.close()
 
-    def context(self, plugin: str, progress: ProgressFn | None = None) -> ToolContext:
+    def context(self, plugin: str, progress: Progress | None = None) -> ToolContext:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
         Core's built-in plugins (the full-text chain) also get the host and every client, since
         they run other plugins' tiers with those plugins' contexts."""
@@ -111,7 +113,7 @@ class Runtime:
             plugin=plugin,
             settings=self.host.plugin_settings(plugin),
             clients={k: v for k, v in self.clients.items() if k in own},
-            progress=progress or _no_progress,  # type: ignore[arg-type]
+            progress=progress or _no_progress,
             cache=self.caches.setdefault(plugin, {}),
             runtime=self if core else None,
             metadata=self.lookup_metadata,
@@ -179,16 +181,16 @@ class Runtime:
         if spec is None:
             err = self._unknown_tool(name)
             return CallOutcome(render_error(err), error=err)
-        progress = _monotonic(progress)
+        report = _monotonic(progress)
         deadline = started + self.host.settings.call_deadline
-        tokens = (CALL_DEADLINE.set(deadline), CALL_PROGRESS.set(_notices(progress)))
+        tokens = (CALL_DEADLINE.set(deadline), CALL_PROGRESS.set(_notices(report)))
         try:
             args = validate_arguments(spec, arguments or {})
             # Requests stop at the deadline themselves (typed errors); this guard catches a handler
             # that keeps working past it, so the host always gets an answer in time.
             try:
                 async with asyncio.timeout(self.host.settings.call_deadline + DEADLINE_GRACE):
-                    result = await spec.handler(args, self.context(spec.plugin, progress))
+                    result = await spec.handler(args, self.context(spec.plugin, report))
             except TimeoutError:
                 raise MedlitError(
                     E.CALL_DEADLINE_EXCEEDED,
@@ -209,12 +211,12 @@ class Runtime:
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
         except Exception as exc:  # never crash the session; name the plugin whose code failed
             log.exception("tool %s of plugin %s failed", name, spec.plugin)
-            err = E.plugin_fault(
+            fault = E.plugin_fault(
                 spec.plugin,
                 self.redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"),
                 tool=name,
             )
-            return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+            return CallOutcome(render_error(fault), error=fault, elapsed=time.monotonic() - started)
         finally:
             CALL_DEADLINE.reset(tokens[0])
             CALL_PROGRESS.reset(tokens[1])
@@ -228,7 +230,8 @@ class Runtime:
         dumped = json.dumps(data, ensure_ascii=False)
         if not any(s in dumped for s in secrets):
             return data
-        return json.loads(self.redact(dumped))
+        redacted: dict[str, Any] = json.loads(self.redact(dumped))
+        return redacted
 
     def _unknown_tool(self, name: str) -> MedlitError:
         owner = self.host.owner_of_tool(name)
@@ -265,7 +268,7 @@ class Runtime:
 DEADLINE_GRACE = 1.5  # seconds past the call deadline before the handler itself is stopped
 
 
-def _monotonic(progress: ProgressFn | None) -> ProgressFn:
+def _monotonic(progress: ProgressFn | None) -> Progress:
     """Progress values must increase (MCP); tools count their own steps while the client reports
     waits on retries, so a value that does not move on is nudged past the last one sent."""
     last = float("-inf")
@@ -282,7 +285,7 @@ def _monotonic(progress: ProgressFn | None) -> ProgressFn:
     return report
 
 
-def _notices(progress: ProgressFn) -> Callable[[str], Awaitable[None]]:
+def _notices(progress: Progress) -> Callable[[str], Awaitable[None]]:
     async def notice(message: str) -> None:
         await progress(0, None, message)
 
@@ -364,11 +367,39 @@ def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
         raise validation_error(spec, exc) from None
 
 
+ECHO_LIMIT = 80  # characters of a bad value an error message may quote
+
+
+def _long_strings(value: Any, found: list[str]) -> list[str]:
+    """The long strings in a bad value (itself, or inside its lists and objects), a few at most."""
+    if len(found) >= 20:
+        return found
+    if isinstance(value, str):
+        if len(value) > ECHO_LIMIT:
+            found.append(value)
+    elif isinstance(value, dict):
+        for v in list(value.values())[:20]:
+            _long_strings(v, found)
+    elif isinstance(value, (list, tuple)):
+        for v in value[:20]:
+            _long_strings(v, found)
+    return found
+
+
+def _short_echo(msg: str, value: Any) -> str:
+    """A validation message quoting at most a short prefix of the bad value (a 1 MB date once gave
+    3 MB of error): each long string of the value is cut where it appears, then the message."""
+    for s in _long_strings(value, []):
+        if s in msg:
+            msg = msg.replace(s, s[:ECHO_LIMIT] + "...")
+    return msg if len(msg) <= 4 * ECHO_LIMIT else msg[: 4 * ECHO_LIMIT] + "..."
+
+
 def validation_error(spec: ToolSpec, exc: ValidationError) -> MedlitError:
     problems = []
-    for e in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in e["loc"]) or "arguments"
-        msg = e["msg"].removeprefix("Value error, ")
+    for e in exc.errors(include_url=False)[:20]:
+        loc = (".".join(str(p) for p in e["loc"]) or "arguments")[:ECHO_LIMIT]
+        msg = _short_echo(e["msg"].removeprefix("Value error, "), e.get("input"))
         if e["type"] == "extra_forbidden":
             msg = f"unknown field; accepted fields are {', '.join(spec.input_model.model_fields)}"
         problems.append(f"{loc}: {msg}")

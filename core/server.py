@@ -13,7 +13,7 @@ import logging
 import sys
 import warnings
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp import types
@@ -26,6 +26,10 @@ from .host import CORE_PLUGINS, Host
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
 
 log = logging.getLogger("medlit.server")
 ERROR_META_KEY = "medlit/error"
@@ -133,10 +137,10 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                 await ctx.session.report_progress(done, total, message)
 
         outcome = await rt.call(params.name, dict(params.arguments or {}), progress)
-        content = [types.TextContent(type="text", text=outcome.text)]
+        content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
         if outcome.error is not None:
             return types.CallToolResult(
-                content=content, is_error=True, _meta={ERROR_META_KEY: outcome.error.to_dict()}
+                content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
             )
         return types.CallToolResult(content=content, structured_content=outcome.data, is_error=False)
 
@@ -199,7 +203,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                 types.INVALID_PARAMS, f"Prompt {spec.name} needs argument(s): {', '.join(missing)}"
             )
         messages = [
-            types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
+            types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))
             for role, text in spec.render(args)
         ]
         return types.GetPromptResult(description=spec.description, messages=messages)
@@ -295,7 +299,7 @@ def http_app(
     allowed_origins: Sequence[str] = (),
     path: str = "/mcp",
     stateless: bool = False,
-):
+) -> Starlette:
     """The Streamable HTTP app, plus ``GET /health`` for load balancers. ``stateless`` issues no
     session ids, so any replica behind a load balancer can answer any request."""
     from starlette.requests import Request
@@ -333,7 +337,7 @@ def serve_http(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     stateless: bool = False,
-    on_server: Callable[[Any], None] | None = None,
+    on_server: Callable[[uvicorn.Server], None] | None = None,
 ) -> None:
     import uvicorn
 
@@ -348,7 +352,13 @@ def serve_http(
     )
     # Open streams get half a second to finish after a signal: shutdown stays under a second.
     config = uvicorn.Config(
-        app, host=bind, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=0.5
+        app,
+        host=bind,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        # uvicorn annotates int, but hands the value to asyncio.wait_for: half a second works.
+        timeout_graceful_shutdown=0.5,  # type: ignore[arg-type]
     )
     server = uvicorn.Server(config)
     if on_server is not None:

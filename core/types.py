@@ -206,7 +206,7 @@ class ToolContext:
 
     plugin: str = ""
     settings: PluginConfig = field(default_factory=dict)
-    clients: Mapping[str, UpstreamClient] = field(default_factory=dict)
+    clients: Mapping[str, UpstreamClient | WebClient] = field(default_factory=dict)
     progress: Progress = _no_progress
     cache: dict[str, Any] = field(default_factory=dict)
     # The runtime (``.host``, ``.context(plugin)``): given to core's own built-in plugins only,
@@ -220,6 +220,18 @@ class ToolContext:
 
     def client(self, service: str) -> UpstreamClient:
         """The paced client for a service this plugin declared (``medlit_services``)."""
+        from .webfetch import WebClient
+
+        client = self._declared(service)
+        if isinstance(client, WebClient):
+            from .errors import plugin_fault
+
+            raise plugin_fault(
+                self.plugin, f"service {service!r} is declared with open_web=True: use ctx.web()"
+            )
+        return client
+
+    def _declared(self, service: str) -> UpstreamClient | WebClient:
         try:
             return self.clients[service]
         except KeyError:
@@ -233,8 +245,10 @@ class ToolContext:
 
     def web(self, service: str) -> WebClient:
         """The open-web client of a service this plugin declared with ``open_web=True``."""
-        client: Any = self.client(service)
-        if not hasattr(client, "fetch"):
+        from .webfetch import WebClient
+
+        client = self._declared(service)
+        if not isinstance(client, WebClient):
             from .errors import plugin_fault
 
             raise plugin_fault(self.plugin, f"service {service!r} is not declared with open_web=True")
@@ -535,5 +549,5 @@ class PromptSpec:
     title: str
     description: str
     arguments: tuple[PromptArgument, ...]
-    render: Callable[[Mapping[str, str]], list[tuple[str, str]]]
+    render: Callable[[Mapping[str, str]], Sequence[tuple[Literal["user", "assistant"], str]]]
     plugin: str = ""

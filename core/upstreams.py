@@ -7,9 +7,9 @@ inspection come from a plugin's ``medlit_services`` hook (resolved by the host i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .http import Pacer, ServiceConfig, UpstreamClient
+from .http import Pacer, Pacing, ServiceConfig, UpstreamClient
 from .redact import Redactor
 from .shared_pacer import RedisPacer
 from .webfetch import WebClient, WebConfig
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def build_clients(
     session: aiohttp.ClientSession, host: Host, cache: Cache | None = None
-) -> dict[str, UpstreamClient]:
+) -> dict[str, UpstreamClient | WebClient]:
     """One client per declared service of an active plugin; services of one pacing group share one
     :class:`Pacer` at the group's highest rate (NCBI counts requests per IP), and a service whose
     own limit is lower paces as a slower lane of it (see :meth:`Pacer.earliest`)."""
@@ -34,18 +34,18 @@ def build_clients(
         group = rec.spec.group
         group_rates[group] = max(group_rates.get(group, rec.rate), rec.rate)
     shared = cache.setting.target if cache is not None and cache.setting.kind == "redis" else None
-    pacers: dict[str, Any] = {}
+    pacers: dict[str, Pacing] = {}
     for group, rate in group_rates.items():
         # With Redis configured every replica draws on one budget per group; else this process's own.
         pacers[group] = RedisPacer(shared, group, rate) if shared else Pacer(rate)
-    clients: dict[str, UpstreamClient] = {}
+    clients: dict[str, UpstreamClient | WebClient] = {}
     for name, rec in host.services.items():
         spec = rec.spec
         if spec.open_web:  # fetches any public URL, paced per host (core/webfetch.py)
             web = WebConfig(
                 name, spec.title, spec.prefix, rec.rate, spec.concurrency, spec.max_queue, rec.headers
             )
-            clients[name] = WebClient(web, settings, redactor)  # type: ignore[assignment]
+            clients[name] = WebClient(web, settings, redactor)
             continue
         config = ServiceConfig(
             name,

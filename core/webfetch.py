@@ -30,7 +30,7 @@ import logging
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
@@ -43,6 +43,7 @@ from .settings import Settings, parse_bool
 
 if TYPE_CHECKING:
     import aiohttp
+    from aiohttp.abc import AbstractResolver, ResolveResult
 
 log = logging.getLogger("medlit.webfetch")
 
@@ -134,7 +135,7 @@ def vet_address(host: str, address: str, allow_loopback: bool) -> None:
         )
 
 
-def _resolver_class() -> type:
+def _resolver_class() -> Callable[[bool], AbstractResolver]:
     from aiohttp.abc import AbstractResolver
 
     class VettedResolver(AbstractResolver):
@@ -147,14 +148,14 @@ def _resolver_class() -> type:
 
         async def resolve(
             self, host: str, port: int = 0, family: int = socket.AF_INET
-        ) -> list[dict[str, Any]]:
+        ) -> list[ResolveResult]:
             try:
                 infos = await getaddrinfo(host, port, family)
             except socket.gaierror as exc:
                 raise OSError(f"{host} could not be resolved ({exc.strerror or exc})") from None
             if not infos:
                 raise OSError(f"{host} resolved to no address")
-            out = []
+            out: list[ResolveResult] = []
             for fam, address in infos:
                 vet_address(host, address, self.allow_loopback)
                 out.append(

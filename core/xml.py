@@ -93,7 +93,7 @@ def parse_xml(data: bytes | str, *, recover: bool = False) -> etree._Element:
     data = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     root = etree.fromstring(data, parser=_parser(recover))
     if root is None:
-        raise etree.XMLSyntaxError("empty document", None, 0, 0, "<upstream>")  # type: ignore[call-arg]
+        raise etree.XMLSyntaxError("empty document", None, 0, 0, "<upstream>")
     docinfo = root.getroottree().docinfo
     dtd = docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from medlit.core.host import Host, HostError
+    from medlit.core.host import settings_var_for as base_url_var
     from medlit.core.runtime import CallOutcome, Runtime
 
     from .fake_upstream import (
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
         Handler,
         Limit,
         Req,
-        base_url_var,
         json_response,
         text_response,
         xml_response,

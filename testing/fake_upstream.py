@@ -146,7 +146,7 @@ class FakeUpstream:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]
         return self
 
     async def stop(self) -> None:
@@ -185,7 +185,7 @@ class FakeUpstream:
         self,
         service: str,
         path: str,
-        body: bytes | str | dict | list,
+        body: bytes | str | dict[str, Any] | list[Any],
         status: int = 200,
         content_type: str | None = None,
         headers: Mapping[str, str] | None = None,
@@ -263,9 +263,9 @@ class FakeUpstream:
         if handler is None:
             return web.Response(status=404, text=f"fake upstream: no route for {req.service}/{req.path}")
         result = handler(req)
-        if asyncio.iscoroutine(result):
-            result = await result
-        return result  # type: ignore[return-value]
+        if isinstance(result, web.StreamResponse):
+            return result
+        return await result
 
     def rate_limited_response(self, req: Req, limit: float) -> web.StreamResponse:
         """The answer to a request over its group's limit (override for a service's own body)."""
@@ -312,7 +312,8 @@ class FakeUpstream:
             resp.content_length = len(body) + 5000
             await resp.prepare(request)
             await resp.write(body[: len(body) // 2])
-            request.transport.close()  # type: ignore[union-attr]
+            if request.transport is not None:
+                request.transport.close()
             return resp
         if k == "oversized":
             size = o.get("size", 6_000_000)
@@ -346,7 +347,8 @@ class FakeUpstream:
         if k == "prolog_only":
             return xml_response(self.prolog_only_body)
         if k == "reset":
-            request.transport.close()  # type: ignore[union-attr]
+            if request.transport is not None:
+                request.transport.close()
             return web.Response(status=500)
         raise ValueError(f"unknown fault kind {k}")
 

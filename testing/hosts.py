@@ -36,7 +36,9 @@ def named(plugins: tuple[Any, ...]) -> list[tuple[str, Any]]:
             continue
         info = getattr(plugin, "medlit_plugin_info", None)
         try:
-            name = info().name  # type: ignore[misc]
+            if info is None:
+                raise AttributeError("the plugin has none")
+            name = info().name
         except Exception as exc:
             raise TypeError(
                 f"cannot name plugin {plugin!r} from its medlit_plugin_info() ({exc}); pass ('name', plugin)"

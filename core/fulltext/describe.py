@@ -4,7 +4,10 @@ own description and, when its plugin is not active, why and what would enable it
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from .models import FETCH_LIMIT, MAX_IDS
 
 NAME = "pubmed_fetch_fulltext"
 # The sibling for abstracts and metadata, named only while a plugin provides it.
@@ -28,33 +31,36 @@ def _state(record: Any) -> str:
     return str(record.status)
 
 
-def _named(name: str, description: str, record: Any) -> str:
-    description = description.strip().rstrip(".")
+def first_clause(description: str) -> str:
+    """A tier's or resolver's description up to its first comma, colon or parenthesis: what it is.
+    The rest (its request cost) belongs in the server instructions, not in every tools/list."""
+    return re.split(r",|:|;| \(", description, maxsplit=1)[0]
+
+
+def _named(name: str, description: str, record: Any, brief: bool = False) -> str:
+    description = (first_clause(description) if brief else description).strip().rstrip(".")
     text = f"{name} ({description})" if description else name
     state = _state(record)
     return f"{text} [{state}]" if state else text
 
 
-def sources(host: Any) -> str:
+def sources(host: Any, brief: bool = False) -> str:
     """The tiers in chain order: '1. a (...); 2. b (...) [switched off: ...]'."""
     return "; ".join(
-        f"{n}. {_named(t.name, t.description, rec)}" for n, (t, rec) in enumerate(host.tiers(), 1)
+        f"{n}. {_named(t.name, t.description, rec, brief)}" for n, (t, rec) in enumerate(host.tiers(), 1)
     )
 
 
-def resolvers(host: Any) -> str:
+def resolvers(host: Any, brief: bool = False) -> str:
     """The ID resolution steps, or '' when none is declared."""
     steps = [
-        f"{_named(r.name, r.description, rec)}, {'/'.join(sorted(r.accepts))} to {'/'.join(sorted(r.provides))}"
+        f"{_named(r.name, r.description, rec, brief)}, {'/'.join(sorted(r.accepts))} to "
+        f"{'/'.join(sorted(r.provides))}"
         for r, rec in host.resolvers()
     ]
     if not steps:
         return ""
-    return (
-        "An id a source needs and the article lacks is first looked up, for all ids of the call at once, by "
-        + "; then ".join(steps)
-        + "."
-    )
+    return "Missing id kinds are looked up first, for all ids at once, by " + "; then ".join(steps) + "."
 
 
 def describe(host: Any) -> str:
@@ -62,21 +68,16 @@ def describe(host: Any) -> str:
     if not host.tiers():
         return NO_TIERS
     sibling = (
-        f"; for titles, abstracts and metadata use {ABSTRACT_TOOL}, which is cheaper"
+        f"; for titles, abstracts and metadata, {ABSTRACT_TOOL} (cheaper)"
         if ABSTRACT_TOOL in host.tools
         else ""
     )
     return (
-        "Fetch the full text of articles as structured sections (body, then back matter), with tables, figures "
-        "and optionally references, from this server's full-text sources, tried in order until one serves it: "
-        f"{sources(host)}. {resolvers(host)} Use it to read methods, results or tables{sibling}. Name articles by "
-        "`pmcids`, `pmids` and/or `dois` (up to 50 distinct; the first 10 are fetched per call, the rest come back "
-        "in `overLimit`); ids naming one article return it once. Every id not returned is in `unavailable` with "
-        "the outcome of each step (`triedTiers`) and any source switched off that could have served it "
-        "(`unqueriedTiers`): no full text anywhere is a normal result, not an error. Bound the size with "
-        "`sections` (e.g. ['methods']), `maxSections`, `maxCharacters` per article (`overflowMode` 'outline' "
-        "keeps every heading) and `maxResponseCharacters` for the whole response (articles past it are deferred "
-        "whole to a follow-up call). Errors only for bad input or when every source failed (retryable)."
+        "Fetch the full text of articles as structured sections with tables and figures, from these sources in "
+        f"order: {sources(host, True)}. {resolvers(host, True)} Use it to read methods, results or "
+        f"tables{sibling}. Name up to {MAX_IDS} articles by pmcids, pmids and/or dois; the first {FETCH_LIMIT} "
+        "are fetched, the rest return in overLimit. An article with no full text anywhere is listed in "
+        "unavailable with each source's outcome: a normal result, not an error."
     )
 
 

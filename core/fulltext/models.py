@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import ArgumentError
 from ..identifiers import IdentifierError, parse_list
 from ..jats_models import UnextractableReason
-from ..models import ResponseFormat, ToolInput
+from ..models import ResponseFormat, ToolInput, response_format_field
 from ..resolution import UnavailableReason
 from ..text import strip_invisible
 from ..types import ContentFormat, IdKind, TierOutcomeKind
@@ -41,80 +41,65 @@ def _ids(kind: IdKind, value: Any) -> list[str] | None:
     return out or None
 
 
+# Upper bounds of the size knobs: far past any article, there only so that no input is unbounded.
+SIZE_MAX = 10_000_000
+Id = Annotated[str, Field(max_length=300)]  # one id as sent (a DOI URL is the longest)
+
+
 class FulltextInput(ToolInput):
-    pmcids: list[str] | None = Field(
+    # Each id list is folded to canonical ids by its before-validator; MAX_IDS is enforced over
+    # all three together (_some_ids), so it is advertised per list without a per-list check.
+    pmcids: list[Id] | None = Field(
         None,
-        description="PMC IDs to fetch, e.g. ['PMC9575052']. 'pmc9575052', zero-padded digits and PMC article URLs "
-        "are accepted and normalised to PMC<digits>; bare digits are read as PMC IDs here. Combinable with "
-        "`pmids` and `dois`.",
+        description="PMC IDs; bare digits and PMC URLs accepted. Example: ['PMC9575052'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
-    pmids: list[str] | None = Field(
+    pmids: list[Id] | None = Field(
         None,
-        description="PubMed IDs, e.g. ['33533846'] ('PMID: 33533846' and zero padding accepted). A source that "
-        "needs another id kind gets it from the ID resolution step, for every id of the call at once.",
+        description="PubMed IDs, numbers accepted. Example: ['33533846'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
-    dois: list[str] | None = Field(
+    dois: list[Id] | None = Field(
         None,
-        description="DOIs, e.g. ['10.1371/journal.pone.0046493']; 'doi:' and 'https://doi.org/' forms are accepted "
-        "and case is ignored. Resolved like `pmids` for a source that needs another id kind.",
+        description="DOIs; doi: and https://doi.org/ forms accepted. Example: ['10.1371/journal.pone.0046493'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
-    sections: list[str] | None = Field(
+    sections: list[Annotated[str, Field(max_length=200)]] | None = Field(
         None,
-        description="Keep only sections whose title contains one of these terms (case-insensitive substring, any "
-        "depth), e.g. ['methods', 'results']. A matching section is returned whole; a parent kept only for a "
-        "matching subsection keeps its heading as a breadcrumb with its own text cleared. Tables and assets "
-        "follow their section. Empty strings are skipped. Structured (JATS) articles only: extracted text is "
-        "returned whole.",
+        max_length=50,
+        description="Only sections whose title contains one of these terms, whole. Example: ['methods', 'results'].",
     )
     maxSections: int | None = Field(
         None,
         ge=1,
-        description="Keep at most this many top-level sections per article, counted after `sections` (back matter "
-        "last, so dropped first); the dropped ones are named in `sectionCap`. E.g. 5.",
+        le=1000,
+        description="Top-level sections per article, counted after `sections`; back matter goes first. Example: 5.",
     )
-    includeTables: bool = Field(True, description="Include tables (cells, caption, footnotes). E.g. false.")
-    includeAssets: bool = Field(
-        True,
-        description="Include figures and supplementary material (label, caption, deposit href). False also "
-        "removes their [Figure ...] markers from the text. E.g. false.",
-    )
-    includeReferences: bool = Field(False, description="Include the reference list. E.g. true.")
+    includeTables: bool = Field(True, description="Example: false.")
+    includeAssets: bool = Field(True, description="Figures and supplementary material. Example: false.")
+    includeReferences: bool = Field(False, description="Example: true.")
     maxCharacters: int | None = Field(
         None,
         ge=1,
-        description="Per-article budget for body text (section text, table and asset text; never titles, "
-        "abstracts, ids or references), e.g. 8000. Cuts land on word boundaries; `truncation` says what was "
-        "removed. Body sections are served first, then tables, assets, back matter.",
+        le=SIZE_MAX,
+        description="Per-article budget for body, table and figure text (not titles, abstracts or references). "
+        "Example: 8000.",
     )
     overflowMode: Literal["truncate", "outline"] = Field(
         "truncate",
-        description="How `maxCharacters` is spent: 'truncate' fills sections in document order and drops the rest; "
-        "'outline' keeps every heading and splits the budget evenly across sections (a part whose share is "
-        "under 100 characters returns heading-only). Use 'outline' to survey an article, then `sections`. "
-        "Example: 'outline'.",
+        description="'outline' keeps every heading, splitting maxCharacters across sections. Example: 'outline'.",
     )
     maxCharactersPerSection: int | None = Field(
-        None,
-        ge=1,
-        description="Budget for one top-level section (its text plus its subsections), e.g. 2000. Combines with "
-        "`maxCharacters`; the tighter wins.",
+        None, ge=1, le=SIZE_MAX, description="Budget per top-level section. Example: 2000."
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
-        description="Ceiling for the whole response, measured on each article's JSON record, e.g. 60000. Articles "
-        "past it are deferred whole and listed in `deferred` for a follow-up call; the first article is always "
-        "returned so every call makes progress.",
+        le=SIZE_MAX,
+        description="Ceiling on the whole response; later articles are deferred whole (the first always "
+        "returns). Example: 60000.",
     )
-    responseFormat: ResponseFormat = Field(
-        "markdown",
-        validation_alias=AliasChoices("responseFormat", "response_format"),
-        description="Text rendering: 'markdown' (default, readable) or 'json' (the structured result as fenced JSON); "
-        "the structured content is the same either way. Example: 'json'.",
-    )
+    responseFormat: ResponseFormat = response_format_field()
 
     @field_validator("pmcids", mode="before")
     @classmethod

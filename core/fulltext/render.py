@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..jats_models import UNEXTRACTABLE_REASONS
 from ..render import as_json, fence, md_table
-from .models import FulltextInput, FulltextOutput, PmcArticle, TableOut, UnpaywallArticle
+from .models import FulltextInput, FulltextOutput, PmcArticle, TableOut, TriedTier, UnpaywallArticle
 from .shape import article_id
 
 
@@ -101,7 +101,7 @@ def _render_text(art: UnpaywallArticle) -> str:
     return head + _chain(art.triedTiers) + "\n" + fence(art.content, art.viaSource)
 
 
-def _chain(tried: list | None) -> str:
+def _chain(tried: list[TriedTier] | None) -> str:
     """' (pmc: miss -> europepmc: hit)': how the chain reached the article."""
     if not tried or len(tried) < 2:
         return ""

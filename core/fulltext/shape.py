@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..jats_models import FulltextArticle, Table
 from ..types import ArticleRef, ExtractedTextArticle
@@ -33,7 +34,11 @@ from .models import (
 )
 
 OUTLINE_FLOOR = 100  # a part whose outline share is under this returns heading-only
-_ASSET_TYPE = {"figure": "figure", "supplementary": "supplementary-material", "media": "media"}
+_ASSET_TYPE: dict[str, Literal["figure", "supplementary-material", "media"]] = {
+    "figure": "figure",
+    "supplementary": "supplementary-material",
+    "media": "media",
+}
 _MARKER_WORDS = ("[Figure", "[Supplementary", "[Media", "[Video", "[Audio")
 # StructuredArticle.extra_ids keys the output carries (source-specific record ids).
 EXTRA_ID_FIELDS = ("epmcId", "epmcSource")
@@ -126,7 +131,7 @@ def to_pmc_article(
         tables=[_table_out(t) for t in art.tables] or None,
         assets=[
             AssetOut(
-                assetType=_ASSET_TYPE.get(a.kind, "media"),  # type: ignore[arg-type]
+                assetType=_ASSET_TYPE.get(a.kind, "media"),
                 id=a.id,
                 label=a.label,
                 caption=a.caption,

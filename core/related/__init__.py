@@ -10,7 +10,7 @@ gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
-from ..types import PluginInfo
+from ..types import PluginInfo, ToolSpec
 from . import tool
 
 
@@ -24,5 +24,5 @@ def medlit_plugin_info() -> PluginInfo:
 
 
 @hookimpl
-def medlit_tools():
+def medlit_tools() -> list[ToolSpec]:
     return [tool.TOOL]

@@ -133,19 +133,19 @@ async def ask(
             asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
             continue
         except TimeoutError:
-            err = E.upstream_error(
+            fault = E.upstream_error(
                 provider.name,
                 E.DEADLINE_EXCEEDED,
                 f"{provider.name} did not answer within {min(provider.timeout, left):.0f} s",
             )
-            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            asked.attempts.append(Attempt(provider, "failed", fault.message, error=fault))
             continue
         except Exception as exc:  # a broken provider must not break the tool: report it by plugin
             log.exception("related provider %s of plugin %s failed", provider.name, provider.plugin)
-            err = E.plugin_fault(
+            fault = E.plugin_fault(
                 provider.plugin, f"related provider {provider.name} failed: {type(exc).__name__}: {exc}"
             )
-            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+            asked.attempts.append(Attempt(provider, "failed", fault.message, error=fault))
             continue
         if is_empty(result, query):
             attempt = Attempt(provider, "empty", result.detail, result=result)

@@ -19,28 +19,20 @@ Outcome = Literal["answered", "empty", "failed", "not-queried"]
 class FindRelatedInput(ToolInput):
     pmid: str = Field(
         max_length=64,
-        description="The source article's PubMed ID; a 'PMID:' label, a PubMed URL or leading zeros are "
-        "accepted. Example: '33533846'.",
+        description="The source article's PMID; numbers, 'PMID:' labels and URLs accepted. Example: '33533846'.",
     )
     relationship: RelatedKind = Field(
         "similar",
-        description="'similar' (PubMed's similar articles, ranked by score), 'cited_by' (articles citing the "
-        "source) or 'references' (articles the source cites). Example: 'cited_by'.",
+        description="'similar' (ranked), 'cited_by' (articles citing it) or 'references' (articles it cites). "
+        "Example: 'cited_by'.",
     )
     maxResults: int = Field(
         20,
         ge=1,
-        le=10_000,
-        description=f"Related articles to return, at most {PER_CALL} per call (a larger value is served at "
-        f"{PER_CALL} with a notice). Example: 50.",
+        le=10_000,  # what callers send; served at PER_CALL with a notice
+        description=f"Served at most {PER_CALL} (more: a notice). Example: 50.",
     )
-    offset: int = Field(
-        0,
-        ge=0,
-        le=MAX_OFFSET,
-        description="0-based position in the answering provider's list, for paging: pass the previous "
-        "answer's nextOffset. Example: 100.",
-    )
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Pass nextOffset. Example: 100.")
     responseFormat: ResponseFormat = response_format_field()
 
     @field_validator("pmid", mode="before")

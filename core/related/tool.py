@@ -338,12 +338,11 @@ def describe(host: Any) -> str:
         or "none installed, so every call fails"
     )
     return (
-        "Find articles related to one PubMed article (similar, citing it, or cited by it) as PMIDs with brief "
-        f"summaries. Providers, asked in order until one has a list: {chain}. The answer names its `source`; "
-        "`notice` says why a fallback answered and how many rows lacked a PMID; `providers` gives each one's "
-        "outcome. Page with offset = nextOffset. Errors: pmid_not_found (unknown PMID), all_providers_failed "
-        "(retryable); finding none is an empty answer. For topic searches use pubmed_search_articles; for full "
-        "records of the PMIDs found, pubmed_fetch_articles."
+        "Find articles related to one PubMed article (similar to it, citing it, or cited by it) as PMIDs with "
+        f"brief summaries. Providers, asked in order until one has a list: {chain}. Use it to follow citations or "
+        "find similar work; for topic searches use pubmed_search_articles, for the full records "
+        "pubmed_fetch_articles, for other link types or Entrez databases eutils_elink (eutils_link_then_fetch "
+        "for the records). Finding none is an empty answer, not an error."
     )
 
 

@@ -136,12 +136,11 @@ TOOL = ToolSpec(
     name=NAME_TOOL,
     title="Fetch Europe PMC records",
     description=(
-        "Fetch complete Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: whole abstract, "
-        "authors with ORCID and affiliations, journal, dates, types, keywords, MeSH, licence, open-access and "
-        "full-text flags, and where to read the text. The way to read preprints (PPR), patents (PAT) and Agricola "
-        "(AGR) records, which often lack a PMID or DOI; for PubMed records pubmed_fetch_articles is richer, for "
-        "full text use pubmed_fetch_fulltext. Up to 25 records in one request; pairs Europe PMC does not know are "
-        "listed in notFound; maxResponseCharacters defers whole records to deferred.records."
+        "Fetch whole Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: abstract, authors "
+        "with ORCID, journal, dates, keywords, MeSH, licence and where to read the text. The way to read "
+        "preprints (PPR), patents and Agricola records, which often lack a PMID or DOI; for PubMed records "
+        "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
+        "does not know are listed in notFound."
     ),
     input_model=FetchInput,
     output_model=FetchOutput,

@@ -57,8 +57,8 @@ class SearchInput(ToolInput):
     query: str = Field(
         min_length=1,
         max_length=8000,
-        description="Europe PMC query, e.g. 'long covid AND PUB_YEAR:[2023 TO 2025]', 'TITLE:\"sepsis\" AND "
-        "AUTH:\"Smith J\"', 'DOI:\"10.1101/2024.01.01.123456\"', 'PMCID:PMC9575052'.",
+        description="Europe PMC syntax (TITLE:, AUTH:, DOI:, PUB_YEAR:). Example: 'long covid AND "
+        "PUB_YEAR:[2023 TO 2025]'.",
     )
     sources: list[Source] = Field(
         default=list(DEFAULT_SOURCES),
@@ -67,20 +67,20 @@ class SearchInput(ToolInput):
         description="MED (PubMed), PMC, PPR (preprints), PAT (patents), AGR (Agricola). Example: ['PPR'].",
     )
     resultType: Literal["core", "lite"] = Field(
-        "core", description="'core' adds an abstract snippet and the licence; 'lite' is smaller."
+        "core", description="'core' adds an abstract snippet and the licence. Example: 'lite'."
     )
     pageSize: int = Field(
-        25, ge=1, le=1000, description=f"Hits per page, served up to {PAGE_CAP} (more is cut, with a notice)."
+        25, ge=1, le=1000, description=f"Served at most {PAGE_CAP} (more: a notice). Example: 50."
     )
     cursorMark: str = Field(
-        "*", min_length=1, max_length=500, description="'*' for the first page, then nextCursorMark verbatim."
+        "*", min_length=1, max_length=500, description="'*', then nextCursorMark verbatim. Example: '*'."
     )
     sort: str | None = Field(
         None,
         max_length=200,
-        description="'FIELD asc|desc', several comma-separated; fields "
+        description="'FIELD asc|desc', comma-separated; fields "
         + ", ".join(DOCUMENTED_SORT)
-        + ". Omit for relevance. Example: 'CITED desc'.",
+        + "; omit for relevance. Example: 'CITED desc'.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -119,11 +119,12 @@ class RecordAddress(BaseModel):
     # published in the schema).
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     source: Source = Field(description="The hit's source.")
-    epmcId: str = Field(
-        min_length=1,
-        max_length=64,
-        description="The hit's epmcId, e.g. 'PPR1036674' (a PMID for MED, a PMCID for PMC).",
-    )
+    epmcId: str = Field(min_length=1, max_length=64, description="The hit's epmcId (a PMID for MED).")
+
+    @field_validator("epmcId", mode="before")
+    @classmethod
+    def _number(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v  # a PMID sent as a number
 
     @field_validator("epmcId")
     @classmethod
@@ -145,15 +146,14 @@ class FetchInput(ToolInput):
     records: list[RecordAddress] = Field(
         min_length=1,
         max_length=MAX_FETCH,
-        description=f"Up to {MAX_FETCH} {{source, epmcId}} pairs from search hits, e.g. "
-        "[{'source': 'PPR', 'epmcId': 'PPR1036674'}].",
+        description="{source, epmcId} pairs from search hits. Example: [{'source': 'PPR', 'epmcId': 'PPR1036674'}].",
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
         le=10_000_000,
-        description="Ceiling on the records' JSON size; records past it are deferred whole (the first always "
-        "comes back). Example: 40000.",
+        description="Ceiling on the records' JSON size; later records are deferred whole (the first always "
+        "returns). Example: 40000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

@@ -201,13 +201,10 @@ TOOL = ToolSpec(
     name=NAME_TOOL,
     title="Search Europe PMC",
     description=(
-        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and full text. Use it for "
-        "preprints, non-MEDLINE records or words in full text; for MeSH searching of MEDLINE use "
-        "pubmed_search_articles. Hits carry ids (source + epmcId, PMID, PMC ID, DOI), title, authors, journal, "
-        "dates, open-access and full-text flags, citation count and, with resultType 'core', a 400-character "
-        "abstract snippet (abstractTruncated). Whole records: pubmed_europepmc_fetch; full text: "
-        "pubmed_fetch_fulltext. Page with nextCursorMark (absent on the last page); hits an earlier page "
-        "returned are dropped. A sort or query Europe PMC refuses is an invalid_argument error naming it."
+        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
+        "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
+        "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
+        "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
     ),
     input_model=SearchInput,
     output_model=SearchOutput,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -17,6 +18,7 @@ from medlit.core.plugin import (
 )
 
 MAX_PMIDS = 1000
+OTHER_FIELD = re.compile(r"; send it in `\w+`")
 MAX_ITEM_CHARS = 12_000  # one string may pack the whole list: 1,000 PMIDs and their separators
 PMIDS_RECOVERY = (
     "Give PubMed IDs as an array (['27599104', '23456789']) or one comma-separated string; each is "
@@ -47,7 +49,8 @@ def check_pmids(value: Any) -> list[str]:
     try:
         ids = parse_list("pmid", items)
     except IdentifierError as exc:
-        raise ArgumentError(str(exc), PMIDS_RECOVERY, reason="malformed_id") from None
+        # The parser's "send it in `dois`" names fields this tool lacks; the hint names pubmed_convert_ids.
+        raise ArgumentError(OTHER_FIELD.sub("", str(exc)), PMIDS_RECOVERY, reason="malformed_id") from None
     out = list(dict.fromkeys(i.value for i in ids))
     if not out:
         raise ArgumentError("pmids is empty", PMIDS_RECOVERY, reason="empty_id_list")
@@ -61,16 +64,18 @@ def check_pmids(value: Any) -> list[str]:
 
 
 class CitationMetricsInput(ToolInput):
-    pmids: list[str] = Field(
-        description="PubMed IDs, 1 to 1,000: strings, numbers or one comma-separated string; duplicates, 'PMID:' "
-        "prefixes and leading zeros are folded. Example: ['27599104', '23456789'].",
+    # check_pmids (a before-validator) folds what callers send and enforces the limits itself.
+    pmids: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)]] = Field(
+        description="PubMed IDs; numbers, 'PMID:' labels and one comma-separated string accepted, duplicates "
+        "dropped. Example: ['27599104', '23456789'].",
         json_schema_extra={"minItems": 1, "maxItems": MAX_PMIDS},
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
-        description="Ceiling on the records' combined JSON size in characters: records past it are deferred whole "
-        "to `deferred.ids` (the first always returns). Omit for none (200 records: ~90,000). Example: 30000.",
+        le=10_000_000,
+        description="Ceiling on the records' JSON size (200 records: ~90,000); later records are deferred whole "
+        "to deferred.ids. Example: 30000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

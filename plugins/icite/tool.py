@@ -228,15 +228,12 @@ TOOL = ToolSpec(
     name=NAME,
     title="Fetch iCite citation metrics",
     description=(
-        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = median "
-        "NIH-funded paper of its field and year) and whether it is provisional, NIH percentile, citation count and "
-        "rates (actual, expected, field), Approximate Potential to Translate, human/animal/molecular-cellular "
-        "shares, clinical flags and citations, research-article flag, year, DOI, title, journal. Use it to judge "
-        "how influential known papers are; to find papers use pubmed_search_articles, for the papers citing one "
-        "pubmed_find_related. iCite does not flag retractions (a retracted paper keeps its metrics): check "
-        "pubmed_fetch_articles. The first 200 distinct PMIDs are fetched in one request, the rest listed in "
-        "`overLimit`; PMIDs iCite lacks are in `unavailablePmids`; `notice` names records not yet scored, "
-        "without RCR or provisional."
+        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = the median "
+        "NIH-funded paper of its field and year; provisional for recent papers), NIH percentile, citation counts "
+        "and rates, Approximate Potential to Translate and clinical citations. Use it to judge how influential "
+        "known papers are; to find papers use pubmed_search_articles, for the papers citing one, "
+        "pubmed_find_related. iCite does not flag retractions: check pubmed_fetch_articles. The first 200 "
+        "distinct PMIDs are fetched in one request, the rest listed in overLimit."
     ),
     input_model=CitationMetricsInput,
     output_model=CitationMetricsOutput,

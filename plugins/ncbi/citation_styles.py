@@ -69,7 +69,7 @@ def _doi_url(doi: str) -> str:
 
 def _is_article_number(eloc: str | None) -> bool:
     # ELocationID holds either a pii-style article number (e0221829) or a DOI.
-    return bool(eloc) and not eloc.startswith("10.")
+    return bool(eloc and not eloc.startswith("10."))
 
 
 def _full_pages(a: PubMedArticle, dash: str = "–") -> str | None:
@@ -125,7 +125,7 @@ def _people_split(authors: list[Author]) -> list[Author]:
 def _initial_letters(p: Author) -> list[str]:
     """Initials as a list, hyphenated forenames kept together (Jean-Pierre -> J.-P.)."""
     if p.foreName and ("-" in p.foreName or not p.initials):  # Jean-Pierre: J.-P.
-        out = []
+        out: list[str] = []
         for token in p.foreName.replace(".", " ").split():
             if token.isupper() and len(token) <= 3 and "-" not in token:
                 out.extend(token)
@@ -143,7 +143,7 @@ def _forename_mla(p: Author) -> str:
     """Forename as printed, with periods after bare initials ("Marni J" -> "Marni J.")."""
     if not p.foreName:
         return " ".join(f"{i}." for i in _initial_letters(p))
-    tokens = []
+    tokens: list[str] = []
     for token in p.foreName.split():
         if token.isupper() and len(token) <= 3 and token.isalpha():
             tokens.extend(f"{ch}." for ch in token)

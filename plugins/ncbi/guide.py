@@ -4,6 +4,7 @@ every tool description lives here, read once by a host or a model that needs it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from medlit.core.plugin import PromptArgument, PromptSpec, ResourceSpec, ToolContext
 
@@ -76,7 +77,7 @@ GUIDE_RESOURCE = ResourceSpec(
 )
 
 
-def render_research_plan(args: Mapping[str, str]) -> list[tuple[str, str]]:
+def render_research_plan(args: Mapping[str, str]) -> list[tuple[Literal["user", "assistant"], str]]:
     organism = f" in {args['organism']}" if args.get("organism") else ""
     keywords = ", ".join(k.strip() for k in args.get("keywords", "").split(",") if k.strip())
     text = f"""\

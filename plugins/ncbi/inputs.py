@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -23,7 +23,13 @@ from medlit.core.plugin import (
     strip_invisible,
 )
 
-DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,40}$")
+DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
+DB_LENGTH = 40
+UID_LENGTH = 64  # a UID or accession.version, as _UID allows
+PMID_LENGTH = 100  # one PMID as sent: digits, 'PMID: 123' or a PubMed URL
+# retstart / seq_start bound: PubMed and PMC stop at PAGING_CEILING (checked with its own hint);
+# other databases page further, but never past a billion records.
+INDEX_MAX = 10**9
 
 
 def check_db(value: str) -> str:
@@ -51,7 +57,7 @@ _WEB_ENV = re.compile(r"^[A-Za-z0-9_.@\-]{1,300}$")
 _DATE = re.compile(r"^(\d{4})(?:[/\-.](\d{1,2})(?:[/\-.](\d{1,2}))?)?$")
 _SORT = re.compile(r"^[A-Za-z][A-Za-z_+ .]{0,39}$")
 _RETTYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,29}$")
-_LINKNAME = re.compile(r"^[a-z][a-z0-9_]{1,80}$")
+_LINKNAME = re.compile(r"^[a-z][a-z0-9_]{1,79}$")
 
 UIDS_RECOVERY = (
     "Give UIDs as an array (['31452104', '31452105']) or one comma-separated string "
@@ -60,18 +66,14 @@ UIDS_RECOVERY = (
 
 
 class HistoryHandle(BaseModel):
-    """A result set stored on the NCBI History server. Pass it back exactly as received."""
-
+    # A result set stored on the NCBI History server, passed back unchanged. No docstring and no
+    # field descriptions: every tool taking one describes it (with an example) where it is used,
+    # and this definition is repeated in four tool schemas.
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-    db: str = Field(description="Database the stored set belongs to, e.g. 'pubmed'.")
-    web_env: str = Field(description="Opaque History server session, e.g. 'MCID_6934533c4c5abba8c303da1d'.")
-    query_key: str = Field(description="Set number inside that session, e.g. '1'.")
-    count: int | None = Field(
-        None,
-        ge=0,
-        description="Records in the stored set when known (filled by eutils_esearch and eutils_epost), so "
-        "paging tools can tell where the set ends, e.g. 1234. Leave it as received.",
-    )
+    db: str = Field(max_length=DB_LENGTH)
+    web_env: str = Field(max_length=300)
+    query_key: str = Field(max_length=12)
+    count: int | None = Field(None, ge=0, le=10**10, description="Records in the set, when known")
 
     @field_validator("db")
     @classmethod
@@ -101,8 +103,8 @@ class HistoryHandle(BaseModel):
 
 
 HISTORY_DESCRIPTION = (
-    "History handle from eutils_esearch, eutils_epost or eutils_elink (cmd=neighbor_history), passed back "
-    "unchanged, e.g. {'db': 'pubmed', 'web_env': 'MCID_6934533c4c5abba8c303da1d', 'query_key': '1'}."
+    "History handle from eutils_esearch/epost/elink, passed back unchanged (medlit://guide). Example: "
+    "{'db': 'pubmed', 'web_env': 'MCID_01', 'query_key': '1'}."
 )
 
 
@@ -139,14 +141,16 @@ def _split_uids(value: Any) -> list[str]:
     return out
 
 
-Uids = Annotated[list[str], BeforeValidator(_split_uids)]
+Uids = Annotated[list[Annotated[str, Field(max_length=UID_LENGTH)]], BeforeValidator(_split_uids)]
 
 
 def uids_field(limit: int, what: str = "UIDs") -> Any:
+    """An optional UID list; ``limit`` is advertised here and enforced by ``check_uid_count`` (with a
+    hint on how to get more)."""
     return Field(
         None,
-        description=f"{what} as an array or a comma-separated string (at most {limit:,}); 'PMID:' prefixes and "
-        "duplicates are dropped. Example: ['31452104', '31452105'] or '31452104,31452105'.",
+        description=f"{what}: array or comma-separated string, numbers accepted. Example: ['31452104', '31452105'].",
+        json_schema_extra={"maxItems": limit},
     )
 
 
@@ -259,7 +263,9 @@ def check_linkname(v: str | None) -> str | None:
     return v.lower() if v else v
 
 
-def default_format(db: str, rettype: str | None, retmode: str | None) -> tuple[str | None, str]:
+def default_format(
+    db: str, rettype: str | None, retmode: Literal["text", "xml"] | None
+) -> tuple[str | None, Literal["text", "xml"]]:
     """(rettype, retmode) for efetch: abstract text for PubMed, FASTA for sequences, else explicit."""
     if rettype is not None:
         return rettype, retmode or ("xml" if rettype == "xml" else "text")
@@ -279,59 +285,54 @@ def default_format(db: str, rettype: str | None, retmode: str | None) -> tuple[s
 # ----------------------------------------------------------------------------- record formats
 
 FETCH_LIMIT = 500  # records per eutils_efetch / search_then_fetch / link_then_fetch call
-RETTYPE_DESC = (
-    "Record format. Defaults: 'abstract' for pubmed, 'fasta' for sequence databases (protein, nuccore); other "
-    "databases need one, or retmode='xml'. Example: 'medline', 'gb', 'gene_table'."
-)
-RETMODE_DESC = "'text' (default) or 'xml' (e.g. PubMed XML, JATS for pmc). Example: 'xml'."
+RETTYPE_DESC = "Record format; default 'abstract' (pubmed) or 'fasta' (sequence dbs). Example: 'gb'."
+RETMODE_DESC = "'xml' gives e.g. PubMed XML or JATS for pmc. Example: 'xml'."
+RETTYPE_LENGTH = 30
 
 
 # ----------------------------------------------------------------------------- the E-utilities search form
 
 _FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9 _]{0,39}$")
-DB_FIELD_DESC = "Entrez database, e.g. 'pubmed', 'pmc', 'gene', 'protein', 'nuccore'."
-TERM_FIELD_DESC = (
-    "Entrez query with [field] tags and uppercase AND/OR/NOT, e.g. 'CRISPR AND 2024[pdat]' or "
-    "'hart rk[author]'."
-)
+DB_FIELD_DESC = "Entrez database. Example: 'gene'."
+TERM_FIELD_DESC = "Entrez query: [field] tags, uppercase AND/OR/NOT. Example: 'BRCA1[gene] AND human[orgn]'."
+QUERY_LENGTH = 10_000
 
 
 class SearchInput(ToolInput):
     """Fields every searching tool shares (eutils_esearch, eutils_search_then_fetch)."""
 
-    db: str = Field(description=DB_FIELD_DESC)
-    term: str = Field(description=TERM_FIELD_DESC)
+    db: str = Field(max_length=DB_LENGTH, description=DB_FIELD_DESC)
+    term: str = Field(max_length=QUERY_LENGTH, description=TERM_FIELD_DESC)
     retstart: int = Field(
-        0, ge=0, description="Index of the first result to return, for paging. Example: 20."
+        0,
+        ge=0,
+        le=INDEX_MAX,
+        description="0-based index of the first UID (pubmed/pmc: below 10,000). Example: 20.",
     )
     sort: str | None = Field(
-        None,
-        description="Sort order; valid values depend on db. Example: 'pub_date', 'relevance', 'first_author'.",
+        None, max_length=40, description="Sort order; values depend on db. Example: 'pub_date'."
     )
     datetype: str | None = Field(
         None,
-        description="Date field that mindate/maxdate filter on: 'pdat' (publication, the default when dates are "
-        "given), 'edat' (Entrez) or 'mdat' (modification). Example: 'pdat'.",
+        max_length=4,
+        description="Date the range applies to: 'pdat' (publication, default), 'edat' (added), 'mdat' (modified). "
+        "Example: 'edat'.",
     )
     mindate: str | None = Field(
         None,
-        description="Start date YYYY, YYYY/MM or YYYY/MM/DD; maxdate alone defaults this to 1800. Example: '2020/01'.",
+        max_length=10,
+        description="Start, YYYY[/MM[/DD]]; either bound may be omitted. Example: '2020/01'.",
     )
     maxdate: str | None = Field(
-        None,
-        description="End date YYYY, YYYY/MM or YYYY/MM/DD; mindate alone defaults this to 3000. Example: '2024/06/30'.",
+        None, max_length=10, description="End, YYYY[/MM[/DD]]. Example: '2024/06/30'."
     )
     reldate: int | None = Field(
-        None,
-        ge=1,
-        le=36_500,
-        description="Only records whose datetype date falls in the last N days (1-36,500); use instead of "
-        "mindate/maxdate, with datetype='edat' for records newly added to the database. Example: 30.",
+        None, ge=1, le=36_500, description="The last N days, instead of mindate/maxdate. Example: 30."
     )
     field: str | None = Field(
         None,
-        description="Search every word of term in this one field, the same as tagging each word; eutils_einfo "
-        "db=<db> lists the tags. Example: 'title', 'tiab', 'author' or 'mesh'.",
+        max_length=40,
+        description="One field tag applied to every word of term (eutils_einfo lists them). Example: 'tiab'.",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -416,6 +417,7 @@ def has_term(text: str, *, drop_field_tags: bool = False, drop_quotes: bool = Fa
     return bool(t.strip())
 
 
+OTHER_FIELD = re.compile(r"; send it in `\w+`")
 PMIDS_RECOVERY = (
     "Send PubMed IDs as an array of digit strings, e.g. ['33533846', '31452104'] ('PMID: 123', PubMed URLs "
     "and one comma-separated string are accepted). Use pubmed_convert_ids for DOIs or PMC IDs."
@@ -429,7 +431,9 @@ def check_pmids(value: Any, limit: int, field: str = "pmids") -> list[str]:
     try:
         ids = parse_list("pmid", value)
     except IdentifierError as exc:
-        raise ArgumentError(str(exc), PMIDS_RECOVERY, reason="malformed_id") from None
+        # The identifier parser points at `pmcids`/`dois` fields this tool does not have: the
+        # recovery hint names pubmed_convert_ids instead.
+        raise ArgumentError(OTHER_FIELD.sub("", str(exc)), PMIDS_RECOVERY, reason="malformed_id") from None
     out = list(dict.fromkeys(i.value for i in ids))
     if not out:
         raise ArgumentError(f"{field} is empty", PMIDS_RECOVERY, reason="empty_id_list")
@@ -442,10 +446,15 @@ def check_pmids(value: Any, limit: int, field: str = "pmids") -> list[str]:
     return out
 
 
+# A PMID list as advertised; ``check_pmids`` (a before-validator) folds what callers really send
+# (numbers, 'PMID:' labels, URLs, one comma-separated string) and enforces the per-call limit.
+Pmids = list[Annotated[str, Field(max_length=PMID_LENGTH)]]
+
+
 def pmids_field(limit: int, what: str) -> Any:
     return Field(
-        description=f"PubMed IDs {what}, 1 to {limit}; duplicates are dropped, 'PMID:' prefixes, PubMed URLs, "
-        "leading zeros and one comma-separated string are accepted. Example: ['33533846', '31452104'].",
+        description=f"PubMed IDs {what}; numbers, 'PMID:' labels, URLs and one comma-separated string accepted, "
+        "duplicates dropped. Example: ['33533846', '31452104'].",
         json_schema_extra={"minItems": 1, "maxItems": limit},
     )
 

@@ -16,6 +16,7 @@ import time
 
 from medlit.core.plugin import (
     MedlitError,
+    RelatedKind,
     RelatedProvider,
     RelatedQuery,
     RelatedResult,
@@ -26,7 +27,7 @@ from medlit.core.plugin import (
 
 from .parse.elink import ELinkResult, parse_elink
 
-LINKNAMES = {
+LINKNAMES: dict[RelatedKind, str] = {
     "similar": "pubmed_pubmed",
     "cited_by": "pubmed_pubmed_citedin",
     "references": "pubmed_pubmed_refs",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 from medlit.core.plugin import ToolContext, errors, upstream_error
@@ -41,18 +42,19 @@ class Window:
     requests: int
 
 
-def _cache(ctx: ToolContext, name: str) -> dict:
+def _cache(ctx: ToolContext, name: str) -> dict[Any, Any]:
     return ctx.cache.setdefault(f"openalex:{name}", {})
 
 
-def _remember(store: dict, key: object, value: object) -> None:
+def _remember(store: dict[Any, Any], key: object, value: object) -> None:
     if len(store) >= _CACHE_MAX:
         for old in list(store)[: _CACHE_MAX // 4]:  # oldest first (insertion order)
             store.pop(old, None)
     store[key] = (time.monotonic(), value)
 
 
-def _recall(store: dict, key: object) -> tuple[bool, object]:
+def _recall(store: dict[Any, Any], key: object) -> tuple[bool, Any]:
+    """(found, the value remembered under ``key``): each store keeps one kind of value."""
     hit = store.get(key)
     if hit is None or time.monotonic() - hit[0] > _TTL:
         return False, None
@@ -65,7 +67,7 @@ async def get_work(ctx: ToolContext, key: str) -> Work | None:
     store = _cache(ctx, "works")
     hit, value = _recall(store, key)
     if hit:
-        return value  # type: ignore[return-value]
+        return value
     resp = await ctx.client(SERVICE).get(
         f"works/{quote(key, safe=':/')}", {"select": WORK_FIELDS}, expect="json", ok_statuses={404}
     )
@@ -141,7 +143,8 @@ async def _cursor_window(ctx: ToolContext, filter_: str, offset: int, limit: int
     """Cursor paging in pages of ``PER_PAGE_MAX`` from the nearest remembered cursor at or before
     ``offset`` (``*`` at row 0); each cursor met is remembered by the row it starts at."""
     store = _cache(ctx, "cursors")
-    position, cursor = 0, "*"
+    position = 0
+    cursor: str | None = "*"  # the next page's cursor; None after the last page
     for (f, pos), (at, value) in list(store.items()):
         if f == filter_ and position < pos <= offset and time.monotonic() - at <= _TTL:
             position, cursor = pos, value

@@ -109,7 +109,7 @@ def parse_work(data: Any) -> Work:
     if not isinstance(data, dict):
         raise _fail("a work is not a JSON object")
     wid = work_id(data.get("id"))
-    ids = data.get("ids") if isinstance(data.get("ids"), dict) else {}
+    ids = raw if isinstance(raw := data.get("ids"), dict) else {}
     wid = wid or work_id(ids.get("openalex"))
     if wid is None:
         raise _fail("a work has no OpenAlex id")
@@ -143,7 +143,7 @@ def parse_list(data: Any) -> WorkList:
         results = []  # a group_by answer counts works without listing them
     if not isinstance(results, list):
         raise _fail("the list answer has no 'results' array")
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    meta = raw if isinstance(raw := data.get("meta"), dict) else {}
     works = []
     for item in results:
         try:

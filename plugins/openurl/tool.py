@@ -119,17 +119,16 @@ def _ids(kind: Literal["pmid", "doi"], v: Any) -> list[str]:
 
 class InstitutionalLinkInput(ToolInput):
     pmids: list[Annotated[str, Field(max_length=100)]] = Field(
-        [],
-        max_length=LIMIT,
-        description="PubMed IDs; their metadata is looked up in one batch. Example: ['33533846', '31978945'].",
+        [], max_length=LIMIT, description="PubMed IDs, numbers accepted. Example: ['33533846']."
     )
     dois: list[Annotated[str, Field(max_length=300)]] = Field(
-        [],
-        max_length=LIMIT,
-        description="DOIs (doi: or https://doi.org/ prefix accepted). Example: ['10.1056/nejmoa2002032'].",
+        [], max_length=LIMIT, description="doi: and URL forms accepted. Example: ['10.1056/nejmoa2002032']."
     )
     citations: list[CitationInput] = Field(
-        [], max_length=LIMIT, description="Citation metadata given directly; nothing is looked up."
+        [],
+        max_length=LIMIT,
+        description="Metadata given directly, not looked up. Example: [{'title': 'Remdesivir for Covid-19', "
+        "'journal': 'N Engl J Med', 'date': '2020'}].",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -268,20 +267,21 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
     room -= len(take_d)
     take_c, over_c = cites[:room], cites[room:]
 
+    by_kind: tuple[tuple[Literal["pmid", "doi"], list[str]], ...] = (("pmid", take_p), ("doi", take_d))
     looked: dict[tuple[str, str], Looked] = {}
-    for kind, ids in (("pmid", take_p), ("doi", take_d)):
-        for key, value in (await look_up(ctx, kind, ids)).items():  # type: ignore[arg-type]
+    for kind, ids in by_kind:
+        for key, value in (await look_up(ctx, kind, ids)).items():
             looked[(kind, key)] = value
 
     links: list[Link] = []
     unavailable: list[Unlinked] = []
     id_only: list[str] = []
-    for kind, ids in (("pmid", take_p), ("doi", take_d)):
+    for kind, ids in by_kind:
         for i in ids:
             got = looked[(kind, i)]
             label = "PMID" if kind == "pmid" else "DOI"
             if got.status == "found":
-                links.append(_link(base, i, kind, got.meta, got.meta.source or "provider"))  # type: ignore[arg-type]
+                links.append(_link(base, i, kind, got.meta, got.meta.source or "provider"))
             elif got.status == "unknown" and kind == "pmid":
                 unavailable.append(
                     Unlinked(
@@ -292,7 +292,7 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
                     )
                 )
             else:  # a DOI outside PubMed, or nobody to ask: the resolver looks the id up itself
-                links.append(_link(base, i, kind, got.meta, "none", f"{label} only: {got.detail}"))  # type: ignore[arg-type]
+                links.append(_link(base, i, kind, got.meta, "none", f"{label} only: {got.detail}"))
                 id_only.append(i)
     for n, c in enumerate(take_c, 1):
         links.append(_link(base, f"citation {n}", "citation", citation_record(c), "caller"))
@@ -344,13 +344,11 @@ TOOL = ToolSpec(
     title="Library (OpenURL) link",
     description=(
         "Build links to the user's own library link resolver (OpenURL 1.0), through which they reach the full "
-        "text their institution licenses, or request it by interlibrary loan. Use it when no open copy exists: "
-        "pubmed_fetch_fulltext already adds such a link to its `unavailable` entries. Not for reading text "
-        "(pubmed_fetch_fulltext) or for citations (pubmed_format_citations). Up to 20 items per call: PMIDs "
-        "and DOIs (their metadata is looked up in one batch) or `citations` given directly; each link carries "
-        "title, journal or book, ISSN/ISBN, date, volume, issue, pages, first author and PMID and DOI. Builds "
-        "links only: nothing is fetched from the resolver. A PMID PubMed does not know is listed in "
-        "`unavailable`; the other links are still built."
+        "text their institution licenses or request it by interlibrary loan. Use it when no open copy exists "
+        "(pubmed_fetch_fulltext already adds such a link to its unavailable entries); not for reading text "
+        "(pubmed_fetch_fulltext) or formatting references (pubmed_format_citations). Give up to 20 PMIDs, DOIs "
+        "(their metadata is looked up in one batch) or citations. Nothing is fetched from the resolver; a PMID "
+        "PubMed does not know is listed in unavailable."
     ),
     input_model=InstitutionalLinkInput,
     output_model=InstitutionalLinkOutput,

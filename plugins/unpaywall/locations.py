@@ -66,8 +66,9 @@ def candidates(record: OaRecord) -> list[Candidate]:
     seen: set[str] = set()
     for loc in ordered_locations(record):
         landing = loc.landing_url or (loc.url if loc.url != loc.pdf_url else None)
-        for url, kind in ((loc.pdf_url, "pdf"), (landing, "landing")):
+        tries: tuple[tuple[str | None, CandidateKind], ...] = ((loc.pdf_url, "pdf"), (landing, "landing"))
+        for url, kind in tries:
             if url and url_key(url) not in seen:
                 seen.add(url_key(url))
-                out.append(Candidate(url, kind, loc))  # type: ignore[arg-type]
+                out.append(Candidate(url, kind, loc))
     return out

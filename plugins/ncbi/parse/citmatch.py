@@ -5,7 +5,7 @@ into ``bdata``, and the answer read back as one match per citation sent.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import Field
 
@@ -15,6 +15,16 @@ from .body import NcbiModel
 
 CITATION_FORMAT = "journal|year|volume|first_page|author|key|"
 _CITATION_FIELDS = ("journal", "year", "volume", "first_page", "author", "key")
+CitMatchStatus = Literal["matched", "not_found", "ambiguous"]
+
+
+class _CitationFields(TypedDict):
+    journal: str
+    year: str
+    volume: str
+    first_page: str
+    author: str
+    key: str
 
 
 # ----------------------------------------------------------------------------- ECitMatch
@@ -30,7 +40,7 @@ class CitMatch(NcbiModel):
     first_page: str = ""
     author: str = ""
     key: str = ""
-    status: Literal["matched", "not_found", "ambiguous"]
+    status: CitMatchStatus
     pmid: str | None = None
     candidates: list[str] = Field(default_factory=list)
     detail: str | None = None  # "INVALID_JOURNAL", "14 citations", "no answer line"
@@ -92,9 +102,17 @@ def parse_ecitmatch(text: str, citations_sent: list[str]) -> list[CitMatch]:
     return out
 
 
-def _lenient_citation(s: str) -> dict[str, str]:
-    parts = [p.strip() for p in (s or "").strip().removesuffix("|").split("|")]
-    return dict(zip(_CITATION_FIELDS, parts + [""] * 6, strict=False))
+def _lenient_citation(s: str) -> _CitationFields:
+    parts = [p.strip() for p in (s or "").strip().removesuffix("|").split("|")] + [""] * 6
+    journal, year, volume, first_page, author, key = parts[:6]
+    return {
+        "journal": journal,
+        "year": year,
+        "volume": volume,
+        "first_page": first_page,
+        "author": author,
+        "key": key,
+    }
 
 
 def _pick_answer(
@@ -112,14 +130,14 @@ def _pick_answer(
     return None
 
 
-def _citmatch_line(line: str) -> tuple[str, tuple[str, str | None, list[str], str | None]]:
+def _citmatch_line(line: str) -> tuple[str, tuple[CitMatchStatus, str | None, list[str], str | None]]:
     """(key, (status, pmid, candidates, detail)) from ``journal|year|volume|page|author|key|PMID``."""
     parts = line.rstrip("\r\n").split("|")
     key = parts[5].strip() if len(parts) > 6 else ""
     return key, _citmatch_status(parts[-1].strip() if len(parts) > 1 else line.strip())
 
 
-def _citmatch_status(value: str) -> tuple[str, str | None, list[str], str | None]:
+def _citmatch_status(value: str) -> tuple[CitMatchStatus, str | None, list[str], str | None]:
     if value.isdigit():
         return "matched", value, [], None
     upper = value.upper()

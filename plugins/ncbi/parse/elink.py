@@ -331,7 +331,7 @@ def _url_value(value: Any) -> str | None:
 def _idurlset_json(s: dict[str, Any]) -> IdUrlSet:
     objs = []
     for o in dicts(s.get("objurls")):
-        prov = o.get("provider") if isinstance(o.get("provider"), dict) else {}
+        prov = raw if isinstance(raw := o.get("provider"), dict) else {}
         objs.append(
             ObjUrl(
                 url=_url_value(o.get("url")) or "",

@@ -423,7 +423,10 @@ def _esummary_json(data: bytes | str) -> ESummaryResult:
     docs: list[DocSum] = []
     for uid in str_list(result.get("uids")):
         obj = result.get(uid)
-        msg = json_error(obj) if isinstance(obj, dict) else "missing from the answer"
+        if not isinstance(obj, dict):
+            errors.append(DocSumError(uid=uid, message="missing from the answer"))
+            continue
+        msg = json_error(obj)
         if msg:
             errors.append(DocSumError(uid=uid, message=msg))
             continue
@@ -526,6 +529,9 @@ def _has_abstract(f: dict[str, Any]) -> bool | None:
 # ----------------------------------------------------------------------------- ESpell, EGQuery
 
 
+_SEGMENT_KINDS: dict[str, Literal["replaced", "original"]] = {"replaced": "replaced", "original": "original"}
+
+
 def parse_espell(data: bytes | str) -> ESpellResult:
     """ESpell XML; an empty CorrectedQuery means no suggestion (``changed`` False)."""
     root = xml_root(data, ("eSpellResult",))
@@ -537,10 +543,10 @@ def parse_espell(data: bytes | str) -> ESpellResult:
     segments = []
     spelled = first_child(root, "SpelledQuery")
     for el in spelled if spelled is not None else ():
-        kind = localname(el).lower()
+        kind = _SEGMENT_KINDS.get(localname(el).lower())
         # Segment text keeps its spaces (" AND mus "): the segments concatenate to the query.
-        if kind in ("replaced", "original") and el.text:
-            segments.append(SpellSegment(kind=kind, text=el.text))  # type: ignore[arg-type]
+        if kind is not None and el.text:
+            segments.append(SpellSegment(kind=kind, text=el.text))
     changed = bool(corrected) and corrected.strip().lower() != query.strip().lower()
     return ESpellResult(
         database=child_text(root, "Database"),

@@ -116,7 +116,7 @@ def _fill_requested_ids(records: list[IdConvRecord], request: Any) -> None:
 
 
 def _idconv_record(r: dict[str, Any]) -> IdConvRecord:
-    status = "error" if str(r.get("status", "ok")).lower() == "error" else "ok"
+    status: Literal["ok", "error"] = "error" if str(r.get("status", "ok")).lower() == "error" else "ok"
     live = yes_no(r.get("live"))
     versions = [
         IdConvVersion(

@@ -368,7 +368,7 @@ def _mesh(citation: Element) -> list[MeshHeading]:
     for mh in citation.findall("MeshHeadingList/MeshHeading"):
         desc = mh.find("DescriptorName")
         name = render_text(desc)
-        if not name:
+        if desc is None or not name:
             continue
         quals = [
             MeshQualifier(name=render_text(q), ui=q.get("UI"), majorTopic=_yes(q))
@@ -391,7 +391,7 @@ def _chemicals(citation: Element) -> list[Chemical]:
     out = []
     for chem in citation.findall("ChemicalList/Chemical"):
         name_el = chem.find("NameOfSubstance")
-        if render_text(name_el):
+        if name_el is not None and render_text(name_el):
             out.append(
                 Chemical(
                     name=render_text(name_el),

@@ -23,7 +23,7 @@ from medlit.core.plugin import (
 
 from ..citation_styles import STYLES, correction_notes, format_citation
 from ..client import esummary_pubmed, fetch_pubmed
-from ..inputs import check_pmids, pmids_field
+from ..inputs import Pmids, check_pmids, pmids_field
 from ..parse.citmatch import build_ecitmatch_bdata, parse_ecitmatch
 from ..parse.eutils import pubmed_docsum
 
@@ -39,18 +39,18 @@ CITATION_RECOVERY = (
 
 class CitationIn(ToolInput):
     journal: str | None = Field(
-        None, description="Journal title or ISO/MEDLINE abbreviation. Example: 'proc natl acad sci u s a'."
+        None, max_length=300, description="Title or ISO abbreviation. Example: 'proc natl acad sci u s a'."
     )
-    year: str | None = Field(None, description="Publication year, four digits. Example: '1991'.")
-    volume: str | None = Field(None, description="Volume. Example: '88'.")
-    firstPage: str | None = Field(None, description="First page (or article number). Example: '3248'.")
+    year: str | None = Field(None, max_length=10, description="Example: '1991'.")
+    volume: str | None = Field(None, max_length=30, description="Example: '88'.")
+    firstPage: str | None = Field(None, max_length=30, description="Or article number. Example: '3248'.")
     authorName: str | None = Field(
-        None, description="An author, 'surname initials' (usually the first). Example: 'mann bj'."
+        None, max_length=150, description="An author, usually the first. Example: 'mann bj'."
     )
     key: str | None = Field(
         None,
-        description="Your label for this citation, echoed back and never sent to NCBI; default its 1-based "
-        "position. Example: 'ref12'.",
+        max_length=100,
+        description="Your label, echoed, never sent (default: position). Example: 'ref12'.",
     )
 
     @field_validator("journal", "year", "volume", "firstPage", "authorName", mode="before")
@@ -100,9 +100,8 @@ class LookupCitationInput(ToolInput):
     citations: list[CitationIn] = Field(
         min_length=1,
         max_length=MAX_CITATIONS,
-        description="Citations to match, 1 to 100, each independently (more fields, better matches). Example: "
-        "[{'journal': 'proc natl acad sci u s a', 'year': '1991', 'volume': '88', 'firstPage': '3248', "
-        "'authorName': 'mann bj', 'key': 'Art1'}].",
+        description="References, each matched on its own; more fields, better matches. Example: "
+        "[{'journal': 'science', 'year': '1987', 'volume': '235', 'firstPage': '182'}].",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -194,7 +193,7 @@ async def lookup_citation(args: LookupCitationInput, ctx: ToolContext) -> Lookup
             docs = {uid: pubmed_docsum(d) for uid, d in (await esummary_pubmed(ctx, pmids)).items()}
         except MedlitError as err:
             notices.append(f"Matches could not be checked against their records ({err.reason}); verify them.")
-    results = []
+    results: list[CitationMatch] = []
     for c, m in zip(args.citations, matches, strict=True):
         r = CitationMatch(
             key=c.key or str(len(results) + 1),
@@ -266,16 +265,13 @@ def render_lookup(out: LookupCitationOutput, args: LookupCitationInput) -> str:
 
 LOOKUP_TOOL = ToolSpec(
     name="pubmed_lookup_citation",
-    title="Match citations to PMIDs (ECitMatch)",
+    title="Find PMIDs for structured references",
     description=(
-        "Match structured references (journal, year, volume, first page, author) to PubMed IDs with NCBI "
-        "ECitMatch: deterministic, more reliable than a free-text search for a reference list. Use when you "
-        "have bibliographic details; with only a title or a topic use pubmed_search_articles, with a DOI "
-        "pubmed_convert_ids or a '[doi]' search. Each citation needs journal or year (ECitMatch keys on "
-        "journal+volume+page; author-only input never matches). Up to 100 citations per call in one ECitMatch "
-        "request plus one batched summary request that checks each match: `warnings` flag a first author or "
-        "year that disagrees with the input. Each result is `matched`, `not_found` or `ambiguous` (with "
-        "`candidatePmids`); keys are echoed, never sent."
+        "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
+        "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
+        "disagrees). Use it for reference lists: more reliable than a title search. With only a title or topic use "
+        "pubmed_search_articles; with a DOI, pubmed_convert_ids; with pipe-formatted strings, eutils_ecitmatch. "
+        "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
     ),
     input_model=LookupCitationInput,
     output_model=LookupCitationOutput,
@@ -288,6 +284,7 @@ LOOKUP_TOOL = ToolSpec(
 
 MAX_FORMAT = 50
 StyleName = Literal["apa", "mla", "vancouver", "bibtex", "ris"]
+_DEFAULT_STYLES: list[StyleName] = ["apa"]
 NOTICE_TYPES = (
     "RetractionIn",
     "RetractedandRepublishedIn",
@@ -304,18 +301,22 @@ def _style_schema(schema: dict[str, Any]) -> None:
     schema.pop("items", None)
     schema["anyOf"] = [
         {"type": "string", "enum": [*styles, "all"]},
-        {"type": "array", "items": {"type": "string", "enum": styles}, "minItems": 1},
+        {
+            "type": "array",
+            "items": {"type": "string", "enum": styles},
+            "minItems": 1,
+            "maxItems": len(styles),
+        },
     ]
     schema["default"] = "apa"
 
 
 class FormatCitationsInput(ToolInput):
-    pmids: list[str] = pmids_field(MAX_FORMAT, "to cite")
+    pmids: Pmids = pmids_field(MAX_FORMAT, "to cite")
     format: list[StyleName] = Field(
-        default_factory=lambda: ["apa"],
+        default_factory=_DEFAULT_STYLES.copy,
         validation_alias=AliasChoices("format", "styles", "style"),  # what models often send
-        description="Citation style(s): one string or a list of 'apa' (APA 7), 'mla' (MLA 9), 'vancouver' "
-        "(NLM/ICMJE), 'bibtex', 'ris'; 'all' gives every style. Default 'apa'. Example: ['apa', 'bibtex'].",
+        description="One style, a list of styles, or 'all'. Example: ['apa', 'bibtex'].",
         json_schema_extra=_style_schema,
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
@@ -444,12 +445,10 @@ FORMAT_TOOL = ToolSpec(
     title="Format PubMed references",
     description=(
         "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
-        "styles per call. Handles journal articles, Bookshelf books and chapters (with editors), collective "
-        "authors, records without authors, article numbers instead of pages and non-ASCII names. Retraction, "
-        "erratum and expression-of-concern notices come back in `notices` with each citation (APA, MLA and "
-        "Vancouver also name them in the reference). Use it once you have PMIDs (pubmed_search_articles); for "
-        "the records themselves use pubmed_fetch_articles. Up to 50 PMIDs per call in one NCBI request; PMIDs "
-        "PubMed returns nothing for are listed in `unavailablePmids`. Output is plain text (no italics)."
+        "styles per call, books, chapters and collective authors included. Retraction, erratum and "
+        "expression-of-concern notices come back in notices (APA, MLA and Vancouver also name them in the "
+        "reference). Use it once you have PMIDs (pubmed_search_articles); for the records themselves use "
+        "pubmed_fetch_articles. PMIDs PubMed does not know are listed in unavailablePmids. Plain text, no italics."
     ),
     input_model=FormatCitationsInput,
     output_model=FormatCitationsOutput,

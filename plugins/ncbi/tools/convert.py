@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -24,31 +25,34 @@ from medlit.core.plugin import (
 from ..idconv import convert_ids
 
 CONVERT_LIMIT = 200
+ID_LENGTH = 300  # one id as sent: a DOI URL is the longest
 IdType = Literal["pmid", "pmcid", "doi"]
+# The identifier parser's hints name the id-kind fields of other tools (`pmids`, `dois`, ...);
+# here the kind is chosen by idType.
+_OTHER_FIELD = re.compile(r"send it in `(pmcid|pmid|doi)s`")
+_LIST_OF = re.compile(r"expected a list of (?:pmcids|pmids|dois)")
+
+
+def _own_fields(message: str) -> str:
+    message = _OTHER_FIELD.sub(lambda m: f"set idType to '{m.group(1)}' for it", message)
+    return _LIST_OF.sub("expected a list of ids", message)
 
 
 class ConvertIdsInput(ToolInput):
     # Declared first: pydantic validates in declaration order and `ids` is checked against it.
-    idType: IdType = Field(description="Kind of every id in `ids`: 'pmid', 'pmcid' or 'doi'. Example: 'doi'.")
-    ids: list[str] = Field(
-        description="Identifiers of one kind, 1 to 200 (one request); packed strings are split and duplicates "
-        "dropped. PMIDs are digits, PMC IDs 'PMC<digits>' (bare digits accepted with idType 'pmcid'), DOIs "
-        "'10.x/...' (a doi: or https://doi.org/ prefix is accepted). Example: ['10.1093/nar/gks1195', "
-        "'10.1371/journal.pone.0000030'].",
+    idType: IdType = Field(description="Kind of every id in `ids`. Example: 'doi'.")
+    ids: list[Annotated[str, Field(max_length=ID_LENGTH)]] = Field(
+        description="Ids of that one kind: PMIDs (numbers accepted), PMC IDs (bare digits accepted), DOIs "
+        "(doi: or URL prefix accepted); packed strings split, duplicates dropped. Example: ['10.1093/nar/gks1195'].",
         json_schema_extra={"minItems": 1, "maxItems": CONVERT_LIMIT},
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     @field_validator("ids", mode="before")
     @classmethod
-    def _split(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
-
-    @field_validator("ids")
-    @classmethod
-    def _ids(cls, v: list[str], info: Any) -> list[str]:
+    def _ids(cls, v: Any, info: Any) -> Any:
         kind = info.data.get("idType")
-        if not v:
+        if v is None or v == "" or (isinstance(v, list) and not v):
             raise ArgumentError(
                 "ids is empty", "Give at least one identifier, e.g. ['PMC3531190'].", reason="empty_id_list"
             )
@@ -58,7 +62,7 @@ class ConvertIdsInput(ToolInput):
             out = list(dict.fromkeys(i.value for i in parse_list(kind, v)))
         except IdentifierError as exc:
             raise ArgumentError(
-                str(exc),
+                _own_fields(str(exc)),
                 f"Every id must be a {kind} (set idType to the kind you send; one kind per call), e.g. "
                 + {"pmid": "'23193287'", "pmcid": "'PMC3531190'", "doi": "'10.1093/nar/gks1195'"}[kind]
                 + ".",
@@ -149,13 +153,11 @@ TOOL = ToolSpec(
     name="pubmed_convert_ids",
     title="Convert DOI / PMID / PMC ID",
     description=(
-        "Convert article identifiers between DOI, PMID and PMC ID with the PMC ID Converter, which knows only "
-        "articles in PubMed Central. Use it to get a PMC ID for full text or a PMID for a DOI of a PMC article; "
-        "for an article outside PMC use pubmed_search_articles with '10.x/y[doi]'. Up to 200 ids of one kind "
-        "(`idType`) per call in one request; ids are normalised first (PMC<digits>, no zero padding, DOIs "
-        "lower-cased) and malformed ones are rejected before any request. Each record carries its own `errmsg` "
-        "when it was not converted (not an error of the call), NIHMS ids, PMC versions, and `embargoed` with "
-        "`releaseDate` for articles not yet public."
+        "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
+        "PubMed Central. Use it to get a PMC ID for full text or the PMID of a PMC article's DOI; for an article "
+        "outside PMC search pubmed_search_articles for '10.x/y[doi]'. pubmed_fetch_fulltext resolves ids itself. "
+        "One request per call. An id not converted carries its own errmsg (not an error of the call); "
+        "embargoed articles carry releaseDate."
     ),
     input_model=ConvertIdsInput,
     output_model=ConvertIdsOutput,

@@ -17,15 +17,15 @@ from medlit.core.plugin import (
 )
 
 from ..client import database_names, describe_database
-from ..inputs import check_db
+from ..inputs import DB_LENGTH, check_db
 from ..parse.einfo import EInfoOutput
 
 
 class EInfoInput(ToolInput):
     db: str | None = Field(
         None,
-        description="Entrez database to describe, e.g. 'pubmed', 'pmc', 'gene', 'protein'. Omit to list every "
-        "database name.",
+        max_length=DB_LENGTH,
+        description="Database to describe; omit to list them all. Example: 'gene'.",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -78,11 +78,10 @@ TOOL = ToolSpec(
     name="eutils_einfo",
     title="Describe Entrez databases (EInfo)",
     description=(
-        "List every Entrez database, or describe one: record count, last update, its search fields (the "
-        "[TAG]s usable in eutils_esearch terms) and its link names (for eutils_elink). Use it before building "
-        "a fielded query or choosing a linkname; don't use it to search records (eutils_esearch or "
-        "pubmed_search_articles) or to count a query per database (eutils_egquery). An unknown database name is rejected with the list of valid ones. One NCBI "
-        "request; the database list is cached for the process."
+        "List the Entrez databases, or describe one: record count, last update, its search field tags (for "
+        "eutils_esearch terms) and link names (for eutils_elink). Use it before building a fielded query or "
+        "choosing a linkname; not to search (eutils_esearch, pubmed_search_articles) or to count a query per "
+        "database (eutils_egquery). An unknown database is refused with the valid names."
     ),
     input_model=EInfoInput,
     output_model=EInfoOutput,

@@ -29,12 +29,15 @@ from ..client import (
     spelling_suggestion,
 )
 from ..inputs import (
+    DB_LENGTH,
     FETCH_LIMIT,
     HISTORY_DESCRIPTION,
+    INDEX_MAX,
     PAGING_CEILING,
     PAGING_CEILING_DBS,
     RETMODE_DESC,
     RETTYPE_DESC,
+    RETTYPE_LENGTH,
     SEQUENCE_DBS,
     HistoryHandle,
     SearchInput,
@@ -53,6 +56,7 @@ from ..parse.eutils import count_records, parse_esummary, pubmed_docsum
 from ..render import FETCH_HINT, fetch_notice, history_line, paging_advice, render_records
 
 SUMMARY_LIMIT = 10_000
+SEQ_MAX = 10**11  # a base position: longer than any sequenced chromosome
 
 
 class _SetInput(ToolInput):
@@ -60,11 +64,12 @@ class _SetInput(ToolInput):
 
     db: str | None = Field(
         None,
-        description="Entrez database, e.g. 'pubmed' or 'protein'. Required with uids; may be omitted with history.",
+        max_length=DB_LENGTH,
+        description="Entrez database; may be omitted with history. Example: 'protein'.",
     )
     history: HistoryHandle | None = Field(None, description=HISTORY_DESCRIPTION)
     retstart: int = Field(
-        0, ge=0, description="With history: index of the first record of the stored set. Example: 500."
+        0, ge=0, le=INDEX_MAX, description="With history: 0-based index of the first record. Example: 500."
     )
 
     @field_validator("db")
@@ -90,10 +95,7 @@ class _SetInput(ToolInput):
 class ESummaryInput(_SetInput):
     uids: Uids | None = uids_field(SUMMARY_LIMIT)
     retmax: int = Field(
-        20,
-        ge=1,
-        le=SUMMARY_LIMIT,
-        description="With history: how many summaries to return (default 20, max 10,000). Example: 200.",
+        20, ge=1, le=SUMMARY_LIMIT, description="With history: summaries to return. Example: 200."
     )
     _retmax = retmax_cap(SUMMARY_LIMIT, "Page through the history handle with retstart/retmax.")
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
@@ -263,13 +265,11 @@ ESUMMARY = ToolSpec(
     name="eutils_esummary",
     title="Document summaries for UIDs (ESummary)",
     description=(
-        "Get compact document summaries (DocSums) for UIDs or a History handle: for PubMed title, authors, "
-        "journal, date, volume, issue, pages, DOI, PMCID, publication types and language; for other databases "
-        "the scalar fields their DocSum carries. Use it to screen records before paying for full records; use "
-        "eutils_efetch for abstracts, full text or sequences. Give exactly one of uids or history (a handle's db "
-        "must match db, which may then be omitted); with history, page with retstart/retmax. Up to 10,000 per "
-        "call, fetched 500 per request (reported as batches). Ids NCBI cannot summarise ('cannot get document "
-        "summary', 'Invalid uid') are listed in errors while the rest still come back."
+        "Get document summaries (DocSums) for UIDs or a History handle in any Entrez database; for PubMed: title, "
+        "authors, journal, date, DOI, PMCID. Use it to screen records cheaply; for abstracts, sequences or full "
+        "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids or "
+        "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
+        "come back."
     ),
     input_model=ESummaryInput,
     output_model=ESummaryOutput,
@@ -294,40 +294,27 @@ Strand = Annotated[Literal["plus", "minus", 1, 2], BeforeValidator(_strand)]
 class EFetchInput(_SetInput):
     uids: Uids | None = uids_field(FETCH_LIMIT, "UIDs or accession.version ids")
     retmax: int = Field(
-        20,
-        ge=1,
-        le=FETCH_LIMIT,
-        description="With history: records to return (default 20, max 500). Example: 100.",
+        20, ge=1, le=FETCH_LIMIT, description="With history: records to return. Example: 100."
     )
     _retmax = retmax_cap(
         FETCH_LIMIT, "Page through the history handle: retstart=0, 500, 1000 ... with retmax=500 each."
     )
-    rettype: str | None = Field(None, description=RETTYPE_DESC)
+    rettype: str | None = Field(None, max_length=RETTYPE_LENGTH, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
     seq_start: int | None = Field(
-        None,
-        ge=1,
-        description="Sequence databases only: first base/residue to return (1-based, inclusive), applied to "
-        "every record. Example: 43044295 (with seq_stop, one gene's span of a chromosome).",
+        None, ge=1, le=SEQ_MAX, description="Sequences: first base/residue, 1-based. Example: 43044295."
     )
     seq_stop: int | None = Field(
-        None,
-        ge=1,
-        description="Sequence databases only: last base/residue to return (1-based, inclusive; not before "
-        "seq_start). Example: 43125483.",
+        None, ge=1, le=SEQ_MAX, description="Sequences: last base/residue, inclusive. Example: 43125483."
     )
     strand: Strand | None = Field(
-        None,
-        description="Nucleotide databases only: 1 or 'plus' (as deposited), 2 or 'minus' (reverse complement, "
-        "for genes on the minus strand). Example: 'minus'.",
+        None, description="Nucleotides: 'minus' (or 2) reverse-complements the region. Example: 'minus'."
     )
     complexity: int | None = Field(
         None,
         ge=0,
         le=4,
-        description="Sequence databases only: how much of a record's data blob to return, 0-4: 0 the whole blob, "
-        "1 the bioseq only (drops linked proteins of an mRNA), 2 minimal bioseq-set, 3 minimal nuc-prot, "
-        "4 minimal pub-set. Example: 1.",
+        description="Sequences: 0 whole blob, 1 bioseq only, 2 bioseq-set, 3 nuc-prot, 4 pub-set. Example: 1.",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -418,15 +405,12 @@ EFETCH = ToolSpec(
     name="eutils_efetch",
     title="Download full records (EFetch)",
     description=(
-        "Download full records for UIDs or a History handle in a chosen format: PubMed abstracts, MEDLINE or "
-        "XML, FASTA or GenBank sequences, JATS XML from PMC, any Entrez database. Don't use it for titles and "
-        "dates only (eutils_esummary is far cheaper) or to search (eutils_search_then_fetch). Give exactly one "
-        "of uids or history; with history, page with retstart/retmax. Defaults: abstract text for pubmed, FASTA "
-        "for sequence databases; other databases need rettype or retmode='xml' (asked for before any request). "
-        "For protein/nuccore, seq_start/seq_stop cut a region and strand='minus' reverse-complements it (e.g. "
-        "one gene from chromosome NC_000017.11). At most 500 records per call, fetched in batches (POST for long id lists). Unknown ids are silently "
-        "omitted by NCBI and reported; an error sent back as record text is a tool error. Text over 25,000 "
-        "characters is cut in the rendering; the structured text field is complete."
+        "Download records for UIDs or a History handle from any Entrez database as text in a chosen format: "
+        "PubMed abstract, MEDLINE or XML, FASTA or GenBank sequences (seq_start/seq_stop/strand cut one region), "
+        "JATS XML from PMC. For PubMed articles as parsed fields use pubmed_fetch_articles; for titles and dates "
+        "only, eutils_esummary (cheaper); to search, eutils_search_then_fetch. Give exactly one of uids or history "
+        "(page it with retstart/retmax). Databases other than pubmed and sequences need rettype or retmode='xml'. "
+        "Ids NCBI omits are reported."
     ),
     input_model=EFetchInput,
     output_model=EFetchOutput,
@@ -439,15 +423,13 @@ EFETCH = ToolSpec(
 
 
 class SearchThenFetchInput(SearchInput):
-    retmax: int = Field(
-        20, ge=1, le=FETCH_LIMIT, description="Records to download (default 20, max 500). Example: 50."
-    )
+    retmax: int = Field(20, ge=1, le=FETCH_LIMIT, description="Records to download. Example: 50.")
     _retmax = retmax_cap(
         FETCH_LIMIT,
         "Call again with retstart=500, 1000 ... or pass the returned history handle to eutils_efetch; use "
         "eutils_esearch with retmax=0 first to see how big the set is.",
     )
-    rettype: str | None = Field(None, description=RETTYPE_DESC)
+    rettype: str | None = Field(None, max_length=RETTYPE_LENGTH, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
 
     _rettype = field_validator("rettype")(lambda cls, v: check_rettype(v))
@@ -574,13 +556,11 @@ SEARCH_THEN_FETCH = ToolSpec(
     name="eutils_search_then_fetch",
     title="Search and download records in one call",
     description=(
-        "Search an Entrez database and download the matching records in one call: one ESearch (with History) "
-        "then EFetch of that page, e.g. 'abstracts of recent papers on CRISPR delivery'. Use eutils_esearch + "
-        "eutils_esummary instead to screen titles first, and eutils_esearch with retmax=0 to size a huge result "
-        "set. Takes eutils_esearch's query fields plus eutils_efetch's rettype/retmode (abstract text for pubmed, "
-        "FASTA for sequences by default); retmax up to 500 per call. Returns the total count, the page's UIDs, "
-        "the record text and a History handle for paging with retstart. No match is an empty result with a "
-        "spelling suggestion, not an error."
+        "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
+        "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
+        "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
+        "screen titles first, eutils_esearch then eutils_esummary. Page with retstart, or pass the returned "
+        "History handle to eutils_efetch. No match is an empty result with a spelling suggestion."
     ),
     input_model=SearchThenFetchInput,
     output_model=SearchThenFetchOutput,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
@@ -23,10 +23,13 @@ from medlit.core.plugin import (
 
 from ..client import efetch, history_params, ncbi_get, run_esearch, spelling_suggestion
 from ..inputs import (
+    DB_LENGTH,
     FETCH_LIMIT,
     HISTORY_DESCRIPTION,
+    QUERY_LENGTH,
     RETMODE_DESC,
     RETTYPE_DESC,
+    RETTYPE_LENGTH,
     HistoryHandle,
     Uids,
     check_db,
@@ -40,7 +43,7 @@ from ..inputs import (
     uids_field,
 )
 from ..parse.body import is_json
-from ..parse.elink import ELinkResult, parse_elink
+from ..parse.elink import ELinkResult, LinkSetDb, LinkSetDbHistory, parse_elink
 from ..parse.eutils import count_records
 from ..render import fetch_notice, history_line, render_records
 
@@ -59,16 +62,15 @@ _EMPTY_HINT = (
 class _LinkSource(ToolInput):
     dbfrom: str | None = Field(
         None,
-        description="Database of the source records, e.g. 'pubmed' or 'gene'. May be omitted with history.",
+        max_length=DB_LENGTH,
+        description="Database of the sources; may be omitted with history. Example: 'gene'.",
     )
-    uids: Uids | None = uids_field(ELINK_LIMIT, "Source UIDs in dbfrom")
-    history: HistoryHandle | None = Field(
-        None, description=HISTORY_DESCRIPTION + " Its db must equal dbfrom."
-    )
+    uids: Uids | None = uids_field(ELINK_LIMIT, "Source UIDs")
+    history: HistoryHandle | None = Field(None, description=HISTORY_DESCRIPTION)
     linkname: str | None = Field(
         None,
-        description="One link to follow, e.g. 'pubmed_pmc', 'pubmed_pubmed_citedin' (cited by), 'pubmed_pubmed_refs' "
-        "(references); eutils_einfo db=<dbfrom> lists them.",
+        max_length=80,
+        description="Link to follow (eutils_einfo lists them). Example: 'pubmed_pubmed_citedin' (cited by).",
     )
 
     _dbfrom = field_validator("dbfrom")(lambda cls, v: None if v is None else check_db(v))
@@ -104,19 +106,18 @@ class _LinkSource(ToolInput):
 class ELinkInput(_LinkSource):
     db: str | None = Field(
         None,
-        description="Target database, e.g. 'pmc' or 'protein'; omit for links within dbfrom. Example: 'pmc'.",
+        max_length=DB_LENGTH,
+        description="Target database; omit for links within dbfrom. Example: 'pmc'.",
     )
     cmd: Command = Field(
         "neighbor",
-        description="'neighbor' (linked UIDs, default), 'neighbor_score' (with similarity scores), 'neighbor_history' "
-        "(a History handle per link), 'acheck'/'ncheck'/'lcheck' (which links exist), 'llinks'/'prlinks' "
-        "(LinkOut and publisher URLs). Example: 'neighbor_history'.",
+        description="'neighbor' linked UIDs, 'neighbor_score' with scores, 'neighbor_history' a History handle per "
+        "link, 'acheck'/'ncheck'/'lcheck' which links exist, 'llinks'/'prlinks' LinkOut and publisher URLs. "
+        "Example: 'neighbor_history'.",
     )
     per_source: bool = Field(
         True,
-        description="With several uids and cmd 'neighbor' or 'neighbor_score': one link group per source UID "
-        "(`source_ids` says which), so you can tell which record each link came from; false merges all sources "
-        "into one group per link name. Still one request either way. Example: false.",
+        description="neighbor/neighbor_score: one link group per source UID; false merges them. Example: false.",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -213,8 +214,11 @@ async def run_elink(
     if uids is not None and per_source and len(uids) > 1 and cmd in _PER_SOURCE_CMDS:
         # id=1&id=2 makes ELink answer one link set per source instead of merging them (same one request)
         params["id"] = Repeated(tuple(uids))
+    elif uids is not None:
+        params["id"] = ",".join(uids)
     else:
-        params.update({"id": ",".join(uids)} if uids is not None else history_params(history))  # type: ignore[arg-type]
+        assert history is not None, "run_elink needs uids or a history handle"
+        params.update(history_params(history))
     resp = await ncbi_get(ctx, "elink.fcgi", params, expect="text", db=dbfrom)
     return parse_elink(resp.body, json_mode=is_json(resp.body))
 
@@ -228,7 +232,8 @@ def summarise_links(result: ELinkResult, dbfrom: str, per_source: bool = False) 
     for ls in result.link_sets:
         if ls.error:
             errors.append(LinkSetError(dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, error=ls.error))
-        for one in [*ls.link_dbs, *ls.histories]:
+        found: list[LinkSetDb | LinkSetDbHistory] = [*ls.link_dbs, *ls.histories]
+        for one in found:
             if one.error:
                 errors.append(
                     LinkSetError(
@@ -344,7 +349,7 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
         rows = [[u.id, u.provider or "", u.url, "; ".join(u.attributes)] for u in out.linkout]
         parts.append(fence(md_table(["UID", "Provider", "URL", "Access"], rows), "ncbi-elink"))
     if out.checks:
-        rows = [
+        check_rows = [
             [
                 c.id,
                 c.has_neighbor if c.has_neighbor is not None else "",
@@ -353,7 +358,7 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
             ]
             for c in out.checks
         ]
-        parts.append(md_table(["UID", "Has neighbors", "Has LinkOut", "Links"], rows))
+        parts.append(md_table(["UID", "Has neighbors", "Has LinkOut", "Links"], check_rows))
     for e in out.errors:
         where = f"{e.linkname or e.dbfrom}" + (f" (ids {', '.join(e.ids)})" if e.ids else "")
         parts.append(f"**NCBI error** {where}: {e.error}")
@@ -368,13 +373,11 @@ ELINK = ToolSpec(
     name="eutils_elink",
     title="Follow links between Entrez records (ELink)",
     description=(
-        "Find records linked to UIDs or a History handle, in another database (pubmed -> pmc, gene -> protein) "
-        "or the same one (similar articles, cited by, references). Returns linked UID groups (with scores for "
-        "cmd='neighbor_score'), History handles for cmd='neighbor_history' to pass to eutils_efetch, link "
-        "availability for acheck/ncheck/lcheck, or LinkOut and publisher URLs for llinks/prlinks. Use "
-        "eutils_link_then_fetch when you want the linked records themselves. Give exactly one of uids or history "
-        "(its db must equal dbfrom); db defaults to dbfrom. An empty result comes with a hint: list link names "
-        "with eutils_einfo, check ids with eutils_esummary. One request."
+        "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
+        "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
+        "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; for the "
+        "linked records themselves, eutils_link_then_fetch. Give exactly one of uids or history. No links is an "
+        "empty result with a hint, not an error."
     ),
     input_model=ELinkInput,
     output_model=ELinkOutput,
@@ -388,18 +391,17 @@ ELINK = ToolSpec(
 
 
 class LinkThenFetchInput(_LinkSource):
-    db: str = Field(description="Target database to download from, e.g. 'pmc' or 'protein'.")
+    db: str = Field(max_length=DB_LENGTH, description="Target database to download from. Example: 'protein'.")
     term: str | None = Field(
         None,
-        description="Query in dbfrom selecting the source records (instead of uids/history). Example: 'BRCA1[gene] AND human[orgn]'.",
+        max_length=QUERY_LENGTH,
+        description="Query in dbfrom selecting the sources. Example: 'BRCA1[gene] AND human[orgn]'.",
     )
-    retmax: int = Field(
-        20, ge=1, le=FETCH_LIMIT, description="Linked records to download (default 20, max 500). Example: 50."
-    )
+    retmax: int = Field(20, ge=1, le=FETCH_LIMIT, description="Linked records to download. Example: 50.")
     _retmax = retmax_cap(
         FETCH_LIMIT, "Page the rest of the linked set with eutils_efetch and the returned history handle."
     )
-    rettype: str | None = Field(None, description=RETTYPE_DESC)
+    rettype: str | None = Field(None, max_length=RETTYPE_LENGTH, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -410,7 +412,7 @@ class LinkThenFetchInput(_LinkSource):
     @model_validator(mode="after")
     def _check(self) -> LinkThenFetchInput:
         self._resolve(self.term)
-        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)  # type: ignore[assignment]
+        self.rettype, self.retmode = default_format(self.db, self.rettype, self.retmode)
         return self
 
 
@@ -439,11 +441,19 @@ class LinkThenFetchOutput(ToolOutput):
     notice: str | None = None
 
 
+class _LinkThenFetchBase(TypedDict):
+    dbfrom: str
+    dbto: str
+    requested: int
+    rettype: str | None
+    retmode: str
+
+
 async def link_then_fetch_tool(args: LinkThenFetchInput, ctx: ToolContext) -> LinkThenFetchOutput:
     assert args.dbfrom is not None and args.retmode is not None
     source = args.history
     source_total = len(args.uids) if args.uids is not None else None
-    base = {
+    base: _LinkThenFetchBase = {
         "dbfrom": args.dbfrom,
         "dbto": args.db,
         "requested": args.retmax,
@@ -529,14 +539,11 @@ LINK_THEN_FETCH = ToolSpec(
     name="eutils_link_then_fetch",
     title="Follow links and download the linked records",
     description=(
-        "Follow links from source records to another database and download the linked records in one call: "
-        "gene -> protein FASTA, PubMed articles -> PMC full text (JATS with retmode='xml'), nuccore -> pubmed "
-        "abstracts. Use eutils_elink when the linked UIDs are enough (cheaper). Select the sources with exactly "
-        "one of term (a query in dbfrom), uids or history. Runs ESearch (term only), one ELink "
-        "neighbor_history and EFetch: 2-3 requests, never one per id. Follows linkname, else "
-        "'<dbfrom>_<db>', else the first link, and lists the others. retmax up to 500; rettype/retmode default "
-        "as in eutils_efetch. Returns the linked set's History handle for paging; no links is an empty result "
-        "with a hint, not an error."
+        "Follow links from source records to another Entrez database and download the linked records in one call "
+        "(gene -> protein FASTA, pubmed -> PMC JATS with retmode='xml'). When the linked UIDs are enough use "
+        "eutils_elink (cheaper); for a PubMed article's citing or similar articles, pubmed_find_related. Select "
+        "sources with exactly one of term, uids or history. Follows linkname, else '<dbfrom>_<db>', else the "
+        "first link (the others are listed). Returns a History handle to page the linked set with eutils_efetch."
     ),
     input_model=LinkThenFetchInput,
     output_model=LinkThenFetchOutput,

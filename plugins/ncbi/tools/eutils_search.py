@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -24,8 +24,10 @@ from medlit.core.plugin import (
 
 from ..client import ncbi_get, run_esearch, spelling_suggestion, translate_db_error
 from ..inputs import (
+    DB_LENGTH,
     PAGING_CEILING,
     PAGING_CEILING_DBS,
+    QUERY_LENGTH,
     SEQUENCE_DBS,
     HistoryHandle,
     SearchInput,
@@ -45,15 +47,9 @@ from ..render import history_line, paging_advice
 
 class ESearchInput(SearchInput):
     retmax: int = Field(
-        20,
-        ge=0,
-        le=10_000,
-        description="UIDs to return, 0-10,000 (default 20); 0 returns the count only. Example: 100.",
+        20, ge=0, le=10_000, description="UIDs to return; 0 gives the count only. Example: 100."
     )
-    usehistory: bool = Field(
-        True,
-        description="Store the result set on the History server and return a handle (default true). Example: false.",
-    )
+    usehistory: bool = Field(True, description="Also return a History handle for the set. Example: false.")
     _retmax = retmax_cap(
         10_000,
         "Take the count with retmax=0 and page with retstart (or pass the History handle to eutils_esummary/"
@@ -62,8 +58,7 @@ class ESearchInput(SearchInput):
     )
     idtype: Literal["acc"] | None = Field(
         None,
-        description="Sequence databases (protein, nuccore): 'acc' returns accession.version ids instead of "
-        "numeric GIs. Example: 'acc' (gives e.g. 'NP_005537.3').",
+        description="'acc': accession.version ids (protein, nuccore), e.g. 'NP_005537.3'. Example: 'acc'.",
     )
 
     @model_validator(mode="after")
@@ -195,16 +190,12 @@ ESEARCH = ToolSpec(
     name="eutils_esearch",
     title="Search an Entrez database (ESearch)",
     description=(
-        "Search one Entrez database (PubMed, PMC, Gene, Protein, ...) and return matching UIDs, the total count, "
-        "how Entrez translated the query, and a History handle that eutils_esummary, eutils_efetch and "
-        "eutils_elink accept in place of UIDs. Returns UIDs, never records: use eutils_search_then_fetch to get "
-        "records in one call, eutils_egquery when you don't know the database, and eutils_esummary/efetch when "
-        "you already have UIDs. retmax=0 gives the count only. Limit dates with mindate/maxdate (a range) or "
-        "reldate (the last N days), never both, on datetype (pdat unless given); field='tiab' applies one field "
-        "tag to every word of term; idtype='acc' returns accession.version ids (protein, nuccore). Page with "
-        "retstart/next_offset; PubMed and PMC result sets can be paged only through their first 10,000 records "
-        "(segment by mindate/maxdate). No match is an empty result with NCBI's spelling suggestion, not an "
-        "error. One request (plus one ESpell when nothing matched)."
+        "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total "
+        "count, Entrez's query translation and a History handle (medlit://guide). For PubMed literature searches "
+        "use pubmed_search_articles (filters, summaries); for the records in the same call, "
+        "eutils_search_then_fetch; unsure which database, eutils_egquery. Page with retstart = next_offset; "
+        "PubMed and PMC sets stop at 10,000 records, so split big ones by date (mindate/maxdate, or reldate, not "
+        "both). No match is an empty result with NCBI's spelling suggestion, not an error."
     ),
     input_model=ESearchInput,
     output_model=ESearchOutput,
@@ -220,10 +211,10 @@ EPOST_LIMIT = 10_000
 
 
 class EPostInput(ToolInput):
-    db: str = Field(description="Entrez database the UIDs belong to, e.g. 'pubmed' or 'gene'.")
+    db: str = Field(max_length=DB_LENGTH, description="Database of the UIDs. Example: 'gene'.")
     uids: Uids = Field(
-        description=f"UIDs to store (at most {EPOST_LIMIT:,}), as an array or a comma-separated string; "
-        "'PMID:' prefixes are dropped, URL metacharacters rejected. Example: ['7173', '22018', '54314']."
+        description="UIDs: array or comma-separated string, numbers accepted. Example: ['7173', '22018'].",
+        json_schema_extra={"maxItems": EPOST_LIMIT},
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -275,11 +266,10 @@ EPOST = ToolSpec(
     name="eutils_epost",
     title="Store UIDs on the History server (EPost)",
     description=(
-        "Upload a UID list to the NCBI History server and get a History handle that eutils_esummary, "
-        "eutils_efetch and eutils_elink accept instead of the list. Use it for UIDs that came from elsewhere "
-        "(a bibliography, another tool) before paging through them; don't use it after eutils_esearch, which "
-        "already returns a handle for its results. Up to 10,000 UIDs in one request (sent as a form body); UIDs "
-        "with URL metacharacters are rejected before anything is sent. Each call creates a new handle."
+        "Store a UID list on the NCBI History server and get a handle that eutils_esummary, eutils_efetch and "
+        "eutils_elink accept instead of the ids. Use it for long lists from elsewhere (a bibliography, another "
+        "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
+        "each call creates a new handle."
     ),
     input_model=EPostInput,
     output_model=EPostOutput,
@@ -294,9 +284,11 @@ EPOST = ToolSpec(
 
 class ESpellInput(ToolInput):
     db: str = Field(
-        "pubmed", description="Database whose vocabulary to check against (default 'pubmed'). Example: 'pmc'."
+        "pubmed", max_length=DB_LENGTH, description="Database whose vocabulary to use. Example: 'pmc'."
     )
-    term: str = Field(description="Query to check, e.g. 'breast cancr' or 'Netch AND Mus musclus'.")
+    term: str = Field(
+        max_length=QUERY_LENGTH, description="Query to check. Example: 'Netch AND Mus musclus'."
+    )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
@@ -335,11 +327,10 @@ ESPELL = ToolSpec(
     name="eutils_espell",
     title="Spelling suggestion for a query (ESpell)",
     description=(
-        "Get NCBI's spelling correction for a query in one database's vocabulary ('breast cancr' -> 'breast "
-        "cancer'). Use it when a search found nothing and a typo is likely; eutils_esearch already adds this "
-        "suggestion to empty results, so call it directly only to check a query before searching. It checks plain "
-        "words: [field] tags and boolean operators pass through. changed=false means no suggestion, not an "
-        "error. One request."
+        "Get NCBI ESpell's raw correction of a query in any Entrez database's vocabulary ('breast cancr' -> "
+        "'breast cancer'). For PubMed queries use pubmed_spell_check, which corrects only free-text words and "
+        "keeps field values and gene symbols. eutils_esearch already adds this suggestion to empty results. "
+        "changed=false means no suggestion."
     ),
     input_model=ESpellInput,
     output_model=ESpellOutput,
@@ -371,9 +362,7 @@ FALLBACK_REASONS = frozenset(
 
 
 class EGQueryInput(ToolInput):
-    term: str = Field(
-        description="Entrez query to count in every database, e.g. 'BRCA1 variants' or 'Notch AND mouse'."
-    )
+    term: str = Field(max_length=QUERY_LENGTH, description="Entrez query. Example: 'Notch AND mouse'.")
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
     _term = field_validator("term")(lambda cls, v: check_term(v))
@@ -476,13 +465,10 @@ EGQUERY = ToolSpec(
     name="eutils_egquery",
     title="Count a query across Entrez databases (EGQuery)",
     description=(
-        "Count how many records a query matches in each Entrez database, to find where data on a topic lives "
-        "before searching. Counts only, never UIDs or records; when you know the database, use eutils_esearch "
-        "(retmax=0 for a count). The real EGQuery is tried first. NCBI currently redirects it to a host with no "
-        "public DNS, so on that redirect or a network failure the tool counts with one ESearch per database over "
-        f"{len(FALLBACK_DATABASES)} common databases ({', '.join(FALLBACK_DATABASES)}) and marks the result "
-        "degraded=true with degraded_reason. An NCBI error about the query itself is returned as an error and "
-        "never starts the fallback."
+        "Count a query's matches in every Entrez database, to find where data on a topic lives. Counts only; "
+        "when you know the database use eutils_esearch (retmax=0). When EGQuery itself is unreachable, counts "
+        f"come from one ESearch in each of {len(FALLBACK_DATABASES)} common databases and the result says "
+        "degraded=true with degraded_reason; an error about the query itself is returned as an error."
     ),
     input_model=EGQueryInput,
     output_model=EGQueryOutput,
@@ -497,11 +483,11 @@ CITATION_LIMIT = 200
 
 
 class ECitMatchInput(ToolInput):
-    citations: list[str] = Field(
+    citations: list[Annotated[str, Field(max_length=1000)]] = Field(
         min_length=1,
         max_length=CITATION_LIMIT,
-        description=f"Citations, each {CITATION_FORMAT} (trailing pipe optional; leave unknown fields empty, "
-        "key is your own label). Example: ['proc natl acad sci u s a|1991|88|3248|mann bj|Art1|'].",
+        description=f"Each {CITATION_FORMAT}; leave unknown fields empty, key is your label. Example: "
+        "['proc natl acad sci u s a|1991|88|3248|mann bj|Art1|'].",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -592,12 +578,9 @@ ECITMATCH = ToolSpec(
     name="eutils_ecitmatch",
     title="Match citations to PMIDs (ECitMatch)",
     description=(
-        "Resolve formatted citations (journal, year, volume, first page, author) to PubMed IDs; far more exact "
-        "than searching for a known article. Don't use it for topic searches (eutils_esearch). Each citation is "
-        f"{CITATION_FORMAT}, e.g. 'science|1987|235|182|palmenberg ac|Art2|'; a string with fewer than six "
-        "fields is rejected with the expected format before anything is sent. Each citation comes back "
-        "matched (with its PMID), not_found, or ambiguous (with candidate PMIDs when NCBI lists them). Up to "
-        f"{CITATION_LIMIT} citations in one request."
+        "Match citations written in ECitMatch's pipe format to PMIDs: each comes back matched, not_found or "
+        "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
+        "with each match checked, use pubmed_lookup_citation; for topic searches, eutils_esearch. One request."
     ),
     input_model=ECitMatchInput,
     output_model=ECitMatchOutput,

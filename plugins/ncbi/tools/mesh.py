@@ -30,21 +30,18 @@ MESH_CAP = 50
 class LookupMeshInput(ToolInput):
     query: str = Field(
         min_length=1,
-        description="MeSH heading or free-text term; an exact heading name is pinned first. Example: 'asthma' or "
-        "'Diabetes Mellitus, Type 2'.",
+        max_length=500,
+        description="Heading or free-text term. Example: 'Diabetes Mellitus, Type 2'.",
     )
-    offset: int = Field(
-        0, ge=0, description="0-based index of the first record, for paging (pass nextOffset). Example: 10."
-    )
+    offset: int = Field(0, ge=0, le=1_000_000, description="0-based; pass nextOffset. Example: 10.")
     maxResults: int = Field(
         10,
         ge=1,
-        le=500,
-        description="Records per page, at most 50 (more is served at 50 with a notice). Example: 20.",
+        le=500,  # what peer servers accept; a page is served at MESH_CAP with a notice
+        description=f"Records per page; served at most {MESH_CAP} (more: a notice). Example: 20.",
     )
     includeDetails: bool = Field(
-        True,
-        description="Include scope note, tree numbers and entry terms (false: names and ids only). Example: false.",
+        True, description="Scope note, tree numbers and entry terms; false: names and ids. Example: false."
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -186,12 +183,10 @@ TOOL = ToolSpec(
     name="pubmed_lookup_mesh",
     title="Look up MeSH headings",
     description=(
-        "Search the MeSH vocabulary and get headings with MeSH UI, tree numbers, scope note and entry terms; the "
-        "heading whose name equals the query is pinned first (`isExactMatch`). Use it to pick exact headings "
-        'for pubmed_search_articles `meshTerms` or "term"[mh] queries; not for searching articles. Pages of up '
-        "to 50 (pass `nextOffset` on; its absence marks the last page). Two or three NCBI requests: the search, "
-        "the exact-heading check (first page only) and one batched summary. No match gives an empty list with a "
-        "notice."
+        "Look up MeSH headings for a term, with MeSH UI, tree numbers, scope note and entry terms; the heading "
+        "named exactly like the query comes first (isExactMatch). Use it to pick exact headings for "
+        'pubmed_search_articles meshTerms or "term"[mh] queries; not to search articles (pubmed_search_articles). '
+        "Page with offset = nextOffset (absent on the last page). No match is an empty list with a notice."
     ),
     input_model=LookupMeshInput,
     output_model=LookupMeshOutput,

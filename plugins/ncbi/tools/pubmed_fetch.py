@@ -21,33 +21,30 @@ from medlit.core.plugin import (
 )
 
 from ..client import fetch_pubmed
-from ..inputs import check_pmids, pmids_field
+from ..inputs import Pmids, check_pmids, pmids_field
 from ..parse.pubmed_records import Author, PartialDate, PubMedArticle, RecordType
 from ..render import pmc_url, pubmed_url
 
 MAX_PMIDS = 200
+RESPONSE_MAX = 10_000_000  # maxResponseCharacters: omitted means no ceiling at all
 DOI_SHAPE = re.compile(r"10\.\d{4,9}/")
 
 
 class FetchArticlesInput(ToolInput):
-    pmids: list[str] = pmids_field(MAX_PMIDS, "to fetch")
+    pmids: Pmids = pmids_field(MAX_PMIDS, "to fetch")
     includeMesh: bool = Field(
-        True, description="Include MeSH headings, supplementary concepts and chemicals. Example: false."
+        True, description="MeSH headings, supplementary concepts, chemicals. Example: false."
     )
-    includeGrants: bool = Field(
-        False, description="Include the grant list (agency, grant id). Example: true."
-    )
+    includeGrants: bool = Field(False, description="The grant list. Example: true.")
     includeInvestigators: bool = Field(
-        False,
-        description="Include `investigators`, the members NCBI lists for a collective author; off by default "
-        "because consortium papers list thousands. Example: true.",
+        False, description="A collective author's members (consortia list thousands). Example: true."
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
-        description="Ceiling on the articles' combined JSON size, in characters: articles are kept in order "
-        "until the next would cross it, the rest are deferred whole and listed in `deferred.ids` (the first "
-        "article is always returned, so every call makes progress). Omit for no ceiling. Example: 60000.",
+        le=RESPONSE_MAX,
+        description="Ceiling on the articles' JSON size; later articles are deferred whole to deferred.ids (the "
+        "first always returns). Example: 60000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -568,17 +565,13 @@ TOOL = ToolSpec(
     name="pubmed_fetch_articles",
     title="Fetch PubMed records",
     description=(
-        "Fetch complete PubMed records by PMID: title, abstract (structured sections labelled, inline markup and "
-        "MathML as text), authors with ORCID and deduplicated affiliations, journal (ISSN, volume, issue, pages, "
-        "article number), dates (MedlineDate kept), DOI, PMC ID, MeSH with qualifiers and major-topic flags, "
-        "keywords, publication types, databank accessions and linked notices (retraction, errata, comments, "
-        "updates). NCBI Bookshelf records (e.g. GeneReviews) come back as 'book-chapter' or 'book' with a `book` "
-        "object, never as journal articles. Use after pubmed_search_articles when you need more than its "
-        "summaries; for full text use pubmed_fetch_fulltext, for reference strings pubmed_format_citations. Up to "
-        "200 PMIDs per call in as few NCBI requests as possible (one for 200 ids). PMIDs PubMed returns nothing "
-        "for are listed in `unavailablePmids` (PubMed omits unknown ids silently). Grants and collective-author "
-        "members are opt-in. `maxResponseCharacters` bounds the articles' JSON size: whole articles past it are "
-        "listed in `deferred.ids` for a follow-up call."
+        "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
+        "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and linked notices (retractions, "
+        "errata). Bookshelf records (e.g. GeneReviews) come back as 'book' or 'book-chapter'. Use it after "
+        "pubmed_search_articles when its summaries are not enough; for full text use pubmed_fetch_fulltext, for "
+        "reference strings pubmed_format_citations, for other Entrez databases or raw MEDLINE/XML eutils_efetch "
+        "(eutils_esummary for DocSums). One request for up to 200 PMIDs; unknown PMIDs are listed in "
+        "unavailablePmids."
     ),
     input_model=FetchArticlesInput,
     output_model=FetchArticlesOutput,

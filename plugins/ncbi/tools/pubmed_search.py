@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import Field, field_validator, model_validator
@@ -25,7 +25,7 @@ from medlit.core.plugin import (
 )
 
 from ..client import esummary_pubmed, ncbi_json
-from ..inputs import has_term, strip_inline_tags
+from ..inputs import QUERY_LENGTH, has_term, strip_inline_tags
 from ..parse.eutils import DocSum, parse_esearch, pubmed_docsum
 from ..render import PUBMED_URL, pmc_url, pubmed_url
 
@@ -67,10 +67,10 @@ def _parse_date(value: str, which: str) -> tuple[str, dt.date, dt.date]:
             reason="invalid_date",
         )
     if day is not None:
-        last = calendar.monthrange(year, int(month))[1]  # type: ignore[arg-type]
+        last = calendar.monthrange(year, int(month))[1]
         if not 1 <= int(day) <= last:
             raise ArgumentError(
-                f"dateRange.{which} {value!r} is not a real calendar date ({year}/{int(month):02d} has "  # type: ignore[arg-type]
+                f"dateRange.{which} {value!r} is not a real calendar date ({year}/{int(month):02d} has "
                 f"{last} days)",
                 DATE_RECOVERY,
                 reason="invalid_date",
@@ -85,20 +85,10 @@ def _parse_date(value: str, which: str) -> tuple[str, dt.date, dt.date]:
 
 
 class DateRange(ToolInput):
-    minDate: str | None = Field(
-        None,
-        description="Start date YYYY, YYYY/MM or YYYY/MM/DD (a partial date starts at its first day); omit or "
-        "leave empty for no lower bound. Example: '2020/01'.",
-    )
-    maxDate: str | None = Field(
-        None,
-        description="End date YYYY, YYYY/MM or YYYY/MM/DD (a partial date runs to its last day); omit or leave "
-        "empty for no upper bound. Example: '2024/06/30'.",
-    )
+    minDate: str | None = Field(None, max_length=10, description="YYYY[/MM[/DD]]. Example: '2020/01'.")
+    maxDate: str | None = Field(None, max_length=10, description="Inclusive. Example: '2024/06/30'.")
     dateType: DateType = Field(
-        "pdat",
-        description="Which date the range filters on: 'pdat' publication (default), 'edat' added to PubMed, "
-        "'mdat' last modified. Example: 'edat'.",
+        "pdat", description="'edat': added to PubMed; 'mdat': modified. Example: 'edat'."
     )
 
     @field_validator("minDate", "maxDate", mode="before")
@@ -144,75 +134,52 @@ def _check_filter(name: str, v: Any) -> Any:
 class SearchArticlesInput(ToolInput):
     query: str | None = Field(
         None,
-        description="PubMed query in full PubMed syntax: [field] tags, AND/OR/NOT, quotes, wildcards; inline "
-        "<i>/<b> tags are removed, the rest is sent as written. Omit (or send '') to search on subject filters "
-        "alone; 'all[sb]' selects the whole database. Example: 'crispr[tiab] AND (sickle cell OR thalassemia)'.",
+        max_length=QUERY_LENGTH,
+        description="Full PubMed syntax; omit to search on filters alone. Example: 'crispr[tiab] AND sickle cell'.",
     )
-    author: str | None = Field(
-        None,
-        description="Author filter, 'Surname Initials' or full name, sent as \"value\"[au]. Example: 'Doudna JA'.",
-    )
+    author: str | None = Field(None, max_length=200, description="Example: 'Doudna JA'.")
     journal: str | None = Field(
+        None, max_length=300, description="Title, ISO abbreviation or ISSN. Example: 'N Engl J Med'."
+    )
+    meshTerms: list[Annotated[str, Field(max_length=200)]] | None = Field(
         None,
-        description='Journal filter: full title, ISO/MEDLINE abbreviation or ISSN, sent as "value"[journal]. '
-        "Example: 'N Engl J Med'.",
+        max_length=20,
+        description="All required, narrower headings included; pubmed_lookup_mesh finds exact names. Example: "
+        "['Diabetes Mellitus, Type 2'].",
     )
-    meshTerms: list[str] | None = Field(
-        None,
-        description='MeSH headings, AND-ed (all must apply), each sent as "term"[mh] (which includes narrower '
-        "headings); empty strings are skipped. pubmed_lookup_mesh finds exact headings. Example: "
-        "['Diabetes Mellitus, Type 2', 'Metformin'].",
+    publicationTypes: list[Annotated[str, Field(max_length=100)]] | None = Field(
+        None, max_length=20, description="Any of these. Example: ['Review', 'Meta-Analysis']."
     )
-    publicationTypes: list[str] | None = Field(
-        None,
-        description="Publication types, OR-ed (any qualifies), each sent as \"type\"[pt]. Example: ['Review', "
-        "'Meta-Analysis', 'Randomized Controlled Trial'].",
-    )
-    language: str | None = Field(
-        None, description="Language filter, sent as \"value\"[lang]. Example: 'english'."
-    )
+    language: str | None = Field(None, max_length=40, description="Example: 'english'.")
     species: SpeciesFilter | None = Field(
-        None,
-        description="'humans' adds humans[mh]; 'animals' adds animals[mh:noexp] (records indexed for both stay "
-        "in). Only records with MEDLINE indexing match. Example: 'humans'.",
+        None, description="By MeSH indexing, which new records lack. Example: 'humans'."
     )
-    hasAbstract: bool = Field(
-        False, description="Only records with an abstract (adds hasabstract). Example: true."
-    )
-    freeFullText: bool = Field(
-        False,
-        description="Only records with free full text somewhere (adds free full text[sb]). Example: true.",
-    )
+    hasAbstract: bool = Field(False, description="Example: true.")
+    freeFullText: bool = Field(False, description="Example: true.")
     dateRange: DateRange | None = Field(
         None,
-        description='Date range added to the query as ("min"[pdat] : "max"[pdat]); either bound may be '
-        "omitted. Example: {'minDate': '2020', 'maxDate': '2024/06/30', 'dateType': 'pdat'}.",
+        description="Partial dates cover their whole year or month. Example: {'minDate': '2020', 'maxDate': '2024/06'}.",
     )
     sort: Literal["relevance", "pub_date", "author", "journal"] = Field(
-        "relevance",
-        description="Order: 'relevance' (default, PubMed's Best Match), 'pub_date' (newest first), 'author' "
-        "(first author A-Z), 'journal' (A-Z). Example: 'pub_date'.",
+        "relevance", description="Example: 'pub_date'."
     )
     offset: int = Field(
         0,
         ge=0,
-        description="Index of the first PMID to return (0-based), for paging; PubMed serves only the first 9,999 "
-        "records, so at most 9998. Example: 20.",
-        json_schema_extra={"maximum": PAGING_LIMIT - 1},
+        description="Pass nextOffset. Example: 20.",
+        json_schema_extra={"maximum": PAGING_LIMIT - 1},  # enforced by _offset, with its own hint
     )
     maxResults: int = Field(
         20,
         ge=0,
-        le=10_000,
-        description="PMIDs to return, up to 1,000 per call (a larger value is served at 1,000 with a notice); 0 "
-        "returns only totalCount. Example: 100.",
+        le=10_000,  # what peer servers accept; served at MAX_RESULTS_CAP with a notice
+        description=f"Served at most {MAX_RESULTS_CAP:,} (more: a notice); 0 counts only. Example: 100.",
     )
     summaryCount: int = Field(
         0,
         ge=0,
-        le=500,
-        description="Brief summaries (title, authors, journal, date, DOI) for the first N returned PMIDs, at most "
-        "50 (more is served at 50 with a notice); 0 = PMIDs only. Example: 10.",
+        le=500,  # as maxResults: served at SUMMARY_CAP with a notice
+        description=f"Brief summaries of the first N PMIDs, served at most {SUMMARY_CAP}. Example: 10.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -434,9 +401,12 @@ def _str(value: Any) -> str | None:
 def summary_of(doc: DocSum) -> ArticleSummary:
     d = pubmed_docsum(doc)
     editors = [
-        a.get("name")
+        name
         for a in _field(doc, "authors") or []
-        if isinstance(a, dict) and str(a.get("authtype", "")).lower() == "editor" and a.get("name")
+        if isinstance(a, dict)
+        and str(a.get("authtype", "")).lower() == "editor"
+        and isinstance(name := a.get("name"), str)
+        and name
     ]
     doc_type = _str(_field(doc, "doctype"))
     is_book = doc_type in ("chapter", "book")
@@ -595,16 +565,12 @@ TOOL = ToolSpec(
     name="pubmed_search_articles",
     title="Search PubMed",
     description=(
-        "Search PubMed with full query syntax plus structured filters and get PMIDs, the total count and "
-        "optional brief summaries. Use it to find articles; use pubmed_fetch_articles to read records in full, "
-        "eutils_esearch for other Entrez databases or History handles, pubmed_lookup_citation when you already "
-        "have a reference. Filters become clauses AND-ed to the query (meshTerms AND-ed, publicationTypes "
-        "OR-ed); `effectiveQuery` is exactly what was sent and `searchUrl` opens it on pubmed.gov. Paging: "
-        "`offset` + `maxResults` (up to 1,000 per call; pass `nextOffset` on); PubMed serves only the first "
-        "9,999 records, so segment large sets with `dateRange`. `maxResults`=0 counts only. `summaryCount` adds "
-        "up to 50 summaries in one extra request. `notice` explains ignored field tags, phrases not found, no "
-        "matches or a cap. Blank queries or filters, impossible dates (2023/02/29), minDate after maxDate and "
-        "filter-only searches without a query or subject filter are rejected before any request."
+        "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
+        "summaries. Use it to find articles; to "
+        "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
+        "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
+        "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
+        "empty result, not an error."
     ),
     input_model=SearchArticlesInput,
     output_model=SearchArticlesOutput,

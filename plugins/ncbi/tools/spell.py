@@ -44,8 +44,8 @@ _TOKEN = re.compile(r"\[[^\]]*\]|[^\W_](?:[\w'’-]*[^\W_])?|.", re.S)
 class SpellCheckInput(ToolInput):
     query: str = Field(
         min_length=1,
-        description="PubMed query to check, with any [field] tags and operators; only free-text words are "
-        "corrected. Example: 'alzhiemer diseese AND aged[mh]'.",
+        max_length=4000,
+        description="PubMed query as you would search it. Example: 'alzhiemer diseese AND aged[mh]'.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -159,14 +159,12 @@ TOOL = ToolSpec(
     name="pubmed_spell_check",
     title="Spell-check a PubMed query",
     description=(
-        "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use after a zero-hit "
+        "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a zero-hit "
         "or thin pubmed_search_articles result, or when a drug, gene, disease or author name may be misspelled; "
-        "it does not search (pubmed_search_articles does) and does not map to MeSH (pubmed_lookup_mesh). "
-        "Corrections are applied in place: field tags, operators, spacing and the values of indexed fields "
-        "(`aged[mh]`, `zhang y[au]`, `free full text[sb]`) stay as written; free-text fields ([tiab], [ti], "
-        "[tw]) are corrected. All-capital words (gene symbols), words with digits or non-ASCII letters, single "
-        "letters and case-only differences are never changed; a Title-case word keeps its capital. One NCBI "
-        "request; `hasSuggestion` false means nothing was changed."
+        "not to search (pubmed_search_articles) or map to MeSH (pubmed_lookup_mesh). For other Entrez databases, "
+        "or ESpell's unfiltered answer, use eutils_espell. Only free-text words change: field tags, operators, "
+        "indexed values (aged[mh], zhang y[au]), all-capital gene symbols and words with digits stay as written. "
+        "hasSuggestion=false means nothing changed."
     ),
     input_model=SpellCheckInput,
     output_model=SpellCheckOutput,

@@ -1,0 +1,255 @@
+"""What a model pays for and reads in ``tools/list``: the size budget of every tool definition, the
+sibling pointers between the raw E-utilities and the PubMed tools, unique titles, one spelling
+for shared arguments, and the input rules every model shares (ids as numbers, control characters
+refused, short error echoes). Everything is checked with every plugin active, the way the largest
+``tools/list`` a host can see is built."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from medlit.core.errors import MedlitError
+from medlit.core.host import load_host
+from medlit.core.runtime import validate_arguments
+from medlit.core.server import tool_definitions
+from medlit.core.settings import load_settings
+
+# Unpaywall and OpenURL are the plugins that need configuration to switch on.
+ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
+AVERAGE_BUDGET = 1_800  # characters of description + input schema per tool, on average
+TOOL_CEILING = 3_000  # ... and for any one tool
+
+HOST = load_host(load_settings(ALL_ON))
+DEFINITIONS = {d.name: d for d in tool_definitions(HOST)}
+
+# Each raw E-utility with a PubMed tool doing the same job for PubMed: each names the other.
+SIBLINGS = [
+    ("eutils_esearch", "pubmed_search_articles"),
+    ("eutils_search_then_fetch", "pubmed_search_articles"),
+    ("eutils_efetch", "pubmed_fetch_articles"),
+    ("eutils_esummary", "pubmed_fetch_articles"),
+    ("eutils_espell", "pubmed_spell_check"),
+    ("eutils_ecitmatch", "pubmed_lookup_citation"),
+    ("eutils_elink", "pubmed_find_related"),
+    ("eutils_link_then_fetch", "pubmed_find_related"),
+]
+
+# The smallest valid call of every tool: a new tool must be added here (and so is checked too).
+MINIMAL: dict[str, dict[str, Any]] = {
+    "eutils_ecitmatch": {"citations": ["science|1987|235|182|palmenberg ac|Art2|"]},
+    "eutils_efetch": {"db": "pubmed", "uids": ["1"]},
+    "eutils_egquery": {"term": "asthma"},
+    "eutils_einfo": {},
+    "eutils_elink": {"dbfrom": "pubmed", "uids": ["1"]},
+    "eutils_epost": {"db": "pubmed", "uids": ["1"]},
+    "eutils_esearch": {"db": "pubmed", "term": "asthma"},
+    "eutils_espell": {"term": "asthma"},
+    "eutils_esummary": {"db": "pubmed", "uids": ["1"]},
+    "eutils_link_then_fetch": {"dbfrom": "gene", "db": "protein", "uids": ["1"]},
+    "eutils_search_then_fetch": {"db": "pubmed", "term": "asthma"},
+    "pubmed_convert_ids": {"idType": "pmid", "ids": ["1"]},
+    "pubmed_europepmc_fetch": {"records": [{"source": "MED", "epmcId": "1"}]},
+    "pubmed_europepmc_search": {"query": "asthma"},
+    "pubmed_fetch_articles": {"pmids": ["1"]},
+    "pubmed_fetch_citation_metrics": {"pmids": ["1"]},
+    "pubmed_fetch_fulltext": {"pmcids": ["PMC1"]},
+    "pubmed_find_related": {"pmid": "1"},
+    "pubmed_format_citations": {"pmids": ["1"]},
+    "pubmed_institutional_link": {"pmids": ["1"]},
+    "pubmed_lookup_citation": {"citations": [{"journal": "science", "year": "1987"}]},
+    "pubmed_lookup_mesh": {"query": "asthma"},
+    "pubmed_search_articles": {"query": "asthma"},
+    "pubmed_spell_check": {"query": "asthma"},
+}
+
+
+def size(name: str) -> int:
+    """Characters a host sends a model for one tool: its description plus its input schema as the
+    server serialises it (compact JSON)."""
+    d = DEFINITIONS[name]
+    return len(d.description or "") + len(json.dumps(d.input_schema, separators=(",", ":")))
+
+
+def validate(tool: str, arguments: dict[str, Any]) -> Any:
+    return validate_arguments(HOST.tools[tool], arguments)
+
+
+def refusal(tool: str, arguments: dict[str, Any]) -> MedlitError:
+    with pytest.raises(MedlitError) as caught:
+        validate(tool, arguments)
+    return caught.value
+
+
+# -- size and wording -------------------------------------------------------------------------
+
+
+def test_every_plugin_is_on_and_every_tool_has_a_minimal_call():
+    assert all(p.status == "active" for p in HOST.plugins.values()), {
+        n: p.status for n, p in HOST.plugins.items()
+    }
+    assert set(DEFINITIONS) == set(MINIMAL)
+
+
+def test_tool_definitions_fit_the_size_budget():
+    sizes = {name: size(name) for name in DEFINITIONS}
+    table = "\n".join(f"{n}: {s:,}" for n, s in sorted(sizes.items(), key=lambda kv: -kv[1]))
+    average = sum(sizes.values()) / len(sizes)
+    assert average <= AVERAGE_BUDGET, f"average {average:,.0f} characters a tool\n{table}"
+    over = {n: s for n, s in sizes.items() if s > TOOL_CEILING}
+    assert not over, f"over {TOOL_CEILING:,} characters: {over}\n{table}"
+
+
+@pytest.mark.parametrize(("eutils", "pubmed"), SIBLINGS)
+def test_eutils_and_pubmed_siblings_name_each_other(eutils, pubmed):
+    assert pubmed in DEFINITIONS[eutils].description, f"{eutils} does not point to {pubmed}"
+    assert eutils in DEFINITIONS[pubmed].description, f"{pubmed} does not point to {eutils}"
+
+
+def test_no_two_tools_share_a_title():
+    titles: dict[str, str] = {}
+    for d in DEFINITIONS.values():
+        assert d.title, d.name
+        assert d.title not in titles, f"{d.name} and {titles[d.title]} are both titled {d.title!r}"
+        titles[d.title] = d.name
+
+
+def test_descriptions_name_only_tools_that_exist():
+    """A description pointing to a sibling names a real tool (a renamed tool leaves no dangling
+    pointer behind)."""
+    for d in DEFINITIONS.values():
+        named = set(re.findall(r"\b(?:pubmed|eutils)_[a-z_]+[a-z]", d.description or ""))
+        named = {n for n in named if not n.startswith(("pubmed_pubmed", "pubmed_pmc"))}  # ELink link names
+        assert named <= set(DEFINITIONS), f"{d.name} names unknown tools {named - set(DEFINITIONS)}"
+
+
+def test_every_field_has_an_example_and_schemas_are_self_contained():
+    for d in DEFINITIONS.values():
+        text = json.dumps(d.input_schema)
+        assert "$ref" not in text and "$defs" not in text, d.name  # some clients follow no references
+        assert '{"type": "null"}' not in text, d.name  # optional means "omit it"
+        for field, spec in d.input_schema["properties"].items():
+            assert "Example" in spec.get("description", ""), f"{d.name}.{field} has no example"
+
+
+# -- one spelling for shared arguments ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", sorted(MINIMAL))
+def test_response_format_is_spelled_one_way_and_the_other_still_validates(tool):
+    schema = DEFINITIONS[tool].input_schema
+    assert "responseFormat" in schema["properties"]
+    assert "response_format" not in json.dumps(schema)
+    for spelling in ("responseFormat", "response_format"):
+        args = validate(tool, {**MINIMAL[tool], spelling: "json"})
+        value = getattr(args, "responseFormat", None) or getattr(args, "response_format", None)
+        assert value == "json", (tool, spelling)
+
+
+# -- ids as numbers, hints naming the tool's own fields ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field", "expected"),
+    [
+        ("pubmed_fetch_articles", {"pmids": [33533846, "31452104"]}, "pmids", ["33533846", "31452104"]),
+        ("pubmed_format_citations", {"pmids": 33533846}, "pmids", ["33533846"]),
+        ("pubmed_fetch_citation_metrics", {"pmids": [33533846]}, "pmids", ["33533846"]),
+        (
+            "pubmed_convert_ids",
+            {"idType": "pmid", "ids": [33533846, 31452104]},
+            "ids",
+            ["33533846", "31452104"],
+        ),
+        ("pubmed_convert_ids", {"idType": "pmcid", "ids": 9575052}, "ids", ["PMC9575052"]),
+        ("pubmed_fetch_fulltext", {"pmcids": [9575052]}, "pmcids", ["PMC9575052"]),
+        ("pubmed_fetch_fulltext", {"pmids": [33533846]}, "pmids", ["33533846"]),
+        ("pubmed_find_related", {"pmid": 33533846}, "pmid", "33533846"),
+        ("pubmed_institutional_link", {"pmids": [33533846]}, "pmids", ["33533846"]),
+        ("eutils_efetch", {"db": "pubmed", "uids": [33533846, 1]}, "uids", ["33533846", "1"]),
+        ("eutils_esummary", {"db": "pubmed", "uids": 33533846}, "uids", ["33533846"]),
+        ("eutils_elink", {"dbfrom": "pubmed", "uids": [33533846]}, "uids", ["33533846"]),
+        ("eutils_epost", {"db": "gene", "uids": [7173, 22018]}, "uids", ["7173", "22018"]),
+    ],
+)
+def test_ids_are_accepted_as_numbers(tool, arguments, field, expected):
+    assert getattr(validate(tool, arguments), field) == expected
+
+
+def test_numeric_ids_inside_nested_objects():
+    records = validate("pubmed_europepmc_fetch", {"records": [{"source": "MED", "epmcId": 33533846}]}).records
+    assert records[0].epmcId == "33533846"
+    handle = {"db": "pubmed", "web_env": "MCID_1", "query_key": 1}
+    assert validate("eutils_efetch", {"history": handle}).history.query_key == "1"
+
+
+def test_convert_ids_hints_name_its_own_fields():
+    err = refusal("pubmed_convert_ids", {"idType": "doi", "ids": ["33533846"]})
+    assert err.reason == "malformed_id" and "idType" in err.message and "`pmids`" not in err.message
+    err = refusal("pubmed_convert_ids", {"idType": "pmid", "ids": ["PMC3531190"]})
+    assert "set idType to 'pmcid'" in err.message and "`pmcids`" not in err.message
+    assert "idType" in err.recovery
+
+
+@pytest.mark.parametrize("tool", ["pubmed_fetch_articles", "pubmed_fetch_citation_metrics"])
+def test_pmid_only_tools_point_to_the_converter_not_to_fields_they_lack(tool):
+    err = refusal(tool, {"pmids": ["10.1038/s41586-020-2649-2"]})
+    assert err.reason == "malformed_id" and "`dois`" not in err.message
+    assert "pubmed_convert_ids" in err.recovery
+
+
+# -- control characters and error echoes -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "where"),
+    [
+        ("pubmed_search_articles", {"query": "asthma\x00"}, "query"),
+        ("pubmed_search_articles", {"query": "asthma", "meshTerms": ["Asthma", "x\x1b[31m"]}, "meshTerms[1]"),
+        ("eutils_espell", {"term": "breast cancr\x07"}, "term"),
+        ("pubmed_lookup_mesh", {"query": "asthma\x7f"}, "query"),
+        (
+            "pubmed_lookup_citation",
+            {"citations": [{"journal": "sci\x00ence", "year": "1987"}]},
+            "citations[0].journal",
+        ),
+        (
+            "eutils_efetch",
+            {"history": {"db": "pubmed", "web_env": "MCID\x00", "query_key": "1"}},
+            "history.web_env",
+        ),
+    ],
+)
+def test_control_characters_are_refused_naming_the_field(tool, arguments, where):
+    err = refusal(tool, arguments)
+    assert err.reason == "invalid_argument" and not err.retryable
+    assert f"{where} holds a control character" in err.message and err.recovery
+
+
+def test_tabs_and_line_breaks_are_text():
+    assert validate("pubmed_search_articles", {"query": "asthma\tAND\nchildren\r\n"}).query
+    assert validate("pubmed_spell_check", {"query": "alzhiemer\tdiseese"}).query
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("pubmed_search_articles", {"query": "asthma", "author": "x" * 1_000_000}),
+        ("pubmed_search_articles", {"query": "asthma", "dateRange": {"minDate": "2" * 1_000_000}}),
+        ("pubmed_spell_check", {"query": "y" * 1_000_000}),
+        ("pubmed_lookup_mesh", {"query": "asthma", "offset": 10**30}),
+        ("pubmed_search_articles", {"query": "asthma", "meshTerms": [f"Term {i}" for i in range(10_000)]}),
+        ("eutils_esearch", {"db": "pubmed", "term": "asthma", "retstart": 10**30}),
+        # a validator that quotes the bad value: the echo is cut to a short prefix
+        ("pubmed_fetch_citation_metrics", {"pmids": ["z" * 11_000]}),
+        ("eutils_esearch", {"db": "pubmed", "term": "asthma", "sort": "s" * 1_000_000}),
+    ],
+)
+def test_oversized_values_are_refused_with_a_short_message(tool, arguments):
+    err = refusal(tool, arguments)
+    assert err.recovery and not err.retryable
+    assert len(err.message) < 1_000 and len(json.dumps(err.to_dict())) < 3_000
+    assert not re.search(r"(.)\1{99}", json.dumps(err.to_dict())), "the bad value is echoed at length"
