@@ -204,6 +204,10 @@ class Pacer:
 
         if not hold:
             sent()
+        else:
+            # An answer that never comes must not close the pacer for the whole request timeout:
+            # after two intervals the request has surely left, whatever the connection did.
+            asyncio.get_running_loop().call_later(2 * self.interval, sent)
         return sent
 
 
@@ -717,10 +721,20 @@ class UpstreamClient:
         retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
         last: MedlitError | None = None
         attempts = 0
+        out_of_time = False
         for attempt in range(retries + 1):
             attempts += 1
             try:
-                resp = await self._attempt(method, url, query, form, expect, deadline, ok_statuses, headers)
+                try:
+                    resp = await self._attempt(
+                        method, url, query, form, expect, deadline, ok_statuses, headers
+                    )
+                except MedlitError as err:
+                    if last is None or err.reason != E.QUEUE_FULL:
+                        raise
+                    attempts -= 1  # a retry that could not start before the deadline: report the fault
+                    out_of_time = True
+                    break
                 if parse is not None and resp.status < 300:
                     resp.parsed = self._parsed(resp, parse)
                 return resp
@@ -735,7 +749,7 @@ class UpstreamClient:
                 await _progress(f"{cfg.label}: {retry.error.message}; retrying in {wait:.1f} s")
                 await asyncio.sleep(wait)
         assert last is not None
-        if time.monotonic() >= deadline - 0.05 and E.error_kind(last) != E.RATE_LIMITED:
+        if (out_of_time or time.monotonic() >= deadline - 0.05) and E.error_kind(last) != E.RATE_LIMITED:
             raise upstream_error(
                 cfg.error_prefix,
                 E.DEADLINE_EXCEEDED,

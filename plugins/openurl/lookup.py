@@ -36,7 +36,10 @@ async def look_up(ctx: ToolContext, kind: IdKind, ids: Sequence[str]) -> dict[st
     try:
         found = await ctx.lookup_metadata(kind, wanted)
     except MedlitError as err:
-        return {i: Looked("failed", bare[i], f"the metadata lookup failed ({err.reason}: {err.message})") for i in wanted}
+        return {
+            i: Looked("failed", bare[i], f"the metadata lookup failed ({err.reason}: {err.message})")
+            for i in wanted
+        }
     out: dict[str, Looked] = {}
     for i in wanted:
         meta = found.get(i)

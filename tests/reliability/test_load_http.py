@@ -6,6 +6,7 @@ percentiles are recorded by benchmarks/bench_load_http.py, not asserted."""
 from __future__ import annotations
 
 import pytest
+
 from load_http import run_load
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
