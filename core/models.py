@@ -112,7 +112,7 @@ class ToolInput(BaseModel):
     @classmethod
     def model_json_schema(
         cls,
-        by_alias: bool = True,
+        by_alias: bool | None = True,  # pydantic 2.14 widened it to bool | None
         ref_template: str = DEFAULT_REF_TEMPLATE,
         schema_generator: type[GenerateJsonSchema] = LeanJsonSchema,
         mode: JsonSchemaMode = "validation",
@@ -120,7 +120,7 @@ class ToolInput(BaseModel):
         union_format: Literal["any_of", "primitive_type_array"] = "any_of",
     ) -> dict[str, Any]:
         schema = super().model_json_schema(
-            by_alias, ref_template, schema_generator, mode, union_format=union_format
+            by_alias is not False, ref_template, schema_generator, mode, union_format=union_format
         )
         return inline_definitions(schema) if ref_template == DEFAULT_REF_TEMPLATE else schema
 
