@@ -163,6 +163,16 @@ class Host:
         raw = self.settings.get(f"{TIER_ORDER_PREFIX}{env_name(tier.name)}")
         return tier.order if raw is None else int(raw)  # validated by load_settings
 
+    def id_link(self, kind: str, value: str | None) -> str | None:
+        """A record's landing page from the first active plugin declaring one for ``kind``."""
+        if not value:
+            return None
+        for p in self.plugins.values():
+            template = p.info.id_links.get(kind) if p.active and p.info else None
+            if template:
+                return template.replace("{id}", value)
+        return None
+
     def metadata_providers(self) -> list[MetadataProvider]:
         """Active plugins' metadata providers, by ``order``."""
         out = [m for p in self.plugins.values() if p.active for m in p.metadata]

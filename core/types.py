@@ -64,12 +64,17 @@ class PluginInfo:
     variables, a preset and the code it needs), runs once at start-up with the plugin's settings:
     it returns ``None`` when the plugin can run, or what to set (``"OPENURL_RESOLVER or
     OPENURL_PRESET"``), which leaves the plugin ``unconfigured`` with that hint; a ``ValueError``
-    it raises is a malformed configuration (the server refuses to start)."""
+    it raises is a malformed configuration (the server refuses to start).
+
+    ``id_links`` gives landing-page templates for identifier kinds the plugin's source names
+    (``{"pmid": "https://example.org/{id}/"}``): core links records with them while the plugin
+    is active, and knows no such page itself."""
 
     name: str
     title: str
     description: str = ""
     version: str | None = None
+    id_links: Mapping[str, str] = field(default_factory=dict)
     settings: tuple[SettingSpec, ...] = ()
     check_settings: Callable[[PluginConfig], str | None] | None = None
 

@@ -8,7 +8,7 @@ asked -> cap (`maxSections`) -> budget (`maxCharacters`, `maxCharactersPerSectio
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -44,14 +44,13 @@ _MARKER_WORDS = ("[Figure", "[Supplementary", "[Media", "[Video", "[Audio")
 EXTRA_ID_FIELDS = ("epmcId", "epmcSource")
 
 
-# Landing pages of the identifier schemes themselves (as doi.org is for DOIs), whatever tier
-# served the text.
-def pmcid_url(pmcid: str | None) -> str | None:
-    return f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/" if pmcid else None
+# A record's landing page for an identifier kind, from the plugins that declare one
+# (PluginInfo.id_links): ``link("pmid", "123")``.
+IdLink = Callable[[str, str | None], str | None]
 
 
-def pmid_url(pmid: str | None) -> str | None:
-    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None
+def no_link(kind: str, value: str | None) -> str | None:
+    return None
 
 
 # -- conversion -------------------------------------------------------------------------------
@@ -80,6 +79,7 @@ def to_pmc_article(
     *,
     include_assets: bool = True,
     extra_ids: Mapping[str, str] | None = None,
+    link: IdLink = no_link,
 ) -> PmcArticle:
     """A JATS record as the tool's ``source: pmc`` record (sections nested two levels deep).
     ``extra_ids`` adds the serving source's own record ids (keys of :data:`EXTRA_ID_FIELDS`)."""
@@ -147,8 +147,8 @@ def to_pmc_article(
             for r in art.references
         ]
         or None,
-        pmcUrl=pmcid_url(ids.pmcid),
-        pubmedUrl=pmid_url(ids.pmid),
+        pmcUrl=link("pmcid", ids.pmcid),
+        pubmedUrl=link("pmid", ids.pmid),
     )
     for key, value in (extra_ids or {}).items():
         if key in EXTRA_ID_FIELDS and value:
@@ -156,7 +156,9 @@ def to_pmc_article(
     return out
 
 
-def to_text_article(art: ExtractedTextArticle, ref: ArticleRef, via: str) -> UnpaywallArticle | None:
+def to_text_article(
+    art: ExtractedTextArticle, ref: ArticleRef, via: str, link: IdLink = no_link
+) -> UnpaywallArticle | None:
     """Extracted text as the tool's ``source: unpaywall`` record; ids the payload lacks come from
     the article's ref (given or learned along the chain). None when no DOI is known at all."""
     doi = art.doi or ref.doi
@@ -179,7 +181,7 @@ def to_text_article(art: ExtractedTextArticle, ref: ArticleRef, via: str) -> Unp
         hostType=art.host_type,
         wordCount=art.word_count,
         totalPages=art.page_count,
-        pubmedUrl=pmid_url(pmid),
+        pubmedUrl=link("pmid", pmid),
     )
 
 

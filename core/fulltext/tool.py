@@ -37,6 +37,7 @@ from .models import (
 )
 from .render import render_fulltext
 from .shape import (
+    IdLink,
     apply_budget_pmc,
     apply_budget_text,
     article_id,
@@ -98,11 +99,11 @@ def _resend(asked: Sequence[_Asked]) -> str:
 
 
 # -- tier payloads -> output records ----------------------------------------------------------
-def _record(res: Resolution, include_assets: bool) -> Record | None:
+def _record(res: Resolution, include_assets: bool, link: IdLink) -> Record | None:
     """The output record of a hit with its tier report: JATS as ``source: pmc``, extracted text as
     ``source: unpaywall``, each with ``viaSource`` = the tier that served it. None when it cannot
     be built."""
-    rec = _payload_record(res, include_assets)
+    rec = _payload_record(res, include_assets, link)
     if rec is not None:
         rec.triedTiers = _tried(res)
     return rec
@@ -112,7 +113,7 @@ def _tried(res: Resolution) -> list[TriedTier]:
     return [TriedTier(tier=a.tier, outcome=a.outcome, detail=a.detail or None) for a in res.tried]
 
 
-def _payload_record(res: Resolution, include_assets: bool) -> Record | None:
+def _payload_record(res: Resolution, include_assets: bool, link: IdLink) -> Record | None:
     payload = res.hit.article if res.hit else None
     ref = res.ref
     if isinstance(payload, StructuredArticle):
@@ -121,12 +122,13 @@ def _payload_record(res: Resolution, include_assets: bool) -> Record | None:
             payload.tier or res.served_by or "",
             include_assets=include_assets,
             extra_ids=payload.extra_ids,
+            link=link,
         )
         # ids the record does not carry but the chain knows (given or resolved)
         rec.pmcId, rec.pmid, rec.doi = rec.pmcId or ref.pmcid, rec.pmid or ref.pmid, rec.doi or ref.doi
         return rec
     if isinstance(payload, ExtractedTextArticle):
-        return to_text_article(payload, ref, payload.tier or res.served_by or "")
+        return to_text_article(payload, ref, payload.tier or res.served_by or "", link)
     return None
 
 
@@ -208,7 +210,7 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
     pending: list[ArticleRef] = []  # the articles behind `unavailable`
     for res in chain.resolutions:
         asked = [by_value[v] for v in res.ref.requested if v in by_value]
-        record = _record(res, args.includeAssets) if res.resolved else None
+        record = _record(res, args.includeAssets, ctx.runtime.host.id_link) if res.resolved else None
         if res.resolved and record is None:
             res.tried[-1].outcome = "parse-failed"
             res.tried[

@@ -65,7 +65,7 @@ class RelatedArticle(ToolOutput):
     score: float | None = Field(
         None, description="The provider's relevance score (similar articles; higher is closer)"
     )
-    pubmedUrl: str
+    pubmedUrl: str | None = None  # from the plugin that names PMIDs (PluginInfo.id_links)
 
 
 class ProviderReport(ToolOutput):

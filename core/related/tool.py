@@ -24,7 +24,6 @@ from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderRepor
 NAME = "pubmed_find_related"
 ALL_FAILED = "all_providers_failed"
 PMID_NOT_FOUND = "pmid_not_found"
-PUBMED = "https://pubmed.ncbi.nlm.nih.gov/"
 # Providers share what is left of the call deadline minus this, kept for the summaries lookup.
 SUMMARY_RESERVE = 10.0
 _KIND_WORDS = {
@@ -110,7 +109,8 @@ async def find_related(args: FindRelatedInput, ctx: ToolContext) -> FindRelatedO
     assert result is not None
 
     meta: Mapping[str, RecordMetadata] = await source.lookup(result.pmids) if result.pmids else source.meta
-    articles = [_article(p, meta.get(p), result.scores.get(p)) for p in result.pmids]
+    link = ctx.runtime.host.id_link
+    articles = [_article(p, meta.get(p), result.scores.get(p), link("pmid", p)) for p in result.pmids]
     total = result.total
     end = args.offset + want
     if total is not None:
@@ -170,9 +170,9 @@ def _none_answered(asked: Asked, query: RelatedQuery) -> MedlitError:
     )
 
 
-def _article(pmid: str, meta: RecordMetadata | None, score: float | None) -> RelatedArticle:
+def _article(pmid: str, meta: RecordMetadata | None, score: float | None, url: str | None) -> RelatedArticle:
     if meta is None:
-        return RelatedArticle(pmid=pmid, score=score, pubmedUrl=f"{PUBMED}{pmid}/")
+        return RelatedArticle(pmid=pmid, score=score, pubmedUrl=url)
     names = list(meta.authors)
     return RelatedArticle(
         pmid=pmid,
@@ -184,7 +184,7 @@ def _article(pmid: str, meta: RecordMetadata | None, score: float | None) -> Rel
         doi=meta.doi,
         pmcId=meta.pmcid,
         score=score,
-        pubmedUrl=f"{PUBMED}{pmid}/",
+        pubmedUrl=url,
     )
 
 

@@ -33,6 +33,10 @@ def medlit_plugin_info() -> PluginInfo:
         name="ncbi",
         title="NCBI E-utilities, PubMed and PMC",
         description="Entrez E-utilities for every NCBI database, PubMed research tools and PMC full text.",
+        id_links={
+            "pmid": "https://pubmed.ncbi.nlm.nih.gov/{id}/",
+            "pmcid": "https://pmc.ncbi.nlm.nih.gov/articles/{id}/",
+        },
         settings=(
             SettingSpec(
                 "NCBI_API_KEY", "NCBI API key: raises the shared limit from 3 to 10 requests/s", secret=True

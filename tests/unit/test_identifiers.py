@@ -1,3 +1,5 @@
+# The URLs below are identifier spellings the normalisers parse, never fetched: every test may
+# connect to loopback only (tests/conftest.py no_network).
 import pytest
 
 from medlit.core.identifiers import (
