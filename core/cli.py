@@ -184,8 +184,6 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def _explain_tool(host: Host, name: str) -> int:
     """Print one tool: description, arguments (type, required, default, description), an example."""
-    from .server import lean_schema
-
     found = next(((t, p, on, why) for t, p, on, why in host.tool_states() if t.name == name), None)
     if found is None:
         print(f"medlit: no tool named {name!r}; `medlit tools` lists them", file=sys.stderr)
@@ -194,7 +192,7 @@ def _explain_tool(host: Host, name: str) -> int:
     print(f"{tool.name} ({plugin.name} plugin){'' if on else '  [not served: ' + why + ']'}")
     print(f"{tool.title}\n")
     print(tool.description + "\n")
-    schema = lean_schema(tool.input_model.model_json_schema())
+    schema = host.tool_schemas(tool)[0]
     required = set(schema.get("required", []))
     print("Arguments:")
     example: dict[str, object] = {}
@@ -316,6 +314,25 @@ def cmd_call(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _check_tools(host: Host) -> None:
+    """Import every served tool (a broken lazy reference shows here, not at a user's first call)
+    and fill the schema store, so the next launch lists tools without importing them."""
+    from .lazy import LazyError
+
+    broken = []
+    for spec in host.tools.values():
+        try:
+            spec.loaded()
+            host.tool_schemas(spec)
+        except LazyError as exc:
+            broken.append(f"  {spec.name}: {exc}")
+    host.schema_store.save()
+    where = host.schema_store.path or "off (MEDLIT_SCHEMA_CACHE=off)"
+    print(f"Tools\n  {len(host.tools) - len(broken)} of {len(host.tools)} load; schemas stored: {where}")
+    for line in broken:
+        print(line)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .http import UpstreamClient
     from .runtime import Runtime
@@ -336,6 +353,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 else:
                     shown = "set (***)" if spec.secret or "EMAIL" in spec.name else value
                 print(f"    {spec.name}: {shown}")
+    _check_tools(host)
     services = list(host.services.values())
 
     async def probe() -> int:

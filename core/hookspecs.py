@@ -86,12 +86,18 @@ def medlit_tools() -> Iterable[ToolSpec]:
     :class:`~medlit.core.errors.MedlitError`. Any other exception is reported as a fault of the
     plugin, by name.
 
+    The models and callables may be ``lazy(".module:attribute", __name__)`` references (any record's
+    callables may): the module is imported at the tool's first call, and ``tools/list`` reads the
+    schemas from the schema store, so a session that never calls the tool never imports it.
+
     Example::
 
         @hookimpl
         def medlit_tools():
             return [ToolSpec(name="crossref_lookup", title="Look up a DOI", description="...",
-                             input_model=LookupIn, output_model=LookupOut, handler=lookup)]
+                             input_model=lazy(".lookup:LookupIn", __name__),
+                             output_model=lazy(".lookup:LookupOut", __name__),
+                             handler=lazy(".lookup:lookup", __name__))]
     """
 
 

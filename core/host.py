@@ -14,11 +14,10 @@ Order of work (no I/O, nothing at import time):
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -26,6 +25,7 @@ from urllib.parse import urlsplit
 import pluggy
 
 from . import hookspecs
+from .lazy import Lazy, is_async
 from .settings import (
     TIER_ORDER_PREFIX,
     Settings,
@@ -37,6 +37,7 @@ from .settings import (
     parse_number,
     select_tool,
 )
+from .tool_schemas import SchemaStore
 from .types import (
     AccessLinkProvider,
     FulltextTier,
@@ -85,6 +86,7 @@ class PluginRecord:
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
+    origin: str = ""  # the plugin module's file: its tree fingerprints stored tool schemas
     waiting_on: str = ""  # the variable a non-active plugin waits on
 
     @property
@@ -113,6 +115,14 @@ class Host:
     pm: pluggy.PluginManager
     plugins: dict[str, PluginRecord]
     services: dict[str, ServiceRecord] = field(default_factory=dict)  # active plugins' services
+    schema_store: SchemaStore = field(default_factory=lambda: SchemaStore(None))
+
+    def tool_schemas(self, spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A tool's input and output schemas, from the schema store when its models are lazy."""
+        record = self.plugins.get(spec.plugin)
+        return self.schema_store.schemas(
+            spec, record.origin if record else "", record.version if record else None
+        )
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
@@ -269,18 +279,28 @@ _CALLABLES: dict[type, tuple[str, ...]] = {
     RelatedProvider: ("resolve",),
     ResourceSpec: ("read",),
 }
+_MODELS: dict[type, tuple[str, ...]] = {ToolSpec: ("input_model", "output_model")}
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-def _is_async(fn: Any) -> bool:
-    target = getattr(fn, "func", fn)  # functools.partial
-    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
-
-
 def _check_record(item: Any, hook: str) -> None:
+    label = f"{hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r}"
+    for f in fields(item):
+        ref = getattr(item, f.name)
+        if isinstance(ref, Lazy):  # checked when first resolved; the error will name its owner
+            ref.owner = f"{label} {f.name}"
+            ref.expect = (
+                "model"
+                if f.name in _MODELS.get(type(item), ())
+                else "async"
+                if f.name in _CALLABLES.get(type(item), ())
+                else "callable"
+            )
     for attr in _CALLABLES.get(type(item), ()):
         fn = getattr(item, attr)
-        if not callable(fn) or not _is_async(fn):
+        if isinstance(fn, Lazy):
+            continue
+        if not callable(fn) or not is_async(fn):
             raise HostError(
                 f"{hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r} has a "
                 f"{attr} that is not an async function (declare it with `async def`)"
@@ -300,6 +320,7 @@ def _collect(record: PluginRecord, obj: Any) -> None:
         raise HostError(f"plugin registered as {record.name!r} calls itself {info.name!r}")
     record.info = info
     record.version = record.version or info.version
+    record.origin = str(getattr(obj, "__file__", None) or "")
     name = record.name
     record.services = _stamped(obj, "medlit_services", ServiceSpec, name)
     record.tools = _stamped(obj, "medlit_tools", ToolSpec, name)
@@ -555,7 +576,7 @@ def load_host(
         cache_setting(settings)  # a malformed MEDLIT_CACHE stops start-up, not the first call
     except SettingsError as exc:
         raise HostError(str(exc)) from None
-    host = Host(settings=settings, pm=pm, plugins=records)
+    host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
     host.services = _services(records.values(), settings)
     _describe(records.values(), host)
     return host

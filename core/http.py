@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Unpack
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from . import errors as E
+from . import xml as _xml
 from .cache import Cache, Entry, history_bound, pack, record_key, request_key, unpack
 from .errors import MedlitError, queue_full, upstream_error
 from .redact import Redactor
 from .settings import Settings, is_loopback_host
-from .xml import XMLRefused, XMLSyntaxError, parse_xml, scan_prolog
+from .xml import XMLRefused, parse_xml, scan_prolog
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
     import aiohttp
@@ -768,7 +769,7 @@ class UpstreamClient:
             raise self._fail(
                 E.INVALID_RESPONSE, f"{self.config.label} sent XML that was refused ({exc})"
             ) from None
-        except (XMLSyntaxError, ValueError, UnicodeDecodeError) as exc:
+        except (_xml.XMLSyntaxError, ValueError, UnicodeDecodeError) as exc:
             raise _Retry(
                 self._fail(
                     E.INVALID_RESPONSE,
@@ -967,7 +968,7 @@ class UpstreamClient:
                 raise self._fail(
                     E.INVALID_RESPONSE, f"{cfg.label} sent XML that was refused ({exc})"
                 ) from None
-            except XMLSyntaxError:
+            except _xml.XMLSyntaxError:
                 raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent malformed XML")) from None
         elif expect == "json":
             try:

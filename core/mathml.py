@@ -29,9 +29,7 @@ the tag by a recovering parser).
 from __future__ import annotations
 
 import re
-from typing import Literal
-
-from lxml import etree
+from typing import TYPE_CHECKING, Literal
 
 from .text import strip_invisible
 from .xml import localname
@@ -39,7 +37,8 @@ from .xml import localname
 __all__ = ["Scripts", "flatten_mathml", "to_subscript", "to_superscript"]
 
 Scripts = Literal["caret", "unicode"]
-Element = etree._Element
+if TYPE_CHECKING:  # only annotations: lxml loads with the first document, not at start-up
+    from lxml.etree import _Element as Element
 
 _SUP = dict(zip("0123456789+-−=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱ", strict=True))
 _SUB = dict(zip("0123456789+-−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎", strict=True))

@@ -3,6 +3,9 @@ hardened XML, the JATS reader and the error helpers. Plugins import from here al
 other ``medlit.core`` modules, pluggy or the MCP SDK); what a plugin needs and lacks belongs here.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import errors
 from .budget import BudgetSplit, Deferred, apply_budget, json_size
 from .errors import (
@@ -30,8 +33,7 @@ from .identifiers import (
     parse_list,
     split_packed,
 )
-from .jats import read_jats
-from .jats_models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+from .lazy import lazy
 from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from .models import (
     RESPONSE_FORMAT_FIELD,
@@ -79,7 +81,32 @@ from .types import (
     ToolSpec,
 )
 from .webfetch import WebClient, WebResponse, call_deadline
-from .xml import XMLRefused, XMLSyntaxError, localname, parse_xml, text_of
+from .xml import XMLRefused, localname, parse_xml, text_of
+
+if TYPE_CHECKING:
+    from .jats import read_jats
+    from .jats_models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+    from .xml import XMLSyntaxError
+
+# Exports whose modules are heavy (the JATS reader and its models, lxml), imported on first access so
+# that a plugin's declarations import nothing a session may never need.
+_ON_ACCESS = {
+    "read_jats": ".jats",
+    "FulltextArticle": ".jats_models",
+    "UNEXTRACTABLE_REASONS": ".jats_models",
+    "UnextractableReason": ".jats_models",
+    "XMLSyntaxError": ".xml",  # lxml's class: lxml loads with the first document
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_ACCESS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __package__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DAY",
@@ -156,6 +183,7 @@ __all__ = [
     "hookimpl",
     "invalid_argument",
     "json_size",
+    "lazy",
     "localname",
     "md_escape_cell",
     "md_table",

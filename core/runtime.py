@@ -32,7 +32,16 @@ if TYPE_CHECKING:
 
     from .webfetch import WebClient
 
-from .types import ArticleRef, IdKind, Progress, RecordMetadata, ToolContext, ToolSpec, _no_progress
+from .types import (
+    ArticleRef,
+    IdKind,
+    LoadedTool,
+    Progress,
+    RecordMetadata,
+    ToolContext,
+    ToolSpec,
+    _no_progress,
+)
 from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
@@ -185,12 +194,13 @@ class Runtime:
         deadline = started + self.host.settings.call_deadline
         tokens = (CALL_DEADLINE.set(deadline), CALL_PROGRESS.set(_notices(report)))
         try:
-            args = validate_arguments(spec, arguments or {})
+            tool = spec.loaded()  # a lazy tool's module is imported at its first call
+            args = validate_arguments(tool, arguments or {})
             # Requests stop at the deadline themselves (typed errors); this guard catches a handler
             # that keeps working past it, so the host always gets an answer in time.
             try:
                 async with asyncio.timeout(self.host.settings.call_deadline + DEADLINE_GRACE):
-                    result = await spec.handler(args, self.context(spec.plugin, report))
+                    result = await tool.handler(args, self.context(spec.plugin, report))
             except TimeoutError:
                 raise MedlitError(
                     E.CALL_DEADLINE_EXCEEDED,
@@ -198,10 +208,10 @@ class Runtime:
                     "Retry the call; if it keeps running out of time, ask for fewer records per call.",
                     True,
                 ) from None
-            if not isinstance(result, spec.output_model):
-                result = spec.output_model.model_validate(result)
+            if not isinstance(result, tool.output_model):
+                result = tool.output_model.model_validate(result)
             data = self._redact_data(result.model_dump(mode="json"))
-            text = spec.render(result, args) if spec.render else as_json(result)
+            text = tool.render(result, args) if tool.render else as_json(result)
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
             return CallOutcome(text, data=data, elapsed=time.monotonic() - started)
         except MedlitError as err:
@@ -345,7 +355,9 @@ def accepted_names(model: type[BaseModel]) -> set[str]:
     return names
 
 
-def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
+def validate_arguments(spec: ToolSpec | LoadedTool, arguments: dict[str, Any]) -> BaseModel:
+    if isinstance(spec, ToolSpec):
+        spec = spec.loaded()
     if not isinstance(arguments, dict):
         raise E.invalid_argument(
             "Arguments must be a JSON object.", "Send the arguments as an object of named fields."
@@ -395,7 +407,7 @@ def _short_echo(msg: str, value: Any) -> str:
     return msg if len(msg) <= 4 * ECHO_LIMIT else msg[: 4 * ECHO_LIMIT] + "..."
 
 
-def validation_error(spec: ToolSpec, exc: ValidationError) -> MedlitError:
+def validation_error(spec: LoadedTool, exc: ValidationError) -> MedlitError:
     problems = []
     for e in exc.errors(include_url=False)[:20]:
         loc = (".".join(str(p) for p in e["loc"]) or "arguments")[:ECHO_LIMIT]

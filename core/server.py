@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
+from .lazy import LazyError
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
@@ -77,26 +78,21 @@ def _version() -> str:
     return __version__
 
 
-def lean_schema(schema: Any) -> Any:
-    """Drop pydantic's auto-generated ``title`` annotations (they repeat the field names and make
-    ``tools/list`` a third larger); a property that is *named* title is a dict and stays."""
-    if isinstance(schema, dict):
-        return {k: lean_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
-    if isinstance(schema, list):
-        return [lean_schema(v) for v in schema]
-    return schema
-
-
 def tool_definitions(host: Host) -> list[types.Tool]:
     tools = []
     for spec in sorted(host.tools.values(), key=lambda s: s.name):
+        try:
+            input_schema, output_schema = host.tool_schemas(spec)
+        except LazyError as exc:  # the plugin's bug: the tool is not listed, its call says why
+            log.error("tool %s of plugin %s not listed: %s", spec.name, spec.plugin, exc)
+            continue
         tools.append(
             types.Tool(
                 name=spec.name,
                 title=spec.title,
                 description=spec.description,
-                input_schema=lean_schema(spec.input_model.model_json_schema()),
-                output_schema=lean_schema(spec.output_model.model_json_schema(mode="serialization")),
+                input_schema=input_schema,
+                output_schema=output_schema,
                 annotations=types.ToolAnnotations(
                     title=spec.title,
                     read_only_hint=spec.read_only,
@@ -106,6 +102,7 @@ def tool_definitions(host: Host) -> list[types.Tool]:
                 ),
             )
         )
+    host.schema_store.save()
     return tools
 
 

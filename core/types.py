@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel
 
+from .lazy import Lazy, resolved
+
 if TYPE_CHECKING:
     from .http import Response, UpstreamClient
     from .jats_models import FulltextArticle
@@ -280,13 +282,17 @@ class ToolSpec:
     """One MCP tool. ``handler(args, ctx)`` gets a validated ``input_model`` instance and returns
     an ``output_model`` instance; ``render(result, args)`` gives the text block (default: the
     result as fenced JSON). Renderings over 25,000 characters are cut by the host with a notice.
+
+    The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
+    holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
+    the schema store, so a session that never calls the tool never imports it.
     """
 
     name: str
     title: str
     description: str
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
+    input_model: type[BaseModel] | Lazy
+    output_model: type[BaseModel] | Lazy
     handler: ToolHandler
     render: Callable[[Any, Any], str] | None = None
     # Builds the description from what is installed (tiers, resolvers, related providers):
@@ -296,6 +302,35 @@ class ToolSpec:
     read_only: bool = True
     open_world: bool = True
     plugin: str = ""
+
+    def loaded(self) -> LoadedTool:
+        """This tool with its lazy references imported (the first call pays the import)."""
+        return LoadedTool(
+            spec=self,
+            input_model=resolved(self.input_model),
+            output_model=resolved(self.output_model),
+            handler=resolved(self.handler),
+            render=resolved(self.render),
+        )
+
+
+@dataclass(frozen=True)
+class LoadedTool:
+    """A :class:`ToolSpec` whose models and callables are the objects themselves."""
+
+    spec: ToolSpec
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    handler: ToolHandler
+    render: Callable[[Any, Any], str] | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def plugin(self) -> str:
+        return self.spec.plugin
 
 
 @dataclass

@@ -8,12 +8,23 @@ refused outright rather than parsed with its references left dangling.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
-from lxml import etree
+if TYPE_CHECKING:
+    from lxml import etree
+    from lxml.etree import XMLSyntaxError
 
 __all__ = ["XMLRefused", "XMLSyntaxError", "localname", "parse_xml", "scan_prolog", "text_of"]
 
-XMLSyntaxError = etree.XMLSyntaxError
+
+def __getattr__(name: str) -> Any:
+    # lxml loads with the first document parsed, not at start-up; its error class likewise.
+    if name == "XMLSyntaxError":
+        from lxml.etree import XMLSyntaxError
+
+        return XMLSyntaxError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Only an internal DTD subset can declare entities; external DOCTYPE identifiers (NCBI's DTD
 # URLs) are harmless because DTD loading is off.
@@ -66,6 +77,8 @@ class XMLRefused(ValueError):
 
 
 def _parser(recover: bool = False) -> etree.XMLParser:
+    from lxml import etree
+
     # A fresh parser per call: lxml parsers are not safe to share across threads.
     return etree.XMLParser(
         resolve_entities=False,
@@ -91,6 +104,8 @@ def parse_xml(data: bytes | str, *, recover: bool = False) -> etree._Element:
     if _ENTITY_DECL.search(scan_prolog(data)[1]):
         raise XMLRefused("XML document declares entities; refused by the hardened parser")
     data = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    from lxml import etree
+
     root = etree.fromstring(data, parser=_parser(recover))
     if root is None:
         raise etree.XMLSyntaxError("empty document", None, 0, 0, "<upstream>")

@@ -9,8 +9,21 @@ which is why core gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+from ..lazy import lazy
 from ..types import PluginInfo, ToolSpec
-from . import tool
+from .describe import NAME, describe
+
+# Declarations only: the models, the chain and the JATS shaping are imported at the first call.
+TOOL = ToolSpec(
+    name=NAME,
+    title="Fetch full-text articles",
+    description="Fetch the full text of articles from the installed full-text sources.",  # see describe
+    describe=describe,
+    input_model=lazy(".models:FulltextInput", __name__),
+    output_model=lazy(".models:FulltextOutput", __name__),
+    handler=lazy(".tool:fetch_fulltext", __name__),
+    render=lazy(".render:render_fulltext", __name__),
+)
 
 
 @hookimpl
@@ -24,4 +37,4 @@ def medlit_plugin_info() -> PluginInfo:
 
 @hookimpl
 def medlit_tools() -> list[ToolSpec]:
-    return [tool.TOOL]
+    return [TOOL]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .models import FETCH_LIMIT, MAX_IDS
-
 NAME = "pubmed_fetch_fulltext"
+MAX_IDS = 50  # distinct identifiers one call may name
+FETCH_LIMIT = 10  # distinct identifiers one call fetches
 # The sibling for abstracts and metadata, named only while a plugin provides it.
 ABSTRACT_TOOL = "pubmed_fetch_articles"
 

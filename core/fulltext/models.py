@@ -16,9 +16,7 @@ from ..models import ResponseFormat, ToolInput, response_format_field
 from ..resolution import UnavailableReason
 from ..text import strip_invisible
 from ..types import ContentFormat, IdKind, TierOutcomeKind
-
-MAX_IDS = 50  # distinct identifiers one call may name
-FETCH_LIMIT = 10  # distinct identifiers one call fetches
+from .describe import FETCH_LIMIT, MAX_IDS
 
 IdType = IdKind
 

@@ -18,10 +18,9 @@ from ..errors import MedlitError
 from ..identifiers import FIELD_OF, ID_KINDS
 from ..jats_models import UNEXTRACTABLE_REASONS
 from ..resolution import ChainResult, Resolution, run_chain
-from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, ToolContext, ToolSpec
-from .describe import ABSTRACT_TOOL, NAME, describe
+from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, ToolContext
+from .describe import ABSTRACT_TOOL, FETCH_LIMIT
 from .models import (
-    FETCH_LIMIT,
     ArticleLedger,
     FulltextDeferred,
     FulltextInput,
@@ -35,7 +34,6 @@ from .models import (
     Unavailable,
     UnpaywallArticle,
 )
-from .render import render_fulltext
 from .shape import (
     IdLink,
     apply_budget_pmc,
@@ -361,15 +359,3 @@ def _shape(
     if notices:
         out.notice = " ".join(notices)
     return out
-
-
-TOOL = ToolSpec(
-    name=NAME,
-    title="Fetch full-text articles",
-    description="Fetch the full text of articles from the installed full-text sources.",  # see describe
-    describe=describe,
-    input_model=FulltextInput,
-    output_model=FulltextOutput,
-    handler=fetch_fulltext,
-    render=render_fulltext,
-)

@@ -10,8 +10,21 @@ gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+from ..lazy import lazy
 from ..types import PluginInfo, ToolSpec
-from . import tool
+from .describe import NAME, describe
+
+# Declarations only: the models and the chain are imported at the tool's first call.
+TOOL = ToolSpec(
+    name=NAME,
+    title="Find related articles (similar, citing, cited)",
+    description="Find similar, citing or cited articles of one PubMed article.",  # see describe
+    describe=describe,
+    input_model=lazy(".models:FindRelatedInput", __name__),
+    output_model=lazy(".models:FindRelatedOutput", __name__),
+    handler=lazy(".tool:find_related", __name__),
+    render=lazy(".tool:render_related", __name__),
+)
 
 
 @hookimpl
@@ -25,4 +38,4 @@ def medlit_plugin_info() -> PluginInfo:
 
 @hookimpl
 def medlit_tools() -> list[ToolSpec]:
-    return [tool.TOOL]
+    return [TOOL]

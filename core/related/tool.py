@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from .. import errors as E
 from ..errors import MedlitError
 from ..models import cap_text
 from ..render import as_json, fence, md_table
-from ..types import RecordMetadata, RelatedQuery, RelatedResult, ToolContext, ToolSpec
+from ..types import RecordMetadata, RelatedQuery, RelatedResult, ToolContext
 from .chain import Asked, Attempt, ask
 from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
 
-NAME = "pubmed_find_related"
 ALL_FAILED = "all_providers_failed"
 PMID_NOT_FOUND = "pmid_not_found"
 # Providers share what is left of the call deadline minus this, kept for the summaries lookup.
@@ -310,49 +308,3 @@ def render_related(out: FindRelatedOutput, args: FindRelatedInput) -> str:
     )
     lines.append(f"Providers: {trail}")
     return cap_text("\n\n".join(lines), "Ask for fewer articles (maxResults) and page with offset.")
-
-
-# -- description ------------------------------------------------------------------------------
-
-
-def _state(record: Any) -> str:
-    if record.status == "active":
-        return ""
-    if record.status == "disabled" and record.waiting_on:
-        return f" [off: {record.waiting_on}=true enables it]"
-    if record.status == "unconfigured" and record.waiting_on:
-        return f" [needs {record.waiting_on}]"
-    return f" [{record.status}]"
-
-
-def describe(host: Any) -> str:
-    providers = host.related_providers()
-    chain = (
-        "; ".join(
-            f"{n}. {p.name} ({', '.join(k for k in ('similar', 'cited_by', 'references') if k in p.kinds)}"
-            + (f": {p.description}" if p.description else "")
-            + ")"
-            + _state(rec)
-            for n, (p, rec) in enumerate(providers, 1)
-        )
-        or "none installed, so every call fails"
-    )
-    return (
-        "Find articles related to one PubMed article (similar to it, citing it, or cited by it) as PMIDs with "
-        f"brief summaries. Providers, asked in order until one has a list: {chain}. Use it to follow citations or "
-        "find similar work; for topic searches use pubmed_search_articles, for the full records "
-        "pubmed_fetch_articles, for other link types or Entrez databases eutils_elink (eutils_link_then_fetch "
-        "for the records). Finding none is an empty answer, not an error."
-    )
-
-
-TOOL = ToolSpec(
-    name=NAME,
-    title="Find related articles (similar, citing, cited)",
-    description="Find similar, citing or cited articles of one PubMed article.",  # see describe
-    describe=describe,
-    input_model=FindRelatedInput,
-    output_model=FindRelatedOutput,
-    handler=find_related,
-    render=render_related,
-)

@@ -3,9 +3,67 @@ open-access full-text tier after PMC, and citations/references for related-artic
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+from medlit.core.plugin import (
+    FulltextTier,
+    PluginInfo,
+    RelatedProvider,
+    SettingSpec,
+    ToolSpec,
+    hookimpl,
+    lazy,
+)
 
-from . import fetch_tool, related, search_tool, service, tier
+from . import service
+
+# Declarations only: models, queries and parsers are imported at first use.
+SEARCH_TOOL = ToolSpec(
+    name="pubmed_europepmc_search",
+    title="Search Europe PMC",
+    description=(
+        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
+        "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
+        "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
+        "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
+    ),
+    input_model=lazy(".inputs:SearchInput", __name__),
+    output_model=lazy(".models:SearchOutput", __name__),
+    handler=lazy(".search_tool:search_europepmc", __name__),
+    render=lazy(".search_tool:render_search", __name__),
+)
+
+FETCH_TOOL = ToolSpec(
+    name="pubmed_europepmc_fetch",
+    title="Fetch Europe PMC records",
+    description=(
+        "Fetch whole Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: abstract, authors "
+        "with ORCID, journal, dates, keywords, MeSH, licence and where to read the text. The way to read "
+        "preprints (PPR), patents and Agricola records, which often lack a PMID or DOI; for PubMed records "
+        "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
+        "does not know are listed in notFound."
+    ),
+    input_model=lazy(".inputs:FetchInput", __name__),
+    output_model=lazy(".models:FetchOutput", __name__),
+    handler=lazy(".fetch_tool:fetch_records", __name__),
+    render=lazy(".fetch_tool:render_fetch", __name__),
+)
+
+TIER = FulltextTier(
+    name="europepmc",
+    order=20,
+    accepts=frozenset({"pmcid", "pmid", "doi"}),
+    resolve=lazy(".tier:resolve_europepmc", __name__),
+    description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
+    timeout=45.0,
+)
+
+PROVIDER = RelatedProvider(
+    name="europepmc",
+    order=20,
+    kinds=frozenset({"cited_by", "references"}),
+    resolve=lazy(".related:related_europepmc", __name__),
+    description="Europe PMC citations and references lists (PubMed records only; others counted as dropped)",
+    timeout=30.0,
+)
 
 
 @hookimpl
@@ -33,14 +91,14 @@ def medlit_services():
 
 @hookimpl
 def medlit_tools():
-    return [search_tool.TOOL, fetch_tool.TOOL]
+    return [SEARCH_TOOL, FETCH_TOOL]
 
 
 @hookimpl
 def medlit_fulltext_tiers():
-    return [tier.TIER]
+    return [TIER]
 
 
 @hookimpl
 def medlit_related_providers():
-    return [related.PROVIDER]
+    return [PROVIDER]

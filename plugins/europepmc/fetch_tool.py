@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from medlit.core.plugin import (
     ToolContext,
-    ToolSpec,
     apply_budget,
     as_json,
     cap_text,
@@ -18,7 +17,6 @@ from .models import Address, FetchDeferred, FetchOutput, RecordOut, to_record
 from .parse import EpmcRecord
 from .queries import any_of, record_clause
 
-NAME_TOOL = "pubmed_europepmc_fetch"
 MAX_PAGES = 3  # a lookup page holds every record asked for; a second one only if Europe PMC splits it
 
 
@@ -130,20 +128,3 @@ def render_fetch(out: FetchOutput, args: FetchInput) -> str:
         head.append("Deferred: " + ", ".join(f"{a.source} {a.epmcId}" for a in out.deferred.records))
     text = "\n".join(head) + "\n\n" + "\n\n".join(_record_md(r) for r in out.records)
     return cap_text(text, "Fetch fewer records per call or set maxResponseCharacters.")
-
-
-TOOL = ToolSpec(
-    name=NAME_TOOL,
-    title="Fetch Europe PMC records",
-    description=(
-        "Fetch whole Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: abstract, authors "
-        "with ORCID, journal, dates, keywords, MeSH, licence and where to read the text. The way to read "
-        "preprints (PPR), patents and Agricola records, which often lack a PMID or DOI; for PubMed records "
-        "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
-        "does not know are listed in notFound."
-    ),
-    input_model=FetchInput,
-    output_model=FetchOutput,
-    handler=fetch_records,
-    render=render_fetch,
-)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from medlit.core.plugin import RelatedProvider, RelatedQuery, RelatedResult, ToolContext
+from medlit.core.plugin import RelatedQuery, RelatedResult, ToolContext
 
 from . import client
 
-NAME = "europepmc"
-ORDER = 20
 _ENDPOINT: dict[str, Literal["citations", "references"]] = {
     "cited_by": "citations",
     "references": "references",
@@ -79,13 +77,3 @@ async def related_europepmc(query: RelatedQuery, ctx: ToolContext) -> RelatedRes
         dropped=dropped,
         detail=f"Europe PMC /MED/{query.pmid}/{endpoint}, {pages} at {size} rows a page",
     )
-
-
-PROVIDER = RelatedProvider(
-    name=NAME,
-    order=ORDER,
-    kinds=frozenset({"cited_by", "references"}),
-    resolve=related_europepmc,
-    description="Europe PMC citations and references lists (PubMed records only; others counted as dropped)",
-    timeout=30.0,
-)

@@ -8,7 +8,6 @@ from urllib.parse import quote
 from medlit.core.plugin import (
     MedlitError,
     ToolContext,
-    ToolSpec,
     as_json,
     cap_text,
     errors,
@@ -23,7 +22,6 @@ from .parse import SITE, EpmcRecord
 from .queries import with_sources
 from .service import NAME, ResultlessEnvelope
 
-NAME_TOOL = "pubmed_europepmc_search"
 # Ids already returned along a cursor chain (relevance ranking can repeat a record on the next
 # page): kept per next cursor, for a bounded number of chains.
 _SEEN = "search_seen"
@@ -195,19 +193,3 @@ def render_search(out: SearchOutput, args: SearchInput) -> str:
         text += "\n\n" + fence(body, "europepmc-search")
     text += "\n\nWhole abstracts: pubmed_europepmc_fetch with records [{source, epmcId}]."
     return cap_text(text, "Ask for a smaller pageSize or use responseFormat 'json'.")
-
-
-TOOL = ToolSpec(
-    name=NAME_TOOL,
-    title="Search Europe PMC",
-    description=(
-        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
-        "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
-        "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
-        "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
-    ),
-    input_model=SearchInput,
-    output_model=SearchOutput,
-    handler=search_europepmc,
-    render=render_search,
-)

@@ -23,7 +23,6 @@ from typing import Any
 from medlit.core.plugin import (
     ArticleRef,
     FulltextArticle,
-    FulltextTier,
     IdentifierError,
     MedlitError,
     StructuredArticle,
@@ -40,7 +39,6 @@ from .queries import any_of, chunks, doi_clause, pmcid_clause, pmid_clause
 from .service import NAME as SERVICE
 
 NAME = "europepmc"
-ORDER = 20
 MAX_PAGES = 5  # per lookup search: its page holds ~2 records per id; more pages only for odd answers
 
 
@@ -183,13 +181,3 @@ async def resolve_europepmc(
     for key, rec in chosen.items():
         out[key] = by_id[rec.fulltext_id or ""]
     return out
-
-
-TIER = FulltextTier(
-    name=NAME,
-    order=ORDER,
-    accepts=frozenset({"pmcid", "pmid", "doi"}),
-    resolve=resolve_europepmc,
-    description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
-    timeout=45.0,
-)

@@ -1,10 +1,30 @@
-"""NIH iCite provider plugin: citation metrics (RCR, percentiles, translation) for PubMed articles."""
+"""NIH iCite provider plugin: citation metrics (RCR, percentiles, translation) for PubMed articles.
+
+Declarations only: the tool's models and code (``tool``, ``models``, ``parse``) are named by lazy
+references and imported at its first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, hookimpl
+from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy
 
-from . import service, tool
+from . import service
+
+TOOL = ToolSpec(
+    name="pubmed_fetch_citation_metrics",
+    title="Fetch iCite citation metrics",
+    description=(
+        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = the median "
+        "NIH-funded paper of its field and year; provisional for recent papers), NIH percentile, citation counts "
+        "and rates, Approximate Potential to Translate and clinical citations. Use it to judge how influential "
+        "known papers are; to find papers use pubmed_search_articles, for the papers citing one, "
+        "pubmed_find_related. iCite does not flag retractions: check pubmed_fetch_articles. The first 200 "
+        "distinct PMIDs are fetched in one request, the rest listed in overLimit."
+    ),
+    input_model=lazy(".models:CitationMetricsInput", __name__),
+    output_model=lazy(".models:CitationMetricsOutput", __name__),
+    handler=lazy(".tool:fetch_metrics", __name__),
+    render=lazy(".tool:render_metrics", __name__),
+)
 
 
 @hookimpl
@@ -24,4 +44,4 @@ def medlit_services():
 
 @hookimpl
 def medlit_tools():
-    return [tool.TOOL]
+    return [TOOL]

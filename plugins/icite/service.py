@@ -25,8 +25,6 @@ from medlit.core.plugin import (
     upstream_error,
 )
 
-from .parse import envelope_records, pmid_of
-
 BASE_URL = "https://icite.od.nih.gov/api"
 RATE = 3.0
 PATH = "pubs"
@@ -87,6 +85,8 @@ def inspect(resp: Response) -> None:
 
 def split_records(body: bytes) -> list[tuple[str | None, bytes]]:
     """iCite records keyed by PMID, for the record cache (a record without one passes through)."""
+    from .parse import envelope_records, pmid_of  # with the models: not needed at start-up
+
     return [(pmid_of(rec), json.dumps(rec).encode()) for rec in envelope_records(json.loads(body))]
 
 

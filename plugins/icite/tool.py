@@ -15,7 +15,6 @@ from typing import Any
 from medlit.core.plugin import (
     Response,
     ToolContext,
-    ToolSpec,
     apply_budget,
     as_json,
     cap_text,
@@ -222,21 +221,3 @@ def render_metrics(out: CitationMetricsOutput, args: CitationMetricsInput) -> st
             "flag retractions: check pubmed_fetch_articles before relying on a record.",
         ]
     return cap_text("\n".join(lines), "Set maxResponseCharacters or fetch fewer PMIDs per call.")
-
-
-TOOL = ToolSpec(
-    name=NAME,
-    title="Fetch iCite citation metrics",
-    description=(
-        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = the median "
-        "NIH-funded paper of its field and year; provisional for recent papers), NIH percentile, citation counts "
-        "and rates, Approximate Potential to Translate and clinical citations. Use it to judge how influential "
-        "known papers are; to find papers use pubmed_search_articles, for the papers citing one, "
-        "pubmed_find_related. iCite does not flag retractions: check pubmed_fetch_articles. The first 200 "
-        "distinct PMIDs are fetched in one request, the rest listed in overLimit."
-    ),
-    input_model=CitationMetricsInput,
-    output_model=CitationMetricsOutput,
-    handler=fetch_metrics,
-    render=render_metrics,
-)

@@ -1,29 +1,83 @@
 """NCBI provider plugin: E-utilities, PubMed research tools, the PMC full-text tier.
 
-Hookimpls only. The plugin is laid out by concern: ``service`` (the two NCBI services),
-``client`` (requests, batching, History handles, the PubMed record cache), ``parse/`` (pure
-readers of NCBI answers), ``inputs`` / ``render`` / ``citation_styles`` (pieces tools share),
-``tools/`` (one module per tool family; they never import each other), ``metadata`` (PubMed as a
-metadata provider and the PMID -> DOI step), ``idconv`` and ``pmc_tier`` (the chain's ID converter
-step and PMC tier), ``related`` (ELink as a related-article provider), ``resources`` and ``guide``.
+Declarations and hookimpls only: every record names its code with a lazy reference, so importing
+the plugin (each server launch) imports no tool, parser or model; a tool's module is imported at
+its first call. The plugin is laid out by concern: ``service`` (the two NCBI services; light),
+``tools/__init__`` (the tool declarations), ``client`` (requests, batching, History handles, the
+PubMed record cache), ``parse/`` (pure readers of NCBI answers), ``inputs`` / ``render`` /
+``citation_styles`` (pieces tools share), ``tools/`` (one module per tool family; they never
+import each other), ``metadata`` (PubMed as a metadata provider and the PMID -> DOI step),
+``idconv`` and ``pmc_tier`` (the chain's ID converter step and PMC tier), ``related`` (ELink as a
+related-article provider), ``resources`` and ``guide`` (light: the guide text and the prompt).
 """
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+from medlit.core.plugin import (
+    FulltextTier,
+    IdResolver,
+    MetadataProvider,
+    PluginInfo,
+    RelatedProvider,
+    ResourceSpec,
+    SettingSpec,
+    hookimpl,
+    lazy,
+)
 
-from . import guide, idconv, metadata, pmc_tier, related, resources, service
-from .tools import (
-    citations,
-    convert,
-    einfo,
-    eutils_fetch,
-    eutils_link,
-    eutils_search,
-    mesh,
-    pubmed_fetch,
-    pubmed_search,
-    spell,
+from . import guide, service
+from .tools import TOOLS
+
+PMC_TIER = FulltextTier(
+    name="pmc",
+    order=10,
+    accepts=frozenset({"pmcid"}),
+    resolve=lazy(".pmc_tier:resolve_pmc", __name__),
+    description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
+    timeout=60.0,
+)
+
+IDCONV_RESOLVER = IdResolver(
+    name="idconv",
+    order=10,
+    accepts=frozenset({"pmid", "doi"}),
+    provides=frozenset({"pmcid", "doi"}),
+    resolve=lazy(".idconv:resolve_pmcids", __name__),
+    description="NCBI PMC ID Converter, one request for every PMID and DOI of the call",
+)
+
+METADATA_PROVIDER = MetadataProvider(
+    name="pubmed",
+    order=10,
+    accepts=frozenset({"pmid"}),
+    lookup=lazy(".metadata:lookup", __name__),
+    description="PubMed records by PMID (journal articles, Bookshelf books and chapters), one request per 200.",
+)
+
+DOI_RESOLVER = IdResolver(
+    name="pubmed",
+    order=20,
+    accepts=frozenset({"pmid"}),
+    provides=frozenset({"doi"}),
+    resolve=lazy(".metadata:resolve_dois", __name__),
+    description="The DOI PubMed records for a PMID (any article PubMed holds, not only PMC's).",
+)
+
+RELATED_PROVIDER = RelatedProvider(
+    name="ncbi",
+    order=10,
+    kinds=frozenset({"similar", "cited_by", "references"}),  # the keys of related.LINKNAMES
+    resolve=lazy(".related:related", __name__),
+    description="NCBI ELink; citing and references only from reference lists PMC holds",
+)
+
+DATABASE_INFO = ResourceSpec(
+    uri="pubmed://database/info",
+    name="pubmed_database_info",
+    title="PubMed database info",
+    description="PubMed's record count, last update, searchable field tags and link names (NCBI EInfo, cached "
+    "for the process).",
+    read=lazy(".resources:read_pubmed_info", __name__),
 )
 
 
@@ -61,24 +115,12 @@ def medlit_services():
 
 @hookimpl
 def medlit_tools():
-    return [
-        einfo.TOOL,
-        *eutils_search.TOOLS,
-        *eutils_fetch.TOOLS,
-        *eutils_link.TOOLS,
-        pubmed_search.TOOL,
-        pubmed_fetch.TOOL,
-        spell.TOOL,
-        mesh.TOOL,
-        convert.TOOL,
-        citations.LOOKUP_TOOL,
-        citations.FORMAT_TOOL,
-    ]
+    return list(TOOLS)
 
 
 @hookimpl
 def medlit_resources():
-    return [resources.RESOURCE, guide.GUIDE_RESOURCE]
+    return [DATABASE_INFO, guide.GUIDE_RESOURCE]
 
 
 @hookimpl
@@ -88,19 +130,19 @@ def medlit_prompts():
 
 @hookimpl
 def medlit_metadata_providers():
-    return [metadata.PROVIDER]
+    return [METADATA_PROVIDER]
 
 
 @hookimpl
 def medlit_fulltext_tiers():
-    return [pmc_tier.TIER]
+    return [PMC_TIER]
 
 
 @hookimpl
 def medlit_id_resolvers():
-    return [idconv.RESOLVER, metadata.DOI_RESOLVER]
+    return [IDCONV_RESOLVER, DOI_RESOLVER]
 
 
 @hookimpl
 def medlit_related_providers():
-    return [related.PROVIDER]
+    return [RELATED_PROVIDER]

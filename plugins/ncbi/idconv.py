@@ -17,10 +17,11 @@ error of the service. :func:`convert_mixed` sends PMIDs and DOIs together in one
 documentation asks for one type per request, so a batch the converter refuses (HTTP 400) is
 retried once per type.
 
-:data:`RESOLVER` is the chain's ``idconv`` step (PMID/DOI -> PMCID and DOI): one converter request
-for every article of the call that needs it. Per article: ``hit`` (a live PMC copy: its PMCID and
-DOI are filled in), ``no-body`` (in PMC but embargoed: no PMCID is given, so PMC is not asked for
-front matter only), ``miss`` (no PMC copy). A failed request raises (``service-error``).
+:func:`resolve_pmcids` is the chain's ``idconv`` step (PMID/DOI -> PMCID and DOI; its
+``IdResolver`` is declared in the package's ``__init__``): one converter request for every
+article of the call that needs it. Per article: ``hit`` (a live PMC copy: its PMCID and DOI are
+filled in), ``no-body`` (in PMC but embargoed: no PMCID is given, so PMC is not asked for front
+matter only), ``miss`` (no PMC copy). A failed request raises (``service-error``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from medlit.core.plugin import (
     ArticleRef,
     IdentifierError,
     IdKind,
-    IdResolver,
     MedlitError,
     TierResult,
     ToolContext,
@@ -42,7 +42,7 @@ from medlit.core.plugin import (
 
 from .parse.idconv import IdConvRecord, parse_idconv
 
-__all__ = ["BATCH_SIZE", "RESOLVER", "Conversion", "convert_ids", "convert_mixed", "resolve_pmcids"]
+__all__ = ["BATCH_SIZE", "Conversion", "convert_ids", "convert_mixed", "resolve_pmcids"]
 
 BATCH_SIZE = 200
 
@@ -248,13 +248,3 @@ async def resolve_pmcids(refs: Sequence[ArticleRef], ctx: ToolContext) -> dict[s
             _outcome(ref, conv) if conv else TierResult("miss", "the PMC ID Converter returned no record")
         )
     return out
-
-
-RESOLVER = IdResolver(
-    name="idconv",
-    order=10,
-    accepts=frozenset({"pmid", "doi"}),
-    provides=frozenset({"pmcid", "doi"}),
-    resolve=resolve_pmcids,
-    description="NCBI PMC ID Converter, one request for every PMID and DOI of the call",
-)

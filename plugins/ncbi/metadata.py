@@ -1,14 +1,16 @@
 """PubMed as a source of bibliographic metadata for other plugins, and the full-text chain's
-PMID -> DOI step.
+PMID -> DOI step (both declared in the package's ``__init__``).
 
-:data:`PROVIDER` answers ``ctx.lookup_metadata("pmid", ...)`` from parsed PubMed records: one
-efetch for up to 200 PMIDs (as many requests as :func:`~.client.fetch_pubmed` needs for more),
-served from the process record cache when a tool read the same records in the last ten minutes
-(a fetch then a lookup costs nothing more). PMIDs PubMed does not know are absent from the answer.
+:func:`lookup`, the ``pubmed`` metadata provider, answers ``ctx.lookup_metadata("pmid", ...)``
+from parsed PubMed records: one efetch for up to 200 PMIDs (as many requests as
+:func:`~.client.fetch_pubmed` needs for more), served from the process record cache when a tool
+read the same records in the last ten minutes (a fetch then a lookup costs nothing more). PMIDs
+PubMed does not know are absent from the answer.
 
-:data:`DOI_RESOLVER` (order 20: after the ID converter, which knows only PMC articles) fills in the
-DOI PubMed records for each PMID of the call, in the same one batched request: ``hit`` with the
-DOI, ``no-doi`` when the record carries none, ``miss`` when PubMed does not know the PMID.
+:func:`resolve_dois`, the ``pubmed`` ID resolver (order 20: after the ID converter, which knows
+only PMC articles), fills in the DOI PubMed records for each PMID of the call, in the same one
+batched request: ``hit`` with the DOI, ``no-doi`` when the record carries none, ``miss`` when
+PubMed does not know the PMID.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from medlit.core.plugin import (
     ArticleRef,
     IdentifierError,
     IdKind,
-    IdResolver,
-    MetadataProvider,
     RecordKind,
     RecordMetadata,
     TierResult,
@@ -75,24 +75,6 @@ async def resolve_dois(refs: Sequence[ArticleRef], ctx: ToolContext) -> dict[str
         else:
             out[ref.key] = TierResult("no-doi", f"PubMed has no DOI for PMID {ref.pmid}")
     return out
-
-
-PROVIDER = MetadataProvider(
-    name="pubmed",
-    order=10,
-    accepts=frozenset({"pmid"}),
-    lookup=lookup,
-    description="PubMed records by PMID (journal articles, Bookshelf books and chapters), one request per 200.",
-)
-
-DOI_RESOLVER = IdResolver(
-    name="pubmed",
-    order=20,
-    accepts=frozenset({"pmid"}),
-    provides=frozenset({"doi"}),
-    resolve=resolve_dois,
-    description="The DOI PubMed records for a PMID (any article PubMed holds, not only PMC's).",
-)
 
 
 # ----------------------------------------------------------------------------- mapping

@@ -16,7 +16,6 @@ from typing import Any
 from medlit.core.plugin import (
     ArticleRef,
     FulltextArticle,
-    FulltextTier,
     Response,
     StructuredArticle,
     TierResult,
@@ -26,8 +25,6 @@ from medlit.core.plugin import (
     read_jats,
 )
 
-NAME = "pmc"
-ORDER = 10
 BATCH_SIZE = 200  # efetch ids per request
 
 
@@ -122,13 +119,3 @@ def _result(ref: ArticleRef, pid: str, art: FulltextArticle | None) -> TierResul
             f"{pid} is in PMC with front matter only (the publisher does not allow the full text in XML)",
         )
     return TierResult("hit", "", StructuredArticle(art))
-
-
-TIER = FulltextTier(
-    name=NAME,
-    order=ORDER,
-    accepts=frozenset({"pmcid"}),
-    resolve=resolve_pmc,
-    description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
-    timeout=60.0,
-)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from medlit.core.plugin import DAY, MINUTE, CacheRule, RecordRule, localname, parse_xml, text_of
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 _XML_HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 # A record answer whose slice or format the caller chose is not a set of records.
@@ -25,6 +27,8 @@ def _children(body: bytes) -> list[etree._Element]:
 
 
 def _raw(el: etree._Element) -> bytes:
+    from lxml import etree  # loaded with the first answer, not at start-up
+
     return etree.tostring(el, encoding="utf-8", with_tail=False)
 
 

@@ -17,7 +17,6 @@ import time
 from medlit.core.plugin import (
     MedlitError,
     RelatedKind,
-    RelatedProvider,
     RelatedQuery,
     RelatedResult,
     ToolContext,
@@ -104,12 +103,3 @@ async def related(query: RelatedQuery, ctx: ToolContext) -> RelatedResult:
         detail=detail,
         scores={p: float(s) for p, s in page if s is not None and query.kind == "similar"},
     )
-
-
-PROVIDER = RelatedProvider(
-    name="ncbi",
-    order=10,
-    kinds=frozenset(LINKNAMES),
-    resolve=related,
-    description="NCBI ELink; citing and references only from reference lists PMC holds",
-)

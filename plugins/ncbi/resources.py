@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from medlit.core.plugin import ResourceSpec, ToolContext
+from medlit.core.plugin import ToolContext
 
 from .client import describe_database
 
@@ -40,13 +40,3 @@ async def read_pubmed_info(ctx: ToolContext) -> str:
         )
         ctx.cache[CACHE_KEY] = cached
     return cached
-
-
-RESOURCE = ResourceSpec(
-    uri="pubmed://database/info",
-    name="pubmed_database_info",
-    title="PubMed database info",
-    description="PubMed's record count, last update, searchable field tags and link names (NCBI EInfo, cached "
-    "for the process).",
-    read=read_pubmed_info,
-)

@@ -16,7 +16,6 @@ from medlit.core.plugin import (
     Response,
     ServiceSpec,
     XMLRefused,
-    XMLSyntaxError,
     errors,
     parse_xml,
     upstream_error,
@@ -109,6 +108,8 @@ def inspect_eutils(resp: Response) -> None:
         if text_endpoint:
             return
         raise _garbled("text where XML or JSON was expected")
+    from medlit.core.plugin import XMLSyntaxError  # lxml's: loaded with the first document
+
     try:
         root = parse_xml(body)
     except XMLRefused as exc:

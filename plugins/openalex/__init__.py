@@ -3,9 +3,18 @@ citation graph, for PubMed articles, as the last fallback after NCBI and Europe 
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+from medlit.core.plugin import PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy
 
-from . import related, service
+from . import service
+
+# Declarations only: the client and parsers are imported at first use.
+PROVIDER = RelatedProvider(
+    name="openalex",
+    order=30,
+    kinds=frozenset({"similar", "cited_by", "references"}),
+    resolve=lazy(".related:related", __name__),
+    description="OpenAlex; its similar is related_works, not PubMed's ranking",
+)
 
 
 @hookimpl
@@ -43,4 +52,4 @@ def medlit_services():
 
 @hookimpl
 def medlit_related_providers():
-    return [related.PROVIDER]
+    return [PROVIDER]

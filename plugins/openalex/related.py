@@ -8,7 +8,7 @@ whose counts say it has no citations or references costs no list request.
 
 from __future__ import annotations
 
-from medlit.core.plugin import RelatedProvider, RelatedQuery, RelatedResult, ToolContext
+from medlit.core.plugin import RelatedQuery, RelatedResult, ToolContext
 
 from .client import window, work_by_pmid, works_by_ids
 from .parse import Work
@@ -63,12 +63,3 @@ async def related(query: RelatedQuery, ctx: ToolContext) -> RelatedResult:
         detail=detail,
         dropped=dropped,
     )
-
-
-PROVIDER = RelatedProvider(
-    name="openalex",
-    order=30,
-    kinds=frozenset({"similar", "cited_by", "references"}),
-    resolve=related,
-    description="OpenAlex; its similar is related_works, not PubMed's ranking",
-)

@@ -7,9 +7,34 @@ uses for the articles it could not serve.
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+from medlit.core.plugin import AccessLinkProvider, PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
 
-from . import access, presets, tool
+from . import presets
+
+# Declarations only: KEV building, the metadata lookup and the models load at first use.
+TOOL = ToolSpec(
+    name="pubmed_institutional_link",
+    title="Library (OpenURL) link",
+    description=(
+        "Build links to the user's own library link resolver (OpenURL 1.0), through which they reach the full "
+        "text their institution licenses or request it by interlibrary loan. Use it when no open copy exists "
+        "(pubmed_fetch_fulltext already adds such a link to its unavailable entries); not for reading text "
+        "(pubmed_fetch_fulltext) or formatting references (pubmed_format_citations). Give up to 20 PMIDs, DOIs "
+        "(their metadata is looked up in one batch) or citations. Nothing is fetched from the resolver; a PMID "
+        "PubMed does not know is listed in unavailable."
+    ),
+    input_model=lazy(".tool:InstitutionalLinkInput", __name__),
+    output_model=lazy(".tool:InstitutionalLinkOutput", __name__),
+    handler=lazy(".tool:institutional_link", __name__),
+    render=lazy(".tool:render", __name__),
+)
+
+PROVIDER = AccessLinkProvider(
+    name="openurl",
+    order=10,
+    build=lazy(".access:resolver_links", __name__),
+    description="OpenURL 1.0 link to the library's link resolver (OPENURL_RESOLVER or OPENURL_PRESET)",
+)
 
 
 @hookimpl
@@ -40,9 +65,9 @@ def medlit_plugin_info() -> PluginInfo:
 
 @hookimpl
 def medlit_tools():
-    return [tool.TOOL]
+    return [TOOL]
 
 
 @hookimpl
 def medlit_access_links():
-    return [access.PROVIDER]
+    return [PROVIDER]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from medlit.core.plugin import AccessLinkProvider, ArticleRef, ToolContext
+from medlit.core.plugin import ArticleRef, ToolContext
 
 from . import kev, presets
 from .lookup import look_up
@@ -36,11 +36,3 @@ async def resolver_links(refs: Sequence[ArticleRef], ctx: ToolContext) -> Mappin
             meta = replace(meta, doi=ref.doi)  # found by the chain (the ID converter)
         out[ref.key] = kev.link(base, kev.context_object(meta))
     return out
-
-
-PROVIDER = AccessLinkProvider(
-    name="openurl",
-    order=10,
-    build=resolver_links,
-    description="OpenURL 1.0 link to the library's link resolver (OPENURL_RESOLVER or OPENURL_PRESET)",
-)

@@ -23,7 +23,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     errors,
     fence,
@@ -35,7 +34,6 @@ from medlit.core.plugin import (
 from . import kev, presets
 from .lookup import Looked, look_up
 
-NAME = "pubmed_institutional_link"
 LIMIT = 20
 MAX_AUTHORS = 10
 _INITIALS = re.compile(r"^[A-Z]{1,4}$")
@@ -337,21 +335,3 @@ def render(out: InstitutionalLinkOutput, args: InstitutionalLinkInput) -> str:
     if body:
         lines.append(fence("\n".join(body), "openurl"))
     return "\n".join(lines)
-
-
-TOOL = ToolSpec(
-    name=NAME,
-    title="Library (OpenURL) link",
-    description=(
-        "Build links to the user's own library link resolver (OpenURL 1.0), through which they reach the full "
-        "text their institution licenses or request it by interlibrary loan. Use it when no open copy exists "
-        "(pubmed_fetch_fulltext already adds such a link to its unavailable entries); not for reading text "
-        "(pubmed_fetch_fulltext) or formatting references (pubmed_format_citations). Give up to 20 PMIDs, DOIs "
-        "(their metadata is looked up in one batch) or citations. Nothing is fetched from the resolver; a PMID "
-        "PubMed does not know is listed in unavailable."
-    ),
-    input_model=InstitutionalLinkInput,
-    output_model=InstitutionalLinkOutput,
-    handler=institutional_link,
-    render=render,
-)

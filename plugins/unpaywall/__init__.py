@@ -7,9 +7,21 @@ the variable.
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, hookimpl
+from medlit.core.plugin import FulltextTier, PluginInfo, hookimpl, lazy
 
-from . import service, tier
+from . import service
+
+TIMEOUT = 48.0  # the chain's guard for this tier; a tool call has 50 s in all
+
+# Declarations only: the lookup, the open-web fetch and the PDF/HTML extractors load at first use.
+TIER = FulltextTier(
+    name="unpaywall",
+    order=30,
+    accepts=frozenset({"doi"}),
+    resolve=lazy(".tier:resolve_unpaywall", __name__),
+    description="Open-access copies found through Unpaywall (publisher and repository PDFs and pages)",
+    timeout=TIMEOUT,
+)
 
 
 @hookimpl
@@ -30,4 +42,4 @@ def medlit_services():
 
 @hookimpl
 def medlit_fulltext_tiers():
-    return [tier.TIER]
+    return [TIER]

@@ -27,7 +27,6 @@ from urllib.parse import urlsplit
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
-    FulltextTier,
     IdentifierError,
     MedlitError,
     TierResult,
@@ -37,16 +36,13 @@ from medlit.core.plugin import (
     normalize_doi,
 )
 
-from . import service
+from . import TIMEOUT, service
 from .extract_html import decode, looks_full_text, looks_html, read_meta, to_markdown
 from .extract_pdf import Unextractable, extract_pdf
 from .identity import doi_in_text, title_in_text, titles_match
 from .locations import Candidate, candidates, url_key
 from .lookup import NoRecord, OaRecord, lookup
 
-NAME = "unpaywall"
-ORDER = 30
-TIMEOUT = 48.0  # the chain's guard; a tool call has 50 s in all
 MARGIN = 1.5  # seconds left to the chain to report when the call's deadline is near
 PER_ARTICLE_SECONDS = 25.0
 PER_FETCH_SECONDS = 15.0
@@ -292,13 +288,3 @@ async def resolve_unpaywall(
         for ref in by_doi[doi]:
             out[ref.key] = answer
     return out
-
-
-TIER = FulltextTier(
-    name=NAME,
-    order=ORDER,
-    accepts=frozenset({"doi"}),
-    resolve=resolve_unpaywall,
-    description="Open-access copies found through Unpaywall (publisher and repository PDFs and pages)",
-    timeout=TIMEOUT,
-)

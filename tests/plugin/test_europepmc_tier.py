@@ -8,7 +8,8 @@ import pytest
 
 from medlit.core.plugin import ArticleRef, MedlitError, StructuredArticle
 from medlit.core.resolution import run_chain
-from medlit.plugins.europepmc.tier import TIER, resolve_europepmc
+from medlit.plugins.europepmc import TIER
+from medlit.plugins.europepmc.tier import resolve_europepmc
 
 from corpus import corpus_path
 from europepmc_routes import install

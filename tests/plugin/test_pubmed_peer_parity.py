@@ -73,7 +73,7 @@ async def test_peer_shaped_call_is_valid(rt, fake, name):
     tool = next(t for t in tool_definitions(rt.host) if t.name == name)
     args = PEER_CALLS[name]
     jsonschema.validate(args, tool.input_schema)  # a client that checks the schema lets it through
-    rt.host.tools[name].input_model.model_validate(args)  # and so do we
+    rt.host.tools[name].loaded().input_model.model_validate(args)  # and so do we
     assert fake.requests == []
 
 

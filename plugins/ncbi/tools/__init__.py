@@ -1,2 +1,295 @@
-"""The NCBI tools, one module per family. Tool modules never import each other: what two of them
-share lives a floor down (``client``, ``parse``, ``inputs``, ``render``, ``citation_styles``)."""
+"""The NCBI tools' declarations; the code lives one module per family, named by lazy references
+and imported at a tool's first call. Tool modules never import each other: what two of them share
+lives a floor down (``client``, ``parse``, ``inputs``, ``render``, ``citation_styles``)."""
+
+from __future__ import annotations
+
+from medlit.core.plugin import ToolSpec, lazy
+
+TOOLS = (
+    # einfo.py
+    ToolSpec(
+        name="eutils_einfo",
+        title="Describe Entrez databases (EInfo)",
+        description=(
+            "List the Entrez databases, or describe one: record count, last update, its search field tags (for "
+            "eutils_esearch terms) and link names (for eutils_elink). Use it before building a fielded query or "
+            "choosing a linkname; not to search (eutils_esearch, pubmed_search_articles) or to count a query per "
+            "database (eutils_egquery). An unknown database is refused with the valid names."
+        ),
+        input_model=lazy(".einfo:EInfoInput", __name__),
+        output_model=lazy(".einfo:EInfoOutput", __name__),
+        handler=lazy(".einfo:einfo", __name__),
+        render=lazy(".einfo:render_einfo", __name__),
+    ),
+    # eutils_search.py
+    ToolSpec(
+        name="eutils_esearch",
+        title="Search an Entrez database (ESearch)",
+        description=(
+            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total "
+            "count, Entrez's query translation and a History handle (medlit://guide). For PubMed literature searches "
+            "use pubmed_search_articles (filters, summaries); for the records in the same call, "
+            "eutils_search_then_fetch; unsure which database, eutils_egquery. Page with retstart = next_offset; "
+            "PubMed and PMC sets stop at 10,000 records, so split big ones by date (mindate/maxdate, or reldate, not "
+            "both). No match is an empty result with NCBI's spelling suggestion, not an error."
+        ),
+        input_model=lazy(".eutils_search:ESearchInput", __name__),
+        output_model=lazy(".eutils_search:ESearchOutput", __name__),
+        handler=lazy(".eutils_search:esearch_tool", __name__),
+        render=lazy(".eutils_search:render_esearch", __name__),
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="eutils_epost",
+        title="Store UIDs on the History server (EPost)",
+        description=(
+            "Store a UID list on the NCBI History server and get a handle that eutils_esummary, eutils_efetch and "
+            "eutils_elink accept instead of the ids. Use it for long lists from elsewhere (a bibliography, another "
+            "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
+            "each call creates a new handle."
+        ),
+        input_model=lazy(".eutils_search:EPostInput", __name__),
+        output_model=lazy(".eutils_search:EPostOutput", __name__),
+        handler=lazy(".eutils_search:epost_tool", __name__),
+        render=lazy(".eutils_search:render_epost", __name__),
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="eutils_espell",
+        title="Spelling suggestion for a query (ESpell)",
+        description=(
+            "Get NCBI ESpell's raw correction of a query in any Entrez database's vocabulary ('breast cancr' -> "
+            "'breast cancer'). For PubMed queries use pubmed_spell_check, which corrects only free-text words and "
+            "keeps field values and gene symbols. eutils_esearch already adds this suggestion to empty results. "
+            "changed=false means no suggestion."
+        ),
+        input_model=lazy(".eutils_search:ESpellInput", __name__),
+        output_model=lazy(".eutils_search:ESpellOutput", __name__),
+        handler=lazy(".eutils_search:espell_tool", __name__),
+        render=lazy(".eutils_search:render_espell", __name__),
+    ),
+    ToolSpec(
+        name="eutils_egquery",
+        title="Count a query across Entrez databases (EGQuery)",
+        description=(
+            "Count a query's matches in every Entrez database, to find where data on a topic lives. Counts only; "
+            "when you know the database use eutils_esearch (retmax=0). When EGQuery itself is unreachable, counts "
+            # 12 = len(eutils_search.FALLBACK_DATABASES) (tests/unit/test_ncbi_lazy_imports.py checks it)
+            "come from one ESearch in each of 12 common databases and the result says "
+            "degraded=true with degraded_reason; an error about the query itself is returned as an error."
+        ),
+        input_model=lazy(".eutils_search:EGQueryInput", __name__),
+        output_model=lazy(".eutils_search:EGQueryOutput", __name__),
+        handler=lazy(".eutils_search:egquery_tool", __name__),
+        render=lazy(".eutils_search:render_egquery", __name__),
+    ),
+    ToolSpec(
+        name="eutils_ecitmatch",
+        title="Match citations to PMIDs (ECitMatch)",
+        description=(
+            "Match citations written in ECitMatch's pipe format to PMIDs: each comes back matched, not_found or "
+            "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
+            "with each match checked, use pubmed_lookup_citation; for topic searches, eutils_esearch. One request."
+        ),
+        input_model=lazy(".eutils_search:ECitMatchInput", __name__),
+        output_model=lazy(".eutils_search:ECitMatchOutput", __name__),
+        handler=lazy(".eutils_search:ecitmatch_tool", __name__),
+        render=lazy(".eutils_search:render_ecitmatch", __name__),
+    ),
+    # eutils_fetch.py
+    ToolSpec(
+        name="eutils_esummary",
+        title="Document summaries for UIDs (ESummary)",
+        description=(
+            "Get document summaries (DocSums) for UIDs or a History handle in any Entrez database; for PubMed: title, "
+            "authors, journal, date, DOI, PMCID. Use it to screen records cheaply; for abstracts, sequences or full "
+            "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids or "
+            "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
+            "come back."
+        ),
+        input_model=lazy(".eutils_fetch:ESummaryInput", __name__),
+        output_model=lazy(".eutils_fetch:ESummaryOutput", __name__),
+        handler=lazy(".eutils_fetch:esummary_tool", __name__),
+        render=lazy(".eutils_fetch:render_esummary", __name__),
+    ),
+    ToolSpec(
+        name="eutils_efetch",
+        title="Download full records (EFetch)",
+        description=(
+            "Download records for UIDs or a History handle from any Entrez database as text in a chosen format: "
+            "PubMed abstract, MEDLINE or XML, FASTA or GenBank sequences (seq_start/seq_stop/strand cut one region), "
+            "JATS XML from PMC. For PubMed articles as parsed fields use pubmed_fetch_articles; for titles and dates "
+            "only, eutils_esummary (cheaper); to search, eutils_search_then_fetch. Give exactly one of uids or history "
+            "(page it with retstart/retmax). Databases other than pubmed and sequences need rettype or retmode='xml'. "
+            "Ids NCBI omits are reported."
+        ),
+        input_model=lazy(".eutils_fetch:EFetchInput", __name__),
+        output_model=lazy(".eutils_fetch:EFetchOutput", __name__),
+        handler=lazy(".eutils_fetch:efetch_tool", __name__),
+        render=lazy(".eutils_fetch:render_efetch", __name__),
+    ),
+    ToolSpec(
+        name="eutils_search_then_fetch",
+        title="Search and download records in one call",
+        description=(
+            "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
+            "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
+            "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
+            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart, or pass the returned "
+            "History handle to eutils_efetch. No match is an empty result with a spelling suggestion."
+        ),
+        input_model=lazy(".eutils_fetch:SearchThenFetchInput", __name__),
+        output_model=lazy(".eutils_fetch:SearchThenFetchOutput", __name__),
+        handler=lazy(".eutils_fetch:search_then_fetch_tool", __name__),
+        render=lazy(".eutils_fetch:render_search_then_fetch", __name__),
+        idempotent=False,
+    ),
+    # eutils_link.py
+    ToolSpec(
+        name="eutils_elink",
+        title="Follow links between Entrez records (ELink)",
+        description=(
+            "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
+            "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
+            "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; for the "
+            "linked records themselves, eutils_link_then_fetch. Give exactly one of uids or history. No links is an "
+            "empty result with a hint, not an error."
+        ),
+        input_model=lazy(".eutils_link:ELinkInput", __name__),
+        output_model=lazy(".eutils_link:ELinkOutput", __name__),
+        handler=lazy(".eutils_link:elink_tool", __name__),
+        render=lazy(".eutils_link:render_elink", __name__),
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="eutils_link_then_fetch",
+        title="Follow links and download the linked records",
+        description=(
+            "Follow links from source records to another Entrez database and download the linked records in one call "
+            "(gene -> protein FASTA, pubmed -> PMC JATS with retmode='xml'). When the linked UIDs are enough use "
+            "eutils_elink (cheaper); for a PubMed article's citing or similar articles, pubmed_find_related. Select "
+            "sources with exactly one of term, uids or history. Follows linkname, else '<dbfrom>_<db>', else the "
+            "first link (the others are listed). Returns a History handle to page the linked set with eutils_efetch."
+        ),
+        input_model=lazy(".eutils_link:LinkThenFetchInput", __name__),
+        output_model=lazy(".eutils_link:LinkThenFetchOutput", __name__),
+        handler=lazy(".eutils_link:link_then_fetch_tool", __name__),
+        render=lazy(".eutils_link:render_link_then_fetch", __name__),
+        idempotent=False,
+    ),
+    # pubmed_search.py
+    ToolSpec(
+        name="pubmed_search_articles",
+        title="Search PubMed",
+        description=(
+            "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
+            "summaries. Use it to find articles; to "
+            "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
+            "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
+            "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
+            "empty result, not an error."
+        ),
+        input_model=lazy(".pubmed_search:SearchArticlesInput", __name__),
+        output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),
+        handler=lazy(".pubmed_search:search_articles", __name__),
+        render=lazy(".pubmed_search:render_search", __name__),
+    ),
+    # pubmed_fetch.py
+    ToolSpec(
+        name="pubmed_fetch_articles",
+        title="Fetch PubMed records",
+        description=(
+            "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
+            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and linked notices (retractions, "
+            "errata). Bookshelf records (e.g. GeneReviews) come back as 'book' or 'book-chapter'. Use it after "
+            "pubmed_search_articles when its summaries are not enough; for full text use pubmed_fetch_fulltext, for "
+            "reference strings pubmed_format_citations, for other Entrez databases or raw MEDLINE/XML eutils_efetch "
+            "(eutils_esummary for DocSums). One request for up to 200 PMIDs; unknown PMIDs are listed in "
+            "unavailablePmids."
+        ),
+        input_model=lazy(".pubmed_fetch:FetchArticlesInput", __name__),
+        output_model=lazy(".pubmed_fetch:FetchArticlesOutput", __name__),
+        handler=lazy(".pubmed_fetch:fetch_articles", __name__),
+        render=lazy(".pubmed_fetch:render_fetch", __name__),
+    ),
+    # spell.py
+    ToolSpec(
+        name="pubmed_spell_check",
+        title="Spell-check a PubMed query",
+        description=(
+            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a zero-hit "
+            "or thin pubmed_search_articles result, or when a drug, gene, disease or author name may be misspelled; "
+            "not to search (pubmed_search_articles) or map to MeSH (pubmed_lookup_mesh). For other Entrez databases, "
+            "or ESpell's unfiltered answer, use eutils_espell. Only free-text words change: field tags, operators, "
+            "indexed values (aged[mh], zhang y[au]), all-capital gene symbols and words with digits stay as written. "
+            "hasSuggestion=false means nothing changed."
+        ),
+        input_model=lazy(".spell:SpellCheckInput", __name__),
+        output_model=lazy(".spell:SpellCheckOutput", __name__),
+        handler=lazy(".spell:spell_check", __name__),
+        render=lazy(".spell:render_spell", __name__),
+    ),
+    # mesh.py
+    ToolSpec(
+        name="pubmed_lookup_mesh",
+        title="Look up MeSH headings",
+        description=(
+            "Look up MeSH headings for a term, with MeSH UI, tree numbers, scope note and entry terms; the heading "
+            "named exactly like the query comes first (isExactMatch). Use it to pick exact headings for "
+            'pubmed_search_articles meshTerms or "term"[mh] queries; not to search articles (pubmed_search_articles). '
+            "Page with offset = nextOffset (absent on the last page). No match is an empty list with a notice."
+        ),
+        input_model=lazy(".mesh:LookupMeshInput", __name__),
+        output_model=lazy(".mesh:LookupMeshOutput", __name__),
+        handler=lazy(".mesh:lookup_mesh", __name__),
+        render=lazy(".mesh:render_mesh", __name__),
+    ),
+    # convert.py
+    ToolSpec(
+        name="pubmed_convert_ids",
+        title="Convert DOI / PMID / PMC ID",
+        description=(
+            "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
+            "PubMed Central. Use it to get a PMC ID for full text or the PMID of a PMC article's DOI; for an article "
+            "outside PMC search pubmed_search_articles for '10.x/y[doi]'. pubmed_fetch_fulltext resolves ids itself. "
+            "One request per call. An id not converted carries its own errmsg (not an error of the call); "
+            "embargoed articles carry releaseDate."
+        ),
+        input_model=lazy(".convert:ConvertIdsInput", __name__),
+        output_model=lazy(".convert:ConvertIdsOutput", __name__),
+        handler=lazy(".convert:convert", __name__),
+        render=lazy(".convert:render_convert", __name__),
+    ),
+    # citations.py
+    ToolSpec(
+        name="pubmed_lookup_citation",
+        title="Find PMIDs for structured references",
+        description=(
+            "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
+            "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
+            "disagrees). Use it for reference lists: more reliable than a title search. With only a title or topic use "
+            "pubmed_search_articles; with a DOI, pubmed_convert_ids; with pipe-formatted strings, eutils_ecitmatch. "
+            "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
+        ),
+        input_model=lazy(".citations:LookupCitationInput", __name__),
+        output_model=lazy(".citations:LookupCitationOutput", __name__),
+        handler=lazy(".citations:lookup_citation", __name__),
+        render=lazy(".citations:render_lookup", __name__),
+    ),
+    ToolSpec(
+        name="pubmed_format_citations",
+        title="Format PubMed references",
+        description=(
+            "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
+            "styles per call, books, chapters and collective authors included. Retraction, erratum and "
+            "expression-of-concern notices come back in notices (APA, MLA and Vancouver also name them in the "
+            "reference). Use it once you have PMIDs (pubmed_search_articles); for the records themselves use "
+            "pubmed_fetch_articles. PMIDs PubMed does not know are listed in unavailablePmids. Plain text, no italics."
+        ),
+        input_model=lazy(".citations:FormatCitationsInput", __name__),
+        output_model=lazy(".citations:FormatCitationsOutput", __name__),
+        handler=lazy(".citations:format_citations", __name__),
+        render=lazy(".citations:render_format", __name__),
+    ),
+)

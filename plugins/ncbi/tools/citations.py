@@ -16,7 +16,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     fence,
 )
@@ -263,23 +262,6 @@ def render_lookup(out: LookupCitationOutput, args: LookupCitationInput) -> str:
     return "\n".join(lines)
 
 
-LOOKUP_TOOL = ToolSpec(
-    name="pubmed_lookup_citation",
-    title="Find PMIDs for structured references",
-    description=(
-        "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
-        "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
-        "disagrees). Use it for reference lists: more reliable than a title search. With only a title or topic use "
-        "pubmed_search_articles; with a DOI, pubmed_convert_ids; with pipe-formatted strings, eutils_ecitmatch. "
-        "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
-    ),
-    input_model=LookupCitationInput,
-    output_model=LookupCitationOutput,
-    handler=lookup_citation,
-    render=render_lookup,
-)
-
-
 # ============================================================================ pubmed_format_citations
 
 MAX_FORMAT = 50
@@ -438,20 +420,3 @@ def render_format(out: FormatCitationsOutput, args: FormatCitationsInput) -> str
     if blocks:
         lines.append(fence("\n\n---\n".join(blocks), "citations"))
     return "\n".join(lines)
-
-
-FORMAT_TOOL = ToolSpec(
-    name="pubmed_format_citations",
-    title="Format PubMed references",
-    description=(
-        "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
-        "styles per call, books, chapters and collective authors included. Retraction, erratum and "
-        "expression-of-concern notices come back in notices (APA, MLA and Vancouver also name them in the "
-        "reference). Use it once you have PMIDs (pubmed_search_articles); for the records themselves use "
-        "pubmed_fetch_articles. PMIDs PubMed does not know are listed in unavailablePmids. Plain text, no italics."
-    ),
-    input_model=FormatCitationsInput,
-    output_model=FormatCitationsOutput,
-    handler=format_citations,
-    render=render_format,
-)

@@ -15,7 +15,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     fence,
     md_table,
@@ -147,20 +146,3 @@ def render_convert(out: ConvertIdsOutput, args: ConvertIdsInput) -> str:
         lines.append(f"Notice: {out.notice}")
     lines.append(fence(md_table(["Requested", "PMID", "PMCID", "DOI", "Status"], rows), "pmc-idconv"))
     return "\n".join(lines)
-
-
-TOOL = ToolSpec(
-    name="pubmed_convert_ids",
-    title="Convert DOI / PMID / PMC ID",
-    description=(
-        "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
-        "PubMed Central. Use it to get a PMC ID for full text or the PMID of a PMC article's DOI; for an article "
-        "outside PMC search pubmed_search_articles for '10.x/y[doi]'. pubmed_fetch_fulltext resolves ids itself. "
-        "One request per call. An id not converted carries its own errmsg (not an error of the call); "
-        "embargoed articles carry releaseDate."
-    ),
-    input_model=ConvertIdsInput,
-    output_model=ConvertIdsOutput,
-    handler=convert,
-    render=render_convert,
-)

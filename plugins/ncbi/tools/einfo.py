@@ -9,7 +9,6 @@ from medlit.core.plugin import (
     ResponseFormat,
     ToolContext,
     ToolInput,
-    ToolSpec,
     as_json,
     cap_text,
     fence,
@@ -72,19 +71,3 @@ def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
     return cap_text(
         text, "Every field and link is in the structured result (database.fields, database.links)."
     )
-
-
-TOOL = ToolSpec(
-    name="eutils_einfo",
-    title="Describe Entrez databases (EInfo)",
-    description=(
-        "List the Entrez databases, or describe one: record count, last update, its search field tags (for "
-        "eutils_esearch terms) and link names (for eutils_elink). Use it before building a fielded query or "
-        "choosing a linkname; not to search (eutils_esearch, pubmed_search_articles) or to count a query per "
-        "database (eutils_egquery). An unknown database is refused with the valid names."
-    ),
-    input_model=EInfoInput,
-    output_model=EInfoOutput,
-    handler=einfo,
-    render=render_einfo,
-)

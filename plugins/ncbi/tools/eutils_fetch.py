@@ -13,7 +13,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     cap_text,
     fence,
@@ -261,23 +260,6 @@ def render_esummary(out: ESummaryOutput, args: ESummaryInput) -> str:
     return cap_text(text, "Ask for fewer summaries (smaller retmax, fewer uids) and page with retstart.")
 
 
-ESUMMARY = ToolSpec(
-    name="eutils_esummary",
-    title="Document summaries for UIDs (ESummary)",
-    description=(
-        "Get document summaries (DocSums) for UIDs or a History handle in any Entrez database; for PubMed: title, "
-        "authors, journal, date, DOI, PMCID. Use it to screen records cheaply; for abstracts, sequences or full "
-        "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids or "
-        "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
-        "come back."
-    ),
-    input_model=ESummaryInput,
-    output_model=ESummaryOutput,
-    handler=esummary_tool,
-    render=render_esummary,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_efetch
 
 
@@ -399,24 +381,6 @@ def render_efetch(out: EFetchOutput, args: EFetchInput) -> str:
     count = f"{out.record_count:,}" if out.record_count is not None else "?"
     head = f"## {count} `{out.database}` record(s) as {fmt} ({out.batches} request(s))"
     return render_records(out, args, head, "ncbi-efetch")
-
-
-EFETCH = ToolSpec(
-    name="eutils_efetch",
-    title="Download full records (EFetch)",
-    description=(
-        "Download records for UIDs or a History handle from any Entrez database as text in a chosen format: "
-        "PubMed abstract, MEDLINE or XML, FASTA or GenBank sequences (seq_start/seq_stop/strand cut one region), "
-        "JATS XML from PMC. For PubMed articles as parsed fields use pubmed_fetch_articles; for titles and dates "
-        "only, eutils_esummary (cheaper); to search, eutils_search_then_fetch. Give exactly one of uids or history "
-        "(page it with retstart/retmax). Databases other than pubmed and sequences need rettype or retmode='xml'. "
-        "Ids NCBI omits are reported."
-    ),
-    input_model=EFetchInput,
-    output_model=EFetchOutput,
-    handler=efetch_tool,
-    render=render_efetch,
-)
 
 
 # ----------------------------------------------------------------------------- eutils_search_then_fetch
@@ -550,23 +514,3 @@ def render_search_then_fetch(out: SearchThenFetchOutput, args: SearchThenFetchIn
     if out.history:
         parts.append(history_line(out.history))
     return cap_text("\n\n".join(parts), FETCH_HINT)
-
-
-SEARCH_THEN_FETCH = ToolSpec(
-    name="eutils_search_then_fetch",
-    title="Search and download records in one call",
-    description=(
-        "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
-        "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
-        "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
-        "screen titles first, eutils_esearch then eutils_esummary. Page with retstart, or pass the returned "
-        "History handle to eutils_efetch. No match is an empty result with a spelling suggestion."
-    ),
-    input_model=SearchThenFetchInput,
-    output_model=SearchThenFetchOutput,
-    handler=search_then_fetch_tool,
-    render=render_search_then_fetch,
-    idempotent=False,
-)
-
-TOOLS = [ESUMMARY, EFETCH, SEARCH_THEN_FETCH]

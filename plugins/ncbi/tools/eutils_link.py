@@ -14,7 +14,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     cap_text,
     fence,
@@ -369,24 +368,6 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
     )
 
 
-ELINK = ToolSpec(
-    name="eutils_elink",
-    title="Follow links between Entrez records (ELink)",
-    description=(
-        "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
-        "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
-        "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; for the "
-        "linked records themselves, eutils_link_then_fetch. Give exactly one of uids or history. No links is an "
-        "empty result with a hint, not an error."
-    ),
-    input_model=ELinkInput,
-    output_model=ELinkOutput,
-    handler=elink_tool,
-    render=render_elink,
-    idempotent=False,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_link_then_fetch
 
 
@@ -533,23 +514,3 @@ def render_link_then_fetch(out: LinkThenFetchOutput, args: LinkThenFetchInput) -
     if out.history:
         head += "\n" + history_line(out.history)
     return render_records(out, args, head, "ncbi-efetch")
-
-
-LINK_THEN_FETCH = ToolSpec(
-    name="eutils_link_then_fetch",
-    title="Follow links and download the linked records",
-    description=(
-        "Follow links from source records to another Entrez database and download the linked records in one call "
-        "(gene -> protein FASTA, pubmed -> PMC JATS with retmode='xml'). When the linked UIDs are enough use "
-        "eutils_elink (cheaper); for a PubMed article's citing or similar articles, pubmed_find_related. Select "
-        "sources with exactly one of term, uids or history. Follows linkname, else '<dbfrom>_<db>', else the "
-        "first link (the others are listed). Returns a History handle to page the linked set with eutils_efetch."
-    ),
-    input_model=LinkThenFetchInput,
-    output_model=LinkThenFetchOutput,
-    handler=link_then_fetch_tool,
-    render=render_link_then_fetch,
-    idempotent=False,
-)
-
-TOOLS = [ELINK, LINK_THEN_FETCH]

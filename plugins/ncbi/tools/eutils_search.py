@@ -15,7 +15,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     cap_text,
     fence,
@@ -186,25 +185,6 @@ def render_esearch(out: ESearchOutput, args: ESearchInput) -> str:
     return cap_text("\n".join(lines), ESEARCH_HINT)
 
 
-ESEARCH = ToolSpec(
-    name="eutils_esearch",
-    title="Search an Entrez database (ESearch)",
-    description=(
-        "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total "
-        "count, Entrez's query translation and a History handle (medlit://guide). For PubMed literature searches "
-        "use pubmed_search_articles (filters, summaries); for the records in the same call, "
-        "eutils_search_then_fetch; unsure which database, eutils_egquery. Page with retstart = next_offset; "
-        "PubMed and PMC sets stop at 10,000 records, so split big ones by date (mindate/maxdate, or reldate, not "
-        "both). No match is an empty result with NCBI's spelling suggestion, not an error."
-    ),
-    input_model=ESearchInput,
-    output_model=ESearchOutput,
-    handler=esearch_tool,
-    render=render_esearch,
-    idempotent=False,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_epost
 
 EPOST_LIMIT = 10_000
@@ -262,23 +242,6 @@ def render_epost(out: EPostOutput, args: EPostInput) -> str:
     return "\n".join(lines)
 
 
-EPOST = ToolSpec(
-    name="eutils_epost",
-    title="Store UIDs on the History server (EPost)",
-    description=(
-        "Store a UID list on the NCBI History server and get a handle that eutils_esummary, eutils_efetch and "
-        "eutils_elink accept instead of the ids. Use it for long lists from elsewhere (a bibliography, another "
-        "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
-        "each call creates a new handle."
-    ),
-    input_model=EPostInput,
-    output_model=EPostOutput,
-    handler=epost_tool,
-    render=render_epost,
-    idempotent=False,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_espell
 
 
@@ -323,25 +286,10 @@ def render_espell(out: ESpellOutput, args: ESpellInput) -> str:
     return f"NCBI suggests, for `{out.database}`:\n" + fence(out.corrected_query, "ncbi-espell")
 
 
-ESPELL = ToolSpec(
-    name="eutils_espell",
-    title="Spelling suggestion for a query (ESpell)",
-    description=(
-        "Get NCBI ESpell's raw correction of a query in any Entrez database's vocabulary ('breast cancr' -> "
-        "'breast cancer'). For PubMed queries use pubmed_spell_check, which corrects only free-text words and "
-        "keeps field values and gene symbols. eutils_esearch already adds this suggestion to empty results. "
-        "changed=false means no suggestion."
-    ),
-    input_model=ESpellInput,
-    output_model=ESpellOutput,
-    handler=espell_tool,
-    render=render_espell,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_egquery
 
 # Counted one ESearch each when EGQuery itself cannot be reached (it redirects to an internal host).
+# eutils_egquery's description (tools/__init__.py) gives their number: keep it in step.
 FALLBACK_DATABASES = (
     "pubmed",
     "pmc",
@@ -461,22 +409,6 @@ def render_egquery(out: EGQueryOutput, args: EGQueryInput) -> str:
     return "\n\n".join(lines)
 
 
-EGQUERY = ToolSpec(
-    name="eutils_egquery",
-    title="Count a query across Entrez databases (EGQuery)",
-    description=(
-        "Count a query's matches in every Entrez database, to find where data on a topic lives. Counts only; "
-        "when you know the database use eutils_esearch (retmax=0). When EGQuery itself is unreachable, counts "
-        f"come from one ESearch in each of {len(FALLBACK_DATABASES)} common databases and the result says "
-        "degraded=true with degraded_reason; an error about the query itself is returned as an error."
-    ),
-    input_model=EGQueryInput,
-    output_model=EGQueryOutput,
-    handler=egquery_tool,
-    render=render_egquery,
-)
-
-
 # ----------------------------------------------------------------------------- eutils_ecitmatch
 
 CITATION_LIMIT = 200
@@ -572,20 +504,3 @@ def render_ecitmatch(out: ECitMatchOutput, args: ECitMatchInput) -> str:
         + fence(md_table(["Key", "Status", "PMID / candidates", "Note"], rows), "ncbi-ecitmatch")
         + "\n\nFetch matched records with eutils_esummary or eutils_efetch (db='pubmed')."
     )
-
-
-ECITMATCH = ToolSpec(
-    name="eutils_ecitmatch",
-    title="Match citations to PMIDs (ECitMatch)",
-    description=(
-        "Match citations written in ECitMatch's pipe format to PMIDs: each comes back matched, not_found or "
-        "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
-        "with each match checked, use pubmed_lookup_citation; for topic searches, eutils_esearch. One request."
-    ),
-    input_model=ECitMatchInput,
-    output_model=ECitMatchOutput,
-    handler=ecitmatch_tool,
-    render=render_ecitmatch,
-)
-
-TOOLS = [ESEARCH, EPOST, ESPELL, EGQUERY, ECITMATCH]

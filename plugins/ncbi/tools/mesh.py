@@ -13,7 +13,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     fence,
     md_table,
@@ -177,19 +176,3 @@ def render_mesh(out: LookupMeshOutput, args: LookupMeshInput) -> str:
             'Search with a heading as "Heading"[mh], or pass it in meshTerms of pubmed_search_articles.'
         )
     return "\n".join(lines)
-
-
-TOOL = ToolSpec(
-    name="pubmed_lookup_mesh",
-    title="Look up MeSH headings",
-    description=(
-        "Look up MeSH headings for a term, with MeSH UI, tree numbers, scope note and entry terms; the heading "
-        "named exactly like the query comes first (isExactMatch). Use it to pick exact headings for "
-        'pubmed_search_articles meshTerms or "term"[mh] queries; not to search articles (pubmed_search_articles). '
-        "Page with offset = nextOffset (absent on the last page). No match is an empty list with a notice."
-    ),
-    input_model=LookupMeshInput,
-    output_model=LookupMeshOutput,
-    handler=lookup_mesh,
-    render=render_mesh,
-)

@@ -13,7 +13,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     apply_budget,
     as_json,
     fence,
@@ -559,22 +558,3 @@ def render_fetch(out: FetchArticlesOutput, args: FetchArticlesInput) -> str:
         lines.append("Deferred: " + ", ".join(out.deferred.ids))
     lines += ["", *(_article_md(a) + "\n" for a in out.articles)]
     return "\n".join(lines)
-
-
-TOOL = ToolSpec(
-    name="pubmed_fetch_articles",
-    title="Fetch PubMed records",
-    description=(
-        "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
-        "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and linked notices (retractions, "
-        "errata). Bookshelf records (e.g. GeneReviews) come back as 'book' or 'book-chapter'. Use it after "
-        "pubmed_search_articles when its summaries are not enough; for full text use pubmed_fetch_fulltext, for "
-        "reference strings pubmed_format_citations, for other Entrez databases or raw MEDLINE/XML eutils_efetch "
-        "(eutils_esummary for DocSums). One request for up to 200 PMIDs; unknown PMIDs are listed in "
-        "unavailablePmids."
-    ),
-    input_model=FetchArticlesInput,
-    output_model=FetchArticlesOutput,
-    handler=fetch_articles,
-    render=render_fetch,
-)

@@ -17,7 +17,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     cap_text,
     fence,
@@ -559,21 +558,3 @@ def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
         lines.append(fence("\n".join(items), "pubmed-esummary"))
     lines.append(f"PubMed: {out.searchUrl}")
     return cap_text("\n".join(lines), SEARCH_HINT)
-
-
-TOOL = ToolSpec(
-    name="pubmed_search_articles",
-    title="Search PubMed",
-    description=(
-        "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
-        "summaries. Use it to find articles; to "
-        "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
-        "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
-        "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
-        "empty result, not an error."
-    ),
-    input_model=SearchArticlesInput,
-    output_model=SearchArticlesOutput,
-    handler=search_articles,
-    render=render_search,
-)

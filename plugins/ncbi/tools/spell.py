@@ -13,7 +13,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     fence,
 )
@@ -153,21 +152,3 @@ def render_spell(out: SpellCheckOutput, args: SpellCheckInput) -> str:
     return "Suggested query (re-run pubmed_search_articles with it):\n" + fence(
         f"{out.corrected}\nChanged: {changes}", "ncbi-espell"
     )
-
-
-TOOL = ToolSpec(
-    name="pubmed_spell_check",
-    title="Spell-check a PubMed query",
-    description=(
-        "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a zero-hit "
-        "or thin pubmed_search_articles result, or when a drug, gene, disease or author name may be misspelled; "
-        "not to search (pubmed_search_articles) or map to MeSH (pubmed_lookup_mesh). For other Entrez databases, "
-        "or ESpell's unfiltered answer, use eutils_espell. Only free-text words change: field tags, operators, "
-        "indexed values (aged[mh], zhang y[au]), all-capital gene symbols and words with digits stay as written. "
-        "hasSuggestion=false means nothing changed."
-    ),
-    input_model=SpellCheckInput,
-    output_model=SpellCheckOutput,
-    handler=spell_check,
-    render=render_spell,
-)

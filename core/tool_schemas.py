@@ -1,0 +1,174 @@
+"""Tool schemas for ``tools/list`` without importing the tools.
+
+Building ~50 JSON schemas from pydantic models, and importing the ~200 models behind them, was
+most of the server's own start-up. Tools whose models are :func:`~medlit.core.lazy.lazy`
+references get their schemas from a small JSON store instead, keyed by the references and a
+fingerprint of the source they come from: the declaring plugin's files and core's (path, size,
+modification time), the plugin's version, pydantic's and Python's. Any edit or upgrade changes the
+key, so a stale schema is never served; a miss imports the models, builds the schemas and stores
+them for the next launch. ``MEDLIT_SCHEMA_CACHE`` names the file, or ``off``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .lazy import Lazy, resolved
+from .types import ToolSpec
+
+log = logging.getLogger("medlit.schemas")
+
+FORMAT = 1  # bump when lean_schema or the stored shape changes
+KEEP = 256  # entries kept in the file: this launch's plus the most recently used others
+CORE_DIR = Path(__file__).resolve().parent
+
+Schemas = tuple[dict[str, Any], dict[str, Any]]
+
+
+def lean_schema(schema: Any) -> Any:
+    """Drop pydantic's auto-generated ``title`` annotations (they repeat the field names and make
+    ``tools/list`` a third larger); a property that is *named* title is a dict and stays."""
+    if isinstance(schema, dict):
+        return {k: lean_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [lean_schema(v) for v in schema]
+    return schema
+
+
+def build_schemas(spec: ToolSpec) -> Schemas:
+    """Import the tool's models (if lazy) and build its input and output schemas."""
+    return (
+        lean_schema(resolved(spec.input_model).model_json_schema()),
+        lean_schema(resolved(spec.output_model).model_json_schema(mode="serialization")),
+    )
+
+
+def tree_fingerprint(origin: str | Path) -> str:
+    """A digest of the Python files of a package (``__init__.py`` names its folder) or module."""
+    path = Path(origin)
+    files: list[str] = []
+    if path.name == "__init__.py":
+        for dirpath, dirnames, filenames in os.walk(path.parent):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    files.append(os.path.join(dirpath, name))
+    else:
+        files.append(str(path))
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def default_store_path() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("medlit-mcp")) / "tool-schemas.json"
+
+
+class SchemaStore:
+    """The schema file, read once; :meth:`save` writes it back when something was added."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._entries: dict[str, dict[str, Any]] | None = None
+        self._used: set[str] = set()
+        self._dirty = False
+        self._fingerprints: dict[str, str] = {}
+        self.hits = self.misses = 0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | Any) -> SchemaStore:
+        raw = (env.get("MEDLIT_SCHEMA_CACHE") or "").strip()
+        if raw.lower() == "off":
+            return cls(None)
+        return cls(Path(raw).expanduser() if raw else default_store_path())
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            self._entries = {}
+            if self.path is not None:
+                try:
+                    data = json.loads(self.path.read_bytes())
+                    if isinstance(data, dict) and data.get("format") == FORMAT:
+                        self._entries = {
+                            k: v
+                            for k, v in data.get("entries", {}).items()
+                            if isinstance(v, dict) and isinstance(v.get("input"), dict)
+                        }
+                except (OSError, ValueError):
+                    pass  # absent or damaged: rebuilt on this launch
+        return self._entries
+
+    def fingerprint(self, origin: str) -> str:
+        if origin not in self._fingerprints:
+            self._fingerprints[origin] = tree_fingerprint(origin) if origin else ""
+        return self._fingerprints[origin]
+
+    def key(self, spec: ToolSpec, origin: str, version: str | None) -> str | None:
+        """The store key, or ``None`` for a tool with model classes (nothing to save importing)."""
+        if not (isinstance(spec.input_model, Lazy) and isinstance(spec.output_model, Lazy)) or not origin:
+            return None
+        from pydantic.version import VERSION
+
+        parts = [
+            FORMAT,
+            spec.input_model.ref,
+            spec.output_model.ref,
+            self.fingerprint(origin),
+            self.fingerprint(str(CORE_DIR / "__init__.py")),
+            version or "",
+            VERSION,
+            sys.version,
+        ]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    def schemas(self, spec: ToolSpec, origin: str = "", version: str | None = None) -> Schemas:
+        key = self.key(spec, origin, version) if self.path is not None else None
+        if key is None:
+            return build_schemas(spec)
+        entry = self._load().get(key)
+        if entry is not None and isinstance(entry.get("output"), dict):
+            self.hits += 1
+            self._used.add(key)
+            return entry["input"], entry["output"]
+        self.misses += 1
+        schemas = build_schemas(spec)
+        self._load()[key] = {"input": schemas[0], "output": schemas[1], "tool": spec.name, "t": time.time()}
+        self._used.add(key)
+        self._dirty = True
+        return schemas
+
+    def save(self) -> None:
+        if not self._dirty or self.path is None or self._entries is None:
+            return
+        now = time.time()
+        for key in self._used:
+            self._entries[key]["t"] = now
+        keep = sorted(self._entries.items(), key=lambda kv: -float(kv[1].get("t", 0)))[:KEEP]
+        body = json.dumps({"format": FORMAT, "entries": dict(keep)}, separators=(",", ":")).encode()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tool-schemas.", dir=self.path.parent)
+            with os.fdopen(fd, "wb") as f:
+                f.write(body)
+            os.replace(tmp, self.path)  # atomic: a concurrent reader sees the old or the new file
+            self._dirty = False
+        except OSError as exc:
+            log.debug("tool schemas not stored at %s: %s", self.path, exc)
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)
