@@ -15,7 +15,6 @@ from medlit.core.plugin import (
     ToolContext,
     ToolInput,
     ToolOutput,
-    ToolSpec,
     as_json,
     fence,
     normalize_doi,
@@ -61,22 +60,6 @@ async def doi_link(args: DoiLinkInput, ctx: ToolContext) -> DoiLinkOutput:
 
 def render_link(out: DoiLinkOutput, args: DoiLinkInput) -> str:
     return as_json(out) if args.responseFormat == "json" else f"{out.doi}: {out.url}"
-
-
-DOI_LINK = ToolSpec(
-    name="example_doi_link",
-    title="DOI resolver link",
-    description=(
-        "Turn a DOI into its https://doi.org/ resolver link, without any request. Use it for a "
-        "clickable link; to check that a DOI exists and read its citation details use "
-        "example_works_lookup instead."
-    ),
-    input_model=DoiLinkInput,
-    output_model=DoiLinkOutput,
-    handler=doi_link,
-    render=render_link,
-    open_world=False,
-)
 
 
 # -- example_works_lookup -------------------------------------------------------------------------
@@ -167,20 +150,3 @@ def render_works(out: WorksLookupOutput, args: Any) -> str:
     if out.notFound:
         lines.append("Not in the registry: " + ", ".join(out.notFound))
     return "\n\n".join(lines)
-
-
-WORKS_LOOKUP = ToolSpec(
-    name="example_works_lookup",
-    title="Look up DOIs in the Example Works registry",
-    description=(
-        "Look up citation details (title, journal, date, volume, issue, pages, authors) of up to 20 "
-        "DOIs in the Example Works registry, in one request. Use it to check DOIs or cite them; for "
-        "a bare link use example_doi_link, for the article text use pubmed_fetch_fulltext (this "
-        "registry is one of its tiers). DOIs the registry does not know are listed in notFound; a "
-        "registry failure is retryable."
-    ),
-    input_model=WorksLookupInput,
-    output_model=WorksLookupOutput,
-    handler=works_lookup,
-    render=render_works,
-)
