@@ -279,6 +279,39 @@ class Response:
 CLAIM_LEASE = 15.0  # seconds another process may take to fetch records it claimed
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One prepared request: what goes on the wire (identification added, a long GET turned into
+    a POST, the service's headers merged) and how its answer is judged."""
+
+    method: str
+    url: str
+    query: dict[str, str | Repeated]
+    form: dict[str, str | Repeated] | None
+    expect: Expect
+    deadline: float
+    ok_statuses: frozenset[int]
+    headers: Mapping[str, str] | None
+    parse: Callable[[Response], Any] | None
+
+    @property
+    def sent(self) -> dict[str, str | Repeated]:
+        return self.form if self.form is not None else self.query
+
+    def share_key(self) -> tuple[Any, ...]:
+        """Identical requests in flight at once share one upstream call."""
+        return (
+            self.method,
+            self.url,
+            tuple(_pairs(self.query) or ()),
+            tuple(_pairs(self.form) or ()) if self.form is not None else None,
+            self.expect,
+            tuple(sorted(self.ok_statuses)),
+            tuple(sorted((self.headers or {}).items())),
+            self.parse,
+        )
+
+
 @dataclass
 class _RecordBatch:
     """One record-level request in progress: what was asked and what has been gathered."""
@@ -431,10 +464,12 @@ class UpstreamClient:
                 target.setdefault(k, v)
         if method == "GET" and not cfg.get_only and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
             method, form, query = "POST", query, {}
-        url = self._url(path)
         if cfg.headers:
             headers = {**cfg.headers, **(headers or {})}
-        sent = form if form is not None else query
+        call = _Call(
+            method, self._url(path), query, form, expect, deadline, frozenset(ok_statuses), headers, parse
+        )
+        sent = call.sent
         if self.cache is not None and not _bypass_cache and not history_bound(sent):
             record_rule = _matching(cfg.record_rules, path, sent)
             if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
@@ -453,54 +488,29 @@ class UpstreamClient:
                 )
             rule = _matching(cfg.cache_rules, path, sent)
             if rule is not None:
-                return await self._cached(
-                    rule, method, path, url, query, form, expect, deadline, ok_statuses, headers, parse
-                )
-
-        if not share:
-            return await self._with_retries(
-                method, url, query, form, expect, deadline, set(ok_statuses), headers, parse
-            )
-        return await self._send_shared(
-            method, url, query, form, expect, deadline, ok_statuses, headers, parse
-        )
+                return await self._cached(rule, path, call)
+        return await (self._send_shared(call) if share else self._with_retries(call))
 
     # -- the persistent cache ---------------------------------------------------------------
-    async def _cached(
-        self,
-        rule: CacheRule,
-        method: str,
-        path: str,
-        url: str,
-        query: dict[str, str | Repeated],
-        form: dict[str, str | Repeated] | None,
-        expect: Expect,
-        deadline: float,
-        ok_statuses: frozenset[int] | set[int],
-        headers: Mapping[str, str] | None,
-        parse: Callable[[Response], Any] | None,
-    ) -> Response:
+    async def _cached(self, rule: CacheRule, path: str, call: _Call) -> Response:
         """A request-level cached answer, or the upstream's (stored when it is a clean one)."""
         assert self.cache is not None
         cfg = self.config
-        sent = form if form is not None else query
-        key = request_key(cfg.name, cfg.base_url, path, _pairs(sent) or [], cfg.identify)
+        key = request_key(cfg.name, cfg.base_url, path, _pairs(call.sent) or [], cfg.identify)
         try:
             found = (await self.cache.get_many([key], cfg.name)).get(key)
         except Exception as exc:  # a broken cache must never break a call
             log.warning("cache read failed (%s); asking %s", exc, cfg.label)
             found = None
         stored = unpack(found) if found is not None else None
-        if stored is not None and (stored[0] < 300 or stored[0] in ok_statuses):
+        if stored is not None and (stored[0] < 300 or stored[0] in call.ok_statuses):
             self.cache_hits += 1
-            resp = Response(stored[0], self.redact(url), {"Content-Type": stored[1]}, stored[2])
+            resp = Response(stored[0], self.redact(call.url), {"Content-Type": stored[1]}, stored[2])
             resp.from_cache = True
-            if parse is not None and resp.status < 300:
-                resp.parsed = self._parsed_cached(resp, parse)
+            if call.parse is not None and resp.status < 300:
+                resp.parsed = self._parsed_cached(resp, call.parse)
             return resp
-        fresh = await self._send_shared(
-            method, url, query, form, expect, deadline, ok_statuses, headers, parse
-        )
+        fresh = await self._send_shared(call)
         ttl = rule.ttl if fresh.status < 300 else (rule.negative_ttl if fresh.status in rule.negative else 0)
         if ttl > 0 and b"WebEnv" not in fresh.body[:4096]:
             await self._store([Entry(key, cfg.name, pack(fresh.status, fresh.content_type, fresh.body), ttl)])
@@ -650,34 +660,8 @@ class UpstreamClient:
         except Exception as exc:
             log.warning("cache write failed (%s); the answer is returned uncached", exc)
 
-    async def _send_shared(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str | Repeated],
-        form: dict[str, str | Repeated] | None,
-        expect: Expect,
-        deadline: float,
-        ok_statuses: frozenset[int] | set[int],
-        headers: Mapping[str, str] | None,
-        parse: Callable[[Response], Any] | None,
-    ) -> Response:
-        def run() -> Awaitable[Response]:
-            return self._with_retries(
-                method, url, query, form, expect, deadline, set(ok_statuses), headers, parse
-            )
-
-        key = (
-            method,
-            url,
-            tuple(_pairs(query) or ()),
-            tuple(_pairs(form) or ()) if form is not None else None,
-            expect,
-            tuple(sorted(ok_statuses)),
-            tuple(sorted((headers or {}).items())),
-            parse,
-        )
-        return await self._shared(key, run)
+    async def _send_shared(self, call: _Call) -> Response:
+        return await self._shared(call.share_key(), lambda: self._with_retries(call))
 
     async def _shared(self, key: tuple[Any, ...], run: Callable[[], Awaitable[Response]]) -> Response:
         """One upstream call for identical concurrent requests. The call is cancelled only when
@@ -705,19 +689,8 @@ class UpstreamClient:
             if entry[1] == 0 and not task.done():
                 task.cancel()
 
-    async def _with_retries(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str | Repeated],
-        form: dict[str, str | Repeated] | None,
-        expect: Expect,
-        deadline: float,
-        ok_statuses: set[int],
-        headers: Mapping[str, str] | None,
-        parse: Callable[[Response], Any] | None,
-    ) -> Response:
-        cfg = self.config
+    async def _with_retries(self, call: _Call) -> Response:
+        cfg, deadline = self.config, call.deadline
         started = time.monotonic()
         retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
         last: MedlitError | None = None
@@ -727,17 +700,15 @@ class UpstreamClient:
             attempts += 1
             try:
                 try:
-                    resp = await self._attempt(
-                        method, url, query, form, expect, deadline, ok_statuses, headers
-                    )
+                    resp = await self._attempt(call)
                 except MedlitError as err:
                     if last is None or err.reason != E.QUEUE_FULL:
                         raise
                     attempts -= 1  # a retry that could not start before the deadline: report the fault
                     out_of_time = True
                     break
-                if parse is not None and resp.status < 300:
-                    resp.parsed = self._parsed(resp, parse)
+                if call.parse is not None and resp.status < 300:
+                    resp.parsed = self._parsed(resp, call.parse)
                 return resp
             except _Retry as retry:
                 last = retry.error
@@ -794,18 +765,9 @@ class UpstreamClient:
         details = {k: self.redact(v) if isinstance(v, str) else v for k, v in details.items()}
         return upstream_error(self.config.error_prefix, kind, self.redact(message), **details)
 
-    async def _attempt(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str | Repeated],
-        form: dict[str, str | Repeated] | None,
-        expect: Expect,
-        deadline: float,
-        ok_statuses: set[int],
-        headers: Mapping[str, str] | None,
-    ) -> Response:
-        cfg = self.config
+    async def _attempt(self, call: _Call) -> Response:
+        cfg, deadline = self.config, call.deadline
+        method, url, query, form = call.method, call.url, call.query, call.form
         for _hop in range(4):  # the request plus at most 3 redirects
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -815,7 +777,7 @@ class UpstreamClient:
             try:
                 if self.pacer is not None:
                     sent = await self.pacer.acquire(deadline, cfg.name, cfg.lane, hold=True)
-                resp = await self._send(method, url, query, form, deadline, headers, sent)
+                resp = await self._send(method, url, query, form, deadline, call.headers, sent)
             finally:
                 if sent is not None:
                     sent()  # no-op when the headers went out (the trace below already called it)
@@ -828,7 +790,7 @@ class UpstreamClient:
                 if resp.status == 303 or urlsplit(url).query:
                     query = {}
                 continue
-            return self._classify(resp, expect, ok_statuses)
+            return self._classify(resp, call.expect, call.ok_statuses)
         raise self._fail(E.REDIRECT_REFUSED, f"{cfg.label} redirected more than 3 times")
 
     def _follow(self, url: str, resp: Response) -> str:
@@ -917,7 +879,7 @@ class UpstreamClient:
                 self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
             ) from None
 
-    def _classify(self, resp: Response, expect: Expect, ok_statuses: set[int]) -> Response:
+    def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
         cfg, status = self.config, resp.status
         if status == 429:
             retry_after = parse_retry_after(resp.headers.get("Retry-After"))

@@ -4,12 +4,13 @@ control-character guard every input passes and the lean JSON schema tools are ad
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import core_schema
 
+from .budget import BudgetSplit
 from .errors import ArgumentError
 from .render import TEXT_LIMIT, cap
 
@@ -129,6 +130,32 @@ class ToolOutput(BaseModel):
     """Base for tool outputs: ``None`` fields are left out of the structured result."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class DeferredIds(ToolOutput):
+    """Records ``maxResponseCharacters`` withheld (fetched, but not returned); subclass it to say
+    which argument takes the ids back (``ids``' description)."""
+
+    ids: list[str] = Field(description="Ids withheld, in order: call again with these")
+    deferredCount: int
+    maxResponseCharacters: int = Field(description="The ceiling this response was budgeted against")
+    returnedCharacters: int = Field(description="JSON characters the returned records account for")
+    nextDeferredCharacters: int = Field(
+        description="Size of the first deferred record: a follow-up call needs maxResponseCharacters at least this"
+    )
+
+    @classmethod
+    def from_split(cls, split: BudgetSplit[Any], ceiling: int | None) -> Self | None:
+        """What :func:`apply_budget` deferred, or ``None`` when everything fit."""
+        if split.deferred is None:
+            return None
+        return cls(
+            ids=split.deferred.ids,
+            deferredCount=split.deferred.count,
+            maxResponseCharacters=ceiling or 0,
+            returnedCharacters=split.used,
+            nextDeferredCharacters=split.deferred.nextItemCharacters,
+        )
 
 
 ResponseFormat = Literal["markdown", "json"]

@@ -37,6 +37,7 @@ from .lazy import lazy
 from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from .models import (
     RESPONSE_FORMAT_FIELD,
+    DeferredIds,
     ResponseFormat,
     ToolInput,
     ToolOutput,
@@ -126,6 +127,7 @@ __all__ = [
     "CacheRule",
     "ContentFormat",
     "Deferred",
+    "DeferredIds",
     "ExtractedTextArticle",
     "FulltextArticle",
     "FulltextTier",

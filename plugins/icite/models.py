@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from medlit.core.plugin import (
     RESPONSE_FORMAT_FIELD,
     ArgumentError,
+    DeferredIds,
     IdentifierError,
     ResponseFormat,
     ToolInput,
@@ -147,16 +148,10 @@ class OverLimit(ToolOutput):
     limit: int = Field(description="Distinct PMIDs one call fetches (the first this many were)")
 
 
-class MetricsDeferred(ToolOutput):
+class MetricsDeferred(DeferredIds):
     """Records `maxResponseCharacters` withheld (fetched, but not returned)."""
 
     ids: list[str] = Field(description="PMIDs withheld, in request order: re-call with these as `pmids`")
-    deferredCount: int
-    maxResponseCharacters: int = Field(description="The ceiling this response was budgeted against")
-    returnedCharacters: int = Field(description="JSON characters the returned records account for")
-    nextDeferredCharacters: int = Field(
-        description="Size of the first deferred record: a follow-up call needs maxResponseCharacters at least this"
-    )
 
 
 class CitationMetricsOutput(ToolOutput):

@@ -118,15 +118,7 @@ async def fetch_metrics(args: CitationMetricsInput, ctx: ToolContext) -> Citatio
     records = [read_record(found[p], p) for p in asked if p in found]
     unavailable = [p for p in asked if p not in found]
     split = apply_budget(records, args.maxResponseCharacters, lambda r: r.pmid, json_size)
-    deferred = None
-    if split.deferred is not None:
-        deferred = MetricsDeferred(
-            ids=split.deferred.ids,
-            deferredCount=split.deferred.count,
-            maxResponseCharacters=args.maxResponseCharacters or 0,
-            returnedCharacters=split.used,
-            nextDeferredCharacters=split.deferred.nextItemCharacters,
-        )
+    deferred = MetricsDeferred.from_split(split, args.maxResponseCharacters)
     return CitationMetricsOutput(
         records=split.kept,
         totalReturned=len(split.kept),

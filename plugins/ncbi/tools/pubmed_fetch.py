@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from medlit.core.plugin import (
     RESPONSE_FORMAT_FIELD,
+    DeferredIds,
     ResponseFormat,
     ToolContext,
     ToolInput,
@@ -260,16 +261,10 @@ class ArticleOut(ToolOutput):
     bookSections: list[BookSectionOut] | None = None
 
 
-class ArticlesDeferred(ToolOutput):
+class ArticlesDeferred(DeferredIds):
     """Continuation state for articles `maxResponseCharacters` withheld (same shape as pubmed_fetch_fulltext)."""
 
     ids: list[str] = Field(description="PMIDs withheld, in response order: re-call with these as `pmids`")
-    deferredCount: int
-    maxResponseCharacters: int = Field(description="The ceiling this response was budgeted against")
-    returnedCharacters: int = Field(description="JSON characters the returned articles account for")
-    nextDeferredCharacters: int = Field(
-        description="Size of the first deferred article: a follow-up call needs maxResponseCharacters at least this"
-    )
 
 
 class FetchArticlesOutput(ToolOutput):
@@ -467,15 +462,7 @@ async def fetch_articles(args: FetchArticlesInput, ctx: ToolContext) -> FetchArt
             f"with pmids=deferred.ids (the next one needs maxResponseCharacters >= "
             f"{split.deferred.nextItemCharacters:,})."
         )
-    deferred = None
-    if split.deferred is not None:
-        deferred = ArticlesDeferred(
-            ids=split.deferred.ids,
-            deferredCount=split.deferred.count,
-            maxResponseCharacters=args.maxResponseCharacters or 0,
-            returnedCharacters=split.used,
-            nextDeferredCharacters=split.deferred.nextItemCharacters,
-        )
+    deferred = ArticlesDeferred.from_split(split, args.maxResponseCharacters)
     return FetchArticlesOutput(
         articles=split.kept,
         totalReturned=len(split.kept),
