@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 _REF = re.compile(r"^(\.*[A-Za-z_][\w.]*|\.+):[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a module imported here may resolve another reference
 
 
 class LazyError(Exception):
