@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from .errors import MedlitError
 from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
-from .settings import Settings, SettingsError, load_settings
+from .settings import Settings, SettingsError, is_loopback_host, load_settings
 
 if TYPE_CHECKING:
     import uvicorn
+
+    from .cache import Cache
 
 
 def setup_logging(settings: Settings, secrets: Sequence[str] | None = None) -> None:
@@ -54,6 +56,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         signal.signal(sig, _quit_at_once)
     from .server import quiet_sdk_warnings
 
+    if args.transport == "http" and not is_loopback_host(args.host) and not args.allow_host:
+        print(
+            f"medlit: refusing to bind {args.host} without --allow-host: the Host-header check would "
+            "otherwise be off. Name the hostname(s) clients use, e.g. --allow-host mcp.example.org",
+            file=sys.stderr,
+        )
+        return 2
     host = _host()
     quiet_sdk_warnings()
     if args.transport == "stdio":
@@ -62,15 +71,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio"
         )
         return _serve_stdio(host)
-    from .settings import is_loopback_host
-
-    if not is_loopback_host(args.host) and not args.allow_host:
-        print(
-            f"medlit: refusing to bind {args.host} without --allow-host: the Host-header check would "
-            "otherwise be off. Name the hostname(s) clients use, e.g. --allow-host mcp.example.org",
-            file=sys.stderr,
-        )
-        return 2
     return _serve_http(host, args)
 
 
@@ -288,7 +288,6 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 def cmd_call(args: argparse.Namespace) -> int:
     from .runtime import Runtime
 
-    host = _host()
     try:
         arguments = json.loads(args.arguments) if args.arguments else {}
     except ValueError as exc:
@@ -300,6 +299,7 @@ def cmd_call(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    host = _host()
 
     async def run() -> int:
         async with Runtime(host) as rt:
@@ -340,6 +340,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     host = _host()
     logging.getLogger().setLevel(logging.WARNING)  # the report is stdout; no request chatter on stderr
     s = host.settings
+    secrets = set(host.secrets)
     print("Configuration")
     print(f"  body cap: {s.max_body_bytes:,} bytes   call deadline: {s.call_deadline:g}s")
     print("Plugins")
@@ -351,7 +352,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 if value is None:
                     shown = f"not set (default {spec.default})" if spec.default else "not set"
                 else:
-                    shown = "set (***)" if spec.secret or "EMAIL" in spec.name else value
+                    # What logs redact (declared secrets, *_API_KEY, *_TOKEN, ...), and any email.
+                    shown = "set (***)" if value in secrets or "EMAIL" in spec.name else value
                 print(f"    {spec.name}: {shown}")
     _check_tools(host)
     services = list(host.services.values())
@@ -406,6 +408,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
     async def run() -> int:
         try:
             if args.action == "clear":
+                if args.service and not await _known_service(host, cache, args.service):
+                    return 2
                 n = await cache.clear(args.service)
                 print(
                     f"cache: removed {n:,} entr{'y' if n == 1 else 'ies'}"
@@ -426,6 +430,19 @@ def cmd_cache(args: argparse.Namespace) -> int:
         return 0
 
     return asyncio.run(run())
+
+
+async def _known_service(host: Host, cache: Cache, service: str) -> bool:
+    """Whether ``service`` is declared by an installed plugin or holds entries; otherwise say so
+    (a typo would clear nothing and look like success)."""
+    declared = {spec.name for p in host.plugins.values() for spec in p.services}
+    if service in declared or any(st.service == service for st in await cache.stats()):
+        return True
+    print(
+        f"medlit: no service named {service!r}; services: {', '.join(sorted(declared)) or '-'}",
+        file=sys.stderr,
+    )
+    return False
 
 
 def cmd_config(args: argparse.Namespace) -> int:

@@ -13,7 +13,6 @@ from typing import Any
 
 INVALID_ARGUMENT = "invalid_argument"
 QUEUE_FULL = "queue_full"
-INTERNAL = "internal_error"
 UNAVAILABLE = "provider_unavailable"
 CALL_DEADLINE_EXCEEDED = "call_deadline_exceeded"
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 import pluggy
@@ -27,6 +27,7 @@ import pluggy
 from . import hookspecs
 from .lazy import Lazy, is_async
 from .settings import (
+    BASE_URL_PREFIX,
     TIER_ORDER_PREFIX,
     Settings,
     SettingsError,
@@ -243,67 +244,64 @@ def _declared(obj: Any, hook: str) -> Any:
     return fn()
 
 
-R = TypeVar(
-    "R",
-    ServiceSpec,
-    ToolSpec,
-    FulltextTier,
-    IdResolver,
-    MetadataProvider,
-    AccessLinkProvider,
-    RelatedProvider,
-    ResourceSpec,
-    PromptSpec,
+class _Kind(NamedTuple):
+    """A record kind: the :class:`PluginRecord` list it fills, the hook declaring it, its type, its
+    name in errors, the attribute unique across plugins, its async callables (a sync one would
+    only fail at its first call) and its model fields."""
+
+    attr: str
+    hook: str
+    type: type[Any]
+    label: str
+    key: str = "name"
+    calls: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+
+
+_KINDS = (
+    _Kind("services", "medlit_services", ServiceSpec, "service"),
+    _Kind(
+        "tools", "medlit_tools", ToolSpec, "tool", calls=("handler",), models=("input_model", "output_model")
+    ),
+    _Kind("tiers", "medlit_fulltext_tiers", FulltextTier, "full-text tier", calls=("resolve",)),
+    _Kind("resolvers", "medlit_id_resolvers", IdResolver, "ID resolver", calls=("resolve",)),
+    _Kind("metadata", "medlit_metadata_providers", MetadataProvider, "metadata provider", calls=("lookup",)),
+    _Kind(
+        "access_links", "medlit_access_links", AccessLinkProvider, "access-link provider", calls=("build",)
+    ),
+    _Kind("related", "medlit_related_providers", RelatedProvider, "related provider", calls=("resolve",)),
+    _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
+    _Kind("prompts", "medlit_prompts", PromptSpec, "prompt"),
 )
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-def _stamped(obj: Any, hook: str, kind: type[R], plugin: str) -> list[R]:
+def _stamped(obj: Any, kind: _Kind, plugin: str) -> list[Any]:
     """A hook's records, each checked for its type (a wrong one would only fail later, at a call)
     and stamped with the plugin that declared it."""
     out = []
-    for item in _declared(obj, hook) or ():
-        if not isinstance(item, kind):
-            raise HostError(f"{hook}() returned a {type(item).__name__}, not a {kind.__name__}")
-        _check_record(item, hook)
+    for item in _declared(obj, kind.hook) or ():
+        if not isinstance(item, kind.type):
+            raise HostError(f"{kind.hook}() returned a {type(item).__name__}, not a {kind.type.__name__}")
+        _check_record(item, kind)
         out.append(replace(item, plugin=plugin))
     return out
 
 
-# The async callables of each record kind, checked at load (a sync one would fail at its first call).
-_CALLABLES: dict[type, tuple[str, ...]] = {
-    ToolSpec: ("handler",),
-    FulltextTier: ("resolve",),
-    IdResolver: ("resolve",),
-    MetadataProvider: ("lookup",),
-    AccessLinkProvider: ("build",),
-    RelatedProvider: ("resolve",),
-    ResourceSpec: ("read",),
-}
-_MODELS: dict[type, tuple[str, ...]] = {ToolSpec: ("input_model", "output_model")}
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-
-
-def _check_record(item: Any, hook: str) -> None:
-    label = f"{hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r}"
+def _check_record(item: Any, kind: _Kind) -> None:
+    label = f"{kind.hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r}"
     for f in fields(item):
         ref = getattr(item, f.name)
         if isinstance(ref, Lazy):  # checked when first resolved; the error will name its owner
             ref.owner = f"{label} {f.name}"
-            ref.expect = (
-                "model"
-                if f.name in _MODELS.get(type(item), ())
-                else "async"
-                if f.name in _CALLABLES.get(type(item), ())
-                else "callable"
-            )
-    for attr in _CALLABLES.get(type(item), ()):
+            ref.expect = "model" if f.name in kind.models else "async" if f.name in kind.calls else "callable"
+    for attr in kind.calls:
         fn = getattr(item, attr)
         if isinstance(fn, Lazy):
             continue
         if not callable(fn) or not is_async(fn):
             raise HostError(
-                f"{hook}(): {type(item).__name__} {getattr(item, 'name', getattr(item, 'uri', '?'))!r} has a "
-                f"{attr} that is not an async function (declare it with `async def`)"
+                f"{label} has a {attr} that is not an async function (declare it with `async def`)"
             )
     if isinstance(item, ServiceSpec):
         if not _NAME.match(item.name):
@@ -321,42 +319,23 @@ def _collect(record: PluginRecord, obj: Any) -> None:
     record.info = info
     record.version = record.version or info.version
     record.origin = str(getattr(obj, "__file__", None) or "")
-    name = record.name
-    record.services = _stamped(obj, "medlit_services", ServiceSpec, name)
-    record.tools = _stamped(obj, "medlit_tools", ToolSpec, name)
-    record.tiers = _stamped(obj, "medlit_fulltext_tiers", FulltextTier, name)
-    record.resolvers = _stamped(obj, "medlit_id_resolvers", IdResolver, name)
-    record.metadata = _stamped(obj, "medlit_metadata_providers", MetadataProvider, name)
-    record.access_links = _stamped(obj, "medlit_access_links", AccessLinkProvider, name)
-    record.related = _stamped(obj, "medlit_related_providers", RelatedProvider, name)
-    record.resources = _stamped(obj, "medlit_resources", ResourceSpec, name)
-    record.prompts = _stamped(obj, "medlit_prompts", PromptSpec, name)
+    for kind in _KINDS:
+        setattr(record, kind.attr, _stamped(obj, kind, record.name))
 
 
 def _check_duplicates(records: Iterable[PluginRecord]) -> None:
-    kinds: dict[str, Callable[[PluginRecord], list[str]]] = {
-        "service": lambda p: [s.name for s in p.services],
-        "tool": lambda p: [t.name for t in p.tools],
-        "full-text tier": lambda p: [t.name for t in p.tiers],
-        "ID resolver": lambda p: [r.name for r in p.resolvers],
-        "metadata provider": lambda p: [m.name for m in p.metadata],
-        "access-link provider": lambda p: [a.name for a in p.access_links],
-        "related provider": lambda p: [r.name for r in p.related],
-        "resource": lambda p: [r.uri for r in p.resources],
-        "prompt": lambda p: [r.name for r in p.prompts],
-    }
-    for kind, names_of in kinds.items():
+    for kind in _KINDS:
         seen: dict[str, str] = {}
         for p in records:
             if p.status == "error":
                 continue
-            for n in names_of(p):
+            for n in (getattr(r, kind.key) for r in getattr(p, kind.attr)):
                 if n in seen and seen[n] != p.name:
                     raise HostError(
-                        f"{kind} name {n!r} is declared by both plugin {seen[n]!r} and plugin {p.name!r}"
+                        f"{kind.label} name {n!r} is declared by both plugin {seen[n]!r} and plugin {p.name!r}"
                     )
                 if n in seen:
-                    raise HostError(f"{kind} name {n!r} is declared twice by plugin {p.name!r}")
+                    raise HostError(f"{kind.label} name {n!r} is declared twice by plugin {p.name!r}")
                 seen[n] = p.name
 
 
@@ -477,7 +456,7 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
 
 def settings_var_for(service: str) -> str:
     """The variable that points a service at a loopback fake."""
-    return f"MEDLIT_BASE_URL_{env_name(service)}"
+    return f"{BASE_URL_PREFIX}{env_name(service)}"
 
 
 def _describe(records: Iterable[PluginRecord], host: Host) -> None:
@@ -497,9 +476,17 @@ def _describe(records: Iterable[PluginRecord], host: Host) -> None:
 
 
 def _entry_points() -> list[EntryPoint]:
-    return sorted(
-        entry_points(group=GROUP), key=lambda ep: (ep.dist.name != DIST_NAME if ep.dist else True, ep.name)
-    )
+    return sorted(entry_points(group=GROUP), key=lambda ep: (not _is_builtin(ep), ep.name))
+
+
+def _is_builtin(ep: EntryPoint) -> bool:
+    return ep.dist is not None and ep.dist.name == DIST_NAME
+
+
+def loads(ep: EntryPoint, allow: frozenset[str] | None) -> bool:
+    """Whether ``MEDLIT_LOAD_PLUGINS`` (``allow``) lets an entry point be imported: core's own
+    plugins always are."""
+    return allow is None or ep.name in allow or (_is_builtin(ep) and ep.name in CORE_PLUGINS)
 
 
 def load_host(
@@ -518,10 +505,10 @@ def load_host(
     allow = settings.load_plugins
     if discover:
         for ep in _entry_points():
-            is_builtin = ep.dist is not None and ep.dist.name == DIST_NAME
+            is_builtin = _is_builtin(ep)
             rec = PluginRecord(ep.name, "builtin" if is_builtin else "entry point")
             rec.version = ep.dist.version if ep.dist else None
-            if allow is not None and ep.name not in allow and not (is_builtin and ep.name in CORE_PLUGINS):
+            if not loads(ep, allow):
                 rec.status, rec.detail, rec.waiting_on = "disabled", "not listed in MEDLIT_LOAD_PLUGINS", ""
                 records.setdefault(ep.name, rec)
                 continue

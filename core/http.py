@@ -17,7 +17,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Unpack
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -26,7 +26,7 @@ from . import xml as _xml
 from .cache import Cache, Entry, history_bound, pack, record_key, request_key, unpack
 from .errors import MedlitError, queue_full, upstream_error
 from .redact import Redactor
-from .settings import Settings, is_loopback_host
+from .settings import Settings
 from .xml import XMLRefused, parse_xml, scan_prolog
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
@@ -40,7 +40,7 @@ Expect = Literal["xml", "json", "text", "bytes"]
 # Query strings longer than this go as a POST form body (NCBI answers 414 past ~8 KB; peers
 # switch around 2,000 characters).
 POST_THRESHOLD = 1800
-_REDIRECTS = {301, 302, 303, 307, 308}
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
 def _sent_trace() -> Any:
@@ -222,6 +222,31 @@ CALL_PROGRESS: contextvars.ContextVar[Callable[[str], Awaitable[None]] | None] =
 )
 
 
+def call_deadline(default: float, deadline: float | None = None) -> float:
+    """The ``time.monotonic()`` instant a request must be answered by: ``deadline``, or
+    ``default`` seconds from now, never past the deadline of the tool call in flight (set by the
+    runtime)."""
+    limit = time.monotonic() + default if deadline is None else deadline
+    current = CALL_DEADLINE.get()
+    return min(limit, current) if current is not None else limit
+
+
+async def read_capped(r: Any, cap: int, too_large: Callable[[int | None], MedlitError]) -> bytes:
+    """The body of the aiohttp response ``r``; ``too_large(declared)`` is raised as soon as its
+    declared length (``declared``) or the bytes read so far (``None``) pass ``cap``."""
+    length = r.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) > cap:
+        raise too_large(int(length))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in r.content.iter_chunked(65536):
+        size += len(chunk)
+        if size > cap:
+            raise too_large(None)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 @dataclass(frozen=True)
 class ServiceConfig:
     """How to talk to one upstream service."""
@@ -317,10 +342,7 @@ class _RecordBatch:
     """One record-level request in progress: what was asked and what has been gathered."""
 
     rule: RecordRule
-    method: str
-    path: str
-    source: dict[str, Any]
-    as_form: bool
+    call: _Call  # the request as asked (all its ids), answers judged without `parse`
     keys: Mapping[str, str]
     pieces: dict[str, bytes]
     extra: list[bytes] = field(default_factory=list)  # records that name no id we can key them by
@@ -439,7 +461,6 @@ class UpstreamClient:
         identify: bool = True,
         parse: Callable[[Response], Any] | None = None,
         share: bool = True,
-        _bypass_cache: bool = False,
     ) -> Response:
         """Send a request and return a response whose body matches ``expect``.
 
@@ -452,10 +473,7 @@ class UpstreamClient:
         flight at once share one upstream call (``share=False`` opts out).
         """
         cfg = self.config
-        now = time.monotonic()
-        limit = now + self.settings.call_deadline if deadline is None else deadline
-        call_deadline = CALL_DEADLINE.get()
-        deadline = min(limit, call_deadline) if call_deadline is not None else limit
+        deadline = call_deadline(self.settings.call_deadline, deadline)
         query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
         form = {k: _param(v) for k, v in (data or {}).items() if v is not None} if data is not None else None
         if identify:
@@ -470,22 +488,10 @@ class UpstreamClient:
             method, self._url(path), query, form, expect, deadline, frozenset(ok_statuses), headers, parse
         )
         sent = call.sent
-        if self.cache is not None and not _bypass_cache and not history_bound(sent):
+        if self.cache is not None and not history_bound(sent):
             record_rule = _matching(cfg.record_rules, path, sent)
             if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
-                return await self._records(
-                    record_rule,
-                    method,
-                    path,
-                    params,
-                    data,
-                    expect,
-                    deadline,
-                    ok_statuses,
-                    headers,
-                    identify,
-                    parse,
-                )
+                return await self._records(record_rule, call)
             rule = _matching(cfg.cache_rules, path, sent)
             if rule is not None:
                 return await self._cached(rule, path, call)
@@ -497,11 +503,7 @@ class UpstreamClient:
         assert self.cache is not None
         cfg = self.config
         key = request_key(cfg.name, cfg.base_url, path, _pairs(call.sent) or [], cfg.identify)
-        try:
-            found = (await self.cache.get_many([key], cfg.name)).get(key)
-        except Exception as exc:  # a broken cache must never break a call
-            log.warning("cache read failed (%s); asking %s", exc, cfg.label)
-            found = None
+        found = (await self._read({key: key})).get(key)
         stored = unpack(found) if found is not None else None
         if stored is not None and (stored[0] < 300 or stored[0] in call.ok_statuses):
             self.cache_hits += 1
@@ -516,27 +518,13 @@ class UpstreamClient:
             await self._store([Entry(key, cfg.name, pack(fresh.status, fresh.content_type, fresh.body), ttl)])
         return fresh
 
-    async def _records(
-        self,
-        rule: RecordRule,
-        method: str,
-        path: str,
-        params: Mapping[str, Any] | None,
-        data: Mapping[str, Any] | None,
-        expect: Expect,
-        deadline: float | None,
-        ok_statuses: frozenset[int] | set[int],
-        headers: Mapping[str, str] | None,
-        identify: bool,
-        parse: Callable[[Response], Any] | None,
-    ) -> Response:
+    async def _records(self, rule: RecordRule, call: _Call) -> Response:
         """Ask upstream only for the records not cached; answer with all of them joined, in the
         order asked. Records another process (a replica on the same Redis or SQLite file) is
         fetching right now are left to it and read from the cache afterwards."""
         assert self.cache is not None
-        cfg = self.config
-        source = dict(data if data is not None else params or {})
-        ids = [rule.normalize(i) for i in str(_param(source[rule.id_param])).split(",") if i.strip()]
+        cfg, parse = self.config, call.parse
+        ids = [rule.normalize(i) for i in str(call.sent[rule.id_param]).split(",") if i.strip()]
         ids = list(dict.fromkeys(ids))
         keys = {i: record_key(cfg.name, cfg.base_url, rule.scope, i) for i in ids}
         pieces = dict(await self._read({i: keys[i] for i in ids}))
@@ -545,44 +533,37 @@ class UpstreamClient:
         won = await self._claim([keys[i] for i in missing]) if missing else set()
         mine = [i for i in missing if keys[i] in won]
         theirs = [i for i in missing if keys[i] not in won]
-        batch = _RecordBatch(rule, method, path, source, data is not None, keys, pieces)
-        call = dict(
-            expect=expect, deadline=deadline, ok_statuses=ok_statuses, headers=headers, identify=identify
-        )
+        batch = _RecordBatch(rule, replace(call, parse=None), keys, pieces)
         try:
-            unsplit = await self._fetch_records(batch, mine, call)
+            unsplit = await self._fetch_records(batch, mine)
         finally:
             await self._release([keys[i] for i in mine])
         if unsplit is None and theirs:
-            found = await self._await_records({i: keys[i] for i in theirs}, deadline)
+            found = await self._await_records({i: keys[i] for i in theirs}, call.deadline)
             pieces.update(found)
             late = [i for i in theirs if i not in found]  # the other process gave up or failed
-            unsplit = await self._fetch_records(batch, late, call)
+            unsplit = await self._fetch_records(batch, late)
         if unsplit is not None:  # not a record set (or an error status): handed over as it came
             if parse is not None and unsplit.status < 300:
                 unsplit.parsed = self._parsed_cached(unsplit, parse)
             return unsplit
         ordered = list(dict.fromkeys(pieces[i] for i in ids if pieces.get(i)))  # one record asked twice: once
         body = rule.join(ordered + batch.extra)
-        resp = Response(
-            200, self.redact(batch.url or self._url(path)), {"Content-Type": rule.content_type}, body
-        )
+        resp = Response(200, self.redact(batch.url or call.url), {"Content-Type": rule.content_type}, body)
         resp.from_cache = not missing
         if parse is not None:
             resp.parsed = self._parsed_cached(resp, parse)
         return resp
 
-    async def _fetch_records(
-        self, batch: _RecordBatch, ids: list[str], call: dict[str, Any]
-    ) -> Response | None:
+    async def _fetch_records(self, batch: _RecordBatch, ids: list[str]) -> Response | None:
         """Fetch ``ids``, store each record, add them to the batch. Returns the answer itself when
         it cannot be split into records (an error status, an unreadable body), else None."""
         if not ids:
             return None
-        cfg, rule = self.config, batch.rule
-        source = {**batch.source, rule.id_param: ",".join(ids)}
-        kw: dict[str, Any] = {"data": source} if batch.as_form else {"params": source}
-        fresh = await self.request(batch.method, batch.path, **call, **kw, _bypass_cache=True)
+        cfg, rule, call = self.config, batch.rule, batch.call
+        asked = {**call.sent, rule.id_param: ",".join(ids)}  # the same request for these ids only
+        sub = replace(call, form=asked) if call.form is not None else replace(call, query=asked)
+        fresh = await self._send_shared(sub)
         if fresh.status >= 300:
             return fresh
         try:
@@ -782,7 +763,7 @@ class UpstreamClient:
                 if sent is not None:
                     sent()  # no-op when the headers went out (the trace below already called it)
                 self.slots.release()
-            if resp.status in _REDIRECTS:
+            if resp.status in REDIRECT_STATUSES:
                 url = self._follow(url, resp)
                 if resp.status == 303:
                     method, form = "GET", None
@@ -844,22 +825,17 @@ class UpstreamClient:
                 headers=headers,
                 trace_request_ctx=sent,  # called by the trace when the headers go out
             ) as r:
-                length = r.headers.get("Content-Length")
-                if length and length.isdigit() and int(length) > cap:
-                    raise self._fail(
+                body = await read_capped(
+                    r,
+                    cap,
+                    lambda declared: self._fail(
                         E.RESPONSE_TOO_LARGE,
-                        f"{cfg.label} answer of {int(length):,} bytes exceeds the {cap:,}-byte cap",
-                    )
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in r.content.iter_chunked(65536):
-                    size += len(chunk)
-                    if size > cap:
-                        raise self._fail(
-                            E.RESPONSE_TOO_LARGE, f"{cfg.label} answer exceeds the {cap:,}-byte cap"
-                        )
-                    chunks.append(chunk)
-                return Response(r.status, self.redact(url), dict(r.headers), b"".join(chunks))
+                        f"{cfg.label} answer of {declared:,} bytes exceeds the {cap:,}-byte cap"
+                        if declared is not None
+                        else f"{cfg.label} answer exceeds the {cap:,}-byte cap",
+                    ),
+                )
+                return Response(r.status, self.redact(url), dict(r.headers), body)
         except MedlitError:
             raise
         except TimeoutError:
@@ -964,7 +940,7 @@ def _matching(rules: Sequence[Any], path: str, params: Mapping[str, Any]) -> Any
     for rule in rules:
         if rule.path != path and not fnmatch.fnmatchcase(path, rule.path):
             continue
-        if all(str(_param(params.get(k, ""))) == v for k, v in rule.when.items()):
+        if all(str(params.get(k, "")) == v for k, v in rule.when.items()):
             return rule
     return None
 
@@ -1007,11 +983,3 @@ def _param(value: Any) -> str | Repeated:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
     return str(value)
-
-
-def allowed_hosts_for(base_url: str, *extra: str) -> frozenset[str]:
-    host = (urlsplit(base_url).hostname or "").lower()
-    hosts = {host, *extra}
-    if is_loopback_host(host):
-        hosts |= {"127.0.0.1", "localhost", "::1"}
-    return frozenset(h.lower() for h in hosts)

@@ -38,10 +38,6 @@ class Lazy:
         self._target: Any = None
 
     @property
-    def module(self) -> str:
-        return self.ref.partition(":")[0]
-
-    @property
     def loaded(self) -> bool:
         return self._target is not None
 

@@ -18,7 +18,7 @@ from .errors import (
     upstream_error,
 )
 from .hookspecs import hookimpl
-from .http import Repeated, Response, UpstreamClient
+from .http import Repeated, Response, UpstreamClient, call_deadline
 from .identifiers import (
     FIELD_OF,
     ID_KINDS,
@@ -81,7 +81,7 @@ from .types import (
     ToolContext,
     ToolSpec,
 )
-from .webfetch import WebClient, WebResponse, call_deadline
+from .webfetch import WebClient, WebResponse
 from .xml import XMLRefused, localname, parse_xml, text_of
 
 if TYPE_CHECKING:

@@ -141,7 +141,6 @@ class ChainResult:
     # Why steps failed as a whole, in the order they failed: what they raised, or the chain's
     # own account of a timeout or a broken answer. The tool's all-failed error quotes the first.
     errors: list[MedlitError] = field(default_factory=list)
-    tiers_run: list[str] = field(default_factory=list)  # tiers and resolvers that were called
 
     @property
     def hits(self) -> list[Resolution]:
@@ -264,7 +263,7 @@ def _carries(ref: ArticleRef, kinds: frozenset[Any]) -> bool:
     return any(ref.has(kind) for kind in kinds)
 
 
-def _step_context(ctx: ToolContext, plugin: str) -> ToolContext:
+def step_context(ctx: ToolContext, plugin: str) -> ToolContext:
     """A step runs with its own plugin's context (settings, clients, cache), not the caller's."""
     runtime = ctx.runtime
     if runtime is None or not plugin:
@@ -354,25 +353,14 @@ async def run_chain(
         if not batch:
             continue
         await _progress(ctx, counter, f"{tier.name}: {len(batch)} article(s)")
-        result.tiers_run.append(tier.name)
         answers = await _call(
             tier.name,
             tier.plugin,
             tier.timeout,
-            partial(tier.resolve, [r.ref for r in batch], _step_context(ctx, tier.plugin), options),
+            partial(tier.resolve, [r.ref for r in batch], step_context(ctx, tier.plugin), options),
             result.errors,
         )
-        for res in batch:
-            answer = answers.get(res.ref.key) if isinstance(answers, Mapping) else answers
-            if isinstance(answer, TierAttempt):  # the whole tier failed
-                res.tried.append(answer)
-                continue
-            checked = (
-                _checked(answer, payload=True)
-                if answer is not None
-                else TierResult("miss", "no record returned")
-            )
-            res.tried.append(TierAttempt(tier.name, checked.outcome, checked.detail))
+        for res, checked in _report(tier.name, batch, answers, payload=True):
             if checked.outcome == "hit" and checked.article is not None:  # _checked: a hit has one
                 checked.article.tier = tier.name
                 res.hit, res.served_by = checked, tier.name
@@ -415,26 +403,36 @@ async def _resolve_ids(
                 res.tried.append(TierAttempt(resolver.name, "not-attempted", why))
             continue
         await _progress(ctx, counter, f"{resolver.name}: {len(group)} identifier(s)")
-        result.tiers_run.append(resolver.name)
         answers = await _call(
             resolver.name,
             resolver.plugin,
             resolver.timeout,
-            partial(resolver.resolve, [r.ref for r in group], _step_context(ctx, resolver.plugin)),
+            partial(resolver.resolve, [r.ref for r in group], step_context(ctx, resolver.plugin)),
             result.errors,
         )
-        for res in group:
-            answer = answers.get(res.ref.key) if isinstance(answers, Mapping) else answers
-            if isinstance(answer, TierAttempt):
-                res.tried.append(answer)
-                continue
-            checked = (
-                _checked(answer, payload=False)
-                if answer is not None
-                else TierResult("miss", "no record returned")
-            )
-            res.tried.append(TierAttempt(resolver.name, checked.outcome, checked.detail))
+        _report(resolver.name, group, answers, payload=False)
     _fold(result)
+
+
+def _report(
+    name: str, group: Sequence[Resolution], answers: Mapping[str, Any] | TierAttempt, *, payload: bool
+) -> list[tuple[Resolution, TierResult]]:
+    """Add a step's outcome to each article's report: its own answer (checked; none is a miss), or
+    the failure of the whole call. Returns the articles it answered, with their checked answers."""
+    answered: list[tuple[Resolution, TierResult]] = []
+    for res in group:
+        if isinstance(answers, TierAttempt):  # the whole step failed
+            res.tried.append(answers)
+            continue
+        answer = answers.get(res.ref.key)
+        checked = (
+            _checked(answer, payload=payload)
+            if answer is not None
+            else TierResult("miss", "no record returned")
+        )
+        res.tried.append(TierAttempt(name, checked.outcome, checked.detail))
+        answered.append((res, checked))
+    return answered
 
 
 def _servable_later(res: Resolution, tier: FulltextTier, steps: Sequence[tuple[IdResolver, Any]]) -> bool:
@@ -468,23 +466,36 @@ def _skip_inactive(
             )
 
 
-async def _call(
+@dataclass
+class StepOutcome:
+    """What one provider call came to: its answer, or the error its failure amounts to and a line
+    saying what went wrong (a step's own MedlitError as ``reason: message``)."""
+
+    answer: Any = None
+    error: MedlitError | None = None
+    detail: str = ""
+
+
+async def run_step(
     name: str,
     plugin: str,
     limit: float,
     call: Callable[[], Awaitable[Any]],
-    errors: list[MedlitError],
-) -> Mapping[str, Any] | TierAttempt:
-    """Run one step under its timeout. Returns its answers by key, or the failure every article
-    of the call gets (recorded in ``errors`` too)."""
+    expect: type | tuple[type, ...] = object,
+    expected: str = "",
+) -> StepOutcome:
+    """Run one provider call (a full-text tier, an ID resolver, a related-article provider) under
+    its timeout, never raising: what it raised, a timeout (the chain's, or the step's own, named as
+    such), an answer that is not an ``expect`` (``expected`` words it) or any other exception
+    comes back as the error it amounts to, named after the provider or its plugin."""
     started = time.monotonic()
     budget = asyncio.timeout(limit)
     try:
         async with budget:
-            answers = await call()
-        if isinstance(answers, Mapping):
-            return answers
-        detail = f"{name} returned {type(answers).__name__}, not a mapping of results by key"
+            answer = await call()
+        if isinstance(answer, expect):
+            return StepOutcome(answer)
+        detail = f"{name} returned {type(answer).__name__}, not {expected}"
         error = E.plugin_fault(plugin, detail)
     except TimeoutError as exc:
         if budget.expired():
@@ -496,17 +507,38 @@ async def _call(
         error = err
         detail = f"{err.reason}: {err.message}"
     except Exception as exc:  # a broken step must never break the chain
-        log.exception("full-text step %s failed", name)
+        log.exception("step %s of plugin %s failed", name, plugin)
         detail = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
         error = E.plugin_fault(plugin, detail)
-    errors.append(error)
     log.info("step %s failed after %.2fs: %s", name, time.monotonic() - started, detail)
-    return TierAttempt(name, "service-error", detail)
+    return StepOutcome(error=error, detail=detail)
+
+
+async def _call(
+    name: str,
+    plugin: str,
+    limit: float,
+    call: Callable[[], Awaitable[Any]],
+    errors: list[MedlitError],
+) -> Mapping[str, Any] | TierAttempt:
+    """Run one step. Returns its answers by key, or the failure every article of the call gets
+    (recorded in ``errors`` too)."""
+    out = await run_step(name, plugin, limit, call, Mapping, "a mapping of results by key")
+    if out.error is None:
+        answers: Mapping[str, Any] = out.answer
+        return answers
+    errors.append(out.error)
+    return TierAttempt(name, "service-error", out.detail)
 
 
 async def _progress(ctx: ToolContext, counter: list[int], message: str) -> None:
     counter[0] += 1
+    await report_progress(ctx, counter[0], message)
+
+
+async def report_progress(ctx: ToolContext, step: float, message: str) -> None:
+    """A progress notification, best effort: a failing one never fails the call."""
     try:
-        await ctx.progress(counter[0], None, message)
-    except Exception:  # progress is best effort
+        await ctx.progress(step, None, message)
+    except Exception:
         log.debug("progress notification failed", exc_info=True)

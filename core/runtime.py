@@ -7,6 +7,7 @@ one ``aiohttp`` session of the process and the per-service clients built on it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -342,8 +343,9 @@ def normalise_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> di
     return out
 
 
-def accepted_names(model: type[BaseModel]) -> set[str]:
-    """Field names and their aliases: what a caller may send."""
+@functools.cache
+def accepted_names(model: type[BaseModel]) -> frozenset[str]:
+    """Field names and their aliases: what a caller may send (once per model, not per call)."""
     names: set[str] = set()
     for name, info in model.model_fields.items():
         names.add(name)
@@ -352,7 +354,7 @@ def accepted_names(model: type[BaseModel]) -> set[str]:
                 names.add(alias)
             elif alias is not None and hasattr(alias, "choices"):
                 names.update(c for c in alias.choices if isinstance(c, str))
-    return names
+    return frozenset(names)
 
 
 def validate_arguments(spec: ToolSpec | LoadedTool, arguments: dict[str, Any]) -> BaseModel:

@@ -271,9 +271,7 @@ class AnswerParseErrors:
         return await self._read.__aexit__(*exc)
 
 
-def http_security(
-    bind: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
-) -> TransportSecuritySettings:
+def http_security(allowed_hosts: Sequence[str], allowed_origins: Sequence[str]) -> TransportSecuritySettings:
     """Host/Origin checks for Streamable HTTP: loopback names always, plus an explicit allowlist.
 
     Binding a non-loopback address without an allowlist is refused by the CLI, since the SDK
@@ -306,7 +304,7 @@ def http_app(
     server = build_server(host)
     app = server.streamable_http_app(
         streamable_http_path=path,
-        transport_security=http_security(bind, allowed_hosts, allowed_origins),
+        transport_security=http_security(allowed_hosts, allowed_origins),
         host=bind,
         stateless_http=stateless,
     )

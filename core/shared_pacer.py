@@ -115,6 +115,9 @@ class RedisPacer:
         if self._lock is None:
             self._lock = asyncio.Lock()
         self._client()
+        keys = list(self._keys)
+        lane_limit = max(1, int(lane)) if lane is not None and lane < self.rate else 0
+        args = [int(self.interval * 1e6), lane_limit, int(1e6 / self.headroom)]
         self.waiting += 1
         try:
             try:  # one caller of this process asks Redis at a time; the others queue here in order
@@ -130,9 +133,7 @@ class RedisPacer:
                     if now < self._local_cool:
                         wait = self._local_cool - now
                     else:
-                        lane_limit = max(1, int(lane)) if lane is not None and lane < self.rate else 0
-                        args = [int(self.interval * 1e6), lane_limit, int(1e6 / self.headroom)]
-                        wait = int(await self._admit(keys=list(self._keys), args=args)) / 1e6
+                        wait = int(await self._admit(keys=keys, args=args)) / 1e6
                         if wait <= 0:
                             break
                     if time.monotonic() + wait > deadline:

@@ -37,7 +37,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import errors as E
 from .errors import MedlitError, upstream_error
-from .http import CALL_DEADLINE, Pacer, Slots, parse_retry_after
+from .http import REDIRECT_STATUSES, Pacer, Slots, call_deadline, parse_retry_after, read_capped
 from .redact import Redactor
 from .settings import Settings, parse_bool
 
@@ -51,7 +51,10 @@ LOOPBACK_VAR = "MEDLIT_ALLOW_LOOPBACK_CONTENT"
 MAX_REDIRECTS = 3
 ADDRESS_REFUSED = "address_refused"
 ACCESS_DENIED = "access_denied"
-_REDIRECTS = {301, 302, 303, 307, 308}
+_RECOVERY = {  # the other kinds take upstream_error's default recovery
+    ADDRESS_REFUSED: "The copy is on a host this server may not reach; try another source.",
+    ACCESS_DENIED: "The host refused access to this copy; try another source.",
+}
 _MAX_PACERS = 1024  # hosts remembered for pacing (least recently used forgotten first)
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -216,14 +219,6 @@ class WebConfig:
         return self.title or self.name
 
 
-def call_deadline(default: float) -> float:
-    """The ``time.monotonic()`` instant the tool call in flight must be answered by (set by the
-    runtime), or ``default`` seconds from now outside a call, whichever comes first."""
-    limit = time.monotonic() + default
-    current = CALL_DEADLINE.get()
-    return min(limit, current) if current is not None else limit
-
-
 class WebClient:
     """Fetches absolute public http(s) URLs safely (see the module docstring). One per
     ``open_web`` service; its own aiohttp session (with the vetting resolver) opens on first use
@@ -279,7 +274,7 @@ class WebClient:
         every hop and reading the body; ``max_bytes`` caps the body (default
         ``MEDLIT_MAX_BODY_BYTES``)."""
         cfg = self.config
-        deadline = call_deadline(self.settings.call_deadline) if deadline is None else deadline
+        deadline = call_deadline(self.settings.call_deadline, deadline)
         cap = max_bytes if max_bytes is not None else self.settings.max_body_bytes
         headers = dict(cfg.headers)
         if accept:
@@ -292,7 +287,7 @@ class WebClient:
             resp, set_cookies = await self._send(url, host, deadline, cap, headers, cookies.get(host))
             if set_cookies:
                 cookies.setdefault(host, {}).update(set_cookies)
-            if resp.status in _REDIRECTS:
+            if resp.status in REDIRECT_STATUSES:
                 location = resp.headers.get("Location", "").strip()
                 if not location:
                     raise self._fail(
@@ -310,12 +305,8 @@ class WebClient:
 
     # -- internals ------------------------------------------------------------------------------
     def _fail(self, kind: str, message: str, **details: Any) -> MedlitError:
-        recovery = {
-            ADDRESS_REFUSED: "The copy is on a host this server may not reach; try another source.",
-            ACCESS_DENIED: "The host refused access to this copy; try another source.",
-        }.get(kind)
         return upstream_error(
-            self.config.error_prefix, kind, self.redact(message), recovery=recovery, **details
+            self.config.error_prefix, kind, self.redact(message), recovery=_RECOVERY.get(kind), **details
         )
 
     def _check_url(self, url: str) -> str:
@@ -384,25 +375,20 @@ class WebClient:
                     timeout=aiohttp.ClientTimeout(total=budget),
                 ) as r:
                     set_cookies = {k: m.value for k, m in r.cookies.items()}
-                    if r.status in _REDIRECTS:
+                    if r.status in REDIRECT_STATUSES:
                         return WebResponse(r.status, url, dict(r.headers), b""), set_cookies
-                    length = r.headers.get("Content-Length", "")
-                    if length.isdigit() and int(length) > cap:
-                        raise self._fail(
+                    body = await read_capped(
+                        r,
+                        cap,
+                        lambda declared: self._fail(
                             E.RESPONSE_TOO_LARGE,
-                            f"{host} declared {int(length):,} bytes, over the {cap:,}-byte cap",
+                            f"{host} declared {declared:,} bytes, over the {cap:,}-byte cap"
+                            if declared is not None
+                            else f"{host} sent more than the {cap:,}-byte cap",
                             host=host,
-                        )
-                    chunks: list[bytes] = []
-                    size = 0
-                    async for chunk in r.content.iter_chunked(65536):
-                        size += len(chunk)
-                        if size > cap:
-                            raise self._fail(
-                                E.RESPONSE_TOO_LARGE, f"{host} sent more than the {cap:,}-byte cap", host=host
-                            )
-                        chunks.append(chunk)
-                    return WebResponse(r.status, url, dict(r.headers), b"".join(chunks)), set_cookies
+                        ),
+                    )
+                    return WebResponse(r.status, url, dict(r.headers), body), set_cookies
         except MedlitError:
             raise
         except TimeoutError:

@@ -279,12 +279,14 @@ class FakeUpstream:
 
     def _over_limit(self, req: Req, limit: float) -> bool:
         group = self.group_of(req.service)
-        window = [
-            r
-            for r in self.requests
-            if self.group_of(r.service) == group and req.at - r.at < 1.0 and r not in self.rate_limited
-        ]
-        return len(window) > limit
+        limited = {id(r) for r in self.rate_limited}  # by identity: Req compares field by field
+        count = 0
+        for r in reversed(self.requests):  # in arrival order: only the last second's are counted
+            if req.at - r.at >= 1.0:
+                break
+            if id(r) not in limited and self.group_of(r.service) == group:
+                count += 1
+        return count > limit
 
     def _take_fault(self, service: str, path: str) -> Fault | None:
         for f in self.faults:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from medlit.core.host import CORE_PLUGINS, GROUP, Host, load_host
+from medlit.core.host import GROUP, Host, load_host, loads
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 from medlit.core.types import ServiceSpec
@@ -60,7 +60,7 @@ def declared_services(*plugins: Any, discover: bool = False, load_plugins: str |
             {} if load_plugins is None else {"MEDLIT_LOAD_PLUGINS": load_plugins}
         ).load_plugins
         for ep in entry_points(group=GROUP):
-            if allow is None or ep.name in allow or ep.name in CORE_PLUGINS:
+            if loads(ep, allow):
                 try:
                     objects.append(ep.load())
                 except Exception:  # the host lists a broken plugin; it has no service to point

@@ -80,9 +80,12 @@ def to_pmc_article(
     include_assets: bool = True,
     extra_ids: Mapping[str, str] | None = None,
     link: IdLink = no_link,
+    ref: ArticleRef | None = None,
 ) -> PmcArticle:
     """A JATS record as the tool's ``source: pmc`` record (sections nested two levels deep).
-    ``extra_ids`` adds the serving source's own record ids (keys of :data:`EXTRA_ID_FIELDS`)."""
+    ``extra_ids`` adds the serving source's own record ids (keys of :data:`EXTRA_ID_FIELDS`);
+    ids the record lacks come from the article's ``ref`` (given or learned along the chain), as
+    for extracted text, and the landing-page links follow them."""
     sections: list[Section] = []
     for sec in [*art.sections, *art.backMatter]:
         text = sec.text if include_assets else _strip_asset_markers(sec.text)
@@ -94,6 +97,8 @@ def to_pmc_article(
         else:
             sections.append(Section(title=sec.title or None, label=sec.label, text=text, backMatter=back))
     ids = art.ids
+    known = ref or ArticleRef(key="")
+    pmcid, pmid, doi = ids.pmcid or known.pmcid, ids.pmid or known.pmid, ids.doi or known.doi
     j = art.journal
     journal = Journal(
         title=j.title,
@@ -111,9 +116,9 @@ def to_pmc_article(
     ]
     out = PmcArticle(
         viaSource=via,
-        pmcId=ids.pmcid,
-        pmid=ids.pmid,
-        doi=ids.doi,
+        pmcId=pmcid,
+        pmid=pmid,
+        doi=doi,
         title=art.title,
         articleType=art.articleType,
         authors=authors or None,
@@ -147,8 +152,8 @@ def to_pmc_article(
             for r in art.references
         ]
         or None,
-        pmcUrl=link("pmcid", ids.pmcid),
-        pubmedUrl=link("pmid", ids.pmid),
+        pmcUrl=link("pmcid", pmcid),
+        pubmedUrl=link("pmid", pmid),
     )
     for key, value in (extra_ids or {}).items():
         if key in EXTRA_ID_FIELDS and value:
@@ -310,9 +315,6 @@ def _name(label: str | None, ident: str | None, word: str, n: int) -> str:
 class BudgetReport:
     ledger: ArticleLedger
     omitted_sections: int = 0
-    removed: int = 0  # characters removed
-    original: int = 0
-    returned: int = 0
     sections: list[SectionLedger] = field(default_factory=list)
 
 
@@ -518,7 +520,6 @@ def apply_budget_pmc(
         led.omittedTables, led.omittedTableNames = len(omitted_tables), omitted_tables
     if omitted_assets:
         led.omittedAssets, led.omittedAssetNames = len(omitted_assets), omitted_assets
-    report.original, report.returned = original, returned
     return report
 
 
@@ -529,7 +530,7 @@ def apply_budget_text(art: UnpaywallArticle, max_chars: int | None) -> BudgetRep
     original = len(art.content)
     art.content = cut_words(art.content, max_chars)
     art.budgetCut = "shortened" if art.content else "emptied"
-    report = BudgetReport(
+    return BudgetReport(
         ledger=ArticleLedger(
             id=article_id(art),
             source="unpaywall",
@@ -537,5 +538,3 @@ def apply_budget_text(art: UnpaywallArticle, max_chars: int | None) -> BudgetRep
             returnedCharacters=len(art.content),
         )
     )
-    report.original, report.returned = original, len(art.content)
-    return report

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .. import errors as E
@@ -17,11 +17,10 @@ from ..budget import apply_budget, json_size
 from ..errors import MedlitError
 from ..identifiers import FIELD_OF, ID_KINDS
 from ..jats_models import UNEXTRACTABLE_REASONS
-from ..resolution import ChainResult, Resolution, run_chain
+from ..resolution import ChainResult, Resolution, report_progress, run_chain
 from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, ToolContext
 from .describe import ABSTRACT_TOOL, FETCH_LIMIT
 from .models import (
-    ArticleLedger,
     FulltextDeferred,
     FulltextInput,
     FulltextOutput,
@@ -35,6 +34,7 @@ from .models import (
     UnpaywallArticle,
 )
 from .shape import (
+    BudgetReport,
     IdLink,
     apply_budget_pmc,
     apply_budget_text,
@@ -52,20 +52,6 @@ Record = PmcArticle | UnpaywallArticle
 class _Asked:
     kind: IdKind
     value: str  # canonical
-
-
-class _Steps:
-    """Progress with a strictly increasing counter across every step of the chain."""
-
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx, self.n = ctx, 0
-
-    async def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
-        self.n += 1
-        try:
-            await self.ctx.progress(self.n, None, message)
-        except Exception:  # best effort
-            pass
 
 
 # -- identifiers ------------------------------------------------------------------------------
@@ -113,20 +99,18 @@ def _tried(res: Resolution) -> list[TriedTier]:
 
 def _payload_record(res: Resolution, include_assets: bool, link: IdLink) -> Record | None:
     payload = res.hit.article if res.hit else None
-    ref = res.ref
+    via = res.served_by or ""  # the chain stamps the payload with it too
     if isinstance(payload, StructuredArticle):
-        rec = to_pmc_article(
+        return to_pmc_article(
             payload.article,
-            payload.tier or res.served_by or "",
+            via,
             include_assets=include_assets,
             extra_ids=payload.extra_ids,
             link=link,
+            ref=res.ref,
         )
-        # ids the record does not carry but the chain knows (given or resolved)
-        rec.pmcId, rec.pmid, rec.doi = rec.pmcId or ref.pmcid, rec.pmid or ref.pmid, rec.doi or ref.doi
-        return rec
     if isinstance(payload, ExtractedTextArticle):
-        return to_text_article(payload, ref, payload.tier or res.served_by or "", link)
+        return to_text_article(payload, res.ref, via, link)
     return None
 
 
@@ -190,13 +174,12 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
         raise _no_tiers()
     routed = _routed(args)
     fetch, over = routed[:FETCH_LIMIT], routed[FETCH_LIMIT:]
-    steps = _Steps(ctx)
-    await steps(0, None, f"resolving {len(fetch)} identifier(s)")
+    await report_progress(ctx, 0, f"resolving {len(fetch)} identifier(s)")
 
     refs = [ArticleRef(key=a.value, requested=(a.value,), **{a.kind: a.value}) for a in fetch]
     chain = await run_chain(
         refs,
-        replace(ctx, progress=steps),
+        ctx,
         {"include_references": args.includeReferences, "include_assets": args.includeAssets},
     )
     if chain.all_failed_for_service_reasons():
@@ -208,7 +191,7 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
     pending: list[ArticleRef] = []  # the articles behind `unavailable`
     for res in chain.resolutions:
         asked = [by_value[v] for v in res.ref.requested if v in by_value]
-        record = _record(res, args.includeAssets, ctx.runtime.host.id_link) if res.resolved else None
+        record = _record(res, args.includeAssets, host.id_link) if res.resolved else None
         if res.resolved and record is None:
             res.tried[-1].outcome = "parse-failed"
             res.tried[
@@ -237,9 +220,9 @@ def _shape(
     left out."""
     notices: list[str] = []
     section_misses: list[str] = []
-    cap_entries: list[SectionCapArticle] = []
-    ledgers: dict[int, ArticleLedger] = {}
-    omitted_sections = 0
+    # by record index: only what the kept (not deferred) records lost is reported
+    caps: dict[int, SectionCapArticle] = {}
+    reports: dict[int, BudgetReport] = {}
     for index, (_, rec) in enumerate(records):
         if isinstance(rec, PmcArticle):
             if args.sections and not filter_sections(rec, args.sections):
@@ -253,15 +236,14 @@ def _shape(
             if args.maxSections is not None:
                 dropped = cap_sections(rec, args.maxSections)
                 if dropped:
-                    cap_entries.append(SectionCapArticle(id=article_id(rec), omittedSections=dropped))
+                    caps[index] = SectionCapArticle(id=article_id(rec), omittedSections=dropped)
             report = apply_budget_pmc(
                 rec, args.maxCharacters, args.maxCharactersPerSection, args.overflowMode
             )
         else:
             report = apply_budget_text(rec, args.maxCharacters)
         if report is not None:
-            ledgers[index] = report.ledger
-            omitted_sections += report.omitted_sections
+            reports[index] = report
 
     split = apply_budget(
         list(range(len(records))),
@@ -269,12 +251,12 @@ def _shape(
         id_of=lambda i: records[i][0][0].value,
         size_of=lambda i: json_size(records[i][1]),
     )
-    kept = split.kept
+    kept, kept_set = split.kept, set(split.kept)
     out = FulltextOutput(articles=[records[i][1] for i in kept], totalReturned=len(kept))
     if unavailable:
         out.unavailable = unavailable
     if split.deferred is not None:
-        deferred_asked = [records[i][0][0] for i in range(len(records)) if i not in set(kept)]
+        deferred_asked = [records[i][0][0] for i in range(len(records)) if i not in kept_set]
         out.deferred = FulltextDeferred(
             **_groups(deferred_asked),
             maxResponseCharacters=args.maxResponseCharacters or 0,
@@ -292,7 +274,8 @@ def _shape(
             f"{len(over)} identifier(s) past the per-call limit of {FETCH_LIMIT} were not fetched: call again with "
             f"{_resend(over)}."
         )
-    kept_ledgers = [ledgers[i] for i in kept if i in ledgers]
+    kept_reports = [reports[i] for i in kept if i in reports]
+    kept_ledgers = [r.ledger for r in kept_reports]
     if kept_ledgers:
         out.truncation = Truncation(
             mode=args.overflowMode,
@@ -300,7 +283,7 @@ def _shape(
             maxCharactersPerSection=args.maxCharactersPerSection,
             originalCharacters=sum(led.originalCharacters for led in kept_ledgers),
             returnedCharacters=sum(led.returnedCharacters for led in kept_ledgers),
-            omittedSections=omitted_sections if args.overflowMode == "truncate" else 0,
+            omittedSections=sum(r.omitted_sections for r in kept_reports),  # outline mode omits none
             omittedTables=sum(led.omittedTables or 0 for led in kept_ledgers) or None,
             omittedAssets=sum(led.omittedAssets or 0 for led in kept_ledgers) or None,
             articles=kept_ledgers,
@@ -310,11 +293,10 @@ def _shape(
             f"{out.truncation.returnedCharacters:,} of {out.truncation.originalCharacters:,} body characters "
             "(see `truncation`; raise maxCharacters or narrow `sections` for the rest)."
         )
-    kept_ids = {article_id(records[i][1]) for i in kept}
-    caps = [c for c in cap_entries if c.id in kept_ids]
-    if caps and args.maxSections is not None:
-        out.sectionCap = SectionCap(maxSections=args.maxSections, articles=caps)
-        for c in caps:
+    kept_caps = [caps[i] for i in kept if i in caps]
+    if kept_caps and args.maxSections is not None:
+        out.sectionCap = SectionCap(maxSections=args.maxSections, articles=kept_caps)
+        for c in kept_caps:
             titles = ", ".join(repr(s.title or "untitled") for s in c.omittedSections[:8])
             notices.append(
                 f"maxSections={args.maxSections} left {len(c.omittedSections)} section(s) out of {c.id} ({titles}); "

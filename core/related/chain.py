@@ -5,24 +5,23 @@ its own timeout and never past the call's budget. A provider whose plugin is not
 as ``not-queried`` with the variable that would enable it; one that raises is ``failed`` with its
 reason; one that knows no related article (``total == 0``) is ``empty`` and the next is asked, so
 a provider with partial coverage (ELink's PMC-derived citations) does not hide a later one's list.
+Timeouts and failures are worded by the step runner the full-text chain uses (``run_step``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .. import errors as E
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, normalize_pmid
+from ..resolution import report_progress, run_step, step_context
 from ..types import RelatedProvider, RelatedQuery, RelatedResult, ToolContext
 from .models import Outcome
-
-log = logging.getLogger("medlit.related")
 
 
 @dataclass
@@ -87,6 +86,14 @@ def is_empty(result: RelatedResult, query: RelatedQuery) -> bool:
     return query.offset == 0 and not result.pmids and not result.dropped
 
 
+async def _answer(provider: RelatedProvider, query: RelatedQuery, ctx: ToolContext) -> RelatedResult:
+    """The provider's answer, checked and cleaned: a malformed one fails as its plugin's fault."""
+    raw = await provider.resolve(query, ctx)
+    if not isinstance(raw, RelatedResult):
+        raise TypeError(f"resolve() returned a {type(raw).__name__}, not a RelatedResult")
+    return clean(raw, query.pmid)
+
+
 async def ask(
     ctx: ToolContext,
     pairs: list[tuple[RelatedProvider, Any]],
@@ -100,7 +107,6 @@ async def ask(
     when the source PMID turns out not to exist). ``until`` is a ``time.monotonic()`` instant no
     provider may run past."""
     asked = Asked()
-    runtime = ctx.runtime
     step = 0
     for provider, record in pairs:
         if query.kind not in provider.kinds:
@@ -121,32 +127,17 @@ async def ask(
             asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
             continue
         step += 1
-        await _progress(ctx, step, f"asking {provider.name} ({query.kind} of PMID {query.pmid})")
-        pctx = runtime.context(provider.plugin, ctx.progress) if runtime is not None else ctx
-        try:
-            async with asyncio.timeout(min(provider.timeout, left)):
-                raw = await provider.resolve(query, pctx)
-            if not isinstance(raw, RelatedResult):
-                raise TypeError(f"resolve() returned a {type(raw).__name__}, not a RelatedResult")
-            result = clean(raw, query.pmid)
-        except MedlitError as err:
-            asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
+        await report_progress(ctx, step, f"asking {provider.name} ({query.kind} of PMID {query.pmid})")
+        out = await run_step(
+            provider.name,
+            provider.plugin,
+            min(provider.timeout, left),
+            partial(_answer, provider, query, step_context(ctx, provider.plugin)),
+        )
+        if out.error is not None:
+            asked.attempts.append(Attempt(provider, "failed", out.error.message, error=out.error))
             continue
-        except TimeoutError:
-            fault = E.upstream_error(
-                provider.name,
-                E.DEADLINE_EXCEEDED,
-                f"{provider.name} did not answer within {min(provider.timeout, left):.0f} s",
-            )
-            asked.attempts.append(Attempt(provider, "failed", fault.message, error=fault))
-            continue
-        except Exception as exc:  # a broken provider must not break the tool: report it by plugin
-            log.exception("related provider %s of plugin %s failed", provider.name, provider.plugin)
-            fault = E.plugin_fault(
-                provider.plugin, f"related provider {provider.name} failed: {type(exc).__name__}: {exc}"
-            )
-            asked.attempts.append(Attempt(provider, "failed", fault.message, error=fault))
-            continue
+        result: RelatedResult = out.answer
         if is_empty(result, query):
             attempt = Attempt(provider, "empty", result.detail, result=result)
             asked.attempts.append(attempt)
@@ -157,10 +148,3 @@ async def ask(
         asked.answer = attempt
         break
     return asked
-
-
-async def _progress(ctx: ToolContext, step: int, message: str) -> None:
-    try:
-        await ctx.progress(step, None, message)
-    except Exception:  # progress is best effort
-        pass

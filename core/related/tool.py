@@ -73,8 +73,9 @@ class _Source:
         return self.checked and self.can_tell and self.pmid not in self.meta
 
     async def on_empty(self, attempt: Attempt) -> None:
-        """After a provider found none: an unknown PMID stops the call (no fallback can help)."""
-        if not self.checked:
+        """After a provider found none: an unknown PMID stops the call (no fallback can help).
+        The source is looked up once per call: a lookup that failed is not repeated per empty answer."""
+        if not self.checked and self.error is None:
             await self.lookup([])
         if self.unknown:
             raise MedlitError(

@@ -7,7 +7,7 @@ A search whose parameters would make a long query string goes to ``searchPOST`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from medlit.core.plugin import Response, ToolContext, XMLSyntaxError, errors, parse_xml, upstream_error
 
 from .parse import EpmcRecord, read_record
+from .queries import any_of, chunks
 from .service import NAME
 
 ResultType = Literal["idlist", "lite", "core"]
@@ -91,6 +92,25 @@ async def search(
         skipped=len(results) - len(records),
         query_echo=request.get("queryString") or request.get("query"),
     )
+
+
+async def lookup(
+    ctx: ToolContext, clauses: Sequence[str], *, result_type: ResultType, max_pages: int
+) -> list[EpmcRecord]:
+    """Every record the OR of ``clauses`` matches: one search per :data:`~.queries.CLAUSES_PER_SEARCH`
+    clauses, a page sized for about two records per clause, following the cursor (up to
+    ``max_pages`` pages) only while pages come back full."""
+    records: list[EpmcRecord] = []
+    for batch in chunks(list(dict.fromkeys(clauses))):
+        query, cursor = any_of(batch), "*"
+        size = min(MAX_PAGE_SIZE, max(25, 2 * len(batch)))
+        for _ in range(max_pages):
+            page = await search(ctx, query, result_type=result_type, page_size=size, cursor=cursor)
+            records += page.records
+            if page.raw_count < size or not page.next_cursor or page.next_cursor == cursor:
+                break
+            cursor = page.next_cursor
+    return records
 
 
 def _jats_root(resp: Response) -> Any:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from medlit.core.plugin import (
+    MedlitError,
     ToolContext,
     apply_budget,
     as_json,
     cap_text,
+    errors,
     fence,
     json_size,
 )
@@ -15,9 +17,22 @@ from . import client
 from .inputs import FetchInput, RecordAddress
 from .models import Address, FetchDeferred, FetchOutput, RecordOut, to_record
 from .parse import EpmcRecord
-from .queries import any_of, record_clause
+from .queries import record_clause
+from .service import NAME, ResultlessEnvelope
 
 MAX_PAGES = 3  # a lookup page holds every record asked for; a second one only if Europe PMC splits it
+REFUSED_RECOVERY = (
+    "The search was built from your {source, epmcId} pairs, not a query of yours: retry once; if it persists, "
+    "fetch the pairs one at a time to find the one Europe PMC refuses."
+)
+
+
+def _refused(err: MedlitError) -> MedlitError:
+    """Europe PMC refusing (or not running) the lookup built from validated pairs: the search
+    tool's advice (fix the query syntax, the sort, the cursor) names arguments this tool lacks."""
+    return MedlitError(
+        err.reason, err.message, REFUSED_RECOVERY, isinstance(err, ResultlessEnvelope), err.details
+    )
 
 
 def _matches(addr: RecordAddress, r: EpmcRecord) -> bool:
@@ -32,16 +47,13 @@ async def fetch_records(args: FetchInput, ctx: ToolContext) -> FetchOutput:
     for addr in args.records:  # the first of repeated pairs, in the caller's order
         if all(addr.key != w.key for w in wanted):
             wanted.append(addr)
-    query = any_of(record_clause(a.source, a.epmcId) for a in wanted)
-    size = min(client.MAX_PAGE_SIZE, max(25, 2 * len(wanted)))
-    found: list[EpmcRecord] = []
-    cursor = "*"
-    for _ in range(MAX_PAGES):
-        page = await client.search(ctx, query, result_type="core", page_size=size, cursor=cursor)
-        found += page.records
-        if not page.next_cursor or page.next_cursor == cursor or page.raw_count < size:
-            break
-        cursor = page.next_cursor
+    clauses = [record_clause(a.source, a.epmcId) for a in wanted]
+    try:
+        found = await client.lookup(ctx, clauses, result_type="core", max_pages=MAX_PAGES)
+    except MedlitError as err:
+        if isinstance(err, ResultlessEnvelope) or err.reason == f"{NAME}_{errors.BAD_REQUEST}":
+            raise _refused(err) from None
+        raise
     matched: list[EpmcRecord] = []
     not_found: list[Address] = []
     for addr in wanted:

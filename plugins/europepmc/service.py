@@ -88,7 +88,7 @@ def inspect(resp: Response) -> None:
         raise ResultlessEnvelope(
             f"{NAME}_{errors.INVALID_RESPONSE}",
             f"Europe PMC answered the search with no result list (hitCount {hits!r}): it did not run it",
-            "Check the sort and the cursor; retry once, then narrow the query.",
+            "Retry once; if it persists, narrow the query.",  # sort and cursor refusals get their own
             False,
         )
     if hits not in (0, "0"):  # an empty citation or reference list may leave the list out

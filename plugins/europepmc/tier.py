@@ -35,7 +35,7 @@ from medlit.core.plugin import (
 
 from . import client
 from .parse import EpmcRecord
-from .queries import any_of, chunks, doi_clause, pmcid_clause, pmid_clause
+from .queries import doi_clause, pmcid_clause, pmid_clause
 from .service import NAME as SERVICE
 
 NAME = "europepmc"
@@ -66,22 +66,6 @@ def _canonical_doi(doi: str | None) -> str | None:
         return normalize_doi(doi)
     except IdentifierError:
         return None
-
-
-async def lookup(ctx: ToolContext, clauses: Sequence[str]) -> list[EpmcRecord]:
-    """Every record the OR of ``clauses`` matches: one search per :data:`CLAUSES_PER_SEARCH`
-    clauses, a page of up to 1,000, following the cursor only if a page came back full."""
-    records: list[EpmcRecord] = []
-    for batch in chunks(list(dict.fromkeys(clauses))):
-        query, cursor = any_of(batch), "*"
-        size = min(client.MAX_PAGE_SIZE, max(25, 2 * len(batch)))
-        for _ in range(MAX_PAGES):
-            page = await client.search(ctx, query, result_type="lite", page_size=size, cursor=cursor)
-            records += page.records
-            if page.raw_count < size or not page.next_cursor or page.next_cursor == cursor:
-                break
-            cursor = page.next_cursor
-    return records
 
 
 def _best(ref: ArticleRef, records: Sequence[EpmcRecord]) -> EpmcRecord | None:
@@ -150,7 +134,7 @@ async def resolve_europepmc(
 ) -> dict[str, TierResult]:
     include_refs = bool(options.get("include_references", False))
     clauses = [c for ref in refs for c in _clauses(ref)]
-    records = await lookup(ctx, clauses) if clauses else []
+    records = await client.lookup(ctx, clauses, result_type="lite", max_pages=MAX_PAGES) if clauses else []
     out: dict[str, TierResult] = {}
     to_fetch: dict[str, EpmcRecord] = {}  # full-text id -> record (an article asked twice is fetched once)
     chosen: dict[str, EpmcRecord] = {}

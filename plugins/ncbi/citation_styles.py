@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Literal
 
-from .parse.pubmed_records import Author, Notice, PartialDate, PubMedArticle
+from .parse.pubmed_records import Author, Notice, PartialDate, PubMedArticle, month_number
 
 __all__ = ["STYLES", "CitationStyle", "cite_key", "format_citation"]
 
@@ -33,17 +33,6 @@ _BOOKSHELF = "https://www.ncbi.nlm.nih.gov/books/"
 # ---------------------------------------------------------------------------------------------
 # Shared helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _month_number(month: str | None) -> int | None:
-    if not month:
-        return None
-    m = month.strip()
-    if m.isdecimal() and len(m) <= 9:  # not isdigit: int() rejects "²"; huge runs exceed its limit
-        n = int(m)
-        return n if 1 <= n <= 12 else None
-    key = m[:3].title()
-    return _MONTHS.index(key) + 1 if key in _MONTHS else None
 
 
 def _year(a: PubMedArticle) -> int | None:
@@ -343,7 +332,7 @@ def _mla_date(d: PartialDate | None) -> str:
         return ""
     if d.medlineDate:
         return d.medlineDate
-    month = _month_number(d.month)
+    month = month_number(d.month)
     parts = [str(d.day)] if d.day and month else []
     if month:
         parts.append(_MLA_MONTHS[month - 1])
@@ -468,7 +457,7 @@ def _nlm_date(d: PartialDate | None) -> str:
     if d.medlineDate:
         return d.medlineDate
     parts = [str(d.year)] if d.year else []
-    month = _month_number(d.month)
+    month = month_number(d.month)
     if month:
         parts.append(_MONTHS[month - 1])
         if d.day:
@@ -677,7 +666,7 @@ def _bib_fields(a: PubMedArticle) -> list[tuple[str, str]]:
         j = a.journal
         fields.append(("journal", _bib_escape(_journal_name(a))))
         fields.append(("year", str(_year(a) or "")))
-        month = _month_number(a.pubDate.month if a.pubDate else None)
+        month = month_number(a.pubDate.month if a.pubDate else None)
         if month:
             fields.append(("month", _MONTHS[month - 1].lower()))
         if j:
@@ -730,7 +719,7 @@ def _ris_name(p: Author) -> str:
 def _ris_date(d: PartialDate | None) -> str:
     if d is None or not d.year:
         return ""
-    month = _month_number(d.month)
+    month = month_number(d.month)
     if not month:
         return f"{d.year}///"
     day = f"{d.day:02d}" if d.day else ""

@@ -109,6 +109,36 @@ def chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+def batch_params(
+    base: dict[str, Any],
+    batch: int,
+    *,
+    uids: list[str] | None = None,
+    history: HistoryHandle | None = None,
+    retstart: int = 0,
+    retmax: int = 20,
+) -> list[dict[str, Any]]:
+    """One request's parameters per ``batch``: the ids in groups, or pages of a History set from
+    ``retstart`` (never past the set's size when the handle carries it: no request for nothing)."""
+    if uids is not None:
+        return [{**base, "id": ",".join(group)} for group in chunks(uids, batch)]
+    assert history is not None, "batch_params needs uids or a history handle"
+    end = retstart + retmax
+    if history.count is not None and retstart < history.count:
+        end = min(end, history.count)
+    return [
+        {**base, **history_params(history), "retstart": start, "retmax": min(batch, end - start)}
+        for start in range(retstart, end, batch)
+    ]
+
+
+def history_of(r: ESearchResult, db: str) -> HistoryHandle | None:
+    """The History handle an ESearch stored its result set under (with its size), if any."""
+    if not (r.web_env and r.query_key):
+        return None
+    return HistoryHandle(db=db, web_env=r.web_env, query_key=r.query_key, count=r.count)
+
+
 # ----------------------------------------------------------------------------- EInfo
 
 
@@ -180,7 +210,6 @@ async def efetch(
     history: HistoryHandle | None = None,
     retstart: int = 0,
     retmax: int = 20,
-    label: str = "efetch",
     extra: dict[str, Any] | None = None,
     known: bool = False,
 ) -> tuple[str, int]:
@@ -191,20 +220,7 @@ async def efetch(
     base: dict[str, Any] = {"db": db, "retmode": retmode, **(extra or {})}
     if rettype:
         base["rettype"] = rettype
-    requests: list[dict[str, Any]]
-    if uids is not None:
-        requests = [{**base, "id": ",".join(group)} for group in chunks(uids, batch)]
-    else:
-        assert history is not None
-        requests = [
-            {
-                **base,
-                **history_params(history),
-                "retstart": start,
-                "retmax": min(batch, retstart + retmax - start),
-            }
-            for start in range(retstart, retstart + retmax, batch)
-        ]
+    requests = batch_params(base, batch, uids=uids, history=history, retstart=retstart, retmax=retmax)
     parts: list[str] = []
     for n, params in enumerate(requests, 1):
         resp = await ncbi_get(ctx, "efetch.fcgi", params, expect="text", db=db, known=known)
@@ -222,7 +238,7 @@ async def efetch(
         text = resp.text()
         parts.append(text.strip("\n"))
         if len(requests) > 1:
-            await ctx.progress(n, len(requests), f"{label}: batch {n} of {len(requests)}")
+            await ctx.progress(n, len(requests), f"efetch: batch {n} of {len(requests)}")
     return "\n\n".join(p for p in parts if p), len(requests)
 
 
@@ -270,10 +286,10 @@ async def fetch_pubmed(
     investigators: bool = False,
     grants: bool = False,
     any_variant: bool = False,
-) -> tuple[list[PubMedArticle], list[str], int]:
+) -> tuple[list[PubMedArticle], list[str]]:
     """EFetch PubMed XML for ``pmids`` in as few requests as possible.
 
-    Returns (records in request order, PMIDs PubMed returned nothing for, requests made). A batch
+    Returns (records in request order, PMIDs PubMed returned nothing for). A batch
     whose answer is over the body cap is split in halves and retried. Records fetched in the last
     :data:`RECORD_TTL` seconds (with the same options) come from a process cache, so fetching and
     then formatting the same PMIDs costs one request, not two; callers get copies. With
@@ -294,11 +310,8 @@ async def fetch_pubmed(
             if hit is not None and hit[0] > now:
                 found[pmid] = hit[1].model_copy(deep=True)
                 break
-    requests = 0
 
     async def run(batch: list[str]) -> None:
-        nonlocal requests
-        requests += 1
         try:
             # Parsed inside the client's retry loop: a garbled or truncated answer is asked again
             # (within the call's deadline) instead of losing the whole batch.
@@ -331,4 +344,4 @@ async def fetch_pubmed(
         await run(list(missing[start : start + PUBMED_BATCH]))
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]
-    return articles, unavailable, requests
+    return articles, unavailable

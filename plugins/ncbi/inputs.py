@@ -50,6 +50,20 @@ NUMERIC_UID_DBS = frozenset({"pubmed", "pmc", "gene", "taxonomy", "mesh", "books
 PAGING_CEILING = 10_000
 PAGING_CEILING_DBS = frozenset({"pubmed", "pmc"})
 
+
+def pageable(db: str, total: int) -> int:
+    """How many of a result set's ``total`` records paging can reach in ``db``."""
+    return min(total, PAGING_CEILING) if db in PAGING_CEILING_DBS else total
+
+
+def check_paging_ceiling(db: str | None, retstart: int, recovery: str) -> None:
+    if db in PAGING_CEILING_DBS and retstart >= PAGING_CEILING:
+        raise ArgumentError(
+            f"retstart={retstart:,} is past the {PAGING_CEILING:,}-record ceiling of {db} result sets",
+            recovery,
+        )
+
+
 _UID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _URL_META = re.compile(r"[&=?#%/+;:<>\"'\\\s\[\](){}|]")
 _PREFIX = re.compile(r"^(?:pmid|pubmed)\s*:?\s*", re.IGNORECASE)
@@ -382,13 +396,25 @@ class SearchInput(ToolInput):
                     "Swap the dates.",
                     reason="invalid_date",
                 )
-        if self.db in PAGING_CEILING_DBS and self.retstart >= PAGING_CEILING:
-            raise ArgumentError(
-                f"retstart={self.retstart:,} is past the {PAGING_CEILING:,}-record ceiling of {self.db} result sets",
-                "Segment the search by date instead (mindate/maxdate, e.g. one year per search) so each result "
-                "set stays under 10,000 records.",
-            )
+        check_paging_ceiling(
+            self.db,
+            self.retstart,
+            "Segment the search by date instead (mindate/maxdate, e.g. one year per search) so each result "
+            "set stays under 10,000 records.",
+        )
         return self
+
+    def esearch_params(self) -> dict[str, Any]:
+        """The ESearch parameters this form sets, for ``run_esearch`` (which drops the unset ones)."""
+        return {
+            "retstart": self.retstart,
+            "sort": self.sort,
+            "datetype": self.datetype,
+            "mindate": self.mindate,
+            "maxdate": self.maxdate,
+            "reldate": self.reldate,
+            "field": self.field,
+        }
 
 
 # ----------------------------------------------------------------------------- PubMed queries and PMID lists

@@ -32,9 +32,7 @@ from medlit.core.plugin import (
 )
 
 from .client import fetch_pubmed
-from .parse.pubmed_records import Author, PartialDate, PubMedArticle
-
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number
 
 
 async def pubmed_metadata(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, RecordMetadata]:
@@ -43,7 +41,7 @@ async def pubmed_metadata(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, R
     wanted = list(dict.fromkeys(pmids))
     if not wanted:
         return {}
-    records, _, _ = await fetch_pubmed(ctx, wanted, any_variant=True)
+    records, _ = await fetch_pubmed(ctx, wanted, any_variant=True)
     return {rec.pmid: to_metadata(rec) for rec in records if rec.pmid}
 
 
@@ -149,19 +147,12 @@ def _iso(d: PartialDate | None) -> str | None:
     """``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` from a PubMed date (a MedlineDate gives its year)."""
     if d is None or not d.year:
         return None
-    month = _month(d.month)
+    month = month_number(d.month)
     if month is None:
         return f"{d.year:04d}"
     if d.day and 1 <= d.day <= 31:
         return f"{d.year:04d}-{month:02d}-{d.day:02d}"
     return f"{d.year:04d}-{month:02d}"
-
-
-def _month(value: str | None) -> int | None:
-    text = (value or "").strip().lower()
-    if text.isdecimal() and len(text) <= 2:
-        return int(text) if 1 <= int(text) <= 12 else None
-    return _MONTHS.get(text[:3])
 
 
 def _isbn(values: list[str]) -> str | None:

@@ -29,6 +29,14 @@ def paging_advice(db: str, total: int) -> str | None:
     return None
 
 
+def no_match_notice(suggestion: str | None) -> str:
+    return (
+        "No records matched."
+        + (f" NCBI suggests: {suggestion!r}." if suggestion else "")
+        + " Check the spelling and [field] tags, or broaden the query."
+    )
+
+
 def fetch_notice(db: str, requested: int, found: int | None, by_uid: bool) -> str | None:
     if found == 0:
         return "No records came back: " + (

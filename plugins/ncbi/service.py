@@ -38,8 +38,11 @@ _NOT_FOUND = re.compile(
     r"(?i)invalid db|can ?not retrieve dbinfo|unknown db|database .*not found|invalid uid|invalid id"
 )
 _RATE = re.compile(r"(?i)rate limit")
+# A History set NCBI cannot find: expired (handles last a few hours idle) or not yet replicated.
+_LOST_HISTORY = re.compile(r"(?i)unable to obtain query|cannot retrieve history")
 _RESULT_ROOTS = {
     "eSearchResult",
+    "eSpellResult",
     "eSummaryResult",
     "eLinkResult",
     "eFetchResult",
@@ -49,13 +52,26 @@ _RESULT_ROOTS = {
 }
 
 
+_PARTIAL_MARK = {"eSearchResult": "Count", "ePostResult": "QueryKey"}
+
+
 def classify_message(message: str) -> MedlitError:
     """Turn an NCBI error text (from ``<ERROR>`` or JSON ``error``) into our error model."""
     text = " ".join(message.split())[:300]
     if _RATE.search(text):
         return upstream_error("ncbi", errors.RATE_LIMITED, f"NCBI: {text}")
     if _TRANSIENT.search(text):
-        return upstream_error("ncbi", errors.UNREACHABLE, f"NCBI reported a temporary failure: {text}")
+        return upstream_error(
+            "ncbi",
+            errors.UNREACHABLE,
+            f"NCBI reported a temporary failure: {text}",
+            recovery=(
+                "The History handle may have expired: re-run eutils_esearch (or eutils_epost) for a new one, "
+                "then retry."
+            )
+            if _LOST_HISTORY.search(text)
+            else None,
+        )
     if _NOT_FOUND.search(text):
         return upstream_error("ncbi", errors.RESOURCE_NOT_FOUND, f"NCBI: {text}")
     return upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI: {text}")
@@ -123,8 +139,10 @@ def inspect_eutils(resp: Response) -> None:
     if root.tag in _RESULT_ROOTS:
         msgs = [(el.text or "").strip() for el in root.findall("ERROR")]
         msgs = [m for m in msgs if m]
-        # An esearch with results and an ERROR keeps its results (partial); without any it failed.
-        if msgs and not (root.tag == "eSearchResult" and root.find("Count") is not None):
+        # An answer that carries its result with an ERROR (an esearch's Count, an epost's QueryKey
+        # when some ids were omitted) is partial: the parser keeps the ERROR as a warning.
+        partial = _PARTIAL_MARK.get(root.tag)
+        if msgs and not (partial and root.find(partial) is not None):
             raise classify_message("; ".join(msgs))
 
 

@@ -9,19 +9,20 @@ give canonical ids (``W…``, PMID digits, ``PMC…``, a lower-case DOI) or ``No
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.plugin import errors, upstream_error
+from medlit.core.plugin import (
+    IdentifierError,
+    errors,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+    upstream_error,
+)
 
 _WORK_ID = re.compile(r"(?i)^(?:https?://(?:www\.)?openalex\.org/)?(?:works/)?(W\d{1,15})$")
-_PMID = re.compile(
-    r"(?i)^(?:https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/|pmid:\s*)?0*(\d{1,10})/?$"
-)
-_PMCID = re.compile(
-    r"(?i)^(?:https?://(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles|pmc\.ncbi\.nlm\.nih\.gov/articles)/)?(?:pmc)?0*(\d{1,10})/?$"
-)
-_DOI = re.compile(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{3,9}(?:\.\d+)*/\S+)$")
 
 
 @dataclass(frozen=True)
@@ -62,29 +63,32 @@ def work_id(value: Any) -> str | None:
     return m.group(1).upper() if m else None
 
 
-def pmid_of(value: Any) -> str | None:
-    """PMID digits (no zero padding) from OpenAlex's PubMed URL or a bare PMID."""
+def _canonical(normalize: Callable[[str], str], value: Any) -> str | None:
+    """``normalize(value)`` (core's identifier rules: URLs, labels and zero padding folded), or
+    ``None`` for a value that is not such an identifier."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
         return None
-    m = _PMID.match(value.strip())
-    return m.group(1).lstrip("0") or None if m else None
+    try:
+        return normalize(value)
+    except IdentifierError:
+        return None
+
+
+def pmid_of(value: Any) -> str | None:
+    """PMID digits (no zero padding) from OpenAlex's PubMed URL or a bare PMID."""
+    return _canonical(normalize_pmid, value)
 
 
 def pmcid_of(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    m = _PMCID.match(value.strip())
-    digits = m.group(1).lstrip("0") if m else ""
-    return f"PMC{digits}" if digits else None
+    """``PMC…`` from OpenAlex's PMC article URL, a PMCID or its bare digits."""
+    return _canonical(normalize_pmcid, value)
 
 
 def doi_of(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    m = _DOI.match(value.strip())
-    return m.group(1).lower() if m else None
+    """A lower-case DOI from OpenAlex's ``https://doi.org/…`` form or a bare DOI."""
+    return _canonical(normalize_doi, value)
 
 
 def _int(value: Any) -> int | None:

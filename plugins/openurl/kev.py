@@ -42,8 +42,6 @@ BOOK_KEYS = frozenset(
         "auinit", "auinit1", "auinitm", "ausuffix", "au", "aucorp",
     }
 )  # fmt: skip
-JOURNAL_GENRES = frozenset({"journal", "issue", "article", "proceeding", "conference", "preprint", "unknown"})
-BOOK_GENRES = frozenset({"book", "bookitem", "conference", "proceeding", "report", "document", "unknown"})
 
 MAX_VALUE = 400  # characters per value: a resolver needs a title to match, not a paragraph
 MAX_AUTHORS = 3  # rft.au values; more only lengthen the URL

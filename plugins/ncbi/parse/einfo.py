@@ -3,9 +3,19 @@ version). The records are also ``eutils_einfo``'s output. Pure: no I/O."""
 
 from __future__ import annotations
 
+from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
 
-from medlit.core.plugin import XMLRefused, XMLSyntaxError, errors, parse_xml, upstream_error
+from .body import (
+    child_text,
+    child_texts,
+    first_child,
+    grandchildren,
+    invalid_response,
+    to_int,
+    xml_root,
+    yes_no,
+)
 
 
 class EInfoField(BaseModel):
@@ -48,49 +58,36 @@ class EInfoOutput(BaseModel):
     database: EInfoDatabase | None = Field(None, description="The requested database's description")
 
 
-def _text(el, tag: str) -> str:
-    child = el.find(tag)
-    return (child.text or "").strip() if child is not None and child.text else ""
+def _text(el: etree._Element, tag: str) -> str:
+    return child_text(el, tag) or ""
 
 
-def _flag(el, tag: str) -> bool:
-    return _text(el, tag).upper() == "Y"
-
-
-def _int(value: str) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+def _flag(el: etree._Element, tag: str) -> bool:
+    return yes_no(child_text(el, tag)) is True
 
 
 def parse_einfo(data: bytes) -> EInfoOutput:
     """Parse an EInfo XML answer (DbList, or DbInfo of any DTD version)."""
-    try:
-        root = parse_xml(data)
-    except (XMLSyntaxError, XMLRefused) as exc:
-        raise upstream_error(
-            "ncbi", errors.INVALID_RESPONSE, f"EInfo answer is not valid XML: {exc}"
-        ) from None
-    dblist = root.find("DbList")
+    root = xml_root(data, ("eInfoResult",))
+    dblist = first_child(root, "DbList")
     if dblist is not None:
-        return EInfoOutput(databases=[(d.text or "").strip() for d in dblist.findall("DbName") if d.text])
-    info = root.find("DbInfo")
-    if info is None:
-        raise upstream_error("ncbi", errors.INVALID_RESPONSE, "EInfo answer has neither DbList nor DbInfo")
+        return EInfoOutput(databases=[name for name in child_texts(dblist, "DbName") if name])
+    info = first_child(root, "DbInfo")
+    if info is None:  # an <ERROR> here was raised by the client's check (service.inspect_eutils)
+        raise invalid_response("EInfo answer has neither DbList nor DbInfo")
     fields = [
         EInfoField(
             name=_text(f, "Name"),
             full_name=_text(f, "FullName"),
             description=_text(f, "Description"),
-            term_count=_int(_text(f, "TermCount")),
+            term_count=to_int(child_text(f, "TermCount")),
             is_date=_flag(f, "IsDate"),
             is_numerical=_flag(f, "IsNumerical"),
             single_token=_flag(f, "SingleToken"),
             hierarchy=_flag(f, "Hierarchy"),
             is_hidden=_flag(f, "IsHidden"),
         )
-        for f in info.findall("FieldList/Field")
+        for f in grandchildren(info, "FieldList", "Field")
     ]
     links = [
         EInfoLink(
@@ -99,16 +96,16 @@ def parse_einfo(data: bytes) -> EInfoOutput:
             description=_text(li, "Description"),
             db_to=_text(li, "DbTo"),
         )
-        for li in info.findall("LinkList/Link")
+        for li in grandchildren(info, "LinkList", "Link")
     ]
     return EInfoOutput(
         database=EInfoDatabase(
             name=_text(info, "DbName"),
             menu_name=_text(info, "MenuName"),
             description=_text(info, "Description"),
-            build=_text(info, "DbBuild") or None,
-            count=_int(_text(info, "Count")),
-            last_update=_text(info, "LastUpdate") or None,
+            build=child_text(info, "DbBuild") or None,
+            count=to_int(child_text(info, "Count")),
+            last_update=child_text(info, "LastUpdate") or None,
             fields=fields,
             links=links,
         )

@@ -29,6 +29,7 @@ __all__ = [
     "PubMedArticle",
     "RecordType",
     "SupplementaryConcept",
+    "month_number",
 ]
 
 RecordType = Literal["journal-article", "book", "book-chapter"]
@@ -50,6 +51,19 @@ class PartialDate(_Model):
     day: int | None = None
     season: str | None = None
     medlineDate: str | None = None
+
+
+_MONTH_ABBREVS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def month_number(month: str | None) -> int | None:
+    """A PubMed month as 1-12 ("Mar", "March", "03"); None when absent or unreadable."""
+    m = (month or "").strip()
+    if m.isdecimal() and len(m) <= 9:  # not isdigit: int() rejects "²"; huge runs exceed its limit
+        n = int(m)
+        return n if 1 <= n <= 12 else None
+    key = m[:3].lower()
+    return _MONTH_ABBREVS.index(key) + 1 if key in _MONTH_ABBREVS else None
 
 
 class AbstractSection(_Model):

@@ -372,7 +372,7 @@ class FormatCitationsOutput(ToolOutput):
 
 
 async def format_citations(args: FormatCitationsInput, ctx: ToolContext) -> FormatCitationsOutput:
-    records, unavailable, _ = await fetch_pubmed(ctx, args.pmids)
+    records, unavailable = await fetch_pubmed(ctx, args.pmids)
     out = []
     for a in records:
         notices = [

@@ -20,9 +20,9 @@ from medlit.core.plugin import (
 
 from ..client import (
     ESUMMARY_BATCH,
-    chunks,
+    batch_params,
     efetch,
-    history_params,
+    history_of,
     ncbi_get,
     run_esearch,
     spelling_suggestion,
@@ -42,17 +42,19 @@ from ..inputs import (
     SearchInput,
     Uids,
     check_db,
+    check_paging_ceiling,
     check_rettype,
     check_uid_count,
     default_format,
     fold_pmc_uids,
+    pageable,
     resolve_source,
     retmax_cap,
     uids_field,
 )
 from ..parse.body import is_json
 from ..parse.eutils import count_records, parse_esummary, pubmed_docsum
-from ..render import FETCH_HINT, fetch_notice, history_line, paging_advice, render_records
+from ..render import FETCH_HINT, fetch_notice, history_line, no_match_notice, paging_advice, render_records
 
 SUMMARY_LIMIT = 10_000
 SEQ_MAX = 10**11  # a base position: longer than any sequenced chromosome
@@ -81,9 +83,10 @@ class _SetInput(ToolInput):
         self.db = resolve_source(self.db, uids, self.history)
         check_uid_count(uids, limit, hint)
         self.uids = fold_pmc_uids(self.db, uids)
-        if self.history is not None and self.db in PAGING_CEILING_DBS and self.retstart >= PAGING_CEILING:
-            raise ArgumentError(
-                f"retstart={self.retstart:,} is past the {PAGING_CEILING:,}-record ceiling of {self.db} result sets",
+        if self.history is not None:
+            check_paging_ceiling(
+                self.db,
+                self.retstart,
                 "Segment the search by date (eutils_esearch with mindate/maxdate) so each set stays under 10,000.",
             )
 
@@ -176,19 +179,19 @@ def _record(db: str, doc: Any) -> SummaryRecord:
 async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput:
     db = args.db
     assert db is not None
-    base: dict[str, str | int] = {"db": db, "retmode": "json"}
-    if args.uids is not None:
-        requests = [{**base, "id": ",".join(group)} for group in chunks(args.uids, ESUMMARY_BATCH)]
-    else:
-        assert args.history is not None
-        end = args.retstart + args.retmax
-        requests = [
-            {**base, **history_params(args.history), "retstart": s, "retmax": min(ESUMMARY_BATCH, end - s)}
-            for s in range(args.retstart, end, ESUMMARY_BATCH)
-        ]
+    requests = batch_params(
+        {"db": db, "retmode": "json"},
+        ESUMMARY_BATCH,
+        uids=args.uids,
+        history=args.history,
+        retstart=args.retstart,
+        retmax=args.retmax,
+    )
     records: list[SummaryRecord] = []
     errors: list[SummaryError] = []
+    made = 0
     for n, params in enumerate(requests, 1):
+        made = n
         resp = await ncbi_get(ctx, "esummary.fcgi", params, expect="text", db=db)
         result = parse_esummary(resp.body, json_mode=is_json(resp.body))
         records += [_record(db, d) for d in result.docs]
@@ -217,7 +220,7 @@ async def esummary_tool(args: ESummaryInput, ctx: ToolContext) -> ESummaryOutput
         offset=args.retstart if args.history is not None else 0,
         has_more=has_more,
         next_offset=args.retstart + got if has_more else None,
-        batches=len(requests),
+        batches=made,
         records=records,
         errors=errors,
         notice=notice,
@@ -428,25 +431,10 @@ class SearchThenFetchOutput(ToolOutput):
 async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -> SearchThenFetchOutput:
     assert args.retmode is not None
     r = await run_esearch(
-        ctx,
-        args.db,
-        args.term,
-        retmax=args.retmax,
-        retstart=args.retstart,
-        sort=args.sort,
-        datetype=args.datetype,
-        mindate=args.mindate,
-        maxdate=args.maxdate,
-        reldate=args.reldate,
-        field=args.field,
-        usehistory="y",
+        ctx, args.db, args.term, **args.esearch_params(), retmax=args.retmax, usehistory="y"
     )
     await ctx.progress(1, 2, f"search found {r.count:,}")
-    history = (
-        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=r.count)
-        if r.web_env and r.query_key
-        else None
-    )
+    history = history_of(r, args.db)
     text, batches, suggestion, notices = "", 0, None, []
     if r.ids:
         if history is not None:
@@ -463,15 +451,10 @@ async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -
             text, batches = await efetch(ctx, args.db, args.rettype, args.retmode, uids=r.ids, known=True)
     elif r.count == 0:
         suggestion = await spelling_suggestion(ctx, args.db, args.term)
-        notices.append(
-            "No records matched."
-            + (f" NCBI suggests: {suggestion!r}." if suggestion else "")
-            + " Check the spelling and [field] tags, or broaden the query."
-        )
+        notices.append(no_match_notice(suggestion))
     await ctx.progress(2, 2, "fetched")
     end = args.retstart + len(r.ids)
-    reachable = min(r.count, PAGING_CEILING) if args.db in PAGING_CEILING_DBS else r.count
-    has_more = end < reachable
+    has_more = end < pageable(args.db, r.count)
     advice = paging_advice(args.db, r.count)
     if advice:
         notices.append(advice)

@@ -20,7 +20,7 @@ from medlit.core.plugin import (
     md_table,
 )
 
-from ..client import efetch, history_params, ncbi_get, run_esearch, spelling_suggestion
+from ..client import efetch, history_of, history_params, ncbi_get, run_esearch, spelling_suggestion
 from ..inputs import (
     DB_LENGTH,
     FETCH_LIMIT,
@@ -454,8 +454,7 @@ async def link_then_fetch_tool(args: LinkThenFetchInput, ctx: ToolContext) -> Li
                 notice="No source records matched the term."
                 + (f" NCBI suggests: {suggestion!r}." if suggestion else ""),
             )
-        if r.web_env and r.query_key:
-            source = HistoryHandle(db=args.dbfrom, web_env=r.web_env, query_key=r.query_key)
+        source = history_of(r, args.dbfrom)
         await ctx.progress(1, 3, f"{r.count:,} source records")
     result = await run_elink(
         ctx,

@@ -21,11 +21,9 @@ from medlit.core.plugin import (
     md_table,
 )
 
-from ..client import ncbi_get, run_esearch, spelling_suggestion, translate_db_error
+from ..client import history_of, ncbi_get, run_esearch, spelling_suggestion, translate_db_error
 from ..inputs import (
     DB_LENGTH,
-    PAGING_CEILING,
-    PAGING_CEILING_DBS,
     QUERY_LENGTH,
     SEQUENCE_DBS,
     HistoryHandle,
@@ -35,11 +33,12 @@ from ..inputs import (
     check_term,
     check_uid_count,
     fold_pmc_uids,
+    pageable,
     retmax_cap,
 )
 from ..parse.citmatch import CITATION_FORMAT, build_ecitmatch_bdata, parse_citation_string, parse_ecitmatch
 from ..parse.eutils import parse_egquery, parse_epost, parse_espell
-from ..render import history_line, paging_advice
+from ..render import history_line, no_match_notice, paging_advice
 
 # ----------------------------------------------------------------------------- eutils_esearch
 
@@ -108,36 +107,21 @@ async def esearch_tool(args: ESearchInput, ctx: ToolContext) -> ESearchOutput:
         ctx,
         args.db,
         args.term,
+        **args.esearch_params(),
         retmax=args.retmax,
-        retstart=args.retstart,
-        sort=args.sort,
-        datetype=args.datetype,
-        mindate=args.mindate,
-        maxdate=args.maxdate,
-        reldate=args.reldate,
-        field=args.field,
         idtype=args.idtype,
         usehistory="y" if args.usehistory else None,
     )
     suggestion = await spelling_suggestion(ctx, args.db, args.term) if r.count == 0 else None
     end = args.retstart + len(r.ids)
-    reachable = r.count if args.db not in PAGING_CEILING_DBS else min(r.count, PAGING_CEILING)
-    has_more = end < reachable
+    has_more = end < pageable(args.db, r.count)
     notices = []
     if r.count == 0:
-        notices.append(
-            "No records matched."
-            + (f" NCBI suggests: {suggestion!r}." if suggestion else "")
-            + " Check the spelling and [field] tags, or broaden the query."
-        )
+        notices.append(no_match_notice(suggestion))
     advice = paging_advice(args.db, r.count)
     if advice and (has_more or args.retmax == 0):
         notices.append(advice)
-    history = (
-        HistoryHandle(db=args.db, web_env=r.web_env, query_key=r.query_key, count=r.count)
-        if args.usehistory and r.web_env and r.query_key
-        else None
-    )
+    history = history_of(r, args.db) if args.usehistory else None
     return ESearchOutput(
         database=args.db,
         term=args.term,

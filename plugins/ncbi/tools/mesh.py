@@ -18,9 +18,9 @@ from medlit.core.plugin import (
     md_table,
 )
 
-from ..client import ncbi_json
+from ..client import run_esearch
 from ..inputs import check_query
-from ..parse.eutils import parse_esearch, parse_esummary
+from ..parse.eutils import parse_esummary
 from ..parse.mesh import MeshDocSum, parse_mesh_docsum
 
 MESH_CAP = 50
@@ -93,21 +93,14 @@ async def lookup_mesh(args: LookupMeshInput, ctx: ToolContext) -> LookupMeshOutp
         )
         size = MESH_CAP
     client = ctx.client("ncbi")
-    page_req = ncbi_json(
-        ctx,
-        "esearch.fcgi",
-        {"db": "mesh", "term": args.query, "retstart": args.offset, "retmax": size, "retmode": "json"},
-    )
+    page_req = run_esearch(ctx, "mesh", args.query, retstart=args.offset, retmax=size)
     phrase = args.query.replace('"', "")
     if args.offset == 0:
-        exact_req = ncbi_json(
-            ctx, "esearch.fcgi", {"db": "mesh", "term": f'"{phrase}"[mh]', "retmax": 1, "retmode": "json"}
-        )
-        page_resp, exact_resp = await asyncio.gather(page_req, exact_req)
-        exact_ids = parse_esearch(exact_resp[0], json_mode=exact_resp[1]).ids[:1]
+        exact_req = run_esearch(ctx, "mesh", f'"{phrase}"[mh]', retmax=1)
+        page, exact_page = await asyncio.gather(page_req, exact_req)
+        exact_ids = exact_page.ids[:1]
     else:
-        page_resp, exact_ids = await page_req, []
-    page = parse_esearch(page_resp[0], json_mode=page_resp[1])
+        page, exact_ids = await page_req, []
     ids = list(dict.fromkeys([*exact_ids, *page.ids]))
     docs: dict[str, MeshDocSum] = {}
     if ids:
@@ -129,6 +122,13 @@ async def lookup_mesh(args: LookupMeshInput, ctx: ToolContext) -> LookupMeshOutp
             continue  # the [mh] search mapped the phrase elsewhere: not an exact heading
         results.append(_mesh_record(d, exact, args.includeDetails))
     results.sort(key=lambda r: not r.isExactMatch)
+    unsummarised = [uid for uid in page.ids if uid not in docs]
+    if unsummarised:
+        notices.append(
+            "NCBI sent no summary for MeSH uid(s) "
+            + ", ".join(unsummarised)
+            + ", so they are missing here; retry, or read them with eutils_esummary (db='mesh')."
+        )
     total = page.count
     next_offset = args.offset + len(page.ids)
     if total == 0 and not results:

@@ -442,7 +442,7 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
 
 
 async def fetch_articles(args: FetchArticlesInput, ctx: ToolContext) -> FetchArticlesOutput:
-    records, unavailable, _ = await fetch_pubmed(
+    records, unavailable = await fetch_pubmed(
         ctx, args.pmids, investigators=args.includeInvestigators, grants=args.includeGrants
     )
     articles = [to_output(a, args) for a in records]
