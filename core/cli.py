@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
 from .errors import MedlitError
 from .host import Host, HostError, load_host
@@ -480,11 +480,18 @@ def _seconds(value: str) -> float:
     return seconds
 
 
+class _Parser(argparse.ArgumentParser):
+    """Refuses bad input in one line on stderr (argparse would print the usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from medlit import __version__
 
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="medlit",
         description="medlit-mcp: an MCP server for the biomedical literature. Without a command: serve.",
         epilog="Settings come from the environment (NCBI_EMAIL, NCBI_API_KEY, MEDLIT_TOOLS, ...): see the README.",

@@ -27,7 +27,7 @@ from .types import ToolSpec
 
 log = logging.getLogger("medlit.schemas")
 
-FORMAT = 1  # bump when lean_schema or the stored shape changes
+FORMAT = 2  # bump when lean_schema, compact_output or the stored shape changes
 KEEP = 256  # entries kept in the file: this launch's plus the most recently used others
 CORE_DIR = Path(__file__).resolve().parent
 
@@ -44,11 +44,38 @@ def lean_schema(schema: Any) -> Any:
     return schema
 
 
+_NULL = {"type": "null"}
+
+
+def compact_output(schema: Any) -> Any:
+    """The same output schema, smaller: ``anyOf [{"type": T}, {"type": "null"}]`` becomes
+    ``{"type": [T, "null"]}`` (arrays keep their ``items``) and ``"default": null`` goes, since a
+    default says nothing about a result. Clients check the schema once per session (the Python
+    SDK's meta-schema check took ~0.2 s for the largest) and some hosts show it to the model."""
+    if isinstance(schema, list):
+        return [compact_output(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compact_output(v) for k, v in schema.items() if not (k == "default" and v is None)}
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and _NULL in options:
+        other = options[0] if options[1] == _NULL else options[1]
+        kind = other.get("type") if isinstance(other, dict) else None
+        if (
+            isinstance(kind, str)
+            and set(other) <= {"type", "items"}
+            and not set(out) & set(other) - {"anyOf"}
+        ):
+            del out["anyOf"]
+            out.update(other, type=[kind, "null"])
+    return out
+
+
 def build_schemas(spec: ToolSpec) -> Schemas:
     """Import the tool's models (if lazy) and build its input and output schemas."""
     return (
         lean_schema(resolved(spec.input_model).model_json_schema()),
-        lean_schema(resolved(spec.output_model).model_json_schema(mode="serialization")),
+        compact_output(lean_schema(resolved(spec.output_model).model_json_schema(mode="serialization"))),
     )
 
 

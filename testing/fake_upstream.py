@@ -142,7 +142,9 @@ class FakeUpstream:
         return app
 
     async def start(self) -> FakeUpstream:
-        self._runner = web.AppRunner(self.app(), access_log=None)
+        # Handlers that stall on purpose (timeouts, never-answering hosts) are cut at shutdown
+        # instead of being waited for: a test's teardown would otherwise wait out the stall.
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=0.25)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()

@@ -166,3 +166,24 @@ def test_doctor_never_prints_a_value_the_logs_would_redact(env, capsys, monkeypa
     env.setenv("ACME_REGION", "us")
     assert run("doctor") == 0
     assert "ACME_REGION: us" in capsys.readouterr().out  # a plain setting is shown
+
+
+# -- options ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["serve", "--port", "99999"], "medlit serve: argument --port: 99999 is outside 1..65535"),
+        (["serve", "--port", "http"], "medlit serve: argument --port:"),
+        (["serve", "--transport", "sse"], "medlit serve: argument --transport: invalid choice: 'sse'"),
+        (["doctor", "--timeout", "0"], "medlit doctor: argument --timeout: 0 is outside 0..600 seconds"),
+        (["frob"], "medlit: argument COMMAND: invalid choice: 'frob'"),
+    ],
+)
+def test_bad_options_are_refused_in_one_line(env, capsys, argv, said):
+    with pytest.raises(SystemExit) as exit_:
+        run(*argv)
+    assert exit_.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith(said), err
+    assert "--help" in err and "Traceback" not in err

@@ -277,7 +277,7 @@ async def test_slow_answers_within_timeout_succeed(clients, fake):
 
 
 async def test_rate_never_exceeded_under_concurrency():
-    """30 concurrent tool calls at the real unkeyed default: no one-second window over 3, no 429."""
+    """Concurrent tool calls at the real unkeyed default: no one-second window over 3, no 429."""
     from medlit.core.host import load_host
     from medlit.core.runtime import Runtime
 
@@ -290,13 +290,13 @@ async def test_rate_never_exceeded_under_concurrency():
         assert host.services["ncbi"].rate == 3.0
         started = time.monotonic()
         async with Runtime(host) as rt:
-            terms = [f"cancer{i}" for i in range(15)]  # distinct: identical calls would share one request
+            terms = [f"cancer{i}" for i in range(8)]  # distinct: identical calls would share one request
             outcomes = await asyncio.gather(
                 *(rt.call("eutils_esearch", {"db": "pubmed", "term": t}) for t in terms)
             )
         assert all(not o.is_error for o in outcomes)
         times = sorted(r.at for r in fake.requests)
-        assert fake.rate_limited == [] and len(times) >= 15
+        assert fake.rate_limited == [] and len(times) >= 8
         for i, t in enumerate(times):
             assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
         assert time.monotonic() - started >= (len(times) - 1) / 3  # paced, not burst
