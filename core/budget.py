@@ -27,7 +27,7 @@ class Deferred(BaseModel):
 class BudgetSplit(Generic[T]):
     kept: list[T]
     deferred: Deferred | None
-    used: int
+    used: int  # characters of the kept items, as counted against a budget (0 without one)
 
 
 def json_size(item: object) -> int:
@@ -47,10 +47,11 @@ def apply_budget(
     """Keep items until the next would cross ``max_chars``; defer it and everything after it.
 
     With ``keep_first`` the first item is always returned (alone, if it is larger than the
-    budget), so a call can always make progress.
+    budget), so a call can always make progress. Without a budget nothing is sized (sizing
+    serialises each item, a whole full-text article, say).
     """
     if max_chars is None:
-        return BudgetSplit(list(items), None, sum(size_of(i) for i in items))
+        return BudgetSplit(list(items), None, 0)
     kept: list[T] = []
     used = 0
     for index, item in enumerate(items):

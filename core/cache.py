@@ -21,7 +21,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -144,7 +144,6 @@ class SqliteCache:
     setting: CacheSetting
     _db: Any = None
     _since_check: int = 0
-    _counts: dict[str, list[int]] = field(default_factory=dict)
 
     async def _conn(self) -> Any:
         if self._db is None:

@@ -51,11 +51,6 @@ def _quit_at_once(sig: int, frame: object) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    # Until serving starts nothing is in flight: a signal ends the process at once, quietly.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, _quit_at_once)
-    from .server import quiet_sdk_warnings
-
     if args.transport == "http" and not is_loopback_host(args.host) and not args.allow_host:
         print(
             f"medlit: refusing to bind {args.host} without --allow-host: the Host-header check would "
@@ -63,6 +58,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # Until serving starts nothing is in flight: a signal ends the process at once, quietly.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _quit_at_once)
+    from .server import quiet_sdk_warnings
+
     host = _host()
     quiet_sdk_warnings()
     if args.transport == "stdio":
@@ -189,10 +189,16 @@ def _explain_tool(host: Host, name: str) -> int:
         print(f"medlit: no tool named {name!r}; `medlit tools` lists them", file=sys.stderr)
         return 2
     tool, plugin, on, why = found
+    from .lazy import LazyError
+
+    try:
+        schema = host.tool_schemas(tool)[0]
+    except LazyError as exc:  # the plugin's bug: say so in one line, as its calls would
+        print(f"medlit: tool {name} (plugin {plugin.name}) cannot be explained: {exc}", file=sys.stderr)
+        return 1
     print(f"{tool.name} ({plugin.name} plugin){'' if on else '  [not served: ' + why + ']'}")
     print(f"{tool.title}\n")
     print(tool.description + "\n")
-    schema = host.tool_schemas(tool)[0]
     required = set(schema.get("required", []))
     print("Arguments:")
     example: dict[str, object] = {}
@@ -398,6 +404,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_cache(args: argparse.Namespace) -> int:
     from .cache import cache_setting, open_cache
 
+    if args.service and args.action != "clear":  # stats are shown for every service
+        print(f"medlit: --service applies to 'cache clear', not 'cache {args.action}'", file=sys.stderr)
+        return 2
     host = _host()
     setting = cache_setting(host.settings)
     cache = open_cache(setting)

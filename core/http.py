@@ -231,18 +231,18 @@ def call_deadline(default: float, deadline: float | None = None) -> float:
     return min(limit, current) if current is not None else limit
 
 
-async def read_capped(r: Any, cap: int, too_large: Callable[[int | None], MedlitError]) -> bytes:
-    """The body of the aiohttp response ``r``; ``too_large(declared)`` is raised as soon as its
-    declared length (``declared``) or the bytes read so far (``None``) pass ``cap``."""
+async def read_capped(r: Any, cap: int, sender: str, too_large: Callable[[str], MedlitError]) -> bytes:
+    """The body of the aiohttp response ``r``; ``too_large(message)`` is raised as soon as its
+    declared length or the bytes read so far pass ``cap`` (the message names ``sender``)."""
     length = r.headers.get("Content-Length", "")
     if length.isdigit() and int(length) > cap:
-        raise too_large(int(length))
+        raise too_large(f"{sender} declared {int(length):,} bytes, over the {cap:,}-byte cap")
     chunks: list[bytes] = []
     size = 0
     async for chunk in r.content.iter_chunked(65536):
         size += len(chunk)
         if size > cap:
-            raise too_large(None)
+            raise too_large(f"{sender} sent more than the {cap:,}-byte cap")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -376,6 +376,13 @@ def looks_html(body: bytes, content_type: str) -> bool:
 def xml_stops_after_prolog(body: bytes) -> bool:
     """True for an XML body with a declaration/DOCTYPE but no root element (a reset upstream)."""
     return scan_prolog(body)[0] is None
+
+
+def rate_limit_wait(headers: Mapping[str, str], cap: float) -> float:
+    """Seconds a 429 answer asks for: its ``Retry-After`` (1 s when absent or unreadable), at
+    most ``cap`` (``MEDLIT_RETRY_AFTER_CAP``)."""
+    asked = parse_retry_after(headers.get("Retry-After"))
+    return min(asked if asked is not None else 1.0, cap)
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -826,14 +833,7 @@ class UpstreamClient:
                 trace_request_ctx=sent,  # called by the trace when the headers go out
             ) as r:
                 body = await read_capped(
-                    r,
-                    cap,
-                    lambda declared: self._fail(
-                        E.RESPONSE_TOO_LARGE,
-                        f"{cfg.label} answer of {declared:,} bytes exceeds the {cap:,}-byte cap"
-                        if declared is not None
-                        else f"{cfg.label} answer exceeds the {cap:,}-byte cap",
-                    ),
+                    r, cap, cfg.label, lambda message: self._fail(E.RESPONSE_TOO_LARGE, message)
                 )
                 return Response(r.status, self.redact(url), dict(r.headers), body)
         except MedlitError:
@@ -858,8 +858,7 @@ class UpstreamClient:
     def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
         cfg, status = self.config, resp.status
         if status == 429:
-            retry_after = parse_retry_after(resp.headers.get("Retry-After"))
-            wait = min(retry_after if retry_after is not None else 1.0, self.settings.retry_after_cap)
+            wait = rate_limit_wait(resp.headers, self.settings.retry_after_cap)
             if self.pacer is not None:
                 self.pacer.cooldown(wait)
             raise _Retry(

@@ -229,8 +229,8 @@ def _inline(el: Element) -> str:
         return _formula(el)
     if name == "tex-math":
         return _tex(el)
-    if name == "math":
-        return _mathml(el)
+    if name == "math":  # flatten_mathml's caret convention matches plain <sup> ("^x", see below)
+        return flatten_mathml(el)
     if name == "name":
         return _person_name(el)
     if name == "sup":
@@ -302,7 +302,7 @@ def _formula(el: Element) -> str:
     if tex is not None:
         text = _tex(tex, display=_name(el) == "disp-formula")
     elif math is not None:
-        text = _mathml(math)
+        text = flatten_mathml(math)
     elif alt is not None:
         text = _clean("".join(alt.itertext()))
     else:
@@ -337,10 +337,6 @@ def _tex(el: Element, *, display: bool = False) -> str:
     if not src:
         return ""
     return f"$${src}$$" if display else f"${src}$"
-
-
-def _mathml(el: Element) -> str:
-    return flatten_mathml(el)  # JATS writes plain <sup> as "^x" (see _inline): the caret convention
 
 
 # ---------------------------------------------------------------------------------------------

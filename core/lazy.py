@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import re
 import threading
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 _REF = re.compile(r"^(\.*[A-Za-z_][\w.]*|\.+):[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
@@ -105,3 +106,21 @@ def resolved(obj: Any) -> Any:
 def is_async(fn: Any) -> bool:
     target = getattr(fn, "func", fn)  # functools.partial
     return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
+
+
+def on_access(namespace: MutableMapping[str, Any], exports: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) importing each name of ``exports`` (name -> module,
+    absolute or relative to the module's package) on first access and keeping it in the module::
+
+        __getattr__ = on_access(globals(), {"read_jats": ".jats"})
+    """
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, namespace["__package__"]), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

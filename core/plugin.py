@@ -3,8 +3,7 @@ hardened XML, the JATS reader and the error helpers. Plugins import from here al
 other ``medlit.core`` modules, pluggy or the MCP SDK); what a plugin needs and lacks belongs here.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import errors
 from .budget import BudgetSplit, Deferred, apply_budget, json_size
@@ -33,7 +32,7 @@ from .identifiers import (
     parse_list,
     split_packed,
 )
-from .lazy import lazy
+from .lazy import lazy, on_access
 from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from .models import (
     RESPONSE_FORMAT_FIELD,
@@ -100,13 +99,7 @@ _ON_ACCESS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _ON_ACCESS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __package__), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_access(globals(), _ON_ACCESS)
 
 
 __all__ = [

@@ -235,10 +235,12 @@ def _fold(result: ChainResult) -> None:
         for i in group[1:]:
             other = result.resolutions[i]
             _absorb(target.ref, other.ref)
-            names = {a.tier for a in target.tried}
-            target.tried += [a for a in other.tried if a.tier not in names]
             if target.hit is None and other.hit is not None:
                 target.hit, target.served_by = other.hit, other.served_by
+                # the hit's own report of its tier replaces the target's (a miss, say)
+                target.tried = [a for a in target.tried if a.tier != other.served_by]
+            names = {a.tier for a in target.tried}
+            target.tried += [a for a in other.tried if a.tier not in names]
             target.unqueried += [t for t in other.unqueried if t not in target.unqueried]
             target.waiting_on = {**other.waiting_on, **target.waiting_on}
             target.resolvers_run |= other.resolvers_run
@@ -306,6 +308,8 @@ def _inactive_why(record: Any, plugin: str) -> str:
     why = f"plugin {name or plugin!r} is {status}"
     if var:
         why += f"; set {var}" + ("=true" if var.endswith("_ENABLED") else "") + " to enable it"
+    elif detail := getattr(record, "detail", ""):  # no variable helps: the host's account of why
+        why += f" ({detail})"
     return why
 
 

@@ -37,7 +37,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import errors as E
 from .errors import MedlitError, upstream_error
-from .http import REDIRECT_STATUSES, Pacer, Slots, call_deadline, parse_retry_after, read_capped
+from .http import REDIRECT_STATUSES, Pacer, Slots, call_deadline, rate_limit_wait, read_capped
 from .redact import Redactor
 from .settings import Settings, parse_bool
 
@@ -378,15 +378,7 @@ class WebClient:
                     if r.status in REDIRECT_STATUSES:
                         return WebResponse(r.status, url, dict(r.headers), b""), set_cookies
                     body = await read_capped(
-                        r,
-                        cap,
-                        lambda declared: self._fail(
-                            E.RESPONSE_TOO_LARGE,
-                            f"{host} declared {declared:,} bytes, over the {cap:,}-byte cap"
-                            if declared is not None
-                            else f"{host} sent more than the {cap:,}-byte cap",
-                            host=host,
-                        ),
+                        r, cap, host, lambda message: self._fail(E.RESPONSE_TOO_LARGE, message, host=host)
                     )
                     return WebResponse(r.status, url, dict(r.headers), body), set_cookies
         except MedlitError:
@@ -411,8 +403,7 @@ class WebClient:
         if 200 <= status < 300:
             return
         if status == 429:
-            wait = parse_retry_after(resp.headers.get("Retry-After"))
-            self._pacer(host).cooldown(min(wait if wait is not None else 1.0, self.settings.retry_after_cap))
+            self._pacer(host).cooldown(rate_limit_wait(resp.headers, self.settings.retry_after_cap))
             raise self._fail(
                 E.RATE_LIMITED, f"{host} is rate limiting requests (HTTP 429)", host=host, status=status
             )

@@ -17,8 +17,9 @@ plugin, which pytest imports in every run, costs nothing until a test uses it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from medlit.core.lazy import on_access
 
 if TYPE_CHECKING:
     from medlit.core.host import Host, HostError
@@ -84,13 +85,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_access(globals(), _EXPORTS)
 
 
 def __dir__() -> list[str]:

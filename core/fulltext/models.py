@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..errors import ArgumentError
-from ..identifiers import IdentifierError, parse_list
+from ..identifiers import FIELD_OF, IdentifierError, parse_list
 from ..jats_models import UnextractableReason
 from ..models import ResponseFormat, ToolInput, response_format_field
 from ..resolution import UnavailableReason
@@ -19,6 +19,7 @@ from ..types import ContentFormat, IdKind, TierOutcomeKind
 from .describe import FETCH_LIMIT, MAX_IDS
 
 IdType = IdKind
+KIND_OF: dict[str, IdKind] = {field: kind for kind, field in FIELD_OF.items()}  # "pmcids" -> "pmcid"
 
 
 def _ids(kind: IdKind, value: Any) -> list[str] | None:
@@ -99,20 +100,10 @@ class FulltextInput(ToolInput):
     )
     responseFormat: ResponseFormat = response_format_field()
 
-    @field_validator("pmcids", mode="before")
+    @field_validator(*FIELD_OF.values(), mode="before")
     @classmethod
-    def _pmcids(cls, v: Any) -> list[str] | None:
-        return _ids("pmcid", v)
-
-    @field_validator("pmids", mode="before")
-    @classmethod
-    def _pmids(cls, v: Any) -> list[str] | None:
-        return _ids("pmid", v)
-
-    @field_validator("dois", mode="before")
-    @classmethod
-    def _dois(cls, v: Any) -> list[str] | None:
-        return _ids("doi", v)
+    def _id_list(cls, v: Any, info: ValidationInfo) -> list[str] | None:
+        return _ids(KIND_OF[info.field_name or ""], v)
 
     @field_validator("sections", mode="before")
     @classmethod

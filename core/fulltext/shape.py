@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ..jats_models import FulltextArticle, Table
 from ..types import ArticleRef, ExtractedTextArticle
@@ -33,6 +33,7 @@ from .models import (
     UnpaywallArticle,
 )
 
+_Float = TypeVar("_Float", TableOut, AssetOut)
 OUTLINE_FLOOR = 100  # a part whose outline share is under this returns heading-only
 _ASSET_TYPE: dict[str, Literal["figure", "supplementary-material", "media"]] = {
     "figure": "figure",
@@ -220,6 +221,14 @@ def article_id(art: PmcArticle | UnpaywallArticle) -> str:
 
 
 # -- sections filter --------------------------------------------------------------------------
+def _keep_floats(art: PmcArticle, keep: Callable[[str | None], bool]) -> None:
+    """Tables and assets follow their sections: keep those whose section title ``keep`` accepts."""
+    if art.tables:
+        art.tables = [t for t in art.tables if keep(t.sectionTitle)] or None
+    if art.assets:
+        art.assets = [a for a in art.assets if keep(a.sectionTitle)] or None
+
+
 def _matches(title: str | None, terms: Sequence[str]) -> bool:
     low = (title or "").lower()
     return bool(low) and any(t.lower() in low for t in terms)
@@ -243,10 +252,7 @@ def filter_sections(art: PmcArticle, terms: Sequence[str]) -> bool:
             keep_titles.update(s.title or "" for s in subs)
     art.sections = kept
     keep_titles.discard("")
-    if art.tables:
-        art.tables = [t for t in art.tables if t.sectionTitle in keep_titles] or None
-    if art.assets:
-        art.assets = [a for a in art.assets if a.sectionTitle in keep_titles] or None
+    _keep_floats(art, lambda title: title in keep_titles)
     return bool(kept)
 
 
@@ -259,10 +265,7 @@ def cap_sections(art: PmcArticle, max_sections: int) -> list[OmittedSection]:
     gone = {s.title for s in dropped} | {sub.title for s in dropped for sub in s.subsections or []}
     kept = {s.title for s in art.sections} | {sub.title for s in art.sections for sub in s.subsections or []}
     gone -= kept
-    if art.tables:
-        art.tables = [t for t in art.tables if t.sectionTitle not in gone] or None
-    if art.assets:
-        art.assets = [a for a in art.assets if a.sectionTitle not in gone] or None
+    _keep_floats(art, lambda title: title not in gone)
     return [OmittedSection(title=s.title, label=s.label) for s in dropped]
 
 
@@ -448,6 +451,29 @@ def _outline_group(sections: list[Section], budget: float, per_section: float, r
     return budget - used_total
 
 
+def _spend(
+    items: Sequence[_Float],
+    remaining: float,
+    budgeted: bool,
+    cost: Callable[[_Float], int],
+    name: Callable[[_Float, int], str],
+) -> tuple[list[_Float], list[str], float]:
+    """Tables or assets in order while the budget lasts (all when not ``budgeted``): the kept ones,
+    the names of those left out (every one after the first that does not fit) and what is left."""
+    if not budgeted:
+        return list(items), [], remaining
+    kept: list[_Float] = []
+    omitted: list[str] = []
+    for n, item in enumerate(items, 1):
+        price = cost(item)
+        if omitted or price > remaining:
+            omitted.append(name(item, n))
+            continue
+        kept.append(item)
+        remaining -= price
+    return kept, omitted, remaining
+
+
 def apply_budget_pmc(
     art: PmcArticle,
     max_chars: int | None,
@@ -475,31 +501,18 @@ def apply_budget_pmc(
         kept_body = body
     else:
         kept_body, remaining = _truncate_group(body, budget, cap, report)
-    kept_tables: list[TableOut] = []
-    omitted_tables: list[str] = []
-    if max_chars is not None:
-        for n, t in enumerate(tables, 1):
-            cost = table_cost(t)
-            if omitted_tables or cost > remaining:
-                omitted_tables.append(_name(t.label, t.id, "table", n))
-                continue
-            kept_tables.append(t)
-            remaining -= cost
-    else:
-        kept_tables = list(tables)
-    kept_assets: list[AssetOut] = []
-    omitted_assets: list[str] = []
-    if max_chars is not None:
-        for n, a in enumerate(assets, 1):
-            cost = asset_cost(a)
-            if omitted_assets or cost > remaining:
-                word = "supplementary" if a.assetType == "supplementary-material" else "asset"
-                omitted_assets.append(_name(a.label, a.id, word, n))
-                continue
-            kept_assets.append(a)
-            remaining -= cost
-    else:
-        kept_assets = list(assets)
+    kept_tables, omitted_tables, remaining = _spend(
+        tables, remaining, max_chars is not None, table_cost, lambda t, n: _name(t.label, t.id, "table", n)
+    )
+    kept_assets, omitted_assets, remaining = _spend(
+        assets,
+        remaining,
+        max_chars is not None,
+        asset_cost,
+        lambda a, n: _name(
+            a.label, a.id, "supplementary" if a.assetType == "supplementary-material" else "asset", n
+        ),
+    )
     if mode == "outline":
         _outline_group(back, max(remaining, 0), cap, report)
         kept_back = back

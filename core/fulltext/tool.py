@@ -193,10 +193,10 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
         asked = [by_value[v] for v in res.ref.requested if v in by_value]
         record = _record(res, args.includeAssets, host.id_link) if res.resolved else None
         if res.resolved and record is None:
-            res.tried[-1].outcome = "parse-failed"
-            res.tried[
-                -1
-            ].detail = "the tier's article could not be shaped into a record (no DOI for extracted text)"
+            # the hit's own step (not the last one: a folded ref's steps may follow it)
+            step = next(a for a in res.tried if a.tier == res.served_by and a.outcome == "hit")
+            step.outcome = "parse-failed"
+            step.detail = "the tier's article could not be shaped into a record (no DOI for extracted text)"
             res.reason = "parse-failed"
         if record is None:
             unavailable.extend(_unavailable(res, asked))

@@ -86,12 +86,11 @@ def is_empty(result: RelatedResult, query: RelatedQuery) -> bool:
     return query.offset == 0 and not result.pmids and not result.dropped
 
 
-async def _answer(provider: RelatedProvider, query: RelatedQuery, ctx: ToolContext) -> RelatedResult:
-    """The provider's answer, checked and cleaned: a malformed one fails as its plugin's fault."""
+async def _answer(provider: RelatedProvider, query: RelatedQuery, ctx: ToolContext) -> Any:
+    """The provider's answer, cleaned inside the step (a malformed list fails as its plugin's
+    fault); an answer that is no RelatedResult is passed on for ``run_step`` to refuse."""
     raw = await provider.resolve(query, ctx)
-    if not isinstance(raw, RelatedResult):
-        raise TypeError(f"resolve() returned a {type(raw).__name__}, not a RelatedResult")
-    return clean(raw, query.pmid)
+    return clean(raw, query.pmid) if isinstance(raw, RelatedResult) else raw
 
 
 async def ask(
@@ -133,6 +132,8 @@ async def ask(
             provider.plugin,
             min(provider.timeout, left),
             partial(_answer, provider, query, step_context(ctx, provider.plugin)),
+            RelatedResult,  # anything else is its plugin's fault
+            "a RelatedResult",
         )
         if out.error is not None:
             asked.attempts.append(Attempt(provider, "failed", out.error.message, error=out.error))

@@ -3,7 +3,8 @@
 Both result types carry ids, title, ``authorString``, dates and open-access flags; ``core`` adds
 the abstract, an author list with ORCIDs and affiliations, journal details, licence, MeSH,
 keywords and full-text links. Titles and abstracts carry HTML markup (``<i>``, ``<sup>``,
-``<h4>`` headings in structured abstracts) and entities: :func:`plain_text` makes them plain.
+``<h4>`` headings in structured abstracts), sent raw or entity-encoded (``&lt;sup&gt;``), and
+entities: :func:`plain_text` makes them plain.
 Every field is read defensively: Europe PMC's shapes vary between sources and API versions.
 """
 
@@ -22,7 +23,9 @@ SITE = "https://europepmc.org"
 
 _HEADING = re.compile(r"<h[1-6][^>]*>(.*?)</h[1-6]>", re.IGNORECASE | re.DOTALL)
 _BREAK = re.compile(r"<\s*(?:br\s*/?|/p|/div|/li)\s*>", re.IGNORECASE)
-_TAG = re.compile(r"<[^<>]{0,400}>")
+# A tag starts with a letter, or '/' and a letter; a literal '<' in text ('p < 0.05', 'age <40') does
+# not, so neither it nor the text after it is taken for markup.
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]{0,400})?/?>")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 
 
@@ -31,10 +34,10 @@ def plain_text(value: Any) -> str | None:
     ``Heading:`` at the start of their paragraph. ``None`` for nothing left."""
     if not isinstance(value, str):
         return None
-    text = _HEADING.sub(lambda m: "\n\n" + _TAG.sub("", m.group(1)).strip().rstrip(":") + ": ", value)
+    text = html.unescape(value)  # first: entity-encoded markup is markup too
+    text = _HEADING.sub(lambda m: "\n\n" + _TAG.sub("", m.group(1)).strip().rstrip(":") + ": ", text)
     text = _BREAK.sub("\n\n", text)
-    text = html.unescape(_TAG.sub("", text))
-    text = strip_invisible(text)
+    text = strip_invisible(_TAG.sub("", text))
     paragraphs = [_SPACES.sub(" ", p).strip() for p in re.split(r"\n\s*\n", text)]
     out = "\n\n".join(p for p in paragraphs if p)
     return out or None

@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, get_args
 
 from .parse.pubmed_records import Author, Notice, PartialDate, PubMedArticle, month_number
 
-__all__ = ["STYLES", "CitationStyle", "cite_key", "format_citation"]
+__all__ = ["STYLES", "STYLE_ALIASES", "CitationStyle", "cite_key", "format_citation"]
 
 CitationStyle = Literal["apa", "mla", "vancouver", "bibtex", "ris"]
-STYLES: tuple[str, ...] = ("apa", "mla", "vancouver", "bibtex", "ris")
+STYLES: tuple[str, ...] = get_args(CitationStyle)
+STYLE_ALIASES = {"nlm": "vancouver", "apa7": "apa", "mla9": "mla"}  # other names readers use
 
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 _MLA_MONTHS = ["Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sept.", "Oct.", "Nov.", "Dec."]
@@ -708,14 +709,6 @@ def format_bibtex(a: PubMedArticle) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _ris_name(p: Author) -> str:
-    if p.collectiveName:
-        return p.collectiveName
-    first = _forename_mla(p)
-    name = f"{p.lastName}, {first}" if first else (p.lastName or "")
-    return f"{name}, {p.suffix}" if p.suffix else name
-
-
 def _ris_date(d: PartialDate | None) -> str:
     if d is None or not d.year:
         return ""
@@ -730,9 +723,9 @@ def _ris_lines(a: PubMedArticle) -> list[tuple[str, str]]:
     ris_type = {"journal-article": "JOUR", "book-chapter": "CHAP"}.get(a.recordType, "BOOK")
     book = a.book
     lines: list[tuple[str, str]] = [("TY", ris_type)]
-    lines += [("AU", _ris_name(p)) for p in _people_split(a.authors)]
+    lines += [("AU", _mla_name(p, inverted=True)) for p in _people_split(a.authors)]
     if book:
-        lines += [("A2", _ris_name(e)) for e in book.editors]
+        lines += [("A2", _mla_name(e, inverted=True)) for e in book.editors]
     lines.append(("TI", _apa_title(a) if a.vernacularTitle else _strip_period(a.title)))
     if a.recordType == "journal-article":
         j = a.journal
@@ -781,10 +774,9 @@ _FORMATTERS: dict[str, Callable[[PubMedArticle], str]] = {
 
 
 def format_citation(article: PubMedArticle, style: CitationStyle | str) -> str:
-    """Format one record in ``style`` (apa, mla, vancouver, bibtex, ris; case-insensitive)."""
+    """Format one record in ``style`` (apa, mla, vancouver, bibtex, ris or an alias; case-insensitive)."""
     key = (style or "").strip().lower()
-    if key == "nlm":
-        key = "vancouver"
+    key = STYLE_ALIASES.get(key, key)
     formatter = _FORMATTERS.get(key)
     if formatter is None:
         raise ValueError(f"unknown citation style {style!r}; choose one of: {', '.join(STYLES)}")

@@ -88,12 +88,17 @@ async def ncbi_json(ctx: ToolContext, path: str, params: dict[str, Any]) -> tupl
 async def translate_db_error(ctx: ToolContext, err: MedlitError, db: str | None) -> MedlitError:
     if db is None or err.reason != "ncbi_resource_not_found" or not _INVALID_DB.search(err.message):
         return err
+    return await unknown_database(ctx, db, err.message)
+
+
+async def unknown_database(ctx: ToolContext, db: str, detail: str | None = None) -> MedlitError:
+    """``invalid_argument`` naming the live databases (or where to list them, when the list fails)."""
     try:
         names = await database_names(ctx)
     except MedlitError:
         names = []
     return errors.invalid_argument(
-        f"Unknown Entrez database {db!r} ({err.message}).",
+        f"Unknown Entrez database {db!r}" + (f" ({detail})." if detail else "."),
         ("Use one of: " + ", ".join(names))
         if names
         else "Call eutils_einfo with no db to list the databases.",
@@ -163,12 +168,7 @@ async def describe_database(ctx: ToolContext, db: str) -> EInfoDatabase:
     except MedlitError as err:
         if err.reason != "ncbi_resource_not_found":
             raise
-        names = await database_names(ctx)
-        raise errors.invalid_argument(
-            f"Unknown Entrez database {db!r}.",
-            "Use one of: " + ", ".join(names),
-            valid_databases=names,
-        ) from None
+        raise await unknown_database(ctx, db) from None
     out = parse_einfo(resp.body)
     if out.database is None:
         raise upstream_error("ncbi", errors.INVALID_RESPONSE, "EInfo answered without a database description")
@@ -245,8 +245,7 @@ async def efetch(
 async def esummary_pubmed(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, DocSum]:
     """PubMed DocSums (JSON) for ``pmids``, one request per 500; per-id errors are left out."""
     out: dict[str, DocSum] = {}
-    for start in range(0, len(pmids), ESUMMARY_BATCH):
-        batch = list(pmids[start : start + ESUMMARY_BATCH])
+    for batch in chunks(list(pmids), ESUMMARY_BATCH):
         body, json_mode = await ncbi_json(
             ctx, "esummary.fcgi", {"db": "pubmed", "id": ",".join(batch), "retmode": "json"}
         )
@@ -340,8 +339,8 @@ async def fetch_pubmed(
             cache.popitem(last=False)
 
     missing = [p for p in pmids if p not in found]
-    for start in range(0, len(missing), PUBMED_BATCH):
-        await run(list(missing[start : start + PUBMED_BATCH]))
+    for batch in chunks(missing, PUBMED_BATCH):
+        await run(batch)
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]
     return articles, unavailable

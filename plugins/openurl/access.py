@@ -1,11 +1,13 @@
 """The institutional link core's full-text tool adds to the articles no tier could serve.
 
 Same ContextObject as the tool, for the pending articles of a full-text call: one metadata
-lookup per id kind (a failure only leaves the links with identifiers alone), no resolver request.
+lookup per id kind, both at once (a failure only leaves the links with identifiers alone), no
+resolver request.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -19,8 +21,10 @@ async def resolver_links(refs: Sequence[ArticleRef], ctx: ToolContext) -> Mappin
     base = presets.resolver_base(ctx.settings)
     if base is None:
         return {}
-    by_pmid = await look_up(ctx, "pmid", [r.pmid for r in refs if r.pmid])
-    by_doi = await look_up(ctx, "doi", [r.doi for r in refs if r.doi and not r.pmid])
+    by_pmid, by_doi = await asyncio.gather(
+        look_up(ctx, "pmid", [r.pmid for r in refs if r.pmid]),
+        look_up(ctx, "doi", [r.doi for r in refs if r.doi and not r.pmid]),
+    )
     out: dict[str, str] = {}
     for ref in refs:
         if ref.pmid:

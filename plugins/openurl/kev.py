@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from medlit.core.plugin import RecordMetadata
+from medlit.core.plugin import RecordMetadata, strip_invisible
 
 URL_VER = "Z39.88-2004"
 URL_CTX_FMT = "info:ofi/fmt:kev:mtx:ctx"
@@ -45,7 +45,7 @@ BOOK_KEYS = frozenset(
 
 MAX_VALUE = 400  # characters per value: a resolver needs a title to match, not a paragraph
 MAX_AUTHORS = 3  # rft.au values; more only lengthen the URL
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\ufeff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # a space; invisible characters are removed (core's set)
 _SPACE = re.compile(r"\s+")
 _INITIALS = re.compile(r"^(?:[A-Z]\.?\s*){1,4}$")
 _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")  # what the standard's date keys take
@@ -53,7 +53,7 @@ _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")  # what the standard's 
 
 def clean(value: object) -> str:
     """One line of NFC text without control or invisible characters, at most ``MAX_VALUE`` long."""
-    text = unicodedata.normalize("NFC", str(value))
+    text = strip_invisible(unicodedata.normalize("NFC", str(value)))
     text = _SPACE.sub(" ", _CONTROL.sub(" ", text)).strip()
     if len(text) > MAX_VALUE:
         text = text[:MAX_VALUE].rsplit(" ", 1)[0]

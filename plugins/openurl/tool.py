@@ -1,13 +1,14 @@
 """pubmed_institutional_link: OpenURL links to the user's library link resolver.
 
 Requests per call: none of its own. Given PMIDs or DOIs it asks the installed metadata providers
-once per id kind (``ctx.lookup_metadata``; the NCBI plugin answers PMIDs with one batched request),
-so each link carries title, journal, ISSN, date, volume, issue, pages and first author. Citation
-metadata given directly costs nothing. The resolver itself is never contacted.
+once per id kind, both kinds at once (``ctx.lookup_metadata``; the NCBI plugin answers PMIDs with
+one batched request), so each link carries title, journal, ISSN, date, volume, issue, pages and first
+author. Citation metadata given directly costs nothing. The resolver itself is never contacted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Annotated, Any, Literal
 
@@ -266,10 +267,12 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
     take_c, over_c = cites[:room], cites[room:]
 
     by_kind: tuple[tuple[Literal["pmid", "doi"], list[str]], ...] = (("pmid", take_p), ("doi", take_d))
-    looked: dict[tuple[str, str], Looked] = {}
-    for kind, ids in by_kind:
-        for key, value in (await look_up(ctx, kind, ids)).items():
-            looked[(kind, key)] = value
+    answers = await asyncio.gather(*(look_up(ctx, kind, ids) for kind, ids in by_kind))  # independent
+    looked: dict[tuple[str, str], Looked] = {
+        (kind, key): value
+        for (kind, _), got in zip(by_kind, answers, strict=True)
+        for key, value in got.items()
+    }
 
     links: list[Link] = []
     unavailable: list[Unlinked] = []

@@ -1,7 +1,10 @@
 import jsonschema
 import pytest
+from aiohttp import web
 
 from medlit.core.server import tool_definitions
+
+from fake_upstream import xml_response
 
 pytestmark = pytest.mark.anyio
 
@@ -84,3 +87,17 @@ async def test_failed_list_fetch_is_not_cached(rt, fake):
     fake.fault("503", "ncbi", "einfo.fcgi", times=4)
     assert (await rt.call("eutils_einfo", {})).is_error
     assert not (await rt.call("eutils_einfo", {})).is_error
+
+
+async def test_unknown_database_when_the_list_fails_still_says_unknown(rt, fake):
+    def einfo(req):
+        if not req.params.get("db"):
+            return web.Response(status=503)
+        return xml_response(
+            "<eInfoResult><ERROR>Can not retrieve DbInfo for db=fleegle</ERROR></eInfoResult>"
+        )
+
+    fake.route("ncbi", "einfo.fcgi", einfo)
+    out = await rt.call("eutils_einfo", {"db": "fleegle"})
+    assert out.is_error and out.error.reason == "invalid_argument", out.text
+    assert "'fleegle'" in out.error.message and "eutils_einfo with no db" in out.error.recovery

@@ -88,6 +88,16 @@ async def test_core_page_snippets_and_licence(rt, fake):
     assert all(h["hasFullText"] for h in hits) and out.data["nextCursorMark"]
 
 
+async def test_titles_read_as_plain_text_whether_markup_is_raw_or_encoded(rt, fake):
+    fake.respond("europepmc", "searchPOST", corpus_bytes("europepmc/search/searchPOST_cancer_synonym.json"))
+    query = " OR ".join(f"(EXT_ID:{30000000 + i} AND SRC:MED)" for i in range(60))  # long: posted
+    out = await search(rt, query=query, resultType="lite")
+    titles = [h["title"] for h in out.data["hits"] if h.get("title")]
+    assert any("C. elegans" in t for t in titles) and any("PL pro" in t for t in titles)
+    for shown in (*titles, out.text):
+        assert not any(tag in shown for tag in ("<i>", "<sup>", "&lt;")), shown
+
+
 async def test_empty_result_ends_cleanly(rt, fake):
     fake.respond("europepmc", "search", corpus_bytes("europepmc/search/search_no_results.json"))
     out = await search(rt, query="asdkfjhasdkfjhasdfasdasdasdfgsagsd")

@@ -196,3 +196,43 @@ async def test_link_then_fetch_source_handle_carries_the_search_count(rt, fake):
     assert not out.is_error, out.text
     assert out.data["source_history"] == {"db": "pubmed", "web_env": "MCID_s", "query_key": "1", "count": 34}
     assert out.data["retrieved"] == 2
+
+
+async def test_link_then_fetch_term_matching_nothing_links_nothing_and_suggests(rt, fake):
+    fake.respond("ncbi", "esearch.fcgi", "<eSearchResult><Count>0</Count></eSearchResult>")
+    fake.respond(
+        "ncbi",
+        "espell.fcgi",
+        "<eSpellResult><Database>pubmed</Database><Query>brcaa1</Query><CorrectedQuery>brca1</CorrectedQuery>"
+        "<SpelledQuery><Replaced>brca1</Replaced></SpelledQuery></eSpellResult>",
+    )
+    out = await rt.call(
+        "eutils_link_then_fetch", {"dbfrom": "pubmed", "db": "pmc", "term": "brcaa1", "retmode": "xml"}
+    )
+    assert not out.is_error, out.text
+    d = out.data
+    assert (d["source_total"], d["retrieved"], d["text"], d["history"]) == (0, 0, "", None)
+    assert "No source records matched" in d["notice"] and "'brca1'" in d["notice"]
+    assert "No source records matched" in out.text
+    assert fake.of("ncbi", "elink.fcgi") == [] and fake.of("ncbi", "efetch.fcgi") == []
+
+
+async def test_egquery_fallback_names_a_database_it_could_not_count(rt, fake):
+    def handler(req):
+        if req.params["db"] == "gene":
+            return xml_response(esearch_error("Search Backend failed: try later"))
+        return xml_response(
+            f"<eSearchResult><Count>{5 if req.params['db'] == 'pubmed' else 0}</Count></eSearchResult>"
+        )
+
+    fake.route("ncbi", "esearch.fcgi", handler)
+    fake.fault("503", "ncbi", "egquery.fcgi", times=10)
+    out = await rt.call("eutils_egquery", {"term": "Notch"})
+    assert not out.is_error, out.text
+    d = out.data
+    assert d["degraded"] is True and [h["db"] for h in d["hits"]] == ["pubmed"]
+    (failed,) = d["uncounted"]
+    assert failed["db"] == "gene" and failed["count"] is None and failed["status"].startswith("error: ncbi_")
+    assert "gene" not in d["empty_databases"] and "pmc" in d["empty_databases"]
+    assert "Not counted: gene (error: ncbi_" in out.text
+    assert "No records: " in out.text and "gene" not in out.text.split("No records: ")[1].split("\n")[0]

@@ -325,18 +325,20 @@ async def test_max_response_characters_defers_whole_articles(rt, routes):
     )
 
 
-async def test_over_limit(rt, fake):
-    def synthetic(req: Req) -> web.Response:  # any PMCID is a small article
-        return articleset(
-            [
-                f'<article><front><article-meta><article-id pub-id-type="pmc">PMC{i}</article-id>'
-                f"<title-group><article-title>Article {i}</article-title></title-group></article-meta></front>"
-                f"<body><sec><title>Results</title><p>Words of article {i}.</p></sec></body></article>".encode()
-                for i in req.ids()
-            ]
-        )
+def small_articles(req: Req) -> web.Response:
+    """efetch db=pmc where any PMCID is a small article."""
+    return articleset(
+        [
+            f'<article><front><article-meta><article-id pub-id-type="pmc">PMC{i}</article-id>'
+            f"<title-group><article-title>Article {i}</article-title></title-group></article-meta></front>"
+            f"<body><sec><title>Results</title><p>Words of article {i}.</p></sec></body></article>".encode()
+            for i in req.ids()
+        ]
+    )
 
-    fake.route("ncbi", "efetch.fcgi", synthetic)
+
+async def test_over_limit(rt, fake):
+    fake.route("ncbi", "efetch.fcgi", small_articles)
     pmcids = [f"PMC{n}" for n in range(8000001, 8000013)]
     out = await call(rt, {"pmcids": pmcids, "maxCharacters": 200})
     (ids,), _ = efetch_ids(fake)

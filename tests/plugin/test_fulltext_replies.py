@@ -4,28 +4,22 @@ articles returned; landing-page links that follow the ids the chain learned."""
 
 import json
 
-import jsonschema
 import pytest
 from aiohttp import web
+from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
 from medlit.core.host import load_host
 from medlit.core.jats import read_jats
 from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
 from medlit.core.runtime import Runtime
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
 
-from conftest import fake_env
 from fake_upstream import Req
 from fulltext_routes import articleset, install
 
 pytestmark = pytest.mark.anyio
 
-TOOL = "pubmed_fetch_fulltext"
-RESEARCH, BRIEF = "PMC7100001", "PMC7100002"
-ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi"}
 
-
+# test_fulltext's fixtures, declared again (an imported fixture reads as an unused import)
 @pytest.fixture
 async def rt(make_runtime):
     async with make_runtime(**ONLY_NCBI) as runtime:
@@ -35,14 +29,6 @@ async def rt(make_runtime):
 @pytest.fixture
 def routes(fake):
     return install(fake)
-
-
-async def call(rt, args):
-    out = await rt.call(TOOL, args)
-    assert not out.is_error, out.text
-    schema = next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
-    jsonschema.validate(out.data, schema)
-    return out
 
 
 # -- bad ids ----------------------------------------------------------------------------------
@@ -101,17 +87,7 @@ async def test_partial_miss_returns_the_hit_and_lists_the_miss_with_its_steps(rt
 
 # -- over the per-call limit ---------------------------------------------------------------------
 async def test_over_limit_ids_are_named_in_the_text_with_how_to_resend(rt, fake):
-    def synthetic(req: Req) -> web.Response:
-        return articleset(
-            [
-                f'<article><front><article-meta><article-id pub-id-type="pmc">PMC{i}</article-id>'
-                f"<title-group><article-title>Article {i}</article-title></title-group></article-meta></front>"
-                f"<body><sec><title>Results</title><p>Words of article {i}.</p></sec></body></article>".encode()
-                for i in req.ids()
-            ]
-        )
-
-    fake.route("ncbi", "efetch.fcgi", synthetic)
+    fake.route("ncbi", "efetch.fcgi", small_articles)
     pmcids = [f"PMC{n}" for n in range(8000001, 8000012)]
     out = await call(rt, {"pmcids": pmcids[:10], "pmids": ["37100001"], "dois": ["10.5555/x.1"]})
     over = out.data["overLimit"]
@@ -193,7 +169,7 @@ class MirrorTier:
 
 
 async def test_pubmed_link_follows_the_pmid_the_record_lacks(fake, routes):
-    settings = load_settings(fake_env(fake, **ONLY_NCBI))  # NCBI's plugin names the PubMed page
+    settings = env(fake)  # NCBI's plugin names the PubMed page
     async with Runtime(load_host(settings, inline=[("nopmidmirror", MirrorTier)])) as rt:
         out = await call(rt, {"pmids": ["37100001"]})
     [a] = out.data["articles"]

@@ -3,6 +3,8 @@ provider standing in for whichever plugin serves metadata (one batched lookup pe
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
@@ -300,6 +302,45 @@ async def test_access_links_for_unavailable_articles():
     assert meta.calls == [("pmid", ["111", "99999999", "222"]), ("doi", ["10.1000/b.2"])]
     assert q(links["111"])["rft.atitle"] == ["First article"]
     assert q(links["222"])["rft_id"] == ["info:pmid/222", "info:doi/10.1000/found.by.chain"]
+
+
+class OverlapMetadata(FakeMetadata):
+    """A provider that notes how many lookups were in flight at once: each waits (briefly) for
+    another to start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = self.most = 0
+        self.other_started = asyncio.Event()
+
+    @hookimpl
+    def medlit_metadata_providers(self):
+        async def lookup(kind, ids, ctx):
+            self.calls.append((kind, list(ids)))
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+            if self.in_flight > 1:
+                self.other_started.set()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.other_started.wait(), 2)
+            self.in_flight -= 1
+            return {i: RECORDS[i] for i in ids if i in RECORDS}
+
+        return [MetadataProvider(name="fakemeta", order=10, accepts=self.accepts, lookup=lookup)]
+
+
+async def test_pmid_and_doi_lookups_run_at_once():
+    tool_meta, provider_meta = OverlapMetadata(), OverlapMetadata()
+    async with Runtime(host_with(tool_meta)) as rt:
+        out = await rt.call(TOOL, {"pmids": ["111"], "dois": ["10.1000/b.2"]})
+    async with Runtime(host_with(provider_meta)) as rt:
+        refs = [ArticleRef(key="111", pmid="111"), ArticleRef(key="d", doi="10.1000/b.2")]
+        links = await rt.access_links(refs)
+    assert tool_meta.most == provider_meta.most == 2
+    assert [link["metadataFrom"] for link in out.data["links"]] == ["fakemeta", "fakemeta"]
+    assert q(links["d"])["rft.atitle"] == ["Found by DOI"] and q(links["111"])["rft.atitle"] == [
+        "First article"
+    ]
 
 
 class Broken:

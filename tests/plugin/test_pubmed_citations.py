@@ -188,9 +188,9 @@ async def test_single_style_default_and_aliases(rt, fake):
     out = await rt.call("pubmed_format_citations", {"pmids": [JOURNAL]})
     assert list(out.data["citations"][0]["citations"]) == ["apa"]
     out = await rt.call(
-        "pubmed_format_citations", {"pmids": [JOURNAL], "format": ["NLM", "bibtex", "bibtex"]}
+        "pubmed_format_citations", {"pmids": [JOURNAL], "format": ["NLM", "bibtex", "bibtex", "APA7", "mla9"]}
     )
-    assert list(out.data["citations"][0]["citations"]) == ["vancouver", "bibtex"]
+    assert list(out.data["citations"][0]["citations"]) == ["vancouver", "bibtex", "apa", "mla"]
     out = await rt.call("pubmed_format_citations", {"pmids": ["99999999"]})
     assert out.data["citations"] == [] and "pubmed_search_articles" in out.data["notice"]
 

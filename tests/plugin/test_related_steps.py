@@ -54,6 +54,10 @@ async def _wrong_type() -> Any:
     return ["38961234"]
 
 
+async def _malformed() -> RelatedResult:
+    return RelatedResult(pmids=38961234, total=1)  # type: ignore[arg-type]  # not a list
+
+
 async def _answers() -> RelatedResult:
     return RelatedResult(pmids=["38961234"], total=1, detail="odd list")
 
@@ -108,6 +112,20 @@ async def test_a_provider_answering_the_wrong_type_is_its_plugins_fault(fake):
     odd_report = _report(out, "odd")
     assert odd_report["reason"] == "plugin_error" and odd_report["retryable"] is False
     assert "oddplugin" in odd_report["detail"] and "not a RelatedResult" in odd_report["detail"]
+
+
+async def test_a_malformed_result_is_its_plugins_fault_and_the_next_answers(fake):
+    route_elink(fake, {})
+    odd = Provider(_malformed)
+    epmc = FakeEpmc(RelatedResult(pmids=["36512345"], total=1, detail="Europe PMC citations"))
+    async with runtime(fake, odd, epmc, FakeMeta(KNOWN), OPENALEX_ENABLED="false") as rt:
+        out = await rt.call(TOOL, {"pmid": SOURCE, "relationship": "cited_by"})
+    assert not out.is_error, out.text
+    assert out.data["source"] == "europepmc"
+    odd_report = _report(out, "odd")
+    assert (odd_report["outcome"], odd_report["reason"]) == ("failed", "plugin_error")
+    assert "oddplugin" in odd_report["detail"] and "TypeError" in odd_report["detail"]
+    assert "odd failed (plugin_error)" in out.data["notice"]
 
 
 async def test_a_provider_answering_after_an_empty_one_is_asked_once(fake):

@@ -31,6 +31,7 @@ from unpaywall_fakes import (
 pytestmark = pytest.mark.anyio
 
 DOI = "10.5555/tpi.2021.7"
+OTHER_DOI = "10.9999/terns.2020.17"
 TITLE = "Triose phosphate isomerase deficiency is caused by altered dimerization"
 
 
@@ -41,6 +42,11 @@ async def resolve(rt, *dois: str) -> dict:
 
 def content_requests(fake) -> list[str]:
     return [r.path for r in fake.requests if r.service == CONTENT]
+
+
+def other_pdf(fake, name: str) -> str:
+    """A PDF of another article (it names DOI 10.9999/terns.2020.17), served at ``name``."""
+    return serve(fake, name, article_pdf("Seasonal migration of Arctic terns", OTHER_DOI), "application/pdf")
 
 
 # -- switching on ----------------------------------------------------------------------------------
@@ -158,12 +164,7 @@ async def test_landing_page_that_links_its_pdf(fake, make_runtime):
 
 async def test_page_that_is_another_article_is_refused(fake, make_runtime):
     landing = serve(fake, "wrong", fixture("other_article.html"), "text/html")
-    serve(
-        fake,
-        "terns.pdf",
-        article_pdf("Seasonal migration of Arctic terns", "10.9999/terns.2020.17"),
-        "application/pdf",
-    )
+    other_pdf(fake, "terns.pdf")
     publish(fake, record(DOI, TITLE, [location(landing=landing)]))
     async with make_runtime(**ENV) as rt:
         out = await resolve(rt, DOI)
@@ -173,12 +174,7 @@ async def test_page_that_is_another_article_is_refused(fake, make_runtime):
 
 
 async def test_pdf_naming_another_doi_is_not_the_article(fake, make_runtime):
-    pdf = serve(
-        fake,
-        "x.pdf",
-        article_pdf("Seasonal migration of Arctic terns", "10.9999/terns.2020.17"),
-        "application/pdf",
-    )
+    pdf = other_pdf(fake, "x.pdf")
     publish(fake, record(DOI, TITLE, [location(pdf=pdf)]))
     async with make_runtime(**ENV) as rt:
         out = await resolve(rt, DOI)

@@ -174,6 +174,8 @@ def test_name_details() -> None:
     assert format_citation(a, "vancouver").startswith("Dupont JP, King ML Jr. Effects")
     assert format_citation(a, "mla").startswith("Dupont, Jean-Pierre, and Martin L. King, Jr. ")
     assert "author = {Dupont, Jean-Pierre and King, Jr, Martin L.}" in format_citation(a, "bibtex")
+    ris = format_citation(a, "ris")
+    assert "AU  - Dupont, Jean-Pierre\n" in ris and "AU  - King, Martin L., Jr\n" in ris
 
 
 def test_medline_date_and_season() -> None:
@@ -415,3 +417,5 @@ def test_unknown_style() -> None:
     with pytest.raises(ValueError, match="apa"):
         format_citation(_article(), "chicago")
     assert format_citation(_article(), "NLM") == format_citation(_article(), "vancouver")
+    assert format_citation(_article(), "APA7") == format_citation(_article(), "apa")
+    assert format_citation(_article(), "mla9") == format_citation(_article(), "mla")

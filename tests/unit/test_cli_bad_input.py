@@ -13,7 +13,7 @@ import pytest
 from medlit.core import cli
 from medlit.core.cache import Entry, SqliteCache, cache_setting
 from medlit.core.host import load_host
-from medlit.core.plugin import PluginInfo, SettingSpec, hookimpl
+from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
 from medlit.core.settings import load_settings
 
 
@@ -82,6 +82,17 @@ def test_clearing_a_known_service_or_one_holding_entries_works(sqlite_cache, cap
     assert capsys.readouterr().out.splitlines()[-1] == "  empty"
 
 
+def test_a_service_given_to_cache_stats_is_refused_not_ignored(sqlite_cache, capsys, monkeypatch):
+    def no_host():
+        raise AssertionError("the host was loaded for options that cannot be used")
+
+    monkeypatch.setattr(cli, "_host", no_host)
+    assert run("cache", "stats", "--service", "ncbi") == 2
+    seen = capsys.readouterr()
+    assert seen.out == ""
+    assert seen.err.strip() == "medlit: --service applies to 'cache clear', not 'cache stats'"
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
@@ -130,6 +141,62 @@ def test_a_malformed_setting_fails_the_call_with_exit_2(env, capsys):
     assert run("call", "eutils_einfo", "{}") == 2
     seen = capsys.readouterr()
     assert seen.out == "" and seen.err.startswith("medlit: MEDLIT_TOOLS has 'pubmed_*;rm'")
+
+
+# -- tools --------------------------------------------------------------------------------------
+class Misnamed:
+    """A plugin whose tool names a model that does not exist (found only when it is loaded)."""
+
+    @staticmethod
+    @hookimpl
+    def medlit_plugin_info():
+        return PluginInfo(name="misnamed", title="Misnamed")
+
+    @staticmethod
+    @hookimpl
+    def medlit_tools():
+        return [
+            ToolSpec(
+                name="misnamed_lookup",
+                title="Look up",
+                description="d",
+                input_model=lazy("medlit.core.plugin:NoSuchModel"),
+                output_model=lazy("medlit.core.plugin:ToolOutput"),
+                handler=lazy("asyncio:sleep"),
+            )
+        ]
+
+
+def test_explaining_a_tool_whose_models_do_not_load_names_the_plugin_in_one_line(env, capsys, monkeypatch):
+    monkeypatch.setattr(
+        cli,
+        "load_host",
+        lambda settings: load_host(settings, discover=False, inline=[("misnamed", Misnamed)]),
+    )
+    assert run("tools", "misnamed_lookup") == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("medlit: tool misnamed_lookup (plugin misnamed) cannot be explained: ")
+    assert "'medlit.core.plugin:NoSuchModel' cannot be loaded" in err
+
+
+# -- serve --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bind", ["0.0.0.0", "192.0.2.7", "::"])
+def test_serving_http_on_a_public_address_without_allow_host_is_refused_before_loading(
+    env, capsys, monkeypatch, bind
+):
+    def no_host():
+        raise AssertionError("the host was loaded for a bind that is refused")
+
+    handlers: list[object] = []
+    monkeypatch.setattr(cli, "_host", no_host)
+    monkeypatch.setattr(cli.signal, "signal", lambda *a: handlers.append(a))
+    assert run("serve", "--transport", "http", "--host", bind) == 2
+    seen = capsys.readouterr()
+    assert seen.out == "" and seen.err.count("\n") == 1
+    assert seen.err.startswith(f"medlit: refusing to bind {bind} without --allow-host")
+    assert "--allow-host mcp.example.org" in seen.err
+    assert handlers == []  # refused before the process changed how it answers signals
 
 
 # -- doctor -------------------------------------------------------------------------------------

@@ -38,6 +38,25 @@ def test_plain_text_strips_markup_decodes_entities_and_keeps_abstract_headings()
 
 def test_literal_angle_brackets_survive():
     assert plain_text("IC50 &gt; 10 µM and x &lt;y") == "IC50 > 10 µM and x <y"
+    # Raw, as some answers send them: a comparison is text, not a tag to strip.
+    assert plain_text("Dose <5 mg versus >10 mg in <i>E. coli</i>") == "Dose <5 mg versus >10 mg in E. coli"
+    assert plain_text("c.7271T>G (age <\u200940 years)") == "c.7271T>G (age <\u200940 years)"
+
+
+def test_entity_encoded_markup_is_stripped_like_raw_markup():
+    # Europe PMC sends many titles with their markup entity-encoded (recorded answers below).
+    assert plain_text("m&lt;sup&gt;6&lt;/sup&gt;A and &lt;i&gt;EZH2&lt;/i&gt;") == "m6A and EZH2"
+    assert plain_text("&lt;h4&gt;Aims&lt;/h4&gt;p &amp;lt; 0.05&lt;br/&gt;x") == "Aims: p &lt; 0.05\n\nx"
+
+
+@pytest.mark.parametrize("rel", ["aggregated_1000_results_lite_array.json", "searchPOST_cancer_synonym.json"])
+def test_no_markup_reaches_titles_from_corpus(rel):
+    data = json.loads(corpus_bytes(f"europepmc/search/{rel}"))
+    rows = data if isinstance(data, list) else data["resultList"]["result"]
+    assert "&lt;sup&gt;" in json.dumps(rows)  # the recording does carry encoded markup
+    titles = [r.title for r in map(read_record, rows) if r and r.title]
+    leftovers = [t for t in titles if any(tag in t for tag in ("<i>", "<sup>", "</sup>", "<sub>", "&lt;"))]
+    assert titles and not leftovers
 
 
 # -- records from real answers --------------------------------------------------------------------

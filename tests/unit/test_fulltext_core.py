@@ -211,3 +211,60 @@ async def test_a_switched_off_tier_is_reported_with_its_variable(fake):
     assert un["reason"] == "no-pmc-fallback-disabled"
     assert un["unqueriedTiers"] == ["pdfs"] and un["waitingOn"] == {"pdfs": "PDFS_ENABLED"}
     assert "pdfs (PDFS_ENABLED) is not enabled on this server" in out.data["notice"]
+
+
+class TextByPmid:
+    """Extracted text without a DOI for PMID 21 (which it learns is PMC21); a resolver that finds
+    no PMID for a PMCID."""
+
+    @staticmethod
+    @hookimpl
+    def medlit_plugin_info():
+        return PluginInfo(name="textbypmid", title="Text by PMID")
+
+    @staticmethod
+    @hookimpl
+    def medlit_id_resolvers():
+        async def lookup(refs, ctx):
+            return {r.key: TierResult("miss", "no PMID known") for r in refs}
+
+        return [
+            IdResolver("pmc2pmid", 10, frozenset({"pmcid"}), frozenset({"pmid"}), lookup, "PMCID to PMID")
+        ]
+
+    @staticmethod
+    @hookimpl
+    def medlit_fulltext_tiers():
+        async def fetch(refs, ctx, options):
+            for r in refs:
+                r.pmcid = "PMC21"
+            return {
+                r.key: TierResult("hit", "text", ExtractedTextArticle("words", "pdf-text", "https://t/21"))
+                for r in refs
+            }
+
+        return [FulltextTier("pmidtext", 10, frozenset({"pmid"}), fetch, "text by PMID")]
+
+
+async def test_text_that_cannot_be_shaped_is_unavailable_at_the_step_that_served_it(fake):
+    """No DOI anywhere: the hit cannot become a record. The serving step says so (PMID 21 is
+    folded into PMC21, whose own report held the resolver's miss and the tier's not-attempted)."""
+    settings = load_settings({})
+    host = load_host(settings, discover=False, inline=[("fulltext", fulltext), ("textbypmid", TextByPmid)])
+    async with Runtime(host) as rt:
+        out = await rt.call(TOOL, {"pmids": ["21"], "pmcids": ["PMC21"]})
+    assert not out.is_error, out.text
+    assert out.data["articles"] == [] and out.data["totalReturned"] == 0
+    un = {u["id"]: u for u in out.data["unavailable"]}
+    assert set(un) == {"21", "PMC21"}
+    for entry in un.values():
+        assert entry["reason"] == "parse-failed"
+        assert [(t["tier"], t["outcome"]) for t in entry["triedTiers"]] == [
+            ("pmc2pmid", "miss"),
+            ("pmidtext", "parse-failed"),
+        ]
+        assert "could not be shaped into a record (no DOI" in entry["triedTiers"][1]["detail"]
+    assert (
+        "- pmid 21: **parse-failed** — pmc2pmid: miss (no PMID known); pmidtext: parse-failed "
+        "(the tier's article could not be shaped into a record" in out.text
+    )

@@ -18,6 +18,7 @@ from medlit.core.http import (
     ServiceConfig,
     UpstreamClient,
     parse_retry_after,
+    rate_limit_wait,
     xml_stops_after_prolog,
 )
 from medlit.core.redact import Redactor
@@ -162,6 +163,9 @@ async def test_body_cap(fake, declared):
         with pytest.raises(MedlitError) as info:
             await clients["ncbi"].get("einfo.fcgi")
     assert info.value.reason == "ncbi_response_too_large" and not info.value.retryable
+    said = info.value.message
+    assert said.startswith(clients["ncbi"].config.label) and said.endswith("the 100,000-byte cap")
+    assert ("declared 300,0" in said) == declared
 
 
 async def test_ncbi_error_inside_200_classified(clients, fake):
@@ -254,6 +258,13 @@ def test_retry_after_parsing():
     assert parse_retry_after(None) is None
     assert parse_retry_after("soon") is None
     assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") <= 1  # in the past -> 0
+
+
+def test_a_429_waits_what_it_asks_within_the_cap_or_one_second():
+    assert rate_limit_wait({"Retry-After": "2"}, 30.0) == 2.0
+    assert rate_limit_wait({"Retry-After": "3600"}, 30.0) == 30.0
+    assert rate_limit_wait({"Retry-After": "soon"}, 30.0) == 1.0
+    assert rate_limit_wait({}, 30.0) == 1.0 and rate_limit_wait({}, 0.0) == 0.0
 
 
 def test_prolog_only_detection():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from medlit.core.lazy import Lazy, LazyError, lazy
+from medlit.core.lazy import Lazy, LazyError, lazy, on_access
 from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl
 from medlit.core.server import tool_definitions
 from medlit.core.tool_schemas import SchemaStore, build_schemas
@@ -248,3 +248,13 @@ def test_a_warm_launch_of_the_server_imports_declarations_only(tmp_path):
         and m != "medlit.core.models"  # the ToolInput/ToolOutput bases the contract exports
     ]
     assert heavy == [], heavy
+
+
+def test_exports_on_access_import_once_and_refuse_unknown_names():
+    namespace = {"__name__": "medlit.core.fake_exports", "__package__": "medlit.core"}
+    getattr_ = on_access(namespace, {"lazy": ".lazy", "dumps": "json"})
+    assert getattr_("lazy") is lazy and getattr_("dumps") is json.dumps
+    assert namespace["lazy"] is lazy and namespace["dumps"] is json.dumps  # kept: asked once
+    with pytest.raises(AttributeError) as info:
+        getattr_("nope")
+    assert str(info.value) == "module 'medlit.core.fake_exports' has no attribute 'nope'"

@@ -203,6 +203,15 @@ def test_control_characters_and_long_values_are_cleaned():
     assert q["rft.atitle"][0].startswith("A B C word") and len(q["rft.atitle"][0]) <= kev.MAX_VALUE
 
 
+def test_invisible_characters_inside_words_are_removed_not_spaced():
+    # A soft hyphen or zero-width space splits no word a reader sees: the resolver must get it whole.
+    meta = RecordMetadata(
+        title="\u200bImmuno\u00adtherapy of cancer\u2060s", container_title="\ufeffLan\u200dcet"
+    )
+    q = parse_qs(urlsplit(kev.link(BASE, kev.context_object(meta))).query)
+    assert q["rft.atitle"] == ["Immunotherapy of cancers"] and q["rft.jtitle"] == ["Lancet"]
+
+
 def test_base_query_is_kept_and_fragment_dropped():
     url = kev.link(
         "https://x.primo.exlibrisgroup.com/discovery/openurl?institution=I&vid=I:V#top", [("a", "b")]

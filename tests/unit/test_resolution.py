@@ -32,7 +32,19 @@ from medlit.core.types import ToolContext
 pytestmark = pytest.mark.anyio
 
 
-class FakeTierPlugin:
+class _Named:
+    """A fake plugin named ``self.name``, unconfigured until ``self.required`` is set when given."""
+
+    name: str
+    required: str | None
+
+    @hookimpl
+    def medlit_plugin_info(self):
+        settings = (SettingSpec(self.required, "needed", required=True),) if self.required else ()
+        return PluginInfo(name=self.name, title=self.name, settings=settings)
+
+
+class FakeTierPlugin(_Named):
     """A plugin contributing one tier that answers from ``answers`` (key -> TierResult)."""
 
     def __init__(self, name, tier, order, accepts, answers=None, *, raises=None, delay=0.0, timeout=5.0,
@@ -47,11 +59,6 @@ class FakeTierPlugin:
             learn,
         )
         self.calls = []
-
-    @hookimpl
-    def medlit_plugin_info(self):
-        settings = (SettingSpec(self.required, "needed", required=True),) if self.required else ()
-        return PluginInfo(name=self.name, title=self.name, settings=settings)
 
     @hookimpl
     def medlit_fulltext_tiers(self):
@@ -189,7 +196,7 @@ async def test_doi_found_along_the_way_is_carried_forward():
     assert oa.calls == [["PMC1"]] and res.ref.doi == "10.1/abc"
 
 
-class FakeResolverPlugin:
+class FakeResolverPlugin(_Named):
     """A plugin contributing one ID resolver that fills ids from ``table`` (key -> {kind: value}),
     answering ``hit`` for those and ``outcomes[key]`` (default ``miss``) for the rest."""
 
@@ -200,11 +207,6 @@ class FakeResolverPlugin:
         self.table, self.outcomes = table or {}, outcomes or {}
         self.raises, self.required, self.tiers = raises, required, tiers
         self.calls = []
-
-    @hookimpl
-    def medlit_plugin_info(self):
-        settings = (SettingSpec(self.required, "needed", required=True),) if self.required else ()
-        return PluginInfo(name=self.name, title=self.name, settings=settings)
 
     @hookimpl
     def medlit_id_resolvers(self):
@@ -435,3 +437,38 @@ async def test_a_tiers_own_timeout_is_not_reported_as_the_chains():
     (res,) = (await run_chain([ref("1", pmid="1")], context(own))).resolutions
     assert outcomes(res) == [("t", "service-error")]
     assert "within" not in res.tried[0].detail and "socket read" in res.tried[0].detail
+
+
+async def test_a_hit_folded_in_keeps_its_own_report_of_the_tier():
+    """The tier misses PMC1 and serves PMID 2, learning it is PMC1: the folded article is served by
+    that tier, and its report says hit, not the other ref's miss."""
+    t = FakeTierPlugin("pm", "mirror", 10, {"pmcid", "pmid"}, {"PMC1": TierResult("miss", "not here"), "2": hit()},
+                       learn={"2": {"pmcid": "PMC1"}})  # fmt: skip
+    out = await run_chain([ref("PMC1", pmcid="PMC1"), ref("2", pmid="2")], context(t))
+    (res,) = out.resolutions
+    assert res.ref.requested == ("PMC1", "2") and res.served_by == "mirror"
+    assert outcomes(res) == [("mirror", "hit")]
+
+
+async def test_an_inactive_tier_no_variable_enables_says_why_in_the_hosts_words():
+    """A plugin off for a reason no variable fixes (left out of MEDLIT_LOAD_PLUGINS, failed to
+    load): the step's detail carries the host's account, not only the status."""
+    import types as _t
+
+    async def resolve(refs, ctx, options):
+        raise AssertionError("an inactive tier is never called")
+
+    tier = FulltextTier("t", 10, frozenset({"pmcid"}), resolve, plugin="px")
+    record = _t.SimpleNamespace(
+        status="error", name="px", waiting_on="", detail="failed to load: ImportError: no lxml"
+    )
+    out = await run_chain([ref("PMC1", pmcid="PMC1")], context(), tiers=[(tier, record)], resolvers=[])
+    (res,) = out.resolutions
+    assert res.reason == ALL_SKIPPED and res.waiting_on == {} and res.unqueried == ["t"]
+    assert [a.as_dict() for a in res.tried] == [
+        {
+            "tier": "t",
+            "outcome": "not-attempted",
+            "detail": "plugin 'px' is error (failed to load: ImportError: no lxml)",
+        }
+    ]

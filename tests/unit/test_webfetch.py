@@ -305,3 +305,38 @@ def test_malformed_loopback_flag_is_refused():
 
     with pytest.raises(SettingsError):
         client(loopback=False, MEDLIT_ALLOW_LOOPBACK_CONTENT="perhaps")
+
+
+async def test_a_redirect_without_a_location_is_an_invalid_response(fake):
+    fake.route("content", "nowhere", lambda req: web.Response(status=302))
+    err = await refused(client(), f"{fake.url('content')}/nowhere")
+    assert err.reason == "oa_host_invalid_response"
+    assert "answered HTTP 302 without a Location" in err.message and len(fake.of("content")) == 1
+
+
+async def test_a_429_holds_back_the_next_fetch_from_that_host(fake):
+    import time
+
+    fake.route("content", "busy", lambda req: web.Response(status=429, headers={"Retry-After": "1"}))
+    url = serve(fake, "page")
+    c = client()
+    with pytest.raises(MedlitError) as info:
+        await c.fetch(f"{fake.url('content')}/busy")
+    assert info.value.reason == "oa_host_rate_limited" and "HTTP 429" in info.value.message
+    with pytest.raises(MedlitError) as info:  # the host asked for a second: not before then
+        await c.fetch(url, deadline=time.monotonic() + 0.3)
+    assert info.value.reason == "queue_full" and info.value.retryable
+    started = time.monotonic()
+    resp = await c.fetch(url)
+    await c.aclose()
+    assert resp.body == b"hello" and time.monotonic() - started >= 0.5
+    assert len(fake.of("content", "page")) == 1  # the refused fetch never reached the host
+
+
+async def test_access_denied_and_refused_addresses_say_to_try_another_source(fake):
+    fake.route("content", "paywall", lambda req: web.Response(status=403))
+    denied = await refused(client(), f"{fake.url('content')}/paywall")
+    assert denied.recovery == "The host refused access to this copy; try another source."
+    private = await refused(client(), "http://10.1.2.3/paper.pdf")
+    assert private.reason == "oa_host_address_refused" and "a private address" in private.message
+    assert private.recovery == "The copy is on a host this server may not reach; try another source."

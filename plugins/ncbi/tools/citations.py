@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
@@ -20,7 +20,7 @@ from medlit.core.plugin import (
     fence,
 )
 
-from ..citation_styles import STYLES, correction_notes, format_citation
+from ..citation_styles import STYLE_ALIASES, STYLES, CitationStyle, correction_notes, format_citation
 from ..client import esummary_pubmed, fetch_pubmed
 from ..inputs import Pmids, check_pmids, pmids_field
 from ..parse.citmatch import build_ecitmatch_bdata, parse_ecitmatch
@@ -265,8 +265,7 @@ def render_lookup(out: LookupCitationOutput, args: LookupCitationInput) -> str:
 # ============================================================================ pubmed_format_citations
 
 MAX_FORMAT = 50
-StyleName = Literal["apa", "mla", "vancouver", "bibtex", "ris"]
-_DEFAULT_STYLES: list[StyleName] = ["apa"]
+_DEFAULT_STYLES: list[CitationStyle] = ["apa"]
 NOTICE_TYPES = (
     "RetractionIn",
     "RetractedandRepublishedIn",
@@ -278,7 +277,7 @@ NOTICE_TYPES = (
 
 def _style_schema(schema: dict[str, Any]) -> None:
     """Advertise what the validator accepts: one style as a string (or 'all') or a list of styles."""
-    styles = list(get_args(StyleName))
+    styles = list(STYLES)
     schema.pop("type", None)
     schema.pop("items", None)
     schema["anyOf"] = [
@@ -295,7 +294,7 @@ def _style_schema(schema: dict[str, Any]) -> None:
 
 class FormatCitationsInput(ToolInput):
     pmids: Pmids = pmids_field(MAX_FORMAT, "to cite")
-    format: list[StyleName] = Field(
+    format: list[CitationStyle] = Field(
         default_factory=_DEFAULT_STYLES.copy,
         validation_alias=AliasChoices("format", "styles", "style"),  # what models often send
         description="One style, a list of styles, or 'all'. Example: ['apa', 'bibtex'].",
@@ -320,7 +319,7 @@ class FormatCitationsInput(ToolInput):
             key = str(s).strip().lower()
             if not key:
                 continue
-            key = {"nlm": "vancouver", "apa7": "apa", "mla9": "mla"}.get(key, key)
+            key = STYLE_ALIASES.get(key, key)
             keys = list(STYLES) if key == "all" else [key]
             for k in keys:
                 if k not in STYLES:

@@ -152,23 +152,14 @@ class ESummaryOutput(ToolOutput):
     notice: str | None = None
 
 
+# The PubMed DocSum fields a summary carries under the same names.
+_DOCSUM_FIELDS = set(SummaryRecord.model_fields) - {"uid", "title", "fields"}
+
+
 def _record(db: str, doc: Any) -> SummaryRecord:
     if db == "pubmed":
         p = pubmed_docsum(doc)
-        return SummaryRecord(
-            uid=doc.uid,
-            title=p.title or None,
-            authors=p.authors,
-            journal=p.journal,
-            pub_date=p.pub_date,
-            volume=p.volume,
-            issue=p.issue,
-            pages=p.pages,
-            doi=p.doi,
-            pmcid=p.pmcid,
-            pub_types=p.pub_types,
-            lang=p.lang,
-        )
+        return SummaryRecord(uid=doc.uid, title=p.title or None, **p.model_dump(include=_DOCSUM_FIELDS))
     scalars = {k: v for k, v in doc.fields.items() if isinstance(v, Scalar) and v != ""}
     title = next(
         (str(scalars[k]) for k in ("title", "Title", "name", "Name", "description") if k in scalars), None

@@ -313,6 +313,9 @@ class EGQueryOutput(ToolOutput):
     databases_with_hits: int
     hits: list[DatabaseCount] = Field(description="Databases with records, most first")
     empty_databases: list[str]
+    uncounted: list[DatabaseCount] = Field(
+        default_factory=list, description="Databases whose count failed, with the error in status"
+    )
     degraded: bool = Field(
         False, description="True when counted by the ESearch fallback over a subset of databases"
     )
@@ -371,7 +374,8 @@ async def egquery_tool(args: EGQueryInput, ctx: ToolContext) -> EGQueryOutput:
         databases_searched=len(items),
         databases_with_hits=len(hits),
         hits=hits,
-        empty_databases=[i.db for i in items if not i.count],
+        empty_databases=[i.db for i in items if i.count == 0],
+        uncounted=[i for i in items if i.count is None],
         degraded=degraded_reason is not None,
         degraded_reason=degraded_reason,
     )
@@ -389,6 +393,8 @@ def render_egquery(out: EGQueryOutput, args: EGQueryInput) -> str:
         lines.append(md_table(["Database", "Records"], [[h.db, f"{h.count:,}"] for h in out.hits]))
     if out.empty_databases:
         lines.append("No records: " + ", ".join(out.empty_databases))
+    if out.uncounted:
+        lines.append("Not counted: " + ", ".join(f"{i.db} ({i.status})" for i in out.uncounted))
     lines.append("Search one of them with eutils_esearch.")
     return "\n\n".join(lines)
 
