@@ -18,7 +18,9 @@ with a message saying how to send it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import unquote
 
 from .text import strip_invisible
@@ -158,6 +160,14 @@ def classify(value: str) -> Identifier:
             f"{value!r} is not a PubMed ID, PMC ID or DOI; examples: '33533846', 'PMC9575052', "
             "'10.1038/s41586-020-2649-2'"
         ) from None
+
+
+T = TypeVar("T")
+
+
+def batches(items: Sequence[T], size: int) -> list[list[T]]:
+    """``items`` in consecutive batches of at most ``size`` (an upstream's ids-per-request limit)."""
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
 def split_packed(kind: IdKind, value: str) -> list[str]:

@@ -12,10 +12,18 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from medlit.core.plugin import Response, ToolContext, XMLSyntaxError, errors, parse_xml, upstream_error
+from medlit.core.plugin import (
+    Response,
+    ToolContext,
+    XMLSyntaxError,
+    batches,
+    errors,
+    parse_xml,
+    upstream_error,
+)
 
 from .parse import EpmcRecord, read_record
-from .queries import any_of, chunks
+from .queries import CLAUSES_PER_SEARCH, any_of
 from .service import NAME
 
 ResultType = Literal["idlist", "lite", "core"]
@@ -101,7 +109,7 @@ async def lookup(
     clauses, a page sized for about two records per clause, following the cursor (up to
     ``max_pages`` pages) only while pages come back full."""
     records: list[EpmcRecord] = []
-    for batch in chunks(list(dict.fromkeys(clauses))):
+    for batch in batches(list(dict.fromkeys(clauses)), CLAUSES_PER_SEARCH):
         query, cursor = any_of(batch), "*"
         size = min(MAX_PAGE_SIZE, max(25, 2 * len(batch)))
         for _ in range(max_pages):

@@ -42,10 +42,6 @@ def any_of(clauses: Iterable[str]) -> str:
     return " OR ".join(dict.fromkeys(clauses))
 
 
-def chunks(items: Sequence[str], size: int = CLAUSES_PER_SEARCH) -> list[list[str]]:
-    return [list(items[i : i + size]) for i in range(0, len(items), size)]
-
-
 def with_sources(query: str, sources: Sequence[str]) -> str:
     """``query`` restricted to ``sources`` (all of :data:`SOURCES` still restricts: Europe PMC has
     more sources than the ones we name)."""

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from medlit.core.plugin import MedlitError, Response, ToolContext, errors, upstream_error
+from medlit.core.plugin import MedlitError, Response, ToolContext, batches, errors, upstream_error
 
 from .inputs import HistoryHandle
 from .parse.body import is_json
@@ -110,10 +110,6 @@ def history_params(h: HistoryHandle) -> dict[str, str]:
     return {"WebEnv": h.web_env, "query_key": h.query_key}
 
 
-def chunks(items: list[str], size: int) -> list[list[str]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
 def batch_params(
     base: dict[str, Any],
     batch: int,
@@ -126,7 +122,7 @@ def batch_params(
     """One request's parameters per ``batch``: the ids in groups, or pages of a History set from
     ``retstart`` (never past the set's size when the handle carries it: no request for nothing)."""
     if uids is not None:
-        return [{**base, "id": ",".join(group)} for group in chunks(uids, batch)]
+        return [{**base, "id": ",".join(group)} for group in batches(uids, batch)]
     assert history is not None, "batch_params needs uids or a history handle"
     end = retstart + retmax
     if history.count is not None and retstart < history.count:
@@ -245,7 +241,7 @@ async def efetch(
 async def esummary_pubmed(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, DocSum]:
     """PubMed DocSums (JSON) for ``pmids``, one request per 500; per-id errors are left out."""
     out: dict[str, DocSum] = {}
-    for batch in chunks(list(pmids), ESUMMARY_BATCH):
+    for batch in batches(list(pmids), ESUMMARY_BATCH):
         body, json_mode = await ncbi_json(
             ctx, "esummary.fcgi", {"db": "pubmed", "id": ",".join(batch), "retmode": "json"}
         )
@@ -339,7 +335,7 @@ async def fetch_pubmed(
             cache.popitem(last=False)
 
     missing = [p for p in pmids if p not in found]
-    for batch in chunks(missing, PUBMED_BATCH):
+    for batch in batches(missing, PUBMED_BATCH):
         await run(batch)
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]

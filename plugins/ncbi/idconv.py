@@ -37,6 +37,7 @@ from medlit.core.plugin import (
     MedlitError,
     TierResult,
     ToolContext,
+    batches,
     normalize,
 )
 
@@ -138,7 +139,7 @@ async def convert_ids(ctx: ToolContext, ids: Sequence[str], idtype: IdKind) -> d
         if key not in out:
             order.append(key)
             out[key] = Conversion(key, idtype)
-    batches = [order[i : i + BATCH_SIZE] for i in range(0, len(order), BATCH_SIZE)]
+    groups = batches(order, BATCH_SIZE)
 
     async def one(batch: list[str]) -> None:
         resp = await ctx.client("idconv").get("", {"ids": ",".join(batch), "idtype": idtype}, expect="json")
@@ -146,8 +147,8 @@ async def convert_ids(ctx: ToolContext, ids: Sequence[str], idtype: IdKind) -> d
         for key in batch:
             out[key] = _conversion(key, idtype, matched.get(key))
 
-    if batches:
-        await asyncio.gather(*(one(b) for b in batches))
+    if groups:
+        await asyncio.gather(*(one(b) for b in groups))
     return out
 
 
@@ -179,7 +180,7 @@ async def convert_mixed(
         if (kind, key) not in out:
             order.append((kind, key))
             out[(kind, key)] = Conversion(key, kind)
-    batches = [order[i : i + BATCH_SIZE] for i in range(0, len(order), BATCH_SIZE)]
+    groups = batches(order, BATCH_SIZE)
 
     async def one(batch: list[tuple[IdKind, str]]) -> None:
         try:
@@ -203,8 +204,8 @@ async def convert_mixed(
         for kind, key in batch:
             out[(kind, key)] = _conversion(key, kind, matched.get((kind, key)))
 
-    if batches:
-        await asyncio.gather(*(one(b) for b in batches))
+    if groups:
+        await asyncio.gather(*(one(b) for b in groups))
     return out
 
 

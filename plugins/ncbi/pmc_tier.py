@@ -20,6 +20,7 @@ from medlit.core.plugin import (
     StructuredArticle,
     TierResult,
     ToolContext,
+    batches,
     localname,
     parse_xml,
     read_jats,
@@ -70,8 +71,7 @@ async def resolve_pmc(
     order = list(by_pmcid)
     found: dict[str, FulltextArticle] = {}
     unreadable: dict[str, str] = {}  # pmcid -> why its answer could not be read
-    for start in range(0, len(order), BATCH_SIZE):
-        batch = order[start : start + BATCH_SIZE]
+    for batch in batches(order, BATCH_SIZE):
         # An answer that stays unreadable through the retries fails the request: the chain
         # reports it as this tier's service error (with its reason), not as the articles' fault.
         resp = await ctx.client("ncbi").post(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.plugin import ToolContext, errors, upstream_error
+from medlit.core.plugin import ToolContext, batches, errors, upstream_error
 
 from .parse import Work, WorkList, parse_list, parse_work
 
@@ -88,8 +88,7 @@ async def works_by_ids(ctx: ToolContext, ids: Sequence[str]) -> dict[str, Work]:
     """Works by OpenAlex id, ``OR_LIMIT`` ids per request; ids OpenAlex does not return are absent."""
     wanted = list(dict.fromkeys(ids))
     found: dict[str, Work] = {}
-    for start in range(0, len(wanted), OR_LIMIT):
-        chunk = wanted[start : start + OR_LIMIT]
+    for chunk in batches(wanted, OR_LIMIT):
         page = await _list(ctx, {"filter": "openalex:" + "|".join(chunk), "per_page": str(len(chunk))})
         for work in page.works:
             if work.id:

@@ -198,3 +198,11 @@ def test_tests_cannot_reach_the_network():
 
     with pytest.raises(OSError, match="loopback"):
         socket.create_connection(("93.184.216.34", 443), timeout=1)
+
+
+def test_batches_split_ids_per_request_in_order():
+    from medlit.core.plugin import batches
+
+    assert batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
+    assert batches(("a", "b"), 200) == [["a", "b"]]
+    assert batches([], 3) == []
