@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import shlex
 import shutil
 import signal
 import sys
@@ -249,6 +250,7 @@ class _PluginRow(TypedDict):
     detail: str
     tools: list[str]
     tiers: list[str]
+    contributes: dict[str, list[str]]
     description: str
     settings: list[_SettingRow]
 
@@ -266,6 +268,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
                 "detail": p.detail,
                 "tools": [t.name for t in p.tools],
                 "tiers": [t.name for t in p.tiers],
+                "contributes": p.contributions(),
                 "description": p.info.description if p.info else "",
                 # What a user may set (never the values: some are secrets).
                 "settings": [
@@ -281,8 +284,10 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     for r in rows:
         detail = f" ({r['detail']})" if r["detail"] else ""
         print(f"{r['name']} {r['version']}  [{r['source']}]  {r['status']}{detail}")
-        print(f"  tools: {', '.join(r['tools']) or '-'}")
-        print(f"  tiers: {', '.join(r['tiers']) or '-'}")
+        if not r["contributes"]:
+            print("  contributes: -" if r["status"] != "disabled" else "  contributes: (not read while off)")
+        for label, names in r["contributes"].items():
+            print(f"  {label}s: {', '.join(names)}")
         if r["status"] == "unconfigured":  # say how to configure it
             if r["description"]:
                 print(f"  about: {r['description']}")
@@ -458,15 +463,32 @@ def cmd_config(args: argparse.Namespace) -> int:
     """Print registration snippets with the absolute path of this installation's server command,
     which a desktop host (launched outside your shell) can find."""
     command = shutil.which("medlit-mcp") or os.path.join(os.path.dirname(sys.executable), "medlit-mcp")
-    env = {"NCBI_EMAIL": "you@example.org"}
+    env = config_env(_host())
     entry = {"command": command, "args": [], "env": env}
     print("# Claude Desktop (claude_desktop_config.json) and Cursor (~/.cursor/mcp.json):")
     print(json.dumps({"mcpServers": {"medlit": entry}}, indent=2))
     print("\n# VS Code (.vscode/mcp.json):")
     print(json.dumps({"servers": {"medlit": {"type": "stdio", **entry}}}, indent=2))
     print("\n# Claude Code:")
-    print(f"claude mcp add medlit --env NCBI_EMAIL=you@example.org -- {command}")
+    flags = "".join(f"--env {k}={shlex.quote(v)} " for k, v in env.items())
+    print(f"claude mcp add medlit {flags}-- {command}")
     return 0
+
+
+def config_env(host: Host) -> dict[str, str]:
+    """The ``env`` of a host snippet: every switched-on plugin's required and recommended settings,
+    with its example value (or the value set here, unless it is a secret)."""
+    env: dict[str, str] = {}
+    for p in host.plugins.values():
+        if p.info is None or p.status in ("disabled", "error"):
+            continue
+        for spec in p.info.settings:
+            if not (spec.required or spec.recommended) or spec.name in env:
+                continue
+            current = host.settings.get(spec.name)
+            shown = current if current and not spec.secret else spec.example or spec.default or ""
+            env[spec.name] = shown or f"<{spec.description.split('(')[0].strip().lower()}>"
+    return env
 
 
 def _port(value: str) -> int:
@@ -503,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="medlit",
         description="medlit-mcp: an MCP server for the biomedical literature. Without a command: serve.",
-        epilog="Settings come from the environment (NCBI_EMAIL, NCBI_API_KEY, MEDLIT_TOOLS, ...): see the README.",
+        epilog="Settings come from the environment (MEDLIT_TOOLS, <PLUGIN>_ENABLED, each plugin's own): see the README.",
         formatter_class=fmt,
     )
     parser.add_argument("--version", action="version", version=f"medlit {__version__}")

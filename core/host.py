@@ -4,12 +4,17 @@ Order of work (no I/O, nothing at import time):
 1. every entry point of the ``medlit.plugins`` group is loaded (built-ins are entry points of
    this distribution; a broken third-party plugin is logged and listed as ``error``); a plugin
    left out of ``MEDLIT_LOAD_PLUGINS`` is not even imported;
-2. ``<NAME>_ENABLED=false`` blocks a plugin in the manager before it registers;
-3. each plugin's declarations are collected, checked (records of the right type, async
-   callables) and stamped with its name; its settings are validated;
-4. duplicate tool, tier, service, resolver, provider, resource or prompt names are a startup
+2. ``<NAME>_ENABLED=false`` blocks a plugin in the manager: none of its hooks is ever called;
+3. pluggy registers the others and checks their hooks against the contract: a misspelt hook
+   (``check_pending``) or a module with no marked hook makes that plugin ``error``, naming why;
+4. each plugin's hooks are called through pluggy, that plugin alone (one plugin's failure never
+   stops another's): its identity and settings first, then its declarations, each checked
+   (records of the right type, async and sync callables where the record says) and stamped with
+   its name;
+5. duplicate tool, tier, service, resolver, provider, resource or prompt names are a startup
    error naming both plugins;
-5. each active plugin's services are resolved (base URL override, rate, identification).
+6. each active plugin's services are resolved (base URL override, rate, identification), and the
+   catalog core's own tools describe themselves from is built.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from urllib.parse import urlsplit
 import pluggy
 
 from . import hookspecs
+from .errors import register_kinds
 from .lazy import Lazy, is_async
 from .settings import (
     BASE_URL_PREFIX,
@@ -41,11 +47,14 @@ from .settings import (
 from .tool_schemas import SchemaStore
 from .types import (
     AccessLinkProvider,
+    Catalog,
+    Declared,
     FulltextTier,
     IdResolver,
     MetadataProvider,
     PluginConfig,
     PluginInfo,
+    PluginState,
     PromptSpec,
     RelatedProvider,
     ResourceSpec,
@@ -67,6 +76,54 @@ Source = Literal["builtin", "entry point", "inline"]
 
 class HostError(RuntimeError):
     """A configuration the server must not start with (e.g. two plugins claim one tool)."""
+
+
+class PluginRefused(Exception):
+    """What makes one plugin ``error`` (the others load): its message is the listing's detail."""
+
+
+def _register(pm: pluggy.PluginManager, rec: PluginRecord, obj: Any) -> None:
+    """pluggy checks the plugin's hooks against the contract: signatures at registration, names
+    with ``check_pending`` (a misspelt hook would otherwise be a silent no-op)."""
+    try:
+        pm.register(obj, name=rec.name)
+    except Exception as exc:  # pluggy.PluginValidationError: an argument the hook does not take
+        raise PluginRefused(f"invalid hooks: {exc}") from None
+    if not pm.get_hookcallers(obj):
+        raise PluginRefused(
+            "declares no hook: mark its hook functions with @hookimpl (from medlit.core.plugin)"
+        )
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        unknown = sorted(
+            impl.function.__name__
+            for caller in pm.get_hookcallers(obj) or ()
+            if caller.spec is None
+            for impl in caller.get_hookimpls()
+            if impl.plugin is obj
+        )
+        names = ", ".join(repr(n) for n in unknown) or str(exc)
+        hint = _closest(unknown[0]) if unknown else ""
+        raise PluginRefused(
+            f"declares unknown hook {names}" + (f" (did you mean {hint!r}?)" if hint else "")
+        ) from None
+
+
+def _closest(name: str) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(name, hookspecs.HOOK_NAMES, n=1)
+    return match[0] if match else ""
+
+
+def _failed(pm: pluggy.PluginManager, rec: PluginRecord, obj: Any, detail: str) -> None:
+    rec.status, rec.detail = "error", detail
+    for kind in _KINDS:  # nothing of a broken plugin is served
+        setattr(rec, kind.attr, [])
+    if pm.is_registered(obj):
+        pm.unregister(obj)
+    log.error("plugin %s refused: %s", rec.name, detail)
 
 
 @dataclass
@@ -94,6 +151,19 @@ class PluginRecord:
     def active(self) -> bool:
         return self.status == "active"
 
+    @property
+    def state(self) -> PluginState:
+        return PluginState(self.name, self.status, self.detail, self.waiting_on)
+
+    def contributions(self) -> dict[str, list[str]]:
+        """Every declaration by kind label, named (``{"tool": [...], "full-text tier": [...]}``)."""
+        out: dict[str, list[str]] = {}
+        for kind in _KINDS:
+            names = [str(getattr(r, kind.key)) for r in getattr(self, kind.attr)]
+            if names:
+                out[kind.label] = names
+        return out
+
 
 @dataclass(frozen=True)
 class ServiceRecord:
@@ -117,6 +187,7 @@ class Host:
     plugins: dict[str, PluginRecord]
     services: dict[str, ServiceRecord] = field(default_factory=dict)  # active plugins' services
     schema_store: SchemaStore = field(default_factory=lambda: SchemaStore(None))
+    catalog: Catalog = field(default_factory=Catalog)
 
     def tool_schemas(self, spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
         """A tool's input and output schemas, from the schema store when its models are lazy."""
@@ -164,44 +235,38 @@ class Host:
     def prompts(self) -> dict[str, PromptSpec]:
         return {r.name: r for p in self.plugins.values() if p.active for r in p.prompts}
 
-    def tiers(self) -> list[tuple[FulltextTier, PluginRecord]]:
-        """Every declared tier with its plugin (inactive ones too: they report ``not-attempted``),
-        ordered by ``order`` after environment overrides."""
-        out = [(t, p) for p in self.plugins.values() if p.status != "error" for t in p.tiers]
-        return sorted(out, key=lambda tp: (self.tier_order(tp[0]), tp[0].name))
-
     def tier_order(self, tier: FulltextTier) -> int:
         raw = self.settings.get(f"{TIER_ORDER_PREFIX}{env_name(tier.name)}")
         return tier.order if raw is None else int(raw)  # validated by load_settings
 
-    def id_link(self, kind: str, value: str | None) -> str | None:
-        """A record's landing page from the first active plugin declaring one for ``kind``."""
-        if not value:
-            return None
-        for p in self.plugins.values():
-            template = p.info.id_links.get(kind) if p.active and p.info else None
-            if template:
-                return template.replace("{id}", value)
-        return None
+    def build_catalog(self) -> Catalog:
+        """What core's own tools describe themselves from and run: every switched-on plugin's
+        steps in order (those of a plugin waiting on a setting too: they report why they were not
+        asked), the active providers, the served tools and the declared landing pages."""
+        live = [p for p in self.plugins.values() if p.status in ("active", "unconfigured")]
+        active = [p for p in live if p.active]
 
-    def metadata_providers(self) -> list[MetadataProvider]:
-        """Active plugins' metadata providers, by ``order``."""
-        out = [m for p in self.plugins.values() if p.active for m in p.metadata]
-        return sorted(out, key=lambda m: (m.order, m.name))
+        def declared(attr: str) -> list[Declared[Any]]:
+            return [Declared(r, p.state) for p in live for r in getattr(p, attr)]
 
-    def access_link_providers(self) -> list[AccessLinkProvider]:
-        """Active plugins' access-link providers, by ``order``."""
-        out = [a for p in self.plugins.values() if p.active for a in p.access_links]
-        return sorted(out, key=lambda a: (a.order, a.name))
-
-    def resolvers(self) -> list[tuple[IdResolver, PluginRecord]]:
-        """Every declared ID resolver with its plugin (inactive ones too), by ``order``."""
-        out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.resolvers]
-        return sorted(out, key=lambda rp: (rp[0].order, rp[0].name))
-
-    def related_providers(self) -> list[tuple[RelatedProvider, PluginRecord]]:
-        out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.related]
-        return sorted(out, key=lambda rp: (rp[0].order, rp[0].name))
+        tiers = sorted(declared("tiers"), key=lambda d: (self.tier_order(d.record), d.record.name))
+        resolvers = sorted(declared("resolvers"), key=lambda d: (d.record.order, d.record.name))
+        related = sorted(declared("related"), key=lambda d: (d.record.order, d.record.name))
+        links: dict[str, str] = {}
+        for p in active:
+            for kind, template in (p.info.id_links if p.info else {}).items():
+                links.setdefault(kind, template)
+        return Catalog(
+            tiers=tuple(tiers),
+            resolvers=tuple(resolvers),
+            related=tuple(related),
+            metadata=tuple(sorted((m for p in active for m in p.metadata), key=lambda m: (m.order, m.name))),
+            access_links=tuple(
+                sorted((a for p in active for a in p.access_links), key=lambda a: (a.order, a.name))
+            ),
+            tools={name: t.capabilities for name, t in self.tools.items()},
+            id_links=links,
+        )
 
     def plugin_settings(self, name: str) -> dict[str, str | None]:
         record = self.plugins.get(name)
@@ -235,19 +300,18 @@ def _plugin_config(info: PluginInfo, settings: Settings) -> dict[str, str | None
     return {s.name: settings.get(s.name) or s.default for s in info.settings}
 
 
-def _declared(obj: Any, hook: str) -> Any:
-    """Call a plugin's hook function directly: one plugin's failure must not stop the others,
-    which pluggy's hook calls would do (they run every impl in one loop)."""
-    fn = getattr(obj, hook, None)
-    if fn is None or not callable(fn):
-        return None
-    return fn()
+def _call(pm: pluggy.PluginManager, obj: Any, hook: str) -> Any:
+    """One plugin's answer to a hook, called through pluggy for that plugin alone: pluggy runs a
+    hook's impls in one loop, where one plugin's exception would stop every other's."""
+    others = [p for p in pm.get_plugins() if p is not obj]
+    answers = pm.subset_hook_caller(hook, remove_plugins=others)()
+    return answers[0] if answers else None
 
 
 class _Kind(NamedTuple):
     """A record kind: the :class:`PluginRecord` list it fills, the hook declaring it, its type, its
-    name in errors, the attribute unique across plugins, its async callables (a sync one would
-    only fail at its first call) and its model fields."""
+    name in errors, the attribute unique across plugins, its async callables and its sync ones (a
+    wrong one would only fail at its first call) and its model fields."""
 
     attr: str
     hook: str
@@ -256,12 +320,19 @@ class _Kind(NamedTuple):
     key: str = "name"
     calls: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
+    syncs: tuple[str, ...] = ()
 
 
 _KINDS = (
-    _Kind("services", "medlit_services", ServiceSpec, "service"),
+    _Kind("services", "medlit_services", ServiceSpec, "service", syncs=("inspect",)),
     _Kind(
-        "tools", "medlit_tools", ToolSpec, "tool", calls=("handler",), models=("input_model", "output_model")
+        "tools",
+        "medlit_tools",
+        ToolSpec,
+        "tool",
+        calls=("handler",),
+        models=("input_model", "output_model"),
+        syncs=("render", "describe"),
     ),
     _Kind("tiers", "medlit_fulltext_tiers", FulltextTier, "full-text tier", calls=("resolve",)),
     _Kind("resolvers", "medlit_id_resolvers", IdResolver, "ID resolver", calls=("resolve",)),
@@ -271,16 +342,16 @@ _KINDS = (
     ),
     _Kind("related", "medlit_related_providers", RelatedProvider, "related provider", calls=("resolve",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
-    _Kind("prompts", "medlit_prompts", PromptSpec, "prompt"),
+    _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
 )
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-def _stamped(obj: Any, kind: _Kind, plugin: str) -> list[Any]:
+def _stamped(pm: pluggy.PluginManager, obj: Any, kind: _Kind, plugin: str) -> list[Any]:
     """A hook's records, each checked for its type (a wrong one would only fail later, at a call)
     and stamped with the plugin that declared it."""
     out = []
-    for item in _declared(obj, kind.hook) or ():
+    for item in _call(pm, obj, kind.hook) or ():
         if not isinstance(item, kind.type):
             raise HostError(f"{kind.hook}() returned a {type(item).__name__}, not a {kind.type.__name__}")
         _check_record(item, kind)
@@ -294,7 +365,15 @@ def _check_record(item: Any, kind: _Kind) -> None:
         ref = getattr(item, f.name)
         if isinstance(ref, Lazy):  # checked when first resolved; the error will name its owner
             ref.owner = f"{label} {f.name}"
-            ref.expect = "model" if f.name in kind.models else "async" if f.name in kind.calls else "callable"
+            ref.expect = (
+                "model"
+                if f.name in kind.models
+                else "async"
+                if f.name in kind.calls
+                else "sync"
+                if f.name in kind.syncs
+                else "callable"
+            )
     for attr in kind.calls:
         fn = getattr(item, attr)
         if isinstance(fn, Lazy):
@@ -303,24 +382,45 @@ def _check_record(item: Any, kind: _Kind) -> None:
             raise HostError(
                 f"{label} has a {attr} that is not an async function (declare it with `async def`)"
             )
+    for attr in kind.syncs:
+        _check_sync(label, attr, getattr(item, attr))
     if isinstance(item, ServiceSpec):
+        for attr in ("rate", "identify", "headers"):
+            if callable(getattr(item, attr)):
+                _check_sync(label, attr, getattr(item, attr))
+        for rule in item.records:
+            for attr in ("split", "join", "normalize"):
+                _check_sync(f"{label} record rule {rule.scope!r}", attr, getattr(rule, attr))
         if not _NAME.match(item.name):
             raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
         if urlsplit(item.base_url).scheme not in ("http", "https"):
             raise HostError(f"service {item.name!r} has base_url {item.base_url!r}, not an http(s) URL")
 
 
-def _collect(record: PluginRecord, obj: Any) -> None:
-    info = _declared(obj, "medlit_plugin_info")
+def _check_sync(label: str, attr: str, fn: Any) -> None:
+    """A sync slot (called inline by the host) must not hold an ``async def``: its coroutine would
+    never run."""
+    if fn is None or isinstance(fn, Lazy):
+        return
+    if not callable(fn) or is_async(fn):
+        raise HostError(f"{label} has a {attr} that must be a plain (sync) function, not async or a value")
+
+
+def _identify(pm: pluggy.PluginManager, record: PluginRecord, obj: Any) -> None:
+    info = _call(pm, obj, "medlit_plugin_info")
     if not isinstance(info, PluginInfo):
         raise HostError(f"plugin {record.name!r} has no medlit_plugin_info() returning PluginInfo")
     if info.name != record.name:
         raise HostError(f"plugin registered as {record.name!r} calls itself {info.name!r}")
+    _check_sync(f"plugin {record.name!r} PluginInfo", "check_settings", info.check_settings)
     record.info = info
     record.version = record.version or info.version
     record.origin = str(getattr(obj, "__file__", None) or "")
+
+
+def _collect(pm: pluggy.PluginManager, record: PluginRecord, obj: Any) -> None:
     for kind in _KINDS:
-        setattr(record, kind.attr, _stamped(obj, kind, record.name))
+        setattr(record, kind.attr, _stamped(pm, obj, kind, record.name))
 
 
 def _check_duplicates(records: Iterable[PluginRecord]) -> None:
@@ -366,21 +466,25 @@ def _check_setting(spec: SettingSpec, value: str) -> None:
         raise HostError(f"{spec.name}={shown} {problem}")
 
 
-def _status(record: PluginRecord, settings: Settings) -> None:
+def _switched_off(record: PluginRecord, settings: Settings) -> bool:
+    """``<NAME>_ENABLED=false``: decided before any of the plugin's hooks runs."""
     var = enabled_var(record.name)
     try:
         enabled = settings.enabled_flag(record.name)
-    except SettingsError as exc:
+    except SettingsError as exc:  # a malformed switch stops start-up
         raise HostError(str(exc)) from None
+    if not enabled:
+        record.status, record.waiting_on = "disabled", var
+        record.detail = f"switched off by {var}=false"
+    return not enabled
+
+
+def _status(record: PluginRecord, settings: Settings) -> None:
     assert record.info is not None
     for spec in record.info.settings:
         value = settings.get(spec.name)
         if value is not None:
             _check_setting(spec, value)
-    if not enabled:
-        record.status, record.waiting_on = "disabled", var
-        record.detail = f"switched off by {var}=false"
-        return
     record.missing = [s.name for s in record.info.settings if s.required and not settings.get(s.name)]
     if record.missing:
         record.status, record.waiting_on = "unconfigured", record.missing[0]
@@ -459,7 +563,7 @@ def settings_var_for(service: str) -> str:
     return f"{BASE_URL_PREFIX}{env_name(service)}"
 
 
-def _describe(records: Iterable[PluginRecord], host: Host) -> None:
+def _describe(records: Iterable[PluginRecord], catalog: Catalog) -> None:
     """Tools whose description depends on what is installed get it now, once."""
     for p in records:
         if p.status == "error":
@@ -467,7 +571,7 @@ def _describe(records: Iterable[PluginRecord], host: Host) -> None:
         for i, tool in enumerate(p.tools):
             if tool.describe is not None:
                 try:
-                    text = tool.describe(host)
+                    text = tool.describe(catalog)
                 except Exception as exc:
                     raise HostError(
                         f"plugin {p.name}: tool {tool.name} could not describe itself: {exc}"
@@ -537,21 +641,25 @@ def load_host(
         candidates.append((rec, obj))
 
     for rec, obj in candidates:
+        if _switched_off(rec, settings):
+            pm.set_blocked(rec.name)  # never registered: none of its hooks runs
+            continue
         try:
-            _collect(rec, obj)
+            _register(pm, rec, obj)
+            _identify(pm, rec, obj)
+        except PluginRefused as exc:
+            _failed(pm, rec, obj, str(exc))
+            continue
+        except Exception as exc:  # a broken plugin is listed, never fatal
+            _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
+            continue
+        _status(rec, settings)  # a malformed setting value stops start-up (HostError)
+        try:
+            _collect(pm, rec, obj)
+            if rec.info is not None:
+                register_kinds(rec.info.error_kinds, f"plugin {rec.name}")
         except Exception as exc:  # a plugin whose declarations fail is listed, not fatal
-            rec.status, rec.detail = "error", f"failed to initialise: {type(exc).__name__}: {exc}"
-            log.error("plugin %s failed: %s", rec.name, rec.detail)
-            continue
-        _status(rec, settings)  # a malformed <NAME>_ENABLED value is a startup error
-        if rec.status == "disabled":
-            pm.set_blocked(rec.name)
-            continue
-        try:
-            pm.register(obj, name=rec.name)  # validates hook names and signatures
-        except Exception as exc:
-            rec.status, rec.detail = "error", f"invalid hooks: {exc}"
-            log.error("plugin %s refused: %s", rec.name, rec.detail)
+            _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
     _check_duplicates(records.values())
     if allow is not None:
         unknown = sorted(allow - set(records))
@@ -565,5 +673,6 @@ def load_host(
         raise HostError(str(exc)) from None
     host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
     host.services = _services(records.values(), settings)
-    _describe(records.values(), host)
+    host.catalog = host.build_catalog()
+    _describe(records.values(), host.catalog)
     return host

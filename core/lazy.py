@@ -14,7 +14,7 @@ import inspect
 import re
 import threading
 from collections.abc import Callable, Mapping, MutableMapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 _REF = re.compile(r"^(\.*[A-Za-z_][\w.]*|\.+):[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$")
 _lock = threading.RLock()  # re-entrant: a module imported here may resolve another reference
@@ -24,11 +24,15 @@ class LazyError(Exception):
     """A lazy reference that does not name what its record needs (the plugin's bug)."""
 
 
-class Lazy:
+T = TypeVar("T")
+
+
+class Lazy(Generic[T]):
     """An object imported on first use. Calling it calls the target: an async target returns its
     coroutine, so a ``Lazy`` stands wherever a record takes a callable. The host records what the
     slot needs (``expect``: ``"async"``, ``"callable"`` or ``"model"``) and who declared it
-    (``owner``), and the first resolution checks it, naming the plugin in the error."""
+    (``owner``), and the first resolution checks it, naming the plugin in the error. ``"sync"``
+    slots are called inline (a render, a describe): an async target there is refused."""
 
     __slots__ = ("_target", "expect", "owner", "ref")
 
@@ -36,21 +40,23 @@ class Lazy:
         self.ref = ref
         self.expect = "callable"
         self.owner = ""
-        self._target: Any = None
+        self._target: T | None = None
 
     @property
     def loaded(self) -> bool:
         return self._target is not None
 
-    def resolve(self) -> Any:
-        if self._target is not None:
-            return self._target
-        with _lock:  # two threads importing one module is safe; checking it once is tidier
-            if self._target is None:
-                self._target = self._load()
-        return self._target
+    def resolve(self) -> T:
+        target = self._target
+        if target is None:
+            with _lock:  # two threads importing one module is safe; checking it once is tidier
+                if self._target is None:
+                    self._target = self._load()
+                target = self._target
+        assert target is not None
+        return target
 
-    def _load(self) -> Any:
+    def _load(self) -> T:
         module, _, attr = self.ref.partition(":")
         where = f"{self.owner}: " if self.owner else ""
         try:
@@ -68,10 +74,14 @@ class Lazy:
             raise LazyError(f"{where}{self.ref!r} is not callable")
         elif self.expect == "async" and not is_async(obj):
             raise LazyError(f"{where}{self.ref!r} is not an async function (declare it with `async def`)")
-        return obj
+        elif self.expect == "sync" and is_async(obj):
+            raise LazyError(f"{where}{self.ref!r} is async, but its slot is called inline: make it a plain def")
+        loaded: T = obj
+        return loaded
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*args, **kwargs)
+        target: Any = self.resolve()
+        return target(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"lazy({self.ref!r})"
@@ -83,11 +93,12 @@ class Lazy:
         return hash(self.ref)
 
 
-def lazy(ref: str, package: str | None = None) -> Any:
+def lazy(ref: str, package: str | None = None) -> Lazy[Any]:
     """``lazy("medlit.plugins.x.tool:Input")``, or relative to ``package`` (pass ``__name__``
     from a package's ``__init__``): ``lazy(".tool:Input", __name__)``. Nothing is imported until
-    the first use; a malformed reference is refused at once. Typed ``Any`` so it fits any record
-    field that takes a callable or a model."""
+    the first use; a malformed reference is refused at once. A :class:`Lazy` is callable, so it
+    fits every callable slot of a record; model slots accept it by type (``type[BaseModel] |
+    Lazy[type[BaseModel]]``), and no other field does."""
     if not isinstance(ref, str) or not _REF.match(ref):
         raise LazyError(f"lazy reference {ref!r} is not 'package.module:attribute'")
     module, _, attr = ref.partition(":")
@@ -98,7 +109,7 @@ def lazy(ref: str, package: str | None = None) -> Any:
     return Lazy(f"{module}:{attr}")
 
 
-def resolved(obj: Any) -> Any:
+def resolved(obj: T | Lazy[T]) -> T:
     """The object itself, or what a :class:`Lazy` names (imported now)."""
     return obj.resolve() if isinstance(obj, Lazy) else obj
 

@@ -1,58 +1,25 @@
-"""Everything a plugin imports: the hook marker, the records, base models, rendering, identifiers,
-hardened XML, the JATS reader and the error helpers. Plugins import from here alone (never from
-other ``medlit.core`` modules, pluggy or the MCP SDK); what a plugin needs and lacks belongs here.
+"""The plugin contract: everything a plugin declares and what its callables receive and return.
+
+A plugin imports from here and from :mod:`medlit.core.kit` (the helpers: identifiers, text,
+XML and JATS reading, rendering, budgets) and from nowhere else in ``medlit.core``, never pluggy
+or the MCP SDK. The hooks are documented in :mod:`medlit.core.hookspecs`; ``docs/plugins.md``
+walks through a whole plugin. Keep this list short (a test holds it to 50 names): a helper that
+is not part of the contract belongs in the kit.
 """
 
-from typing import TYPE_CHECKING
-
 from . import errors
-from .budget import BudgetSplit, Deferred, apply_budget, json_size
-from .errors import (
-    ArgumentError,
-    MedlitError,
-    error_kind,
-    invalid_argument,
-    plugin_fault,
-    queue_full,
-    upstream_error,
-)
+from .context import ApiClient, OpenWebClient, ToolContext
+from .errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
 from .hookspecs import hookimpl
-from .http import Repeated, Response, UpstreamClient, call_deadline
-from .identifiers import (
-    FIELD_OF,
-    ID_KINDS,
-    Identifier,
-    IdentifierError,
-    batches,
-    classify,
-    normalize,
-    normalize_doi,
-    normalize_orcid,
-    normalize_pmcid,
-    normalize_pmid,
-    parse_list,
-    split_packed,
-)
-from .lazy import lazy, on_access
-from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
-from .models import (
-    RESPONSE_FORMAT_FIELD,
-    DeferredIds,
-    ResponseFormat,
-    ToolInput,
-    ToolOutput,
-    cap_text,
-)
-from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
-from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
+from .http import Response
+from .lazy import lazy
+from .models import ToolInput, ToolOutput
 from .types import (
-    DAY,
-    HOUR,
-    MINUTE,
     AccessLinkProvider,
     ArticleRef,
     CacheRule,
-    ContentFormat,
+    Capability,
+    Catalog,
     ExtractedTextArticle,
     FulltextTier,
     IdKind,
@@ -61,10 +28,8 @@ from .types import (
     PluginConfig,
     PluginInfo,
     Probe,
-    Progress,
     PromptArgument,
     PromptSpec,
-    RecordKind,
     RecordMetadata,
     RecordRule,
     RelatedKind,
@@ -75,129 +40,58 @@ from .types import (
     ServiceSpec,
     SettingSpec,
     StructuredArticle,
-    TierOutcomeKind,
-    TierPayload,
+    TierOptions,
     TierResult,
-    ToolContext,
     ToolSpec,
 )
-from .webfetch import WebClient, WebResponse
-from .xml import XMLRefused, localname, parse_xml, text_of
+from .webfetch import WebResponse
 
-if TYPE_CHECKING:
-    from .jats import read_jats
-    from .jats_models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
-    from .xml import XMLSyntaxError
-
-# Exports whose modules are heavy (the JATS reader and its models, lxml), imported on first access so
-# that a plugin's declarations import nothing a session may never need.
-_ON_ACCESS = {
-    "read_jats": ".jats",
-    "FulltextArticle": ".jats_models",
-    "UNEXTRACTABLE_REASONS": ".jats_models",
-    "UnextractableReason": ".jats_models",
-    "XMLSyntaxError": ".xml",  # lxml's class: lxml loads with the first document
-}
-
-
-__getattr__ = on_access(globals(), _ON_ACCESS)
-
-
-__all__ = [
-    "DAY",
-    "FIELD_OF",
-    "HOUR",
-    "ID_KINDS",
-    "INVISIBLE",
-    "INVISIBLE_CHARS",
-    "MINUTE",
-    "RESPONSE_FORMAT_FIELD",
-    "TEXT_LIMIT",
-    "UNEXTRACTABLE_REASONS",
-    "AccessLinkProvider",
-    "ArgumentError",
-    "ArticleRef",
-    "BudgetSplit",
-    "CacheRule",
-    "ContentFormat",
-    "Deferred",
-    "DeferredIds",
-    "ExtractedTextArticle",
-    "FulltextArticle",
-    "FulltextTier",
-    "IdKind",
-    "IdResolver",
-    "Identifier",
-    "IdentifierError",
-    "MedlitError",
-    "MetadataProvider",
-    "PluginConfig",
+__all__ = [  # noqa: RUF022  (grouped by role, not sorted)
+    # declaring
+    "hookimpl",
+    "lazy",
     "PluginInfo",
-    "Probe",
-    "Progress",
-    "PromptArgument",
-    "PromptSpec",
-    "RecordKind",
-    "RecordMetadata",
-    "RecordRule",
-    "RelatedKind",
-    "RelatedProvider",
-    "RelatedQuery",
-    "RelatedResult",
-    "Repeated",
-    "ResourceSpec",
-    "Response",
-    "ResponseFormat",
-    "Scripts",
-    "ServiceSpec",
     "SettingSpec",
-    "StructuredArticle",
-    "TierOutcomeKind",
-    "TierPayload",
-    "TierResult",
+    "ErrorKind",
+    "ServiceSpec",
+    "Probe",
+    "CacheRule",
+    "RecordRule",
+    "ToolSpec",
+    "Capability",
+    "FulltextTier",
+    "IdResolver",
+    "MetadataProvider",
+    "AccessLinkProvider",
+    "RelatedProvider",
+    "ResourceSpec",
+    "PromptSpec",
+    "PromptArgument",
+    # what the callables receive and return
     "ToolContext",
+    "ApiClient",
+    "OpenWebClient",
+    "Response",
+    "WebResponse",
+    "PluginConfig",
+    "Catalog",
     "ToolInput",
     "ToolOutput",
-    "ToolSpec",
-    "UnextractableReason",
-    "UpstreamClient",
-    "WebClient",
-    "WebResponse",
-    "XMLRefused",
-    "XMLSyntaxError",
-    "apply_budget",
-    "as_json",
-    "batches",
-    "call_deadline",
-    "cap",
-    "cap_text",
-    "classify",
-    "defuse",
-    "error_kind",
+    "ArticleRef",
+    "IdKind",
+    "TierOptions",
+    "TierResult",
+    "StructuredArticle",
+    "ExtractedTextArticle",
+    "RelatedQuery",
+    "RelatedKind",
+    "RelatedResult",
+    "RecordMetadata",
+    # errors
+    "MedlitError",
+    "ArgumentError",
     "errors",
-    "fence",
-    "flatten_mathml",
-    "hookimpl",
     "invalid_argument",
-    "json_size",
-    "lazy",
-    "localname",
-    "md_escape_cell",
-    "md_table",
-    "normalize",
-    "normalize_doi",
-    "normalize_orcid",
-    "normalize_pmcid",
-    "normalize_pmid",
-    "parse_list",
-    "parse_xml",
-    "plugin_fault",
-    "queue_full",
-    "read_jats",
-    "split_packed",
-    "strip_invisible",
-    "text_of",
-    "to_subscript",
-    "to_superscript",
     "upstream_error",
+    "plugin_fault",
 ]

@@ -1,11 +1,11 @@
 """The full-text resolution chain: runs the tiers and ID resolvers plugins declare, in order, and
 reports every step.
 
-The chain knows no tier or resolver by name. It takes the tiers from ``host.tiers()`` (sorted by
-``order`` after ``MEDLIT_TIER_ORDER_<NAME>`` overrides) and the resolvers from
-``host.resolvers()``, folds refs that name one article, and for each tier in turn:
+The chain knows no tier or resolver by name. It takes the tiers from the catalog (sorted by
+``order`` after ``MEDLIT_TIER_ORDER_<NAME>`` overrides) and the resolvers from it too, folds refs
+that name one article, and for each tier in turn:
 
-- a tier whose plugin is not active (switched off, unconfigured) is ``not-attempted`` for every
+- a tier whose plugin is not active (unconfigured: waiting on a setting) is ``not-attempted`` for every
   unresolved article, with a detail naming the variable it waits on; when the article carries
   an identifier that tier accepts, or one a declared resolver could turn into such an identifier,
   the tier is listed in ``unqueried`` (a deployment with it configured might serve the article);
@@ -19,9 +19,10 @@ The chain knows no tier or resolver by name. It takes the tiers from ``host.tier
   ``service-error`` for exactly those articles and the chain goes on. An article it still cannot
   be asked about is ``not-attempted`` for it.
 
-Steps may fill in identifiers on the :class:`ArticleRef` they are given (a DOI read from a
-front-matter-only record is carried to later tiers). After the last tier every article is
-either a hit (its payload stamped with the tier that served it) or has an ``unavailable``
+Steps never change the :class:`ArticleRef` they are given: they report the ids they learn in
+``TierResult.ids`` (a DOI read from a front-matter-only record), which the chain carries to later
+steps. After the last tier every article is either a hit (its payload stamped with the tier that
+served it, the tier's source label and the record ids it declares) or has an ``unavailable``
 reason: the most specific signal any step reported.
 """
 
@@ -31,75 +32,39 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 from . import errors as E
+from .context import ToolContext
 from .errors import MedlitError
 from .identifiers import ID_KINDS
 from .types import (
+    NO_SOURCE_ENABLED,
+    OUTCOME_REASONS,
     ArticleRef,
+    Declared,
     ExtractedTextArticle,
     FulltextTier,
     IdResolver,
+    PluginState,
     StructuredArticle,
+    TierOptions,
     TierOutcomeKind,
     TierResult,
-    ToolContext,
+    UnavailableReason,
 )
 
 log = logging.getLogger("medlit.resolution")
 
 OUTCOMES: frozenset[str] = frozenset(get_args(TierOutcomeKind))
+REASON_OF: dict[TierOutcomeKind, UnavailableReason] = dict(OUTCOME_REASONS)
+SPECIFICITY: tuple[UnavailableReason, ...] = tuple(reason for _, reason in OUTCOME_REASONS)
 
-# -- the vocabulary: a step's outcome (TierOutcomeKind, core/types.py) -> the ``unavailable``
-#    reason it stands for. The values are the tool's published output vocabulary: they keep
-#    their historical spellings (two name the sources they were first written for).
-UnavailableReason = Literal[
-    "not-found",
-    "no-pmc-fallback-disabled",
-    "no-epmc-fulltext",
-    "no-body",
-    "no-doi",
-    "doi-lookup-failed",
-    "no-oa",
-    "fetch-failed",
-    "parse-failed",
-    "service-error",
-]
-REASON_OF: dict[TierOutcomeKind, UnavailableReason] = {
-    "miss": "not-found",
-    "no-fulltext": "no-epmc-fulltext",
-    "no-body": "no-body",
-    "no-doi": "no-doi",
-    "doi-lookup-failed": "doi-lookup-failed",
-    "no-oa": "no-oa",
-    "fetch-failed": "fetch-failed",
-    "parse-failed": "parse-failed",
-    "service-error": "service-error",
-}
-# Most specific first: a settled fact about the record (it exists but has no body; it has no
-# open-access copy) beats a failure, a transient failure beats a "not found" that a failing
-# step might have contradicted.
-SPECIFICITY: tuple[UnavailableReason, ...] = (
-    "no-body",
-    "no-oa",
-    "no-epmc-fulltext",
-    "parse-failed",
-    "fetch-failed",
-    "service-error",
-    "doi-lookup-failed",
-    "no-doi",
-    "not-found",
-)
-# No step could be asked about the article (every source that might serve it is off).
-ALL_SKIPPED: UnavailableReason = "no-pmc-fallback-disabled"
-
-# One vocabulary: every outcome but these two has a reason, every reason is ranked.
-assert set(REASON_OF) == OUTCOMES - {"hit", "not-attempted"}, "REASON_OF must cover every outcome"
-assert {*SPECIFICITY, ALL_SKIPPED} == set(get_args(UnavailableReason)), "SPECIFICITY must rank every reason"
-assert set(REASON_OF.values()) <= set(SPECIFICITY)
+# One vocabulary (core/types.py): every outcome but these two has a reason, every reason is ranked.
+assert set(REASON_OF) == OUTCOMES - {"hit", "not-attempted"}, "OUTCOME_REASONS must cover every outcome"
+assert {*SPECIFICITY, NO_SOURCE_ENABLED} == set(get_args(UnavailableReason)), "every reason is ranked"
 
 
 @dataclass
@@ -195,11 +160,11 @@ def _groups(refs: Sequence[ArticleRef]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _absorb(target: ArticleRef, other: ArticleRef) -> None:
-    for kind in ID_KINDS:
-        if getattr(target, kind) is None and getattr(other, kind):
-            setattr(target, kind, getattr(other, kind))
-    target.requested = target.requested + tuple(r for r in other.requested if r not in target.requested)
+def _absorb(target: ArticleRef, other: ArticleRef) -> ArticleRef:
+    """``target`` with the ids it lacks from ``other`` and both refs' spellings."""
+    merged = target.with_ids({"pmcid": other.pmcid, "pmid": other.pmid, "doi": other.doi})
+    extra = tuple(r for r in other.requested if r not in target.requested)
+    return replace(merged, requested=target.requested + extra) if extra else merged
 
 
 def merge_refs(refs: Sequence[ArticleRef]) -> tuple[list[ArticleRef], dict[str, str]]:
@@ -210,12 +175,9 @@ def merge_refs(refs: Sequence[ArticleRef]) -> tuple[list[ArticleRef], dict[str, 
     merged: list[ArticleRef] = []
     alias: dict[str, str] = {}
     for group in _groups(refs):
-        first = refs[group[0]]
-        target = ArticleRef(
-            key=first.key, pmcid=first.pmcid, pmid=first.pmid, doi=first.doi, requested=tuple(first.requested)
-        )
+        target = refs[group[0]]
         for i in group[1:]:
-            _absorb(target, refs[i])
+            target = _absorb(target, refs[i])
         for i in group:
             alias[refs[i].key] = target.key
         merged.append(target)
@@ -234,7 +196,7 @@ def _fold(result: ChainResult) -> None:
         target = result.resolutions[group[0]]
         for i in group[1:]:
             other = result.resolutions[i]
-            _absorb(target.ref, other.ref)
+            target.ref = _absorb(target.ref, other.ref)
             if target.hit is None and other.hit is not None:
                 target.hit, target.served_by = other.hit, other.served_by
                 # the hit's own report of its tier replaces the target's (a miss, say)
@@ -253,7 +215,7 @@ def most_specific(outcomes: Sequence[TierOutcomeKind]) -> UnavailableReason:
     """The ``unavailable`` reason for an unresolved article, from its steps' outcomes."""
     reasons = {reason for o in outcomes if (reason := REASON_OF.get(o)) is not None}
     if not reasons:
-        return ALL_SKIPPED
+        return NO_SOURCE_ENABLED
     return next(r for r in SPECIFICITY if r in reasons)
 
 
@@ -267,11 +229,9 @@ def _carries(ref: ArticleRef, kinds: frozenset[Any]) -> bool:
 
 def step_context(ctx: ToolContext, plugin: str) -> ToolContext:
     """A step runs with its own plugin's context (settings, clients, cache), not the caller's."""
-    runtime = ctx.runtime
-    if runtime is None or not plugin:
+    if ctx.core is None or not plugin:
         return ctx
-    step: ToolContext = runtime.context(plugin, ctx.progress)
-    return step
+    return ctx.core.context(plugin, ctx.progress)
 
 
 def _checked(result: Any, *, payload: bool) -> TierResult:
@@ -294,50 +254,40 @@ def _checked(result: Any, *, payload: bool) -> TierResult:
     return result
 
 
-def _status(record: Any) -> tuple[str, str, str]:
-    """(status, plugin name, the variable it waits on) of a step's plugin record."""
-    return (
-        getattr(record, "status", "active"),
-        getattr(record, "name", "") or "",
-        getattr(record, "waiting_on", "") or "",
-    )
-
-
-def _inactive_why(record: Any, plugin: str) -> str:
-    status, name, var = _status(record)
-    why = f"plugin {name or plugin!r} is {status}"
+def _inactive_why(state: PluginState, plugin: str) -> str:
+    why = f"plugin {state.name or plugin!r} is {state.status}"
+    var = state.waiting_on
     if var:
         why += f"; set {var}" + ("=true" if var.endswith("_ENABLED") else "") + " to enable it"
-    elif detail := getattr(record, "detail", ""):  # no variable helps: the host's account of why
-        why += f" ({detail})"
+    elif state.detail:  # no variable helps: the host's account of why
+        why += f" ({state.detail})"
     return why
 
 
 async def run_chain(
     refs: Sequence[ArticleRef],
     ctx: ToolContext,
-    options: Mapping[str, Any] | None = None,
+    options: TierOptions | None = None,
     *,
-    tiers: Sequence[tuple[FulltextTier, Any]] | None = None,
-    resolvers: Sequence[tuple[IdResolver, Any]] | None = None,
+    tiers: Sequence[Declared[FulltextTier]] | None = None,
+    resolvers: Sequence[Declared[IdResolver]] | None = None,
 ) -> ChainResult:
     """Run the tiers on ``refs`` (refs naming one article are folded first) and report per article.
 
-    ``tiers`` and ``resolvers`` default to ``ctx.runtime.host.tiers()`` / ``.resolvers()``:
-    ``(record, plugin_record)`` pairs where the plugin record has ``status`` (``active`` runs),
-    ``name`` and ``waiting_on``.
+    ``tiers`` and ``resolvers`` default to the catalog's (``ctx.core.catalog``): each record with
+    the standing of its plugin (``active`` runs).
     """
-    options = options or {}
-    host = getattr(ctx.runtime, "host", None)
-    pairs = list(tiers if tiers is not None else host.tiers() if host is not None else [])
-    steps = list(resolvers if resolvers is not None else host.resolvers() if host is not None else [])
+    options = options or TierOptions()
+    catalog = ctx.core.catalog if ctx.core is not None else None
+    pairs = list(tiers if tiers is not None else catalog.tiers if catalog is not None else ())
+    steps = list(resolvers if resolvers is not None else catalog.resolvers if catalog is not None else ())
     merged, _ = merge_refs(refs)
     result = ChainResult([Resolution(ref) for ref in merged])
     counter = [0]
     for tier, record in pairs:
         if not result.unresolved:
             break
-        if _status(record)[0] != "active":
+        if not record.active:
             _skip_inactive(tier, record, result.unresolved, steps)
             continue
         lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
@@ -366,8 +316,7 @@ async def run_chain(
         )
         for res, checked in _report(tier.name, batch, answers, payload=True):
             if checked.outcome == "hit" and checked.article is not None:  # _checked: a hit has one
-                checked.article.tier = tier.name
-                res.hit, res.served_by = checked, tier.name
+                res.hit, res.served_by = replace(checked, article=_stamp(checked.article, tier)), tier.name
         _fold(result)  # a tier may have read an id that shows two refs are one article
     for res in result.resolutions:
         if not res.resolved:
@@ -376,10 +325,17 @@ async def run_chain(
     return result
 
 
+def _stamp(article: Any, tier: FulltextTier) -> Any:
+    """A hit's payload with the tier that served it, the tier's source label, and only the record
+    ids the tier declares (a payload cannot add output fields of its own)."""
+    ids = {k: v for k, v in article.record_ids.items() if k in tier.record_ids and v}
+    return replace(article, tier=tier.name, source=tier.label, record_ids=ids)
+
+
 async def _resolve_ids(
     tier: FulltextTier,
     lacking: Sequence[Resolution],
-    steps: Sequence[tuple[IdResolver, Any]],
+    steps: Sequence[Declared[IdResolver]],
     ctx: ToolContext,
     result: ChainResult,
     counter: list[int],
@@ -401,7 +357,7 @@ async def _resolve_ids(
             continue
         for res in group:
             res.resolvers_run.add(resolver.name)
-        if _status(record)[0] != "active":
+        if not record.active:
             why = _inactive_why(record, resolver.plugin)
             for res in group:
                 res.tried.append(TierAttempt(resolver.name, "not-attempted", why))
@@ -435,11 +391,13 @@ def _report(
             else TierResult("miss", "no record returned")
         )
         res.tried.append(TierAttempt(name, checked.outcome, checked.detail))
+        if checked.ids:  # what the step learned about the article, carried to later steps
+            res.ref = res.ref.with_ids(checked.ids)
         answered.append((res, checked))
     return answered
 
 
-def _servable_later(res: Resolution, tier: FulltextTier, steps: Sequence[tuple[IdResolver, Any]]) -> bool:
+def _servable_later(res: Resolution, tier: FulltextTier, steps: Sequence[Declared[IdResolver]]) -> bool:
     """Could ``tier`` have been asked about this article, were its plugin active? Yes when the
     article carries an id it accepts, or a declared resolver not yet run on it could find one."""
     if _carries(res.ref, tier.accepts):
@@ -451,9 +409,12 @@ def _servable_later(res: Resolution, tier: FulltextTier, steps: Sequence[tuple[I
 
 
 def _skip_inactive(
-    tier: FulltextTier, record: Any, pending: Sequence[Resolution], steps: Sequence[tuple[IdResolver, Any]]
+    tier: FulltextTier,
+    record: PluginState,
+    pending: Sequence[Resolution],
+    steps: Sequence[Declared[IdResolver]],
 ) -> None:
-    var = _status(record)[2]
+    var = record.waiting_on
     why = _inactive_why(record, tier.plugin)
     for res in pending:
         if _servable_later(res, tier, steps):

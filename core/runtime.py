@@ -12,42 +12,34 @@ import json
 import logging
 import time
 import typing
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from types import UnionType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
 from .cache import Cache, cache_setting, open_cache
+from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
+from .types import ArticleRef, Catalog, IdKind, LoadedTool, PromptMessages, RecordMetadata, ToolSpec
+from .upstreams import build_clients
 
 if TYPE_CHECKING:
     import aiohttp
 
     from .webfetch import WebClient
 
-from .types import (
-    ArticleRef,
-    IdKind,
-    LoadedTool,
-    Progress,
-    RecordMetadata,
-    ToolContext,
-    ToolSpec,
-    _no_progress,
-)
-from .upstreams import build_clients
-
 log = logging.getLogger("medlit.runtime")
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+T = TypeVar("T")
 
 
 @dataclass
@@ -113,21 +105,34 @@ class Runtime:
         if self._own_session and self.session is not None:
             await self.session.close()
 
+    # -- CoreAccess: what core's own plugins see of the others ----------------------------------
+    @property
+    def catalog(self) -> Catalog:
+        return self.host.catalog
+
+    @property
+    def call_deadline(self) -> float:
+        return self.host.settings.call_deadline
+
     def context(self, plugin: str, progress: Progress | None = None) -> ToolContext:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
-        Core's built-in plugins (the full-text chain) also get the host and every client, since
-        they run other plugins' tiers with those plugins' contexts."""
+        Core's own plugins (the full-text chain, related articles) also get ``core``: they run
+        other plugins' steps, each under that plugin's own context."""
+        from .webfetch import WebClient
+
         core = plugin in CORE_PLUGINS and self.host.plugins.get(plugin, None) is not None
         own = set(self.host.plugin_services(plugin))
+        clients = {k: v for k, v in self.clients.items() if k in own} if own else {}
         return ToolContext(
             plugin=plugin,
             settings=self.host.plugin_settings(plugin),
-            clients={k: v for k, v in self.clients.items() if k in own},
-            progress=progress or _no_progress,
+            clients=clients,
+            web_services=frozenset(k for k, v in clients.items() if isinstance(v, WebClient)),
+            progress=progress or no_progress,
             cache=self.caches.setdefault(plugin, {}),
-            runtime=self if core else None,
+            core=self if core else None,
             metadata=self.lookup_metadata,
-            metadata_kinds=frozenset(k for m in self.host.metadata_providers() for k in m.accepts),
+            metadata_kinds=frozenset(k for m in self.host.catalog.metadata for k in m.accepts),
         )
 
     async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> dict[str, RecordMetadata]:
@@ -136,7 +141,7 @@ class Runtime:
         failures: list[MedlitError] = []
         asked = 0
         wanted = list(dict.fromkeys(ids))
-        for provider in self.host.metadata_providers():
+        for provider in self.host.catalog.metadata:
             left = [i for i in wanted if i not in found]
             if not left:
                 break
@@ -157,8 +162,7 @@ class Runtime:
                 continue
             for key, rec in (answer or {}).items():
                 if key in left and isinstance(rec, RecordMetadata):
-                    rec.source = rec.source or provider.name
-                    found[key] = rec
+                    found[key] = rec if rec.source else replace(rec, source=provider.name)
         if asked and failures and len(failures) == asked and not found:
             raise failures[0]
         return found
@@ -167,7 +171,7 @@ class Runtime:
         """A link per article from the active access-link providers (first provider by order wins).
         A link is a courtesy: a provider that fails or times out is logged and costs only its links."""
         found: dict[str, str] = {}
-        for provider in self.host.access_link_providers():
+        for provider in self.host.catalog.access_links:
             left = [r for r in refs if r.key not in found]
             if not left:
                 break
@@ -189,48 +193,119 @@ class Runtime:
         started = time.monotonic()
         spec = self.host.tools.get(name)
         if spec is None:
-            err = self._unknown_tool(name)
-            return CallOutcome(render_error(err), error=err)
+            unknown = self._unknown_tool(name)
+            return CallOutcome(render_error(unknown), error=unknown)
         report = _monotonic(progress)
-        deadline = started + self.host.settings.call_deadline
-        tokens = (CALL_DEADLINE.set(deadline), CALL_PROGRESS.set(_notices(report)))
-        try:
+
+        async def run() -> CallOutcome:
             tool = spec.loaded()  # a lazy tool's module is imported at its first call
             args = validate_arguments(tool, arguments or {})
-            # Requests stop at the deadline themselves (typed errors); this guard catches a handler
-            # that keeps working past it, so the host always gets an answer in time.
-            try:
-                async with asyncio.timeout(self.host.settings.call_deadline + DEADLINE_GRACE):
-                    result = await tool.handler(args, self.context(spec.plugin, report))
-            except TimeoutError:
-                raise MedlitError(
-                    E.CALL_DEADLINE_EXCEEDED,
-                    f"{name} did not finish within {self.host.settings.call_deadline:g} s; nothing was returned.",
-                    "Retry the call; if it keeps running out of time, ask for fewer records per call.",
-                    True,
-                ) from None
+            result = await tool.handler(args, self.context(spec.plugin, report))
             if not isinstance(result, tool.output_model):
                 result = tool.output_model.model_validate(result)
             data = self._redact_data(result.model_dump(mode="json"))
             text = tool.render(result, args) if tool.render else as_json(result)
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
-            return CallOutcome(text, data=data, elapsed=time.monotonic() - started)
+            return CallOutcome(text, data=data)
+
+        outcome, err = await self.isolated(spec.plugin, name, run, report)
+        if err is not None:
+            return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
+        assert outcome is not None
+        outcome.elapsed = time.monotonic() - started
+        return outcome
+
+    async def isolated(
+        self,
+        plugin: str,
+        what: str,
+        run: Callable[[], Awaitable[T]],
+        progress: Progress | None = None,
+    ) -> tuple[T | None, MedlitError | None]:
+        """Run one contribution of a plugin (a tool call, a resource read) as every contribution
+        runs: under the call deadline (requests stop at it themselves; this guard stops work that
+        goes on past it), with any exception mapped to an error naming the plugin, and secrets
+        redacted from what an error says. Never raises (but for cancellation)."""
+        limit = self.host.settings.call_deadline
+        tokens = (
+            CALL_DEADLINE.set(time.monotonic() + limit),
+            CALL_PROGRESS.set(_notices(progress or no_progress)),
+        )
+        try:
+            try:
+                async with asyncio.timeout(limit + DEADLINE_GRACE):
+                    return await run(), None
+            except TimeoutError:
+                raise MedlitError(
+                    E.CALL_DEADLINE_EXCEEDED,
+                    f"{what} did not finish within {limit:g} s; nothing was returned.",
+                ) from None
         except MedlitError as err:
             # Plugins' errors may quote an upstream URL or body anywhere, not only in the message.
-            err.message, err.recovery = self.redact(err.message), self.redact(err.recovery)
-            err.details = self._redact_data(err.details)
-            return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
-        except Exception as exc:  # never crash the session; name the plugin whose code failed
-            log.exception("tool %s of plugin %s failed", name, spec.plugin)
-            fault = E.plugin_fault(
-                spec.plugin,
-                self.redact(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"),
-                tool=name,
+            return None, err.but(
+                message=self.redact(err.message),
+                recovery=self.redact(err.recovery),
+                details=self._redact_data(dict(err.details)),
             )
-            return CallOutcome(render_error(fault), error=fault, elapsed=time.monotonic() - started)
+        except Exception as exc:  # never crash the session; name the plugin whose code failed
+            log.exception("%s of plugin %s failed", what, plugin)
+            return None, E.plugin_fault(
+                plugin, self.redact(f"{what} failed unexpectedly: {type(exc).__name__}: {exc}"), tool=what
+            )
         finally:
             CALL_DEADLINE.reset(tokens[0])
             CALL_PROGRESS.reset(tokens[1])
+
+    async def read_resource(self, uri: str) -> tuple[str | None, MedlitError | None]:
+        """A resource's text, or the error reading it came to (isolated like a tool call)."""
+        spec = self.host.resources.get(uri)
+        if spec is None:
+            return None, E.invalid_argument(
+                f"Unknown resource {uri[:200]!r}.",
+                "Read one of: " + ", ".join(sorted(self.host.resources)),
+                uri=uri[:200],
+            )
+
+        async def run() -> str:
+            text = await spec.read(self.context(spec.plugin))
+            if not isinstance(text, str):
+                raise E.plugin_fault(spec.plugin, f"resource {uri} read {type(text).__name__}, not text")
+            return self.redact(text)
+
+        return await self.isolated(spec.plugin, f"resource {uri}", run)
+
+    async def render_prompt(
+        self, name: str, arguments: Mapping[str, str]
+    ) -> tuple[PromptMessages | None, MedlitError | None]:
+        """A prompt's messages for ``arguments``, or the error it came to (an unknown prompt, a
+        missing argument, the plugin's render failing or answering something else than messages)."""
+        spec = self.host.prompts.get(name)
+        if spec is None:
+            return None, E.invalid_argument(
+                f"Unknown prompt {name[:80]!r}.", "Use one of: " + ", ".join(sorted(self.host.prompts))
+            )
+        missing = [a.name for a in spec.arguments if a.required and not arguments.get(a.name)]
+        if missing:
+            return None, E.invalid_argument(
+                f"Prompt {spec.name} needs argument(s): {', '.join(missing)}",
+                "Give every required argument.",
+            )
+
+        async def run() -> PromptMessages:
+            messages = list(spec.render(dict(arguments), self.host.catalog))
+            if not all(
+                isinstance(m, tuple)
+                and len(m) == 2
+                and m[0] in ("user", "assistant")
+                and isinstance(m[1], str)
+                for m in messages
+            ):
+                raise E.plugin_fault(
+                    spec.plugin, f"prompt {name} rendered something other than (role, text) pairs"
+                )
+            return [(role, self.redact(text)) for role, text in messages]
+
+        return await self.isolated(spec.plugin, f"prompt {name}", run)
 
     def _redact_data(self, data: dict[str, Any]) -> dict[str, Any]:
         """Secrets never reach tool output, even when an upstream echoes them (the ID converter
@@ -251,8 +326,7 @@ class Runtime:
             return MedlitError(
                 E.UNAVAILABLE,
                 f"Tool {name} is not served here: {why}.",
-                "Change MEDLIT_TOOLS to include it, then restart the server.",
-                False,
+                recovery="Change MEDLIT_TOOLS to include it, then restart the server.",
             )
         if owner is not None:
             var = owner.waiting_on
@@ -266,8 +340,7 @@ class Runtime:
             return MedlitError(
                 E.UNAVAILABLE,
                 f"Tool {name} belongs to the {owner.name} plugin, which is {owner.status}{detail}.",
-                hint,
-                False,
+                recovery=hint,
             )
         return E.invalid_argument(
             f"Unknown tool {name[:80]!r}.",
@@ -421,13 +494,11 @@ def validation_error(spec: LoadedTool, exc: ValidationError) -> MedlitError:
     custom = [
         e["ctx"]["error"] for e in exc.errors() if isinstance(e.get("ctx", {}).get("error"), E.ArgumentError)
     ]
-    err = E.invalid_argument(
+    return E.invalid_argument(
         f"Invalid arguments for {spec.name}: " + "; ".join(problems),
         custom[0].recovery
         if custom and custom[0].recovery
         else "Fix the named fields (see the tool's input schema and field descriptions) and call again.",
+        kind=custom[0].reason if custom else E.INVALID_ARGUMENT,
         **details,
     )
-    if custom:
-        err.reason = custom[0].reason
-    return err

@@ -65,7 +65,7 @@ def instructions(host: Host) -> str:
             + "; ".join(f"{p.info.title if p.info else p.name} ({p.waiting_on})" for p in off)
             + "."
         )
-    chain = chain_summary(host)
+    chain = chain_summary(host.catalog)
     if chain:
         parts.append(chain)
     parts.append(GENERAL)
@@ -158,15 +158,12 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     ) -> types.ReadResourceResult:
         rt: Runtime = ctx.lifespan_context["runtime"]
         uri = str(params.uri)
-        spec = host.resources.get(uri)
-        if spec is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri}", {"uri": uri})
-        try:
-            text = await spec.read(rt.context(spec.plugin))
-        except MedlitError as err:
-            raise MCPError(types.INTERNAL_ERROR, f"{err.reason}: {err.message}", err.to_dict()) from None
+        text, err = await rt.read_resource(uri)
+        if err is not None or text is None:
+            raise _protocol_error(err)
+        mime = host.resources[uri].mime_type
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=spec.mime_type, text=text)]
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )
 
     async def list_prompts(
@@ -190,20 +187,15 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     async def get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        spec = host.prompts.get(params.name)
-        if spec is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name}")
-        args = dict(params.arguments or {})
-        missing = [a.name for a in spec.arguments if a.required and not args.get(a.name)]
-        if missing:
-            raise MCPError(
-                types.INVALID_PARAMS, f"Prompt {spec.name} needs argument(s): {', '.join(missing)}"
-            )
+        rt: Runtime = ctx.lifespan_context["runtime"]
+        rendered, err = await rt.render_prompt(params.name, dict(params.arguments or {}))
+        if err is not None or rendered is None:
+            raise _protocol_error(err)
         messages = [
             types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))
-            for role, text in spec.render(args)
+            for role, text in rendered
         ]
-        return types.GetPromptResult(description=spec.description, messages=messages)
+        return types.GetPromptResult(description=host.prompts[params.name].description, messages=messages)
 
     return Server(
         "medlit",
@@ -218,6 +210,15 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )
+
+
+def _protocol_error(err: MedlitError | None) -> MCPError:
+    """Resources and prompts answer errors at the protocol level (they have no isError result):
+    bad input is INVALID_PARAMS, anything else INTERNAL_ERROR; the structured error rides along."""
+    if err is None:
+        return MCPError(types.INTERNAL_ERROR, "no answer")
+    code = types.INVALID_PARAMS if err.kind == "invalid_argument" else types.INTERNAL_ERROR
+    return MCPError(code, f"{err.reason}: {err.message}", err.to_dict())
 
 
 # -- transports ---------------------------------------------------------------------------------

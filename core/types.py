@@ -1,30 +1,42 @@
-"""Frozen records that plugins declare and the host executes.
+"""Frozen records that plugins declare and the host executes, and the frozen values that flow
+between the host and a plugin's callables.
 
-Hooks return these; the host stamps each with the contributing plugin's name (``plugin``) and
-runs their async callables with a :class:`ToolContext`. Nothing here does I/O.
+Hooks return the declaration records (:class:`ToolSpec`, :class:`FulltextTier`, ...); the host
+stamps each with the contributing plugin's name (``plugin``) and runs their callables with a
+:class:`~medlit.core.context.ToolContext`. Every callable slot says whether it is ``async`` (awaited
+by the host) or sync (called inline: it must not do I/O); the host checks each at load. Nothing
+here does I/O, and nothing here is mutable: a step returns new values, it never edits its inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
+from .errors import ErrorKind
 from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
-    from .http import Response, UpstreamClient
+    from .context import ToolContext
+    from .http import Response
     from .jats_models import FulltextArticle
-    from .webfetch import WebClient
 
 IdKind = Literal["pmcid", "pmid", "doi"]
 Expect = Literal["xml", "json", "text", "bytes"]
 PluginConfig = Mapping[str, "str | None"]
 """A plugin's own settings: every :class:`SettingSpec` it declared, by variable name."""
 
-# Outcomes a full-text tier reports per identifier (closed set; tier names are open).
+# What a tool offers, so that core's own tools can name a sibling without knowing its name
+# (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
+# abstracts and metadata by id; ``links`` follows links between records of any database;
+# ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies.
+Capability = Literal["search", "records", "links", "id_conversion", "full_text"]
+
+# -- the outcome vocabulary of the full-text chain (one table) ------------------------------------
+# Outcomes a step (tier or ID resolver) reports per article: a closed set; step names are open.
 TierOutcomeKind = Literal[
     "hit",
     "not-attempted",
@@ -38,6 +50,36 @@ TierOutcomeKind = Literal[
     "parse-failed",
     "service-error",
 ]
+# Why an article came back unavailable: the most specific outcome any step reported.
+UnavailableReason = Literal[
+    "not-found",
+    "no-source-enabled",
+    "no-fulltext",
+    "no-body",
+    "no-doi",
+    "doi-lookup-failed",
+    "no-oa",
+    "fetch-failed",
+    "parse-failed",
+    "service-error",
+]
+OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
+    # Most specific first: a settled fact about the record (it exists but has no body; it has no
+    # open-access copy) beats a failure; a transient failure beats a "not found" that a failing step
+    # might have contradicted.
+    ("no-body", "no-body"),
+    ("no-oa", "no-oa"),
+    ("no-fulltext", "no-fulltext"),
+    ("parse-failed", "parse-failed"),
+    ("fetch-failed", "fetch-failed"),
+    ("service-error", "service-error"),
+    ("doi-lookup-failed", "doi-lookup-failed"),
+    ("no-doi", "no-doi"),
+    ("miss", "not-found"),
+)
+"""Each outcome but ``hit`` and ``not-attempted`` with the ``unavailable`` reason it stands for,
+ranked; ``no-source-enabled``: no step could be asked (every source that might serve it is off)."""
+NO_SOURCE_ENABLED: UnavailableReason = "no-source-enabled"
 
 
 @dataclass(frozen=True)
@@ -45,9 +87,10 @@ class SettingSpec:
     """An environment variable a plugin reads (through its context, never ``os.environ``).
 
     ``required=True`` makes the plugin ``unconfigured`` while the variable is unset;
-    ``secret=True`` keeps its value out of logs, errors and ``medlit doctor``; ``kind`` is checked
-    at start-up (a malformed value stops the server with exit code 2): ``text``, ``int``,
-    ``number``, ``bool``, ``email`` or ``url``.
+    ``recommended=True`` puts it, with ``example``, in the ``env`` of the host snippets
+    ``medlit config`` prints (required ones always are); ``secret=True`` keeps its value out of
+    logs, errors and ``medlit doctor``; ``kind`` is checked at start-up (a malformed value stops the
+    server with exit code 2): ``text``, ``int``, ``number``, ``bool``, ``email`` or ``url``.
     """
 
     name: str
@@ -56,21 +99,24 @@ class SettingSpec:
     secret: bool = False
     default: str | None = None
     kind: Literal["text", "int", "number", "bool", "email", "url"] = "text"
+    recommended: bool = False
+    example: str | None = None
 
 
 @dataclass(frozen=True)
 class PluginInfo:
     """A plugin's identity. ``name`` is also its switch: ``<NAME>_ENABLED=false``.
 
-    ``check_settings(config)``, for settings that are required only in combination (one of two
-    variables, a preset and the code it needs), runs once at start-up with the plugin's settings:
-    it returns ``None`` when the plugin can run, or what to set (``"OPENURL_RESOLVER or
-    OPENURL_PRESET"``), which leaves the plugin ``unconfigured`` with that hint; a ``ValueError``
-    it raises is a malformed configuration (the server refuses to start).
+    ``check_settings(config)`` (sync), for settings that are required only in combination (one of
+    two variables, a preset and the code it needs), runs once at start-up with the plugin's
+    settings: it returns ``None`` when the plugin can run, or what to set (``"OPENURL_RESOLVER or
+    OPENURL_PRESET"``), which leaves the plugin ``unconfigured`` with that hint; a ``ValueError`` it
+    raises is a malformed configuration (the server refuses to start).
 
     ``id_links`` gives landing-page templates for identifier kinds the plugin's source names
     (``{"pmid": "https://example.org/{id}/"}``): core links records with them while the plugin
-    is active, and knows no such page itself."""
+    is active, and knows no such page itself. ``error_kinds`` registers the error kinds the
+    plugin raises beyond core's (each with its recovery hint and retryability)."""
 
     name: str
     title: str
@@ -79,6 +125,7 @@ class PluginInfo:
     id_links: Mapping[str, str] = field(default_factory=dict)
     settings: tuple[SettingSpec, ...] = ()
     check_settings: Callable[[PluginConfig], str | None] | None = None
+    error_kinds: tuple[ErrorKind, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,8 +146,8 @@ class CacheRule:
     (an ``fnmatch`` pattern: ``"*"`` any path, ``"*/fullTextXML"``) whose parameters include every
     ``when`` pair are kept ``ttl`` seconds.
     Statuses in ``negative`` (e.g. a 404 for an unknown DOI) are kept ``negative_ttl`` seconds.
-    Requests with History parameters (WebEnv, query_key, usehistory) and answers that carry a
-    ``WebEnv`` are never cached; errors never are."""
+    Requests and answers the service marks as session-bound (``ServiceSpec``) are never cached;
+    errors never are."""
 
     path: str
     ttl: float
@@ -115,10 +162,11 @@ class RecordRule:
     upstream only for the ids it has not cached, stores each record raw and hands the caller one
     answer joined from cached and fresh records, so parse options never cause a refetch.
 
-    ``split(body)`` returns ``(id, raw record)`` pairs (``id`` may be a tuple of every id the
-    record answers to, or None for a record it cannot name: passed on, not cached); ``join(records)`` builds one answer body from raw records;
-    ``normalize(id)`` canonicalises an id of the ``id_param`` list (comma-separated). Ids asked
-    for but absent from the answer are remembered ``missing_ttl`` seconds (0: not at all)."""
+    ``split(body)`` (sync) returns ``(id, raw record)`` pairs (``id`` may be a tuple of every id the
+    record answers to, or None for a record it cannot name: passed on, not cached); ``join(records)``
+    (sync) builds one answer body from raw records; ``normalize(id)`` (sync) canonicalises an id of
+    the ``id_param`` list (comma-separated). Ids asked for but absent from the answer are remembered
+    ``missing_ttl`` seconds (0: not at all)."""
 
     scope: str
     path: str
@@ -194,190 +242,58 @@ class ServiceSpec:
         return self.error_prefix or self.name
 
 
-class Progress(Protocol):
-    async def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None: ...
+# -- what flows through the full-text chain -----------------------------------------------------
+@dataclass(frozen=True)
+class TierOptions:
+    """What the caller of the full-text chain asks of every tier: whether to read the reference
+    list and the tables/figures/supplementary assets (a tier may skip work the caller does not want)."""
 
-
-async def _no_progress(done: float, total: float | None = None, message: str | None = None) -> None:
-    return None
-
-
-@dataclass
-class ToolContext:
-    """What a tool handler, tier, resolver or provider may use while it runs.
-
-    ``settings`` holds the running plugin's own declared settings only (secrets included, other
-    plugins' never); ``clients`` the paced clients of the services it declared; ``cache`` a dict
-    private to the plugin that lives as long as the server process.
-    """
-
-    plugin: str = ""
-    settings: PluginConfig = field(default_factory=dict)
-    clients: Mapping[str, UpstreamClient | WebClient] = field(default_factory=dict)
-    progress: Progress = _no_progress
-    cache: dict[str, Any] = field(default_factory=dict)
-    # The runtime (``.host``, ``.context(plugin)``): given to core's own built-in plugins only,
-    # which run other plugins' tiers and resolvers under those plugins' own contexts.
-    runtime: Any = None
-    # Set by the runtime: runs the installed metadata providers (see lookup_metadata).
-    metadata: Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]] | None = None
-    # The id kinds some active metadata provider accepts: an id of another kind is absent from
-    # lookup_metadata's answer because nobody could be asked, not because it is unknown.
-    metadata_kinds: frozenset[IdKind] = frozenset()
-
-    def client(self, service: str) -> UpstreamClient:
-        """The paced client for a service this plugin declared (``medlit_services``)."""
-        from .webfetch import WebClient
-
-        client = self._declared(service)
-        if isinstance(client, WebClient):
-            from .errors import plugin_fault
-
-            raise plugin_fault(
-                self.plugin, f"service {service!r} is declared with open_web=True: use ctx.web()"
-            )
-        return client
-
-    def _declared(self, service: str) -> UpstreamClient | WebClient:
-        try:
-            return self.clients[service]
-        except KeyError:
-            from .errors import plugin_fault
-
-            raise plugin_fault(
-                self.plugin,
-                f"asked for service {service!r}, which it does not declare "
-                f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
-            ) from None
-
-    def web(self, service: str) -> WebClient:
-        """The open-web client of a service this plugin declared with ``open_web=True``."""
-        from .webfetch import WebClient
-
-        client = self._declared(service)
-        if not isinstance(client, WebClient):
-            from .errors import plugin_fault
-
-            raise plugin_fault(self.plugin, f"service {service!r} is not declared with open_web=True")
-        return client
-
-    def setting(self, name: str) -> str | None:
-        """One of the plugin's declared settings (its default when unset), else ``None``."""
-        return self.settings.get(name)
-
-    async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> Mapping[str, RecordMetadata]:
-        """Brief metadata for canonical PMIDs or DOIs from the installed metadata providers (each
-        provider is asked only for the ids earlier ones did not know). Ids nobody knows are absent.
-        Raises :class:`~medlit.core.errors.MedlitError` only when every provider that was asked failed."""
-        if self.metadata is None or not ids:
-            return {}
-        return await self.metadata(kind, ids)
-
-
-ToolHandler = Callable[[Any, ToolContext], Awaitable[BaseModel]]
+    include_references: bool = False
+    include_assets: bool = True
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """One MCP tool. ``handler(args, ctx)`` gets a validated ``input_model`` instance and returns
-    an ``output_model`` instance; ``render(result, args)`` gives the text block (default: the
-    result as fenced JSON). Renderings over 25,000 characters are cut by the host with a notice.
-
-    The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
-    holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
-    the schema store, so a session that never calls the tool never imports it.
-    """
-
-    name: str
-    title: str
-    description: str
-    input_model: type[BaseModel] | Lazy
-    output_model: type[BaseModel] | Lazy
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None = None
-    # Builds the description from what is installed (tiers, resolvers, related providers):
-    # called once at load with the host's catalog; replaces ``description``.
-    describe: Callable[[Any], str] | None = None
-    idempotent: bool = True
-    read_only: bool = True
-    open_world: bool = True
-    plugin: str = ""
-
-    def loaded(self) -> LoadedTool:
-        """This tool with its lazy references imported (the first call pays the import)."""
-        return LoadedTool(
-            spec=self,
-            input_model=resolved(self.input_model),
-            output_model=resolved(self.output_model),
-            handler=resolved(self.handler),
-            render=resolved(self.render),
-        )
-
-
-@dataclass(frozen=True)
-class LoadedTool:
-    """A :class:`ToolSpec` whose models and callables are the objects themselves."""
-
-    spec: ToolSpec
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def plugin(self) -> str:
-        return self.spec.plugin
-
-
-@dataclass
 class ArticleRef:
-    """One article moving through the full-text chain. Tiers may fill in ids they discover
-    (a DOI found by the ID converter is carried to later tiers)."""
+    """One article moving through the full-text chain: the key the caller's spellings were folded
+    onto, the ids known so far and the caller's own spellings. Steps never change it: they report
+    ids they learn in :attr:`TierResult.ids`, and the chain carries them to later steps."""
 
-    key: str  # the canonical id the caller's spellings were folded onto
+    key: str
     pmcid: str | None = None
     pmid: str | None = None
     doi: str | None = None
-    requested: tuple[str, ...] = ()  # the caller's own spellings
+    requested: tuple[str, ...] = ()
 
     def has(self, kind: IdKind) -> bool:
         return getattr(self, kind) is not None
 
-
-@dataclass
-class TierResult:
-    """What a tier says about one article: an outcome, a human detail and, on a hit, the payload."""
-
-    outcome: TierOutcomeKind
-    detail: str = ""
-    article: TierPayload | None = None  # on a hit
-
-
-TierResolve = Callable[
-    [Sequence[ArticleRef], ToolContext, Mapping[str, Any]], Awaitable[Mapping[str, TierResult]]
-]
+    def with_ids(self, ids: Mapping[IdKind, str | None]) -> ArticleRef:
+        """This ref with the ids it lacks filled in from ``ids`` (known ids are kept)."""
+        pmcid = self.pmcid or ids.get("pmcid") or None
+        pmid = self.pmid or ids.get("pmid") or None
+        doi = self.doi or ids.get("doi") or None
+        if (pmcid, pmid, doi) == (self.pmcid, self.pmid, self.doi):
+            return self
+        return replace(self, pmcid=pmcid, pmid=pmid, doi=doi)
 
 
-@dataclass
+@dataclass(frozen=True)
 class StructuredArticle:
     """A tier's hit read from JATS with core's reader (``read_jats``), whatever tier served it.
 
-    ``extra_ids`` carries source-specific record ids the output should show (for instance
-    ``{"epmcId": "PMC123", "epmcSource": "PMC"}``); ``tier`` is stamped by the chain."""
+    ``record_ids`` are the serving source's own record ids (names the tier declares in
+    ``FulltextTier.record_ids``); ``tier`` and ``source`` are stamped by the chain."""
 
     article: FulltextArticle
-    extra_ids: Mapping[str, str] = field(default_factory=dict)
+    record_ids: Mapping[str, str] = field(default_factory=dict)
     tier: str = ""
+    source: str = ""
 
 
 ContentFormat = Literal["html-markdown", "pdf-text"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExtractedTextArticle:
     """A tier's hit extracted from a PDF (``pdf-text``) or an HTML page (``html-markdown``)."""
 
@@ -395,25 +311,45 @@ class ExtractedTextArticle:
     host_type: str | None = None  # publisher | repository
     word_count: int | None = None
     page_count: int | None = None
+    record_ids: Mapping[str, str] = field(default_factory=dict)
     tier: str = ""
+    source: str = ""
 
 
 TierPayload = StructuredArticle | ExtractedTextArticle
 
 
 @dataclass(frozen=True)
+class TierResult:
+    """What a step says about one article: an outcome, a human detail, on a tier's hit the payload,
+    and the ids the step learned about the article (an ID resolver's whole answer: ``{"pmcid": ...}``;
+    a tier may report a DOI it read), which the chain carries to later steps."""
+
+    outcome: TierOutcomeKind
+    detail: str = ""
+    article: TierPayload | None = None
+    ids: Mapping[IdKind, str] = field(default_factory=dict)
+
+
+TierResolve = Callable[
+    [Sequence[ArticleRef], "ToolContext", TierOptions], Awaitable[Mapping[str, TierResult]]
+]
+IdResolve = Callable[[Sequence[ArticleRef], "ToolContext"], Awaitable[Mapping[str, TierResult]]]
+
+
+@dataclass(frozen=True)
 class IdResolver:
     """A step that finds identifiers articles lack before the tiers that need them run (PMID or
-    DOI to PMCID, PMID to DOI). The chain calls ``resolve(refs, ctx)`` lazily, once per tier that
+    DOI to PMCID, PMID to DOI). The chain awaits ``resolve(refs, ctx)`` lazily, once per tier that
     needs a kind in ``provides``, with the pending articles that lack it and carry a kind in
-    ``accepts``; the resolver fills ids in on the refs and returns a :class:`TierResult` per
-    ``ref.key`` (``hit``: ids found; ``miss``/``no-body``/...: why not, shown in the report)."""
+    ``accepts``; it returns a :class:`TierResult` per ``ref.key`` (``hit`` with the ``ids`` found;
+    ``miss``/``no-body``/...: why not, shown in the report)."""
 
     name: str
     order: int
     accepts: frozenset[IdKind]
     provides: frozenset[IdKind]
-    resolve: Callable[[Sequence[ArticleRef], ToolContext], Awaitable[Mapping[str, TierResult]]]
+    resolve: IdResolve
     description: str = ""
     timeout: float = 30.0
     plugin: str = ""
@@ -421,9 +357,13 @@ class IdResolver:
 
 @dataclass(frozen=True)
 class FulltextTier:
-    """A full-text source. The chain calls ``resolve(refs, ctx, options)`` once with every still
+    """A full-text source. The chain awaits ``resolve(refs, ctx, options)`` once with every still
     unresolved article that carries one of the ``accepts`` identifiers, and expects a
-    :class:`TierResult` per ``ref.key`` (missing keys count as ``miss``)."""
+    :class:`TierResult` per ``ref.key`` (missing keys count as ``miss``).
+
+    ``source`` is the label the tool's output gives the articles this tier serves (default: the
+    tier's name); ``record_ids`` names the source's own record ids its articles may carry
+    (``StructuredArticle.record_ids``), shown as ``sourceIds``; others are dropped."""
 
     name: str
     order: int
@@ -431,9 +371,16 @@ class FulltextTier:
     resolve: TierResolve
     description: str = ""
     timeout: float = 60.0
+    source: str = ""
+    record_ids: tuple[str, ...] = ()
     plugin: str = ""
 
+    @property
+    def label(self) -> str:
+        return self.source or self.name
 
+
+# -- related articles ------------------------------------------------------------------------------
 RelatedKind = Literal["similar", "cited_by", "references"]
 
 
@@ -451,7 +398,7 @@ class RelatedQuery:
     limit: int = 20
 
 
-@dataclass
+@dataclass(frozen=True)
 class RelatedResult:
     """A provider's answer for one window of a :class:`RelatedQuery`.
 
@@ -460,12 +407,12 @@ class RelatedResult:
     ``0`` says the provider knows no related article of that kind, and the tool then asks the next
     provider. ``dropped``: rows of the window that carry no PMID. ``scores``: relevance by PMID
     where the provider ranks (``similar``). ``notice``: a caveat the tool shows with this answer
-    (e.g. that a ranking is not PubMed's). ``detail``: what was asked upstream, for the report."""
+    (e.g. that a ranking is not the usual one). ``detail``: what was asked upstream, for the report."""
 
-    pmids: list[str]
+    pmids: Sequence[str]
     total: int | None = None
     detail: str = ""
-    scores: dict[str, float] = field(default_factory=dict)
+    scores: Mapping[str, float] = field(default_factory=dict)
     dropped: int = 0
     notice: str = ""
 
@@ -475,10 +422,10 @@ RelatedResolve = Callable[[RelatedQuery, "ToolContext"], Awaitable[RelatedResult
 
 @dataclass(frozen=True)
 class RelatedProvider:
-    """A source of related articles for ``find_related``-style tools, tried by ``order`` for the
-    ``kinds`` it serves. ``resolve(query, ctx)`` returns a :class:`RelatedResult` for the query's
-    window, or raises :class:`~medlit.core.errors.MedlitError` when its upstream failed (the tool
-    then asks the next provider and reports why). It runs under ``timeout`` seconds."""
+    """A source of related articles, tried by ``order`` for the ``kinds`` it serves.
+    ``resolve(query, ctx)`` (async) returns a :class:`RelatedResult` for the query's window, or
+    raises :class:`~medlit.core.errors.MedlitError` when its upstream failed (the tool then asks the
+    next provider and reports why). It runs under ``timeout`` seconds."""
 
     name: str
     order: int
@@ -489,10 +436,11 @@ class RelatedProvider:
     plugin: str = ""
 
 
+# -- metadata and access links ---------------------------------------------------------------------
 RecordKind = Literal["article", "book", "chapter", "preprint", "other"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RecordMetadata:
     """Brief bibliographic metadata of one record, as a metadata provider knows it.
 
@@ -529,9 +477,9 @@ MetadataLookup = Callable[[IdKind, Sequence[str], "ToolContext"], Awaitable[Mapp
 @dataclass(frozen=True)
 class MetadataProvider:
     """Looks up :class:`RecordMetadata` for PMIDs or DOIs, in batches (as few requests as the
-    upstream allows). ``lookup(kind, ids, ctx)`` returns a record per id it knows, keyed by the id
-    as given (canonical form); an id it does not know is simply absent. Any plugin reaches the
-    installed providers through ``ctx.lookup_metadata(kind, ids)``, tried by ``order``."""
+    upstream allows). ``lookup(kind, ids, ctx)`` (async) returns a record per id it knows, keyed by
+    the id as given (canonical form); an id it does not know is simply absent. Any plugin reaches
+    the installed providers through ``ctx.lookup_metadata(kind, ids)``, tried by ``order``."""
 
     name: str
     order: int
@@ -548,8 +496,8 @@ AccessLinkBuild = Callable[[Sequence[ArticleRef], "ToolContext"], Awaitable[Mapp
 @dataclass(frozen=True)
 class AccessLinkProvider:
     """Builds links through which a user may still reach articles no full-text tier served (a
-    library's link resolver, an interlibrary-loan form). ``build(refs, ctx)`` returns a URL per
-    ``ref.key`` it can link (others absent); it builds links only and never fetches the linked
+    library's link resolver, an interlibrary-loan form). ``build(refs, ctx)`` (async) returns a URL
+    per ``ref.key`` it can link (others absent); it builds links only and never fetches the linked
     page (it may look metadata up with ``ctx.lookup_metadata``). Core's full-text tool asks the
     active providers by ``order`` and shows the first link per article as ``institutionalLink``."""
 
@@ -561,9 +509,73 @@ class AccessLinkProvider:
     plugin: str = ""
 
 
+# -- tools, resources, prompts ---------------------------------------------------------------------
+ToolHandler = Callable[[Any, "ToolContext"], Awaitable[BaseModel]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool. ``handler(args, ctx)`` (async) gets a validated ``input_model`` instance and
+    returns an ``output_model`` instance; ``render(result, args)`` (sync) gives the text block
+    (default: the result as fenced JSON). Renderings over 25,000 characters are cut by the host
+    with a notice. ``capabilities`` say what the tool offers (:data:`Capability`), so that other
+    tools' descriptions can name it as a sibling without knowing its name.
+
+    The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
+    holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
+    the schema store, so a session that never calls the tool never imports it.
+    ``describe(catalog)`` (sync), for a tool whose description depends on what is installed, is
+    called once at load with the :class:`Catalog` and replaces ``description``.
+    """
+
+    name: str
+    title: str
+    description: str
+    input_model: type[BaseModel] | Lazy[type[BaseModel]]
+    output_model: type[BaseModel] | Lazy[type[BaseModel]]
+    handler: ToolHandler
+    render: Callable[[Any, Any], str] | None = None
+    describe: Callable[[Catalog], str] | None = None
+    capabilities: frozenset[Capability] = frozenset()
+    idempotent: bool = True
+    read_only: bool = True
+    open_world: bool = True
+    plugin: str = ""
+
+    def loaded(self) -> LoadedTool:
+        """This tool with its lazy references imported (the first call pays the import)."""
+        return LoadedTool(
+            spec=self,
+            input_model=resolved(self.input_model),
+            output_model=resolved(self.output_model),
+            handler=resolved(self.handler),
+            render=resolved(self.render),
+        )
+
+
+@dataclass(frozen=True)
+class LoadedTool:
+    """A :class:`ToolSpec` whose models and callables are the objects themselves."""
+
+    spec: ToolSpec
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    handler: ToolHandler
+    render: Callable[[Any, Any], str] | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def plugin(self) -> str:
+        return self.spec.plugin
+
+
 @dataclass(frozen=True)
 class ResourceSpec:
-    """A static MCP resource whose text ``read(ctx)`` produces (may call upstreams, may cache)."""
+    """An MCP resource whose text ``read(ctx)`` (async) produces (may call upstreams, may cache).
+    The host runs it like a tool: under the call deadline, with faults mapped and secrets redacted."""
 
     uri: str
     name: str
@@ -581,13 +593,76 @@ class PromptArgument:
     required: bool = True
 
 
+PromptMessages = Sequence[tuple[Literal["user", "assistant"], str]]
+
+
 @dataclass(frozen=True)
 class PromptSpec:
-    """An MCP prompt: ``render(arguments)`` returns ``[(role, text), ...]`` with role user|assistant."""
+    """An MCP prompt: ``render(arguments, catalog)`` (sync) returns ``[(role, text), ...]`` with
+    role user|assistant; ``catalog`` says which tools are served, so the text names only those. A
+    failure is reported as the plugin's fault, never a crash."""
 
     name: str
     title: str
     description: str
     arguments: tuple[PromptArgument, ...]
-    render: Callable[[Mapping[str, str]], Sequence[tuple[Literal["user", "assistant"], str]]]
+    render: Callable[[Mapping[str, str], Catalog], PromptMessages]
     plugin: str = ""
+
+
+# -- what core's own plugins see of the others -------------------------------------------------------
+@dataclass(frozen=True)
+class PluginState:
+    """A plugin's standing as a step's report needs it: ``status`` (``active`` runs; an
+    ``unconfigured`` plugin's steps are reported as not attempted), and the variable it waits on."""
+
+    name: str
+    status: str = "active"
+    detail: str = ""
+    waiting_on: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+R = TypeVar("R")
+
+
+class Declared(NamedTuple, Generic[R]):
+    """A declaration record with the standing of the plugin that declared it."""
+
+    record: R
+    state: PluginState
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What is installed, as core's own tools need it to describe themselves and to run: the steps
+    of each chain in order (switched-on plugins' steps, active or waiting on a setting), the active
+    metadata and access-link providers, the served tools with their capabilities, and the record
+    landing pages plugins declare. Built by the host once the plugins are loaded."""
+
+    tiers: tuple[Declared[FulltextTier], ...] = ()
+    resolvers: tuple[Declared[IdResolver], ...] = ()
+    related: tuple[Declared[RelatedProvider], ...] = ()
+    metadata: tuple[MetadataProvider, ...] = ()
+    access_links: tuple[AccessLinkProvider, ...] = ()
+    tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)
+    id_links: Mapping[str, str] = field(default_factory=dict)
+
+    def tool_for(self, capability: Capability) -> str | None:
+        """The first served tool offering ``capability`` (plugins in load order), or ``None``."""
+        return next(iter(self.tools_for(capability)), None)
+
+    def tools_for(self, capability: Capability) -> list[str]:
+        """Every served tool offering ``capability``, plugins in load order."""
+        return [name for name, caps in self.tools.items() if capability in caps]
+
+    def serves(self, tool: str) -> bool:
+        return tool in self.tools
+
+    def id_link(self, kind: str, value: str | None) -> str | None:
+        """A record's landing page for an identifier kind, when an active plugin declares one."""
+        template = self.id_links.get(kind)
+        return template.replace("{id}", value) if template and value else None

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         text_response,
         xml_response,
     )
-    from .hosts import TEST_SETTINGS, declared_services, make_host, make_runtime
+    from .hosts import TEST_SETTINGS, InlinePlugin, declared_services, make_host, make_runtime
     from .network import loopback_only
 
 _EXPORTS = {
@@ -52,6 +52,7 @@ _EXPORTS = {
     "text_response": ".fake_upstream",
     "xml_response": ".fake_upstream",
     "TEST_SETTINGS": ".hosts",
+    "InlinePlugin": ".hosts",
     "declared_services": ".hosts",
     "make_host": ".hosts",
     "make_runtime": ".hosts",
@@ -71,6 +72,7 @@ __all__ = [
     "Handler",
     "Host",
     "HostError",
+    "InlinePlugin",
     "Limit",
     "Req",
     "Runtime",

@@ -107,3 +107,14 @@ def make_runtime(
     """A runtime over :func:`make_host`: ``async with make_runtime(plugin, fake=fake) as rt``,
     then ``await rt.call(tool, arguments)`` or ``rt.context(plugin_name)`` for a tier's context."""
     return Runtime(make_host(*plugins, env=env, discover=discover, fake=fake))
+
+
+class InlinePlugin:
+    """A plugin made of hook functions, for tests: ``InlinePlugin(medlit_plugin_info=hookimpl(f),
+    ...)``. Hashable (pluggy registers plugins by identity), unlike a ``SimpleNamespace``."""
+
+    def __init__(self, **hooks: Any) -> None:
+        self.__dict__.update(hooks)
+
+    def __repr__(self) -> str:
+        return f"InlinePlugin({', '.join(sorted(self.__dict__))})"

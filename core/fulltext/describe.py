@@ -5,13 +5,12 @@ own description and, when its plugin is not active, why and what would enable it
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from ..types import Catalog, PluginState
 
 NAME = "pubmed_fetch_fulltext"
 MAX_IDS = 50  # distinct identifiers one call may name
 FETCH_LIMIT = 10  # distinct identifiers one call fetches
-# The sibling for abstracts and metadata, named only while a plugin provides it.
-ABSTRACT_TOOL = "pubmed_fetch_articles"
 
 NO_TIERS = (
     "Fetch full-text articles. No full-text source is installed on this server (no plugin declares a "
@@ -19,16 +18,16 @@ NO_TIERS = (
 )
 
 
-def _state(record: Any) -> str:
-    """'' for an active plugin; else e.g. 'switched off: set X_ENABLED=true'."""
-    if record.status == "active":
+def _state(record: PluginState) -> str:
+    """'' for an active plugin; else e.g. 'unconfigured: needs X_EMAIL'."""
+    if record.active:
         return ""
-    var: str = record.waiting_on
+    var = record.waiting_on
     if record.status == "disabled":
         return "switched off" + (f": set {var}=true" if var else f" ({record.detail})")
     if record.status == "unconfigured":
         return f"unconfigured: needs {var}" if var else "unconfigured"
-    return str(record.status)
+    return record.status
 
 
 def first_clause(description: str) -> str:
@@ -37,54 +36,49 @@ def first_clause(description: str) -> str:
     return re.split(r",|:|;| \(", description, maxsplit=1)[0]
 
 
-def _named(name: str, description: str, record: Any, brief: bool = False) -> str:
+def _named(name: str, description: str, record: PluginState, brief: bool = False) -> str:
     description = (first_clause(description) if brief else description).strip().rstrip(".")
     text = f"{name} ({description})" if description else name
     state = _state(record)
     return f"{text} [{state}]" if state else text
 
 
-def sources(host: Any, brief: bool = False) -> str:
-    """The tiers in chain order: '1. a (...); 2. b (...) [switched off: ...]'."""
+def sources(catalog: Catalog, brief: bool = False) -> str:
+    """The tiers in chain order: '1. a (...); 2. b (...) [unconfigured: ...]'."""
     return "; ".join(
-        f"{n}. {_named(t.name, t.description, rec, brief)}" for n, (t, rec) in enumerate(host.tiers(), 1)
+        f"{n}. {_named(t.name, t.description, rec, brief)}" for n, (t, rec) in enumerate(catalog.tiers, 1)
     )
 
 
-def resolvers(host: Any, brief: bool = False) -> str:
+def resolvers(catalog: Catalog, brief: bool = False) -> str:
     """The ID resolution steps, or '' when none is declared."""
     steps = [
         f"{_named(r.name, r.description, rec, brief)}, {'/'.join(sorted(r.accepts))} to "
         f"{'/'.join(sorted(r.provides))}"
-        for r, rec in host.resolvers()
+        for r, rec in catalog.resolvers
     ]
     if not steps:
         return ""
     return "Missing id kinds are looked up first, for all ids at once, by " + "; then ".join(steps) + "."
 
 
-def describe(host: Any) -> str:
-    """The tool description for this host (``ToolSpec.describe``)."""
-    if not host.tiers():
+def describe(catalog: Catalog) -> str:
+    """The tool description for what is installed (``ToolSpec.describe``)."""
+    if not catalog.tiers:
         return NO_TIERS
-    sibling = (
-        f"; for titles, abstracts and metadata, {ABSTRACT_TOOL} (cheaper)"
-        if ABSTRACT_TOOL in host.tools
-        else ""
-    )
+    records = catalog.tool_for("records")
+    sibling = f"; for titles, abstracts and metadata, {records} (cheaper)" if records else ""
     return (
         "Fetch the full text of articles as structured sections with tables and figures, from these sources in "
-        f"order: {sources(host, True)}. {resolvers(host, True)} Use it to read methods, results or "
+        f"order: {sources(catalog, True)}. {resolvers(catalog, True)} Use it to read methods, results or "
         f"tables{sibling}. Name up to {MAX_IDS} articles by pmcids, pmids and/or dois; the first {FETCH_LIMIT} "
         "are fetched, the rest return in overLimit. An article with no full text anywhere is listed in "
         "unavailable with each source's outcome: a normal result, not an error."
     )
 
 
-def chain_summary(host: Any) -> str:
+def chain_summary(catalog: Catalog) -> str:
     """One paragraph for the server instructions, or '' when the tool is not listed."""
-    if NAME not in host.tools or not host.tiers():
+    if not catalog.serves(NAME) or not catalog.tiers:
         return ""
-    return (
-        f"Full text ({NAME}) comes from these sources, in order: {sources(host)}. {resolvers(host)}".strip()
-    )
+    return f"Full text ({NAME}) comes from these sources, in order: {sources(catalog)}. {resolvers(catalog)}".strip()

@@ -13,9 +13,8 @@ from ..errors import ArgumentError
 from ..identifiers import FIELD_OF, IdentifierError, parse_list
 from ..jats_models import UnextractableReason
 from ..models import ResponseFormat, ToolInput, response_format_field
-from ..resolution import UnavailableReason
 from ..text import strip_invisible
-from ..types import ContentFormat, IdKind, TierOutcomeKind
+from ..types import ContentFormat, IdKind, TierOutcomeKind, UnavailableReason
 from .describe import FETCH_LIMIT, MAX_IDS
 
 IdType = IdKind
@@ -291,18 +290,17 @@ class TriedTier(_Out):
     detail: str | None = None
 
 
-class PmcArticle(_Out):
-    """Structured full text read from JATS, whatever tier served it (``source`` keeps its
-    historical value "pmc"; ``viaSource`` names the tier)."""
+class StructuredFulltext(_Out):
+    """Structured full text read from JATS, whatever tier served it."""
 
-    source: Literal["pmc"] = "pmc"
+    kind: Literal["structured"] = "structured"
+    source: str = Field(description="The source that served the article, as its tier labels it")
     viaSource: str = Field(description="The tier that served the JATS (the tool description lists them)")
     pmcId: str | None = None
     pmid: str | None = None
     doi: str | None = Field(None, description="DOI as the record spells it (compare case-insensitively)")
-    epmcId: str | None = Field(None, description="The serving source's own record id, when it has one")
-    epmcSource: str | None = Field(
-        None, description="The serving source's record namespace, e.g. 'PMC', 'MED'"
+    sourceIds: dict[str, str] | None = Field(
+        None, description="The serving source's own record ids, by the names its tier declares"
     )
     title: str | None = None
     articleType: str | None = None
@@ -324,12 +322,12 @@ class PmcArticle(_Out):
     )
 
 
-class UnpaywallArticle(_Out):
-    """Best-effort text extracted from a PDF or an HTML page, whatever tier served it (``source``
-    keeps its historical value "unpaywall"; ``viaSource`` names the tier)."""
+class ExtractedFulltext(_Out):
+    """Best-effort text extracted from a PDF or an HTML page, whatever tier served it."""
 
-    source: Literal["unpaywall"] = "unpaywall"
-    viaSource: str = Field("unpaywall", description="The tier that served the text")
+    kind: Literal["extracted"] = "extracted"
+    source: str = Field(description="The source that served the text, as its tier labels it")
+    viaSource: str = Field(description="The tier that served the text")
     contentFormat: ContentFormat
     doi: str
     sourceUrl: str = Field(description="URL the content was fetched from")
@@ -351,7 +349,7 @@ class UnpaywallArticle(_Out):
     )
 
 
-Article = Annotated[PmcArticle | UnpaywallArticle, Field(discriminator="source")]
+Article = Annotated[StructuredFulltext | ExtractedFulltext, Field(discriminator="kind")]
 
 
 class Unavailable(_Out):
@@ -409,7 +407,7 @@ class SectionLedger(SubsectionLedger):
 
 class ArticleLedger(_Out):
     id: str
-    source: Literal["pmc", "unpaywall"]
+    source: str
     originalCharacters: int
     returnedCharacters: int
     sections: list[SectionLedger] | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..jats_models import UNEXTRACTABLE_REASONS
 from ..render import as_json, fence, md_table
-from .models import FulltextInput, FulltextOutput, PmcArticle, TableOut, TriedTier, UnpaywallArticle
+from .models import ExtractedFulltext, FulltextInput, FulltextOutput, StructuredFulltext, TableOut, TriedTier
 from .shape import article_id
 
 
@@ -17,7 +17,7 @@ def _heading(label: str | None, title: str | None) -> str:
     return title or label or "(untitled)"
 
 
-def _render_pmc(art: PmcArticle) -> str:
+def _render_pmc(art: StructuredFulltext) -> str:
     lines = [f"## {art.title or article_id(art)}"]
     ids = [f"PMCID {art.pmcId}" if art.pmcId else "", f"PMID {art.pmid}" if art.pmid else ""]
     ids += [f"DOI {art.doi}" if art.doi else "", f"via {art.viaSource}"]
@@ -96,7 +96,7 @@ def _render_grid(rows: list[list[str]], header_rows: int, unextractable: str | N
     return md_table(header, [r + [""] * (width - len(r)) for r in rows[header_rows:]])
 
 
-def _render_text(art: UnpaywallArticle) -> str:
+def _render_text(art: ExtractedFulltext) -> str:
     head = f"## {art.title or art.doi}\nDOI {art.doi} · {art.contentFormat} from {art.sourceUrl} (via {art.viaSource})"
     return head + _chain(art.triedTiers) + "\n" + fence(art.content, art.viaSource)
 
@@ -120,7 +120,7 @@ def render_fulltext(out: FulltextOutput, args: FulltextInput) -> str:
     if out.notice:
         parts.append(f"Note: {out.notice}")
     for art in out.articles:
-        parts.append(_render_pmc(art) if isinstance(art, PmcArticle) else _render_text(art))
+        parts.append(_render_pmc(art) if isinstance(art, StructuredFulltext) else _render_text(art))
     if out.unavailable:
         parts.append("## Unavailable")
         for u in out.unavailable:

@@ -18,19 +18,19 @@ from .models import (
     ArticleLedger,
     AssetOut,
     Author,
+    ExtractedFulltext,
     Journal,
     LicenseOut,
     OmittedSection,
-    PmcArticle,
     PublicationDate,
     ReferenceOut,
     Section,
     SectionLedger,
+    StructuredFulltext,
     Subsection,
     SubsectionLedger,
     TableOut,
     TablePartOut,
-    UnpaywallArticle,
 )
 
 _Float = TypeVar("_Float", TableOut, AssetOut)
@@ -41,8 +41,6 @@ _ASSET_TYPE: dict[str, Literal["figure", "supplementary-material", "media"]] = {
     "media": "media",
 }
 _MARKER_WORDS = ("[Figure", "[Supplementary", "[Media", "[Video", "[Audio")
-# StructuredArticle.extra_ids keys the output carries (source-specific record ids).
-EXTRA_ID_FIELDS = ("epmcId", "epmcSource")
 
 
 # A record's landing page for an identifier kind, from the plugins that declare one
@@ -74,19 +72,20 @@ def _strip_asset_markers(text: str) -> str:
     return out.strip()
 
 
-def to_pmc_article(
+def to_structured(
     art: FulltextArticle,
     via: str,
     *,
+    source: str = "",
     include_assets: bool = True,
-    extra_ids: Mapping[str, str] | None = None,
+    source_ids: Mapping[str, str] | None = None,
     link: IdLink = no_link,
     ref: ArticleRef | None = None,
-) -> PmcArticle:
-    """A JATS record as the tool's ``source: pmc`` record (sections nested two levels deep).
-    ``extra_ids`` adds the serving source's own record ids (keys of :data:`EXTRA_ID_FIELDS`);
-    ids the record lacks come from the article's ``ref`` (given or learned along the chain), as
-    for extracted text, and the landing-page links follow them."""
+) -> StructuredFulltext:
+    """A JATS record as the tool's structured record (sections nested two levels deep), labelled
+    with the serving tier's ``source`` and carrying the source's own record ids (``source_ids``, as
+    the tier declared them); ids the record lacks come from the article's ``ref`` (given or learned
+    along the chain), as for extracted text, and the landing-page links follow them."""
     sections: list[Section] = []
     for sec in [*art.sections, *art.backMatter]:
         text = sec.text if include_assets else _strip_asset_markers(sec.text)
@@ -115,8 +114,10 @@ def to_pmc_article(
         else Author(lastName=a.surname, givenNames=a.givenNames, suffix=a.suffix, orcid=a.orcid)
         for a in art.authors
     ]
-    out = PmcArticle(
+    return StructuredFulltext(
+        source=source or via,
         viaSource=via,
+        sourceIds={k: str(v) for k, v in (source_ids or {}).items() if v} or None,
         pmcId=pmcid,
         pmid=pmid,
         doi=doi,
@@ -156,22 +157,20 @@ def to_pmc_article(
         pmcUrl=link("pmcid", pmcid),
         pubmedUrl=link("pmid", pmid),
     )
-    for key, value in (extra_ids or {}).items():
-        if key in EXTRA_ID_FIELDS and value:
-            setattr(out, key, str(value))
-    return out
 
 
-def to_text_article(
+def to_extracted(
     art: ExtractedTextArticle, ref: ArticleRef, via: str, link: IdLink = no_link
-) -> UnpaywallArticle | None:
-    """Extracted text as the tool's ``source: unpaywall`` record; ids the payload lacks come from
-    the article's ref (given or learned along the chain). None when no DOI is known at all."""
+) -> ExtractedFulltext | None:
+    """Extracted text as the tool's extracted record, labelled with the serving tier's source; ids
+    the payload lacks come from the article's ref (given or learned along the chain). None when no
+    DOI is known at all."""
     doi = art.doi or ref.doi
     if not doi:
         return None
     pmid = art.pmid or ref.pmid
-    return UnpaywallArticle(
+    return ExtractedFulltext(
+        source=art.source or via,
         viaSource=via,
         contentFormat=art.content_format,
         doi=doi,
@@ -215,13 +214,14 @@ def _table_out(t: Table) -> TableOut:
     )
 
 
-def article_id(art: PmcArticle | UnpaywallArticle) -> str:
+def article_id(art: StructuredFulltext | ExtractedFulltext) -> str:
     """The id ledgers name an article by: PMCID, PMID, DOI, whichever it carries first."""
-    return art.pmcId or art.pmid or art.doi or getattr(art, "epmcId", None) or "article"
+    ids = getattr(art, "sourceIds", None) or {}
+    return art.pmcId or art.pmid or art.doi or next(iter(ids.values()), None) or "article"
 
 
 # -- sections filter --------------------------------------------------------------------------
-def _keep_floats(art: PmcArticle, keep: Callable[[str | None], bool]) -> None:
+def _keep_floats(art: StructuredFulltext, keep: Callable[[str | None], bool]) -> None:
     """Tables and assets follow their sections: keep those whose section title ``keep`` accepts."""
     if art.tables:
         art.tables = [t for t in art.tables if keep(t.sectionTitle)] or None
@@ -234,7 +234,7 @@ def _matches(title: str | None, terms: Sequence[str]) -> bool:
     return bool(low) and any(t.lower() in low for t in terms)
 
 
-def filter_sections(art: PmcArticle, terms: Sequence[str]) -> bool:
+def filter_sections(art: StructuredFulltext, terms: Sequence[str]) -> bool:
     """Keep sections whose title (at any depth) contains a term; parents of matching
     subsections stay as breadcrumbs. Tables/assets follow their sections. Returns True when
     anything matched."""
@@ -256,7 +256,7 @@ def filter_sections(art: PmcArticle, terms: Sequence[str]) -> bool:
     return bool(kept)
 
 
-def cap_sections(art: PmcArticle, max_sections: int) -> list[OmittedSection]:
+def cap_sections(art: StructuredFulltext, max_sections: int) -> list[OmittedSection]:
     """Keep the first ``max_sections`` top-level sections; tables/assets of dropped ones go too."""
     if len(art.sections) <= max_sections:
         return []
@@ -474,8 +474,8 @@ def _spend(
     return kept, omitted, remaining
 
 
-def apply_budget_pmc(
-    art: PmcArticle,
+def apply_budget_structured(
+    art: StructuredFulltext,
     max_chars: int | None,
     per_section: int | None,
     mode: str,
@@ -494,7 +494,9 @@ def apply_budget_pmc(
     if max_chars is not None:
         original += sum(map(table_cost, tables)) + sum(map(asset_cost, assets))
     report = BudgetReport(
-        ledger=ArticleLedger(id=article_id(art), source="pmc", originalCharacters=0, returnedCharacters=0)
+        ledger=ArticleLedger(
+            id=article_id(art), source=art.source, originalCharacters=0, returnedCharacters=0
+        )
     )
     if mode == "outline":
         remaining = _outline_group(body, budget, cap, report)
@@ -536,7 +538,7 @@ def apply_budget_pmc(
     return report
 
 
-def apply_budget_text(art: UnpaywallArticle, max_chars: int | None) -> BudgetReport | None:
+def apply_budget_text(art: ExtractedFulltext, max_chars: int | None) -> BudgetReport | None:
     """Best-effort text has one body: cut it at a word boundary."""
     if max_chars is None or len(art.content) <= max_chars:
         return None
@@ -546,7 +548,7 @@ def apply_budget_text(art: UnpaywallArticle, max_chars: int | None) -> BudgetRep
     return BudgetReport(
         ledger=ArticleLedger(
             id=article_id(art),
-            source="unpaywall",
+            source=art.source,
             originalCharacters=original,
             returnedCharacters=len(art.content),
         )

@@ -14,38 +14,39 @@ from typing import Any
 
 from .. import errors as E
 from ..budget import apply_budget, json_size
+from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import FIELD_OF, ID_KINDS
 from ..jats_models import UNEXTRACTABLE_REASONS
 from ..resolution import ChainResult, Resolution, report_progress, run_chain
-from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, ToolContext
-from .describe import ABSTRACT_TOOL, FETCH_LIMIT
+from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, TierOptions
+from .describe import FETCH_LIMIT
 from .models import (
+    ExtractedFulltext,
     FulltextDeferred,
     FulltextInput,
     FulltextOutput,
     OverLimit,
-    PmcArticle,
     SectionCap,
     SectionCapArticle,
+    StructuredFulltext,
     TriedTier,
     Truncation,
     Unavailable,
-    UnpaywallArticle,
 )
 from .shape import (
     BudgetReport,
     IdLink,
-    apply_budget_pmc,
+    apply_budget_structured,
     apply_budget_text,
     article_id,
     cap_sections,
     filter_sections,
-    to_pmc_article,
-    to_text_article,
+    to_extracted,
+    to_structured,
 )
 
-Record = PmcArticle | UnpaywallArticle
+Record = StructuredFulltext | ExtractedFulltext
 
 
 @dataclass
@@ -101,16 +102,17 @@ def _payload_record(res: Resolution, include_assets: bool, link: IdLink) -> Reco
     payload = res.hit.article if res.hit else None
     via = res.served_by or ""  # the chain stamps the payload with it too
     if isinstance(payload, StructuredArticle):
-        return to_pmc_article(
+        return to_structured(
             payload.article,
             via,
+            source=payload.source,
             include_assets=include_assets,
-            extra_ids=payload.extra_ids,
+            source_ids=payload.record_ids,
             link=link,
             ref=res.ref,
         )
     if isinstance(payload, ExtractedTextArticle):
-        return to_text_article(payload, res.ref, via, link)
+        return to_extracted(payload, res.ref, via, link)
     return None
 
 
@@ -132,7 +134,8 @@ def _unavailable(res: Resolution, asked: Sequence[_Asked]) -> list[Unavailable]:
 async def _add_access_links(ctx: ToolContext, refs: list[ArticleRef], unavailable: list[Unavailable]) -> None:
     """The access-link providers' link (a library resolver) on each unavailable entry they can link;
     a provider that fails only leaves the field out."""
-    links = await ctx.runtime.access_links(refs)
+    assert ctx.core is not None  # checked by the handler
+    links = await ctx.core.access_links(refs)
     by_id = {v: links[ref.key] for ref in refs if ref.key in links for v in ref.requested}
     for u in unavailable:
         u.institutionalLink = by_id.get(u.id)
@@ -148,12 +151,10 @@ def _all_failed(chain: ChainResult) -> MedlitError:
     if first is None:  # steps answered per article with failures but raised nothing
         step = next(a for r in chain.resolutions for a in r.tried if a.outcome == "service-error")
         first = E.upstream_error(step.tier, E.UPSTREAM_ERROR, step.detail, retryable=True)
-    return MedlitError(
-        first.reason,
-        f"Every full-text source failed: {first.message}",
-        first.recovery or "Retry in a minute.",
-        first.retryable,
-        {"tiers": summary[:1000]},
+    return first.but(
+        message=f"Every full-text source failed: {first.message}",
+        recovery=first.recovery or "Retry in a minute.",
+        details={"tiers": summary[:1000]},
     )
 
 
@@ -161,16 +162,15 @@ def _no_tiers() -> MedlitError:
     return MedlitError(
         E.UNAVAILABLE,
         "No full-text source is installed on this server: no plugin declares a full-text tier.",
-        "Install and enable a plugin that contributes full-text tiers, then restart the server; meanwhile "
+        recovery="Install and enable a plugin that contributes full-text tiers, then restart the server; meanwhile "
         "read abstracts and metadata with the record tools.",
-        False,
     )
 
 
 # -- the handler ------------------------------------------------------------------------------
 async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutput:
-    host = ctx.runtime.host if ctx.runtime is not None else None
-    if host is None or not host.tiers():
+    catalog = ctx.core.catalog if ctx.core is not None else None
+    if catalog is None or not catalog.tiers:
         raise _no_tiers()
     routed = _routed(args)
     fetch, over = routed[:FETCH_LIMIT], routed[FETCH_LIMIT:]
@@ -178,9 +178,7 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
 
     refs = [ArticleRef(key=a.value, requested=(a.value,), **{a.kind: a.value}) for a in fetch]
     chain = await run_chain(
-        refs,
-        ctx,
-        {"include_references": args.includeReferences, "include_assets": args.includeAssets},
+        refs, ctx, TierOptions(include_references=args.includeReferences, include_assets=args.includeAssets)
     )
     if chain.all_failed_for_service_reasons():
         raise _all_failed(chain)
@@ -191,7 +189,7 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
     pending: list[ArticleRef] = []  # the articles behind `unavailable`
     for res in chain.resolutions:
         asked = [by_value[v] for v in res.ref.requested if v in by_value]
-        record = _record(res, args.includeAssets, host.id_link) if res.resolved else None
+        record = _record(res, args.includeAssets, catalog.id_link) if res.resolved else None
         if res.resolved and record is None:
             # the hit's own step (not the last one: a folded ref's steps may follow it)
             step = next(a for a in res.tried if a.tier == res.served_by and a.outcome == "hit")
@@ -203,9 +201,9 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
             pending.append(res.ref)
             continue
         records.append((asked, record))
-    if pending and host.access_link_providers():
+    if pending and catalog.access_links:
         await _add_access_links(ctx, pending, unavailable)
-    abstracts = ABSTRACT_TOOL if ABSTRACT_TOOL in host.tools else None
+    abstracts = catalog.tool_for("records")
     return _shape(args, records, unavailable, over, abstracts)
 
 
@@ -224,7 +222,7 @@ def _shape(
     caps: dict[int, SectionCapArticle] = {}
     reports: dict[int, BudgetReport] = {}
     for index, (_, rec) in enumerate(records):
-        if isinstance(rec, PmcArticle):
+        if isinstance(rec, StructuredFulltext):
             if args.sections and not filter_sections(rec, args.sections):
                 section_misses.append(article_id(rec))
             if not args.includeTables:
@@ -237,7 +235,7 @@ def _shape(
                 dropped = cap_sections(rec, args.maxSections)
                 if dropped:
                     caps[index] = SectionCapArticle(id=article_id(rec), omittedSections=dropped)
-            report = apply_budget_pmc(
+            report = apply_budget_structured(
                 rec, args.maxCharacters, args.maxCharactersPerSection, args.overflowMode
             )
         else:
@@ -317,7 +315,7 @@ def _shape(
         f"{t.label or t.id or 'a table'} in {article_id(rec)} "
         f"({UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
         for rec in (records[i][1] for i in kept)
-        if isinstance(rec, PmcArticle)
+        if isinstance(rec, StructuredFulltext)
         for t in rec.tables or []
         if t.unextractableReason
     ]

@@ -11,16 +11,17 @@ Timeouts and failures are worded by the step runner the full-text chain uses (``
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from .. import errors as E
+from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, normalize_pmid
 from ..resolution import report_progress, run_step, step_context
-from ..types import RelatedProvider, RelatedQuery, RelatedResult, ToolContext
+from ..types import Declared, RelatedProvider, RelatedQuery, RelatedResult
 from .models import Outcome
 
 
@@ -95,7 +96,7 @@ async def _answer(provider: RelatedProvider, query: RelatedQuery, ctx: ToolConte
 
 async def ask(
     ctx: ToolContext,
-    pairs: list[tuple[RelatedProvider, Any]],
+    pairs: Sequence[Declared[RelatedProvider]],
     query: RelatedQuery,
     *,
     until: float,
@@ -120,8 +121,7 @@ async def ask(
             err = MedlitError(
                 E.CALL_DEADLINE_EXCEEDED,
                 "not asked: the call ran out of time before this provider's turn",
-                "Retry the call.",
-                True,
+                recovery="Retry the call.",
             )
             asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
             continue

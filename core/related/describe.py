@@ -3,13 +3,13 @@ actually declared, in the order they are asked, each with why it is off when it 
 
 from __future__ import annotations
 
-from typing import Any
+from ..types import Capability, Catalog, PluginState
 
 NAME = "pubmed_find_related"
 
 
-def _state(record: Any) -> str:
-    if record.status == "active":
+def _state(record: PluginState) -> str:
+    if record.active:
         return ""
     if record.status == "disabled" and record.waiting_on:
         return f" [off: {record.waiting_on}=true enables it]"
@@ -18,8 +18,19 @@ def _state(record: Any) -> str:
     return f" [{record.status}]"
 
 
-def describe(host: Any) -> str:
-    providers = host.related_providers()
+def _siblings(catalog: Catalog) -> str:
+    """Where to go instead, naming only the tools served here."""
+    wanted: tuple[tuple[Capability, str], ...] = (
+        ("search", "for topic searches use {}"),
+        ("records", "for the full records {}"),
+        ("links", "for other link types or databases {}"),
+    )
+    parts = [text.format(" or ".join(tools)) for cap, text in wanted if (tools := catalog.tools_for(cap))]
+    return "".join("; " + p for p in parts)
+
+
+def describe(catalog: Catalog) -> str:
+    providers = catalog.related
     chain = (
         "; ".join(
             f"{n}. {p.name} ({', '.join(k for k in ('similar', 'cited_by', 'references') if k in p.kinds)}"
@@ -31,9 +42,7 @@ def describe(host: Any) -> str:
         or "none installed, so every call fails"
     )
     return (
-        "Find articles related to one PubMed article (similar to it, citing it, or cited by it) as PMIDs with "
-        f"brief summaries. Providers, asked in order until one has a list: {chain}. Use it to follow citations or "
-        "find similar work; for topic searches use pubmed_search_articles, for the full records "
-        "pubmed_fetch_articles, for other link types or Entrez databases eutils_elink (eutils_link_then_fetch "
-        "for the records). Finding none is an empty answer, not an error."
+        "Find articles related to one article named by PMID (similar to it, citing it, or cited by it) as PMIDs "
+        f"with brief summaries. Providers, asked in order until one has a list: {chain}. Use it to follow "
+        f"citations or find similar work{_siblings(catalog)}. Finding none is an empty answer, not an error."
     )

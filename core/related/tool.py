@@ -13,10 +13,11 @@ import time
 from collections.abc import Mapping
 
 from .. import errors as E
+from ..context import ToolContext
 from ..errors import MedlitError
 from ..models import cap_text
 from ..render import as_json, fence, md_table
-from ..types import RecordMetadata, RelatedQuery, RelatedResult, ToolContext
+from ..types import RecordMetadata, RelatedQuery, RelatedResult
 from .chain import Asked, Attempt, ask
 from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
 
@@ -43,10 +44,7 @@ class _Source:
     @property
     def can_tell(self) -> bool:
         """True when a metadata provider for PMIDs is active, so absence means 'no such PMID'."""
-        runtime = self.ctx.runtime
-        if runtime is None:
-            return False
-        return any("pmid" in m.accepts for m in runtime.host.metadata_providers())
+        return "pmid" in self.ctx.metadata_kinds
 
     async def lookup(self, pmids: list[str]) -> dict[str, RecordMetadata]:
         """Metadata for ``pmids`` and the source (asked once), in one request; a failure is kept
@@ -80,35 +78,48 @@ class _Source:
         if self.unknown:
             raise MedlitError(
                 PMID_NOT_FOUND,
-                f"PubMed has no record with PMID {self.pmid} ({attempt.provider.name} found no related articles, "
-                "and PubMed does not know the PMID).",
-                "Check the PMID (find it with pubmed_search_articles, or convert a DOI or PMCID with "
-                "pubmed_convert_ids).",
-                False,
-                {"pmid": self.pmid},
+                f"No record with PMID {self.pmid} is known ({attempt.provider.name} found no related articles, "
+                "and the metadata providers do not know the PMID).",
+                recovery=_check_pmid(self.ctx),
+                details={"pmid": self.pmid},
             )
 
 
+def _check_pmid(ctx: ToolContext) -> str:
+    """Advice for an unknown PMID, naming the served tools that find or convert one."""
+    catalog = ctx.core.catalog if ctx.core is not None else None
+    search = catalog.tool_for("search") if catalog else None
+    convert = catalog.tool_for("id_conversion") if catalog else None
+    ways = [
+        w
+        for w in (search and f"find it with {search}", convert and f"convert a DOI or PMCID with {convert}")
+        if w
+    ]
+    return "Check the PMID" + (f" ({', or '.join(ways)})." if ways else ".")
+
+
 async def find_related(args: FindRelatedInput, ctx: ToolContext) -> FindRelatedOutput:
-    runtime = ctx.runtime
-    if runtime is None:  # only core's own plugins get the runtime; anything else is a wiring fault
-        raise E.plugin_fault("related", "pubmed_find_related needs core's runtime to reach the providers")
-    host = runtime.host
+    core = ctx.core
+    if core is None:  # only core's own plugins get it; anything else is a wiring fault
+        raise E.plugin_fault("related", "pubmed_find_related needs core's access to reach the providers")
+    catalog = core.catalog
     started = time.monotonic()
-    until = started + max(5.0, host.settings.call_deadline - SUMMARY_RESERVE)
+    until = started + max(5.0, core.call_deadline - SUMMARY_RESERVE)
     want = min(args.maxResults, PER_CALL)
     query = RelatedQuery(pmid=args.pmid, kind=args.relationship, offset=args.offset, limit=want)
     source = _Source(ctx, args.pmid)
 
-    asked = await ask(ctx, host.related_providers(), query, until=until, on_empty=source.on_empty)
+    asked = await ask(ctx, catalog.related, query, until=until, on_empty=source.on_empty)
     final = asked.answer or _first_empty(asked)
     if final is None:
         raise _none_answered(asked, query)
     result = final.result
     assert result is not None
 
-    meta: Mapping[str, RecordMetadata] = await source.lookup(result.pmids) if result.pmids else source.meta
-    link = ctx.runtime.host.id_link
+    meta: Mapping[str, RecordMetadata] = (
+        await source.lookup(list(result.pmids)) if result.pmids else source.meta
+    )
+    link = catalog.id_link
     articles = [_article(p, meta.get(p), result.scores.get(p), link("pmid", p)) for p in result.pmids]
     total = result.total
     end = args.offset + want
@@ -142,9 +153,8 @@ def _none_answered(asked: Asked, query: RelatedQuery) -> MedlitError:
         return MedlitError(
             E.UNAVAILABLE,
             f"No installed plugin provides {query.kind} articles (no related provider declares that kind).",
-            "Install or enable a plugin that does (the NCBI plugin serves all three kinds).",
-            False,
-            {"providers": reports},
+            recovery="Install or enable a plugin that declares related-article providers of that kind.",
+            details={"providers": reports},
         )
     if not asked.queried:
         variables = ", ".join(f"{a.variable}" for a in asked.attempts if a.variable) or "their switches"
@@ -152,20 +162,19 @@ def _none_answered(asked: Asked, query: RelatedQuery) -> MedlitError:
             E.UNAVAILABLE,
             f"Every provider of {query.kind} articles is switched off or unconfigured: "
             + "; ".join(f"{a.provider.name} ({a.detail})" for a in asked.attempts),
-            f"Set {variables} and restart the server.",
-            False,
-            {"providers": reports},
+            recovery=f"Set {variables} and restart the server.",
+            details={"providers": reports},
         )
     failed = [a for a in asked.queried if a.error is not None]
     return MedlitError(
         ALL_FAILED,
         f"Every provider of {query.kind} articles failed for PMID {query.pmid}: "
         + "; ".join(f"{a.provider.name}: {a.error.reason} ({a.error.message})" for a in failed if a.error),
-        "Retry in a minute; the failures are listed in details.providers."
+        recovery="Retry in a minute; the failures are listed in details.providers."
         if any(a.error and a.error.retryable for a in failed)
         else "These failures will not clear by retrying; see details.providers.",
-        any(a.error is not None and a.error.retryable for a in failed),
-        {"providers": reports},
+        retryable=any(a.error is not None and a.error.retryable for a in failed),
+        details={"providers": reports},
     )
 
 

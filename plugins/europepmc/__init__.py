@@ -54,6 +54,8 @@ TIER = FulltextTier(
     resolve=lazy(".tier:resolve_europepmc", __name__),
     description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
     timeout=45.0,
+    source="europepmc",
+    record_ids=("epmcId", "epmcSource"),
 )
 
 PROVIDER = RelatedProvider(

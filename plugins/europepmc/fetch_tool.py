@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.core.plugin import (
-    MedlitError,
-    ToolContext,
-    apply_budget,
-    as_json,
-    cap_text,
-    errors,
-    fence,
-    json_size,
-)
+from medlit.core.kit import apply_budget, as_json, cap_text, fence, json_size
+from medlit.core.plugin import MedlitError, ToolContext, errors
 
 from . import client
 from .inputs import FetchInput, RecordAddress
@@ -30,9 +22,7 @@ REFUSED_RECOVERY = (
 def _refused(err: MedlitError) -> MedlitError:
     """Europe PMC refusing (or not running) the lookup built from validated pairs: the search
     tool's advice (fix the query syntax, the sort, the cursor) names arguments this tool lacks."""
-    return MedlitError(
-        err.reason, err.message, REFUSED_RECOVERY, isinstance(err, ResultlessEnvelope), err.details
-    )
+    return err.but(recovery=REFUSED_RECOVERY, retryable=isinstance(err, ResultlessEnvelope))
 
 
 def _matches(addr: RecordAddress, r: EpmcRecord) -> bool:

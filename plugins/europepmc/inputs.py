@@ -8,13 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from medlit.core.plugin import (
-    RESPONSE_FORMAT_FIELD,
-    ArgumentError,
-    ResponseFormat,
-    ToolInput,
-    strip_invisible,
-)
+from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, strip_invisible
+from medlit.core.plugin import ArgumentError, ToolInput
 
 Source = Literal["MED", "PMC", "PPR", "PAT", "AGR"]
 DEFAULT_SOURCES: list[Source] = ["MED", "PMC", "PPR"]

@@ -5,15 +5,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from urllib.parse import quote
 
-from medlit.core.plugin import (
-    MedlitError,
-    ToolContext,
-    as_json,
-    cap_text,
-    errors,
-    fence,
-    invalid_argument,
-)
+from medlit.core.kit import as_json, cap_text, fence
+from medlit.core.plugin import MedlitError, ToolContext, errors, invalid_argument
 
 from . import client
 from .inputs import DOCUMENTED_SORT, PAGE_CAP, SearchInput

@@ -12,17 +12,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from medlit.core.plugin import (
-    DAY,
-    MINUTE,
-    CacheRule,
-    MedlitError,
-    Probe,
-    Response,
-    ServiceSpec,
-    errors,
-    upstream_error,
-)
+from medlit.core.kit import DAY, MINUTE
+from medlit.core.plugin import CacheRule, MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
 
 NAME = "europepmc"
 TITLE = "Europe PMC"
@@ -86,10 +77,11 @@ def inspect(resp: Response) -> None:
     hits = data.get("hitCount")
     if endpoint in ("search", "searchPOST"):
         raise ResultlessEnvelope(
-            f"{NAME}_{errors.INVALID_RESPONSE}",
+            errors.INVALID_RESPONSE,
             f"Europe PMC answered the search with no result list (hitCount {hits!r}): it did not run it",
-            "Retry once; if it persists, narrow the query.",  # sort and cursor refusals get their own
-            False,
+            service=NAME,
+            recovery="Retry once; if it persists, narrow the query.",  # sort and cursor refusals get their own
+            retryable=False,
         )
     if hits not in (0, "0"):  # an empty citation or reference list may leave the list out
         raise upstream_error(

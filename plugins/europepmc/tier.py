@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from medlit.core.kit import FulltextArticle, IdentifierError, normalize_doi, read_jats
 from medlit.core.plugin import (
     ArticleRef,
-    FulltextArticle,
-    IdentifierError,
+    IdKind,
     MedlitError,
     StructuredArticle,
+    TierOptions,
     TierResult,
     ToolContext,
     errors,
-    normalize_doi,
-    read_jats,
 )
 
 from . import client
@@ -84,11 +84,10 @@ def _best(ref: ArticleRef, records: Sequence[EpmcRecord]) -> EpmcRecord | None:
     return sorted(matches, key=lambda r: (not r.has_fulltext_xml, r.source != "MED"))[0]
 
 
-def _carry(ref: ArticleRef, rec: EpmcRecord) -> None:
-    """Ids Europe PMC knows and the article lacked, for later tiers."""
-    ref.doi = ref.doi or _canonical_doi(rec.doi)
-    ref.pmid = ref.pmid or rec.pmid
-    ref.pmcid = ref.pmcid or rec.pmcid
+def _learned(rec: EpmcRecord) -> dict[IdKind, str]:
+    """Ids Europe PMC knows of the article, for later tiers (the chain keeps those it lacked)."""
+    ids: dict[IdKind, str | None] = {"doi": _canonical_doi(rec.doi), "pmid": rec.pmid, "pmcid": rec.pmcid}
+    return {k: v for k, v in ids.items() if v}
 
 
 def _read(root: Any, rec: EpmcRecord, include_references: bool) -> FulltextArticle:
@@ -125,17 +124,18 @@ async def _fetch(ctx: ToolContext, rec: EpmcRecord, include_references: bool) ->
     if not art.hasBody:
         return TierResult("no-body", f"Europe PMC's JATS for {ftid} holds front matter only")
     return TierResult(
-        "hit", "", StructuredArticle(art, extra_ids={"epmcId": rec.id, "epmcSource": rec.source})
+        "hit", "", StructuredArticle(art, record_ids={"epmcId": rec.id, "epmcSource": rec.source})
     )
 
 
 async def resolve_europepmc(
-    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: TierOptions
 ) -> dict[str, TierResult]:
-    include_refs = bool(options.get("include_references", False))
+    include_refs = options.include_references
     clauses = [c for ref in refs for c in _clauses(ref)]
     records = await client.lookup(ctx, clauses, result_type="lite", max_pages=MAX_PAGES) if clauses else []
     out: dict[str, TierResult] = {}
+    learned: dict[str, dict[IdKind, str]] = {}
     to_fetch: dict[str, EpmcRecord] = {}  # full-text id -> record (an article asked twice is fetched once)
     chosen: dict[str, EpmcRecord] = {}
     for ref in refs:
@@ -143,10 +143,12 @@ async def resolve_europepmc(
         if rec is None:
             out[ref.key] = TierResult("miss", f"Europe PMC has no record for {_named(ref)}")
             continue
-        _carry(ref, rec)
+        learned[ref.key] = _learned(rec)
         if not rec.has_fulltext_xml:
             why = "is not open access" if rec.is_open_access is False else "lists no open-access full text"
-            out[ref.key] = TierResult("no-fulltext", f"Europe PMC record {rec.source} {rec.id} {why}")
+            out[ref.key] = TierResult(
+                "no-fulltext", f"Europe PMC record {rec.source} {rec.id} {why}", ids=learned[ref.key]
+            )
             continue
         chosen[ref.key] = rec
         to_fetch.setdefault(rec.fulltext_id or "", rec)
@@ -163,5 +165,5 @@ async def resolve_europepmc(
     fetched = await asyncio.gather(*(fetch_one(i) for i in ids))
     by_id = dict(zip(ids, fetched, strict=True))
     for key, rec in chosen.items():
-        out[key] = by_id[rec.fulltext_id or ""]
+        out[key] = replace(by_id[rec.fulltext_id or ""], ids=learned[key])
     return out

@@ -7,16 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import (
-    RESPONSE_FORMAT_FIELD,
-    ArgumentError,
-    DeferredIds,
-    IdentifierError,
-    ResponseFormat,
-    ToolInput,
-    ToolOutput,
-    parse_list,
-)
+from medlit.core.kit import RESPONSE_FORMAT_FIELD, DeferredIds, IdentifierError, ResponseFormat, parse_list
+from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput
 
 MAX_PMIDS = 1000
 OTHER_FIELD = re.compile(r"; send it in `\w+`")

@@ -35,6 +35,7 @@ PMC_TIER = FulltextTier(
     resolve=lazy(".pmc_tier:resolve_pmc", __name__),
     description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
     timeout=60.0,
+    source="pmc",
 )
 
 IDCONV_RESOLVER = IdResolver(
@@ -96,7 +97,12 @@ def medlit_plugin_info() -> PluginInfo:
                 "NCBI_API_KEY", "NCBI API key: raises the shared limit from 3 to 10 requests/s", secret=True
             ),
             SettingSpec(
-                "NCBI_EMAIL", "Contact email NCBI asks every client to send", secret=True, kind="email"
+                "NCBI_EMAIL",
+                "Contact email NCBI asks every client to send",
+                secret=True,
+                kind="email",
+                recommended=True,
+                example="you@example.org",
             ),
             SettingSpec("NCBI_TOOL", "Tool name sent to NCBI", default=service.DEFAULT_TOOL),
             SettingSpec(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from medlit.core.plugin import PromptArgument, PromptSpec, ResourceSpec, ToolContext
+from medlit.core.plugin import Catalog, PromptArgument, PromptSpec, ResourceSpec, ToolContext
 
 GUIDE = """\
 # medlit: searching and reading the biomedical literature
@@ -77,7 +77,14 @@ GUIDE_RESOURCE = ResourceSpec(
 )
 
 
-def render_research_plan(args: Mapping[str, str]) -> list[tuple[Literal["user", "assistant"], str]]:
+def render_research_plan(
+    args: Mapping[str, str], catalog: Catalog
+) -> list[tuple[Literal["user", "assistant"], str]]:
+    links = (
+        " (pubmed_institutional_link gives library links for those)"
+        if catalog.serves("pubmed_institutional_link")
+        else ""
+    )
     organism = f" in {args['organism']}" if args.get("organism") else ""
     keywords = ", ".join(k.strip() for k in args.get("keywords", "").split(",") if k.strip())
     text = f"""\
@@ -93,8 +100,7 @@ Work in phases and use the medlit tools at each one (read the resource medlit://
 3. Key evidence: fetch the most relevant records with pubmed_fetch_articles; note retractions
    and errata (notices) and exclude retracted work.
 4. Depth: read methods and results of the core papers with pubmed_fetch_fulltext, sections
-   ["methods", "results"]; note what could not be obtained and why (pubmed_institutional_link,
-   when enabled, gives library links for those).
+   ["methods", "results"]; note what could not be obtained and why{links}.
 5. Connections: follow pubmed_pubmed_citedin / pubmed_pubmed_refs links with eutils_elink.
 6. Output: aims, hypotheses, methods, expected results, risks, and a reference list formatted with
    pubmed_format_citations (Vancouver or APA).

@@ -30,16 +30,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.plugin import (
-    ArticleRef,
-    IdentifierError,
-    IdKind,
-    MedlitError,
-    TierResult,
-    ToolContext,
-    batches,
-    normalize,
-)
+from medlit.core.kit import IdentifierError, batches, normalize
+from medlit.core.plugin import ArticleRef, IdKind, MedlitError, TierResult, ToolContext
 
 from .parse.idconv import IdConvRecord, parse_idconv
 
@@ -210,23 +202,32 @@ async def convert_mixed(
 
 
 # -- the chain's ID resolution step -----------------------------------------------------------
+def _known(doi: str | None, pmid: str | None = None, pmcid: str | None = None) -> dict[IdKind, str]:
+    found: dict[IdKind, str | None] = {"doi": doi, "pmid": pmid, "pmcid": pmcid}
+    return {k: v for k, v in found.items() if v}
+
+
 def _outcome(ref: ArticleRef, conv: Conversion) -> TierResult:
-    """Fill in what the converter knows about ``ref`` and say what it means for PMC."""
+    """What the converter knows about ``ref`` (the ids it found) and what it means for PMC."""
     label = f"{'PMID' if conv.idtype == 'pmid' else 'DOI'} {conv.requested}"
-    ref.doi = ref.doi or conv.doi
     if conv.found and conv.pmcid and conv.embargoed:
         # In PMC but not yet released: PMC would serve front matter only, so no PMCID is given.
-        ref.pmid = ref.pmid or conv.pmid
         until = f" until {conv.release_date}" if conv.release_date else ""
         return TierResult(
-            "no-body", f"{label} is in PMC as {conv.pmcid} but embargoed{until}; PMC was not asked"
+            "no-body",
+            f"{label} is in PMC as {conv.pmcid} but embargoed{until}; PMC was not asked",
+            ids=_known(doi=conv.doi, pmid=conv.pmid),
         )
     if conv.found and conv.pmcid:
-        ref.pmcid = conv.pmcid
-        ref.pmid = ref.pmid or conv.pmid
-        return TierResult("hit", f"{label} is {conv.pmcid} in PMC")
+        return TierResult(
+            "hit",
+            f"{label} is {conv.pmcid} in PMC",
+            ids=_known(doi=conv.doi, pmid=conv.pmid, pmcid=conv.pmcid),
+        )
     return TierResult(
-        "miss", f"{label} has no PMC copy per the PMC ID Converter ({conv.error or 'not found'})"
+        "miss",
+        f"{label} has no PMC copy per the PMC ID Converter ({conv.error or 'not found'})",
+        ids=_known(doi=conv.doi),
     )
 
 

@@ -13,15 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
-    ArgumentError,
     IdentifierError,
     ResponseFormat,
-    ToolInput,
     parse_list,
     strip_invisible,
 )
+from medlit.core.plugin import ArgumentError, ToolInput
 
 DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 DB_LENGTH = 40

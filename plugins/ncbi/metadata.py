@@ -18,18 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from medlit.core.plugin import (
-    ArticleRef,
-    IdentifierError,
-    IdKind,
-    RecordKind,
-    RecordMetadata,
-    TierResult,
-    ToolContext,
-    normalize_doi,
-    normalize_pmcid,
-    normalize_pmid,
-)
+from medlit.core.kit import IdentifierError, RecordKind, normalize_doi, normalize_pmcid, normalize_pmid
+from medlit.core.plugin import ArticleRef, IdKind, RecordMetadata, TierResult, ToolContext
 
 from .client import fetch_pubmed
 from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number
@@ -68,8 +58,7 @@ async def resolve_dois(refs: Sequence[ArticleRef], ctx: ToolContext) -> dict[str
         if rec is None:
             out[ref.key] = TierResult("miss", f"PubMed has no record for PMID {ref.pmid}")
         elif rec.doi:
-            ref.doi = ref.doi or rec.doi
-            out[ref.key] = TierResult("hit", f"DOI {rec.doi} from PubMed")
+            out[ref.key] = TierResult("hit", f"DOI {rec.doi} from PubMed", ids={"doi": rec.doi})
         else:
             out[ref.key] = TierResult("no-doi", f"PubMed has no DOI for PMID {ref.pmid}")
     return out

@@ -10,20 +10,18 @@ the :class:`ArticleRef` so later tiers can use it. A hit carries a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from medlit.core.kit import FulltextArticle, batches, localname, parse_xml, read_jats
 from medlit.core.plugin import (
     ArticleRef,
-    FulltextArticle,
+    IdKind,
     Response,
     StructuredArticle,
+    TierOptions,
     TierResult,
     ToolContext,
-    batches,
-    localname,
-    parse_xml,
-    read_jats,
 )
 
 BATCH_SIZE = 200  # efetch ids per request
@@ -60,10 +58,10 @@ def _articles(root: Any, include_references: bool) -> tuple[list[FulltextArticle
 
 
 async def resolve_pmc(
-    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: TierOptions
 ) -> dict[str, TierResult]:
     """Fetch and read the PMC records of ``refs`` (each carries a PMCID)."""
-    include_refs = bool(options.get("include_references", False))
+    include_refs = options.include_references
     by_pmcid: dict[str, list[ArticleRef]] = {}
     for ref in refs:
         if ref.pmcid:
@@ -110,12 +108,13 @@ async def resolve_pmc(
 def _result(ref: ArticleRef, pid: str, art: FulltextArticle | None) -> TierResult:
     if art is None:
         return TierResult("miss", f"PMC has no record for {pid}")
-    # carry identifiers forward for later tiers
-    ref.doi = ref.doi or art.ids.doi
-    ref.pmid = ref.pmid or art.ids.pmid
+    # identifiers carried forward for later tiers
+    found: dict[IdKind, str | None] = {"doi": art.ids.doi, "pmid": art.ids.pmid}
+    ids = {k: v for k, v in found.items() if v}
     if not art.hasBody:
         return TierResult(
             "no-body",
             f"{pid} is in PMC with front matter only (the publisher does not allow the full text in XML)",
+            ids=ids,
         )
-    return TierResult("hit", "", StructuredArticle(art))
+    return TierResult("hit", "", StructuredArticle(art), ids=ids)

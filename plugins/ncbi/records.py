@@ -12,7 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from medlit.core.plugin import DAY, MINUTE, CacheRule, RecordRule, localname, parse_xml, text_of
+from medlit.core.kit import DAY, MINUTE, localname, parse_xml, text_of
+from medlit.core.plugin import CacheRule, RecordRule
 
 if TYPE_CHECKING:
     from lxml import etree

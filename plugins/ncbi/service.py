@@ -9,17 +9,8 @@ from __future__ import annotations
 
 import re
 
-from medlit.core.plugin import (
-    MedlitError,
-    PluginConfig,
-    Probe,
-    Response,
-    ServiceSpec,
-    XMLRefused,
-    errors,
-    parse_xml,
-    upstream_error,
-)
+from medlit.core.kit import XMLRefused, parse_xml
+from medlit.core.plugin import MedlitError, PluginConfig, Probe, Response, ServiceSpec, errors, upstream_error
 
 from . import records
 
@@ -124,7 +115,7 @@ def inspect_eutils(resp: Response) -> None:
         if text_endpoint:
             return
         raise _garbled("text where XML or JSON was expected")
-    from medlit.core.plugin import XMLSyntaxError  # lxml's: loaded with the first document
+    from medlit.core.kit import XMLSyntaxError
 
     try:
         root = parse_xml(body)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.plugin import ToolContext, batches, errors, upstream_error
+from medlit.core.kit import batches
+from medlit.core.plugin import ToolContext, errors, upstream_error
 
 from .parse import Work, WorkList, parse_list, parse_work
 

@@ -13,14 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.plugin import (
-    IdentifierError,
-    errors,
-    normalize_doi,
-    normalize_pmcid,
-    normalize_pmid,
-    upstream_error,
-)
+from medlit.core.kit import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
+from medlit.core.plugin import errors, upstream_error
 
 _WORK_ID = re.compile(r"(?i)^(?:https?://(?:www\.)?openalex\.org/)?(?:works/)?(W\d{1,15})$")
 

@@ -17,7 +17,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from medlit.core.plugin import RecordMetadata, strip_invisible
+from medlit.core.kit import strip_invisible
+from medlit.core.plugin import RecordMetadata
 
 URL_VER = "Z39.88-2004"
 URL_CTX_FMT = "info:ofi/fmt:kev:mtx:ctx"

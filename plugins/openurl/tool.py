@@ -14,22 +14,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
-    ArgumentError,
     IdentifierError,
-    MedlitError,
-    RecordMetadata,
     ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
     as_json,
-    errors,
     fence,
     normalize_doi,
     normalize_pmid,
     parse_list,
+)
+from medlit.core.plugin import (
+    ArgumentError,
+    MedlitError,
+    RecordMetadata,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    errors,
 )
 
 from . import kev, presets
@@ -256,7 +258,9 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
     base = presets.resolver_base(ctx.settings)
     if base is None:  # the host does not list the tool then; kept for direct calls
         raise MedlitError(
-            errors.UNAVAILABLE, "No link resolver is configured.", "Set OPENURL_RESOLVER or OPENURL_PRESET."
+            errors.UNAVAILABLE,
+            "No link resolver is configured.",
+            recovery="Set OPENURL_RESOLVER or OPENURL_PRESET.",
         )
     # The first LIMIT items in the order pmids, dois, citations; the rest are named in overLimit.
     room = LIMIT

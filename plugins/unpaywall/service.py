@@ -7,7 +7,8 @@ them out of logs, errors and output.
 
 from __future__ import annotations
 
-from medlit.core.plugin import DAY, CacheRule, PluginConfig, Probe, ServiceSpec, SettingSpec
+from medlit.core.kit import DAY
+from medlit.core.plugin import CacheRule, PluginConfig, Probe, ServiceSpec, SettingSpec
 
 API_URL = "https://api.unpaywall.org"
 API = "unpaywall"
@@ -27,6 +28,7 @@ SETTINGS = (
         required=True,
         secret=True,
         kind="email",
+        example="you@example.org",
     ),
     SettingSpec(
         MAX_BYTES,

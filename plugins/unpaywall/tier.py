@@ -20,20 +20,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 from urllib.parse import urlsplit
 
+from medlit.core.kit import IdentifierError, call_deadline, normalize_doi
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
-    IdentifierError,
     MedlitError,
+    TierOptions,
     TierResult,
     ToolContext,
     WebResponse,
-    call_deadline,
-    normalize_doi,
 )
 
 from . import TIMEOUT, service
@@ -269,7 +268,7 @@ def _doi(ref: ArticleRef) -> str | None:
 
 
 async def resolve_unpaywall(
-    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: TierOptions
 ) -> dict[str, TierResult]:
     """One result per ref with a DOI (refs sharing a DOI share one lookup and one fetch)."""
     deadline = call_deadline(TIMEOUT) - MARGIN

@@ -157,8 +157,8 @@ async def test_corpus_jats_served_by_europepmc(rt, fake):
 # -- as a step of the chain ---------------------------------------------------------------------------
 async def test_in_the_chain_after_pmc(rt, fake):
     install(fake)
-    assert TIER.order > next(t.order for t, _ in rt.host.tiers() if t.name == "pmc")
-    europepmc_only = [(t, p) for t, p in rt.host.tiers() if t.name == "europepmc"]
+    assert TIER.order > next(t.order for t, _ in rt.host.catalog.tiers if t.name == "pmc")
+    europepmc_only = [(t, p) for t, p in rt.host.catalog.tiers if t.name == "europepmc"]
     result = await run_chain(
         [ref("doi", "10.5555/open.10"), ref("pmid", "12345")], rt.context("fulltext"), tiers=europepmc_only
     )
@@ -170,7 +170,7 @@ async def test_in_the_chain_after_pmc(rt, fake):
 async def test_switched_off_tier_reports_not_attempted(make_runtime, fake):
     install(fake)
     async with make_runtime(EUROPEPMC_ENABLED="false") as rt:
-        pairs = [(t, p) for t, p in rt.host.tiers() if t.name == "europepmc"]
+        pairs = [(t, p) for t, p in rt.host.catalog.tiers if t.name == "europepmc"]
         assert pairs and pairs[0][1].status == "disabled"
         result = await run_chain([ref("pmid", "30000010")], rt.context("fulltext"), tiers=pairs)
         (res,) = result.resolutions

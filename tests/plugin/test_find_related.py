@@ -31,7 +31,7 @@ from medlit.core.plugin import (
 )
 from medlit.plugins.ncbi.parse.elink import parse_elink
 from medlit.plugins.ncbi.related import links_of
-from medlit.testing import make_runtime
+from medlit.testing import InlinePlugin, make_runtime
 
 from conftest import TEST_NCBI_RATE
 from corpus import corpus_bytes
@@ -50,7 +50,7 @@ OA = FIXTURES / "openalex"
 
 def slim_ncbi() -> SimpleNamespace:
     """The NCBI plugin's identity, services and related provider only."""
-    return SimpleNamespace(
+    return InlinePlugin(
         medlit_plugin_info=ncbi_plugin.medlit_plugin_info,
         medlit_services=ncbi_plugin.medlit_services,
         medlit_related_providers=ncbi_plugin.medlit_related_providers,

@@ -705,7 +705,7 @@ async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
         assert "[unconfigured: needs FAKEJATS_KEY]" in desc
         out = await call(rt, {"dois": ["10.5555/ft.brief.2"]})
     (un,) = out.data["unavailable"]
-    assert un["reason"] == "no-pmc-fallback-disabled"
+    assert un["reason"] == "no-source-enabled"
     assert un["unqueriedTiers"] == ["pmc", "jatsmirror"]
     assert un["waitingOn"] == {"pmc": "NCBI_ENABLED", "jatsmirror": "FAKEJATS_KEY"}
     assert routes.requests == []
@@ -715,7 +715,7 @@ async def test_no_tier_declared_at_all_is_a_clear_error(fake):
     settings = env(fake, MEDLIT_LOAD_PLUGINS="")
     async with Runtime(load_host(settings)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
-        assert TOOL in tools and rt.host.tiers() == []  # core's own plugins alone
+        assert TOOL in tools and rt.host.catalog.tiers == ()  # core's own plugins alone
         assert "No full-text source is installed" in tools[TOOL].description
         assert "Full text" not in instructions(rt.host)
         out = await rt.call(TOOL, {"pmcids": [RESEARCH]})

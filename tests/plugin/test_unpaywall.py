@@ -54,7 +54,7 @@ async def test_unconfigured_without_email_and_off_by_switch(make_runtime):
     async with make_runtime() as rt:
         rec = rt.host.plugins["unpaywall"]
         assert rec.status == "unconfigured" and rec.waiting_on == "UNPAYWALL_EMAIL"
-        assert "unpaywall" in [t.name for t, _ in rt.host.tiers()]
+        assert "unpaywall" in [t.name for t, _ in rt.host.catalog.tiers]
     async with make_runtime(UNPAYWALL_EMAIL=EMAIL, UNPAYWALL_ENABLED="false") as rt:
         assert rt.host.plugins["unpaywall"].status == "disabled"
 

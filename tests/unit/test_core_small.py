@@ -13,6 +13,7 @@ from medlit.core.redact import RedactingFilter, Redactor
 from medlit.core.render import TEXT_LIMIT, cap, fence
 from medlit.core.runtime import normalise_arguments
 from medlit.core.xml import XMLRefused, XMLSyntaxError, parse_xml
+from medlit.testing import InlinePlugin
 
 
 # -- budget -------------------------------------------------------------------------------------
@@ -135,16 +136,96 @@ def test_cap_cuts_on_boundary_with_notice():
 
 
 # -- errors ---------------------------------------------------------------------------------------
+# Expected retryability of every core kind, written here (not read from the code under test).
+RETRYABLE = {
+    "unreachable": True,
+    "server_error": True,
+    "rate_limited": True,
+    "deadline_exceeded": True,
+    "invalid_response": True,
+    "resource_not_found": False,
+    "bad_request": False,
+    "response_too_large": False,
+    "redirect_refused": False,
+    "upstream_error": False,
+    "address_refused": False,
+    "access_denied": False,
+    "invalid_argument": False,
+    "queue_full": True,
+    "provider_unavailable": False,
+    "call_deadline_exceeded": True,
+    "plugin_error": False,
+    "malformed_id": False,
+    "too_many_ids": False,
+    "empty_id_list": False,
+    "invalid_date": False,
+    "invalid_date_range": False,
+    "blank_query": False,
+    "query_too_long": False,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RETRYABLE))
+def test_every_core_kind_is_registered_with_a_hint_and_its_retryability(kind):
+    from medlit.core.errors import KINDS
+
+    spec = KINDS[kind]
+    assert spec.recovery and spec.retryable is RETRYABLE[kind]
+    if spec.upstream:
+        err = upstream_error("acme", kind, "m")
+        assert (err.reason, err.service, err.kind) == (f"acme_{kind}", "acme", kind)
+    else:
+        err = MedlitError(kind, "m")
+        assert (err.reason, err.service) == (kind, "")
+    assert err.retryable is RETRYABLE[kind] and err.recovery == spec.recovery
+
+
 def test_upstream_error_defaults():
     err = upstream_error("europepmc", "rate_limited", "slow down")
     assert err.reason == "europepmc_rate_limited" and err.retryable and err.recovery
-    assert error_kind(err) == "rate_limited"
-    assert MedlitError("x", "y").to_dict() == {
+    assert error_kind(err) == "rate_limited" and err.kind == "rate_limited" and err.service == "europepmc"
+    assert MedlitError("x", "y", recovery="", retryable=False).to_dict() == {
         "reason": "x",
         "message": "y",
         "recovery": "",
         "retryable": False,
     }
+
+
+def test_errors_are_immutable_and_copied_with_changes():
+    err = upstream_error("acme", "server_error", "down", status=503)
+    with pytest.raises(AttributeError, match="immutable"):
+        err.retryable = False  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        err.details["status"] = 500  # type: ignore[index]
+    calmer = err.but(retryable=False, message="down for good")
+    assert (calmer.reason, calmer.retryable, calmer.message, dict(calmer.details)) == (
+        "acme_server_error",
+        False,
+        "down for good",
+        {"status": 503},
+    )
+    assert err.retryable and err.message == "down"  # the original is untouched
+    with pytest.raises(TypeError):
+        err.but(reason="x")  # derived, not a field
+
+
+def test_an_unregistered_kind_must_say_its_hint_and_retryability():
+    with pytest.raises(ValueError, match="not registered"):
+        MedlitError("no_such_kind", "m")
+    with pytest.raises(ValueError, match="give the service"):
+        MedlitError("rate_limited", "m")  # an upstream kind names its service
+    assert MedlitError("no_such_kind", "m", recovery="r", retryable=True).retryable
+
+
+def test_a_plugin_registers_its_kinds_and_may_not_redefine_one():
+    from medlit.core.errors import ErrorKind, register_kinds
+
+    register_kinds([ErrorKind("acme_quota", "Wait for tomorrow.", True)], "plugin acme")
+    register_kinds([ErrorKind("acme_quota", "Wait for tomorrow.", True)], "plugin acme")  # same: fine
+    assert MedlitError("acme_quota", "m").retryable
+    with pytest.raises(ValueError, match="another meaning"):
+        register_kinds([ErrorKind("rate_limited", "Never mind.", False)], "plugin rogue")
 
 
 # -- arguments ------------------------------------------------------------------------------------
@@ -162,7 +243,6 @@ def test_obvious_arguments_normalised():
 
 @pytest.mark.anyio
 async def test_secrets_redacted_from_structured_output():
-    import types as _t
 
     from medlit.core.host import load_host
     from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl
@@ -176,7 +256,7 @@ async def test_secrets_redacted_from_structured_output():
         email = ctx.setting("ECHO_CONTACT")
         return Out(echoed=f"email={email} and again {email}")
 
-    plugin = _t.SimpleNamespace(
+    plugin = InlinePlugin(
         medlit_plugin_info=hookimpl(
             lambda: PluginInfo(
                 name="echo", title="echo", settings=(SettingSpec("ECHO_CONTACT", "who", secret=True),)
@@ -201,7 +281,7 @@ def test_tests_cannot_reach_the_network():
 
 
 def test_batches_split_ids_per_request_in_order():
-    from medlit.core.plugin import batches
+    from medlit.core.kit import batches
 
     assert batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
     assert batches(("a", "b"), 200) == [["a", "b"]]

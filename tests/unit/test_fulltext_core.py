@@ -8,16 +8,17 @@ from aiohttp import web
 
 from medlit.core import fulltext
 from medlit.core.host import load_host
+from medlit.core.kit import read_jats
 from medlit.core.plugin import (
     ExtractedTextArticle,
     FulltextTier,
     IdResolver,
     PluginInfo,
     ServiceSpec,
+    SettingSpec,
     StructuredArticle,
     TierResult,
     hookimpl,
-    read_jats,
 )
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
@@ -62,8 +63,9 @@ class Library:
             out = {}
             for ref in refs:
                 if ref.pmid in known:
-                    ref.pmcid, ref.doi = known[ref.pmid]["pmcid"], known[ref.pmid].get("doi")
-                    out[ref.key] = TierResult("hit", f"PMID {ref.pmid} is {ref.pmcid}")
+                    ids = {"pmcid": known[ref.pmid]["pmcid"], "doi": known[ref.pmid].get("doi")}
+                    ids = {k: v for k, v in ids.items() if v}
+                    out[ref.key] = TierResult("hit", f"PMID {ref.pmid} is {ids['pmcid']}", ids=ids)
                 else:
                     out[ref.key] = TierResult("miss", f"PMID {ref.pmid} is not in the library")
             return out
@@ -83,13 +85,23 @@ class Library:
             )
             articles = {a.ids.pmcid: a for a in read_jats(resp.body)}
             return {
-                r.key: TierResult("hit", "", StructuredArticle(articles[r.pmcid], {"epmcId": r.pmcid}))
+                r.key: TierResult("hit", "", StructuredArticle(articles[r.pmcid], {"libraryId": r.pmcid}))
                 if r.pmcid in articles
                 else TierResult("miss", "no such record")
                 for r in refs
             }
 
-        return [FulltextTier("libjats", 10, frozenset({"pmcid"}), fetch, "library JATS by PMCID")]
+        return [
+            FulltextTier(
+                "libjats",
+                10,
+                frozenset({"pmcid"}),
+                fetch,
+                "library JATS by PMCID",
+                source="example-library",
+                record_ids=("libraryId",),
+            )
+        ]
 
 
 class Pdfs:
@@ -97,10 +109,13 @@ class Pdfs:
 
     calls: list[list[str]] = []
 
-    @staticmethod
+    required: str | None = None  # a setting the plugin waits on, when a test sets one
+
+    @classmethod
     @hookimpl
-    def medlit_plugin_info():
-        return PluginInfo(name="pdfs", title="Example PDFs")
+    def medlit_plugin_info(cls):
+        settings = (SettingSpec(cls.required, "key", required=True),) if cls.required else ()
+        return PluginInfo(name="pdfs", title="Example PDFs", settings=settings)
 
     @staticmethod
     @hookimpl
@@ -164,12 +179,13 @@ async def test_the_chain_works_from_fake_plugins_alone(fake):
     # the DOI learned by the resolver reaches the later tier; the given DOI needs no resolution
     assert Pdfs.calls == [["12", "13", "10.9999/given.oa"]]
     arts = out.data["articles"]
-    assert [(a["source"], a["viaSource"]) for a in arts] == [
-        ("pmc", "libjats"),
-        ("unpaywall", "pdfs"),
-        ("unpaywall", "pdfs"),
+    # each article carries the source label its own tier declares (a tier without one: its name)
+    assert [(a["kind"], a["source"], a["viaSource"]) for a in arts] == [
+        ("structured", "example-library", "libjats"),
+        ("extracted", "pdfs", "pdfs"),
+        ("extracted", "pdfs", "pdfs"),
     ]
-    assert (arts[0]["pmcId"], arts[0]["pmid"], arts[0]["epmcId"]) == ("PMC11", "11", "PMC11")
+    assert (arts[0]["pmcId"], arts[0]["pmid"], arts[0]["sourceIds"]) == ("PMC11", "11", {"libraryId": "PMC11"})
     assert (arts[1]["doi"], arts[1]["pmid"], arts[1]["pmcId"]) == ("10.9999/twelve.oa", "12", "PMC12")
     assert arts[2]["doi"] == "10.9999/given.oa" and arts[2].get("pmid") is None
     un = {u["id"]: u for u in out.data["unavailable"]}
@@ -201,16 +217,31 @@ async def test_all_failed_uses_the_first_steps_own_reason(fake):
     assert "libids" in out.error.details["tiers"]
 
 
-async def test_a_switched_off_tier_is_reported_with_its_variable(fake):
+async def test_a_tier_waiting_on_a_setting_is_reported_with_its_variable(fake):
+    library_routes(fake)
+    Pdfs.required = "PDFS_KEY"
+    try:
+        async with runtime(fake) as rt:
+            desc = next(t for t in tool_definitions(rt.host) if t.name == TOOL).description
+            out = await rt.call(TOOL, {"dois": ["10.9999/given.oa"]})
+    finally:
+        Pdfs.required = None
+    assert "2. pdfs (open PDFs by DOI) [unconfigured: needs PDFS_KEY]" in desc
+    (un,) = out.data["unavailable"]
+    assert un["reason"] == "no-source-enabled"
+    assert un["unqueriedTiers"] == ["pdfs"] and un["waitingOn"] == {"pdfs": "PDFS_KEY"}
+    assert "pdfs (PDFS_KEY) is not enabled on this server" in out.data["notice"]
+
+
+async def test_a_switched_off_tier_is_absent_and_its_plugin_named_in_the_instructions(fake):
     library_routes(fake)
     async with runtime(fake, PDFS_ENABLED="false") as rt:
         desc = next(t for t in tool_definitions(rt.host) if t.name == TOOL).description
+        text = instructions(rt.host)
         out = await rt.call(TOOL, {"dois": ["10.9999/given.oa"]})
-    assert "2. pdfs (open PDFs by DOI) [switched off: set PDFS_ENABLED=true]" in desc
+    assert "pdfs" not in desc and "PDFS_ENABLED" in text
     (un,) = out.data["unavailable"]
-    assert un["reason"] == "no-pmc-fallback-disabled"
-    assert un["unqueriedTiers"] == ["pdfs"] and un["waitingOn"] == {"pdfs": "PDFS_ENABLED"}
-    assert "pdfs (PDFS_ENABLED) is not enabled on this server" in out.data["notice"]
+    assert un["reason"] == "no-source-enabled" and [t["tier"] for t in un["triedTiers"]] == ["libjats"]
 
 
 class TextByPmid:
@@ -236,10 +267,13 @@ class TextByPmid:
     @hookimpl
     def medlit_fulltext_tiers():
         async def fetch(refs, ctx, options):
-            for r in refs:
-                r.pmcid = "PMC21"
             return {
-                r.key: TierResult("hit", "text", ExtractedTextArticle("words", "pdf-text", "https://t/21"))
+                r.key: TierResult(
+                    "hit",
+                    "text",
+                    ExtractedTextArticle("words", "pdf-text", "https://t/21"),
+                    ids={"pmcid": "PMC21"},
+                )
                 for r in refs
             }
 

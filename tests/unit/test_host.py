@@ -9,7 +9,6 @@ import logging
 import re
 import subprocess
 import sys
-import types
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from medlit.core.plugin import (
 )
 from medlit.core.runtime import Runtime
 from medlit.core.settings import SettingsError, load_settings
-from medlit.testing import FakeUpstream, json_response, make_host, make_runtime
+from medlit.testing import FakeUpstream, InlinePlugin, json_response, make_host, make_runtime
 
 from conftest import fake_dist
 
@@ -51,8 +50,8 @@ async def _tier(refs, ctx, options):
     return {r.key: TierResult("miss") for r in refs}
 
 
-def make_plugin(name: str, tools=(), tiers=(), settings=(), services=()) -> types.SimpleNamespace:
-    return types.SimpleNamespace(
+def make_plugin(name: str, tools=(), tiers=(), settings=(), services=()) -> InlinePlugin:
+    return InlinePlugin(
         medlit_plugin_info=hookimpl(lambda: PluginInfo(name=name, title=name, settings=tuple(settings))),
         medlit_services=hookimpl(lambda: list(services)),
         medlit_tools=hookimpl(
@@ -70,7 +69,7 @@ def make_plugin(name: str, tools=(), tiers=(), settings=(), services=()) -> type
     )
 
 
-def with_tool(plugin: types.SimpleNamespace, name: str, handler, input_model=Empty) -> types.SimpleNamespace:
+def with_tool(plugin: InlinePlugin, name: str, handler, input_model=Empty) -> InlinePlugin:
     plugin.medlit_tools = hookimpl(
         lambda: [ToolSpec(name, name, name, input_model=input_model, output_model=Empty, handler=handler)]
     )
@@ -112,7 +111,7 @@ def test_unconfigured_plugin_hidden_with_variable():
     rec = host.plugins["unpaywallish"]
     assert rec.status == "unconfigured" and rec.waiting_on == "UW_EMAIL"
     assert "uw_tool" not in host.tools
-    assert [(t.name, r.status) for t, r in host.tiers()] == [("uw", "unconfigured")]
+    assert [(t.name, r.status) for t, r in host.catalog.tiers] == [("uw", "unconfigured")]
     host = host_with(("unpaywallish", p), env={"UW_EMAIL": "a@b.org"})
     assert host.plugins["unpaywallish"].active and "uw_tool" in host.tools
     assert host.plugin_settings("unpaywallish") == {"UW_EMAIL": "a@b.org"}
@@ -137,7 +136,7 @@ def test_broken_plugin_listed_as_error_not_fatal():
     def boom():
         raise RuntimeError("kaput")
 
-    broken = types.SimpleNamespace(
+    broken = InlinePlugin(
         medlit_plugin_info=hookimpl(lambda: PluginInfo(name="broken", title="b")), medlit_tools=hookimpl(boom)
     )
     host = host_with(("broken", broken), ("ok", make_plugin("ok", tools=["ok_tool"])))
@@ -146,15 +145,15 @@ def test_broken_plugin_listed_as_error_not_fatal():
 
 
 def test_plugin_without_info_is_error():
-    host = host_with(("nameless", types.SimpleNamespace()))
+    host = host_with(("nameless", InlinePlugin()))
     assert host.plugins["nameless"].status == "error"
 
 
 def test_tier_order_is_data_and_env_overridable():
     p = make_plugin("multi", tiers=["first", "second"])
-    assert [t.name for t, _ in host_with(("multi", p)).tiers()] == ["first", "second"]
+    assert [t.name for t, _ in host_with(("multi", p)).catalog.tiers] == ["first", "second"]
     host = host_with(("multi", p), env={"MEDLIT_TIER_ORDER_FIRST": "99"})
-    assert [t.name for t, _ in host.tiers()] == ["second", "first"]
+    assert [t.name for t, _ in host.catalog.tiers] == ["second", "first"]
 
 
 def test_base_url_override_must_be_loopback():
@@ -275,7 +274,7 @@ def test_switch_variable_of_a_dotted_or_dashed_name_is_settable():
     record = host.plugins["acme.full-text"]
     assert record.status == "disabled" and record.waiting_on == "ACME_FULL_TEXT_ENABLED"
     host = host_with(("acme.full-text", plugin), env={"MEDLIT_TIER_ORDER_ACME_TIER": "99"})
-    assert host.tier_order(record.tiers[0]) == 99
+    assert host.tier_order(host.plugins["acme.full-text"].tiers[0]) == 99
 
 
 @pytest.mark.anyio
@@ -380,11 +379,26 @@ def test_well_formed_settings_of_every_kind_pass():
     assert host.plugins["acme"].active and host.plugin_settings("acme") == env
 
 
-def test_settings_of_a_switched_off_plugin_are_still_checked():
-    with pytest.raises(HostError, match="ACME_RETRIES"):
-        host_with(
-            ("acme", make_plugin("acme", settings=KINDS)), env={"ACME_ENABLED": "false", "ACME_RETRIES": "x"}
-        )
+def test_a_switched_off_plugin_is_never_asked_anything():
+    """Switched off means no hook of the plugin runs, not even its identity: a broken plugin can be
+    switched off, and its settings are not read (so a bad value of an off plugin's setting is not
+    an error), while it stays listed as disabled with the variable that switches it back on."""
+    calls: list[str] = []
+
+    def raising(name):
+        def hook():
+            calls.append(name)
+            raise RuntimeError(f"{name} must not run")
+
+        return hookimpl(hook)
+
+    plugin = InlinePlugin(
+        **{h: raising(h) for h in ("medlit_plugin_info", "medlit_tools", "medlit_services")}
+    )
+    host = host_with(("acme", plugin), env={"ACME_ENABLED": "false", "ACME_RETRIES": "x"})
+    record = host.plugins["acme"]
+    assert (record.status, record.waiting_on, calls) == ("disabled", "ACME_ENABLED", [])
+    assert record.contributions() == {} and host.pm.is_blocked("acme")
 
 
 @pytest.mark.parametrize(
@@ -538,7 +552,7 @@ async def test_context_holds_only_the_plugins_own_settings_and_clients():
     ctx = seen["ctx"]
     assert dict(ctx.settings) == {"ACME_TOKEN": "t0k", "ACME_MODE": "fast"}
     assert ctx.setting("NCBI_API_KEY") is None and ctx.setting("ACME_MODE") == "fast"
-    assert set(ctx.clients) == {"acme"} and ctx.runtime is None  # core's runtime is for core plugins
+    assert set(ctx.clients) == {"acme"} and ctx.core is None  # core's access is for core plugins
     assert "ACME_TOKEN" not in ncbi_ctx.settings and "acme" not in ncbi_ctx.clients
     assert ncbi_ctx.settings["NCBI_API_KEY"] == "ncbi-secret"
 
@@ -582,7 +596,7 @@ def test_a_malformed_service_makes_its_plugin_an_error():
     assert host.services == {}
 
 
-def _counting_plugin(name: str, services: list[ServiceSpec]) -> types.SimpleNamespace:
+def _counting_plugin(name: str, services: list[ServiceSpec]) -> InlinePlugin:
     calls = itertools.count()
 
     async def ping(args, ctx):  # every request distinct: identical ones in flight may be shared

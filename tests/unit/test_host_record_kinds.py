@@ -82,7 +82,7 @@ def test_lazy_references_learn_their_slot_and_owner():
     assert record.active
     [t], [r], [p] = record.tools, record.resolvers, record.prompts
     assert (t.input_model.expect, t.output_model.expect, t.handler.expect) == ("model", "model", "async")
-    assert r.resolve.expect == "async" and p.render.expect == "callable"
+    assert r.resolve.expect == "async" and p.render.expect == "sync"
     assert t.handler.owner == "medlit_tools(): ToolSpec 'a_tool' handler"
     assert r.resolve.owner == "medlit_id_resolvers(): IdResolver 'a_ids' resolve"
 

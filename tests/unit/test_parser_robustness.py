@@ -36,7 +36,7 @@ from lxml import etree
 from pydantic import BaseModel, ValidationError
 
 from medlit.core.errors import MedlitError
-from medlit.core.fulltext.shape import apply_budget_pmc, cap_sections, filter_sections, to_pmc_article
+from medlit.core.fulltext.shape import apply_budget_structured, cap_sections, filter_sections, to_structured
 from medlit.core.jats import read_jats
 from medlit.core.jats_models import FulltextArticle
 from medlit.plugins.ncbi.citation_styles import STYLES, cite_key, format_citation
@@ -120,12 +120,14 @@ def check_pubmed(data: bytes) -> None:
 def _jats_downstream(articles: list[FulltextArticle], flavor: int) -> None:
     for art in articles:
         _roundtrip(art)
-        rec = to_pmc_article(art, "pmc", include_assets=flavor % 2 == 0)
+        rec = to_structured(art, "pmc", include_assets=flavor % 2 == 0)
         _roundtrip(rec)
         filter_sections(rec.model_copy(deep=True), ["method", "results", "discussion"])
         cap_sections(rec.model_copy(deep=True), 1)
         budgeted = rec.model_copy(deep=True)
-        apply_budget_pmc(budgeted, 1500 if flavor % 3 else None, 300, ("truncate", "outline")[flavor % 2])
+        apply_budget_structured(
+            budgeted, 1500 if flavor % 3 else None, 300, ("truncate", "outline")[flavor % 2]
+        )
         _roundtrip(budgeted)
 
 

@@ -1,5 +1,6 @@
 """Built-in plugins use the public API alone: every module under plugins/ imports from
-medlit.core.plugin and nowhere else in medlit.core, never pluggy or the MCP SDK. Ruff enforces the
+medlit.core.plugin (the contract) and medlit.core.kit (the helpers) and nowhere else in
+medlit.core, never pluggy or the MCP SDK. Ruff enforces the
 same at lint time (plugins/ruff.toml, TID251); this test keeps that list in step with core/."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "plugins"
-ALLOWED = "medlit.core.plugin"
+ALLOWED = ("medlit.core.plugin", "medlit.core.kit")
 BANNED_ROOTS = ("pluggy", "mcp")
 
 
@@ -49,7 +50,7 @@ def _violation(name: str) -> bool:
     if name.split(".")[0] in BANNED_ROOTS:
         return True
     if name == "medlit.core" or name.startswith("medlit.core."):
-        return not (name == ALLOWED or name.startswith(ALLOWED + "."))
+        return not any(name == a or name.startswith(a + ".") for a in ALLOWED)
     return False
 
 
@@ -60,7 +61,7 @@ def test_there_are_plugin_modules_to_check():
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PLUGINS)))
 def test_plugin_imports_only_the_public_api(path: Path):
     bad = [f"line {line}: {name}" for line, name in _imported(path) if _violation(name)]
-    assert not bad, f"{path.relative_to(ROOT)} imports outside medlit.core.plugin: {bad}"
+    assert not bad, f"{path.relative_to(ROOT)} imports outside medlit.core.plugin and kit: {bad}"
 
 
 def test_the_checker_catches_every_spelling(tmp_path: Path):
@@ -73,6 +74,8 @@ def test_the_checker_catches_every_spelling(tmp_path: Path):
         "from mcp.types import TextContent": True,
         "from medlit.core.plugin import hookimpl": False,
         "from medlit.core import plugin": False,
+        "from medlit.core.kit import fence": False,
+        "from medlit.core import kit": False,
         "from lxml import etree": False,
     }
     for source, banned in names.items():
@@ -86,7 +89,7 @@ def test_the_checker_catches_every_spelling(tmp_path: Path):
 
 
 def test_ruff_bans_every_core_module_in_plugins():
-    """plugins/ruff.toml names every module of core/ but plugin (ruff cannot allow-list one)."""
+    """plugins/ruff.toml names every module of core/ but plugin and kit (ruff cannot allow-list)."""
     config = tomllib.loads((PLUGINS / "ruff.toml").read_text())
     assert config["extend"] == "../pyproject.toml" and "TID251" in config["lint"]["extend-select"]
     banned = set(config["lint"]["flake8-tidy-imports"]["banned-api"])
@@ -96,5 +99,5 @@ def test_ruff_bans_every_core_module_in_plugins():
         for p in core.iterdir()
         if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
     }
-    expected = {f"medlit.core.{m}" for m in modules - {"plugin"}} | set(BANNED_ROOTS)
+    expected = {f"medlit.core.{m}" for m in modules - {"plugin", "kit"}} | set(BANNED_ROOTS)
     assert banned == expected

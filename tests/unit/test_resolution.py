@@ -2,9 +2,11 @@
 switches, failures, timeouts, lazy identifier resolution, carry-forward and merging."""
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
+from medlit.core.context import ToolContext
 from medlit.core.host import load_host
 from medlit.core.jats_models import FulltextArticle
 from medlit.core.plugin import (
@@ -19,7 +21,7 @@ from medlit.core.plugin import (
     hookimpl,
 )
 from medlit.core.resolution import (
-    ALL_SKIPPED,
+    NO_SOURCE_ENABLED,
     SPECIFICITY,
     UnavailableReason,
     merge_refs,
@@ -27,7 +29,7 @@ from medlit.core.resolution import (
     run_chain,
 )
 from medlit.core.settings import load_settings
-from medlit.core.types import ToolContext
+from medlit.core.types import PluginState
 
 pytestmark = pytest.mark.anyio
 
@@ -70,10 +72,12 @@ class FakeTierPlugin(_Named):
             await asyncio.sleep(self.delay)
         if self.raises is not None:
             raise self.raises
-        for ref in refs:  # a tier may fill in identifiers it learns
-            for kind, value in (self.learn or {}).get(ref.key, {}).items():
-                setattr(ref, kind, value)
-        return {k: v for k, v in self.answers.items() if k in {r.key for r in refs}}
+        out = {k: v for k, v in self.answers.items() if k in {r.key for r in refs}}
+        for ref in refs:  # a tier may report identifiers it learns
+            learned = (self.learn or {}).get(ref.key)
+            if learned:
+                out[ref.key] = replace(out.get(ref.key) or TierResult("miss"), ids=learned)
+        return out
 
 
 def hit(name="x"):
@@ -92,8 +96,8 @@ def context(*plugins, **env):
     def plugin_context(plugin, progress=_noop):
         return ToolContext(plugin=plugin, settings=host.plugin_settings(plugin), progress=progress)
 
-    runtime = _t.SimpleNamespace(host=host, context=plugin_context)
-    return ToolContext(plugin="fulltext", progress=_noop, runtime=runtime)
+    core = _t.SimpleNamespace(catalog=host.catalog, context=plugin_context, call_deadline=50.0)
+    return ToolContext(plugin="fulltext", progress=_noop, core=core)
 
 
 def ref(key, **ids):
@@ -125,24 +129,26 @@ async def test_env_overrides_tier_order():
     assert res.served_by == "second" and a.calls == []
 
 
-async def test_disabled_and_unconfigured_tiers_are_reported():
+async def test_unconfigured_tiers_are_reported_and_switched_off_ones_are_absent():
     off = FakeTierPlugin("europe", "europepmc", 20, {"pmid", "doi"}, {"1": hit()})
     unconf = FakeTierPlugin("unpay", "unpaywall", 30, {"doi"}, required="UNPAY_EMAIL")
+    later = FakeTierPlugin("lib", "library", 40, {"pmid", "doi"}, required="LIB_KEY")
     pmc = FakeTierPlugin("pmcish", "pmc", 10, {"pmcid"})
-    ctx = context(pmc, off, unconf, EUROPE_ENABLED="false")
+    ctx = context(pmc, off, unconf, later, EUROPE_ENABLED="false")
     r_doi, r_pmid = (await run_chain([ref("10.1/x", doi="10.1/x"), ref("1", pmid="1")], ctx)).resolutions
+    # a switched-off plugin's hooks never ran: its tier is unknown, not reported
     assert outcomes(r_doi) == [
         ("pmc", "not-attempted"),
-        ("europepmc", "not-attempted"),
         ("unpaywall", "not-attempted"),
+        ("library", "not-attempted"),
     ]
-    assert "EUROPE_ENABLED" in r_doi.tried[1].detail and "UNPAY_EMAIL" in r_doi.tried[2].detail
-    assert r_doi.unqueried == ["europepmc", "unpaywall"]
-    assert r_doi.waiting_on == {"europepmc": "EUROPE_ENABLED", "unpaywall": "UNPAY_EMAIL"}
-    assert r_doi.reason == ALL_SKIPPED
+    assert "UNPAY_EMAIL" in r_doi.tried[1].detail and "LIB_KEY" in r_doi.tried[2].detail
+    assert r_doi.unqueried == ["unpaywall", "library"]
+    assert r_doi.waiting_on == {"unpaywall": "UNPAY_EMAIL", "library": "LIB_KEY"}
+    assert r_doi.reason == NO_SOURCE_ENABLED
     # unpaywall needs a DOI this ref lacks: skipped but not "unqueried"
-    assert r_pmid.unqueried == ["europepmc"] and r_pmid.reason == ALL_SKIPPED
-    assert off.calls == [] and unconf.calls == []
+    assert r_pmid.unqueried == ["library"] and r_pmid.reason == NO_SOURCE_ENABLED
+    assert off.calls == unconf.calls == later.calls == []
 
 
 async def test_a_raising_tier_is_a_service_error_and_the_chain_goes_on():
@@ -224,9 +230,7 @@ class FakeResolverPlugin(_Named):
         for ref in refs:
             found = self.table.get(ref.key)
             if found:
-                for kind, value in found.items():
-                    setattr(ref, kind, value)
-                out[ref.key] = TierResult("hit", f"found {found}")
+                out[ref.key] = TierResult("hit", f"found {found}", ids=found)
             else:
                 out[ref.key] = self.outcomes.get(ref.key, TierResult("miss", "not known"))
         return out
@@ -316,15 +320,16 @@ async def test_an_inactive_resolver_is_reported_and_its_tier_counted_unqueried()
     off = FakeResolverPlugin("conv", "conv", 10, {"pmid"}, {"pmcid", "doi"},
                              tiers=[FulltextTier("pmc", 10, frozenset({"pmcid"}), FakeTierPlugin.resolve)])  # fmt: skip
     oa = FakeTierPlugin("pb", "oa", 30, {"doi"})
-    ctx = context(off, oa, CONV_ENABLED="false")
+    off.required = "CONV_KEY"  # switched on, waiting on a setting: its steps are known, not run
+    ctx = context(off, oa)
     (res,) = (await run_chain([ref("1", pmid="1")], ctx)).resolutions
     assert off.calls == [] and oa.calls == []
     # pmc could have served it (the resolver would have found a PMCID); oa needs a DOI that only
-    # the switched-off resolver could find: it is named, with the variable to set
+    # the unconfigured resolver could find: it is named, with the variable to set
     assert outcomes(res) == [("pmc", "not-attempted"), ("conv", "not-attempted"), ("oa", "not-attempted")]
-    assert "CONV_ENABLED=true" in res.tried[1].detail
-    assert res.unqueried == ["pmc"] and res.waiting_on == {"pmc": "CONV_ENABLED"}
-    assert res.reason == ALL_SKIPPED
+    assert "set CONV_KEY" in res.tried[1].detail
+    assert res.unqueried == ["pmc"] and res.waiting_on == {"pmc": "CONV_KEY"}
+    assert res.reason == NO_SOURCE_ENABLED
 
 
 async def test_a_resolver_answer_with_a_bad_outcome_is_contained():
@@ -339,7 +344,25 @@ async def test_hits_are_stamped_with_the_tier_that_served_them():
     text = ExtractedTextArticle("words", "pdf-text", "https://x.example/a.pdf")
     oa = FakeTierPlugin("pb", "oa", 30, {"doi"}, {"10.1/a": TierResult("hit", "", text)})
     (res,) = (await run_chain([ref("10.1/a", doi="10.1/a")], context(oa))).resolutions
-    assert res.hit.article is text and text.tier == "oa"
+    assert res.hit.article == replace(text, tier="oa", source="oa") and text.tier == ""  # a copy
+
+
+async def test_a_tier_labels_its_articles_and_only_its_declared_record_ids_pass():
+    art = StructuredArticle(
+        FulltextArticle(title="x", hasBody=True), record_ids={"libId": "L1", "sneaky": "s"}
+    )
+    lib = FakeTierPlugin("pb", "lib", 10, {"pmid"}, {"1": TierResult("hit", "", art)})
+    plugin_ctx = context(lib)
+    tier = replace(plugin_ctx.core.catalog.tiers[0].record, source="acme-library", record_ids=("libId",))
+    state = plugin_ctx.core.catalog.tiers[0].state
+    (res,) = (
+        await run_chain([ref("1", pmid="1")], plugin_ctx, tiers=[(tier, state)], resolvers=[])
+    ).resolutions
+    assert (res.hit.article.source, res.hit.article.tier, dict(res.hit.article.record_ids)) == (
+        "acme-library",
+        "lib",
+        {"libId": "L1"},
+    )
 
 
 def test_one_vocabulary():
@@ -348,7 +371,7 @@ def test_one_vocabulary():
     from medlit.core.fulltext.models import Unavailable
     from medlit.core.types import TierOutcomeKind
 
-    assert set(SPECIFICITY) | {ALL_SKIPPED} == set(get_args(UnavailableReason))
+    assert set(SPECIFICITY) | {NO_SOURCE_ENABLED} == set(get_args(UnavailableReason))
     assert Unavailable.model_fields["reason"].annotation == UnavailableReason
     schema = Unavailable.model_json_schema()
     assert set(schema["properties"]["reason"]["enum"]) == set(get_args(UnavailableReason))
@@ -362,9 +385,9 @@ async def test_most_specific_reason():
     (res,) = (await run_chain([ref("PMC1", pmcid="PMC1")], context(pmc, epmc, oa))).resolutions
     assert res.reason == "no-body"
     assert most_specific(["miss", "service-error"]) == "service-error"
-    assert most_specific(["miss", "no-fulltext"]) == "no-epmc-fulltext"
-    assert most_specific(["not-attempted"]) == ALL_SKIPPED
-    assert most_specific([]) == ALL_SKIPPED
+    assert most_specific(["miss", "no-fulltext"]) == "no-fulltext"
+    assert most_specific(["not-attempted"]) == NO_SOURCE_ENABLED
+    assert most_specific([]) == NO_SOURCE_ENABLED
 
 
 async def test_bad_tier_answers_are_contained():
@@ -385,12 +408,12 @@ async def test_every_ref_ends_resolved_or_with_a_reason():
     result = await run_chain(refs, context(a))
     for res in result.resolutions:
         assert res.resolved or res.reason
-    assert [r.reason for r in result.unresolved] == ["not-found", "no-oa", ALL_SKIPPED]
+    assert [r.reason for r in result.unresolved] == ["not-found", "no-oa", NO_SOURCE_ENABLED]
 
 
 async def test_no_tiers_at_all():
     (res,) = (await run_chain([ref("1", pmid="1")], context())).resolutions
-    assert res.tried == [] and res.reason == ALL_SKIPPED
+    assert res.tried == [] and res.reason == NO_SOURCE_ENABLED
 
 
 async def test_progress_reported_per_tier():
@@ -400,8 +423,7 @@ async def test_progress_reported_per_tier():
         seen.append(message)
 
     a = FakeTierPlugin("pa", "first", 10, {"pmid"})
-    ctx = context(a)
-    ctx.progress = progress
+    ctx = replace(context(a), progress=progress)
     await run_chain([ref("1", pmid="1")], ctx)
     assert any("first" in (m or "") for m in seen)
 
@@ -453,18 +475,17 @@ async def test_a_hit_folded_in_keeps_its_own_report_of_the_tier():
 async def test_an_inactive_tier_no_variable_enables_says_why_in_the_hosts_words():
     """A plugin off for a reason no variable fixes (left out of MEDLIT_LOAD_PLUGINS, failed to
     load): the step's detail carries the host's account, not only the status."""
-    import types as _t
 
     async def resolve(refs, ctx, options):
         raise AssertionError("an inactive tier is never called")
 
     tier = FulltextTier("t", 10, frozenset({"pmcid"}), resolve, plugin="px")
-    record = _t.SimpleNamespace(
-        status="error", name="px", waiting_on="", detail="failed to load: ImportError: no lxml"
+    record = PluginState(
+        name="px", status="error", waiting_on="", detail="failed to load: ImportError: no lxml"
     )
     out = await run_chain([ref("PMC1", pmcid="PMC1")], context(), tiers=[(tier, record)], resolvers=[])
     (res,) = out.resolutions
-    assert res.reason == ALL_SKIPPED and res.waiting_on == {} and res.unqueried == ["t"]
+    assert res.reason == NO_SOURCE_ENABLED and res.waiting_on == {} and res.unqueried == ["t"]
     assert [a.as_dict() for a in res.tried] == [
         {
             "tier": "t",

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import types
 
 import aiohttp
 import pytest
 
 import medlit.testing as kit
 from medlit.core.plugin import PluginInfo, ServiceSpec, SettingSpec, hookimpl
-from medlit.testing import FAULT_KINDS, FakeUpstream, declared_services, make_host
+from medlit.testing import FAULT_KINDS, FakeUpstream, InlinePlugin, declared_services, make_host
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +90,7 @@ async def test_faults_hit_the_next_matching_requests_then_the_route_answers():
 
 
 def test_make_host_names_plugins_and_points_their_services_at_the_fake():
-    plugin = types.SimpleNamespace(
+    plugin = InlinePlugin(
         medlit_plugin_info=hookimpl(
             lambda: PluginInfo("acme", "Acme", settings=(SettingSpec("ACME_KEY", "key", required=True),))
         ),

@@ -7,19 +7,16 @@ from urllib.parse import quote
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
-    ArgumentError,
     IdentifierError,
     ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
     as_json,
     fence,
     normalize_doi,
     parse_list,
 )
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from .registry import NAME, Work, fetch_works
 

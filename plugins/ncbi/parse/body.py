@@ -14,7 +14,8 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
 
-from medlit.core.plugin import MedlitError, XMLRefused, errors, localname, parse_xml, text_of, upstream_error
+from medlit.core.kit import XMLRefused, localname, parse_xml, text_of
+from medlit.core.plugin import MedlitError, errors, upstream_error
 
 SERVICE = "ncbi"
 

@@ -9,7 +9,8 @@ from urllib.parse import unquote
 
 from pydantic import Field
 
-from medlit.core.plugin import IdentifierError, MedlitError, errors, normalize_pmcid, text_of, upstream_error
+from medlit.core.kit import IdentifierError, normalize_pmcid, text_of
+from medlit.core.plugin import MedlitError, errors, upstream_error
 
 from .body import (
     SERVICE,

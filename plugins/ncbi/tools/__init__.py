@@ -148,6 +148,7 @@ TOOLS = (
     # eutils_link.py
     ToolSpec(
         name="eutils_elink",
+        capabilities=frozenset({"links"}),
         title="Follow links between Entrez records (ELink)",
         description=(
             "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
@@ -164,6 +165,7 @@ TOOLS = (
     ),
     ToolSpec(
         name="eutils_link_then_fetch",
+        capabilities=frozenset({"links"}),
         title="Follow links and download the linked records",
         description=(
             "Follow links from source records to another Entrez database and download the linked records in one call "
@@ -181,6 +183,7 @@ TOOLS = (
     # pubmed_search.py
     ToolSpec(
         name="pubmed_search_articles",
+        capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
             "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
@@ -198,6 +201,7 @@ TOOLS = (
     # pubmed_fetch.py
     ToolSpec(
         name="pubmed_fetch_articles",
+        capabilities=frozenset({"records"}),
         title="Fetch PubMed records",
         description=(
             "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
@@ -248,6 +252,7 @@ TOOLS = (
     # convert.py
     ToolSpec(
         name="pubmed_convert_ids",
+        capabilities=frozenset({"id_conversion"}),
         title="Convert DOI / PMID / PMC ID",
         description=(
             "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "

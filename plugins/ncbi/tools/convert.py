@@ -7,19 +7,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
-    ArgumentError,
     IdentifierError,
     ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
     as_json,
     fence,
     md_table,
     parse_list,
 )
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from ..idconv import convert_ids
 

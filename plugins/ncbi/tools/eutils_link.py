@@ -6,19 +6,16 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
-    ArgumentError,
     Repeated,
     ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
     as_json,
     cap_text,
     fence,
     md_table,
 )
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from ..client import efetch, history_of, history_params, ncbi_get, run_esearch, spelling_suggestion
 from ..inputs import (

@@ -7,19 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import (
-    RESPONSE_FORMAT_FIELD,
-    ArgumentError,
-    MedlitError,
-    ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
-    as_json,
-    cap_text,
-    fence,
-    md_table,
-)
+from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
+from medlit.core.plugin import ArgumentError, MedlitError, ToolContext, ToolInput, ToolOutput
 
 from ..client import history_of, ncbi_get, run_esearch, spelling_suggestion, translate_db_error
 from ..inputs import (
@@ -342,11 +331,10 @@ async def _fallback_counts(ctx: ToolContext, term: str, cause: MedlitError) -> l
     if failures and all(i.count is None for i in items):
         # Name the failure as EGQuery met it (a server error, a timeout, a refused redirect), not
         # as a generic "unreachable": it tells the caller whether a retry can help.
-        raise MedlitError(
-            cause.reason,
-            f"Neither EGQuery ({cause.message}) nor the ESearch fallback ({failures[0].reason}) answered.",
-            cause.recovery or "NCBI seems down; retry in a minute.",
-            cause.retryable,
+        raise cause.but(
+            message=f"Neither EGQuery ({cause.message}) nor the ESearch fallback ({failures[0].reason}) answered.",
+            recovery=cause.recovery or "NCBI seems down; retry in a minute.",
+            details={},
         )
     return list(items)
 

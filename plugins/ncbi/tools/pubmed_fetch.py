@@ -7,18 +7,16 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import (
+from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
     DeferredIds,
     ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
     apply_budget,
     as_json,
     fence,
     json_size,
 )
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
 
 from ..client import fetch_pubmed
 from ..inputs import Pmids, check_pmids, pmids_field

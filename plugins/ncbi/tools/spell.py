@@ -7,15 +7,8 @@ import re
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import (
-    RESPONSE_FORMAT_FIELD,
-    ResponseFormat,
-    ToolContext,
-    ToolInput,
-    ToolOutput,
-    as_json,
-    fence,
-)
+from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
 
 from ..inputs import check_query
 from ..parse.eutils import parse_espell
