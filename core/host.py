@@ -266,6 +266,9 @@ class Host:
             ),
             tools={name: t.capabilities for name, t in self.tools.items()},
             id_links=links,
+            switched_off=tuple(
+                p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on
+            ),
         )
 
     def plugin_settings(self, name: str) -> dict[str, str | None]:

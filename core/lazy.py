@@ -75,7 +75,9 @@ class Lazy(Generic[T]):
         elif self.expect == "async" and not is_async(obj):
             raise LazyError(f"{where}{self.ref!r} is not an async function (declare it with `async def`)")
         elif self.expect == "sync" and is_async(obj):
-            raise LazyError(f"{where}{self.ref!r} is async, but its slot is called inline: make it a plain def")
+            raise LazyError(
+                f"{where}{self.ref!r} is async, but its slot is called inline: make it a plain def"
+            )
         loaded: T = obj
         return loaded
 

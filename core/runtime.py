@@ -342,9 +342,21 @@ class Runtime:
                 f"Tool {name} belongs to the {owner.name} plugin, which is {owner.status}{detail}.",
                 recovery=hint,
             )
+        # A switched-off plugin's tools are never read: name the plugins that are off, first those
+        # whose name the tool's name carries (a tool is usually named after its provider).
+        off = self.host.catalog.switched_off
+        likely = [p for p in off if p.name.lower().replace("-", "_") in name.lower()]
+        if likely:
+            p = likely[0]
+            return MedlitError(
+                E.UNAVAILABLE,
+                f"Tool {name[:80]} is not served: it looks like the {p.name} plugin's, which is {p.detail}.",
+                recovery=f"Set {p.waiting_on}=true to enable it, then restart the server.",
+            )
+        also = self.host.catalog.switched_off_hint()
         return E.invalid_argument(
             f"Unknown tool {name[:80]!r}.",
-            "Call one of: " + ", ".join(sorted(self.host.tools)),
+            "Call one of: " + ", ".join(sorted(self.host.tools)) + "." + (f" {also}" if also else ""),
             tool=name[:80],
         )
 

@@ -641,7 +641,8 @@ class Catalog:
     """What is installed, as core's own tools need it to describe themselves and to run: the steps
     of each chain in order (switched-on plugins' steps, active or waiting on a setting), the active
     metadata and access-link providers, the served tools with their capabilities, and the record
-    landing pages plugins declare. Built by the host once the plugins are loaded."""
+    landing pages plugins declare, and the plugins switched off. Built by the host once the plugins
+    are loaded."""
 
     tiers: tuple[Declared[FulltextTier], ...] = ()
     resolvers: tuple[Declared[IdResolver], ...] = ()
@@ -650,6 +651,9 @@ class Catalog:
     access_links: tuple[AccessLinkProvider, ...] = ()
     tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)
     id_links: Mapping[str, str] = field(default_factory=dict)
+    # Plugins switched off (``<NAME>_ENABLED=false``): none of their hooks ran, so what they would
+    # contribute is unknown; a tool that found nothing names them, with the variable to set.
+    switched_off: tuple[PluginState, ...] = ()
 
     def tool_for(self, capability: Capability) -> str | None:
         """The first served tool offering ``capability`` (plugins in load order), or ``None``."""
@@ -661,6 +665,13 @@ class Catalog:
 
     def serves(self, tool: str) -> bool:
         return tool in self.tools
+
+    def switched_off_hint(self) -> str:
+        """'' or e.g. 'Plugins switched off here: ncbi (NCBI_ENABLED=true enables it).'"""
+        if not self.switched_off:
+            return ""
+        named = ", ".join(f"{p.name} ({p.waiting_on}=true enables it)" for p in self.switched_off)
+        return f"Plugins switched off here: {named}."
 
     def id_link(self, kind: str, value: str | None) -> str | None:
         """A record's landing page for an identifier kind, when an active plugin declares one."""

@@ -204,7 +204,8 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
     if pending and catalog.access_links:
         await _add_access_links(ctx, pending, unavailable)
     abstracts = catalog.tool_for("records")
-    return _shape(args, records, unavailable, over, abstracts)
+    off = catalog.switched_off_hint() if unavailable else ""
+    return _shape(args, records, unavailable, over, abstracts, off)
 
 
 def _shape(
@@ -213,6 +214,7 @@ def _shape(
     unavailable: list[Unavailable],
     over: Sequence[_Asked],
     abstracts: str | None,
+    switched_off: str = "",
 ) -> FulltextOutput:
     """Filters, caps and budgets on the records, then the output with a notice for everything
     left out."""
@@ -328,6 +330,8 @@ def _shape(
             + ", ".join(waiting)
             + " is not enabled on this server."
         )
+    if switched_off:  # their sources are unknown (their hooks never ran) but may hold these ids
+        notices.append(f"{switched_off[:-1]}; its sources were not asked.")
     linked = sum(1 for u in unavailable if u.institutionalLink)
     if linked:
         notices.append(

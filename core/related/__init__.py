@@ -9,6 +9,7 @@ gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
 
 from __future__ import annotations
 
+from ..errors import ErrorKind
 from ..hookspecs import hookimpl
 from ..lazy import lazy
 from ..types import PluginInfo, ToolSpec
@@ -33,6 +34,10 @@ def medlit_plugin_info() -> PluginInfo:
         name="related",
         title="Related articles",
         description="Similar, citing and cited articles from the related-article providers other plugins declare.",
+        error_kinds=(
+            ErrorKind("pmid_not_found", "Check the PMID; find or convert it with the search tools."),
+            ErrorKind("all_providers_failed", "Retry in a minute; the failures are listed in details.", True),
+        ),
     )
 
 

@@ -17,7 +17,7 @@ from ..context import ToolContext
 from ..errors import MedlitError
 from ..models import cap_text
 from ..render import as_json, fence, md_table
-from ..types import RecordMetadata, RelatedQuery, RelatedResult
+from ..types import Catalog, RecordMetadata, RelatedQuery, RelatedResult
 from .chain import Asked, Attempt, ask
 from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
 
@@ -112,7 +112,7 @@ async def find_related(args: FindRelatedInput, ctx: ToolContext) -> FindRelatedO
     asked = await ask(ctx, catalog.related, query, until=until, on_empty=source.on_empty)
     final = asked.answer or _first_empty(asked)
     if final is None:
-        raise _none_answered(asked, query)
+        raise _none_answered(asked, query, catalog)
     result = final.result
     assert result is not None
 
@@ -147,22 +147,28 @@ def _first_empty(asked: Asked) -> Attempt | None:
     return next((a for a in asked.attempts if a.outcome == "empty"), None)
 
 
-def _none_answered(asked: Asked, query: RelatedQuery) -> MedlitError:
+def _none_answered(asked: Asked, query: RelatedQuery, catalog: Catalog) -> MedlitError:
     reports = [_report(a).model_dump(exclude_none=True) for a in asked.attempts]
-    if not asked.attempts:
-        return MedlitError(
-            E.UNAVAILABLE,
-            f"No installed plugin provides {query.kind} articles (no related provider declares that kind).",
-            recovery="Install or enable a plugin that declares related-article providers of that kind.",
-            details={"providers": reports},
-        )
+    off = catalog.switched_off
     if not asked.queried:
-        variables = ", ".join(f"{a.variable}" for a in asked.attempts if a.variable) or "their switches"
+        waiting = [a for a in asked.attempts if a.variable]
+        variables = [a.variable or "" for a in waiting] + [f"{p.waiting_on}=true" for p in off]
+        if not asked.attempts:
+            message = (
+                f"No enabled plugin provides {query.kind} articles (no related provider declares that kind)."
+            )
+        else:
+            message = f"Every provider of {query.kind} articles is unconfigured: " + "; ".join(
+                f"{a.provider.name} ({a.detail})" for a in asked.attempts
+            )
+        if off:
+            message += " " + catalog.switched_off_hint()
         return MedlitError(
             E.UNAVAILABLE,
-            f"Every provider of {query.kind} articles is switched off or unconfigured: "
-            + "; ".join(f"{a.provider.name} ({a.detail})" for a in asked.attempts),
-            recovery=f"Set {variables} and restart the server.",
+            message,
+            recovery=f"Set {', '.join(variables)} and restart the server."
+            if variables
+            else "Install or enable a plugin that declares related-article providers of that kind.",
             details={"providers": reports},
         )
     failed = [a for a in asked.queried if a.error is not None]

@@ -50,8 +50,7 @@ def _refused(args: SearchInput, err: MedlitError, query: str) -> MedlitError:
                 "Pass nextCursorMark from the previous answer verbatim, or '*' to start again.",
                 cursorMark=args.cursorMark[:80],
             )
-        err.retryable = True
-        return err
+        return err.but(retryable=True)
     return invalid_argument(
         f"Europe PMC refused {what}: {err.message.removeprefix('Europe PMC refused the request: ')}",
         'Fix the query syntax (e.g. TITLE:"...", AUTH:"Smith J", PUB_YEAR:[2020 TO 2024]; quote phrases, '

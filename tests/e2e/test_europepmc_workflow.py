@@ -137,15 +137,14 @@ async def test_withheld_and_pmid_less_articles_and_a_preprint_over_stdio(fake):
             steps = [(t["tier"], t["outcome"]) for t in art["triedTiers"]]
             assert steps[-1] == ("europepmc", "hit") and steps[0][0] in ("idconv", "pmc")
             assert ("pmc", "hit") not in steps
-        assert (covid["pmid"], covid["epmcId"], covid["epmcSource"]) == (WITHHELD_PMID, WITHHELD_PMID, "MED")
+        assert covid["source"] == "europepmc" and covid["pmid"] == WITHHELD_PMID
+        assert covid["sourceIds"] == {"epmcId": WITHHELD_PMID, "epmcSource": "MED"}
         assert covid["title"].startswith("Neurologic Manifestations of Long COVID")
         assert len(covid["sections"]) > 5 and all(
             s["text"] or s.get("subsections") for s in covid["sections"]
         )
-        assert correction.get("pmid") is None and (correction["epmcId"], correction["epmcSource"]) == (
-            NO_PMID_PMCID,
-            "PMC",
-        )
+        assert correction.get("pmid") is None
+        assert correction["sourceIds"] == {"epmcId": NO_PMID_PMCID, "epmcSource": "PMC"}
         assert correction["title"].startswith("Correction:") and correction["tables"]
 
         # -- a preprint: found by search, fetched whole by {source, epmcId}

@@ -53,7 +53,7 @@ def efetch(req: Req):
 
 def ncbi_provides_metadata() -> bool:
     host = load_host(load_settings({}))
-    return any(m.plugin == "ncbi" and "pmid" in m.accepts for m in host.metadata_providers())
+    return any(m.plugin == "ncbi" and "pmid" in m.accepts for m in host.catalog.metadata)
 
 
 def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ async def test_hit_beside_every_kind_of_miss(make_runtime, fake):
     assert out.data["totalReturned"] == 1
     (art,) = out.data["articles"]
     assert "Harbour seal vocal learning" in out.text and "via europepmc" in out.text
-    assert (art["pmid"], art["pmcId"], art["epmcSource"], art["viaSource"]) == (
+    assert (art["pmid"], art["pmcId"], art["sourceIds"]["epmcSource"], art["viaSource"]) == (
         "30000010",
         "PMC7000010",
         "MED",

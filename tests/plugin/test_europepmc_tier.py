@@ -8,6 +8,7 @@ import pytest
 
 from medlit.core.plugin import ArticleRef, MedlitError, StructuredArticle
 from medlit.core.resolution import run_chain
+from medlit.core.types import TierOptions
 from medlit.plugins.europepmc import TIER
 from medlit.plugins.europepmc.tier import resolve_europepmc
 
@@ -23,7 +24,7 @@ def ref(kind: str, value: str) -> ArticleRef:
 
 
 async def resolve(rt, refs, **options):
-    return await resolve_europepmc(refs, rt.context("europepmc"), options)
+    return await resolve_europepmc(refs, rt.context("europepmc"), TierOptions(**options))
 
 
 async def test_outcomes_in_one_search(rt, fake):
@@ -53,20 +54,19 @@ async def test_outcomes_in_one_search(rt, fake):
     assert art.title == "Harbour seal vocal learning in captivity" and art.hasBody
     assert [s.title for s in art.sections] == ["Introduction", "Methods", "Results"]
     assert (art.ids.pmcid, art.ids.pmid, art.ids.doi) == ("PMC7000010", "30000010", "10.5555/open.10")
-    assert hit.article.extra_ids == {"epmcId": "30000010", "epmcSource": "MED"}
+    assert hit.article.record_ids == {"epmcId": "30000010", "epmcSource": "MED"}
     assert art.references == []  # references are opt-in
 
     assert out["30000001"].outcome == "no-fulltext" and "not open access" in out["30000001"].detail
     assert out["30000002"].outcome == "no-fulltext" and "PMC7000002" in out["30000002"].detail
     assert out["12345"].outcome == "miss" and "PMID 12345" in out["12345"].detail
     ppr = out["10.1101/2024.02.02.900001"]
-    assert ppr.outcome == "hit" and ppr.article.extra_ids == {"epmcId": "PPR900001", "epmcSource": "PPR"}
+    assert ppr.outcome == "hit" and ppr.article.record_ids == {"epmcId": "PPR900001", "epmcSource": "PPR"}
 
-    # ids Europe PMC knows are carried to the refs for later tiers (a DOI for Unpaywall)
-    by_key = {r.key: r for r in refs}
-    assert by_key["30000001"].doi == "10.5555/closed.1"
-    assert (by_key["10.5555/open.10"].pmid, by_key["10.5555/open.10"].pmcid) == ("30000010", "PMC7000010")
-    assert by_key["12345"].doi is None
+    # ids Europe PMC knows are reported for later tiers (a DOI for Unpaywall); the refs stay as given
+    assert out["30000001"].ids["doi"] == "10.5555/closed.1"
+    assert (out["10.5555/open.10"].ids["pmid"], out["10.5555/open.10"].ids["pmcid"]) == ("30000010", "PMC7000010")
+    assert out["12345"].ids == {} and all(r.doi is None for r in refs if r.key == "30000001")
 
 
 async def test_an_article_is_found_by_whichever_id_europepmc_knows(rt, fake):
@@ -147,7 +147,7 @@ async def test_corpus_jats_served_by_europepmc(rt, fake):
         "Neurologic Manifestations of Long COVID"
     )
     assert len(covid.article.article.sections) > 5
-    assert correction.outcome == "hit" and correction.article.extra_ids == {
+    assert correction.outcome == "hit" and correction.article.record_ids == {
         "epmcId": "PMC12634591",
         "epmcSource": "PMC",
     }
@@ -167,18 +167,12 @@ async def test_in_the_chain_after_pmc(rt, fake):
     assert [(a.tier, a.outcome) for a in miss.tried] == [("europepmc", "miss")] and miss.reason == "not-found"
 
 
-async def test_switched_off_tier_reports_not_attempted(make_runtime, fake):
+async def test_switched_off_tier_is_not_in_the_chain_and_asks_nothing(make_runtime, fake):
     install(fake)
-    async with make_runtime(EUROPEPMC_ENABLED="false") as rt:
-        pairs = [(t, p) for t, p in rt.host.catalog.tiers if t.name == "europepmc"]
-        assert pairs and pairs[0][1].status == "disabled"
-        result = await run_chain([ref("pmid", "30000010")], rt.context("fulltext"), tiers=pairs)
-        (res,) = result.resolutions
-        (step,) = res.tried
-        assert (
-            step.tier == "europepmc"
-            and step.outcome == "not-attempted"
-            and "EUROPEPMC_ENABLED" in step.detail
-        )
-        assert res.unqueried == ["europepmc"] and res.waiting_on == {"europepmc": "EUROPEPMC_ENABLED"}
-    assert fake.requests == []
+    async with make_runtime(EUROPEPMC_ENABLED="false", NCBI_ENABLED="false") as rt:
+        assert "europepmc" not in [t.name for t, _ in rt.host.catalog.tiers]
+        assert rt.host.plugins["europepmc"].status == "disabled"
+        out = await rt.call("pubmed_fetch_fulltext", {"pmids": ["30000010"]})
+    assert not out.is_error and out.data["unavailable"][0]["reason"] == "no-source-enabled"
+    assert all(t["tier"] != "europepmc" for u in out.data.get("unavailable", []) for t in u["triedTiers"])
+    assert fake.of("europepmc") == []

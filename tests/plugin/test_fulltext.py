@@ -604,13 +604,13 @@ async def test_a_later_tier_slots_in(fake, routes):
     async with Runtime(load_host(settings, inline=[("fakeoa", OpenAccessTier)])) as rt:
         out = await call(rt, {"pmcids": [RESTRICTED], "dois": ["10.5555/not.in.pmc"], "maxCharacters": 100})
     arts = out.data["articles"]
-    assert [(a["source"], a["viaSource"]) for a in arts] == [("unpaywall", "oacopy")] * 2
+    assert [(a["kind"], a["source"], a["viaSource"]) for a in arts] == [("extracted", "oacopy", "oacopy")] * 2
     first = arts[0]
     # ids the chain learned: the DOI read from the front-matter-only PMC record, and its PMID
     assert (first["pmcId"], first["doi"], first["pmid"]) == (RESTRICTED, "10.5555/restricted.1", "99990001")
     assert first["pubmedUrl"] == "https://pubmed.ncbi.nlm.nih.gov/99990001/" and first["totalPages"] == 3
     assert all(len(a["content"]) <= 100 for a in arts)
-    assert [led["source"] for led in out.data["truncation"]["articles"]] == ["unpaywall"] * 2
+    assert [led["source"] for led in out.data["truncation"]["articles"]] == ["oacopy"] * 2
     assert out.data.get("unavailable") is None
     assert "(via oacopy)" in out.text
 
@@ -636,6 +636,8 @@ class EuropeLikeTier:
                 frozenset({"pmid", "pmcid", "doi"}),
                 self.resolve,
                 description="a JATS mirror by any id",
+                source="mirror",
+                record_ids=("mirrorId", "mirrorSet"),
             )
         ]
 
@@ -646,7 +648,7 @@ class EuropeLikeTier:
                 "hit",
                 "",
                 StructuredArticle(
-                    _research_article(), {"epmcId": "PMC7100001", "epmcSource": "PMC", "other": "x"}
+                    _research_article(), {"mirrorId": "PMC7100001", "mirrorSet": "PMC", "other": "x"}
                 ),
             )
             if r.pmid == "37100001" or r.pmcid == RESEARCH
@@ -661,9 +663,9 @@ async def test_structured_payload_from_another_tier_carries_its_ids(fake, routes
     async with Runtime(load_host(settings, inline=[("fakejats", mirror)])) as rt:
         out = await call(rt, {"pmids": ["37100001"]})
     [a] = out.data["articles"]
-    assert (a["source"], a["viaSource"]) == ("pmc", "jatsmirror")
-    assert (a["epmcId"], a["epmcSource"], a["pmcId"]) == ("PMC7100001", "PMC", RESEARCH)
-    assert "other" not in a
+    # its own source label and its declared record ids, end to end; undeclared ids are dropped
+    assert (a["kind"], a["source"], a["viaSource"]) == ("structured", "mirror", "jatsmirror")
+    assert (a["sourceIds"], a["pmcId"]) == ({"mirrorId": "PMC7100001", "mirrorSet": "PMC"}, RESEARCH)
     assert f"<<<untrusted-data {NONCE} source=jatsmirror>>>" in out.text
 
 
@@ -674,9 +676,9 @@ async def test_ncbi_off_full_text_from_another_tier(fake, routes):
         tools = {t.name: t for t in tool_definitions(rt.host)}
         assert TOOL in tools and "pubmed_search_articles" not in tools
         desc = tools[TOOL].description
-        assert "1. pmc (" in desc and "[switched off: set NCBI_ENABLED=true]" in desc
-        assert "2. jatsmirror (a JATS mirror by any id)" in desc
-        assert "idconv" in desc and "pubmed_fetch_articles" not in desc  # its plugin is off
+        assert "pmc" not in desc.split("order:")[1].split(".")[0]  # a switched-off plugin's tier is unknown
+        assert "1. jatsmirror (a JATS mirror by any id)" in desc
+        assert "idconv" not in desc and "pubmed_fetch_articles" not in desc  # its plugin is off
         out = await call(rt, {"pmids": ["37100001", "37100009"], "pmcids": [BRIEF]})
     assert routes.requests == []  # NCBI is not asked anything
     assert mirror.calls == [[BRIEF, "37100001", "37100009"]]
@@ -685,14 +687,8 @@ async def test_ncbi_off_full_text_from_another_tier(fake, routes):
     un = {u["id"]: u for u in out.data["unavailable"]}
     assert set(un) == {BRIEF, "37100009"}
     brief = un[BRIEF]
-    assert brief["reason"] == "not-found"
-    assert steps(brief) == [("pmc", "not-attempted"), ("jatsmirror", "miss")]
-    assert "NCBI_ENABLED=true" in brief["triedTiers"][0]["detail"]
-    assert brief["unqueriedTiers"] == ["pmc"] and brief["waitingOn"] == {"pmc": "NCBI_ENABLED"}
-    # a PMID only: the switched-off resolver could have found the PMCID PMC accepts
-    pmid = un["37100009"]
-    assert pmid["unqueriedTiers"] == ["pmc"] and steps(pmid)[0] == ("pmc", "not-attempted")
-    assert "pmc (NCBI_ENABLED) is not enabled on this server" in out.data["notice"]
+    assert brief["reason"] == "not-found" and steps(brief) == [("jatsmirror", "miss")]
+    assert "NCBI_ENABLED=true enables it" in out.data["notice"]  # the switched-off plugin is named
     assert "pubmed_fetch_articles" not in (out.data.get("notice") or "")
 
 
@@ -706,8 +702,8 @@ async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
         out = await call(rt, {"dois": ["10.5555/ft.brief.2"]})
     (un,) = out.data["unavailable"]
     assert un["reason"] == "no-source-enabled"
-    assert un["unqueriedTiers"] == ["pmc", "jatsmirror"]
-    assert un["waitingOn"] == {"pmc": "NCBI_ENABLED", "jatsmirror": "FAKEJATS_KEY"}
+    assert un["unqueriedTiers"] == ["jatsmirror"] and un["waitingOn"] == {"jatsmirror": "FAKEJATS_KEY"}
+    assert "NCBI_ENABLED=true" in out.data["notice"]
     assert routes.requests == []
 
 

@@ -181,9 +181,9 @@ async def test_malformed_json_is_an_invalid_response(fake):
 async def test_plugin_is_listed_with_its_service_and_switch(fake):
     from medlit.testing import make_host
 
-    host = make_host(openalex_plugin, env={"OPENALEX_ENABLED": "false"}, fake=fake)
-    rec = host.plugins["openalex"]
-    assert rec.status == "disabled" and rec.waiting_on == "OPENALEX_ENABLED"
+    off = make_host(openalex_plugin, env={"OPENALEX_ENABLED": "false"}, fake=fake).plugins["openalex"]
+    assert off.status == "disabled" and off.waiting_on == "OPENALEX_ENABLED" and off.contributions() == {}
+    rec = make_host(openalex_plugin, fake=fake).plugins["openalex"]
     assert [s.name for s in rec.services] == ["openalex"]
     assert [(p.name, p.order, sorted(p.kinds)) for p in rec.related] == [
         ("openalex", 30, ["cited_by", "references", "similar"])

@@ -260,7 +260,7 @@ async def test_unconfigured_plugin_is_listed_not_served():
     assert (
         rec.status == "unconfigured" and "OPENURL_RESOLVER" in rec.detail and "OPENURL_PRESET" in rec.detail
     )
-    assert TOOL not in host.tools and host.access_link_providers() == []
+    assert TOOL not in host.tools and host.catalog.access_links == ()
     async with Runtime(host) as rt:
         out = await rt.call(TOOL, {"pmids": ["1"]})
     assert out.error.reason == "provider_unavailable" and "OPENURL_RESOLVER" in out.error.recovery
@@ -360,7 +360,7 @@ async def test_a_failing_access_link_provider_costs_only_its_links():
     env = {"OPENURL_RESOLVER": RESOLVER}
     inline = [("broken", Broken()), ("openurl", openurl), ("fakemeta", FakeMetadata())]
     host = load_host(load_settings(env), discover=False, inline=inline)
-    assert [p.name for p in host.access_link_providers()] == ["broken", "openurl"]
+    assert [p.name for p in host.catalog.access_links] == ["broken", "openurl"]
     async with Runtime(host) as rt:
         links = await rt.access_links([ArticleRef(key="111", pmid="111")])
     assert links["111"].startswith("https://resolver.example.edu/openurl?inst=EX&")

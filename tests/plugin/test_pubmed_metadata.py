@@ -47,11 +47,11 @@ def install(fake) -> None:
 
 
 def _provider(rt):
-    return next(p for p in rt.host.metadata_providers() if p.name == "pubmed")
+    return next(p for p in rt.host.catalog.metadata if p.name == "pubmed")
 
 
 def _resolver(rt):
-    return next(r for r, _ in rt.host.resolvers() if r.name == "pubmed" and r.plugin == "ncbi")
+    return next(r for r, _ in rt.host.catalog.resolvers if r.name == "pubmed" and r.plugin == "ncbi")
 
 
 async def test_150_pmids_in_one_request(rt, fake):
@@ -147,7 +147,7 @@ async def test_doi_resolver(rt, fake):
         frozenset({"doi"}),
         20,
     )
-    others = [r for r, _ in rt.host.resolvers() if r.name == "idconv"]
+    others = [r for r, _ in rt.host.catalog.resolvers if r.name == "idconv"]
     assert all(r.order < resolver.order for r in others)  # the ID converter (PMC only) goes first
     refs = [
         ArticleRef(key="31000001", pmid="31000001"),
@@ -157,11 +157,13 @@ async def test_doi_resolver(rt, fake):
     ]
     results = await resolver.resolve(refs, rt.context("ncbi"))
     assert len(fake.of("ncbi", "efetch.fcgi")) == 1
-    assert results["31000001"] == TierResult("hit", "DOI 10.1038/s41586-019-1700-1 from PubMed")
-    assert refs[0].doi == "10.1038/s41586-019-1700-1"
+    assert results["31000001"] == TierResult(
+        "hit", "DOI 10.1038/s41586-019-1700-1 from PubMed", ids={"doi": "10.1038/s41586-019-1700-1"}
+    )
+    assert refs[0].doi is None  # the step reports what it learned; the chain carries it
     assert results["31000002"].outcome == "no-doi" and "PubMed has no DOI for PMID 31000002" in (
         results["31000002"].detail
     )
-    assert refs[1].doi is None
     assert results["99999999"].outcome == "miss" and "99999999" in results["99999999"].detail
-    assert all(results[p].outcome == "hit" for p in BULK[:100]) and refs[-1].doi == f"10.5555/{BULK[99]}"
+    assert all(results[p].outcome == "hit" for p in BULK[:100])
+    assert results[BULK[99]].ids == {"doi": f"10.5555/{BULK[99]}"}

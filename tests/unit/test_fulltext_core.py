@@ -185,7 +185,11 @@ async def test_the_chain_works_from_fake_plugins_alone(fake):
         ("extracted", "pdfs", "pdfs"),
         ("extracted", "pdfs", "pdfs"),
     ]
-    assert (arts[0]["pmcId"], arts[0]["pmid"], arts[0]["sourceIds"]) == ("PMC11", "11", {"libraryId": "PMC11"})
+    assert (arts[0]["pmcId"], arts[0]["pmid"], arts[0]["sourceIds"]) == (
+        "PMC11",
+        "11",
+        {"libraryId": "PMC11"},
+    )
     assert (arts[1]["doi"], arts[1]["pmid"], arts[1]["pmcId"]) == ("10.9999/twelve.oa", "12", "PMC12")
     assert arts[2]["doi"] == "10.9999/given.oa" and arts[2].get("pmid") is None
     un = {u["id"]: u for u in out.data["unavailable"]}
