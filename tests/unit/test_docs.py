@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from medlit.core import hookspecs, plugin, types
+from medlit.core import context, hookspecs, kit, plugin, types
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS_MD = ROOT / "docs" / "plugins.md"
@@ -23,13 +23,14 @@ def _doc() -> str:
 
 
 def _records() -> list[type]:
-    """Every record of the contract: the dataclasses of core/types.py that medlit.core.plugin exports."""
+    """Every record of the contract: the dataclasses of core/types.py and core/context.py that
+    medlit.core.plugin exports."""
     return [
         obj
         for name in plugin.__all__
         if isinstance(obj := getattr(plugin, name), type)
         and dataclasses.is_dataclass(obj)
-        and obj.__module__ == types.__name__
+        and obj.__module__ in (types.__name__, context.__name__)
     ]
 
 
@@ -71,12 +72,21 @@ def test_every_record_of_the_contract_is_covered():
     } <= names
     assert {"StructuredArticle", "ExtractedTextArticle", "TierResult", "ArticleRef", "IdResolver"} <= names
     assert {"MetadataProvider", "RecordMetadata", "RelatedProvider", "RelatedResult", "ResourceSpec"} <= names
-    assert {"PromptSpec", "PromptArgument"} <= names
+    assert {"PromptSpec", "PromptArgument", "TierOptions", "Catalog"} <= names
+
+
+def test_the_contract_stays_small():
+    assert len(plugin.__all__) <= 50, "the contract is the names an author holds in their head"
+    assert len(set(plugin.__all__)) == len(plugin.__all__)
+    assert not set(plugin.__all__) & set(kit.__all__), "a name lives in the contract or the kit, not both"
+    for module in (plugin, kit):
+        for name in module.__all__:
+            assert getattr(module, name) is not None
 
 
 def test_every_public_name_is_documented():
     doc = _doc()
-    for module in (plugin, __import__("medlit.testing", fromlist=["__all__"])):
+    for module in (plugin, kit, __import__("medlit.testing", fromlist=["__all__"])):
         missing = [n for n in module.__all__ if f"`{n}" not in doc]
         assert not missing, f"docs/plugins.md does not mention these exports of {module.__name__}: {missing}"
     from medlit.testing import FAULT_KINDS
