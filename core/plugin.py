@@ -17,7 +17,6 @@ from .errors import (
     upstream_error,
 )
 from .hookspecs import hookimpl
-from .http import Repeated, Response, UpstreamClient, call_deadline
 from .identifiers import (
     FIELD_OF,
     ID_KINDS,
@@ -43,6 +42,9 @@ from .models import (
     ToolOutput,
     cap_text,
 )
+from .net.http import Response, UpstreamClient, call_deadline
+from .net.request import Repeated
+from .net.webfetch import WebClient, WebResponse
 from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
 from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
 from .types import (
@@ -58,6 +60,7 @@ from .types import (
     IdKind,
     IdResolver,
     MetadataProvider,
+    OpenWebSpec,
     PluginConfig,
     PluginInfo,
     Probe,
@@ -81,7 +84,6 @@ from .types import (
     ToolContext,
     ToolSpec,
 )
-from .webfetch import WebClient, WebResponse
 from .xml import XMLRefused, localname, parse_xml, text_of
 
 if TYPE_CHECKING:
@@ -131,6 +133,7 @@ __all__ = [
     "IdentifierError",
     "MedlitError",
     "MetadataProvider",
+    "OpenWebSpec",
     "PluginConfig",
     "PluginInfo",
     "Probe",

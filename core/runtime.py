@@ -23,7 +23,7 @@ from . import errors as E
 from .cache import Cache, cache_setting, open_cache
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
-from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
+from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
@@ -31,8 +31,9 @@ from .settings import select_tool
 if TYPE_CHECKING:
     import aiohttp
 
-    from .webfetch import WebClient
+    from .net.webfetch import WebClient
 
+from .net.clients import build_clients
 from .types import (
     ArticleRef,
     IdKind,
@@ -43,7 +44,6 @@ from .types import (
     ToolSpec,
     _no_progress,
 )
-from .upstreams import build_clients
 
 log = logging.getLogger("medlit.runtime")
 
@@ -86,10 +86,12 @@ class Runtime:
         if self._clients is None:
             import aiohttp
 
+            from .net.session import new_session
+
             if self.session is None:
                 from medlit import __version__
 
-                self.session = aiohttp.ClientSession(
+                self.session = new_session(
                     headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
                     connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
                 )
