@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from medlit.core import webfetch
+from medlit.core.net import webfetch
 from medlit.core.plugin import ArticleRef
 from medlit.plugins.unpaywall import tier
 from medlit.plugins.unpaywall.extract_html import decode, read_meta, to_markdown

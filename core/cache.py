@@ -2,9 +2,10 @@
 
 Plugins declare what may be cached on their :class:`~medlit.core.types.ServiceSpec` (``cache``
 rules: request-level with a time to live per endpoint class; ``records`` rules: record-level
-for record-addressed endpoints, stored raw and parsed per call); the client applies them, so no
-plugin code reads or writes the cache. Errors are never stored; History-handle requests and
-answers carrying a ``WebEnv`` never are either.
+for record-addressed endpoints, stored raw and parsed per call); each client applies them
+through :class:`CachedCalls`, so no plugin code reads or writes the cache. Errors are never
+stored; nor are requests carrying one of the service's ``uncacheable_params`` or answers
+carrying one of its ``uncacheable_markers`` (a session-bound handle such as a search history).
 
 ``MEDLIT_CACHE`` chooses the backend: ``sqlite:///path/to/file`` (the default, in the user
 cache directory), ``redis://host:port/db`` or ``off``. While any service points at a loopback
@@ -17,22 +18,31 @@ writing that plumbing; ``redis`` (its asyncio client) is the maintained client f
 
 from __future__ import annotations
 
+import asyncio
+import fnmatch
 import hashlib
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
+from . import errors as E
+from .errors import MedlitError
 from .settings import Settings, SettingsError, parse_number
+
+if TYPE_CHECKING:
+    from .net.http import Response, ServiceConfig
+    from .net.request import Call
+    from .types import CacheRule, RecordRule
 
 log = logging.getLogger("medlit.cache")
 
 DEFAULT_MAX_BYTES = 500_000_000
-# Parameters that make a request History-bound or identify the caller: never cached / never keyed.
-HISTORY_PARAMS = frozenset({"webenv", "query_key", "usehistory"})
+CLAIM_LEASE = 15.0  # seconds another process may take to fetch records it claimed
+MARKER_SPAN = 4096  # how much of an answer is searched for the service's uncacheable markers
 
 
 @dataclass(frozen=True)
@@ -386,5 +396,216 @@ def unpack(value: bytes) -> tuple[int, str, bytes] | None:
     return int(parts[1]), parts[2].decode("latin-1"), body
 
 
-def history_bound(params: Mapping[str, Any]) -> bool:
-    return any(k.lower() in HISTORY_PARAMS for k in params)
+def uncacheable(params: Iterable[str], names: Iterable[str]) -> bool:
+    """Whether a request with these parameter names carries one of ``names`` (any case)."""
+    lowered = {n.lower() for n in names}
+    return bool(lowered) and any(k.lower() in lowered for k in params)
+
+
+Rule = TypeVar("Rule", "CacheRule", "RecordRule")
+
+
+def matching(rules: Sequence[Rule], path: str, params: Mapping[str, Any]) -> Rule | None:
+    """The first rule whose ``path`` pattern (``fnmatch``: ``*/fullTextXML``) matches and whose
+    ``when`` pairs all hold (values compared as sent)."""
+    for rule in rules:
+        if rule.path != path and not fnmatch.fnmatchcase(path, rule.path):
+            continue
+        if all(str(params.get(k, "")) == v for k, v in rule.when.items()):
+            return rule
+    return None
+
+
+# -- the cache under one client -----------------------------------------------------------------
+@dataclass
+class _RecordBatch:
+    """One record-level request in progress: what was asked and what has been gathered."""
+
+    rule: RecordRule
+    call: Call  # the request as asked (all its ids), answers judged without `parse`
+    keys: Mapping[str, str]
+    pieces: dict[str, bytes]
+    extra: list[bytes] = field(default_factory=list)  # records that name no id we can key them by
+    url: str = ""
+
+
+def _response(status: int, url: str, content_type: str, body: bytes) -> Response:
+    from .net.http import Response  # the client module is loaded by now (it made this object)
+
+    return Response(status, url, {"Content-Type": content_type}, body)
+
+
+class CachedCalls:
+    """The persistent cache under one :class:`~medlit.core.net.http.UpstreamClient`: answers what
+    the service's :class:`CacheRule` / :class:`RecordRule` declarations allow from the cache, and
+    sends the rest upstream with ``send`` (the client's shared, retrying, paced send), storing
+    clean answers. ``fail(kind, message)`` builds the client's error for a stored answer that no
+    longer parses. A broken cache never breaks a call: it is then asked around."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        config: ServiceConfig,
+        send: Callable[[Call], Awaitable[Response]],
+        redact: Callable[[str], str],
+        fail: Callable[[str, str], MedlitError],
+    ) -> None:
+        self.cache, self.config, self.send, self.redact, self.fail = cache, config, send, redact, fail
+        self.hits = 0  # answers (or records) served from the persistent cache
+
+    async def answer(self, path: str, call: Call) -> Response | None:
+        """The answer to ``call`` through the cache, or ``None`` when no rule lets it be cached
+        (the client then sends it as usual)."""
+        cfg, sent = self.config, call.sent
+        if uncacheable(sent, cfg.uncacheable_params):
+            return None
+        record_rule = matching(cfg.record_rules, path, sent)
+        if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
+            return await self._records(record_rule, call)
+        rule = matching(cfg.cache_rules, path, sent)
+        if rule is not None:
+            return await self._cached(rule, path, call)
+        return None
+
+    def _keepable(self, body: bytes) -> bool:
+        head = body[:MARKER_SPAN]
+        return not any(marker in head for marker in self.config.uncacheable_markers)
+
+    async def _cached(self, rule: CacheRule, path: str, call: Call) -> Response:
+        """A request-level cached answer, or the upstream's (stored when it is a clean one)."""
+        cfg = self.config
+        key = request_key(cfg.name, cfg.base_url, path, call.sent_pairs(), cfg.identify)
+        found = (await self._read({key: key})).get(key)
+        stored = unpack(found) if found is not None else None
+        if stored is not None and (stored[0] < 300 or stored[0] in call.ok_statuses):
+            self.hits += 1
+            resp = _response(stored[0], self.redact(call.url), stored[1], stored[2])
+            resp.from_cache = True
+            if call.parse is not None and resp.status < 300:
+                resp.parsed = self._parsed_cached(resp, call.parse)
+            return resp
+        fresh = await self.send(call)
+        ttl = rule.ttl if fresh.status < 300 else (rule.negative_ttl if fresh.status in rule.negative else 0)
+        if ttl > 0 and self._keepable(fresh.body):
+            await self._store([Entry(key, cfg.name, pack(fresh.status, fresh.content_type, fresh.body), ttl)])
+        return fresh
+
+    async def _records(self, rule: RecordRule, call: Call) -> Response:
+        """Ask upstream only for the records not cached; answer with all of them joined, in the
+        order asked. Records another process (a replica on the same Redis or SQLite file) is
+        fetching right now are left to it and read from the cache afterwards."""
+        cfg, parse = self.config, call.parse
+        ids = [rule.normalize(i) for i in str(call.sent[rule.id_param]).split(",") if i.strip()]
+        ids = list(dict.fromkeys(ids))
+        keys = {i: record_key(cfg.name, cfg.base_url, rule.scope, i) for i in ids}
+        pieces = dict(await self._read({i: keys[i] for i in ids}))
+        self.hits += len(pieces)
+        missing = [i for i in ids if i not in pieces]
+        won = await self._claim([keys[i] for i in missing]) if missing else set()
+        mine = [i for i in missing if keys[i] in won]
+        theirs = [i for i in missing if keys[i] not in won]
+        batch = _RecordBatch(rule, replace(call, parse=None), keys, pieces)
+        try:
+            unsplit = await self._fetch_records(batch, mine)
+        finally:
+            await self._release([keys[i] for i in mine])
+        if unsplit is None and theirs:
+            found = await self._await_records({i: keys[i] for i in theirs}, call.deadline)
+            pieces.update(found)
+            late = [i for i in theirs if i not in found]  # the other process gave up or failed
+            unsplit = await self._fetch_records(batch, late)
+        if unsplit is not None:  # not a record set (or an error status): handed over as it came
+            if parse is not None and unsplit.status < 300:
+                unsplit.parsed = self._parsed_cached(unsplit, parse)
+            return unsplit
+        ordered = list(dict.fromkeys(pieces[i] for i in ids if pieces.get(i)))  # one record asked twice: once
+        body = rule.join(ordered + batch.extra)
+        resp = _response(200, self.redact(batch.url or call.url), rule.content_type, body)
+        resp.from_cache = not missing
+        if parse is not None:
+            resp.parsed = self._parsed_cached(resp, parse)
+        return resp
+
+    async def _fetch_records(self, batch: _RecordBatch, ids: list[str]) -> Response | None:
+        """Fetch ``ids``, store each record, add them to the batch. Returns the answer itself when
+        it cannot be split into records (an error status, an unreadable body), else None."""
+        if not ids:
+            return None
+        cfg, rule, call = self.config, batch.rule, batch.call
+        asked = {**call.sent, rule.id_param: ",".join(ids)}  # the same request for these ids only
+        sub = replace(call, form=asked) if call.form is not None else replace(call, query=asked)
+        fresh = await self.send(sub)
+        if fresh.status >= 300:
+            return fresh
+        try:
+            split = rule.split(fresh.body)
+        except Exception as exc:
+            log.info("%s: answer not split into records (%s); not cached", cfg.label, exc)
+            return fresh
+        entries = []
+        for ident, raw in split:
+            names = [ident] if isinstance(ident, str) else list(ident or ())
+            matched = [n for n in (rule.normalize(x) for x in names) if n in batch.keys]
+            if not matched:
+                batch.extra.append(raw)
+            for name in dict.fromkeys(matched):
+                batch.pieces[name] = raw
+                entries.append(Entry(batch.keys[name], cfg.name, raw, rule.ttl))
+        if rule.missing_ttl > 0:  # asked but absent: remembered briefly as known-unknown
+            entries += [
+                Entry(batch.keys[i], cfg.name, b"", rule.missing_ttl) for i in ids if i not in batch.pieces
+            ]
+        await self._store(entries)
+        batch.url = fresh.url
+        return None
+
+    async def _read(self, keys: Mapping[str, str]) -> dict[str, bytes]:
+        """Cached records by id (an empty record marks an id known to be unknown)."""
+        try:
+            found = await self.cache.get_many(list(keys.values()), self.config.name)
+        except Exception as exc:  # a broken cache must never break a call
+            log.warning("cache read failed (%s); asking %s", exc, self.config.label)
+            return {}
+        return {i: found[k] for i, k in keys.items() if k in found}
+
+    async def _claim(self, keys: list[str]) -> set[str]:
+        try:
+            return await self.cache.claim(keys, CLAIM_LEASE)
+        except Exception as exc:
+            log.warning("cache claim failed (%s); fetching without it", exc)
+            return set(keys)
+
+    async def _release(self, keys: list[str]) -> None:
+        if keys:
+            try:
+                await self.cache.release(keys)
+            except Exception as exc:
+                log.warning("cache release failed (%s); the claims expire on their own", exc)
+
+    async def _await_records(self, keys: Mapping[str, str], deadline: float | None) -> dict[str, bytes]:
+        """Wait (briefly, polling) for records another process is fetching to reach the cache."""
+        give_up = time.monotonic() + CLAIM_LEASE
+        if deadline is not None:
+            give_up = min(give_up, deadline - 1.0)
+        found: dict[str, bytes] = {}
+        while True:
+            found.update(await self._read({i: k for i, k in keys.items() if i not in found}))
+            if len(found) == len(keys) or time.monotonic() >= give_up:
+                return found
+            await asyncio.sleep(0.1)
+
+    def _parsed_cached(self, resp: Response, parse: Callable[[Response], Any]) -> Any:
+        try:
+            return parse(resp)
+        except Exception as exc:  # a stored answer that no longer parses: say so, do not retry it
+            raise self.fail(
+                E.INVALID_RESPONSE, f"a cached {self.config.label} answer could not be read ({exc})"
+            ) from None
+
+    async def _store(self, entries: list[Entry]) -> None:
+        if not entries:
+            return
+        try:
+            await self.cache.set_many(entries)
+        except Exception as exc:
+            log.warning("cache write failed (%s); the answer is returned uncached", exc)

@@ -345,8 +345,9 @@ def _check_tools(host: Host) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .http import UpstreamClient
+    from .net.http import UpstreamClient
     from .runtime import Runtime
+    from .types import OpenWebSpec
 
     host = _host()
     logging.getLogger().setLevel(logging.WARNING)  # the report is stdout; no request chatter on stderr
@@ -375,6 +376,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             print("Upstreams")
             for rec in services:
                 name = rec.spec.name
+                if isinstance(rec.spec, OpenWebSpec):  # any public host: no base URL to ask
+                    print(f"  {name}: open web, not probed  ({rec.rate:g} req/s per host)")
+                    continue
                 where = rec.base_url + (" (override)" if rec.overridden else "")
                 pace = f"{rec.rate:g} req/s" + (
                     f", shared by group {rec.spec.group}" if rec.spec.pacing_group else ""

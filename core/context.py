@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol, Unpack
 from .types import ArticleRef, Catalog, IdKind, PluginConfig, RecordMetadata
 
 if TYPE_CHECKING:
-    from .http import RequestOptions, Response
-    from .webfetch import WebResponse
+    from .net.http import RequestOptions, Response
+    from .net.webfetch import WebResponse
 
 
 class Progress(Protocol):
@@ -108,14 +108,16 @@ class ToolContext:
         """The paced client for a service this plugin declared (``medlit_services``)."""
         client = self._declared(service)
         if service in self.web_services:
-            raise _fault(self.plugin, f"service {service!r} is an open-web service: use ctx.web()")
+            raise _fault(self.plugin, f"service {service!r} is declared as an OpenWebSpec: use ctx.web()")
         return client  # type: ignore[return-value]  # narrowed by web_services
 
     def web(self, service: str) -> OpenWebClient:
         """The client of an open-web service this plugin declared."""
         client = self._declared(service)
         if service not in self.web_services:
-            raise _fault(self.plugin, f"service {service!r} is not an open-web service: use ctx.client()")
+            raise _fault(
+                self.plugin, f"service {service!r} is a ServiceSpec, not an OpenWebSpec: use ctx.client()"
+            )
         return client  # type: ignore[return-value]
 
     def _declared(self, service: str) -> ApiClient | OpenWebClient:

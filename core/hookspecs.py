@@ -27,6 +27,7 @@ from .types import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    OpenWebSpec,
     PluginInfo,
     PromptSpec,
     RelatedProvider,
@@ -59,13 +60,14 @@ def medlit_plugin_info() -> PluginInfo:
 
 
 @hookspec
-def medlit_services() -> Iterable[ServiceSpec]:
+def medlit_services() -> Iterable[ServiceSpec | OpenWebSpec]:
     """Declare the upstream services the plugin calls.
 
-    The host builds one paced, retrying, size-capped client per service, reachable as
-    ``ctx.client(name)`` from the plugin's own handlers, tiers and resolvers. Service names are
-    global (a duplicate is a startup error); ``MEDLIT_BASE_URL_<NAME>`` points one at a loopback
-    fake; ``medlit doctor`` sends its ``probe``.
+    The host builds one paced, retrying, size-capped client per :class:`ServiceSpec`, reachable as
+    ``ctx.client(name)`` from the plugin's own handlers, tiers and resolvers, and one open-web
+    client per :class:`OpenWebSpec` (``ctx.web(name)``: any public URL, vetted per hop). Service
+    names are global (a duplicate is a startup error); ``MEDLIT_BASE_URL_<NAME>`` points a
+    ``ServiceSpec`` at a loopback fake; ``medlit doctor`` sends its ``probe``.
 
     Example::
 

@@ -52,6 +52,7 @@ from .types import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    OpenWebSpec,
     PluginConfig,
     PluginInfo,
     PluginState,
@@ -134,7 +135,7 @@ class PluginRecord:
     detail: str = ""
     version: str | None = None
     info: PluginInfo | None = None
-    services: list[ServiceSpec] = field(default_factory=list)
+    services: list[ServiceSpec | OpenWebSpec] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
     tiers: list[FulltextTier] = field(default_factory=list)
     resolvers: list[IdResolver] = field(default_factory=list)
@@ -167,9 +168,11 @@ class PluginRecord:
 
 @dataclass(frozen=True)
 class ServiceRecord:
-    """A declared service resolved against the environment: what a client is built from."""
+    """A declared service resolved against the environment: what a client is built from. An
+    :class:`OpenWebSpec` has no base URL (``""``), no identification and no allowed hosts: it may
+    fetch any public host."""
 
-    spec: ServiceSpec
+    spec: ServiceSpec | OpenWebSpec
     base_url: str
     overridden: bool
     rate: float
@@ -318,7 +321,7 @@ class _Kind(NamedTuple):
 
     attr: str
     hook: str
-    type: type[Any]
+    type: type[Any] | tuple[type[Any], ...]
     label: str
     key: str = "name"
     calls: tuple[str, ...] = ()
@@ -327,7 +330,7 @@ class _Kind(NamedTuple):
 
 
 _KINDS = (
-    _Kind("services", "medlit_services", ServiceSpec, "service", syncs=("inspect",)),
+    _Kind("services", "medlit_services", (ServiceSpec, OpenWebSpec), "service", syncs=("inspect",)),
     _Kind(
         "tools",
         "medlit_tools",
@@ -356,7 +359,12 @@ def _stamped(pm: pluggy.PluginManager, obj: Any, kind: _Kind, plugin: str) -> li
     out = []
     for item in _call(pm, obj, kind.hook) or ():
         if not isinstance(item, kind.type):
-            raise HostError(f"{kind.hook}() returned a {type(item).__name__}, not a {kind.type.__name__}")
+            wanted = (
+                " or ".join(t.__name__ for t in kind.type)
+                if isinstance(kind.type, tuple)
+                else kind.type.__name__
+            )
+            raise HostError(f"{kind.hook}() returned a {type(item).__name__}, not a {wanted}")
         _check_record(item, kind)
         out.append(replace(item, plugin=plugin))
     return out
@@ -386,16 +394,18 @@ def _check_record(item: Any, kind: _Kind) -> None:
                 f"{label} has a {attr} that is not an async function (declare it with `async def`)"
             )
     for attr in kind.syncs:
-        _check_sync(label, attr, getattr(item, attr))
-    if isinstance(item, ServiceSpec):
+        if hasattr(item, attr):
+            _check_sync(label, attr, getattr(item, attr))
+    if isinstance(item, ServiceSpec | OpenWebSpec) and not _NAME.match(item.name):
+        raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
+    if isinstance(item, ServiceSpec | OpenWebSpec):
         for attr in ("rate", "identify", "headers"):
-            if callable(getattr(item, attr)):
+            if callable(getattr(item, attr, None)):
                 _check_sync(label, attr, getattr(item, attr))
+    if isinstance(item, ServiceSpec):
         for rule in item.records:
             for attr in ("split", "join", "normalize"):
                 _check_sync(f"{label} record rule {rule.scope!r}", attr, getattr(rule, attr))
-        if not _NAME.match(item.name):
-            raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
         if urlsplit(item.base_url).scheme not in ("http", "https"):
             raise HostError(f"service {item.name!r} has base_url {item.base_url!r}, not an http(s) URL")
 
@@ -519,8 +529,14 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
     headers from the plugin's own settings. A ``rate_setting`` may lower a rate, and raise it past
     the service's own limit only while every service of its pacing group points at loopback; a
     service slower than its group (a lane) never goes past its own limit."""
-    active = [(p, spec) for p in records if p.active and p.info is not None for spec in p.services]
-    configs = {p.name: _plugin_config(p.info, settings) for p, _ in active if p.info is not None}
+    declared_specs = [(p, spec) for p in records if p.active and p.info is not None for spec in p.services]
+    configs = {p.name: _plugin_config(p.info, settings) for p, _ in declared_specs if p.info is not None}
+    out: dict[str, ServiceRecord] = {}
+    for p, web in declared_specs:
+        if isinstance(web, OpenWebSpec):  # any public host: no base URL, override or group
+            headers = dict(_resolve(web.headers, configs[p.name]))
+            out[web.name] = ServiceRecord(web, "", False, float(web.rate), {}, headers, frozenset())
+    active = [(p, spec) for p, spec in declared_specs if isinstance(spec, ServiceSpec)]
     declared = {spec.name: float(_resolve(spec.rate, configs[p.name])) for p, spec in active}
     group_max: dict[str, float] = {}
     group_fake: dict[str, bool] = {}
@@ -528,7 +544,6 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
         group_max[spec.group] = max(group_max.get(spec.group, 0.0), declared[spec.name])
         fake = settings.base_url_override(spec.name) is not None
         group_fake[spec.group] = group_fake.get(spec.group, True) and fake
-    out: dict[str, ServiceRecord] = {}
     for p, spec in active:
         config = configs[p.name]
         override = settings.base_url_override(spec.name)
@@ -558,7 +573,7 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
             headers=dict(_resolve(spec.headers, config)),
             allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
         )
-    return out
+    return {spec.name: out[spec.name] for _, spec in declared_specs}  # in declaration order
 
 
 def settings_var_for(service: str) -> str:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from .budget import BudgetSplit, Deferred, apply_budget, json_size
 from .context import Progress
 from .errors import queue_full
-from .http import Repeated, call_deadline
 from .identifiers import (
     FIELD_OF,
     ID_KINDS,
@@ -42,6 +41,8 @@ from .identifiers import (
 from .lazy import on_access
 from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from .models import RESPONSE_FORMAT_FIELD, DeferredIds, ResponseFormat, cap_text
+from .net.http import call_deadline
+from .net.request import Repeated
 from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
 from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
 from .types import DAY, HOUR, MINUTE, ContentFormat, RecordKind, TierOutcomeKind

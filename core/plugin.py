@@ -11,9 +11,10 @@ from . import errors
 from .context import ApiClient, OpenWebClient, ToolContext
 from .errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
 from .hookspecs import hookimpl
-from .http import Response
 from .lazy import lazy
 from .models import ToolInput, ToolOutput
+from .net.http import Response
+from .net.webfetch import WebResponse
 from .types import (
     AccessLinkProvider,
     ArticleRef,
@@ -25,6 +26,7 @@ from .types import (
     IdKind,
     IdResolver,
     MetadataProvider,
+    OpenWebSpec,
     PluginConfig,
     PluginInfo,
     Probe,
@@ -44,7 +46,6 @@ from .types import (
     TierResult,
     ToolSpec,
 )
-from .webfetch import WebResponse
 
 __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # declaring
@@ -54,6 +55,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "SettingSpec",
     "ErrorKind",
     "ServiceSpec",
+    "OpenWebSpec",
     "Probe",
     "CacheRule",
     "RecordRule",

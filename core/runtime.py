@@ -24,17 +24,17 @@ from .cache import Cache, cache_setting, open_cache
 from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
-from .http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
+from .net.clients import build_clients
+from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
 from .types import ArticleRef, Catalog, IdKind, LoadedTool, PromptMessages, RecordMetadata, ToolSpec
-from .upstreams import build_clients
 
 if TYPE_CHECKING:
     import aiohttp
 
-    from .webfetch import WebClient
+    from .net.webfetch import WebClient
 
 log = logging.getLogger("medlit.runtime")
 
@@ -78,10 +78,12 @@ class Runtime:
         if self._clients is None:
             import aiohttp
 
+            from .net.session import new_session
+
             if self.session is None:
                 from medlit import __version__
 
-                self.session = aiohttp.ClientSession(
+                self.session = new_session(
                     headers={"User-Agent": f"medlit-mcp/{__version__} (MCP server)"},
                     connector=aiohttp.TCPConnector(limit=32, ttl_dns_cache=300),
                 )
@@ -118,7 +120,7 @@ class Runtime:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
         Core's own plugins (the full-text chain, related articles) also get ``core``: they run
         other plugins' steps, each under that plugin's own context."""
-        from .webfetch import WebClient
+        from .net.webfetch import WebClient
 
         core = plugin in CORE_PLUGINS and self.host.plugins.get(plugin, None) is not None
         own = set(self.host.plugin_services(plugin))

@@ -21,8 +21,8 @@ from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
     from .context import ToolContext
-    from .http import Response
     from .jats_models import FulltextArticle
+    from .net.http import Response
 
 IdKind = Literal["pmcid", "pmid", "doi"]
 Expect = Literal["xml", "json", "text", "bytes"]
@@ -146,8 +146,8 @@ class CacheRule:
     (an ``fnmatch`` pattern: ``"*"`` any path, ``"*/fullTextXML"``) whose parameters include every
     ``when`` pair are kept ``ttl`` seconds.
     Statuses in ``negative`` (e.g. a 404 for an unknown DOI) are kept ``negative_ttl`` seconds.
-    Requests and answers the service marks as session-bound (``ServiceSpec``) are never cached;
-    errors never are."""
+    Requests carrying one of the service's ``uncacheable_params`` and answers carrying one of its
+    ``uncacheable_markers`` are never cached; errors never are."""
 
     path: str
     ttl: float
@@ -199,16 +199,15 @@ class ServiceSpec:
     outgrows ~1,800 characters is sent as a POST form (NCBI's advice); ``get_only=True`` keeps it a
     GET for services documented as GET only.
 
-    ``open_web=True`` declares a client for the open web instead (``ctx.web(name)``, a
-    :class:`~medlit.core.webfetch.WebClient`): it fetches any public http(s) URL given as an
-    absolute URL (an open-access copy on a publisher's or repository's host), refusing private,
-    loopback, link-local, multicast, reserved and cloud-metadata addresses for every redirect hop
-    and for names resolving to them (loopback only with ``MEDLIT_ALLOW_LOOPBACK_CONTENT=1``, for
-    tests), at most 3 redirects, a byte cap and a timeout per request, ``rate`` requests per
-    second to each host, ``concurrency`` in flight across hosts, no retries. ``headers`` apply
-    (a polite ``User-Agent`` naming a contact); ``base_url`` only names the service in listings
-    and ``identify``, ``inspect``, ``hosts``, ``pacing_group``, the caches and
-    ``MEDLIT_BASE_URL_<NAME>`` do not apply.
+    The service's own conventions, which core applies without knowing them:
+    ``uncacheable_params`` names request parameters (any case) that bind a request to
+    server-side state (a search history handle): a request carrying one is never cached.
+    ``uncacheable_markers`` are bytes whose presence in an answer's first 4 KB means the same of
+    the answer (it hands out such a handle). ``bool_values`` is how a Python ``True``/``False``
+    parameter is sent (``("y", "n")`` for E-utilities). ``error_keys`` are the JSON keys of an
+    error body (a 4xx answer) whose text the error message quotes, first found wins.
+
+    A client for the open web (any public URL) is declared with :class:`OpenWebSpec` instead.
     """
 
     name: str
@@ -229,13 +228,51 @@ class ServiceSpec:
     cache: tuple[CacheRule, ...] = ()
     records: tuple[RecordRule, ...] = ()
     get_only: bool = False
-    open_web: bool = False
+    uncacheable_params: frozenset[str] = frozenset()
+    uncacheable_markers: tuple[bytes, ...] = ()
+    bool_values: tuple[str, str] = ("true", "false")
+    error_keys: tuple[str, ...] = ("error", "message", "detail")
     description: str = ""
     plugin: str = ""
 
     @property
     def group(self) -> str:
         return self.pacing_group or self.name
+
+    @property
+    def prefix(self) -> str:
+        return self.error_prefix or self.name
+
+
+@dataclass(frozen=True)
+class OpenWebSpec:
+    """A client for the open web (``ctx.web(name)``, a :class:`~medlit.core.net.webfetch.WebClient`),
+    returned from ``medlit_services`` like a :class:`ServiceSpec`.
+
+    It fetches any public http(s) URL given as an absolute URL (an open-access copy on a
+    publisher's or repository's host), refusing private, loopback, link-local, multicast,
+    reserved and cloud-metadata addresses for every redirect hop and for names resolving to them
+    (loopback only with ``MEDLIT_ALLOW_LOOPBACK_CONTENT=1``, for tests), with at most 3
+    redirects, a byte cap and a timeout per request, ``rate`` requests per second to each host,
+    ``concurrency`` in flight across hosts, ``max_queue`` callers waiting, and no retries.
+    ``headers`` (a mapping or a callable of the plugin's settings) go with every request: a
+    polite ``User-Agent`` naming a contact. ``error_prefix`` starts the reasons of its errors
+    (default: ``name``). It has no base URL, so no ``MEDLIT_BASE_URL_<NAME>`` and no probe.
+    """
+
+    name: str
+    title: str
+    rate: float = 5.0
+    headers: Mapping[str, str] | Callable[[PluginConfig], Mapping[str, str]] = field(default_factory=dict)
+    concurrency: int = 4
+    max_queue: int = 64
+    error_prefix: str = ""
+    description: str = ""
+    plugin: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.name
 
     @property
     def prefix(self) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from medlit.core.host import GROUP, Host, load_host, loads
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
-from medlit.core.types import ServiceSpec
+from medlit.core.types import OpenWebSpec, ServiceSpec
 
 if TYPE_CHECKING:
     from .fake_upstream import FakeUpstream
@@ -72,7 +72,7 @@ def declared_services(*plugins: Any, discover: bool = False, load_plugins: str |
             specs = list(hook() or ()) if callable(hook) else []
         except Exception:
             continue
-        names += [s.name for s in specs if isinstance(s, ServiceSpec)]
+        names += [s.name for s in specs if isinstance(s, ServiceSpec | OpenWebSpec)]
     return list(dict.fromkeys(names))
 
 

@@ -97,6 +97,8 @@ SERVICE = ServiceSpec(
     rate=RATE,
     rate_setting=RATE_SETTING,
     inspect=inspect,
+    # A refused request's JSON body says why in `errMsg` (quoted in the error message).
+    error_keys=("error", "message", "errMsg", "detail"),
     probe=Probe(
         "search", {"query": "PMCID:PMC3531190", "format": "json", "resultType": "idlist", "pageSize": "1"}
     ),

@@ -167,6 +167,14 @@ def idconv_identity(config: PluginConfig) -> dict[str, str]:
     return {**_identity(config), "format": "json"}
 
 
+# E-utilities' History server: a search stored with usehistory=y hands out a WebEnv and query_key
+# that name state on NCBI's side for a while; such requests and answers are never cached.
+HISTORY_PARAMS = frozenset({"WebEnv", "query_key", "usehistory"})
+HISTORY_MARKERS = (b"WebEnv",)
+# E-utilities' booleans are y/n (usehistory=y); the ID converter's alike.
+YES_NO = ("y", "n")
+
+
 def user_agent(config: PluginConfig) -> dict[str, str]:
     return {"User-Agent": f"{config.get('NCBI_TOOL') or DEFAULT_TOOL} (medlit-mcp; MCP server)"}
 
@@ -186,6 +194,9 @@ SERVICES = (
         probe=Probe("einfo.fcgi", {}, "xml"),
         cache=records.EUTILS_CACHE,
         records=records.EUTILS_RECORDS,
+        uncacheable_params=HISTORY_PARAMS,
+        uncacheable_markers=HISTORY_MARKERS,
+        bool_values=YES_NO,
         concurrency=3,
         description="Entrez E-utilities for every NCBI database",
     ),
@@ -201,6 +212,7 @@ SERVICES = (
         headers=user_agent,
         probe=Probe("", {"ids": "PMC3531190"}, "json"),
         records=records.IDCONV_RECORDS,
+        bool_values=YES_NO,
         error_prefix="ncbi",
         concurrency=2,
         description="PMID / PMCID / DOI conversion for articles in PMC",

@@ -8,7 +8,7 @@ them out of logs, errors and output.
 from __future__ import annotations
 
 from medlit.core.kit import DAY
-from medlit.core.plugin import CacheRule, PluginConfig, Probe, ServiceSpec, SettingSpec
+from medlit.core.plugin import CacheRule, OpenWebSpec, PluginConfig, Probe, ServiceSpec, SettingSpec
 
 API_URL = "https://api.unpaywall.org"
 API = "unpaywall"
@@ -84,14 +84,12 @@ SERVICES = (
         concurrency=4,
         description="Open-access locations of a DOI (v2 API)",
     ),
-    ServiceSpec(
+    OpenWebSpec(
         name=WEB,
         title="open-access content hosts",
-        base_url="https://unpaywall.org",
         rate=HOST_RATE,
         headers=user_agent,
         concurrency=4,
-        open_web=True,
         error_prefix="oa_host",
         description="Publisher and repository hosts of open-access copies (any public host, vetted per hop)",
     ),

@@ -68,11 +68,17 @@ async def test_tools_and_plugins_listings(fake):
     assert einfo["plugin"] == "ncbi" and einfo["title"] == "Describe Entrez databases (EInfo)"
     plugins = await medlit(fake_env(fake, NCBI_ENABLED="false"), "plugins", "--json")
     ncbi = next(p for p in json.loads(plugins.stdout) if p["name"] == "ncbi")
-    assert ncbi["status"] == "disabled" and ncbi["source"] == "builtin" and "eutils_einfo" in ncbi["tools"]
+    # switched off: none of its hooks ran, so nothing of it is listed but the plugin and its switch
+    assert ncbi["status"] == "disabled" and ncbi["source"] == "builtin" and ncbi["tools"] == []
+    assert ncbi["contributes"] == {} and "NCBI_ENABLED=false" in ncbi["detail"]
+    on = next(
+        p
+        for p in json.loads((await medlit(fake_env(fake), "plugins", "--json")).stdout)
+        if p["name"] == "ncbi"
+    )
+    assert "eutils_einfo" in on["contributes"]["tool"] and "pmc" in on["contributes"]["full-text tier"]
     off = await medlit(fake_env(fake, NCBI_ENABLED="false"), "tools")
-    served = [line for line in off.stdout.splitlines() if not line.startswith("#")]
-    assert not any(line.startswith("eutils_einfo ") for line in served)
-    assert any("eutils_einfo" in line and "NCBI_ENABLED=false" in line for line in off.stdout.splitlines())
+    assert not any(line.startswith("eutils_einfo ") for line in off.stdout.splitlines())
 
 
 async def test_doctor_redacts_and_probes(fake):

@@ -100,7 +100,8 @@ async def test_a_tool_left_out_by_toolsets_says_how_to_get_it(fake):
 async def test_a_disabled_plugins_tool_names_the_switch_with_its_value(fake):
     async with Runtime(load_host(load_settings(fake_env(fake, NCBI_ENABLED="false")))) as rt:
         out = await rt.call("eutils_einfo", {})
-    assert out.is_error and "Set NCBI_ENABLED=true" in out.error.recovery
+    # its tools were never read, so the error names the switched-off plugin and its switch
+    assert out.is_error and "ncbi (NCBI_ENABLED=true enables it)" in out.error.recovery
 
 
 def test_config_prints_an_absolute_command_for_every_host():

@@ -45,7 +45,7 @@ def server_env(fake: FakeUpstream) -> dict[str, str]:
 
 def has_europepmc_provider() -> bool:
     host = load_host(load_settings({}))
-    return any(p.plugin == "europepmc" for p, _ in host.related_providers())
+    return any(p.plugin == "europepmc" for p, _ in host.catalog.related)
 
 
 def corpus_file(rel: str) -> bytes | None:

@@ -112,7 +112,7 @@ async def test_redis_cache_backend_roundtrip_stats_and_clear(redis_url):
 
 
 async def test_shared_pacer_spaces_sends_across_pacers(redis_url):
-    from medlit.core.shared_pacer import RedisPacer
+    from medlit.core.net.shared_pacer import RedisPacer
 
     a, b = RedisPacer(redis_url, "g", 10.0), RedisPacer(redis_url, "g", 10.0)
     try:
@@ -133,7 +133,7 @@ async def test_shared_pacer_spaces_sends_across_pacers(redis_url):
 
 
 async def test_shared_pacer_keeps_a_slower_lane_under_its_own_limit(redis_url):
-    from medlit.core.shared_pacer import RedisPacer
+    from medlit.core.net.shared_pacer import RedisPacer
 
     keyed, lane = RedisPacer(redis_url, "k", 10.0), RedisPacer(redis_url, "k", 10.0)
     try:

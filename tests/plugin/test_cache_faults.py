@@ -4,14 +4,14 @@ asked for alone."""
 
 from __future__ import annotations
 
-import aiohttp
 import pytest
 
 from medlit.core.cache import SqliteCache, cache_setting
 from medlit.core.host import load_host
+from medlit.core.net.clients import build_clients
+from medlit.core.net.session import new_session
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
-from medlit.core.upstreams import build_clients
 
 from conftest import fake_env
 from test_cache import efetch, fetched_ids
@@ -71,7 +71,7 @@ async def test_the_missing_part_of_a_long_id_list_is_asked_for_alone(fake, cache
     for, with the identification parameters, and the answer holds all 300 in the order asked."""
     pmids = [str(39000000 + i) for i in range(300)]
     env = {**cached_env, "NCBI_EMAIL": "someone@example.org"}
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         host = load_host(load_settings(env))
         cache = SqliteCache(cache_setting(host.settings))
         try:

@@ -65,7 +65,10 @@ async def test_outcomes_in_one_search(rt, fake):
 
     # ids Europe PMC knows are reported for later tiers (a DOI for Unpaywall); the refs stay as given
     assert out["30000001"].ids["doi"] == "10.5555/closed.1"
-    assert (out["10.5555/open.10"].ids["pmid"], out["10.5555/open.10"].ids["pmcid"]) == ("30000010", "PMC7000010")
+    assert (out["10.5555/open.10"].ids["pmid"], out["10.5555/open.10"].ids["pmcid"]) == (
+        "30000010",
+        "PMC7000010",
+    )
     assert out["12345"].ids == {} and all(r.doi is None for r in refs if r.key == "30000001")
 
 

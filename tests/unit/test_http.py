@@ -6,14 +6,13 @@ import asyncio
 import itertools
 import time
 
-import aiohttp
 import pytest
 from aiohttp import web
 
 from medlit.core.errors import MedlitError
 from medlit.core.host import load_host
-from medlit.core.http import (
-    Pacer,
+from medlit.core.net.clients import build_clients
+from medlit.core.net.http import (
     Response,
     ServiceConfig,
     UpstreamClient,
@@ -21,9 +20,10 @@ from medlit.core.http import (
     rate_limit_wait,
     xml_stops_after_prolog,
 )
+from medlit.core.net.pacing import Pacer
+from medlit.core.net.session import new_session
 from medlit.core.redact import Redactor
 from medlit.core.settings import load_settings
-from medlit.core.upstreams import build_clients
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
@@ -35,7 +35,7 @@ OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></Db
 @pytest.fixture
 async def clients(fake):
     fake.respond("ncbi", "einfo.fcgi", OK_XML)
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         yield build_clients(
             session,
             load_host(
@@ -156,7 +156,7 @@ async def test_redirect_loop_stops_after_three_hops(clients, fake):
 @pytest.mark.parametrize("declared", [True, False])
 async def test_body_cap(fake, declared):
     fake.fault("oversized", "ncbi", "einfo.fcgi", size=300_000, declared=declared)
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         clients = build_clients(
             session, load_host(load_settings(fake_env(fake, MEDLIT_MAX_BODY_BYTES="100000")))
         )
@@ -202,7 +202,7 @@ async def test_secrets_never_in_errors(fake):
         "einfo.fcgi",
         to="https://evil.example.org/?api_key=secretkey123&email=someone@example.org",
     )
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         env = fake_env(fake, NCBI_EMAIL="someone@example.org", NCBI_API_KEY="secretkey123")
         clients = build_clients(session, load_host(load_settings(env)))
         with pytest.raises(MedlitError) as info:
@@ -378,7 +378,7 @@ async def test_redirect_never_downgrades_the_scheme(location, allowed):
 
 async def test_secret_in_a_redirect_host_is_redacted_everywhere(fake):
     fake.fault("redirect_foreign", "ncbi", "einfo.fcgi", to="https://secretkey123.evil.example.org/")
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         clients = build_clients(
             session, load_host(load_settings(fake_env(fake, NCBI_API_KEY="secretkey123")))
         )
@@ -402,7 +402,7 @@ async def test_a_caller_sleeping_on_its_slot_respects_a_later_cooldown():
 
 async def test_queue_is_bounded_before_the_concurrency_slot(fake):
     fake.fault("slow", "ncbi", "einfo.fcgi", times=99, delay=0.5)
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         settings = load_settings(fake_env(fake))
         config = ServiceConfig(
             "ncbi", settings.base_url_override("ncbi"), "ncbi", frozenset({"127.0.0.1", "localhost"}),
@@ -420,7 +420,7 @@ async def test_queue_is_bounded_before_the_concurrency_slot(fake):
 
 
 async def test_repeated_parameter_sent_once_per_value_by_get_and_post(clients, fake):
-    from medlit.core.http import Repeated
+    from medlit.core.net.request import Repeated
 
     await clients["ncbi"].get("einfo.fcgi", {"id": Repeated(("1", "2"))})
     assert fake.requests[-1].method == "GET" and fake.requests[-1].repeated("id") == ["1", "2"]
@@ -451,7 +451,7 @@ async def test_a_resend_after_a_connection_reset_passes_the_pacer(fake):
     """aiohttp re-sends an idempotent GET by itself after a reset of a kept-alive connection, 2 ms
     later; that resend must wait for the pacer like any attempt (NCBI counts it)."""
     fake.respond("ncbi", "einfo.fcgi", OK_XML)
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         host = load_host(load_settings(fake_env(fake, MEDLIT_NCBI_RATE="5")))
         client = build_clients(session, host)["ncbi"]
         await client.get("einfo.fcgi", {"db": "a"})  # opens a kept-alive connection
@@ -481,7 +481,7 @@ async def test_a_body_that_never_parses_is_reported_after_the_retries(clients, f
 
 
 async def test_the_call_deadline_caps_every_request_of_a_tool_call(clients, fake):
-    from medlit.core.http import CALL_DEADLINE
+    from medlit.core.net.http import CALL_DEADLINE
 
     fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=5)
     token = CALL_DEADLINE.set(time.monotonic() + 0.6)
@@ -509,7 +509,7 @@ async def test_a_slower_lane_waits_until_the_whole_group_sent_fewer_than_its_lim
 
 
 async def test_the_id_converter_is_a_slower_lane_of_the_keyed_ncbi_group(fake):
-    async with aiohttp.ClientSession() as session:
+    async with new_session() as session:
         env = fake.env(NCBI_API_KEY="k")
         clients = build_clients(session, load_host(load_settings(env)))
     assert clients["ncbi"].pacer is clients["idconv"].pacer and clients["ncbi"].pacer.rate == 10

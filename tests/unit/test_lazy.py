@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from medlit.core.lazy import Lazy, LazyError, lazy, on_access
-from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl
+from medlit.core.plugin import PluginInfo, ServiceSpec, ToolSpec, hookimpl
 from medlit.core.server import tool_definitions
 from medlit.core.tool_schemas import SchemaStore, build_schemas
 from medlit.testing import make_host, make_runtime
@@ -100,7 +100,7 @@ def test_every_builtin_reference_resolves_and_fits_its_slot():
     for plugin in host.plugins.values():
         records = [
             *plugin.services,
-            *(r for s in plugin.services for r in (*s.cache, *s.records)),
+            *(r for s in plugin.services if isinstance(s, ServiceSpec) for r in (*s.cache, *s.records)),
             *plugin.tools,
             *plugin.tiers,
             *plugin.resolvers,

@@ -8,10 +8,10 @@ import socket
 import pytest
 from aiohttp import web
 
-from medlit.core import webfetch
 from medlit.core.errors import MedlitError
+from medlit.core.net import webfetch
+from medlit.core.net.webfetch import WebClient, WebConfig, refusal
 from medlit.core.settings import load_settings
-from medlit.core.webfetch import WebClient, WebConfig, refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -297,7 +297,7 @@ async def test_open_web_service_is_built_as_a_web_client(make_runtime):
         assert "mailto:ops@example.org" in web_client.config.headers["User-Agent"]
         with pytest.raises(MedlitError) as info:
             ctx.web("unpaywall")  # a paced API client, not an open-web one
-        assert "open-web" in info.value.message
+        assert "OpenWebSpec" in info.value.message
 
 
 def test_malformed_loopback_flag_is_refused():

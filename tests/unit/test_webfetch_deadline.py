@@ -9,9 +9,9 @@ import pytest
 from aiohttp import web
 
 from medlit.core.errors import MedlitError
-from medlit.core.http import CALL_DEADLINE, call_deadline
+from medlit.core.net.http import CALL_DEADLINE, call_deadline
+from medlit.core.net.webfetch import WebClient, WebConfig
 from medlit.core.settings import load_settings
-from medlit.core.webfetch import WebClient, WebConfig
 
 pytestmark = pytest.mark.anyio
 

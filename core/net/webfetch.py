@@ -1,4 +1,4 @@
-"""Fetching public web pages for plugins that declare an ``open_web`` service.
+"""Fetching public web pages for plugins that declare an open-web service (an ``OpenWebSpec``).
 
 An open-access copy of an article may live on any publisher or repository host, so the URL to
 fetch comes from an upstream's answer, not from our configuration: a server-side request
@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from . import errors as E
-from .errors import MedlitError, upstream_error
-from .http import REDIRECT_STATUSES, Pacer, Slots, call_deadline, rate_limit_wait, read_capped
-from .redact import Redactor
-from .settings import Settings, parse_bool
+from .. import errors as E
+from ..errors import MedlitError, upstream_error
+from ..redact import Redactor
+from ..settings import Settings, parse_bool
+from .http import REDIRECT_STATUSES, call_deadline, rate_limit_wait, read_capped
+from .pacing import Pacer, Slots
 
 if TYPE_CHECKING:
     import aiohttp
@@ -204,7 +205,7 @@ class WebResponse:
 
 @dataclass(frozen=True)
 class WebConfig:
-    """How one open-web service fetches: built by core from the plugin's ``ServiceSpec``."""
+    """How one open-web service fetches: built by core from the plugin's ``OpenWebSpec``."""
 
     name: str
     title: str
@@ -221,7 +222,7 @@ class WebConfig:
 
 class WebClient:
     """Fetches absolute public http(s) URLs safely (see the module docstring). One per
-    ``open_web`` service; its own aiohttp session (with the vetting resolver) opens on first use
+    open-web service (``OpenWebSpec``); its own aiohttp session (with the vetting resolver) opens on first use
     and closes with :meth:`aclose`."""
 
     def __init__(self, config: WebConfig, settings: Settings, redactor: Redactor | None = None) -> None:

@@ -3,7 +3,7 @@
 Replicas behind a load balancer share one NCBI limit (3 requests a second without a key, 10
 with one): each send is admitted by one atomic Lua script that reads Redis's own clock (no skew
 between machines) and lets a request leave only when the group's previous send is at least one
-interval old, and no 429 cooldown is open. Like the in-process :class:`~medlit.core.http.Pacer`
+interval old, and no 429 cooldown is open. Like the in-process :class:`~medlit.core.net.pacing.Pacer`
 it spaces the moments requests leave, not reserved slots, so a late caller never shortens a gap.
 
 Why a script of our own rather than ``limits``' moving window: that counts requests per window
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .errors import queue_full
+from ..errors import queue_full
 
 log = logging.getLogger("medlit.pacing")
 
@@ -73,7 +73,7 @@ def _sent() -> None:
 
 
 class RedisPacer:
-    """A :class:`~medlit.core.http.Pacer` whose budget every process with the same Redis shares."""
+    """A :class:`~medlit.core.net.pacing.Pacer` whose budget every process with the same Redis shares."""
 
     def __init__(
         self, url: str, group: str, rate: float, headroom: float = HEADROOM, max_queue: int = 64

@@ -1,9 +1,10 @@
 """Paced, retrying, size-capped HTTP clients, one per upstream service.
 
-One ``aiohttp`` session lives for the server's lifetime; every :class:`UpstreamClient` shares
-it. NCBI's E-utilities and ID converter share one :class:`Pacer` (NCBI counts requests per
-IP, not per endpoint). Each call has a single deadline that covers queue wait, every attempt
-and every backoff.
+One ``aiohttp`` session lives for the server's lifetime (built by
+:func:`~medlit.core.net.session.new_session`); every :class:`UpstreamClient` shares it. Services
+of one pacing group share one :class:`~medlit.core.net.pacing.Pacer`. Each call has a single
+deadline that covers queue wait, every attempt and every backoff. What the persistent cache may
+answer is decided by :class:`~medlit.core.cache.CachedCalls`, which sends through the client.
 """
 
 from __future__ import annotations
@@ -11,205 +12,33 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import email.utils
-import fnmatch
 import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Unpack
-from urllib.parse import urlencode, urljoin, urlsplit
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from urllib.parse import urljoin, urlsplit
 
-from . import errors as E
-from . import xml as _xml
-from .cache import Cache, Entry, history_bound, pack, record_key, request_key, unpack
-from .errors import MedlitError, queue_full, upstream_error
-from .redact import Redactor
-from .settings import Settings
-from .xml import XMLRefused, parse_xml, scan_prolog
+from .. import errors as E
+from .. import xml as _xml
+from ..errors import MedlitError, upstream_error
+from ..redact import Redactor
+from ..settings import Settings
+from ..xml import XMLRefused, parse_xml, scan_prolog
+from .pacing import Pacing, Slots
+from .request import Call, Expect, Repeated, pairs, prepare
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
     import aiohttp
 
-    from .types import CacheRule, RecordRule
+    from ..cache import Cache, CachedCalls
+    from ..types import CacheRule, RecordRule
 
 log = logging.getLogger("medlit.http")
 
-Expect = Literal["xml", "json", "text", "bytes"]
-# Query strings longer than this go as a POST form body (NCBI answers 414 past ~8 KB; peers
-# switch around 2,000 characters).
-POST_THRESHOLD = 1800
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-
-
-def _sent_trace() -> Any:
-    """An aiohttp trace that tells the pacer when a request has left. On a kept-alive connection
-    that is when its headers go out; on a new one (whose handshakes and path latency we cannot
-    see from here) it is when the answer starts coming back, so a slow first request can never
-    arrive bunched with the next one."""
-    import aiohttp
-
-    def release(context: Any) -> None:
-        sent = getattr(context, "trace_request_ctx", None)
-        if callable(sent):
-            sent()
-
-    async def on_new_connection(session: Any, context: Any, params: Any) -> None:
-        context.medlit_new_connection = True
-
-    async def on_headers_sent(session: Any, context: Any, params: Any) -> None:
-        if not getattr(context, "medlit_new_connection", False):
-            release(context)
-
-    async def on_end(session: Any, context: Any, params: Any) -> None:
-        release(context)
-
-    trace = aiohttp.TraceConfig()
-    trace.on_connection_create_end.append(on_new_connection)
-    trace.on_request_headers_sent.append(on_headers_sent)
-    trace.on_request_end.append(on_end)
-    trace.on_request_exception.append(on_end)
-    trace.freeze()
-    trace.medlit_sent = True  # type: ignore[attr-defined]
-    return trace
-
-
-class Slots:
-    """A limit on requests in flight with a bounded queue in front of it: a caller is refused at
-    once (``queue_full``) when the queue is full, and when no slot frees up before its deadline."""
-
-    def __init__(self, concurrency: int, max_queue: int, service: str, label: str) -> None:
-        self.sem = asyncio.Semaphore(max(1, concurrency))
-        self.max_queue, self.service, self.label = max_queue, service, label
-        self.queued = 0
-
-    async def acquire(self, deadline: float) -> None:
-        if self.sem.locked() and self.queued >= self.max_queue:
-            raise queue_full(self.service, f"{self.queued} requests are already queued for {self.label}")
-        self.queued += 1
-        try:
-            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                await self.sem.acquire()
-        except TimeoutError:
-            raise queue_full(
-                self.service, f"no {self.label} request slot freed up before the deadline"
-            ) from None
-        finally:
-            self.queued -= 1
-
-    def release(self) -> None:
-        self.sem.release()
-
-
-class Pacing(Protocol):
-    """What a client needs of its pacer: :class:`Pacer` in process, or
-    :class:`~medlit.core.shared_pacer.RedisPacer` across replicas."""
-
-    async def acquire(
-        self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
-    ) -> Callable[[], None]: ...
-
-    def cooldown(self, seconds: float) -> None: ...
-
-
-class Pacer:
-    """Paces the moments requests are actually sent, shared by every caller of a pacing group.
-
-    Consecutive sends are at least ``1/(rate * headroom)`` apart, measured when each request
-    leaves (not when a slot was reserved: a caller that wakes late must not shorten the gap to
-    the next one), so no sliding one-second window ever holds more than ``rate`` sends. Callers
-    pass one at a time in arrival order. A 429 opens a cooldown that holds back every waiting
-    caller, not just the one that drew it.
-    """
-
-    def __init__(self, rate: float, headroom: float = 0.85, max_queue: int = 64) -> None:
-        self.rate = rate
-        self.headroom = headroom
-        self.interval = 1.0 / (rate * headroom)
-        self.max_queue = max_queue
-        self._last = float("-inf")
-        self._cooldown_until = 0.0
-        self._lock: asyncio.Lock | None = None
-        self.waiting = 0
-        self.sends: list[float] = []  # recent send moments (the last second), for tests and stats
-
-    def cooldown(self, seconds: float) -> None:
-        self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
-
-    def earliest(self, now: float, lane: float | None = None) -> float:
-        """The first moment the next request may leave. A request of a ``lane`` slower than the
-        group (a service without the key that raises the group's limit, e.g. NCBI's ID converter)
-        also waits until the whole group sent fewer than ``lane`` requests in the trailing window:
-        the service judges an unkeyed request against everything the address sent."""
-        at = max(now, self._last + self.interval, self._cooldown_until)
-        if lane is not None and lane < self.rate:
-            window = 1.0 / self.headroom
-            limit = max(1, int(lane))
-            recent = [t for t in self.sends if t > at - window]
-            if len(recent) >= limit:
-                at = max(at, recent[-limit] + window)
-        return at
-
-    async def acquire(
-        self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
-    ) -> Callable[[], None]:
-        """Wait until this caller may send. Raises ``queue_full`` when the queue is full or the
-        caller could not send before ``deadline``.
-
-        Returns ``sent()``. Without ``hold`` the send is recorded at once. With ``hold`` the
-        pacer stays closed to the next caller until ``sent()`` is called, when the request's
-        headers actually go out: a slow new connection (a TLS handshake far from the service)
-        then delays the next request instead of shortening the gap between the two on the wire.
-        ``sent()`` may be called more than once; the first call counts."""
-        if self.waiting >= self.max_queue:
-            raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        lock = self._lock
-        self.waiting += 1
-        try:
-            try:
-                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                    await lock.acquire()
-            except TimeoutError:
-                raise queue_full(
-                    service, f"the {service} request queue cannot start this call before its deadline"
-                ) from None
-            try:
-                while True:  # re-checked after every sleep: a 429 may have opened a cooldown meanwhile
-                    now = time.monotonic()
-                    at = self.earliest(now, lane)
-                    if at > deadline:
-                        raise queue_full(
-                            service, f"the {service} request queue cannot start this call before its deadline"
-                        )
-                    if at <= now:
-                        break
-                    await asyncio.sleep(at - now)
-            except BaseException:
-                lock.release()
-                raise
-        finally:
-            self.waiting -= 1
-        done = False
-
-        def sent() -> None:
-            nonlocal done
-            if done:
-                return
-            done = True
-            self._last = time.monotonic()
-            self.sends = [t for t in self.sends if self._last - t < 2.0] + [self._last]
-            lock.release()
-
-        if not hold:
-            sent()
-        else:
-            # An answer that never comes must not close the pacer for the whole request timeout:
-            # after two intervals the request has surely left, whatever the connection did.
-            asyncio.get_running_loop().call_later(2 * self.interval, sent)
-        return sent
 
 
 # The deadline and progress of the tool call in flight (set by the runtime for each call): every
@@ -267,6 +96,13 @@ class ServiceConfig:
     cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
     record_rules: tuple[RecordRule, ...] = ()
     get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
+    # The service's own vocabulary (see ServiceSpec): parameters that make a request uncacheable
+    # (compared case-insensitively), bytes that make an answer uncacheable (in its first 4 KB),
+    # how a Python bool is sent, and the JSON keys of an error body worth quoting.
+    uncacheable_params: frozenset[str] = frozenset()
+    uncacheable_markers: tuple[bytes, ...] = ()
+    bool_values: tuple[str, str] = ("true", "false")
+    error_keys: tuple[str, ...] = ("error", "message", "detail")
 
     @property
     def label(self) -> str:
@@ -299,54 +135,6 @@ class Response:
         if not hasattr(self, "_xml"):
             self._xml = parse_xml(self.body)
         return self._xml
-
-
-CLAIM_LEASE = 15.0  # seconds another process may take to fetch records it claimed
-
-
-@dataclass(frozen=True)
-class _Call:
-    """One prepared request: what goes on the wire (identification added, a long GET turned into
-    a POST, the service's headers merged) and how its answer is judged."""
-
-    method: str
-    url: str
-    query: dict[str, str | Repeated]
-    form: dict[str, str | Repeated] | None
-    expect: Expect
-    deadline: float
-    ok_statuses: frozenset[int]
-    headers: Mapping[str, str] | None
-    parse: Callable[[Response], Any] | None
-
-    @property
-    def sent(self) -> dict[str, str | Repeated]:
-        return self.form if self.form is not None else self.query
-
-    def share_key(self) -> tuple[Any, ...]:
-        """Identical requests in flight at once share one upstream call."""
-        return (
-            self.method,
-            self.url,
-            tuple(_pairs(self.query) or ()),
-            tuple(_pairs(self.form) or ()) if self.form is not None else None,
-            self.expect,
-            tuple(sorted(self.ok_statuses)),
-            tuple(sorted((self.headers or {}).items())),
-            self.parse,
-        )
-
-
-@dataclass
-class _RecordBatch:
-    """One record-level request in progress: what was asked and what has been gathered."""
-
-    rule: RecordRule
-    call: _Call  # the request as asked (all its ids), answers judged without `parse`
-    keys: Mapping[str, str]
-    pieces: dict[str, bytes]
-    extra: list[bytes] = field(default_factory=list)  # records that name no id we can key them by
-    url: str = ""
 
 
 class _Retry(Exception):
@@ -423,25 +211,33 @@ class UpstreamClient:
         redactor: Redactor | None = None,
         cache: Cache | None = None,
     ) -> None:
+        from .session import is_paced_session  # aiohttp is loaded by now: the session exists
+
+        # The session tells the pacer when a request's headers go out and keeps aiohttp from
+        # re-sending a request past the pacer on its own (see core/net/session.py). (A unit test
+        # of what never sends may pass None.)
+        if session is not None and not is_paced_session(session):
+            raise ValueError("UpstreamClient needs a session from medlit.core.net.session.new_session()")
         self.session = session
         self.config = config
         self.settings = settings
         self.pacer = pacer
         self.cache = cache
-        self.cache_hits = 0  # answers (or records) served from the persistent cache
         self.redact = redactor or Redactor(settings.secrets)
         self.slots = Slots(config.concurrency, config.max_queue, config.name, config.label)
         self._inflight: dict[tuple[Any, ...], list[Any]] = {}  # identical requests in flight: [task, waiters]
         self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
         self.shared_hits = 0  # callers served by another caller's identical request in flight
-        # aiohttp re-sends an idempotent request on its own when a kept-alive connection was reset,
-        # milliseconds later and past the pacer; our retry loop resends through the pacer instead.
-        if hasattr(session, "_retry_connection"):
-            session._retry_connection = False
-        # The pacer records a send when its headers actually go out (see Pacer.acquire's hold).
-        traces = getattr(session, "_trace_configs", None)
-        if isinstance(traces, list) and not any(getattr(t, "medlit_sent", False) for t in traces):
-            traces.append(_sent_trace())
+        self._cached: CachedCalls | None = None
+        if cache is not None:
+            from ..cache import CachedCalls
+
+            self._cached = CachedCalls(cache, config, self._send_shared, self.redact, self._fail)
+
+    @property
+    def cache_hits(self) -> int:
+        """Answers (or records) served from the persistent cache."""
+        return self._cached.hits if self._cached is not None else 0
 
     # -- public API -----------------------------------------------------------------------
     async def get(
@@ -479,176 +275,25 @@ class UpstreamClient:
         fault, and the parsed value is kept on ``response.parsed``. Identical requests in
         flight at once share one upstream call (``share=False`` opts out).
         """
-        cfg = self.config
         deadline = call_deadline(self.settings.call_deadline, deadline)
-        query = {k: _param(v) for k, v in (params or {}).items() if v is not None}
-        form = {k: _param(v) for k, v in (data or {}).items() if v is not None} if data is not None else None
-        if identify:
-            target = form if form is not None else query
-            for k, v in cfg.identify.items():
-                target.setdefault(k, v)
-        if method == "GET" and not cfg.get_only and len(urlencode(_pairs(query) or [])) > POST_THRESHOLD:
-            method, form, query = "POST", query, {}
-        if cfg.headers:
-            headers = {**cfg.headers, **(headers or {})}
-        call = _Call(
-            method, self._url(path), query, form, expect, deadline, frozenset(ok_statuses), headers, parse
+        call = prepare(
+            self.config,
+            method,
+            self._url(path),
+            params,
+            data,
+            expect,
+            deadline,
+            ok_statuses,
+            headers,
+            identify,
+            parse,
         )
-        sent = call.sent
-        if self.cache is not None and not history_bound(sent):
-            record_rule = _matching(cfg.record_rules, path, sent)
-            if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
-                return await self._records(record_rule, call)
-            rule = _matching(cfg.cache_rules, path, sent)
-            if rule is not None:
-                return await self._cached(rule, path, call)
+        if self._cached is not None and (cached := await self._cached.answer(path, call)) is not None:
+            return cached
         return await (self._send_shared(call) if share else self._with_retries(call))
 
-    # -- the persistent cache ---------------------------------------------------------------
-    async def _cached(self, rule: CacheRule, path: str, call: _Call) -> Response:
-        """A request-level cached answer, or the upstream's (stored when it is a clean one)."""
-        assert self.cache is not None
-        cfg = self.config
-        key = request_key(cfg.name, cfg.base_url, path, _pairs(call.sent) or [], cfg.identify)
-        found = (await self._read({key: key})).get(key)
-        stored = unpack(found) if found is not None else None
-        if stored is not None and (stored[0] < 300 or stored[0] in call.ok_statuses):
-            self.cache_hits += 1
-            resp = Response(stored[0], self.redact(call.url), {"Content-Type": stored[1]}, stored[2])
-            resp.from_cache = True
-            if call.parse is not None and resp.status < 300:
-                resp.parsed = self._parsed_cached(resp, call.parse)
-            return resp
-        fresh = await self._send_shared(call)
-        ttl = rule.ttl if fresh.status < 300 else (rule.negative_ttl if fresh.status in rule.negative else 0)
-        if ttl > 0 and b"WebEnv" not in fresh.body[:4096]:
-            await self._store([Entry(key, cfg.name, pack(fresh.status, fresh.content_type, fresh.body), ttl)])
-        return fresh
-
-    async def _records(self, rule: RecordRule, call: _Call) -> Response:
-        """Ask upstream only for the records not cached; answer with all of them joined, in the
-        order asked. Records another process (a replica on the same Redis or SQLite file) is
-        fetching right now are left to it and read from the cache afterwards."""
-        assert self.cache is not None
-        cfg, parse = self.config, call.parse
-        ids = [rule.normalize(i) for i in str(call.sent[rule.id_param]).split(",") if i.strip()]
-        ids = list(dict.fromkeys(ids))
-        keys = {i: record_key(cfg.name, cfg.base_url, rule.scope, i) for i in ids}
-        pieces = dict(await self._read({i: keys[i] for i in ids}))
-        self.cache_hits += len(pieces)
-        missing = [i for i in ids if i not in pieces]
-        won = await self._claim([keys[i] for i in missing]) if missing else set()
-        mine = [i for i in missing if keys[i] in won]
-        theirs = [i for i in missing if keys[i] not in won]
-        batch = _RecordBatch(rule, replace(call, parse=None), keys, pieces)
-        try:
-            unsplit = await self._fetch_records(batch, mine)
-        finally:
-            await self._release([keys[i] for i in mine])
-        if unsplit is None and theirs:
-            found = await self._await_records({i: keys[i] for i in theirs}, call.deadline)
-            pieces.update(found)
-            late = [i for i in theirs if i not in found]  # the other process gave up or failed
-            unsplit = await self._fetch_records(batch, late)
-        if unsplit is not None:  # not a record set (or an error status): handed over as it came
-            if parse is not None and unsplit.status < 300:
-                unsplit.parsed = self._parsed_cached(unsplit, parse)
-            return unsplit
-        ordered = list(dict.fromkeys(pieces[i] for i in ids if pieces.get(i)))  # one record asked twice: once
-        body = rule.join(ordered + batch.extra)
-        resp = Response(200, self.redact(batch.url or call.url), {"Content-Type": rule.content_type}, body)
-        resp.from_cache = not missing
-        if parse is not None:
-            resp.parsed = self._parsed_cached(resp, parse)
-        return resp
-
-    async def _fetch_records(self, batch: _RecordBatch, ids: list[str]) -> Response | None:
-        """Fetch ``ids``, store each record, add them to the batch. Returns the answer itself when
-        it cannot be split into records (an error status, an unreadable body), else None."""
-        if not ids:
-            return None
-        cfg, rule, call = self.config, batch.rule, batch.call
-        asked = {**call.sent, rule.id_param: ",".join(ids)}  # the same request for these ids only
-        sub = replace(call, form=asked) if call.form is not None else replace(call, query=asked)
-        fresh = await self._send_shared(sub)
-        if fresh.status >= 300:
-            return fresh
-        try:
-            split = rule.split(fresh.body)
-        except Exception as exc:
-            log.info("%s: answer not split into records (%s); not cached", cfg.label, exc)
-            return fresh
-        entries = []
-        for ident, raw in split:
-            names = [ident] if isinstance(ident, str) else list(ident or ())
-            matched = [n for n in (rule.normalize(x) for x in names) if n in batch.keys]
-            if not matched:
-                batch.extra.append(raw)
-            for name in dict.fromkeys(matched):
-                batch.pieces[name] = raw
-                entries.append(Entry(batch.keys[name], cfg.name, raw, rule.ttl))
-        if rule.missing_ttl > 0:  # asked but absent: remembered briefly as known-unknown
-            entries += [
-                Entry(batch.keys[i], cfg.name, b"", rule.missing_ttl) for i in ids if i not in batch.pieces
-            ]
-        await self._store(entries)
-        batch.url = fresh.url
-        return None
-
-    async def _read(self, keys: Mapping[str, str]) -> dict[str, bytes]:
-        """Cached records by id (an empty record marks an id known to be unknown)."""
-        assert self.cache is not None
-        try:
-            found = await self.cache.get_many(list(keys.values()), self.config.name)
-        except Exception as exc:  # a broken cache must never break a call
-            log.warning("cache read failed (%s); asking %s", exc, self.config.label)
-            return {}
-        return {i: found[k] for i, k in keys.items() if k in found}
-
-    async def _claim(self, keys: list[str]) -> set[str]:
-        assert self.cache is not None
-        try:
-            return await self.cache.claim(keys, CLAIM_LEASE)
-        except Exception as exc:
-            log.warning("cache claim failed (%s); fetching without it", exc)
-            return set(keys)
-
-    async def _release(self, keys: list[str]) -> None:
-        if keys and self.cache is not None:
-            try:
-                await self.cache.release(keys)
-            except Exception as exc:
-                log.warning("cache release failed (%s); the claims expire on their own", exc)
-
-    async def _await_records(self, keys: Mapping[str, str], deadline: float | None) -> dict[str, bytes]:
-        """Wait (briefly, polling) for records another process is fetching to reach the cache."""
-        give_up = time.monotonic() + CLAIM_LEASE
-        if deadline is not None:
-            give_up = min(give_up, deadline - 1.0)
-        found: dict[str, bytes] = {}
-        while True:
-            found.update(await self._read({i: k for i, k in keys.items() if i not in found}))
-            if len(found) == len(keys) or time.monotonic() >= give_up:
-                return found
-            await asyncio.sleep(0.1)
-
-    def _parsed_cached(self, resp: Response, parse: Callable[[Response], Any]) -> Any:
-        try:
-            return parse(resp)
-        except Exception as exc:  # a stored answer that no longer parses: say so, do not retry it
-            raise self._fail(
-                E.INVALID_RESPONSE, f"a cached {self.config.label} answer could not be read ({exc})"
-            ) from None
-
-    async def _store(self, entries: list[Entry]) -> None:
-        if not entries or self.cache is None:
-            return
-        try:
-            await self.cache.set_many(entries)
-        except Exception as exc:
-            log.warning("cache write failed (%s); the answer is returned uncached", exc)
-
-    async def _send_shared(self, call: _Call) -> Response:
+    async def _send_shared(self, call: Call) -> Response:
         return await self._shared(call.share_key(), lambda: self._with_retries(call))
 
     async def _shared(self, key: tuple[Any, ...], run: Callable[[], Awaitable[Response]]) -> Response:
@@ -677,7 +322,7 @@ class UpstreamClient:
             if entry[1] == 0 and not task.done():
                 task.cancel()
 
-    async def _with_retries(self, call: _Call) -> Response:
+    async def _with_retries(self, call: Call) -> Response:
         cfg, deadline = self.config, call.deadline
         started = time.monotonic()
         retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
@@ -753,7 +398,7 @@ class UpstreamClient:
         details = {k: self.redact(v) if isinstance(v, str) else v for k, v in details.items()}
         return upstream_error(self.config.error_prefix, kind, self.redact(message), **details)
 
-    async def _attempt(self, call: _Call) -> Response:
+    async def _attempt(self, call: Call) -> Response:
         cfg, deadline = self.config, call.deadline
         method, url, query, form = call.method, call.url, call.query, call.form
         for _hop in range(4):  # the request plus at most 3 redirects
@@ -816,6 +461,8 @@ class UpstreamClient:
     ) -> Response:
         import aiohttp  # already loaded by the session's owner; see the TYPE_CHECKING import
 
+        from .session import ResendRefused
+
         cfg, cap = self.config, self.settings.max_body_bytes
         timeout = aiohttp.ClientTimeout(
             total=max(0.01, min(self.settings.request_timeout, deadline - time.monotonic()))
@@ -825,8 +472,8 @@ class UpstreamClient:
             async with self.session.request(
                 method,
                 url,
-                params=_pairs(query) or None,
-                data=_pairs(form),
+                params=pairs(query) or None,
+                data=pairs(form),
                 allow_redirects=False,
                 timeout=timeout,
                 headers=headers,
@@ -851,8 +498,9 @@ class UpstreamClient:
                 E.UNREACHABLE, f"{cfg.label} could not be reached: its host name does not resolve"
             ) from None
         except aiohttp.ClientError as exc:
+            failed = exc.original if isinstance(exc, ResendRefused) else exc  # name aiohttp's own error
             raise _Retry(
-                self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
+                self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(failed).__name__})")
             ) from None
 
     def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
@@ -882,7 +530,7 @@ class UpstreamClient:
         if 400 <= status < 500:
             raise self._fail(
                 E.BAD_REQUEST,
-                f"{cfg.label} rejected the request (HTTP {status}){_brief(resp)}",
+                f"{cfg.label} rejected the request (HTTP {status}){_brief(resp, cfg.error_keys)}",
                 status=status,
             )
         if status >= 300:
@@ -933,52 +581,14 @@ async def _progress(message: str) -> None:
             log.debug("progress notification failed", exc_info=True)
 
 
-def _matching(rules: Sequence[Any], path: str, params: Mapping[str, Any]) -> Any:
-    """The first rule whose ``path`` pattern (``fnmatch``: ``*/fullTextXML``) matches and whose
-    ``when`` pairs all hold (values compared as sent)."""
-    for rule in rules:
-        if rule.path != path and not fnmatch.fnmatchcase(path, rule.path):
-            continue
-        if all(str(params.get(k, "")) == v for k, v in rule.when.items()):
-            return rule
-    return None
-
-
-def _brief(resp: Response) -> str:
-    """A short, safe excerpt of an error body (JSON `error`/`message` fields only)."""
+def _brief(resp: Response, keys: tuple[str, ...]) -> str:
+    """A short, safe excerpt of an error body (the service's JSON error fields only)."""
     try:
         data = resp.json()
     except ValueError:
         return ""
     if isinstance(data, dict):
-        for key in ("error", "message", "errMsg", "detail"):
+        for key in keys:
             if isinstance(data.get(key), str):
                 return f": {data[key][:200]}"
     return ""
-
-
-@dataclass(frozen=True)
-class Repeated:
-    """A parameter sent once per value (``id=1&id=2``). E-utilities read that differently from
-    ``id=1,2``: ELink then answers one link set per id instead of merging them."""
-
-    values: tuple[str, ...]
-
-
-def _pairs(values: Mapping[str, str | Repeated] | None) -> list[tuple[str, str]] | None:
-    if values is None:
-        return None
-    out: list[tuple[str, str]] = []
-    for k, v in values.items():
-        out.extend((k, x) for x in v.values) if isinstance(v, Repeated) else out.append((k, v))
-    return out
-
-
-def _param(value: Any) -> str | Repeated:
-    if isinstance(value, Repeated):
-        return value
-    if isinstance(value, bool):
-        return "y" if value else "n"
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value)
-    return str(value)

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .http import Pacer, Pacing, ServiceConfig, UpstreamClient
-from .redact import Redactor
+from ..redact import Redactor
+from ..types import OpenWebSpec
+from .http import ServiceConfig, UpstreamClient
+from .pacing import Pacer, Pacing
 from .shared_pacer import RedisPacer
 from .webfetch import WebClient, WebConfig
 
 if TYPE_CHECKING:
     import aiohttp
 
-    from .cache import Cache
-    from .host import Host
+    from ..cache import Cache
+    from ..host import Host
 
 
 def build_clients(
@@ -26,11 +28,15 @@ def build_clients(
 ) -> dict[str, UpstreamClient | WebClient]:
     """One client per declared service of an active plugin; services of one pacing group share one
     :class:`Pacer` at the group's highest rate (NCBI counts requests per IP), and a service whose
-    own limit is lower paces as a slower lane of it (see :meth:`Pacer.earliest`)."""
+    own limit is lower paces as a slower lane of it (see :meth:`Pacer.earliest`). ``session``
+    comes from :func:`~medlit.core.net.session.new_session`; an :class:`OpenWebSpec` gets a
+    :class:`WebClient` with a session of its own."""
     settings = host.settings
     redactor = Redactor(host.secrets)
     group_rates: dict[str, float] = {}
     for rec in host.services.values():
+        if isinstance(rec.spec, OpenWebSpec):  # paced per host by its own client
+            continue
         group = rec.spec.group
         group_rates[group] = max(group_rates.get(group, rec.rate), rec.rate)
     shared = cache.setting.target if cache is not None and cache.setting.kind == "redis" else None
@@ -41,7 +47,7 @@ def build_clients(
     clients: dict[str, UpstreamClient | WebClient] = {}
     for name, rec in host.services.items():
         spec = rec.spec
-        if spec.open_web:  # fetches any public URL, paced per host (core/webfetch.py)
+        if isinstance(spec, OpenWebSpec):  # fetches any public URL, paced per host (webfetch.py)
             web = WebConfig(
                 name, spec.title, spec.prefix, rec.rate, spec.concurrency, spec.max_queue, rec.headers
             )
@@ -63,6 +69,10 @@ def build_clients(
             cache_rules=spec.cache,
             record_rules=spec.records,
             get_only=spec.get_only,
+            uncacheable_params=spec.uncacheable_params,
+            uncacheable_markers=spec.uncacheable_markers,
+            bool_values=spec.bool_values,
+            error_keys=spec.error_keys,
         )
         clients[name] = UpstreamClient(session, config, settings, pacers[spec.group], redactor, cache)
     return clients
