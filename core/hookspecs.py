@@ -1,19 +1,28 @@
 """The medlit plugin contract.
 
 A plugin is a module (or object) with functions marked ``@hookimpl`` named after the hooks
-below. Hooks are **synchronous and declarative**: they return records from
-:mod:`medlit.core.plugin` and never do I/O; the host runs the async callables inside those
-records with a :class:`~medlit.core.types.ToolContext` holding the paced clients of the
-plugin's own services and the plugin's own settings. Every callable a record holds
-(handlers, resolvers, readers) must be ``async def``: the host checks this at load time.
+below. Hooks are **synchronous and declarative**: they take no argument, return frozen records
+from :mod:`medlit.core.plugin` and never do I/O; the host runs the callables inside those records
+with a :class:`~medlit.core.context.ToolContext` holding the paced clients of the plugin's own
+services and the plugin's own settings. Each callable slot says whether it is ``async`` (awaited:
+handlers, tiers, resolvers, providers, readers) or sync (called inline: renders, describes,
+settings checks, cache splitters); the host checks both at load time.
+
+pluggy registers each plugin and checks it against this module: an argument a hook does not take,
+a hook name it does not know (``check_pending``: a misspelt ``medlit_tool`` is named) and a module
+with no marked hook each make that plugin ``error``, and the others load. Each hook is called for
+one plugin at a time, so one plugin's exception never stops another's.
 
 Plugins are discovered through the ``medlit.plugins`` entry-point group (built-ins too)::
 
     [project.entry-points."medlit.plugins"]
     crossref = "medlit_crossref"
 
-The entry-point name is the plugin's switch: ``CROSSREF_ENABLED=false`` keeps it off.
-Import what you need from :mod:`medlit.core.plugin`, never from pluggy or the MCP SDK.
+The entry-point name is the plugin's switch: ``CROSSREF_ENABLED=false`` blocks it before any of
+its hooks runs (its contributions are then unknown; it is listed ``disabled``), and
+``MEDLIT_LOAD_PLUGINS`` decides which are imported at all. Import what you need from
+:mod:`medlit.core.plugin` (the contract) and :mod:`medlit.core.kit` (the helpers), never from
+pluggy or the MCP SDK.
 """
 
 from __future__ import annotations
@@ -45,10 +54,12 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 def medlit_plugin_info() -> PluginInfo:
     """Identify the plugin and declare the settings it reads.
 
-    Required. ``name`` must equal the entry-point name. A required setting that is unset makes
-    the plugin ``unconfigured``: its tools are not listed and its tiers report
-    ``not-attempted`` naming the variable. Settings required only in combination (one of two
-    variables) are checked by ``check_settings`` (see :class:`~medlit.core.types.PluginInfo`).
+    Required; called first (never for a switched-off plugin). ``name`` must equal the
+    entry-point name. A required setting that is unset makes the plugin ``unconfigured``: its
+    tools are not listed and its tiers report ``not-attempted`` naming the variable. Settings
+    required only in combination (one of two variables) are checked by ``check_settings`` (see
+    :class:`~medlit.core.types.PluginInfo`); error kinds the plugin raises beyond core's are
+    registered from ``error_kinds``.
 
     Example::
 
@@ -67,7 +78,9 @@ def medlit_services() -> Iterable[ServiceSpec | OpenWebSpec]:
     ``ctx.client(name)`` from the plugin's own handlers, tiers and resolvers, and one open-web
     client per :class:`OpenWebSpec` (``ctx.web(name)``: any public URL, vetted per hop). Service
     names are global (a duplicate is a startup error); ``MEDLIT_BASE_URL_<NAME>`` points a
-    ``ServiceSpec`` at a loopback fake; ``medlit doctor`` sends its ``probe``.
+    ``ServiceSpec`` at a loopback fake; ``medlit doctor`` sends its ``probe``. What is particular
+    to a service is declared with it: its session parameters (never cached), how it spells
+    booleans, where its errors hide in a body.
 
     Example::
 
@@ -86,7 +99,9 @@ def medlit_tools() -> Iterable[ToolSpec]:
     ``handler(args, ctx)`` is awaited with a validated ``input_model`` (unknown fields are refused
     whatever the model says); it returns an ``output_model`` instance or raises
     :class:`~medlit.core.errors.MedlitError`. Any other exception is reported as a fault of the
-    plugin, by name.
+    plugin, by name. ``render(result, args)`` and ``describe(catalog)`` are sync. ``capabilities``
+    say what the tool offers (``search``, ``records``, ...), so core's own tools name it as a
+    sibling without knowing its name.
 
     The models and callables may be ``lazy(".module:attribute", __name__)`` references (any record's
     callables may): the module is imported at the tool's first call, and ``tools/list`` reads the
@@ -109,12 +124,13 @@ def medlit_fulltext_tiers() -> Iterable[FulltextTier]:
 
     The chain runs tiers by ``order`` (lowest first; ``MEDLIT_TIER_ORDER_<NAME>`` overrides),
     each on the articles still unresolved that carry an identifier in ``accepts``, under the
-    tier's ``timeout``. ``resolve(refs, ctx, options)`` returns a
-    :class:`~medlit.core.types.TierResult` per ``ref.key``; a hit carries a
-    :class:`~medlit.core.types.StructuredArticle` (JATS read with ``read_jats``) or an
-    :class:`~medlit.core.types.ExtractedTextArticle` (text from a PDF or an HTML page). Options
-    the chain passes: ``include_references`` and ``include_assets`` (bools). An exception
-    becomes ``service-error`` for that tier's articles.
+    tier's ``timeout``. ``resolve(refs, ctx, options)`` (async; ``options`` a
+    :class:`~medlit.core.types.TierOptions`) returns a :class:`~medlit.core.types.TierResult`
+    per ``ref.key``; a hit carries a :class:`~medlit.core.types.StructuredArticle` (JATS read
+    with the kit's ``read_jats``) or an :class:`~medlit.core.types.ExtractedTextArticle` (text
+    from a PDF or an HTML page). Refs are frozen: ids a tier learns go in ``TierResult.ids``. The
+    output labels a tier's articles with its ``source`` and shows the ``record_ids`` it declares.
+    An exception becomes ``service-error`` for that tier's articles.
 
     Example::
 
@@ -130,7 +146,8 @@ def medlit_id_resolvers() -> Iterable[IdResolver]:
 
     Before a tier runs, articles that lack every identifier it accepts are given to the
     resolvers (by ``order``) that ``provide`` one of them and ``accept`` an id the article has.
-    Each step is listed in the per-identifier report like a tier.
+    ``resolve(refs, ctx)`` (async) answers a ``TierResult`` per ref, a hit carrying the ids found
+    in ``ids``. Each step is listed in the per-identifier report like a tier.
 
     Example::
 
@@ -175,10 +192,10 @@ def medlit_access_links() -> Iterable[AccessLinkProvider]:
 def medlit_related_providers() -> Iterable[RelatedProvider]:
     """Declare sources of related articles (similar, cited by, references), tried by ``order``.
 
-    ``resolve(query, ctx)`` gets a :class:`~medlit.core.types.RelatedQuery` (source PMID, kind,
-    ``offset``/``limit`` window) and returns a :class:`~medlit.core.types.RelatedResult`. Core's
-    ``pubmed_find_related`` asks the active providers of the requested kind in order: the first
-    non-empty answer wins; an empty one (``total == 0``) or a raised error passes to the next.
+    ``resolve(query, ctx)`` (async) gets a :class:`~medlit.core.types.RelatedQuery` (source PMID,
+    kind, ``offset``/``limit`` window) and returns a :class:`~medlit.core.types.RelatedResult`.
+    Core's related-articles tool asks the active providers of the requested kind in order: the
+    first non-empty answer wins; an empty one (``total == 0``) or a raised error passes to the next.
 
     Example::
 
@@ -192,6 +209,8 @@ def medlit_related_providers() -> Iterable[RelatedProvider]:
 @hookspec
 def medlit_resources() -> Iterable[ResourceSpec]:
     """Declare MCP resources (read-only documents a host can attach to the conversation).
+    ``read(ctx)`` (async) runs like a tool call: under the call deadline, faults mapped to errors
+    naming the plugin, secrets redacted.
 
     Example::
 
@@ -205,6 +224,8 @@ def medlit_resources() -> Iterable[ResourceSpec]:
 @hookspec
 def medlit_prompts() -> Iterable[PromptSpec]:
     """Declare MCP prompts (reusable conversation starters with arguments).
+    ``render(arguments, catalog)`` (sync) returns ``[(role, text), ...]``; the
+    :class:`~medlit.core.types.Catalog` says which tools are served, so the text names only those.
 
     Example::
 
@@ -212,7 +233,7 @@ def medlit_prompts() -> Iterable[PromptSpec]:
         def medlit_prompts():
             return [PromptSpec(name="review", title="Literature review", description="...",
                                arguments=(PromptArgument("topic", "What to review"),),
-                               render=lambda a: [("user", f"Review the literature on {a['topic']}")])]
+                               render=lambda a, catalog: [("user", f"Review the literature on {a['topic']}")])]
     """
 
 

@@ -86,7 +86,7 @@ def _resend(asked: Sequence[_Asked]) -> str:
 # -- tier payloads -> output records ----------------------------------------------------------
 def _record(res: Resolution, include_assets: bool, link: IdLink) -> Record | None:
     """The output record of a hit with its tier report: JATS as ``source: pmc``, extracted text as
-    ``source: unpaywall``, each with ``viaSource`` = the tier that served it. None when it cannot
+    an extracted record, each labelled with its tier's source and ``viaSource``. None when it cannot
     be built."""
     rec = _payload_record(res, include_assets, link)
     if rec is not None:

@@ -19,7 +19,7 @@ from .describe import NAME, describe
 TOOL = ToolSpec(
     name=NAME,
     title="Find related articles (similar, citing, cited)",
-    description="Find similar, citing or cited articles of one PubMed article.",  # see describe
+    description="Find similar, citing or cited articles of one article named by PMID.",  # see describe
     describe=describe,
     input_model=lazy(".models:FindRelatedInput", __name__),
     output_model=lazy(".models:FindRelatedOutput", __name__),

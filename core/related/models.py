@@ -46,8 +46,7 @@ class FindRelatedInput(ToolInput):
             except IdentifierError as exc:
                 raise ArgumentError(
                     str(exc),
-                    "Send one PubMed ID of digits, e.g. '33533846'; find PMIDs with pubmed_search_articles or "
-                    "convert a DOI or PMCID with pubmed_convert_ids.",
+                    "Send one PMID of digits, e.g. '33533846' (the search and ID-conversion tools find one).",
                     reason="malformed_id",
                 ) from None
         return v
@@ -55,7 +54,7 @@ class FindRelatedInput(ToolInput):
 
 class RelatedArticle(ToolOutput):
     pmid: str
-    title: str | None = Field(None, description="Title as PubMed gives it; absent when no summary was found")
+    title: str | None = Field(None, description="Title as the metadata provider gives it; absent when no summary was found")
     authors: str | None = Field(None, description="First three authors ('Surname Initials'), then 'et al.'")
     journal: str | None = Field(None, description="Journal abbreviation, or the book of a Bookshelf chapter")
     year: int | None = None
@@ -69,13 +68,13 @@ class RelatedArticle(ToolOutput):
 
 
 class ProviderReport(ToolOutput):
-    provider: str = Field(description="Related-article provider, e.g. 'ncbi', 'europepmc', 'openalex'")
+    provider: str = Field(description="The related-article provider, as the tool description names it")
     outcome: Outcome = Field(
         description="'answered' (its list is the answer), 'empty' (it knows none: the next one was asked), "
         "'failed' (see reason) or 'not-queried' (its plugin is off: see variable)"
     )
     detail: str = Field("", description="What was asked upstream, or why it failed or was skipped")
-    reason: str | None = Field(None, description="Machine-readable failure reason, e.g. 'ncbi_unreachable'")
+    reason: str | None = Field(None, description="Machine-readable failure reason, '<service>_<kind>' for an upstream fault")
     retryable: bool | None = Field(None, description="Whether retrying may reach this provider")
     variable: str | None = Field(
         None, description="The environment variable that would enable a not-queried provider"
@@ -84,9 +83,9 @@ class ProviderReport(ToolOutput):
 
 class FindRelatedOutput(ToolOutput):
     sourcePmid: str
-    sourceTitle: str | None = Field(None, description="The source article's title, when PubMed knows it")
+    sourceTitle: str | None = Field(None, description="The source article's title, when a metadata provider knows it")
     relationship: RelatedKind
-    source: str = Field(description="The provider whose list this is, e.g. 'ncbi'")
+    source: str = Field(description="The provider whose list this is")
     offset: int
     totalCount: int | None = Field(
         None,
@@ -95,7 +94,7 @@ class FindRelatedOutput(ToolOutput):
     nextOffset: int | None = Field(None, description="Offset of the next page; absent on the last page")
     articles: list[RelatedArticle] = Field(default_factory=list)
     droppedWithoutPmid: int = Field(
-        0, description="Rows of this page the provider had without a PubMed ID, which cannot be returned"
+        0, description="Rows of this page the provider had without a PMID, which cannot be returned"
     )
     providers: list[ProviderReport] = Field(
         default_factory=list, description="Each provider asked (or skipped) in order, with its outcome"

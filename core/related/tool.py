@@ -261,8 +261,8 @@ def _notice(
         )
     if result.dropped:
         parts.append(
-            f"{result.dropped} row(s) of this page had no PubMed ID in {final.provider.name} and were left out "
-            "(not PubMed-indexed: preprints, books, other records)."
+            f"{result.dropped} row(s) of this page had no PMID in {final.provider.name} and were left out "
+            "(records without one: preprints, books, other works)."
         )
     if result.pmids:
         if source.error is not None:
@@ -273,14 +273,14 @@ def _notice(
             missing = [p for p in result.pmids if p not in meta]
             if missing:
                 parts.append(
-                    f"No PubMed summary for {len(missing)} PMID(s): "
+                    f"No summary for {len(missing)} PMID(s): "
                     + ", ".join(missing[:10])
                     + (" ..." if len(missing) > 10 else "")
                     + "."
                 )
         if source.unknown:
             parts.append(
-                f"PubMed itself has no record with PMID {args.pmid}; the list is {final.provider.name}'s."
+                f"The metadata providers know no record with PMID {args.pmid}; the list is {final.provider.name}'s."
             )
     return " ".join(parts)
 

@@ -285,7 +285,7 @@ async def test_openalex_answers_when_ncbi_and_europepmc_fail(fake):
         ("openalex", "answered"),
     ]
     assert "ncbi failed (ncbi_server_error); europepmc failed (europepmc_unreachable)" in d["notice"]
-    assert "1 row(s) of this page had no PubMed ID" in d["notice"]
+    assert "1 row(s) of this page had no PMID" in d["notice"]
     # the source work by PMID, then one list request for the window
     assert [r.path for r in fake.of("openalex")] == [f"works/pmid:{SOURCE}", "works"]
     cites = fake.of("openalex", "works")[0]
@@ -520,7 +520,7 @@ async def test_pmids_pubmed_does_not_summarise_are_named(fake):
     known = {k: v for k, v in KNOWN.items() if k != "37990001"}
     async with runtime(fake, FakeMeta(known)) as rt:
         out = await call(rt, relationship="cited_by")
-    assert "No PubMed summary for 1 PMID(s): 37990001." in out.data["notice"]
+    assert "No summary for 1 PMID(s): 37990001." in out.data["notice"]
 
 
 # -- input ----------------------------------------------------------------------------------------
