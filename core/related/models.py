@@ -54,7 +54,9 @@ class FindRelatedInput(ToolInput):
 
 class RelatedArticle(ToolOutput):
     pmid: str
-    title: str | None = Field(None, description="Title as the metadata provider gives it; absent when no summary was found")
+    title: str | None = Field(
+        None, description="Title as the metadata provider gives it; absent when no summary was found"
+    )
     authors: str | None = Field(None, description="First three authors ('Surname Initials'), then 'et al.'")
     journal: str | None = Field(None, description="Journal abbreviation, or the book of a Bookshelf chapter")
     year: int | None = None
@@ -74,7 +76,9 @@ class ProviderReport(ToolOutput):
         "'failed' (see reason) or 'not-queried' (its plugin is off: see variable)"
     )
     detail: str = Field("", description="What was asked upstream, or why it failed or was skipped")
-    reason: str | None = Field(None, description="Machine-readable failure reason, '<service>_<kind>' for an upstream fault")
+    reason: str | None = Field(
+        None, description="Machine-readable failure reason, '<service>_<kind>' for an upstream fault"
+    )
     retryable: bool | None = Field(None, description="Whether retrying may reach this provider")
     variable: str | None = Field(
         None, description="The environment variable that would enable a not-queried provider"
@@ -83,7 +87,9 @@ class ProviderReport(ToolOutput):
 
 class FindRelatedOutput(ToolOutput):
     sourcePmid: str
-    sourceTitle: str | None = Field(None, description="The source article's title, when a metadata provider knows it")
+    sourceTitle: str | None = Field(
+        None, description="The source article's title, when a metadata provider knows it"
+    )
     relationship: RelatedKind
     source: str = Field(description="The provider whose list this is")
     offset: int
