@@ -23,6 +23,7 @@ from .entities import Concept, RelationType, check_entity_id, check_query
 MAX_IDS = 100
 MAX_ITEM_CHARS = 2_000  # one string may pack the whole list
 _OTHER_FIELD = re.compile(r"; send it in `\w+`")
+_LONG = re.compile(r"(\S{40})\S{20,}")
 IDS_RECOVERY = (
     "Give up to 100 PMIDs (['22663011', '20516115']) in pmids, or PMCIDs (['PMC3040717']) in pmcids for "
     "open-access full text, never both; a DOI: convert it with pubmed_convert_ids."
@@ -91,9 +92,8 @@ def check_ids(kind: IdKind, value: Any) -> list[str]:
     try:
         ids = parse_list(kind, items)
     except IdentifierError as exc:
-        raise ArgumentError(
-            _OTHER_FIELD.sub("", str(exc))[:500], IDS_RECOVERY, reason="malformed_id"
-        ) from None
+        message = _LONG.sub(r"\1...", _OTHER_FIELD.sub("", str(exc)))[:500]  # never a value echoed at length
+        raise ArgumentError(message, IDS_RECOVERY, reason="malformed_id") from None
     out = list(dict.fromkeys(i.value for i in ids))
     if not out:
         raise ArgumentError(f"{field} is empty", IDS_RECOVERY, reason="empty_id_list")
