@@ -110,7 +110,7 @@ async def related(args: RelatedInput, ctx: ToolContext) -> RelatedOutput:
 def render_related(out: RelatedOutput, args: RelatedInput) -> str:
     if args.responseFormat == "json":
         return as_json(out, "pubtator")
-    what = " ".join(x for x in (out.relation, (out.type or "").lower() or "entities") if x)
+    what = f"{out.relation or 'any relation'}, {(out.type or 'any type').lower()}"
     lines = [f"**{out.total} related** ({what}) for `{out.entity}`; showing {len(out.related)}."]
     if out.notice:
         lines.append(f"Notice: {out.notice}")

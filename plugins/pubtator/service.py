@@ -9,10 +9,13 @@ Endpoints (all GET, JSON):
 - ``entity/autocomplete/?query=&concept=&limit=``: entity ids for a name;
 - ``relations?e1=@X&type=&e2=TYPE``: entities linked to one entity, with publication counts.
 
-Pacing: NCBI asks PubTator3 users for at most 3 requests a second. That limit is PubTator3's own:
-it is a separate service of NCBI's research group (no ``api_key``, ``tool`` or ``email``, not
-part of the E-utilities), and NCBI's documentation does not count it against the E-utilities
-budget, so it has a pacing group of its own at 3/s that an ``NCBI_API_KEY`` does not raise.
+Pacing: NCBI asks PubTator3 users for at most 3 requests a second, a limit published for
+PubTator3 itself. PubTator3 is not one of the E-utilities: it takes no ``api_key``, ``tool`` or
+``email``, and NCBI says nothing of counting its requests against the E-utilities' per-IP budget
+(3/s, 10 with a key). So it has a pacing group of its own at 3/s, which ``NCBI_API_KEY`` does not
+raise and which does not slow the NCBI plugin's requests down. Should NCBI ever count the two
+together, joining them is one line: ``pacing_group="ncbi"`` (the group's budget is then the lower
+of the two rates, see plugins/ncbi/service.py).
 
 Caching: a document's annotations change when PubTator3 re-runs its taggers (rarely): records
 are kept 7 days one by one, so asking again for PMIDs seen this week sends nothing. Searches,

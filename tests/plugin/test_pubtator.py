@@ -252,6 +252,19 @@ async def test_record_cache_asks_only_for_new_pmids(make_runtime, fake, tmp_path
     assert [d["pmid"] for d in again.data["documents"]] == FIXTURE_PMIDS
 
 
+async def test_record_cache_keeps_full_texts_by_pmcid(make_runtime, fake, tmp_path):
+    install(fake)
+    env = {"MEDLIT_CACHE": f"sqlite:///{tmp_path / 'c.sqlite3'}"}
+    async with make_runtime(**env) as rt:
+        first = await rt.call("pubtator_annotations", {"pmcids": [FIXTURE_PMCID]})
+        again = await rt.call("pubtator_annotations", {"pmcids": [FIXTURE_PMCID], "mentionsPerEntity": 1})
+        by_pmid = await rt.call("pubtator_annotations", {"pmids": ["30000004"]})
+    assert not first.is_error and not again.is_error and not by_pmid.is_error
+    exports = fake.of("pubtator", EXPORT)
+    assert [r.params for r in exports] == [{"pmcids": FIXTURE_PMCID}, {"pmids": "30000004"}]  # PMID: its own scope
+    assert again.data["documents"][0]["pmcid"] == FIXTURE_PMCID
+
+
 # ----------------------------------------------------------------------------- related
 
 
