@@ -261,7 +261,10 @@ async def test_record_cache_keeps_full_texts_by_pmcid(make_runtime, fake, tmp_pa
         by_pmid = await rt.call("pubtator_annotations", {"pmids": ["30000004"]})
     assert not first.is_error and not again.is_error and not by_pmid.is_error
     exports = fake.of("pubtator", EXPORT)
-    assert [r.params for r in exports] == [{"pmcids": FIXTURE_PMCID}, {"pmids": "30000004"}]  # PMID: its own scope
+    assert [r.params for r in exports] == [
+        {"pmcids": FIXTURE_PMCID},
+        {"pmids": "30000004"},
+    ]  # PMID: its own scope
     assert again.data["documents"][0]["pmcid"] == FIXTURE_PMCID
 
 

@@ -200,7 +200,9 @@ def test_convert_ids_hints_name_its_own_fields():
     assert "idType" in err.recovery
 
 
-@pytest.mark.parametrize("tool", ["pubmed_fetch_articles", "pubmed_fetch_citation_metrics", "pubtator_annotations"])
+@pytest.mark.parametrize(
+    "tool", ["pubmed_fetch_articles", "pubmed_fetch_citation_metrics", "pubtator_annotations"]
+)
 def test_pmid_only_tools_point_to_the_converter_not_to_fields_they_lack(tool):
     err = refusal(tool, {"pmids": ["10.1038/s41586-020-2649-2"]})
     assert err.reason == "malformed_id" and "`dois`" not in err.message
