@@ -63,7 +63,8 @@ RELATED = ToolSpec(
     description=(
         "Entities linked to one PubTator entity by extracted relations (treat, cause, associate, interact, "
         "inhibit, ...), e.g. chemicals that treat @DISEASE_Melanoma: article counts, the PMIDs behind the top "
-        "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. Two to four requests."
+        "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
+        "search per entity in pmidsFor."
     ),
     input_model=lazy(".inputs:RelatedInput", __name__),
     output_model=lazy(".models:RelatedOutput", __name__),

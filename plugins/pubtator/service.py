@@ -51,7 +51,7 @@ SEARCH = "search/"
 AUTOCOMPLETE = "entity/autocomplete/"
 RELATIONS = "relations"
 
-PMID_BATCH = 100  # PMIDs per export request: PubTator3's per-request maximum
+PMID_BATCH = 100  # PMIDs per export request: a whole call in one (the most the issue and tool allow)
 # Full texts with their annotations run to hundreds of kilobytes each: five keep an answer well
 # under MEDLIT_MAX_BODY_BYTES (a batch that still outgrows it is split and asked again).
 PMCID_BATCH = 5
