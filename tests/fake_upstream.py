@@ -1,6 +1,6 @@
 """The test kit's fake upstream (:mod:`medlit.testing`) with our providers' defaults.
 
-What is specific to the services our plugins call lives here, not in the kit: the six service
+What is specific to the services our plugins call lives here, not in the kit: the seven service
 names :meth:`FakeUpstream.env` points at the fake, NCBI's shared per-second limit across
 E-utilities and the ID converter (10 with an ``api_key``), NCBI-flavoured fault bodies, the
 ``ncbi_error_200`` fault and the EInfo route answered from our fixtures (or the corpus).
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SERVICES = ("ncbi", "idconv", "europepmc", "icite", "unpaywall", "openalex")
+SERVICES = ("ncbi", "idconv", "europepmc", "icite", "unpaywall", "openalex", "pubtator")
 NCBI_FAMILY = ("ncbi", "idconv")
 
 

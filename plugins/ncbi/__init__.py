@@ -14,6 +14,7 @@ related-article provider), ``resources`` and ``guide`` (light: the guide text an
 from __future__ import annotations
 
 from medlit.core.plugin import (
+    ErrorKind,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -110,6 +111,19 @@ def medlit_plugin_info() -> PluginInfo:
                 "NCBI requests/s; above NCBI's limit only with MEDLIT_BASE_URL_NCBI (tests)",
                 kind="number",
             ),
+        ),
+        error_kinds=(
+            ErrorKind("invalid_citation", "Give the citation's journal, year, volume and first page."),
+            ErrorKind(
+                "insufficient_citation", "Add the journal, year, volume and first page the match needs."
+            ),
+            ErrorKind("invalid_year", "Give a four-digit year."),
+            ErrorKind(
+                "invalid_style", "Use one of the citation styles the tool lists (apa, mla, vancouver, ...)."
+            ),
+            ErrorKind("blank_filter", "Leave the filter out or give it a value."),
+            ErrorKind("offset_out_of_range", "Use an offset below the total the search reports."),
+            ErrorKind("no_search_term", "Give a query or at least one filter."),
         ),
     )
 

@@ -23,6 +23,7 @@ GUIDE = """\
 | PMIDs, want formatted references | `pubmed_format_citations` |
 | a concept, want its MeSH heading | `pubmed_lookup_mesh` |
 | a misspelt query | `pubmed_spell_check` |
+| genes, variants, chemicals, diseases as normalised entities, or relations between them | `pubtator_find_entity` (a name to `@GENE_BRAF`), then `pubtator_search`, `pubtator_related`; `pubtator_annotations` for the entities of PMIDs |
 | any other Entrez database (gene, protein, nuccore, snp, taxonomy, ...) | `eutils_esearch` -> `eutils_esummary` / `eutils_efetch` |
 | related records, citations, links between databases | `eutils_elink` (`pubmed_pubmed`, `pubmed_pubmed_citedin`, `pubmed_pubmed_refs`, `pubmed_pmc`) |
 | the fields or link names of a database | `eutils_einfo`, resource `pubmed://database/info` |

@@ -18,6 +18,7 @@ from aiohttp import web
 
 import europepmc_routes
 import fulltext_routes
+import pubtator_routes
 from fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
 NCBI = FIXTURES / "ncbi"
@@ -209,6 +210,7 @@ def install(fake: FakeUpstream) -> FakeUpstream:
     """Every route the representative calls of test_faults.py need."""
     fulltext_routes.install(fake)  # efetch db=pmc and the ID converter (hand-written fixtures)
     europepmc_routes.install(fake)
+    pubtator_routes.install(fake)
     ncbi: dict[str, Callable[[Req], web.Response]] = {
         "efetch.fcgi": efetch,
         "esearch.fcgi": esearch,

@@ -146,6 +146,10 @@ IN_BODY = {
     ("icite", "json"): InBody(
         "json_error_200", {"key": "error", "message": "Invalid pmids"}, E.UPSTREAM_ERROR, False
     ),
+    # PubTator3's error object in a 200 (plugins/pubtator/service.py): temporary wording is retried.
+    ("pubtator", "json"): InBody(
+        "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
+    ),
     ("openalex", "json"): InBody(
         "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
     ),
@@ -249,6 +253,31 @@ CASES = [
         "search",
         "json",
         "europepmc",
+    ),
+    Case("pubtator_find_entity", {"query": "BRAF"}, "pubtator", "entity/autocomplete/", "json", "pubtator"),
+    Case(
+        "pubtator_search",
+        {"query": "@GENE_BRAF AND @DISEASE_Melanoma"},
+        "pubtator",
+        "search/",
+        "json",
+        "pubtator",
+    ),
+    Case(
+        "pubtator_annotations",
+        {"pmids": ["30000001", "30000002", "30000003"]},
+        "pubtator",
+        "publications/export/biocjson",
+        "json",
+        "pubtator",
+    ),
+    Case(
+        "pubtator_related",
+        {"entity": "@DISEASE_Melanoma", "relation": "treat", "pmidsFor": 1},
+        "pubtator",
+        "relations",
+        "json",
+        "pubtator",
     ),
     # PMC's tier fails; Europe PMC and Unpaywall are asked next and name what they could not do.
     Case(

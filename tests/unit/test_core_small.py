@@ -286,3 +286,35 @@ def test_batches_split_ids_per_request_in_order():
     assert batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
     assert batches(("a", "b"), 200) == [["a", "b"]]
     assert batches([], 3) == []
+
+
+def test_every_error_kind_the_code_raises_is_registered():
+    """Each `reason="..."` of an ArgumentError and each kind string a MedlitError is built with, in
+    core and every built-in plugin, is registered once the plugins have loaded (its hint and
+    retryability are then the registry's)."""
+    import ast
+    from pathlib import Path
+
+    from medlit.core.errors import KINDS
+    from medlit.core.host import load_host
+    from medlit.core.settings import load_settings
+
+    load_host(load_settings({}))  # registers the plugins' own kinds
+    root = Path(__file__).resolve().parents[2]
+    raised: dict[str, str] = {}
+    for path in [*root.joinpath("core").rglob("*.py"), *root.joinpath("plugins").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            if name == "ArgumentError":
+                for kw in node.keywords:
+                    if kw.arg == "reason" and isinstance(kw.value, ast.Constant):
+                        raised[kw.value.value] = str(path.relative_to(root))
+            elif name in ("MedlitError", "ResultlessEnvelope") and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    raised[first.value] = str(path.relative_to(root))
+    assert len(raised) > 10
+    missing = {k: where for k, where in raised.items() if k not in KINDS}
+    assert not missing, f"error kinds raised but not registered: {missing}"

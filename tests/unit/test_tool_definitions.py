@@ -64,6 +64,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubmed_lookup_mesh": {"query": "asthma"},
     "pubmed_search_articles": {"query": "asthma"},
     "pubmed_spell_check": {"query": "asthma"},
+    "pubtator_annotations": {"pmids": ["1"]},
+    "pubtator_find_entity": {"query": "BRAF"},
+    "pubtator_related": {"entity": "@GENE_BRAF"},
+    "pubtator_search": {"query": "@GENE_BRAF"},
 }
 
 
@@ -158,6 +162,8 @@ def test_response_format_is_spelled_one_way_and_the_other_still_validates(tool):
         ("pubmed_fetch_articles", {"pmids": [33533846, "31452104"]}, "pmids", ["33533846", "31452104"]),
         ("pubmed_format_citations", {"pmids": 33533846}, "pmids", ["33533846"]),
         ("pubmed_fetch_citation_metrics", {"pmids": [33533846]}, "pmids", ["33533846"]),
+        ("pubtator_annotations", {"pmids": [22663011, "20516115"]}, "pmids", ["22663011", "20516115"]),
+        ("pubtator_annotations", {"pmcids": [3040717]}, "pmcids", ["PMC3040717"]),
         (
             "pubmed_convert_ids",
             {"idType": "pmid", "ids": [33533846, 31452104]},
@@ -194,7 +200,9 @@ def test_convert_ids_hints_name_its_own_fields():
     assert "idType" in err.recovery
 
 
-@pytest.mark.parametrize("tool", ["pubmed_fetch_articles", "pubmed_fetch_citation_metrics"])
+@pytest.mark.parametrize(
+    "tool", ["pubmed_fetch_articles", "pubmed_fetch_citation_metrics", "pubtator_annotations"]
+)
 def test_pmid_only_tools_point_to_the_converter_not_to_fields_they_lack(tool):
     err = refusal(tool, {"pmids": ["10.1038/s41586-020-2649-2"]})
     assert err.reason == "malformed_id" and "`dois`" not in err.message
@@ -245,6 +253,8 @@ def test_tabs_and_line_breaks_are_text():
         ("eutils_esearch", {"db": "pubmed", "term": "asthma", "retstart": 10**30}),
         # a validator that quotes the bad value: the echo is cut to a short prefix
         ("pubmed_fetch_citation_metrics", {"pmids": ["z" * 11_000]}),
+        ("pubtator_annotations", {"pmids": ["z" * 1_900]}),
+        ("pubtator_search", {"query": "@GENE_" + "x" * 1_900}),
         ("eutils_esearch", {"db": "pubmed", "term": "asthma", "sort": "s" * 1_000_000}),
     ],
 )

@@ -191,7 +191,7 @@ TOOLS = (
             "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
             "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
             "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
-            "empty result, not an error."
+            "empty result, not an error. For genes, variants or chemicals and their relations use pubtator_search."
         ),
         input_model=lazy(".pubmed_search:SearchArticlesInput", __name__),
         output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),

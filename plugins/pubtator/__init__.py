@@ -1,0 +1,108 @@
+"""NCBI PubTator3 provider plugin: literature by genes, variants, diseases, chemicals, species and
+cell lines (normalised entities) and the relations PubTator3 extracted between them.
+
+Declarations only: models, parsers and handlers are named by lazy references and imported at a
+tool's first call."""
+
+from __future__ import annotations
+
+from medlit.core.plugin import ErrorKind, PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
+
+from . import service
+
+FIND_ENTITY = ToolSpec(
+    name="pubtator_find_entity",
+    title="Find a PubTator entity id",
+    description=(
+        "Look up PubTator3 entity ids for a gene, disease, chemical, variant, species or cell line name "
+        "('BRAF' -> @GENE_BRAF, NCBI Gene 673), with type and database id, optionally one concept type. "
+        "Use it first: pubtator_search and pubtator_related take these ids. For MeSH headings in PubMed "
+        "queries use pubmed_lookup_mesh. One request."
+    ),
+    input_model=lazy(".inputs:FindEntityInput", __name__),
+    output_model=lazy(".models:FindEntityOutput", __name__),
+    handler=lazy(".entity_tool:find_entity", __name__),
+    render=lazy(".entity_tool:render_find_entity", __name__),
+)
+
+SEARCH = ToolSpec(
+    name="pubtator_search",
+    title="Search PubTator3",
+    description=(
+        "Search PubMed and PMC by normalised entities and extracted relations: '@GENE_BRAF AND "
+        "@DISEASE_Melanoma' (co-occurrence, synonyms included), 'relations:treat|@CHEMICAL_x|@DISEASE_y' "
+        "(TYPE may be ANY), or words. Returns total, PMIDs, titles, the matched passage and facets; 10 hits "
+        "a page. Get ids with pubtator_find_entity; for MeSH, field tags and filters use "
+        "pubmed_search_articles. One request per page."
+    ),
+    input_model=lazy(".inputs:SearchInput", __name__),
+    output_model=lazy(".models:SearchOutput", __name__),
+    handler=lazy(".search_tool:search_pubtator", __name__),
+    render=lazy(".search_tool:render_search", __name__),
+)
+
+ANNOTATIONS = ToolSpec(
+    name="pubtator_annotations",
+    title="Fetch PubTator3 annotations",
+    description=(
+        "Genes, variants, diseases, chemicals, species and cell lines PubTator3 found in up to 100 articles, "
+        "per article grouped by entity with type, normalised id (NCBI Gene, MeSH, dbSNP, Taxonomy), mentions "
+        "(text, passage, offset) and counts, plus the relations between them. pmids: title and abstract, one "
+        "request; pmcids: open-access full text. Unknown ids are listed in notFound. To read the article use "
+        "pubmed_fetch_articles or pubmed_fetch_fulltext."
+    ),
+    input_model=lazy(".inputs:AnnotationsInput", __name__),
+    output_model=lazy(".models:AnnotationsOutput", __name__),
+    handler=lazy(".annotations_tool:fetch_annotations", __name__),
+    render=lazy(".annotations_tool:render_annotations", __name__),
+)
+
+RELATED = ToolSpec(
+    name="pubtator_related",
+    title="Find related PubTator entities",
+    description=(
+        "Entities linked to one PubTator entity by extracted relations (treat, cause, associate, interact, "
+        "inhibit, ...), e.g. chemicals that treat @DISEASE_Melanoma: article counts, the PMIDs behind the top "
+        "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
+        "search per entity in pmidsFor."
+    ),
+    input_model=lazy(".inputs:RelatedInput", __name__),
+    output_model=lazy(".models:RelatedOutput", __name__),
+    handler=lazy(".related_tool:related", __name__),
+    render=lazy(".related_tool:render_related", __name__),
+)
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="pubtator",
+        title="NCBI PubTator3",
+        description="Entity and relation search over PubMed and PMC, and the annotations of articles "
+        "(genes, variants, diseases, chemicals, species, cell lines) from NCBI PubTator3.",
+        settings=(
+            SettingSpec(
+                service.RATE_SETTING,
+                f"PubTator3 requests/s (default {service.RATE:g}); above it only with MEDLIT_BASE_URL_PUBTATOR "
+                "(tests)",
+                kind="number",
+            ),
+        ),
+        error_kinds=(
+            ErrorKind(
+                "unknown_entity_id", "Find the entity's id with pubtator_find_entity, e.g. '@GENE_BRAF'."
+            ),
+            ErrorKind("malformed_relation_query", "Write a relation as relations:TYPE|@ENTITY_A|@ENTITY_B."),
+            ErrorKind("empty_query", "Give a name or a query of at least one character."),
+        ),
+    )
+
+
+@hookimpl
+def medlit_services():
+    return [service.SERVICE]
+
+
+@hookimpl
+def medlit_tools():
+    return [FIND_ENTITY, SEARCH, ANNOTATIONS, RELATED]
