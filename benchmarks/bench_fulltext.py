@@ -32,7 +32,7 @@ import aiohttp
 from aiohttp import web
 
 from medlit.core.host import load_host
-from medlit.core.jats import read_jats
+from medlit.core.jats.reader import read_jats
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 from medlit.core.xml import XMLSyntaxError, parse_xml

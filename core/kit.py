@@ -49,17 +49,17 @@ from .types import DAY, HOUR, MINUTE, ContentFormat, RecordKind, TierOutcomeKind
 from .xml import XMLRefused, localname, parse_xml, text_of
 
 if TYPE_CHECKING:
-    from .jats import read_jats
-    from .jats_models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+    from .jats.models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+    from .jats.reader import read_jats
     from .xml import XMLSyntaxError
 
 # Exports whose modules are heavy (the JATS reader and its models, lxml), imported on first access so
 # that a plugin's declarations import nothing a session may never need.
 _ON_ACCESS = {
-    "read_jats": ".jats",
-    "FulltextArticle": ".jats_models",
-    "UNEXTRACTABLE_REASONS": ".jats_models",
-    "UnextractableReason": ".jats_models",
+    "read_jats": ".jats.reader",
+    "FulltextArticle": ".jats.models",
+    "UNEXTRACTABLE_REASONS": ".jats.models",
+    "UnextractableReason": ".jats.models",
     "XMLSyntaxError": ".xml",  # lxml's class: lxml loads with the first document
 }
 

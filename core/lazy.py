@@ -125,7 +125,7 @@ def on_access(namespace: MutableMapping[str, Any], exports: Mapping[str, str]) -
     """A module ``__getattr__`` (PEP 562) importing each name of ``exports`` (name -> module,
     absolute or relative to the module's package) on first access and keeping it in the module::
 
-        __getattr__ = on_access(globals(), {"read_jats": ".jats"})
+        __getattr__ = on_access(globals(), {"read_jats": ".jats.reader"})
     """
 
     def __getattr__(name: str) -> Any:

@@ -21,7 +21,7 @@ from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
     from .context import ToolContext
-    from .jats_models import FulltextArticle
+    from .jats.models import FulltextArticle
     from .net.http import Response
 
 IdKind = Literal["pmcid", "pmid", "doi"]

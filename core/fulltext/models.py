@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from ..errors import ArgumentError
 from ..identifiers import FIELD_OF, IdentifierError, parse_list
-from ..jats_models import UnextractableReason
+from ..jats.models import UnextractableReason
 from ..models import ResponseFormat, ToolInput, response_format_field
 from ..text import strip_invisible
 from ..types import ContentFormat, IdKind, TierOutcomeKind, UnavailableReason

@@ -4,7 +4,7 @@ unavailable ids with every step of their report."""
 
 from __future__ import annotations
 
-from ..jats_models import UNEXTRACTABLE_REASONS
+from ..jats.models import UNEXTRACTABLE_REASONS
 from ..render import as_json, fence, md_table
 from .models import ExtractedFulltext, FulltextInput, FulltextOutput, StructuredFulltext, TableOut, TriedTier
 from .shape import article_id

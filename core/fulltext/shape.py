@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from ..jats_models import FulltextArticle, Table
+from ..jats.models import FulltextArticle, Table
 from ..types import ArticleRef, ExtractedTextArticle
 from .models import (
     ArticleLedger,

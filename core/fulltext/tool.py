@@ -17,7 +17,7 @@ from ..budget import apply_budget, json_size
 from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import FIELD_OF, ID_KINDS
-from ..jats_models import UNEXTRACTABLE_REASONS
+from ..jats.models import UNEXTRACTABLE_REASONS
 from ..resolution import ChainResult, Resolution, report_progress, run_chain
 from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, TierOptions
 from .describe import FETCH_LIMIT

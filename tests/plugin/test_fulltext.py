@@ -16,7 +16,7 @@ from aiohttp import web
 from medlit.core.fulltext.models import TableOut
 from medlit.core.fulltext.shape import table_cost
 from medlit.core.host import load_host
-from medlit.core.jats import read_jats
+from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import (
     ExtractedTextArticle,
     FulltextTier,

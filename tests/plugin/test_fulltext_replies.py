@@ -9,7 +9,7 @@ from aiohttp import web
 from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
 from medlit.core.host import load_host
-from medlit.core.jats import read_jats
+from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
 from medlit.core.runtime import Runtime
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from medlit.core.jats import read_jats
-from medlit.core.jats_models import UNEXTRACTABLE_REASONS, FulltextArticle
+from medlit.core.jats.models import UNEXTRACTABLE_REASONS, FulltextArticle
+from medlit.core.jats.reader import read_jats
 from medlit.core.xml import parse_xml
 
 from corpus import corpus_bytes, corpus_glob, corpus_root

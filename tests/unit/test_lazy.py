@@ -226,8 +226,8 @@ HEAVY_SUFFIXES = (
     ".tier",
     ".parse",
     ".client",
-    ".jats",
-    ".jats_models",
+    ".jats.reader",
+    ".jats.models",
     ".chain",
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.jats import read_jats
+from medlit.core.jats.reader import read_jats
 from medlit.core.mathml import flatten_mathml, to_subscript, to_superscript
 from medlit.core.xml import parse_xml
 from medlit.plugins.ncbi.parse.pubmed import render_text

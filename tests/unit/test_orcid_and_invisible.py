@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from medlit.core.identifiers import IdentifierError, normalize_orcid, normalize_pmid, split_packed
-from medlit.core.jats import read_jats
+from medlit.core.jats.reader import read_jats
 from medlit.core.text import strip_invisible
 from medlit.plugins.ncbi.inputs import has_term
 

@@ -8,7 +8,7 @@ import pytest
 
 from medlit.core.context import ToolContext
 from medlit.core.host import load_host
-from medlit.core.jats_models import FulltextArticle
+from medlit.core.jats.models import FulltextArticle
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,

@@ -1,4 +1,4 @@
-"""Typed records for a JATS full-text article, as produced by :func:`medlit.core.jats.read_jats`.
+"""Typed records for a JATS full-text article, as produced by :func:`medlit.core.jats.reader.read_jats`.
 
 Field names are camelCase because these records are serialised straight into tool results.
 

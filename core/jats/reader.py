@@ -1,4 +1,4 @@
-"""Read JATS / NLM full-text XML into :class:`~medlit.core.jats_models.FulltextArticle` records.
+"""Read JATS / NLM full-text XML into :class:`~medlit.core.jats.models.FulltextArticle` records.
 
 Pure: no I/O. Shared by the PMC and Europe PMC full-text tiers. Accepts a bare ``<article>``,
 a ``<pmc-articleset>`` of articles, an OAI-PMH GetRecord envelope, a document whose DOCTYPE
@@ -18,7 +18,7 @@ from typing import Literal
 from lxml import etree
 
 from medlit.core.identifiers import IdentifierError, normalize_orcid
-from medlit.core.jats_models import (
+from medlit.core.jats.models import (
     ArticleIds,
     Asset,
     Author,
