@@ -651,3 +651,92 @@ def test_a_rate_setting_above_the_declared_rate_needs_the_fake():
     assert host_with(plugin, env={"ACME_RATE": "1"}).services["acme"].rate == 1
     fast = host_with(plugin, env={"ACME_RATE": "50", "MEDLIT_BASE_URL_ACME": "http://127.0.0.1:9/acme"})
     assert fast.services["acme"].rate == 50 and fast.services["acme"].base_url == "http://127.0.0.1:9/acme"
+
+
+def test_config_env_comes_from_the_switched_on_plugins_settings():
+    from medlit.core.cli import config_env
+
+    plugin = make_plugin(
+        "acme",
+        settings=[
+            SettingSpec(
+                "ACME_EMAIL", "Contact email", required=True, kind="email", example="me@acme.example"
+            ),
+            SettingSpec("ACME_KEY", "API key (optional)", secret=True, recommended=True),
+            SettingSpec("ACME_DEBUG", "noise", kind="bool"),
+        ],
+    )
+    env = config_env(host_with(("acme", plugin)))
+    assert env == {"ACME_EMAIL": "me@acme.example", "ACME_KEY": "<api key>"}  # not ACME_DEBUG
+    set_here = config_env(
+        host_with(("acme", plugin), env={"ACME_EMAIL": "ops@acme.example", "ACME_KEY": "s3cr3t"})
+    )
+    assert set_here == {"ACME_EMAIL": "ops@acme.example", "ACME_KEY": "<api key>"}  # a secret is never shown
+    assert config_env(host_with(("acme", plugin), env={"ACME_ENABLED": "false"})) == {}
+    builtin = config_env(load_host(load_settings({})))
+    assert builtin["NCBI_EMAIL"] == "you@example.org" and "UNPAYWALL_EMAIL" in builtin
+    assert "NCBI_EMAIL" not in config_env(load_host(load_settings({"NCBI_ENABLED": "false"})))
+
+
+@pytest.mark.anyio
+async def test_resources_and_prompts_run_isolated_like_tools():
+    """A resource that raises, leaks a secret or runs past the deadline, and a prompt that raises or
+    answers the wrong shape, each come back as an error naming the plugin, never a crash."""
+    from medlit.core.plugin import PromptArgument, PromptSpec, ResourceSpec
+
+    async def crash(ctx):
+        raise RuntimeError("disk on fire")
+
+    async def leak(ctx):
+        return f"key={ctx.setting('ACME_KEY')}"
+
+    async def hang(ctx):
+        await asyncio.sleep(30)
+        return "never"
+
+    def bad_prompt(args, catalog):
+        raise KeyError("topic")
+
+    def odd_prompt(args, catalog):
+        return ["not a pair"]
+
+    def good_prompt(args, catalog):
+        return [("user", f"Review {args['topic']} with key s3cr3t")]
+
+    resources = [
+        ResourceSpec(f"acme://{n}", n, n, n, fn)
+        for n, fn in (("crash", crash), ("leak", leak), ("hang", hang))
+    ]
+    arg = (PromptArgument("topic", "what"),)
+    prompts = [
+        PromptSpec(n, n, n, arg, fn)
+        for n, fn in (("bad", bad_prompt), ("odd", odd_prompt), ("good", good_prompt))
+    ]
+    plugin = InlinePlugin(
+        medlit_plugin_info=hookimpl(
+            lambda: PluginInfo(
+                name="acme", title="acme", settings=(SettingSpec("ACME_KEY", "k", secret=True),)
+            )
+        ),
+        medlit_resources=hookimpl(lambda: resources),
+        medlit_prompts=hookimpl(lambda: prompts),
+    )
+    host = host_with(("acme", plugin), env={"ACME_KEY": "s3cr3t", "MEDLIT_CALL_DEADLINE": "1"})
+    async with Runtime(host) as rt:
+        text, err = await rt.read_resource("acme://crash")
+        assert text is None and err.reason == "plugin_error" and "disk on fire" in err.message
+        assert "acme" in err.message
+        text, err = await rt.read_resource("acme://leak")
+        assert err is None and "s3cr3t" not in text
+        text, err = await rt.read_resource("acme://hang")
+        assert err.reason == "call_deadline_exceeded" and err.retryable
+        text, err = await rt.read_resource("acme://nothing")
+        assert err.reason == "invalid_argument" and "acme://crash" in err.recovery
+        messages, err = await rt.render_prompt("bad", {"topic": "x"})
+        assert messages is None and err.reason == "plugin_error"
+        messages, err = await rt.render_prompt("odd", {"topic": "x"})
+        assert err.reason == "plugin_error" and "role, text" in err.message
+        messages, err = await rt.render_prompt("good", {})
+        assert err.reason == "invalid_argument" and "topic" in err.message
+        messages, err = await rt.render_prompt("good", {"topic": "anvils"})
+        assert err is None and messages == [("user", "Review anvils with key ***")]
