@@ -4,7 +4,7 @@ checks every tool applies to them before a request is sent."""
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from medlit.core.kit import strip_invisible
 from medlit.core.plugin import ArgumentError
@@ -22,21 +22,6 @@ Concept = Literal["GENE", "DISEASE", "CHEMICAL", "VARIANT", "SPECIES", "CELLLINE
 TYPE_ORDER = ("Gene", "Variant", "Disease", "Chemical", "Species", "CellLine")
 
 # Relation types PubTator3 documents for its relation search and its relations endpoint.
-RELATION_TYPES = (
-    "treat",
-    "cause",
-    "cotreat",
-    "convert",
-    "compare",
-    "interact",
-    "associate",
-    "positive_correlate",
-    "negative_correlate",
-    "prevent",
-    "inhibit",
-    "stimulate",
-    "drug_interact",
-)
 RelationType = Literal[
     "treat",
     "cause",
@@ -52,6 +37,7 @@ RelationType = Literal[
     "stimulate",
     "drug_interact",
 ]
+RELATION_TYPES: tuple[str, ...] = get_args(RelationType)
 # BioC relation infons name the same relations by their class; the display verbs are in RELATION_TYPES.
 BIOC_RELATIONS = {
     "association": "associate",
