@@ -44,9 +44,11 @@ from .types import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    NoticeProvider,
     PluginConfig,
     PluginInfo,
     PromptSpec,
+    ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
     ServiceSpec,
@@ -60,7 +62,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "related"})
+CORE_PLUGINS = frozenset({"fulltext", "related", "references"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -84,6 +86,8 @@ class PluginRecord:
     metadata: list[MetadataProvider] = field(default_factory=list)
     access_links: list[AccessLinkProvider] = field(default_factory=list)
     related: list[RelatedProvider] = field(default_factory=list)
+    matchers: list[ReferenceMatcher] = field(default_factory=list)
+    notices: list[NoticeProvider] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
@@ -106,6 +110,7 @@ class ServiceRecord:
     identify: Mapping[str, str]
     headers: Mapping[str, str]
     allowed_hosts: frozenset[str]
+    concurrency: int = 4
 
 
 @dataclass
@@ -203,6 +208,16 @@ class Host:
         out = [(r, p) for p in self.plugins.values() if p.status != "error" for r in p.related]
         return sorted(out, key=lambda rp: (rp[0].order, rp[0].name))
 
+    def reference_matchers(self) -> list[tuple[ReferenceMatcher, PluginRecord]]:
+        """Every declared reference matcher with its plugin (inactive ones too), by ``order``."""
+        out = [(m, p) for p in self.plugins.values() if p.status != "error" for m in p.matchers]
+        return sorted(out, key=lambda mp: (mp[0].order, mp[0].name))
+
+    def notice_providers(self) -> list[tuple[NoticeProvider, PluginRecord]]:
+        """Every declared notice provider with its plugin (inactive ones too), by ``order``."""
+        out = [(n, p) for p in self.plugins.values() if p.status != "error" for n in p.notices]
+        return sorted(out, key=lambda np: (np[0].order, np[0].name))
+
     def plugin_settings(self, name: str) -> dict[str, str | None]:
         record = self.plugins.get(name)
         if record is None or record.info is None:
@@ -270,6 +285,8 @@ _KINDS = (
         "access_links", "medlit_access_links", AccessLinkProvider, "access-link provider", calls=("build",)
     ),
     _Kind("related", "medlit_related_providers", RelatedProvider, "related provider", calls=("resolve",)),
+    _Kind("matchers", "medlit_reference_matchers", ReferenceMatcher, "reference matcher", calls=("resolve",)),
+    _Kind("notices", "medlit_notice_providers", NoticeProvider, "notice provider", calls=("lookup",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt"),
 )
@@ -450,6 +467,7 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
             identify=dict(_resolve(spec.identify, config)),
             headers=dict(_resolve(spec.headers, config)),
             allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
+            concurrency=max(1, int(_resolve(spec.concurrency, config))),
         )
     return out
 

@@ -112,6 +112,8 @@ class Pacing(Protocol):
 
     def cooldown(self, seconds: float) -> None: ...
 
+    def set_rate(self, rate: float) -> None: ...
+
 
 class Pacer:
     """Paces the moments requests are actually sent, shared by every caller of a pacing group.
@@ -136,6 +138,12 @@ class Pacer:
 
     def cooldown(self, seconds: float) -> None:
         self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
+
+    def set_rate(self, rate: float) -> None:
+        """Pace at ``rate`` from now on (a service announced its limit: see ServiceSpec.pace_from)."""
+        if rate > 0:
+            self.rate = rate
+            self.interval = 1.0 / (rate * self.headroom)
 
     def earliest(self, now: float, lane: float | None = None) -> float:
         """The first moment the next request may leave. A request of a ``lane`` slower than the
@@ -267,6 +275,9 @@ class ServiceConfig:
     cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
     record_rules: tuple[RecordRule, ...] = ()
     get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
+    # Reads the rate (requests/s) a service announces in its answers' headers; None: says nothing.
+    pace_from: Callable[[Mapping[str, str]], float | None] | None = None
+    pace_ceiling: float = 0.0  # the highest rate pace_from may set (0: no adjusting)
 
     @property
     def label(self) -> str:
@@ -855,8 +866,24 @@ class UpstreamClient:
                 self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
             ) from None
 
+    def _follow_pace(self, resp: Response) -> None:
+        """Pace the service at the rate its answer announces (ServiceSpec.pace_from), bounded."""
+        cfg = self.config
+        if cfg.pace_from is None or self.pacer is None or cfg.pace_ceiling <= 0:
+            return
+        try:
+            rate = cfg.pace_from(resp.headers)
+        except Exception:  # a malformed header must never fail the request it came with
+            return
+        if rate is None or not rate > 0:
+            return
+        rate = min(float(rate), cfg.pace_ceiling)
+        if rate != getattr(self.pacer, "rate", None):
+            self.pacer.set_rate(rate)
+
     def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
         cfg, status = self.config, resp.status
+        self._follow_pace(resp)
         if status == 429:
             wait = rate_limit_wait(resp.headers, self.settings.retry_after_cap)
             if self.pacer is not None:

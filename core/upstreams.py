@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from .http import Pacer, Pacing, ServiceConfig, UpstreamClient
 from .redact import Redactor
 from .shared_pacer import RedisPacer
+from .types import PACE_CEILING
 from .webfetch import WebClient, WebConfig
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def build_clients(
         spec = rec.spec
         if spec.open_web:  # fetches any public URL, paced per host (core/webfetch.py)
             web = WebConfig(
-                name, spec.title, spec.prefix, rec.rate, spec.concurrency, spec.max_queue, rec.headers
+                name, spec.title, spec.prefix, rec.rate, rec.concurrency, spec.max_queue, rec.headers
             )
             clients[name] = WebClient(web, settings, redactor)
             continue
@@ -53,7 +54,7 @@ def build_clients(
             spec.prefix,
             rec.allowed_hosts,
             identify=rec.identify,
-            concurrency=spec.concurrency,
+            concurrency=rec.concurrency,
             max_queue=spec.max_queue,
             inspect=spec.inspect,
             title=spec.title,
@@ -63,6 +64,8 @@ def build_clients(
             cache_rules=spec.cache,
             record_rules=spec.records,
             get_only=spec.get_only,
+            pace_from=spec.pace_from,
+            pace_ceiling=rec.rate * PACE_CEILING if spec.pace_from is not None else 0.0,
         )
         clients[name] = UpstreamClient(session, config, settings, pacers[spec.group], redactor, cache)
     return clients
