@@ -20,10 +20,15 @@ from typing import Literal
 from ..types import RecordMetadata, ReferenceQuery
 
 Agreement = Literal["same", "close", "different", "unknown"]
-FIELDS = ("title", "authors", "year", "journal", "volume", "issue", "pages", "doi")
+FIELDS = ("title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid")
 _SMALL = frozenset("a an and the of on in for to at by with de des la le du der die und &".split())
-_PREFIX = re.compile(
-    r"^\s*(retracted|withdrawn|removed|retraction|expression of concern)\s*(article)?\s*[:.\-]\s*", re.I
+_PREFIX = re.compile(r"^\s*(retracted|withdrawn|removed)\s*(article)?\s*[:.\-]\s*", re.I)
+# Records that are notices about another record (a stated article is never one of these).
+NOTICE_TYPES = frozenset(
+    {"retraction of publication", "published erratum", "expression of concern", "retraction notice"}
+)
+_NOTICE_TITLE = re.compile(
+    r"^\s*(retraction|erratum|correction|corrigendum|expression of concern|notice of retraction)\b", re.I
 )
 
 
@@ -103,7 +108,14 @@ def compare_year(stated: int | None, actual: int | None, other: int | None = Non
 
 
 def _journal_words(text: str | None) -> list[str]:
-    return [w for w in fold(text).split() if w not in _SMALL]
+    return [w for w in fold(re.sub(r"\([^)]*\)", " ", text or "")).split() if w not in _SMALL]
+
+
+def _acronyms(text: str | None) -> set[str]:
+    """A journal's acronyms: its words' initials, and one in parentheses ("... Recognition (IJDAR)")."""
+    out = {"".join(w[0] for w in _journal_words(text))}
+    out |= {fold(m) for m in re.findall(r"\(([A-Za-z]{3,12})\)", text or "")}
+    return {a for a in out if len(a) >= 3}
 
 
 def journal_matches(stated: str | None, actual: str | None) -> bool:
@@ -112,9 +124,9 @@ def journal_matches(stated: str | None, actual: str | None) -> bool:
         return False
     if a == b:
         return True
-    if len(a) == 1 and len(a[0]) >= 3 and a[0] == "".join(w[0] for w in b):
+    if len(a) == 1 and a[0] in _acronyms(actual):
         return True  # acronym: IJDAR
-    if len(b) == 1 and len(b[0]) >= 3 and b[0] == "".join(w[0] for w in a):
+    if len(b) == 1 and b[0] in _acronyms(stated):
         return True
     for short, full in ((a, b), (b, a)):
         if len(short) == len(full) and all(f.startswith(s) for s, f in zip(short, full, strict=True)):
@@ -219,12 +231,25 @@ def judge(ref: ReferenceQuery, work: Work) -> Verdict:
             "same" if ref.doi in {r.doi for r in recs if r.doi} else ("different" if work.doi else "unknown")
         )
     best["doi"] = doi_state
+    pmid_state: Agreement = "unknown"
+    if ref.pmid:
+        pmid_state = (
+            "same"
+            if ref.pmid in {r.pmid for r in recs if r.pmid}
+            else ("different" if work.pmid else "unknown")
+        )
+    best["pmid"] = pmid_state
+    notice = any(
+        t.lower() in NOTICE_TYPES for r in recs for t in r.publication_types
+    ) and not _NOTICE_TITLE.match(ref.title or "")
 
     title = best["title"]
     support = [best[f] for f in ("authors", "year", "journal")]
     agree_support = sum(1 for s in support if s in ("same", "close"))
     chimera = title in ("same", "close") and best["authors"] == "different" and best["journal"] == "different"
-    if title in ("same", "close"):
+    if notice:
+        same_work = False  # an erratum or retraction notice is not the article it is about
+    elif title in ("same", "close"):
         known_support = [s for s in support if s != "unknown"]
         same_work = agree_support >= 1 or not known_support or chimera
     elif title == "unknown" and ref.title is None:
@@ -258,6 +283,7 @@ def judge(ref: ReferenceQuery, work: Work) -> Verdict:
         "issue": main.issue or work.first("issue"),
         "pages": _pages(main) or work.first("first_page"),
         "doi": work.doi,
+        "pmid": work.pmid,
     }
     stated = {
         "title": ref.title,
@@ -268,6 +294,7 @@ def judge(ref: ReferenceQuery, work: Work) -> Verdict:
         "issue": ref.issue,
         "pages": f"{ref.first_page}-{ref.last_page}" if ref.first_page and ref.last_page else ref.first_page,
         "doi": ref.doi,
+        "pmid": ref.pmid,
     }
     for f in FIELDS:
         if best[f] in ("close", "different"):

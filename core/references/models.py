@@ -15,7 +15,7 @@ MAX_REFERENCES = 100
 MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
 Match = Literal["verified", "mismatch", "ambiguous", "not_found"]
 Confidence = Literal["high", "medium", "low"]
-Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi"]
+Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
 
 
 class ReferenceFields(ToolInput):

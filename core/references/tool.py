@@ -246,12 +246,7 @@ class Pool:
             r = c.record
             ids = {("doi", r.doi.lower()) if r.doi else None, ("pmid", r.pmid) if r.pmid else None} - {None}
             target = next(
-                (
-                    w
-                    for w in works
-                    if ids & {("doi", (x.doi or "").lower()) for x in w.records}
-                    | {("pmid", x.pmid) for x in w.records}
-                ),
+                (w for w in works if ids & (_ids_of(w.records))),
                 None,
             )
             if target is None:
@@ -266,6 +261,11 @@ class Pool:
             if c.score is not None and (target.score is None or c.score > target.score):
                 target.score = c.score
         return works
+
+
+def _ids_of(records: Sequence[RecordMetadata]) -> set[tuple[str, str]]:
+    out = {("doi", r.doi.lower()) for r in records if r.doi}
+    return out | {("pmid", r.pmid) for r in records if r.pmid}
 
 
 def _same_record(a: RecordMetadata, b: RecordMetadata) -> bool:
@@ -583,6 +583,9 @@ def decide(ref: ReferenceQuery, works: list[Work], failures: bool) -> Decision:
                 note=f"the stated {label} belongs to another paper; the stated work itself was not found",
             )
         return Decision("not_found", "low" if failures else ("medium" if works else "high"), candidates=near)
+    stated_hit = next(((w, v) for w, v in accepted if _by_stated_id(ref, w)), None)
+    if stated_hit is not None and stated_hit[1].fields["title"] in ("same", "close"):
+        accepted = [stated_hit, *[wv for wv in accepted if wv is not stated_hit]]  # the stated id, confirmed
     top_w, top_v = accepted[0]
     rivals = [
         (w, v)

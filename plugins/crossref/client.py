@@ -76,7 +76,7 @@ async def work(ctx: ToolContext, doi: str) -> Work | None:
     if hit:
         return value
     resp = await ctx.client(SERVICE).get(
-        f"works/{quote(doi, safe='')}", {}, expect="bytes", ok_statuses={400, 404}
+        f"works/{quote(doi, safe='/')}", {}, expect="bytes", ok_statuses={400, 404}
     )
     if resp.status == 404 and not resp.body.lstrip().startswith(b"{"):
         found = None  # "Resource not found.": the DOI is not Crossref's
