@@ -128,18 +128,32 @@ def _one_name(raw: str) -> str | None:
     return name_family_first(" ".join(words[i:]), " ".join(words[:i]))
 
 
+def _is_initials(part: str) -> bool:
+    """``D.``, ``P. J.``, ``S.-J.``, ``Ł``, ``JA``: initials only (upper-case letters, dots, hyphens)."""
+    p = part.strip()
+    if not p or len(p) > 10:
+        return False
+    letters = [c for c in p if c.isalpha()]
+    return (
+        bool(letters)
+        and all(c.isupper() for c in letters)
+        and all(c.isalpha() or c in ". -" for c in p)
+        and ("." in p or len(letters) <= 3)
+    )
+
+
 def parse_authors(segment: str) -> list[str]:
     """An author segment in any common style -> ``"Family Initials"`` names."""
     s = _ETAL.sub("", segment).strip(" .,;")
     if not s:
         return []
     s = re.sub(r"\s+(?:and|&)\s+", ", ", s)
-    if re.search(r",\s*(?:[A-Z]\.\s*-?)+(?:,|$)", s):
+    parts = [p.strip() for p in s.split(",") if p.strip()]
+    if len(parts) >= 2 and _is_initials(parts[1]):
         # APA/Harvard: "Tkaczyk, D., Szostek, P." -> pairs of family, initials
-        parts = [p.strip() for p in s.split(",") if p.strip()]
         names, i = [], 0
         while i < len(parts):
-            if i + 1 < len(parts) and re.fullmatch(r"(?:[A-Z][a-z]?\.\s*-?\s*)+|[A-Z]{1,3}", parts[i + 1]):
+            if i + 1 < len(parts) and _is_initials(parts[i + 1]):
                 names.append(name_family_first(parts[i], parts[i + 1]))
                 i += 2
             else:

@@ -172,7 +172,7 @@ def to_metadata(work: Mapping[str, Any], doi: str) -> RecordMetadata:
     date = next(
         (
             d
-            for key in ("issued", "published", "published-print", "published-online", "posted", "created")
+            for key in ("issued", "published", "published-print", "published-online", "posted")
             if (d := date_of(work.get(key)))
         ),
         None,
