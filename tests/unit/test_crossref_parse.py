@@ -91,7 +91,7 @@ def test_sparse_title_level_and_peer_review_records():
 def test_doi_filter_answer_is_out_of_request_order_with_zero_scores():
     works, total = parse_items(load("crossref/works_filter/filter_doi_three_dois_rows3.json"))
     assert total == 3
-    assert [w.doi for w in works][0] == "10.1162/qss_a_00348"  # asked second
+    assert works[0].doi == "10.1162/qss_a_00348"  # asked second
     assert {w.score for w in works} == {0.0}
     assert any(w.metadata.year is None for w in works)  # issued [[null]]
 

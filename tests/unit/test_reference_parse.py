@@ -261,7 +261,7 @@ IS  - 4356
 SP  - 737
 EP  - 738
 DO  - 10.1038/171737a0
-ER  - 
+ER  -
 TY  - JOUR
 A1  - Tkaczyk, Dominika
 T1  - CERMINE: automatic extraction of structured metadata
