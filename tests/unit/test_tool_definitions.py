@@ -64,7 +64,9 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubmed_lookup_mesh": {"query": "asthma"},
     "pubmed_search_articles": {"query": "asthma"},
     "pubmed_spell_check": {"query": "asthma"},
-    "pubmed_verify_references": {"references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]},
+    "pubmed_verify_references": {
+        "references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]
+    },
 }
 
 
