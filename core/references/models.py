@@ -119,10 +119,10 @@ class Discrepancy(ToolOutput):
 
 class NoticeSource(ToolOutput):
     source: str = Field(
-        description="The provider, with the depositor where it says: 'crossref:retraction-watch'"
+        description="The provider, with the depositor where the provider names one: '<provider>:<depositor>'"
     )
     type: NoticeKind = Field(description="The type as this source gives it (folded onto the five kinds)")
-    label: str = Field("", description="The source's own word, e.g. 'RetractionIn', 'erratum'")
+    label: str = Field("", description="The source's own word for the type")
     id: str | None = None
     date: str | None = None
 

@@ -303,7 +303,7 @@ def _strip_ids(text: str) -> str:
     out = re.sub(
         r"\b(?:Available (?:from|at)|Retrieved from|Epub ahead of print|https?://\S+)", " ", out, flags=re.I
     )
-    out = re.sub(r"\[\s*(?:Epub|doi|PubMed|PMC|Internet|cited)[^\]]*\]", " ", out, flags=re.I)
+    out = re.sub(r"\[[^\]]{1,40}\]", " ", out)  # "[Internet]", "[cited 2020 May 1]", "[Epub ahead of print]"
     return re.sub(r"\s+", " ", out).strip(" .;,")
 
 
