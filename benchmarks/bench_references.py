@@ -29,10 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+import reference_library as lib
+
 from medlit.core.runtime import Runtime
 from medlit.testing import TEST_SETTINGS, make_host
 
-import reference_library as lib
 from fake_upstream import FakeUpstream
 
 WORDS = (
@@ -48,27 +49,59 @@ def extend_library() -> list[str]:
         a, b, c = WORDS[n % 10], WORDS[10 + n % 8], WORDS[(n * 7) % 18]
         title = f"Determinants of {a} {b} in cohort {n}: a {c} study of outcome {n * 3}"
         w = lib.Lib(
-            f"bench{n}", title, [(f"Author{n}", "Anna"), ("Second", "Bo")], "Journal of Bench Medicine",
-            "J Bench Med", 2000 + n % 24, str(10 + n), str(1 + n % 12), f"{100 + n}-{110 + n}",
-            f"10.5555/bench.{n}", str(98000000 + n),
+            f"bench{n}",
+            title,
+            [(f"Author{n}", "Anna"), ("Second", "Bo")],
+            "Journal of Bench Medicine",
+            "J Bench Med",
+            2000 + n % 24,
+            str(10 + n),
+            str(1 + n % 12),
+            f"{100 + n}-{110 + n}",
+            f"10.5555/bench.{n}",
+            str(98000000 + n),
         )
         lib.WORKS.append(w)
         if n < 40:
-            refs.append(f"Author{n} A, Second B. {title}. J Bench Med. {w.year};{w.volume}({w.issue}):{w.pages}.")
+            refs.append(
+                f"Author{n} A, Second B. {title}. J Bench Med. {w.year};{w.volume}({w.issue}):{w.pages}."
+            )
         elif n < 55:
-            refs.append(f"Author{n}, A., & Second, B. ({w.year}). {title}. Journal of Bench Medicine, {w.volume}"
-                        f"({w.issue}), {w.pages}. https://doi.org/{w.doi}")
+            refs.append(
+                f"Author{n}, A., & Second, B. ({w.year}). {title}. Journal of Bench Medicine, {w.volume}"
+                f"({w.issue}), {w.pages}. https://doi.org/{w.doi}"
+            )
         else:
-            refs.append(f"Author{n} A, Second B. {title}. J Bench Med. {w.year};{int(w.volume or 0) + 50}:{900 + n}-9.")
+            refs.append(
+                f"Author{n} A, Second B. {title}. J Bench Med. {w.year};{int(w.volume or 0) + 50}:{900 + n}-9."
+            )
     for n in range(10):
         title = f"Crossref-only conference paper on {WORDS[n]} modelling, part {n}"
-        lib.WORKS.append(lib.Lib(f"cr{n}", title, [(f"Confer{n}", "Carl")], "Proceedings of the Bench Workshop",
-                                 "Proc Bench Workshop", 2019, None, None, f"{10 * n + 1}-{10 * n + 9}",
-                                 f"10.5555/conf.{n}", None, pubmed=False, crossref_type="proceedings-article"))
-        refs.append(f"Confer{n} C. {title}. In: Proceedings of the Bench Workshop; 2019. p. {10 * n + 1}-{10 * n + 9}.")
+        lib.WORKS.append(
+            lib.Lib(
+                f"cr{n}",
+                title,
+                [(f"Confer{n}", "Carl")],
+                "Proceedings of the Bench Workshop",
+                "Proc Bench Workshop",
+                2019,
+                None,
+                None,
+                f"{10 * n + 1}-{10 * n + 9}",
+                f"10.5555/conf.{n}",
+                None,
+                pubmed=False,
+                crossref_type="proceedings-article",
+            )
+        )
+        refs.append(
+            f"Confer{n} C. {title}. In: Proceedings of the Bench Workshop; 2019. p. {10 * n + 1}-{10 * n + 9}."
+        )
     for n in range(20):
-        refs.append(f"Fictus{n} F, Nemo N. Imaginary {WORDS[n % 18]} therapy number {n} reverses everything in "
-                    f"zebrafish. J Invented Res. 2022;{n + 1}:{n * 10 + 1}-{n * 10 + 9}.")
+        refs.append(
+            f"Fictus{n} F, Nemo N. Imaginary {WORDS[n % 18]} therapy number {n} reverses everything in "
+            f"zebrafish. J Invented Res. 2022;{n + 1}:{n * 10 + 1}-{n * 10 + 9}."
+        )
     return refs
 
 
@@ -98,7 +131,11 @@ def _kind(q) -> str:
 async def run(paced: bool, runs: int, refs: list[str]) -> dict:
     async with FakeUpstream(ncbi_limit=None) as fake:
         lib.install(fake)
-        env = {**TEST_SETTINGS, **fake.env("ncbi", "idconv", "crossref"), "MEDLIT_LOAD_PLUGINS": "ncbi,crossref"}
+        env = {
+            **TEST_SETTINGS,
+            **fake.env("ncbi", "idconv", "crossref"),
+            "MEDLIT_LOAD_PLUGINS": "ncbi,crossref",
+        }
         if not paced:
             env["MEDLIT_NCBI_RATE"] = "1000"
         walls = []
@@ -122,7 +159,9 @@ async def main() -> None:
     print("| pacing | upstream requests | wall time | summary |")
     print("|---|---|---:|---|")
     for r in rows:
-        pacing = "NCBI 3 req/s, Crossref 2 req/s then as announced" if r["paced"] else "NCBI 1000 req/s (fake)"
+        pacing = (
+            "NCBI 3 req/s, Crossref 2 req/s then as announced" if r["paced"] else "NCBI 1000 req/s (fake)"
+        )
         total = sum(r["requests"].values())
         split = ", ".join(f"{n} {k}" for k, n in sorted(r["requests"].items()))
         s = r["summary"]

@@ -200,6 +200,7 @@ class Trail:
     variable: str | None = None
     stages: list[str] = field(default_factory=list)
     asked_keys: set[str] = field(default_factory=set)
+    late_keys: set[str] = field(default_factory=set)  # references the call's deadline kept from it
     error: MedlitError | None = None
 
     def report(self) -> ProviderReport:
@@ -322,6 +323,7 @@ async def _ask(
             "Retry with fewer references.",
             True,
         )
+        trail.late_keys |= {r.key for r in refs}
         return
     trail.stages.append(stage)
     trail.asked_keys |= {r.key for r in refs}
@@ -656,8 +658,9 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
     read, total = read_references(args.references)  # refused input raises here, before any request
     refs = [to_query(str(n + 1), s) for n, (_, s) in enumerate(read)]
     started = time.monotonic()
-    deadline = started + max(10.0, host.settings.call_deadline - 2.0)
-    match_until = deadline - NOTICE_RESERVE
+    budget = host.settings.call_deadline
+    deadline = started + max(0.5, budget * 0.95 - 0.5)  # the runtime stops the handler at the deadline
+    match_until = deadline - min(NOTICE_RESERVE, budget * 0.2)
 
     matchers = [
         (
@@ -707,7 +710,12 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
         asked = [t.name for _, t in matchers if ref.key in t.asked_keys]
         not_asked = [f"{t.name} ({t.detail or 'off'})" for _, t in matchers if not t.active]
         failed = [t for _, t in matchers if ref.key in t.asked_keys and t.error is not None]
+        late = [t.name for _, t in matchers if ref.key in t.late_keys]
         note = d.note
+        if late:
+            note = (
+                (note + "; ") if note else ""
+            ) + f"not asked: the call ran out of time ({', '.join(late)})"
         if failed:
             note = ((note + "; ") if note else "") + "; ".join(
                 f"{t.name} failed ({t.error.reason if t.error else '?'})" for t in failed

@@ -19,6 +19,8 @@ from medlit.core.plugin import (
 
 from . import client
 
+IN_FLIGHT = 4  # searches handed to the paced client at once (it queues at most 64 callers)
+
 
 async def match(
     refs: Sequence[ReferenceQuery], stage: MatchStage, ctx: ToolContext
@@ -33,12 +35,14 @@ async def match(
             if w is not None:
                 out[r.key] = [ReferenceCandidate(w.metadata, "doi")]
     elif stage == "search":
+        gate = asyncio.Semaphore(IN_FLIGHT)
 
         async def one(r: ReferenceQuery) -> None:
             text = r.bibliographic()
             if not text.strip():
                 return
-            works = await client.bibliographic(ctx, text)
+            async with gate:
+                works = await client.bibliographic(ctx, text)
             if works:
                 out[r.key] = [ReferenceCandidate(w.metadata, "bibliographic", w.score) for w in works]
 

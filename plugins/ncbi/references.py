@@ -38,6 +38,7 @@ from .parse.pubmed_records import PubMedArticle
 
 TITLE_WORDS = 10  # title words AND-ed in a title search (a truncated title still matches)
 SEARCH_ROWS = 5
+IN_FLIGHT = 4  # searches handed to the paced client at once (it queues at most 64 callers)
 _STOP = frozenset(
     "a an and are as at be by for from in into is of on or the their this to with without vs versus".split()
 )
@@ -150,9 +151,11 @@ async def _by_title(refs: Sequence[ReferenceQuery], ctx: ToolContext) -> dict[st
     if not terms:
         return {}
     found: dict[str, list[str]] = {}
+    gate = asyncio.Semaphore(IN_FLIGHT)
 
     async def one(key: str, term: str) -> None:
-        result = await run_esearch(ctx, "pubmed", term, retmax=str(SEARCH_ROWS))
+        async with gate:
+            result = await run_esearch(ctx, "pubmed", term, retmax=str(SEARCH_ROWS))
         if result.ids:
             found[key] = list(result.ids)
 

@@ -205,3 +205,31 @@ async def test_text_table_worst_first(fake, make_runtime):
     ]  # retracted, not found, mismatch, verified
     assert "RETRACTION" in rows[0] and "year: 2021 → 2023" in rows[2]
     assert "verified 2 · mismatch 1 · ambiguous 0 · not found 1 · retracted 1" in out.text
+
+
+async def test_what_the_deadline_cuts_off_is_named(fake, make_runtime):
+    lib.install(fake)
+    async with make_runtime(MEDLIT_CALL_DEADLINE="1") as rt:
+        out = await rt.call(TOOL, {"references": [lib.MIXED[0][0]]})
+    assert out.data is not None, out.text
+    (r,) = out.data["results"]
+    assert r["match"] == "not_found" and r["confidence"] == "low"
+    assert "not asked: the call ran out of time (pubmed, crossref)" in r["evidence"]["note"]
+    assert {p["outcome"] for p in out.data["providers"] if p["kind"] == "matcher"} == {"failed"}
+    assert fake.requests == []
+
+
+async def test_a_hundred_searches_queue_politely(fake, make_runtime):
+    """100 references that every search stage must look for: no queue overflows, every one asked."""
+    lib.install(fake)
+    refs = [
+        f"Nobody{n} N. Invented study code{n} of nothing at all. J None. 2020;{n}:{n}-{n + 1}."
+        for n in range(100)
+    ]
+    async with make_runtime() as rt:
+        out = await rt.call(TOOL, {"references": refs})
+    assert out.data is not None, out.text
+    assert out.data["summary"]["not_found"] == 100 and out.data["notice"] is None
+    assert len([q for q in fake.of("crossref", "works") if "query.bibliographic" in q.params]) == 100
+    assert len([q for q in fake.of("ncbi", "esearch.fcgi") if "[ti]" in q.params["term"]]) == 100
+    assert {p["outcome"] for p in out.data["providers"] if p["kind"] == "matcher"} == {"answered"}
