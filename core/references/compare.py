@@ -61,10 +61,13 @@ def compare_title(stated: str | None, actual: str | None) -> Agreement:
         return "unknown"
     if a == b:
         return "same"
+    words_a, words_b = a.split(), b.split()
+    nums_a, nums_b = {w for w in words_a if w.isdigit()}, {w for w in words_b if w.isdigit()}
+    if nums_a and nums_b and nums_a - nums_b:
+        return "different"  # "phase 2" is not "phase 3", "cohort 12" not "cohort 13"
     ratio = _ratio(a, b)
     if ratio >= 0.97:
         return "same"
-    words_a, words_b = a.split(), b.split()
     # cut short: the stated words begin the actual title (subtitle dropped, title truncated)
     if len(words_a) >= 3 and words_b[: len(words_a)] == words_a:
         return "close"

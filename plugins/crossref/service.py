@@ -31,7 +31,7 @@ from medlit.core.plugin import (
 )
 
 BASE_URL = "https://api.crossref.org"
-START_RATE = 2.0  # requests/s until the first answer announces the pool's limit
+START_RATE = 5.0  # requests/s until the first answer announces the pool's limit (the public pool's)
 SERVICE_NAME = "crossref"
 POLITE_CONCURRENCY = 3
 PUBLIC_CONCURRENCY = 1

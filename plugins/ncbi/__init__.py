@@ -74,7 +74,7 @@ RELATED_PROVIDER = RelatedProvider(
 )
 
 MATCHER = ReferenceMatcher(
-    name="pubmed",
+    name="ncbi",
     order=10,
     stages=frozenset({"identifiers", "citation", "search"}),
     resolve=lazy(".references:match", __name__),
@@ -82,7 +82,7 @@ MATCHER = ReferenceMatcher(
 )
 
 NOTICES = NoticeProvider(
-    name="pubmed",
+    name="ncbi",
     order=10,
     accepts=frozenset({"pmid"}),
     lookup=lazy(".references:notices", __name__),

@@ -46,7 +46,7 @@ async def test_thirty_references_over_stdio_each_class_right(fake):
         tools = {t.name: t for t in (await client.list_tools()).tools}
         tool = tools[TOOL]
         assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is True
-        assert "crossref" in tool.description and "pubmed" in tool.description
+        assert "crossref" in tool.description and "ncbi" in tool.description
 
         result = await client.call_tool(TOOL, {"references": [r for r, _, _ in lib.MIXED]})
         assert not result.is_error, result.content
@@ -112,8 +112,8 @@ async def test_crossref_switched_off_pubmed_only_and_said(fake):
         jsonschema.validate(data, tool.output_schema)
     watson, wakefield, invented, cermine = data["results"]
     assert watson["match"] == "verified" and wakefield["match"] == "verified"
-    assert any(n["type"] == "retraction" and n["source"] == "pubmed" for n in wakefield["notices"])
-    assert invented["match"] == "not_found" and "not found by pubmed" in invented["evidence"]["note"]
+    assert any(n["type"] == "retraction" and n["source"] == "ncbi" for n in wakefield["notices"])
+    assert invented["match"] == "not_found" and "not found by ncbi" in invented["evidence"]["note"]
     assert cermine["match"] == "not_found" and "not asked: crossref" in cermine["evidence"]["note"]
     assert "Not asked: crossref" in data["notice"]
     assert {(p["provider"], p["outcome"]) for p in data["providers"] if p["provider"] == "crossref"} == {

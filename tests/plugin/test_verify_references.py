@@ -58,7 +58,7 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
         "actual": "10.5555/jamaneurol.2022.498",
     }
     # invented: the sources asked are named
-    assert all("not found by pubmed, crossref" in by[i]["evidence"]["note"] for i in range(15, 20))
+    assert all("not found by ncbi, crossref" in by[i]["evidence"]["note"] for i in range(15, 20))
     # ambiguous: the top candidates
     assert {c["record"]["pmid"] for c in by[29]["candidates"]} == {"99000011", "99000012"}
     # Crossref-only works, verified by Crossref alone
@@ -71,13 +71,13 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
     # Wakefield: PubMed's RetractionIn and Retraction Watch's entry are one notice, with both sources
     (retraction,) = [n for n in by[23]["notices"] if n["type"] == "retraction"]
     assert retraction["id"] == "10.1016/s0140-6736(10)60175-4"
-    assert {s["source"] for s in retraction["sources"]} == {"pubmed", "crossref:retraction-watch"}
+    assert {s["source"] for s in retraction["sources"]} == {"ncbi", "crossref:retraction-watch"}
     # Mehra: publisher's erratum and Retraction Watch's retraction of one notice: a retraction, both kept
     mehra = next(n for n in by[24]["notices"] if n["id"] == "10.1016/s0140-6736(20)31324-6")
     assert mehra["type"] == "retraction" and mehra["disagreement"] is True
     assert {(s["source"], s["type"]) for s in mehra["sources"]} >= {
         ("crossref:publisher", "erratum"),
-        ("pubmed", "retraction"),
+        ("ncbi", "retraction"),
     }
     # a retraction only a Crossref notice work states (filter=updates:)
     assert [(n["type"], n["id"], n["source"]) for n in by[25]["notices"]] == [
@@ -118,7 +118,7 @@ async def test_crossref_switched_off_leaves_pubmed_verification_and_says_so(fake
     assert out.data is not None, out.text
     watson, wakefield, cermine = out.data["results"]
     assert watson["match"] == "verified" and wakefield["match"] == "verified"
-    assert [n["source"] for n in wakefield["notices"]] == ["pubmed", "pubmed"]  # PubMed's own notices only
+    assert [n["source"] for n in wakefield["notices"]] == ["ncbi", "ncbi"]  # PubMed's own notices only
     assert cermine["match"] == "not_found" and "not asked: crossref" in cermine["evidence"]["note"]
     assert "Not asked: crossref" in out.data["notice"]
     off = [p for p in out.data["providers"] if p["provider"] == "crossref"]
@@ -214,7 +214,7 @@ async def test_what_the_deadline_cuts_off_is_named(fake, make_runtime):
     assert out.data is not None, out.text
     (r,) = out.data["results"]
     assert r["match"] == "not_found" and r["confidence"] == "low"
-    assert "not asked: the call ran out of time (pubmed, crossref)" in r["evidence"]["note"]
+    assert "not asked: the call ran out of time (ncbi, crossref)" in r["evidence"]["note"]
     assert {p["outcome"] for p in out.data["providers"] if p["kind"] == "matcher"} == {"failed"}
     assert fake.requests == []
 
