@@ -230,3 +230,22 @@ async def test_a_failed_list_answer_in_200_is_refused(fake):
         with pytest.raises(MedlitError) as info:
             await client.works_by_doi(rt.context("crossref"), ["10.5555/x"])
     assert info.value.reason == "crossref_invalid_response" and "bad" in info.value.message
+
+
+async def test_openurl_links_a_doi_pubmed_lacks_with_crossref_metadata(fake, make_runtime):
+    """The OpenURL plugin reads DOIs through ctx.lookup_metadata: Crossref answers for them."""
+    work = synthetic(7) | {
+        "container-title": ["Proceedings of the Bench Workshop"],
+        "author": [{"family": "Confer", "given": "Carl"}],
+        "volume": "3",
+        "page": "11-19",
+        "ISSN": ["1234-5678"],
+    }
+    crossref_routes.install(fake, works=[work], corpus=False)
+    async with make_runtime(OPENURL_RESOLVER="https://resolver.example.org/openurl") as rt:
+        out = await rt.call("pubmed_institutional_link", {"dois": ["10.5555/batch.7"]})
+    assert out.data is not None, out.text
+    text = str(out.data)
+    assert "Work+7" in text or "Work%207" in text or "Work 7" in text
+    assert "Confer" in text and "1234-5678" in text
+    assert len(fake.of("crossref", "works")) == 1
