@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -13,6 +13,8 @@ from ..types import NoticeKind
 
 MAX_REFERENCES = 100
 MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
+Short = Annotated[str, Field(max_length=30)]
+Number = Annotated[int, Field(ge=0, le=999_999_999)]
 Match = Literal["verified", "mismatch", "ambiguous", "not_found"]
 Confidence = Literal["high", "medium", "low"]
 Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
@@ -30,14 +32,16 @@ class ReferenceFields(ToolInput):
     journal: str | None = Field(
         None, max_length=300, description="Full title or abbreviation. Example: 'IJDAR'."
     )
-    year: int | str | None = Field(None, description="Example: 2015.")
-    volume: str | int | None = Field(None, max_length=30, description="Example: '18'.")
-    issue: str | int | None = Field(None, max_length=30, description="Example: '4'.")
-    pages: str | int | None = Field(None, max_length=40, description="Example: '317-335'.")
+    year: Number | Short | None = Field(None, description="Example: 2015.")
+    volume: Short | Number | None = Field(None, description="Example: '18'.")
+    issue: Short | Number | None = Field(None, description="Example: '4'.")
+    pages: Annotated[str, Field(max_length=40)] | Number | None = Field(
+        None, description="Example: '317-335'."
+    )
     doi: str | None = Field(
         None, max_length=300, description="Checked, not believed. Example: '10.1007/s10032-015-0249-8'."
     )
-    pmid: str | int | None = Field(None, description="Checked, not believed. Example: '9500320'.")
+    pmid: Short | Number | None = Field(None, description="Checked, not believed. Example: '9500320'.")
 
     @field_validator("authors")
     @classmethod
@@ -52,7 +56,7 @@ class ReferenceFields(ToolInput):
 
 
 class VerifyReferencesInput(ToolInput):
-    references: list[str | ReferenceFields] = Field(
+    references: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)] | ReferenceFields] = Field(
         min_length=1,
         max_length=MAX_REFERENCES,
         description=f"Up to {MAX_REFERENCES} references, each a string in any common style (Vancouver, APA, AMA, "
