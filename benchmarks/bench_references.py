@@ -11,8 +11,8 @@ only Crossref knows (settled by Crossref's reference matcher), 20 invented ones 
 asked, nothing found).
 
 First with NCBI pacing raised to 1000 req/s (our own overhead, median of ``--runs``), then once at
-the real pace: NCBI's 3 req/s without a key, Crossref starting at 2 req/s and following the
-``x-rate-limit-*`` headers the fake sends (50/1s, capped at 20 req/s). Prints a markdown table;
+the real pace: NCBI's 3 req/s without a key, Crossref starting at 5 req/s and following the
+``x-rate-limit-*`` headers the fake sends (50/1s). Prints a markdown table;
 docs/benchmarks.md records a run.
 """
 
@@ -160,7 +160,7 @@ async def main() -> None:
     print("|---|---|---:|---|")
     for r in rows:
         pacing = (
-            "NCBI 3 req/s, Crossref 2 req/s then as announced" if r["paced"] else "NCBI 1000 req/s (fake)"
+            "NCBI 3 req/s, Crossref 5 req/s then as announced" if r["paced"] else "NCBI 1000 req/s (fake)"
         )
         total = sum(r["requests"].values())
         split = ", ".join(f"{n} {k}" for k, n in sorted(r["requests"].items()))
