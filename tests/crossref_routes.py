@@ -32,6 +32,27 @@ CORPUS_WORKS = (
     "crossref/works/ijo_00000353_sparse_record.json",
 )
 RATE_HEADERS = {"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s"}
+# The fields Crossref's documentation lists for select=; any other is refused with a 400.
+SELECTABLE = frozenset(
+    "abstract URL member posted score created degree update-policy short-title license ISSN container-title "
+    "issued update-to issue prefix approved indexed article-number clinical-trial-number accepted author "
+    "group-title DOI is-referenced-by-count updated-by event chair standards-body original-title funder "
+    "translator archive published-print alternative-id subject subtitle published-online publisher-location "
+    "content-domain reference title link type publisher volume references-count ISBN issn-type assertion "
+    "deposited page content-created short-container-title relation editor".split()
+)
+
+
+def _refused(kind: str, value: str, message: str) -> web.Response:
+    return json_response(
+        {
+            "status": "failed",
+            "message-type": "validation-failure",
+            "message": [{"type": kind, "value": value, "message": message}],
+        },
+        status=400,
+        headers=RATE_HEADERS,
+    )
 
 
 def corpus_work(rel: str) -> dict[str, Any] | None:
@@ -94,6 +115,9 @@ class CrossrefFake:
 
     def handle(self, req: Req) -> web.Response:
         params = req.params
+        unknown = [f for f in params.get("select", "").split(",") if f and f not in SELECTABLE]
+        if unknown:
+            return _refused("select-field-invalid", unknown[0], "Select field is not allowed")
         if "query.bibliographic" in params:
             return self._match(params["query.bibliographic"], int(params.get("rows", "20")))
         filt = params.get("filter", "")

@@ -23,8 +23,9 @@ from .parse import Work, error_message, parse_items, parse_single
 SERVICE = "crossref"
 DOI_BATCH = 40  # DOIs per filter: keeps the GET under ~2,500 characters
 BIB_ROWS = 5
+# Only fields Crossref documents as selectable (an unknown one is a 400 for the whole request).
 FIELDS = (
-    "DOI,title,author,container-title,short-container-title,issued,published,published-print,"
+    "DOI,title,author,container-title,short-container-title,issued,published-print,"
     "published-online,posted,volume,issue,page,article-number,type,ISSN,issn-type,ISBN,publisher,"
     "update-to,updated-by,score"
 )
