@@ -564,7 +564,28 @@ def ecitmatch(req: Req) -> web.Response:
     return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
 
 
+RETRACTED_IN_OPENALEX = {"10.1016/s0140-6736(97)11096-0", "10.1016/s0140-6736(20)31180-6"}
+
+
+def openalex_works(req: Req) -> web.Response:
+    """``works?filter=doi:A|B``: the works OpenAlex knows (those with a DOI), ``is_retracted`` set for
+    Wakefield and Mehra."""
+    asked = [d.lower() for d in req.params.get("filter", "").removeprefix("doi:").split("|") if d]
+    known = {w.doi.lower() for w in WORKS if w.doi}
+    rows = [
+        {
+            "id": f"https://openalex.org/W{abs(hash(d)) % 10**9}",
+            "doi": f"https://doi.org/{d}",
+            "is_retracted": d in RETRACTED_IN_OPENALEX,
+        }
+        for d in asked
+        if d in known
+    ]
+    return json_response({"meta": {"count": len(rows), "page": 1, "per_page": len(rows)}, "results": rows})
+
+
 def install(fake: FakeUpstream, crossref: bool = True) -> crossref_routes.CrossrefFake | None:
+    fake.route("openalex", "works", openalex_works)
     fake.route("ncbi", "efetch.fcgi", efetch)
     fake.route("ncbi", "esearch.fcgi", esearch)
     fake.route("ncbi", "ecitmatch.cgi", ecitmatch)

@@ -71,7 +71,7 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
     # Wakefield: PubMed's RetractionIn and Retraction Watch's entry are one notice, with both sources
     (retraction,) = [n for n in by[23]["notices"] if n["type"] == "retraction"]
     assert retraction["id"] == "10.1016/s0140-6736(10)60175-4"
-    assert {s["source"] for s in retraction["sources"]} == {"ncbi", "crossref:retraction-watch"}
+    assert {s["source"] for s in retraction["sources"]} == {"ncbi", "crossref:retraction-watch", "openalex"}
     # Mehra: publisher's erratum and Retraction Watch's retraction of one notice: a retraction, both kept
     mehra = next(n for n in by[24]["notices"] if n["id"] == "10.1016/s0140-6736(20)31324-6")
     assert mehra["type"] == "retraction" and mehra["disagreement"] is True
@@ -89,6 +89,7 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
     assert calls[("ncbi", "esearch.fcgi", "doi")] == 1
     assert calls[("crossref", "works", "doi")] <= 2  # the stated DOIs, then the matched works' DOIs
     assert calls[("crossref", "works", "updates")] == 1
+    assert calls[("openalex", "works", "doi")] == 1  # is_retracted of every matched DOI
     assert calls[("ncbi", "efetch.fcgi", "")] <= 4
     # searches only for what no batched lookup settled
     title_searches = calls[("ncbi", "esearch.fcgi", "title")]
@@ -103,7 +104,7 @@ def _kind(params: dict) -> str:
         return "bibliographic"
     f = params.get("filter", "")
     if f.startswith("doi:"):
-        return "doi"
+        return "doi"  # Crossref's doi:A,doi:B and OpenAlex's doi:A|B
     if f.startswith("updates:"):
         return "updates"
     term = params.get("term", "")
@@ -118,7 +119,8 @@ async def test_crossref_switched_off_leaves_pubmed_verification_and_says_so(fake
     assert out.data is not None, out.text
     watson, wakefield, cermine = out.data["results"]
     assert watson["match"] == "verified" and wakefield["match"] == "verified"
-    assert [n["source"] for n in wakefield["notices"]] == ["ncbi", "ncbi"]  # PubMed's own notices only
+    # PubMed's own notices, OpenAlex's is_retracted merged into the retraction; nothing from Crossref
+    assert [n["source"] for n in wakefield["notices"]] == ["ncbi, openalex", "ncbi"]
     assert cermine["match"] == "not_found" and "not asked: crossref" in cermine["evidence"]["note"]
     assert "Not asked: crossref" in out.data["notice"]
     off = [p for p in out.data["providers"] if p["provider"] == "crossref"]
