@@ -226,30 +226,32 @@ class Trail:
 
 @dataclass
 class Pool:
-    """Every candidate every matcher offered, per reference."""
+    """Every candidate every matcher offered, per reference, in matcher order (whatever order
+    parallel answers arrive in, so the same upstream answers always give the same result)."""
 
-    found: dict[str, list[tuple[str, ReferenceCandidate]]] = field(default_factory=dict)
+    found: dict[str, list[tuple[int, str, ReferenceCandidate]]] = field(default_factory=dict)
 
-    def add(self, provider: str, answer: Any, keys: set[str]) -> None:
+    def add(self, provider: str, answer: Any, keys: set[str], order: int = 0) -> None:
         if not isinstance(answer, Mapping):
             return
         for key, cands in answer.items():
             if key not in keys or not isinstance(cands, (list, tuple)):
                 continue
-            for c in list(cands)[:10]:
-                if isinstance(c, ReferenceCandidate) and isinstance(c.record, RecordMetadata):
-                    self.found.setdefault(key, []).append((provider, c))
+            got = self.found.setdefault(key, [])
+            got.extend(
+                (order, provider, c)
+                for c in list(cands)[:10]
+                if isinstance(c, ReferenceCandidate) and isinstance(c.record, RecordMetadata)
+            )
+            got.sort(key=lambda entry: entry[0])  # stable: a matcher's own order kept
 
     def works(self, key: str) -> list[Work]:
         """The candidates of one reference folded into works (one per DOI or PMID shared)."""
         works: list[Work] = []
-        for provider, c in self.found.get(key, []):
+        for _, provider, c in self.found.get(key, []):
             r = c.record
-            ids = {("doi", r.doi.lower()) if r.doi else None, ("pmid", r.pmid) if r.pmid else None} - {None}
-            target = next(
-                (w for w in works if ids & (_ids_of(w.records))),
-                None,
-            )
+            ids = _ids_of([r])
+            target = next((w for w in works if ids & _ids_of(w.records)), None)
             if target is None:
                 target = Work()
                 works.append(target)
@@ -339,7 +341,7 @@ async def _ask(
         trail.error = out.error
         trail.detail = out.detail
         return
-    pool.add(m.name, out.answer, {r.key for r in refs})
+    pool.add(m.name, out.answer, {r.key for r in refs}, m.order)
 
 
 def _wants(ref: ReferenceQuery, stage: MatchStage) -> bool:
@@ -433,6 +435,9 @@ async def run_notices(
     await asyncio.gather(
         *(one(p, t, kind) for p, t in providers if t.active for kind in sorted(p.accepts) if kind in ids)
     )
+    rank = {p.name: (p.order, p.name) for p, _ in providers}
+    for notices in found.values():
+        notices.sort(key=lambda n: rank.get(n.source, (0, n.source)))  # provider order, not arrival order
     return found
 
 
