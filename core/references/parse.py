@@ -412,6 +412,9 @@ def parse_free_text(text: str) -> StatedReference:
         if len(segments) >= 3:
             out.journal = re.split(r"[,;]|\d", segments[2])[0].strip() or None
         _numbers_by_label(body, out)
+        if out.title is None and not out.authors and len(re.findall(r"[^\W\d_]{2,}", body)) >= 3:
+            out.title = _clean_title(body)  # a bare title
+            out.style = "title"
     if out.journal and len(out.journal) > 200:
         out.journal = None
     return out

@@ -276,7 +276,7 @@ def _same_record(a: RecordMetadata, b: RecordMetadata) -> bool:
 
 
 def _id_only(ref: ReferenceQuery) -> bool:
-    return not (ref.title or ref.authors or ref.journal or ref.year)
+    return bool(ref.doi or ref.pmid) and not (ref.title or ref.authors or ref.journal or ref.year)
 
 
 def _accepted(ref: ReferenceQuery, works: list[Work]) -> list[tuple[Work, Verdict]]:
@@ -574,6 +574,19 @@ def decide(ref: ReferenceQuery, works: list[Work], failures: bool) -> Decision:
         )
     accepted = _accepted(ref, works)
     by_id = [w for w in works if _by_stated_id(ref, w)]
+    if not accepted and by_id and ref.title is None:
+        # No title to compare: the stated id names the work unless its record contradicts the rest.
+        w = by_id[0]
+        v = judge(ref, w)
+        differ = [f for f in ("authors", "year", "journal", "volume", "pages") if v.fields[f] == "different"]
+        if len(differ) <= 1:
+            if v.discrepancies:
+                return Decision(
+                    "mismatch", "medium", w, v, note="no title given: the stated identifier's record differs"
+                )
+            return Decision(
+                "verified", "medium", w, v, note="no title given: the stated identifier's record agrees"
+            )
     if not accepted:
         verdicts = sorted(((w, judge(ref, w)) for w in works), key=lambda wv: -wv[1].agreement)
         near = [_candidate(w, v) for w, v in verdicts[:3]] or None

@@ -235,3 +235,29 @@ async def test_a_hundred_searches_queue_politely(fake, make_runtime):
     assert len([q for q in fake.of("crossref", "works") if "query.bibliographic" in q.params]) == 100
     assert len([q for q in fake.of("ncbi", "esearch.fcgi") if "[ti]" in q.params["term"]]) == 100
     assert {p["outcome"] for p in out.data["providers"] if p["kind"] == "matcher"} == {"answered"}
+
+
+async def test_identifiers_and_bare_titles(fake, make_runtime):
+    lib.install(fake)
+    refs = [
+        "PMID: 9500320",
+        "https://doi.org/10.1038/171737a0",
+        "Molecular structure of nucleic acids; a structure for deoxyribose nucleic acid",
+        {"pmid": 13054692, "year": 1954},
+        {"pmid": 13054692, "authors": ["Smith J"], "year": 1990, "journal": "Cell"},
+        "Watson JD. Nature 1953;171:737.",
+    ]
+    async with make_runtime() as rt:
+        out = await rt.call(TOOL, {"references": refs})
+    assert out.data is not None, out.text
+    got = [(r["match"], [d["field"] for d in r["discrepancies"]]) for r in out.data["results"]]
+    assert got == [
+        ("verified", []),  # a PMID alone: it exists
+        ("verified", []),  # a DOI alone, known to both sources
+        ("verified", []),  # a bare title
+        ("mismatch", ["year"]),  # the PMID's record, another year
+        ("mismatch", ["authors", "year", "journal"]),  # the PMID is another paper's
+        ("verified", []),  # no title: journal, year, volume, page and author agree
+    ]
+    assert out.data["results"][1]["evidence"]["agreed"] == ["ncbi", "crossref"]
+    assert "belongs to another paper" in out.data["results"][4]["evidence"]["note"]
