@@ -36,9 +36,11 @@ from .types import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    NoticeProvider,
     OpenWebSpec,
     PluginInfo,
     PromptSpec,
+    ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
     ServiceSpec,
@@ -207,6 +209,38 @@ def medlit_related_providers() -> Iterable[RelatedProvider]:
 
 
 @hookspec
+def medlit_reference_matchers() -> Iterable[ReferenceMatcher]:
+    """Declare matchers that find the records a reference list's entries may be, by stage:
+    ``identifiers`` (stated DOIs or PMIDs, one batch per kind), ``citation`` (batched lookups by
+    journal, volume and page) and ``search`` (free text or title, only for what is still unsettled).
+    ``resolve(refs, stage, ctx)`` gets :class:`~medlit.core.types.ReferenceQuery` items and returns
+    :class:`~medlit.core.types.ReferenceCandidate` lists per ``ref.key``; core's reference audit
+    decides which candidate is the same work.
+
+    Example::
+
+        @hookimpl
+        def medlit_reference_matchers():
+            return [ReferenceMatcher(name="crossref", order=20,
+                                     stages=frozenset({"identifiers", "search"}), resolve=match)]
+    """
+
+
+@hookspec
+def medlit_notice_providers() -> Iterable[NoticeProvider]:
+    """Declare sources of notices on records (retractions, errata, corrections, expressions of
+    concern, withdrawals) by PMID or DOI. ``lookup(kind, ids, ctx)`` returns
+    :class:`~medlit.core.types.RecordNotice` lists per id, in as few requests as the upstream allows.
+
+    Example::
+
+        @hookimpl
+        def medlit_notice_providers():
+            return [NoticeProvider(name="pubmed", order=10, accepts=frozenset({"pmid"}), lookup=notices)]
+    """
+
+
+@hookspec
 def medlit_resources() -> Iterable[ResourceSpec]:
     """Declare MCP resources (read-only documents a host can attach to the conversation).
     ``read(ctx)`` (async) runs like a tool call: under the call deadline, faults mapped to errors
@@ -246,6 +280,8 @@ HOOK_NAMES = (
     "medlit_metadata_providers",
     "medlit_access_links",
     "medlit_related_providers",
+    "medlit_reference_matchers",
+    "medlit_notice_providers",
     "medlit_resources",
     "medlit_prompts",
 )

@@ -52,11 +52,13 @@ from .types import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    NoticeProvider,
     OpenWebSpec,
     PluginConfig,
     PluginInfo,
     PluginState,
     PromptSpec,
+    ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
     ServiceSpec,
@@ -70,7 +72,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "related"})
+CORE_PLUGINS = frozenset({"fulltext", "related", "references"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -142,6 +144,8 @@ class PluginRecord:
     metadata: list[MetadataProvider] = field(default_factory=list)
     access_links: list[AccessLinkProvider] = field(default_factory=list)
     related: list[RelatedProvider] = field(default_factory=list)
+    matchers: list[ReferenceMatcher] = field(default_factory=list)
+    notices: list[NoticeProvider] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
@@ -179,6 +183,7 @@ class ServiceRecord:
     identify: Mapping[str, str]
     headers: Mapping[str, str]
     allowed_hosts: frozenset[str]
+    concurrency: int = 4
 
 
 @dataclass
@@ -255,6 +260,8 @@ class Host:
         tiers = sorted(declared("tiers"), key=lambda d: (self.tier_order(d.record), d.record.name))
         resolvers = sorted(declared("resolvers"), key=lambda d: (d.record.order, d.record.name))
         related = sorted(declared("related"), key=lambda d: (d.record.order, d.record.name))
+        matchers = sorted(declared("matchers"), key=lambda d: (d.record.order, d.record.name))
+        notices = sorted(declared("notices"), key=lambda d: (d.record.order, d.record.name))
         links: dict[str, str] = {}
         for p in active:
             for kind, template in (p.info.id_links if p.info else {}).items():
@@ -263,6 +270,8 @@ class Host:
             tiers=tuple(tiers),
             resolvers=tuple(resolvers),
             related=tuple(related),
+            matchers=tuple(matchers),
+            notices=tuple(notices),
             metadata=tuple(sorted((m for p in active for m in p.metadata), key=lambda m: (m.order, m.name))),
             access_links=tuple(
                 sorted((a for p in active for a in p.access_links), key=lambda a: (a.order, a.name))
@@ -347,6 +356,8 @@ _KINDS = (
         "access_links", "medlit_access_links", AccessLinkProvider, "access-link provider", calls=("build",)
     ),
     _Kind("related", "medlit_related_providers", RelatedProvider, "related provider", calls=("resolve",)),
+    _Kind("matchers", "medlit_reference_matchers", ReferenceMatcher, "reference matcher", calls=("resolve",)),
+    _Kind("notices", "medlit_notice_providers", NoticeProvider, "notice provider", calls=("lookup",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
 )
@@ -572,6 +583,7 @@ def _services(records: Iterable[PluginRecord], settings: Settings) -> dict[str, 
             identify=dict(_resolve(spec.identify, config)),
             headers=dict(_resolve(spec.headers, config)),
             allowed_hosts=_hosts_for(base, (urlsplit(spec.base_url).hostname or "", *spec.hosts)),
+            concurrency=max(1, int(_resolve(spec.concurrency, config))),
         )
     return {spec.name: out[spec.name] for _, spec in declared_specs}  # in declaration order
 

@@ -32,8 +32,11 @@ PluginConfig = Mapping[str, "str | None"]
 # What a tool offers, so that core's own tools can name a sibling without knowing its name
 # (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
 # abstracts and metadata by id; ``links`` follows links between records of any database;
-# ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies.
-Capability = Literal["search", "records", "links", "id_conversion", "full_text"]
+# ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies;
+# ``citation_match`` finds records for structured citations; ``citations`` formats references.
+Capability = Literal[
+    "search", "records", "links", "id_conversion", "full_text", "citation_match", "citations"
+]
 
 # -- the outcome vocabulary of the full-text chain (one table) ------------------------------------
 # Outcomes a step (tier or ID resolver) reports per article: a closed set; step names are open.
@@ -138,6 +141,7 @@ class Probe:
 
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+PACE_CEILING = 10.0  # how far past its declared rate a service's announced rate may take its pacer
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,11 @@ class ServiceSpec:
     while the base URL points at loopback. ``identify`` adds parameters to every request (a
     mapping or a callable of the plugin's settings), ``headers`` likewise for HTTP headers.
     ``inspect(response)`` raises :class:`~medlit.core.errors.MedlitError` for an error hidden in
-    a 2xx body (retried when ``retryable``). ``error_prefix`` starts the reasons of its errors
+    a 2xx body (retried when ``retryable``). ``pace_from(headers)`` reads the rate a service
+    announces in its answers' headers (requests/s, or ``None`` when it says nothing): the client
+    then paces the service's group at that rate, never above the declared ``rate`` times
+    :data:`PACE_CEILING` (start low, follow what the service says). ``concurrency`` may be a
+    callable of the plugin's settings (a pool with more parallel requests for identified clients). ``error_prefix`` starts the reasons of its errors
     (``<prefix>_rate_limited``); ``max_retries`` overrides ``MEDLIT_MAX_RETRIES``. ``cache`` and
     ``records`` declare what the persistent cache may keep (:class:`CacheRule`,
     :class:`RecordRule`); without them nothing of the service is cached. A GET whose query string
@@ -220,9 +228,10 @@ class ServiceSpec:
     identify: Mapping[str, str] | Callable[[PluginConfig], Mapping[str, str]] = field(default_factory=dict)
     headers: Mapping[str, str] | Callable[[PluginConfig], Mapping[str, str]] = field(default_factory=dict)
     inspect: Callable[[Response], None] | None = None
+    pace_from: Callable[[Mapping[str, str]], float | None] | None = None
     probe: Probe | None = None
     error_prefix: str = ""
-    concurrency: int = 4
+    concurrency: int | Callable[[PluginConfig], int] = 4
     max_queue: int = 64
     max_retries: int | None = None
     cache: tuple[CacheRule, ...] = ()
@@ -647,6 +656,124 @@ class PromptSpec:
     plugin: str = ""
 
 
+# -- reference audit ----------------------------------------------------------------------------
+
+MatchStage = Literal["identifiers", "citation", "search"]
+
+
+@dataclass(frozen=True)
+class ReferenceQuery:
+    """One reference to audit, as the caller stated it (parsed from a string or given as fields).
+
+    ``key`` is its position in the call (``"1"``, ``"2"``, ...); ``text`` the reference as written
+    (``None`` when given as fields); ``authors`` ``"Family Initials"`` strings in the stated order;
+    ``doi`` and ``pmid`` canonical (checked, never believed)."""
+
+    key: str
+    text: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    journal: str | None = None
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    first_page: str | None = None
+    last_page: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+
+    def bibliographic(self) -> str:
+        """The reference as one line, for free-text matchers: the text as written, else its fields."""
+        if self.text:
+            return self.text
+        parts = [
+            ", ".join(self.authors[:3]),
+            self.title or "",
+            self.journal or "",
+            str(self.year or ""),
+            self.volume or "",
+            self.issue or "",
+            self.first_page or "",
+        ]
+        return " ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class ReferenceCandidate:
+    """A record a matcher offers for a reference: its metadata, the matcher's own ``score`` where it
+    ranks (not comparable across matchers), and ``via``, how it was found (``"doi"``, ``"pmid"``,
+    ``"citation"``, ``"title"``, ``"bibliographic"``)."""
+
+    record: RecordMetadata
+    via: str
+    score: float | None = None
+
+
+ReferenceResolve = Callable[
+    [Sequence[ReferenceQuery], MatchStage, "ToolContext"],
+    Awaitable[Mapping[str, Sequence[ReferenceCandidate]]],
+]
+
+
+@dataclass(frozen=True)
+class ReferenceMatcher:
+    """Finds the records references may be, in three stages the audit tool runs in turn:
+    ``identifiers`` (every reference with a stated DOI or PMID the matcher can check, one batch per
+    kind), ``citation`` (cheap batched lookups by journal, volume and page) and ``search`` (one
+    free-text or title search per reference, only for references no earlier stage or matcher
+    settled). ``resolve(refs, stage, ctx)`` returns candidates per ``ref.key`` (best first, a few at
+    most; a reference it has none for is absent) and may return nothing for a stage it does not
+    serve. The tool, not the matcher, decides which candidate is the same work."""
+
+    name: str
+    order: int
+    stages: frozenset[MatchStage]
+    resolve: ReferenceResolve
+    description: str = ""
+    timeout: float = 60.0
+    plugin: str = ""
+
+
+NoticeKind = Literal["retraction", "erratum", "correction", "expression_of_concern", "withdrawal"]
+
+
+@dataclass(frozen=True)
+class RecordNotice:
+    """A notice attached to a record: a retraction, erratum, correction, expression of concern or
+    withdrawal. ``label`` is the type as the source words it (``"RetractionIn"``, ``"erratum"``);
+    ``origin`` who deposited or curated it within the source (``"publisher"``,
+    ``"retraction-watch"``), empty when the source does not say; ``doi``/``pmid`` identify the
+    notice itself when known; ``date`` is ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""
+
+    type: NoticeKind
+    label: str = ""
+    doi: str | None = None
+    pmid: str | None = None
+    date: str | None = None
+    origin: str = ""
+    source: str = ""  # the provider that answered (stamped by the tool)
+
+
+NoticeLookup = Callable[
+    [IdKind, Sequence[str], "ToolContext"], Awaitable[Mapping[str, Sequence[RecordNotice]]]
+]
+
+
+@dataclass(frozen=True)
+class NoticeProvider:
+    """Reports the notices of records by canonical id of a kind in ``accepts``, in as few requests
+    as its upstream allows. ``lookup(kind, ids, ctx)`` returns the notices per id (an id it knows
+    without notices maps to an empty list; an id it does not know is absent)."""
+
+    name: str
+    order: int
+    accepts: frozenset[IdKind]
+    lookup: NoticeLookup
+    description: str = ""
+    timeout: float = 30.0
+    plugin: str = ""
+
+
 # -- what core's own plugins see of the others -------------------------------------------------------
 @dataclass(frozen=True)
 class PluginState:
@@ -684,6 +811,8 @@ class Catalog:
     tiers: tuple[Declared[FulltextTier], ...] = ()
     resolvers: tuple[Declared[IdResolver], ...] = ()
     related: tuple[Declared[RelatedProvider], ...] = ()
+    matchers: tuple[Declared[ReferenceMatcher], ...] = ()
+    notices: tuple[Declared[NoticeProvider], ...] = ()
     metadata: tuple[MetadataProvider, ...] = ()
     access_links: tuple[AccessLinkProvider, ...] = ()
     tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)

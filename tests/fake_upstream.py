@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SERVICES = ("ncbi", "idconv", "europepmc", "icite", "unpaywall", "openalex", "pubtator")
+SERVICES = ("ncbi", "idconv", "europepmc", "icite", "unpaywall", "openalex", "pubtator", "crossref")
 NCBI_FAMILY = ("ncbi", "idconv")
 
 
@@ -74,6 +74,8 @@ class FakeUpstream(KitUpstream):
             port=port,
         )
         self.route("ncbi", "einfo.fcgi", _einfo)
+        # Crossref knows nothing until a test installs records (tests/crossref_routes.py).
+        self.route("crossref", "works", _crossref_empty)
 
     def _ncbi_rule(self, req: Req) -> float:
         # NCBI counts per IP across E-utilities and the ID converter; a key raises the limit.
@@ -103,6 +105,13 @@ def _einfo(req: Req) -> web.Response:
         )
     return xml_response(
         f'<?xml version="1.0"?>\n<eInfoResult><ERROR>Can not retrieve DbInfo for db={db}</ERROR></eInfoResult>'
+    )
+
+
+def _crossref_empty(req: Req) -> web.Response:
+    return json_response(
+        {"status": "ok", "message-type": "work-list", "message": {"total-results": 0, "items": []}},
+        headers={"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s"},
     )
 
 

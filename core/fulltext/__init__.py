@@ -3,7 +3,7 @@
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``fulltext``, so
 ``FULLTEXT_ENABLED=false`` switches it off). It declares no service and no tier of its own: it
 runs the tiers and ID resolvers other plugins declare, each under that plugin's own context,
-which is why core gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
+which is why core gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
 """
 
 from __future__ import annotations

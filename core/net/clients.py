@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..redact import Redactor
-from ..types import OpenWebSpec
+from ..types import PACE_CEILING, OpenWebSpec
 from .http import ServiceConfig, UpstreamClient
 from .pacing import Pacer, Pacing
 from .shared_pacer import RedisPacer
@@ -49,7 +49,7 @@ def build_clients(
         spec = rec.spec
         if isinstance(spec, OpenWebSpec):  # fetches any public URL, paced per host (webfetch.py)
             web = WebConfig(
-                name, spec.title, spec.prefix, rec.rate, spec.concurrency, spec.max_queue, rec.headers
+                name, spec.title, spec.prefix, rec.rate, rec.concurrency, spec.max_queue, rec.headers
             )
             clients[name] = WebClient(web, settings, redactor)
             continue
@@ -59,7 +59,7 @@ def build_clients(
             spec.prefix,
             rec.allowed_hosts,
             identify=rec.identify,
-            concurrency=spec.concurrency,
+            concurrency=rec.concurrency,
             max_queue=spec.max_queue,
             inspect=spec.inspect,
             title=spec.title,
@@ -73,6 +73,8 @@ def build_clients(
             uncacheable_markers=spec.uncacheable_markers,
             bool_values=spec.bool_values,
             error_keys=spec.error_keys,
+            pace_from=spec.pace_from,
+            pace_ceiling=rec.rate * PACE_CEILING if spec.pace_from is not None else 0.0,
         )
         clients[name] = UpstreamClient(session, config, settings, pacers[spec.group], redactor, cache)
     return clients

@@ -103,6 +103,9 @@ class ServiceConfig:
     uncacheable_markers: tuple[bytes, ...] = ()
     bool_values: tuple[str, str] = ("true", "false")
     error_keys: tuple[str, ...] = ("error", "message", "detail")
+    # Reads the rate (requests/s) a service announces in its answers' headers; None: says nothing.
+    pace_from: Callable[[Mapping[str, str]], float | None] | None = None
+    pace_ceiling: float = 0.0  # the highest rate pace_from may set (0: no adjusting)
 
     @property
     def label(self) -> str:
@@ -503,8 +506,24 @@ class UpstreamClient:
                 self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(failed).__name__})")
             ) from None
 
+    def _follow_pace(self, resp: Response) -> None:
+        """Pace the service at the rate its answer announces (ServiceSpec.pace_from), bounded."""
+        cfg = self.config
+        if cfg.pace_from is None or self.pacer is None or cfg.pace_ceiling <= 0:
+            return
+        try:
+            rate = cfg.pace_from(resp.headers)
+        except Exception:  # a malformed header must never fail the request it came with
+            return
+        if rate is None or not rate > 0:
+            return
+        rate = min(float(rate), cfg.pace_ceiling)
+        if rate != getattr(self.pacer, "rate", None):
+            self.pacer.set_rate(rate)
+
     def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
         cfg, status = self.config, resp.status
+        self._follow_pace(resp)
         if status == 429:
             wait = rate_limit_wait(resp.headers, self.settings.retry_after_cap)
             if self.pacer is not None:

@@ -50,6 +50,8 @@ class Pacing(Protocol):
 
     def cooldown(self, seconds: float) -> None: ...
 
+    def set_rate(self, rate: float) -> None: ...
+
 
 class Pacer:
     """Paces the moments requests are actually sent, shared by every caller of a pacing group.
@@ -74,6 +76,12 @@ class Pacer:
 
     def cooldown(self, seconds: float) -> None:
         self._cooldown_until = max(self._cooldown_until, time.monotonic() + seconds)
+
+    def set_rate(self, rate: float) -> None:
+        """Pace at ``rate`` from now on (a service announced its limit: see ServiceSpec.pace_from)."""
+        if rate > 0:
+            self.rate = rate
+            self.interval = 1.0 / (rate * self.headroom)
 
     def earliest(self, now: float, lane: float | None = None) -> float:
         """The first moment the next request may leave. A request of a ``lane`` slower than the

@@ -100,6 +100,12 @@ class RedisPacer:
             self._cool = self._redis.register_script(_COOL)
         return self._redis
 
+    def set_rate(self, rate: float) -> None:
+        """Pace at ``rate`` from now on (a service announced its limit: see ServiceSpec.pace_from)."""
+        if rate > 0:
+            self.rate = rate
+            self.interval = 1.0 / (rate * self.headroom)
+
     def cooldown(self, seconds: float) -> None:
         """Called on a 429: every process of the group holds back (this one at once)."""
         self._local_cool = max(self._local_cool, time.monotonic() + seconds)

@@ -4,7 +4,7 @@ providers (``medlit_related_providers``).
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``related``, so
 ``RELATED_ENABLED=false`` switches it off). It declares no service and no provider of its own: it
 asks the providers other plugins declare, each under that plugin's own context, which is why core
-gives it ``ctx.runtime`` (see ``CORE_PLUGINS`` in core/host.py).
+gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
 """
 
 from __future__ import annotations

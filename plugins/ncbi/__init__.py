@@ -18,7 +18,9 @@ from medlit.core.plugin import (
     FulltextTier,
     IdResolver,
     MetadataProvider,
+    NoticeProvider,
     PluginInfo,
+    ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
     SettingSpec,
@@ -71,6 +73,22 @@ RELATED_PROVIDER = RelatedProvider(
     kinds=frozenset({"similar", "cited_by", "references"}),  # the keys of related.LINKNAMES
     resolve=lazy(".related:related", __name__),
     description="NCBI ELink; citing and references only from reference lists PMC holds",
+)
+
+MATCHER = ReferenceMatcher(
+    name="ncbi",
+    order=10,
+    stages=frozenset({"identifiers", "citation", "search"}),
+    resolve=lazy(".references:match", __name__),
+    description="PubMed: stated PMIDs and DOIs (one ESearch, one EFetch), ECitMatch, title search",
+)
+
+NOTICES = NoticeProvider(
+    name="ncbi",
+    order=10,
+    accepts=frozenset({"pmid"}),
+    lookup=lazy(".references:notices", __name__),
+    description="PubMed CommentsCorrections (RetractionIn, ErratumIn, ExpressionOfConcernIn, ...)",
 )
 
 DATABASE_INFO = ResourceSpec(
@@ -166,3 +184,13 @@ def medlit_id_resolvers():
 @hookimpl
 def medlit_related_providers():
     return [RELATED_PROVIDER]
+
+
+@hookimpl
+def medlit_reference_matchers():
+    return [MATCHER]
+
+
+@hookimpl
+def medlit_notice_providers():
+    return [NOTICES]

@@ -3,7 +3,7 @@ citation graph, for PubMed articles, as the last fallback after NCBI and Europe 
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy
+from medlit.core.plugin import NoticeProvider, PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy
 
 from . import service
 
@@ -14,6 +14,14 @@ PROVIDER = RelatedProvider(
     kinds=frozenset({"similar", "cited_by", "references"}),
     resolve=lazy(".related:related", __name__),
     description="OpenAlex; its similar is related_works, not PubMed's ranking",
+)
+
+NOTICES = NoticeProvider(
+    name="openalex",
+    order=30,
+    accepts=frozenset({"doi"}),
+    lookup=lazy(".notices:notices", __name__),
+    description="OpenAlex is_retracted, one request per 100 DOIs",
 )
 
 
@@ -53,3 +61,8 @@ def medlit_services():
 @hookimpl
 def medlit_related_providers():
     return [PROVIDER]
+
+
+@hookimpl
+def medlit_notice_providers():
+    return [NOTICES]

@@ -64,6 +64,7 @@ async def test_research_plan_prompt(server):
         )
         text = got.messages[0].content.text
         assert "TERT" in text and "telomere, TERT" in text and "pubmed_lookup_mesh" in text
+        assert "pubmed_verify_references" in text  # when to audit the reference list
         with pytest.raises(MCPError):
             await client.get_prompt("research_plan", {"title": "x"})
 

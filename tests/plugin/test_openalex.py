@@ -188,3 +188,28 @@ async def test_plugin_is_listed_with_its_service_and_switch(fake):
     assert [(p.name, p.order, sorted(p.kinds)) for p in rec.related] == [
         ("openalex", 30, ["cited_by", "references", "similar"])
     ]
+
+
+async def test_is_retracted_as_notices_in_or_filters_of_100(fake):
+    from medlit.plugins.openalex.notices import notices
+
+    dois = [f"10.5555/oa.{n}" for n in range(150)]
+
+    def handler(req: Req):
+        asked = req.params["filter"].removeprefix("doi:").split("|")
+        rows = [
+            {"doi": f"https://doi.org/{d}", "is_retracted": d.endswith(".7")}
+            for d in asked
+            if d != "10.5555/oa.9"
+        ]
+        return json_response({"meta": {"count": len(rows)}, "results": rows})
+
+    fake.route("openalex", "works", handler)
+    async with rt_for(fake) as rt:
+        got = await notices("doi", dois, rt.context("openalex"))
+        assert await notices("pmid", ["1"], rt.context("openalex")) == {}
+    assert [(n.type, n.label) for n in got["10.5555/oa.7"]] == [("retraction", "is_retracted")]
+    assert got["10.5555/oa.8"] == [] and "10.5555/oa.9" not in got and len(got) == 149
+    reqs = fake.of("openalex", "works")
+    assert sorted(len(r.params["filter"].split("|")) for r in reqs) == [50, 100]
+    assert all(r.params["select"] == "doi,is_retracted" for r in reqs)

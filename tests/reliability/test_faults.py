@@ -150,6 +150,10 @@ IN_BODY = {
     ("pubtator", "json"): InBody(
         "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
     ),
+    # Crossref's own error shape ({"status": "failed", ...}) in a 200: nothing to trust, asked again.
+    ("crossref", "json"): InBody(
+        "json_error_200", {"key": "status", "message": "failed"}, E.INVALID_RESPONSE, True
+    ),
     ("openalex", "json"): InBody(
         "json_error_200", {"key": "error", "message": "Service temporarily unavailable"}, E.UNREACHABLE, True
     ),
@@ -178,6 +182,9 @@ class Case:
     def name(self) -> str:
         return f"{self.tool}@{self.step}" if self.step else self.tool
 
+
+# ECitMatch's fixture answers key 1 with PMID 2014248, whose record the fake's EFetch builds.
+AUDIT_REFERENCE = "Roe A, Doe J. Record 2014248 survives a flaky upstream. J Fault Toler. 2021;12(3):49-57."
 
 CASES = [
     Case("eutils_einfo", {"db": "pubmed"}, "ncbi", "einfo.fcgi", "xml"),
@@ -297,6 +304,26 @@ CASES = [
         "efetch.fcgi",
         "xml",
         fallback=True,  # a link is still built from what is known; the failure is named
+    ),
+    # ECitMatch fails: the PubMed title search and Crossref are still asked, the failure is in `providers`.
+    Case(
+        "pubmed_verify_references",
+        {"references": [AUDIT_REFERENCE]},
+        "ncbi",
+        "ecitmatch.cgi",
+        "text",
+        fallback=True,
+    ),
+    # Crossref fails: PubMed's answer stands, Crossref's failure is in `providers`.
+    Case(
+        "pubmed_verify_references",
+        {"references": [AUDIT_REFERENCE]},
+        "crossref",
+        None,
+        "json",
+        "crossref",
+        fallback=True,
+        step="crossref",
     ),
     # Later requests of multi-step tools.
     Case(

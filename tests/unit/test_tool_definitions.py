@@ -68,6 +68,9 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubtator_find_entity": {"query": "BRAF"},
     "pubtator_related": {"entity": "@GENE_BRAF"},
     "pubtator_search": {"query": "@GENE_BRAF"},
+    "pubmed_verify_references": {
+        "references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]
+    },
 }
 
 

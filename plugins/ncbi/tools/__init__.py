@@ -269,6 +269,7 @@ TOOLS = (
     # citations.py
     ToolSpec(
         name="pubmed_lookup_citation",
+        capabilities=frozenset({"citation_match"}),
         title="Find PMIDs for structured references",
         description=(
             "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
@@ -284,6 +285,7 @@ TOOLS = (
     ),
     ToolSpec(
         name="pubmed_format_citations",
+        capabilities=frozenset({"citations"}),
         title="Format PubMed references",
         description=(
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "

@@ -1,0 +1,48 @@
+"""The reference-audit plugin, part of core: ``pubmed_verify_references`` over every plugin's
+reference matchers (``medlit_reference_matchers``) and notice providers
+(``medlit_notice_providers``).
+
+Registered through the ``medlit.plugins`` entry point like any plugin (name ``references``, so
+``REFERENCES_ENABLED=false`` switches it off). It declares no service of its own: it asks the
+providers other plugins declare, each under that plugin's own context, which is why core gives it
+``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorKind
+from ..hookspecs import hookimpl
+from ..lazy import lazy
+from ..types import PluginInfo, ToolSpec
+from .describe import NAME, describe
+
+TOOL = ToolSpec(
+    name=NAME,
+    title="Verify a reference list (exists, which record, what is wrong, retracted?)",
+    description="Audit a reference list: existence, matching record, discrepancies, retractions.",  # see describe
+    describe=describe,
+    input_model=lazy(".models:VerifyReferencesInput", __name__),
+    output_model=lazy(".models:VerifyReferencesOutput", __name__),
+    handler=lazy(".tool:verify_references", __name__),
+    render=lazy(".tool:render_references", __name__),
+)
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="references",
+        title="Reference audit",
+        description="Checks reference lists against the reference matchers and notice providers other plugins declare.",
+        error_kinds=(
+            ErrorKind("empty_reference", "Remove the empty item or give the reference's text or fields."),
+            ErrorKind(
+                "reference_too_long", "Give one reference per item, at most a few thousand characters."
+            ),
+        ),
+    )
+
+
+@hookimpl
+def medlit_tools() -> list[ToolSpec]:
+    return [TOOL]

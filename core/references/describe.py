@@ -1,0 +1,32 @@
+"""The description of ``pubmed_verify_references``, built at load from the matchers and notice
+providers actually declared, naming only the sibling tools served."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..types import Capability, Catalog, Declared
+
+NAME = "pubmed_verify_references"
+
+
+def _names(pairs: Sequence[Declared[Any]]) -> str:
+    return ", ".join(p.name + ("" if rec.active else " [off]") for p, rec in pairs) or "none"
+
+
+def describe(catalog: Catalog) -> str:
+    wanted: tuple[tuple[Capability, str], ...] = (
+        ("citation_match", "to find PMIDs for structured citations use"),
+        ("citations", "to format citations"),
+    )
+    siblings = [f"{text} {tool}" for cap, text in wanted if (tool := catalog.tool_for(cap))]
+    return (
+        "Audit a reference list (up to 100): does each reference exist, which record is it, what is wrong with it "
+        "(title, authors, year, journal, volume, issue, pages, DOI), and is it retracted or corrected? Strings in "
+        "any style (Vancouver, APA, AMA, Harvard, numbered, BibTeX, RIS) or field objects; stated DOIs and PMIDs are "
+        "checked, not believed. Each comes back verified, mismatch (with discrepancies; chimeras flagged), "
+        f"ambiguous (top candidates) or not_found (sources named). Matchers: {_names(catalog.matchers)}; "
+        f"notices: {_names(catalog.notices)}. Use it before submitting a manuscript or when citing "
+        "unfamiliar or model-drafted references" + "".join("; " + s for s in siblings) + "."
+    )

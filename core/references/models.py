@@ -1,0 +1,221 @@
+"""pubmed_verify_references' input and output models."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from ..errors import ArgumentError
+from ..models import ResponseFormat, ToolInput, ToolOutput, response_format_field
+from ..types import NoticeKind
+
+MAX_REFERENCES = 100
+MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
+Short = Annotated[str, Field(max_length=30)]
+Number = Annotated[int, Field(ge=0, le=999_999_999)]
+Match = Literal["verified", "mismatch", "ambiguous", "not_found"]
+Confidence = Literal["high", "medium", "low"]
+Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
+
+
+class ReferenceFields(ToolInput):
+    title: str | None = Field(
+        None, max_length=1000, description="Example: 'CERMINE: automatic extraction ...'."
+    )
+    authors: list[str] | str | None = Field(
+        None,
+        max_length=200,
+        description="First author first, 'Family Initials' or as written. Example: ['Tkaczyk D', 'Szostek P'].",
+    )
+    journal: str | None = Field(
+        None, max_length=300, description="Full title or abbreviation. Example: 'IJDAR'."
+    )
+    year: Number | Short | None = Field(None, description="Example: 2015.")
+    volume: Short | Number | None = Field(None, description="Example: '18'.")
+    issue: Short | Number | None = Field(None, description="Example: '4'.")
+    pages: Annotated[str, Field(max_length=40)] | Number | None = Field(
+        None, description="Example: '317-335'."
+    )
+    doi: str | None = Field(
+        None, max_length=300, description="Checked, not believed. Example: '10.1007/s10032-015-0249-8'."
+    )
+    pmid: Short | Number | None = Field(None, description="Checked, not believed. Example: '9500320'.")
+
+    @field_validator("authors")
+    @classmethod
+    def _authors(cls, v: Any) -> Any:
+        if isinstance(v, list) and any(len(a) > 200 for a in v):
+            raise ArgumentError(
+                "an author name is over 200 characters", "Give each author as 'Family Initials'."
+            )
+        if isinstance(v, str) and len(v) > 5000:
+            raise ArgumentError("authors is over 5,000 characters", "Give the first authors only.")
+        return v
+
+
+class VerifyReferencesInput(ToolInput):
+    references: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)] | ReferenceFields] = Field(
+        min_length=1,
+        max_length=MAX_REFERENCES,
+        description=f"Up to {MAX_REFERENCES} references, each a string in any common style (Vancouver, APA, AMA, "
+        "Harvard, a numbered line, a BibTeX or RIS entry) or an object of fields. Example: ['Wakefield AJ, Murch SH, "
+        "et al. Ileal-lymphoid-nodular hyperplasia... Lancet. 1998;351(9103):637-41.'].",
+    )
+    responseFormat: ResponseFormat = response_format_field()
+
+    @field_validator("references", mode="before")
+    @classmethod
+    def _items(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            raise ArgumentError(
+                "references must be a list, one reference per item",
+                "Send a list of strings or objects: ['Smith J, ... 2020;1:2.', ...]; split a pasted list by line.",
+            )
+        if isinstance(v, list):
+            for i, item in enumerate(v[: MAX_REFERENCES + 1]):
+                if isinstance(item, str):
+                    if not item.strip() or not re.search(r"\w", item):
+                        raise ArgumentError(
+                            f"references[{i}] is empty",
+                            "Remove empty items, or give each reference's text or fields.",
+                            reason="empty_reference",
+                        )
+                    if len(item) > MAX_ITEM_CHARS:
+                        raise ArgumentError(
+                            f"references[{i}] is {len(item):,} characters, over the {MAX_ITEM_CHARS:,} an item may hold",
+                            f"Send one reference per item (at most {MAX_REFERENCES} per call), not a whole document.",
+                            reason="reference_too_long",
+                        )
+                elif isinstance(item, dict) and not any(
+                    (str(val).strip() if val is not None else "") for val in item.values()
+                ):
+                    raise ArgumentError(
+                        f"references[{i}] has no fields",
+                        "Give at least a title, or journal with volume and pages, or a DOI or PMID.",
+                        reason="empty_reference",
+                    )
+        return v
+
+
+class MatchedRecord(ToolOutput):
+    pmid: str | None = None
+    doi: str | None = None
+    pmcid: str | None = None
+    title: str | None = None
+    authors: list[str] = Field(
+        default_factory=list, description="First authors ('Family Initials'), at most 6"
+    )
+    journal: str | None = None
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    type: str | None = Field(None, description="article, preprint, book, chapter or other")
+
+
+class Discrepancy(ToolOutput):
+    field: Field_
+    stated: str | None = None
+    actual: str | None = None
+
+
+class NoticeSource(ToolOutput):
+    source: str = Field(
+        description="The provider, with the depositor where the provider names one: '<provider>:<depositor>'"
+    )
+    type: NoticeKind = Field(description="The type as this source gives it (folded onto the five kinds)")
+    label: str = Field("", description="The source's own word for the type")
+    id: str | None = None
+    date: str | None = None
+
+
+class NoticeOut(ToolOutput):
+    type: NoticeKind = Field(description="The gravest type the sources give this notice")
+    id: str | None = Field(None, description="The notice's DOI, else its PMID")
+    date: str | None = None
+    source: str = Field(description="Every source reporting it, comma-separated")
+    sources: list[NoticeSource] = Field(default_factory=list, description="Each source's own report")
+    disagreement: bool | None = Field(None, description="True when the sources type it differently")
+
+
+class CandidateOut(ToolOutput):
+    record: MatchedRecord
+    providers: list[str]
+    score: float | None = Field(None, description="The matcher's own score (not comparable across matchers)")
+    why: str = Field("", description="What agrees or differs")
+
+
+class StatedOut(ToolOutput):
+    style: str
+    title: str | None = None
+    firstAuthor: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+
+
+class Evidence(ToolOutput):
+    asked: list[str] = Field(description="Providers asked about this reference")
+    agreed: list[str] = Field(default_factory=list, description="Providers whose record is the matched work")
+    via: list[str] = Field(
+        default_factory=list, description="How it was found: doi, pmid, citation, title, bibliographic"
+    )
+    notAsked: list[str] = Field(default_factory=list, description="Providers not asked, with why")
+    note: str | None = None
+
+
+class ReferenceResult(ToolOutput):
+    index: int = Field(description="1-based position in the audited list")
+    input: str = Field(description="The reference as given (cut to 200 characters)")
+    stated: StatedOut
+    match: Match
+    confidence: Confidence
+    record: MatchedRecord | None = None
+    discrepancies: list[Discrepancy] = Field(default_factory=list)
+    notices: list[NoticeOut] = Field(default_factory=list)
+    candidates: list[CandidateOut] | None = Field(
+        None, description="Ambiguous: the top candidates; not_found: the nearest rejected"
+    )
+    chimera: bool | None = Field(
+        None, description="The title is real but its authors and journal are another paper's"
+    )
+    evidence: Evidence
+
+
+class Summary(ToolOutput):
+    verified: int = 0
+    mismatch: int = 0
+    ambiguous: int = 0
+    not_found: int = 0
+    retracted: int = Field(0, description="Matched works with a retraction or withdrawal")
+    withNotices: int = 0
+
+
+class ProviderReport(ToolOutput):
+    provider: str
+    kind: Literal["matcher", "notices"]
+    outcome: Literal["answered", "failed", "not-queried"]
+    stages: list[str] = Field(default_factory=list)
+    detail: str = ""
+    reason: str | None = None
+    variable: str | None = Field(None, description="The variable that would enable a not-queried provider")
+
+
+class OverLimit(ToolOutput):
+    count: int = Field(description="References beyond the per-call limit, not audited")
+    firstIndex: int = Field(description="1-based position of the first one not audited")
+    limit: int = MAX_REFERENCES
+
+
+class VerifyReferencesOutput(ToolOutput):
+    results: list[ReferenceResult]
+    summary: Summary
+    providers: list[ProviderReport]
+    overLimit: OverLimit | None = None
+    notice: str | None = None

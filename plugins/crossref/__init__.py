@@ -1,0 +1,82 @@
+"""Crossref provider plugin: DOI metadata, reference matching and retraction/correction notices
+from the Crossref REST API, for core's reference audit (``pubmed_verify_references``) and for any
+tool that needs metadata of a DOI PubMed does not index (OpenURL links, citation formatting).
+
+Declarations only: the client and parsers are imported at first use.
+"""
+
+from __future__ import annotations
+
+from medlit.core.plugin import (
+    MetadataProvider,
+    NoticeProvider,
+    PluginInfo,
+    ReferenceMatcher,
+    SettingSpec,
+    hookimpl,
+    lazy,
+)
+
+from . import service
+
+MATCHER = ReferenceMatcher(
+    name="crossref",
+    order=20,
+    stages=frozenset({"identifiers", "search"}),
+    resolve=lazy(".provider:match", __name__),
+    description="Crossref: stated DOIs in one filter per 40; query.bibliographic for what is unsettled",
+)
+
+NOTICES = NoticeProvider(
+    name="crossref",
+    order=20,
+    accepts=frozenset({"doi"}),
+    lookup=lazy(".provider:notices", __name__),
+    description="Crossref update-to/updated-by (publisher and Retraction Watch) and filter=updates:",
+)
+
+METADATA = MetadataProvider(
+    name="crossref",
+    order=20,
+    accepts=frozenset({"doi"}),
+    lookup=lazy(".provider:metadata", __name__),
+    description="Crossref works by DOI, one request per 40 DOIs",
+)
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="crossref",
+        title="Crossref",
+        description="DOI metadata, reference matching and retraction/correction notices from Crossref.",
+        id_links={"doi": "https://doi.org/{id}"},
+        settings=(
+            SettingSpec(
+                "CROSSREF_EMAIL",
+                "Contact email sent to Crossref as mailto (its polite pool: more parallel requests)",
+                secret=True,
+                kind="email",
+            ),
+        ),
+    )
+
+
+@hookimpl
+def medlit_services():
+    return [service.SERVICE]
+
+
+@hookimpl
+def medlit_reference_matchers():
+    return [MATCHER]
+
+
+@hookimpl
+def medlit_notice_providers():
+    return [NOTICES]
+
+
+@hookimpl
+def medlit_metadata_providers():
+    return [METADATA]

@@ -1,0 +1,347 @@
+"""The reference reader on reference lists of each common style (written for these tests in each
+style's published form): first author, title, journal, year, volume, issue, first page, DOI, PMID."""
+
+from __future__ import annotations
+
+import pytest
+
+from medlit.core.references.parse import count_entries, parse_authors, parse_reference, split_entries
+
+# (reference, style, first author, title starts, journal, year, volume, issue, first page, doi, pmid)
+VANCOUVER = [
+    (
+        "1. Wakefield AJ, Murch SH, Anthony A, Linnell J, Casson DM, Malik M, et al. Ileal-lymphoid-nodular hyperplasia, "
+        "non-specific colitis, and pervasive developmental disorder in children. Lancet. 1998 Feb 28;351(9103):637-41. "
+        "doi: 10.1016/S0140-6736(97)11096-0. PMID: 9500320.",
+        "vancouver",
+        "Wakefield AJ",
+        "Ileal-lymphoid-nodular",
+        "Lancet",
+        1998,
+        "351",
+        "9103",
+        "637",
+        "10.1016/s0140-6736(97)11096-0",
+        "9500320",
+    ),
+    (
+        "2. Watson JD, Crick FH. Molecular structure of nucleic acids; a structure for deoxyribose nucleic acid. "
+        "Nature. 1953 Apr 25;171(4356):737-8.",
+        "vancouver",
+        "Watson JD",
+        "Molecular structure of nucleic acids",
+        "Nature",
+        1953,
+        "171",
+        "4356",
+        "737",
+        None,
+        None,
+    ),
+    (
+        "3. van der Berg J, O'Neill P. Ageing and frailty in Europe: a cohort study. Eur J Epidemiol. 2019;34:45-53.",
+        "vancouver",
+        "van der Berg J",
+        "Ageing and frailty",
+        "Eur J Epidemiol",
+        2019,
+        "34",
+        None,
+        "45",
+        None,
+        None,
+    ),
+    (
+        "4. World Health Organization. Global tuberculosis report 2020. Geneva: WHO; 2020.",
+        None,
+        None,
+        None,
+        None,
+        2020,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
+]
+AMA = [
+    (
+        "Tkaczyk D, Szostek P, Fedoryszak M, Dendek PJ, Bolikowski Ł. CERMINE: automatic extraction of structured metadata "
+        "from scientific literature. Int J Doc Anal Recognit. 2015;18(4):317-335. doi:10.1007/s10032-015-0249-8",
+        "vancouver",
+        "Tkaczyk D",
+        "CERMINE: automatic",
+        "Int J Doc Anal Recognit",
+        2015,
+        "18",
+        "4",
+        "317",
+        "10.1007/s10032-015-0249-8",
+        None,
+    ),
+    (
+        "Mehra MR, Desai SS, Ruschitzka F, Patel AN. Hydroxychloroquine or chloroquine with or without a macrolide for "
+        "treatment of COVID-19: a multinational registry analysis. Lancet. 2020;395(10240):1820.",
+        "vancouver",
+        "Mehra MR",
+        "Hydroxychloroquine",
+        "Lancet",
+        2020,
+        "395",
+        "10240",
+        "1820",
+        None,
+        None,
+    ),
+    (
+        "Smith J, Jones K. Outcomes of early mobilisation. JAMA. 2021;325(4):e210123. doi:10.1001/jama.2021.0123",
+        "vancouver",
+        "Smith J",
+        "Outcomes of early mobilisation",
+        "JAMA",
+        2021,
+        "325",
+        "4",
+        "e210123",
+        "10.1001/jama.2021.0123",
+        None,
+    ),
+]
+APA = [
+    (
+        "Tkaczyk, D., Szostek, P., Fedoryszak, M., Dendek, P. J., & Bolikowski, Ł. (2015). CERMINE: Automatic extraction "
+        "of structured metadata from scientific literature. International Journal on Document Analysis and Recognition, "
+        "18(4), 317–335. https://doi.org/10.1007/s10032-015-0249-8",
+        "apa",
+        "Tkaczyk D",
+        "CERMINE: Automatic",
+        "International Journal on Document Analysis and Recognition",
+        2015,
+        "18",
+        "4",
+        "317",
+        "10.1007/s10032-015-0249-8",
+        None,
+    ),
+    (
+        "García-López, A., & Dubois, C. (2020). Biologic therapy in severe asthma. The Lancet Respiratory Medicine, 8(9), "
+        "873–882.",
+        "apa",
+        "García-López A",
+        "Biologic therapy",
+        "The Lancet Respiratory Medicine",
+        2020,
+        "8",
+        "9",
+        "873",
+        None,
+        None,
+    ),
+    (
+        "Müller, J. (2019a). Delirium after cardiac surgery. New England Journal of Medicine, 381, 1105–1114.",
+        "apa",
+        "Müller J",
+        "Delirium after cardiac surgery",
+        "New England Journal of Medicine",
+        2019,
+        "381",
+        None,
+        "1105",
+        None,
+        None,
+    ),
+]
+HARVARD = [
+    (
+        "Tkaczyk, D., Szostek, P. and Bolikowski, L. (2015) 'CERMINE: automatic extraction of structured metadata from "
+        "scientific literature', International Journal on Document Analysis and Recognition, 18(4), pp. 317–335.",
+        "harvard",
+        "Tkaczyk D",
+        "CERMINE: automatic",
+        "International Journal on Document Analysis and Recognition",
+        2015,
+        "18",
+        "4",
+        "317",
+        None,
+        None,
+    ),
+    (
+        "Okafor, C. (2018) Heart failure in West Africa. Journal of Cardiology, 12(2), pp. 44-51. doi:10.5555/jc.2018.44",
+        "harvard",
+        "Okafor C",
+        "Heart failure in West Africa",
+        "Journal of Cardiology",
+        2018,
+        "12",
+        "2",
+        "44",
+        "10.5555/jc.2018.44",
+        None,
+    ),
+]
+NUMBERED = [
+    (
+        "[1]D. Tkaczyk, P. Szostek, M. Fedoryszak, P. J. Dendek, and Ł. Bolikowski, “CERMINE: automatic extraction of "
+        "structured metadata from scientific literature,” IJDAR, vol. 18, no. 4, pp. 317–335, 2015.",
+        "ieee",
+        "Tkaczyk D",
+        "CERMINE: automatic",
+        "IJDAR",
+        2015,
+        "18",
+        "4",
+        "317",
+        None,
+        None,
+    ),
+    (
+        '[12] L. Andersen and S.-J. Kim, "Intermittent fasting versus continuous calorie restriction in type 2 diabetes," '
+        "Diabetes Care, vol. 41, no. 7, pp. 1412-1419, Jul. 2018, doi: 10.5555/dcare.2018.1412.",
+        "ieee",
+        "Andersen L",
+        "Intermittent fasting",
+        "Diabetes Care",
+        2018,
+        "41",
+        "7",
+        "1412",
+        "10.5555/dcare.2018.1412",
+        None,
+    ),
+]
+ALL = VANCOUVER + AMA + APA + HARVARD + NUMBERED
+
+
+@pytest.mark.parametrize(
+    ("text", "style", "author", "title", "journal", "year", "vol", "iss", "page", "doi", "pmid"), ALL
+)
+def test_free_text_styles(text, style, author, title, journal, year, vol, iss, page, doi, pmid):
+    s = parse_reference(text)
+    if style is None:  # a report, not an article: only what can be told
+        assert s.year == year
+        return
+    assert s.style == style
+    assert (s.authors[0] if s.authors else None) == author
+    assert s.title is not None and s.title.startswith(title)
+    assert s.journal == journal
+    assert (s.year, s.volume, s.issue, s.first_page) == (year, vol, iss, page)
+    assert (s.doi, s.pmid) == (doi, pmid)
+    assert s.text == text  # the whole line goes to free-text matchers too
+
+
+BIBTEX = """@article{watson1953,
+  author = {Watson, J. D. and Crick, F. H. C.},
+  title = {Molecular Structure of Nucleic Acids: {A} Structure for Deoxyribose Nucleic Acid},
+  journal = {Nature}, year = 1953, volume = {171}, number = {4356}, pages = {737--738},
+  doi = {10.1038/171737a0}
+}
+@article{tkaczyk2015,
+  author = {Tkaczyk, Dominika and Szostek, Pawe{\\l} and Bolikowski, {\\L}ukasz},
+  title = {{CERMINE}: automatic extraction of structured metadata from scientific literature},
+  journaltitle = {International Journal on Document Analysis and Recognition},
+  date = {2015-07-03}, volume = {18}, issue = {4}, pages = {317--335}
+}
+@inproceedings{m\\"uller2019,
+  author = {M{\\"u}ller, J{\\"u}rgen},
+  title = {Delirium after surgery},
+  booktitle = {Proceedings of the Cardiac Society},
+  year = {2019}, pmid = {99000001}
+}"""
+
+RIS = """TY  - JOUR
+AU  - Watson, J. D.
+AU  - Crick, F. H. C.
+TI  - Molecular structure of nucleic acids
+JO  - Nature
+PY  - 1953
+VL  - 171
+IS  - 4356
+SP  - 737
+EP  - 738
+DO  - 10.1038/171737a0
+ER  -
+TY  - JOUR
+A1  - Tkaczyk, Dominika
+T1  - CERMINE: automatic extraction of structured metadata
+T2  - International Journal on Document Analysis and Recognition
+Y1  - 2015/07/03
+VL  - 18
+SP  - 317-335
+AN  - 12345678
+ER  - """
+
+
+def test_bibtex_entries():
+    entries = split_entries(BIBTEX)
+    assert count_entries(BIBTEX) == 3 and len(entries) == 3
+    a, b, c = (parse_reference(e) for e in entries)
+    assert (a.style, a.authors, a.journal, a.year, a.volume, a.issue, a.first_page, a.last_page, a.doi) == (
+        "bibtex",
+        ["Watson JD", "Crick FHC"],
+        "Nature",
+        1953,
+        "171",
+        "4356",
+        "737",
+        "738",
+        "10.1038/171737a0",
+    )
+    assert a.title == "Molecular Structure of Nucleic Acids: A Structure for Deoxyribose Nucleic Acid"
+    assert b.authors[0] == "Tkaczyk D" and b.title and b.title.startswith("CERMINE:") and b.year == 2015
+    assert b.journal == "International Journal on Document Analysis and Recognition" and b.issue == "4"
+    assert (
+        c.authors == ["Müller J"]
+        and c.journal == "Proceedings of the Cardiac Society"
+        and c.pmid == "99000001"
+    )
+
+
+def test_ris_records():
+    entries = split_entries(RIS)
+    assert count_entries(RIS) == 2 and len(entries) == 2
+    a, b = (parse_reference(e) for e in entries)
+    assert (
+        a.style,
+        a.authors[0],
+        a.title,
+        a.journal,
+        a.year,
+        a.volume,
+        a.issue,
+        a.first_page,
+        a.last_page,
+        a.doi,
+    ) == (
+        "ris",
+        "Watson JD",
+        "Molecular structure of nucleic acids",
+        "Nature",
+        1953,
+        "171",
+        "4356",
+        "737",
+        "738",
+        "10.1038/171737a0",
+    )
+    assert (b.authors, b.year, b.first_page, b.last_page) == (["Tkaczyk D"], 2015, "317", "335")
+    assert b.journal == "International Journal on Document Analysis and Recognition" and b.pmid == "12345678"
+
+
+def test_broken_bibtex_is_a_value_error():
+    with pytest.raises(ValueError):
+        parse_reference("@article{x, title = ")
+
+
+@pytest.mark.parametrize(
+    ("segment", "names"),
+    [
+        ("Tkaczyk D, Szostek P, et al.", ["Tkaczyk D", "Szostek P"]),
+        ("Tkaczyk, D., Szostek, P., & Bolikowski, Ł.", ["Tkaczyk D", "Szostek P", "Bolikowski Ł"]),
+        ("D. Tkaczyk, P. J. Dendek and L. van der Berg", ["Tkaczyk D", "Dendek PJ", "van der Berg L"]),
+        ("Walker-Smith JA; O'Brien S", ["Walker-Smith JA", "O'Brien S"]),
+    ],
+)
+def test_author_segments(segment, names):
+    assert parse_authors(segment) == names
