@@ -153,7 +153,8 @@ class PubTatorFake:
         query = req.params.get("query", "").lower()
         concept = req.params.get("concept")
         if query.startswith("braf"):
-            items = _corpus(CORPUS_LEGACY) if self.legacy else None
+            # the legacy shape: the corpus's recording where present, else a hand-written sample of it
+            items = (_corpus(CORPUS_LEGACY) or _load("autocomplete_legacy_hand.json")) if self.legacy else None
             items = items or _load("autocomplete_braf_current.json")
         elif query.startswith("melanom"):
             items = _load("autocomplete_melanoma_current.json")
