@@ -291,8 +291,3 @@ def plugin_fault(plugin: str, message: str, **details: Any) -> MedlitError:
         "Try a different request or tool, and report it to the plugin's author.",
         details={"plugin": plugin, **details},
     )
-
-
-def error_kind(err: MedlitError) -> str:
-    """The kind of an error (``ncbi_rate_limited`` -> ``rate_limited``): a field, never parsed."""
-    return err.kind

@@ -154,7 +154,9 @@ class PubTatorFake:
         concept = req.params.get("concept")
         if query.startswith("braf"):
             # the legacy shape: the corpus's recording where present, else a hand-written sample of it
-            items = (_corpus(CORPUS_LEGACY) or _load("autocomplete_legacy_hand.json")) if self.legacy else None
+            items = (
+                (_corpus(CORPUS_LEGACY) or _load("autocomplete_legacy_hand.json")) if self.legacy else None
+            )
             items = items or _load("autocomplete_braf_current.json")
         elif query.startswith("melanom"):
             items = _load("autocomplete_melanoma_current.json")

@@ -357,7 +357,7 @@ class UpstreamClient:
                 await _progress(f"{cfg.label}: {retry.error.message}; retrying in {wait:.1f} s")
                 await asyncio.sleep(wait)
         assert last is not None
-        if (out_of_time or time.monotonic() >= deadline - 0.05) and E.error_kind(last) != E.RATE_LIMITED:
+        if (out_of_time or time.monotonic() >= deadline - 0.05) and last.kind != E.RATE_LIMITED:
             raise upstream_error(
                 cfg.error_prefix,
                 E.DEADLINE_EXCEEDED,
@@ -584,7 +584,7 @@ class UpstreamClient:
                 cfg.inspect(resp)
             except MedlitError as err:
                 if err.retryable:
-                    if E.error_kind(err) == E.RATE_LIMITED and self.pacer is not None:
+                    if err.kind == E.RATE_LIMITED and self.pacer is not None:
                         self.pacer.cooldown(1.0)
                     raise _Retry(err) from None
                 raise

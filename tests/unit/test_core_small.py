@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from medlit.core.budget import apply_budget
-from medlit.core.errors import MedlitError, error_kind, upstream_error
+from medlit.core.errors import MedlitError, upstream_error
 from medlit.core.redact import RedactingFilter, Redactor
 from medlit.core.render import TEXT_LIMIT, cap, fence
 from medlit.core.runtime import normalise_arguments
@@ -183,7 +183,7 @@ def test_every_core_kind_is_registered_with_a_hint_and_its_retryability(kind):
 def test_upstream_error_defaults():
     err = upstream_error("europepmc", "rate_limited", "slow down")
     assert err.reason == "europepmc_rate_limited" and err.retryable and err.recovery
-    assert error_kind(err) == "rate_limited" and err.kind == "rate_limited" and err.service == "europepmc"
+    assert err.kind == "rate_limited" and err.service == "europepmc"
     assert MedlitError("x", "y", recovery="", retryable=False).to_dict() == {
         "reason": "x",
         "message": "y",
