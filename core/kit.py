@@ -14,8 +14,8 @@ the helpers, by concern (each documented where it is defined):
 - budgets: ``apply_budget`` (``maxResponseCharacters`` deferral), ``json_size``;
 - requests: ``Repeated`` (a parameter sent once per value), ``call_deadline``; cache TTLs
   ``MINUTE``/``HOUR``/``DAY``;
-- vocabularies: ``TierOutcomeKind``, ``ContentFormat``, ``RecordKind``, ``MatchStage``, ``NoticeKind``,
-  ``Progress``;
+- vocabularies and type aliases: ``IdKind``, ``RelatedKind``, ``Capability``, ``PluginConfig``,
+  ``TierOutcomeKind``, ``ContentFormat``, ``RecordKind``, ``MatchStage``, ``NoticeKind``, ``Progress``;
 - ``on_access``, for a plugin's own lazily imported exports.
 """
 
@@ -46,7 +46,20 @@ from .net.http import call_deadline
 from .net.request import Repeated
 from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
 from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
-from .types import DAY, HOUR, MINUTE, ContentFormat, MatchStage, NoticeKind, RecordKind, TierOutcomeKind
+from .types import (
+    DAY,
+    HOUR,
+    MINUTE,
+    Capability,
+    ContentFormat,
+    IdKind,
+    MatchStage,
+    NoticeKind,
+    PluginConfig,
+    RecordKind,
+    RelatedKind,
+    TierOutcomeKind,
+)
 from .xml import XMLRefused, localname, parse_xml, text_of
 
 if TYPE_CHECKING:
@@ -78,16 +91,20 @@ __all__ = [
     "TEXT_LIMIT",
     "UNEXTRACTABLE_REASONS",
     "BudgetSplit",
+    "Capability",
     "ContentFormat",
     "Deferred",
     "DeferredIds",
     "FulltextArticle",
+    "IdKind",
     "Identifier",
     "IdentifierError",
     "MatchStage",
     "NoticeKind",
+    "PluginConfig",
     "Progress",
     "RecordKind",
+    "RelatedKind",
     "Repeated",
     "ResponseFormat",
     "Scripts",

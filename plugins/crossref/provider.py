@@ -5,15 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
-from medlit.core.kit import IdentifierError, MatchStage, normalize_doi
-from medlit.core.plugin import (
-    IdKind,
-    RecordMetadata,
-    RecordNotice,
-    ReferenceCandidate,
-    ReferenceQuery,
-    ToolContext,
-)
+from medlit.core.kit import IdentifierError, IdKind, MatchStage, normalize_doi
+from medlit.core.plugin import RecordMetadata, RecordNotice, ReferenceCandidate, ReferenceQuery, ToolContext
 
 from . import client
 

@@ -21,10 +21,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from medlit.core.kit import FulltextArticle, IdentifierError, normalize_doi, read_jats
+from medlit.core.kit import FulltextArticle, IdentifierError, IdKind, normalize_doi, read_jats
 from medlit.core.plugin import (
     ArticleRef,
-    IdKind,
     MedlitError,
     StructuredArticle,
     TierOptions,

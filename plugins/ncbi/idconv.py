@@ -30,8 +30,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.kit import IdentifierError, batches, normalize
-from medlit.core.plugin import ArticleRef, IdKind, MedlitError, TierResult, ToolContext
+from medlit.core.kit import IdentifierError, IdKind, batches, normalize
+from medlit.core.plugin import ArticleRef, MedlitError, TierResult, ToolContext
 
 from .parse.idconv import IdConvRecord, parse_idconv
 

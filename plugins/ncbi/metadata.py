@@ -18,8 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from medlit.core.kit import IdentifierError, RecordKind, normalize_doi, normalize_pmcid, normalize_pmid
-from medlit.core.plugin import ArticleRef, IdKind, RecordMetadata, TierResult, ToolContext
+from medlit.core.kit import (
+    IdentifierError,
+    IdKind,
+    RecordKind,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+)
+from medlit.core.plugin import ArticleRef, RecordMetadata, TierResult, ToolContext
 
 from .client import fetch_pubmed
 from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number

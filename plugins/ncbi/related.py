@@ -14,15 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from medlit.core.plugin import (
-    MedlitError,
-    RelatedKind,
-    RelatedQuery,
-    RelatedResult,
-    ToolContext,
-    errors,
-    upstream_error,
-)
+from medlit.core.kit import RelatedKind
+from medlit.core.plugin import MedlitError, RelatedQuery, RelatedResult, ToolContext, errors, upstream_error
 
 from .parse.elink import ELinkResult, parse_elink
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from medlit.core.kit import XMLRefused, parse_xml
-from medlit.core.plugin import MedlitError, PluginConfig, Probe, Response, ServiceSpec, errors, upstream_error
+from medlit.core.kit import PluginConfig, XMLRefused, parse_xml
+from medlit.core.plugin import MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
 
 from . import records
 

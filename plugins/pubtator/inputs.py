@@ -10,11 +10,12 @@ from pydantic import Field, field_validator, model_validator
 from medlit.core.kit import (
     RESPONSE_FORMAT_FIELD,
     IdentifierError,
+    IdKind,
     ResponseFormat,
     parse_list,
     strip_invisible,
 )
-from medlit.core.plugin import ArgumentError, IdKind, ToolInput
+from medlit.core.plugin import ArgumentError, ToolInput
 
 from .entities import Concept, RelationType, check_entity_id, check_query
 

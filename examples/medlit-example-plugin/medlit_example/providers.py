@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from medlit.core.kit import IdKind
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
     FulltextTier,
-    IdKind,
     MedlitError,
     MetadataProvider,
     RecordMetadata,
