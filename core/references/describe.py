@@ -22,11 +22,10 @@ def describe(catalog: Catalog) -> str:
     )
     siblings = [f"{text} {tool}" for cap, text in wanted if (tool := catalog.tool_for(cap))]
     return (
-        "Audit a reference list (up to 100): does each reference exist, which record is it, what is wrong with it "
-        "(title, authors, year, journal, volume, issue, pages, DOI), and is it retracted or corrected? Strings in "
-        "any style (Vancouver, APA, AMA, Harvard, numbered, BibTeX, RIS) or field objects; stated DOIs and PMIDs are "
-        "checked, not believed. Each comes back verified, mismatch (with discrepancies; chimeras flagged), "
-        f"ambiguous (top candidates) or not_found (sources named). Matchers: {_names(catalog.matchers)}; "
+        "Audit a reference list: does each reference exist, which record is it, what is wrong with it (title, "
+        "authors, year, journal, volume, issue, pages, DOI), is it retracted or corrected? Stated DOIs and PMIDs are "
+        "checked, not believed. Each comes back verified, mismatch (discrepancies; chimeras flagged), ambiguous "
+        f"(top candidates) or not_found (sources named). Matchers: {_names(catalog.matchers)}; "
         f"notices: {_names(catalog.notices)}. Use it before submitting a manuscript or when citing "
         "unfamiliar or model-drafted references" + "".join("; " + s for s in siblings) + "."
     )

@@ -14,7 +14,6 @@ from ..types import NoticeKind
 MAX_REFERENCES = 100
 MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
 Short = Annotated[str, Field(max_length=30)]
-Number = Annotated[int, Field(ge=0, le=999_999_999)]
 Match = Literal["verified", "mismatch", "ambiguous", "not_found"]
 Confidence = Literal["high", "medium", "low"]
 Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
@@ -24,34 +23,31 @@ class ReferenceFields(ToolInput):
     title: str | None = Field(
         None, max_length=1000, description="Example: 'CERMINE: automatic extraction ...'."
     )
-    authors: list[str] | str | None = Field(
-        None,
-        max_length=200,
-        description="First author first, 'Family Initials' or as written. Example: ['Tkaczyk D', 'Szostek P'].",
+    authors: (
+        Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=200)]
+        | Annotated[str, Field(max_length=5000)]
+        | None
+    ) = Field(
+        None, description="First author first, 'Family Initials' or as written. Example: ['Tkaczyk D']."
     )
     journal: str | None = Field(
         None, max_length=300, description="Full title or abbreviation. Example: 'IJDAR'."
     )
-    year: Number | Short | None = Field(None, description="Example: 2015.")
-    volume: Short | Number | None = Field(None, description="Example: '18'.")
-    issue: Short | Number | None = Field(None, description="Example: '4'.")
-    pages: Annotated[str, Field(max_length=40)] | Number | None = Field(
-        None, description="Example: '317-335'."
-    )
+    # Numbers are accepted too (a model often sends a year or volume as one): read as text.
+    year: Short | None = Field(None, description="Example: '2015'.")
+    volume: Short | None = Field(None, description="Example: '18'.")
+    issue: Short | None = Field(None, description="Example: '4'.")
+    pages: Annotated[str, Field(max_length=40)] | None = Field(None, description="Example: '317-335'.")
     doi: str | None = Field(
         None, max_length=300, description="Checked, not believed. Example: '10.1007/s10032-015-0249-8'."
     )
-    pmid: Short | Number | None = Field(None, description="Checked, not believed. Example: '9500320'.")
+    pmid: Short | None = Field(None, description="Checked, not believed. Example: '9500320'.")
 
-    @field_validator("authors")
+    @field_validator("year", "volume", "issue", "pages", "pmid", mode="before")
     @classmethod
-    def _authors(cls, v: Any) -> Any:
-        if isinstance(v, list) and any(len(a) > 200 for a in v):
-            raise ArgumentError(
-                "an author name is over 200 characters", "Give each author as 'Family Initials'."
-            )
-        if isinstance(v, str) and len(v) > 5000:
-            raise ArgumentError("authors is over 5,000 characters", "Give the first authors only.")
+    def _numbers_as_text(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999_999_999:
+            return str(v)
         return v
 
 
@@ -59,9 +55,8 @@ class VerifyReferencesInput(ToolInput):
     references: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)] | ReferenceFields] = Field(
         min_length=1,
         max_length=MAX_REFERENCES,
-        description=f"Up to {MAX_REFERENCES} references, each a string in any common style (Vancouver, APA, AMA, "
-        "Harvard, a numbered line, a BibTeX or RIS entry) or an object of fields. Example: ['Wakefield AJ, Murch SH, "
-        "et al. Ileal-lymphoid-nodular hyperplasia... Lancet. 1998;351(9103):637-41.'].",
+        description=f"Up to {MAX_REFERENCES} references: strings in any style (Vancouver, APA, AMA, Harvard, "
+        "numbered, BibTeX, RIS) or field objects. Example: ['Wakefield AJ, et al. Lancet. 1998;351:637-41.'].",
     )
     responseFormat: ResponseFormat = response_format_field()
 
