@@ -337,8 +337,10 @@ async def _ask(
         "a mapping of candidates by reference key",
     )
     if out.error is not None:
-        trail.error = out.error
-        trail.detail = out.detail
+        # The first failure is the cause worth naming: a later stage that then runs out of time (its
+        # retries used the time) must not hide the reset or the garbled answer behind it.
+        trail.error = trail.error or out.error
+        trail.detail = trail.detail or out.detail
         return
     pool.add(m.name, out.answer, {r.key for r in refs}, m.order)
 
