@@ -21,7 +21,7 @@ Plugins are discovered through the ``medlit.plugins`` entry-point group (built-i
 The entry-point name is the plugin's switch: ``CROSSREF_ENABLED=false`` blocks it before any of
 its hooks runs (its contributions are then unknown; it is listed ``disabled``), and
 ``MEDLIT_LOAD_PLUGINS`` decides which are imported at all. Import what you need from
-:mod:`medlit.core.plugin` (the contract) and :mod:`medlit.core.kit` (the helpers), never from
+:mod:`medlit.core.plugin` (the contract) and :mod:`medlit.core.plugin.kit` (the helpers), never from
 pluggy or the MCP SDK.
 """
 

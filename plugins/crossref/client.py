@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.kit import batches
 from medlit.core.plugin import MedlitError, Response, ToolContext, upstream_error
+from medlit.core.plugin.kit import batches
 
 from .parse import Work, error_message, parse_items, parse_single
 

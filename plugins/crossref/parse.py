@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from medlit.core.kit import IdentifierError, NoticeKind, RecordKind, normalize_doi, strip_invisible
 from medlit.core.plugin import RecordMetadata, RecordNotice
+from medlit.core.plugin.kit import IdentifierError, NoticeKind, RecordKind, normalize_doi, strip_invisible
 
 # Every update type Crossref uses, folded onto the five the audit reports.
 NOTICE_TYPES: dict[str, NoticeKind] = {

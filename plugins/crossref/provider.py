@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
-from medlit.core.kit import IdentifierError, IdKind, MatchStage, normalize_doi
 from medlit.core.plugin import RecordMetadata, RecordNotice, ReferenceCandidate, ReferenceQuery, ToolContext
+from medlit.core.plugin.kit import IdentifierError, IdKind, MatchStage, normalize_doi
 
 from . import client
 

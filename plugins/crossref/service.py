@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.core.kit import DAY, HOUR, PluginConfig
 from medlit.core.plugin import CacheRule, Probe, Response, ServiceSpec, upstream_error
+from medlit.core.plugin.kit import DAY, HOUR, PluginConfig
 
 BASE_URL = "https://api.crossref.org"
 START_RATE = 5.0  # requests/s until the first answer announces the pool's limit (the public pool's)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from medlit.core.kit import XMLSyntaxError, batches, parse_xml
 from medlit.core.plugin import Response, ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import XMLSyntaxError, batches, parse_xml
 
 from .parse import EpmcRecord, read_record
 from .queries import CLAUSES_PER_SEARCH, any_of

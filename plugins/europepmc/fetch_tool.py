@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.core.kit import apply_budget, as_json, cap_text, fence, json_size
 from medlit.core.plugin import MedlitError, ToolContext, errors
+from medlit.core.plugin.kit import apply_budget, as_json, cap_text, fence, json_size
 
 from . import client
 from .inputs import FetchInput, RecordAddress

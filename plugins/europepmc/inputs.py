@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, strip_invisible
 from medlit.core.plugin import ArgumentError, ToolInput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, strip_invisible
 
 Source = Literal["MED", "PMC", "PPR", "PAT", "AGR"]
 DEFAULT_SOURCES: list[Source] = ["MED", "PMC", "PPR"]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.kit import IdentifierError, normalize_doi, normalize_pmcid, strip_invisible
+from medlit.core.plugin.kit import IdentifierError, normalize_doi, normalize_pmcid, strip_invisible
 
 SOURCES = ("MED", "PMC", "PPR", "PAT", "AGR")
 SITE = "https://europepmc.org"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from urllib.parse import quote
 
-from medlit.core.kit import as_json, cap_text, fence
 from medlit.core.plugin import MedlitError, ToolContext, errors, invalid_argument
+from medlit.core.plugin.kit import as_json, cap_text, fence
 
 from . import client
 from .inputs import DOCUMENTED_SORT, PAGE_CAP, SearchInput

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from medlit.core.kit import DAY, MINUTE
 from medlit.core.plugin import CacheRule, MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
+from medlit.core.plugin.kit import DAY, MINUTE
 
 NAME = "europepmc"
 TITLE = "Europe PMC"

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from medlit.core.kit import FulltextArticle, IdentifierError, IdKind, normalize_doi, read_jats
 from medlit.core.plugin import (
     ArticleRef,
     MedlitError,
@@ -31,6 +30,7 @@ from medlit.core.plugin import (
     ToolContext,
     errors,
 )
+from medlit.core.plugin.kit import FulltextArticle, IdentifierError, IdKind, normalize_doi, read_jats
 
 from . import client
 from .parse import EpmcRecord

@@ -7,8 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, DeferredIds, IdentifierError, ResponseFormat, parse_list
 from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
+    RESPONSE_FORMAT_FIELD,
+    DeferredIds,
+    IdentifierError,
+    ResponseFormat,
+    parse_list,
+)
 
 MAX_PMIDS = 1000
 OTHER_FIELD = re.compile(r"; send it in `\w+`")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.kit import strip_invisible
+from medlit.core.plugin.kit import strip_invisible
 
 from .models import CitationMetrics, Scoring
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from medlit.core.kit import DAY
 from medlit.core.plugin import Probe, RecordRule, Response, ServiceSpec, errors, upstream_error
+from medlit.core.plugin.kit import DAY
 
 BASE_URL = "https://icite.od.nih.gov/api"
 RATE = 3.0

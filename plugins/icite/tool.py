@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.kit import apply_budget, as_json, cap_text, fence, json_size, md_table
 from medlit.core.plugin import Response, ToolContext, upstream_error
+from medlit.core.plugin.kit import apply_budget, as_json, cap_text, fence, json_size, md_table
 
 from .models import (
     CitationMetrics,

@@ -18,8 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from medlit.core.kit import batches
 from medlit.core.plugin import MedlitError, Response, ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import batches
 
 from .inputs import HistoryHandle
 from .parse.body import is_json

@@ -30,8 +30,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.kit import IdentifierError, IdKind, batches, normalize
 from medlit.core.plugin import ArticleRef, MedlitError, TierResult, ToolContext
+from medlit.core.plugin.kit import IdentifierError, IdKind, batches, normalize
 
 from .parse.idconv import IdConvRecord, parse_idconv
 

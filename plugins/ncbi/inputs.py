@@ -13,14 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArgumentError, ToolInput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     IdentifierError,
     ResponseFormat,
     parse_list,
     strip_invisible,
 )
-from medlit.core.plugin import ArgumentError, ToolInput
 
 DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 DB_LENGTH = 40

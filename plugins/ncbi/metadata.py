@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArticleRef, RecordMetadata, TierResult, ToolContext
+from medlit.core.plugin.kit import (
     IdentifierError,
     IdKind,
     RecordKind,
@@ -26,7 +27,6 @@ from medlit.core.kit import (
     normalize_pmcid,
     normalize_pmid,
 )
-from medlit.core.plugin import ArticleRef, RecordMetadata, TierResult, ToolContext
 
 from .client import fetch_pubmed
 from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number

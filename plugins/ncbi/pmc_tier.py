@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from medlit.core.kit import FulltextArticle, IdKind, batches, localname, parse_xml, read_jats
 from medlit.core.plugin import ArticleRef, Response, StructuredArticle, TierOptions, TierResult, ToolContext
+from medlit.core.plugin.kit import FulltextArticle, IdKind, batches, localname, parse_xml, read_jats
 
 BATCH_SIZE = 200  # efetch ids per request
 

@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from medlit.core.kit import DAY, MINUTE, localname, parse_xml, text_of
 from medlit.core.plugin import CacheRule, RecordRule
+from medlit.core.plugin.kit import DAY, MINUTE, localname, parse_xml, text_of
 
 if TYPE_CHECKING:
     from lxml import etree

@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from medlit.core.kit import IdKind, MatchStage, NoticeKind
 from medlit.core.plugin import MedlitError, RecordNotice, ReferenceCandidate, ReferenceQuery, ToolContext
+from medlit.core.plugin.kit import IdKind, MatchStage, NoticeKind
 
 from .client import fetch_pubmed, ncbi_get, run_esearch
 from .metadata import to_metadata

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from medlit.core.kit import RelatedKind
 from medlit.core.plugin import MedlitError, RelatedQuery, RelatedResult, ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import RelatedKind
 
 from .parse.elink import ELinkResult, parse_elink
 

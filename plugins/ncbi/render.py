@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from medlit.core.kit import as_json, cap_text, fence
+from medlit.core.plugin.kit import as_json, cap_text, fence
 
 from .inputs import PAGING_CEILING, PAGING_CEILING_DBS, HistoryHandle
 

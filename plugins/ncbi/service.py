@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from medlit.core.kit import PluginConfig, XMLRefused, parse_xml
 from medlit.core.plugin import MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
+from medlit.core.plugin.kit import PluginConfig, XMLRefused, parse_xml
 
 from . import records
 
@@ -115,7 +115,7 @@ def inspect_eutils(resp: Response) -> None:
         if text_endpoint:
             return
         raise _garbled("text where XML or JSON was expected")
-    from medlit.core.kit import XMLSyntaxError
+    from medlit.core.plugin.kit import XMLSyntaxError
 
     try:
         root = parse_xml(body)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.kit import batches
 from medlit.core.plugin import ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import batches
 
 from .parse import Work, WorkList, parse_list, parse_work
 

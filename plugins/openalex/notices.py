@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.kit import IdKind, batches
 from medlit.core.plugin import RecordNotice, ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import IdKind, batches
 
 from .client import OR_LIMIT, SERVICE
 from .parse import doi_of

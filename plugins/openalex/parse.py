@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.kit import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
 from medlit.core.plugin import errors, upstream_error
+from medlit.core.plugin.kit import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
 
 _WORK_ID = re.compile(r"(?i)^(?:https?://(?:www\.)?openalex\.org/)?(?:works/)?(W\d{1,15})$")
 

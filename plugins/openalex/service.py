@@ -8,8 +8,8 @@ that saves a list request, and batches ids into OR filters otherwise.
 
 from __future__ import annotations
 
-from medlit.core.kit import DAY, HOUR, PluginConfig
 from medlit.core.plugin import CacheRule, Probe, ServiceSpec
+from medlit.core.plugin.kit import DAY, HOUR, PluginConfig
 
 BASE_URL = "https://api.openalex.org"
 RATE = 10.0  # OpenAlex allows 100 requests/s; a tenth of it is plenty and polite

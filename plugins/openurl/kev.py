@@ -17,8 +17,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from medlit.core.kit import strip_invisible
 from medlit.core.plugin import RecordMetadata
+from medlit.core.plugin.kit import strip_invisible
 
 URL_VER = "Z39.88-2004"
 URL_CTX_FMT = "info:ofi/fmt:kev:mtx:ctx"

@@ -14,16 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    ResponseFormat,
-    as_json,
-    fence,
-    normalize_doi,
-    normalize_pmid,
-    parse_list,
-)
 from medlit.core.plugin import (
     ArgumentError,
     MedlitError,
@@ -32,6 +22,16 @@ from medlit.core.plugin import (
     ToolInput,
     ToolOutput,
     errors,
+)
+from medlit.core.plugin.kit import (
+    RESPONSE_FORMAT_FIELD,
+    IdentifierError,
+    ResponseFormat,
+    as_json,
+    fence,
+    normalize_doi,
+    normalize_pmid,
+    parse_list,
 )
 
 from . import kev, presets

@@ -13,8 +13,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.kit import apply_budget, as_json, batches, cap_text, fence, json_size, md_table
 from medlit.core.plugin import MedlitError, ToolContext
+from medlit.core.plugin.kit import apply_budget, as_json, batches, cap_text, fence, json_size, md_table
 
 from .bioc import document_ids, read_document
 from .client import export_split

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.kit import strip_invisible
+from medlit.core.plugin.kit import strip_invisible
 
 from .entities import BIOC_RELATIONS, TYPE_ORDER
 from .models import AnnotatedDocument, Entity, Mention, Relation, RelationEnd

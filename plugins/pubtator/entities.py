@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-from medlit.core.kit import strip_invisible
 from medlit.core.plugin import ArgumentError
+from medlit.core.plugin.kit import strip_invisible
 
 # Concept types as PubTator3 spells them in ids and parameters, and as BioC annotations name them.
 CONCEPTS: dict[str, str] = {

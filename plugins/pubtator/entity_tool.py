@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.core.kit import as_json, cap_text, fence, md_table
 from medlit.core.plugin import ToolContext
+from medlit.core.plugin.kit import as_json, cap_text, fence, md_table
 
 from .client import autocomplete
 from .inputs import FindEntityInput

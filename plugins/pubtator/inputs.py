@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArgumentError, ToolInput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     IdentifierError,
     IdKind,
@@ -15,7 +16,6 @@ from medlit.core.kit import (
     parse_list,
     strip_invisible,
 )
-from medlit.core.plugin import ArgumentError, ToolInput
 
 from .entities import Concept, RelationType, check_entity_id, check_query
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from medlit.core.kit import DeferredIds
 from medlit.core.plugin import ToolOutput
+from medlit.core.plugin.kit import DeferredIds
 
 # ----------------------------------------------------------------------------- pubtator_find_entity
 

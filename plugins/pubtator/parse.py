@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.kit import strip_invisible
+from medlit.core.plugin.kit import strip_invisible
 
 from .bioc import _id_text, _int, _pmcid, _pmid, _text
 from .entities import CONCEPTS, concept_of, display_name

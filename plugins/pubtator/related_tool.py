@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
-from medlit.core.kit import as_json, cap_text, fence, md_table
 from medlit.core.plugin import MedlitError, ToolContext
+from medlit.core.plugin.kit import as_json, cap_text, fence, md_table
 
 from .client import relations, search
 from .entities import CONCEPTS, concept_of, display_name

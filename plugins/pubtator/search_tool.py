@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.core.kit import as_json, cap_text, fence
 from medlit.core.plugin import ToolContext
+from medlit.core.plugin.kit import as_json, cap_text, fence
 
 from .client import search
 from .inputs import SearchInput

@@ -29,8 +29,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from medlit.core.kit import DAY
 from medlit.core.plugin import CacheRule, Probe, RecordRule, Response, ServiceSpec, errors, upstream_error
+from medlit.core.plugin.kit import DAY
 
 NAME = "pubtator"
 TITLE = "NCBI PubTator3"

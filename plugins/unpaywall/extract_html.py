@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
-from medlit.core.kit import strip_invisible
+from medlit.core.plugin.kit import strip_invisible
 
 from .identity import dois_in
 

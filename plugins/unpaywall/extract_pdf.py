@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.kit import strip_invisible
+from medlit.core.plugin.kit import strip_invisible
 
 from .identity import dois_in
 

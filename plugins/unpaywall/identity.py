@@ -13,7 +13,7 @@ import unicodedata
 from difflib import SequenceMatcher
 from urllib.parse import unquote
 
-from medlit.core.kit import IdentifierError, normalize_doi
+from medlit.core.plugin.kit import IdentifierError, normalize_doi
 
 DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}(?:\.\d+)*/[^\s\"'<>]+")
 

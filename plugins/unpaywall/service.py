@@ -7,8 +7,8 @@ them out of logs, errors and output.
 
 from __future__ import annotations
 
-from medlit.core.kit import DAY, PluginConfig
 from medlit.core.plugin import CacheRule, OpenWebSpec, Probe, ServiceSpec, SettingSpec
+from medlit.core.plugin.kit import DAY, PluginConfig
 
 API_URL = "https://api.unpaywall.org"
 API = "unpaywall"

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from typing import Literal
 from urllib.parse import urlsplit
 
-from medlit.core.kit import IdentifierError, call_deadline, normalize_doi
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
@@ -34,6 +33,7 @@ from medlit.core.plugin import (
     ToolContext,
     WebResponse,
 )
+from medlit.core.plugin.kit import IdentifierError, call_deadline, normalize_doi
 
 from . import TIMEOUT, service
 from .extract_html import decode, looks_full_text, looks_html, read_meta, to_markdown

@@ -69,7 +69,7 @@ def medlit_tools(host):  # the contract's hooks take no argument
 
 # A JATS tier of a third party: its articles must carry its own source label and record ids.
 JATS_TIER = '''
-from medlit.core.kit import read_jats
+from medlit.core.plugin.kit import read_jats
 from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
 
 JATS = b"""<article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>

@@ -281,7 +281,7 @@ def test_tests_cannot_reach_the_network():
 
 
 def test_batches_split_ids_per_request_in_order():
-    from medlit.core.kit import batches
+    from medlit.core.plugin.kit import batches
 
     assert batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
     assert batches(("a", "b"), 200) == [["a", "b"]]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from medlit.core import context, hookspecs, kit, plugin, types
+from medlit.core import context, hookspecs, plugin, types
+from medlit.core.plugin import kit
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS_MD = ROOT / "docs" / "plugins.md"

@@ -8,7 +8,6 @@ from aiohttp import web
 
 from medlit.core import fulltext
 from medlit.core.host import load_host
-from medlit.core.kit import read_jats
 from medlit.core.plugin import (
     ExtractedTextArticle,
     FulltextTier,
@@ -20,6 +19,7 @@ from medlit.core.plugin import (
     TierResult,
     hookimpl,
 )
+from medlit.core.plugin.kit import read_jats
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings

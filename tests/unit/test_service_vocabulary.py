@@ -13,11 +13,11 @@ from aiohttp import web
 from medlit.core.cache import SqliteCache, cache_setting
 from medlit.core.errors import MedlitError
 from medlit.core.host import load_host
-from medlit.core.kit import DAY
 from medlit.core.net.http import ServiceConfig, UpstreamClient
 from medlit.core.net.session import is_paced_session, new_session
 from medlit.core.net.webfetch import WebClient
 from medlit.core.plugin import CacheRule, OpenWebSpec, PluginInfo, ServiceSpec, hookimpl
+from medlit.core.plugin.kit import DAY
 from medlit.core.settings import load_settings
 from medlit.testing import InlinePlugin, make_host, make_runtime
 

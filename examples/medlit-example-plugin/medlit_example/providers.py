@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.kit import IdKind
 from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
@@ -18,6 +17,7 @@ from medlit.core.plugin import (
     TierResult,
     ToolContext,
 )
+from medlit.core.plugin.kit import IdKind
 
 from .registry import NAME, Text, fetch_text, fetch_works
 

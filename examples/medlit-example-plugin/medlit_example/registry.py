@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.kit import PluginConfig, Repeated
 from medlit.core.plugin import Probe, Response, ServiceSpec, ToolContext, errors, upstream_error
+from medlit.core.plugin.kit import PluginConfig, Repeated
 
 NAME = "example_works"
 BATCH = 50  # DOIs per /works request: the registry's documented maximum

@@ -7,7 +7,8 @@ from urllib.parse import quote
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     IdentifierError,
     ResponseFormat,
@@ -16,7 +17,6 @@ from medlit.core.kit import (
     normalize_doi,
     parse_list,
 )
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from .registry import NAME, Work, fetch_works
 

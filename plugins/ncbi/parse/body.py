@@ -14,8 +14,8 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
 
-from medlit.core.kit import XMLRefused, localname, parse_xml, text_of
 from medlit.core.plugin import MedlitError, errors, upstream_error
+from medlit.core.plugin.kit import XMLRefused, localname, parse_xml, text_of
 
 SERVICE = "ncbi"
 

@@ -9,7 +9,7 @@ from typing import Any
 from lxml import etree
 from pydantic import Field
 
-from medlit.core.kit import localname, text_of
+from medlit.core.plugin.kit import localname, text_of
 
 from .body import (
     NcbiModel,

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import Field
 
-from medlit.core.kit import IdentifierError, XMLRefused, localname, normalize_pmcid, parse_xml, text_of
+from medlit.core.plugin.kit import IdentifierError, XMLRefused, localname, normalize_pmcid, parse_xml, text_of
 
 from .body import (
     NcbiModel,

@@ -9,8 +9,8 @@ from urllib.parse import unquote
 
 from pydantic import Field
 
-from medlit.core.kit import IdentifierError, normalize_pmcid, text_of
 from medlit.core.plugin import MedlitError, errors, upstream_error
+from medlit.core.plugin.kit import IdentifierError, normalize_pmcid, text_of
 
 from .body import (
     SERVICE,

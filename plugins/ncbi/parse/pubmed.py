@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from lxml import etree
 
-from medlit.core.kit import (
+from medlit.core.plugin.kit import (
     IdentifierError,
     flatten_mathml,
     localname,

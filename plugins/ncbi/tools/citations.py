@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
 from medlit.core.plugin import ArgumentError, MedlitError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
 
 from ..citation_styles import STYLE_ALIASES, STYLES, CitationStyle, correction_notes, format_citation
 from ..client import esummary_pubmed, fetch_pubmed

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     IdentifierError,
     ResponseFormat,
@@ -16,7 +17,6 @@ from medlit.core.kit import (
     md_table,
     parse_list,
 )
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from ..idconv import convert_ids
 

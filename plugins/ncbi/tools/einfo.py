@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
 from medlit.core.plugin import ToolContext, ToolInput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
 
 from ..client import database_names, describe_database
 from ..inputs import DB_LENGTH, check_db

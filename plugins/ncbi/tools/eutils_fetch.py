@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence
 from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence
 
 from ..client import (
     ESUMMARY_BATCH,

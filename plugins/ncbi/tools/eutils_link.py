@@ -6,7 +6,8 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     Repeated,
     ResponseFormat,
@@ -15,7 +16,6 @@ from medlit.core.kit import (
     fence,
     md_table,
 )
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
 
 from ..client import efetch, history_of, history_params, ncbi_get, run_esearch, spelling_suggestion
 from ..inputs import (

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
 from medlit.core.plugin import ArgumentError, MedlitError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
 
 from ..client import history_of, ncbi_get, run_esearch, spelling_suggestion, translate_db_error
 from ..inputs import (

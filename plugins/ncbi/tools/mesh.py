@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence, md_table
 from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence, md_table
 
 from ..client import run_esearch
 from ..inputs import check_query

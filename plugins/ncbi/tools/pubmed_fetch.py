@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import (
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
     RESPONSE_FORMAT_FIELD,
     DeferredIds,
     ResponseFormat,
@@ -16,7 +17,6 @@ from medlit.core.kit import (
     fence,
     json_size,
 )
-from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
 
 from ..client import fetch_pubmed
 from ..inputs import Pmids, check_pmids, pmids_field

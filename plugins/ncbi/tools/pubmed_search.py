@@ -10,8 +10,15 @@ from urllib.parse import urlencode
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, strip_invisible
 from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import (
+    RESPONSE_FORMAT_FIELD,
+    ResponseFormat,
+    as_json,
+    cap_text,
+    fence,
+    strip_invisible,
+)
 
 from ..client import esummary_pubmed, ncbi_json
 from ..inputs import QUERY_LENGTH, has_term, strip_inline_tags

@@ -7,8 +7,8 @@ import re
 
 from pydantic import Field, field_validator
 
-from medlit.core.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
 from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
+from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
 
 from ..inputs import check_query
 from ..parse.eutils import parse_espell

@@ -1,21 +1,21 @@
 """The plugin contract: everything a plugin declares and what its callables receive and return.
 
-A plugin imports from here and from :mod:`medlit.core.kit` (the helpers: identifiers, text,
+A plugin imports from here and from :mod:`medlit.core.plugin.kit` (the helpers: identifiers, text,
 XML and JATS reading, rendering, budgets) and from nowhere else in ``medlit.core``, never pluggy
 or the MCP SDK. The hooks are documented in :mod:`medlit.core.hookspecs`; ``docs/plugins.md``
 walks through a whole plugin. Keep this list short (a test holds it to 50 names): a helper that
 is not part of the contract belongs in the kit.
 """
 
-from . import errors
-from .context import ApiClient, OpenWebClient, ToolContext
-from .errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
-from .hookspecs import hookimpl
-from .lazy import lazy
-from .models import ToolInput, ToolOutput
-from .net.http import Response
-from .net.webfetch import WebResponse
-from .types import (
+from .. import errors
+from ..context import ApiClient, OpenWebClient, ToolContext
+from ..errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
+from ..hookspecs import hookimpl
+from ..lazy import lazy
+from ..models import ToolInput, ToolOutput
+from ..net.http import Response
+from ..net.webfetch import WebResponse
+from ..types import (
     AccessLinkProvider,
     ArticleRef,
     CacheRule,

@@ -21,10 +21,10 @@ the helpers, by concern (each documented where it is defined):
 
 from typing import TYPE_CHECKING
 
-from .budget import BudgetSplit, Deferred, apply_budget, json_size
-from .context import Progress
-from .errors import queue_full
-from .identifiers import (
+from ..budget import BudgetSplit, Deferred, apply_budget, json_size
+from ..context import Progress
+from ..errors import queue_full
+from ..identifiers import (
     FIELD_OF,
     ID_KINDS,
     Identifier,
@@ -39,14 +39,14 @@ from .identifiers import (
     parse_list,
     split_packed,
 )
-from .lazy import on_access
-from .mathml import Scripts, flatten_mathml, to_subscript, to_superscript
-from .models import RESPONSE_FORMAT_FIELD, DeferredIds, ResponseFormat, cap_text
-from .net.http import call_deadline
-from .net.request import Repeated
-from .render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
-from .text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
-from .types import (
+from ..lazy import on_access
+from ..mathml import Scripts, flatten_mathml, to_subscript, to_superscript
+from ..models import RESPONSE_FORMAT_FIELD, DeferredIds, ResponseFormat, cap_text
+from ..net.http import call_deadline
+from ..net.request import Repeated
+from ..render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
+from ..text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
+from ..types import (
     DAY,
     HOUR,
     MINUTE,
@@ -60,21 +60,21 @@ from .types import (
     RelatedKind,
     TierOutcomeKind,
 )
-from .xml import XMLRefused, localname, parse_xml, text_of
+from ..xml import XMLRefused, localname, parse_xml, text_of
 
 if TYPE_CHECKING:
-    from .jats.models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
-    from .jats.reader import read_jats
-    from .xml import XMLSyntaxError
+    from ..jats.models import UNEXTRACTABLE_REASONS, FulltextArticle, UnextractableReason
+    from ..jats.reader import read_jats
+    from ..xml import XMLSyntaxError
 
 # Exports whose modules are heavy (the JATS reader and its models, lxml), imported on first access so
 # that a plugin's declarations import nothing a session may never need.
 _ON_ACCESS = {
-    "read_jats": ".jats.reader",
-    "FulltextArticle": ".jats.models",
-    "UNEXTRACTABLE_REASONS": ".jats.models",
-    "UnextractableReason": ".jats.models",
-    "XMLSyntaxError": ".xml",  # lxml's class: lxml loads with the first document
+    "read_jats": "..jats.reader",
+    "FulltextArticle": "..jats.models",
+    "UNEXTRACTABLE_REASONS": "..jats.models",
+    "UnextractableReason": "..jats.models",
+    "XMLSyntaxError": "..xml",  # lxml's class: lxml loads with the first document
 }
 
 __getattr__ = on_access(globals(), _ON_ACCESS)
