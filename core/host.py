@@ -339,7 +339,9 @@ class _Kind(NamedTuple):
 
 
 _KINDS = (
-    _Kind("services", "medlit_services", (ServiceSpec, OpenWebSpec), "service", syncs=("inspect",)),
+    _Kind(
+        "services", "medlit_services", (ServiceSpec, OpenWebSpec), "service", syncs=("inspect", "pace_from")
+    ),
     _Kind(
         "tools",
         "medlit_tools",
@@ -410,7 +412,7 @@ def _check_record(item: Any, kind: _Kind) -> None:
     if isinstance(item, ServiceSpec | OpenWebSpec) and not _NAME.match(item.name):
         raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
     if isinstance(item, ServiceSpec | OpenWebSpec):
-        for attr in ("rate", "identify", "headers"):
+        for attr in ("rate", "identify", "headers", "concurrency"):  # a value, or a sync function of settings
             if callable(getattr(item, attr, None)):
                 _check_sync(label, attr, getattr(item, attr))
     if isinstance(item, ServiceSpec):

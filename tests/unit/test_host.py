@@ -740,3 +740,52 @@ async def test_resources_and_prompts_run_isolated_like_tools():
         assert err.reason == "invalid_argument" and "topic" in err.message
         messages, err = await rt.render_prompt("good", {"topic": "anvils"})
         assert err is None and messages == [("user", "Review anvils with key ***")]
+
+
+@pytest.mark.parametrize(
+    ("record", "slot"),
+    [
+        ("render", "render"),
+        ("describe", "describe"),
+        ("inspect", "inspect"),
+        ("check_settings", "check_settings"),
+    ],
+)
+def test_an_async_function_in_a_sync_slot_makes_the_plugin_an_error(record, slot):
+    """Sync slots are called inline: an ``async def`` there would hand the host a coroutine that never
+    runs, so it is refused at load, naming the slot."""
+
+    async def coroutine_function(*args):
+        return ""
+
+    info = PluginInfo(name="acme", title="acme")
+    tools, services = [], []
+    if record in ("render", "describe"):
+        tools = [
+            ToolSpec(
+                name="acme_tool",
+                title="t",
+                description="d",
+                input_model=Empty,
+                output_model=Empty,
+                handler=_noop,
+                **{slot: coroutine_function},
+            )
+        ]
+    elif record == "inspect":
+        services = [
+            ServiceSpec(
+                name="acme", title="Acme", base_url="https://acme.example", inspect=coroutine_function
+            )
+        ]
+    else:
+        info = PluginInfo(name="acme", title="acme", check_settings=coroutine_function)
+    plugin = InlinePlugin(
+        medlit_plugin_info=hookimpl(lambda: info),
+        medlit_tools=hookimpl(lambda: tools),
+        medlit_services=hookimpl(lambda: services),
+    )
+    host = host_with(("acme", plugin), ("ok", make_plugin("ok", tools=["ok_tool"])))
+    record_ = host.plugins["acme"]
+    assert record_.status == "error" and slot in record_.detail and "sync" in record_.detail
+    assert list(host.tools) == ["ok_tool"]
