@@ -21,6 +21,7 @@ from medlit.core.plugin import (
     PluginInfo,
     RelatedProvider,
     ResourceSpec,
+    SearchSource,
     SettingSpec,
     hookimpl,
     lazy,
@@ -71,6 +72,17 @@ RELATED_PROVIDER = RelatedProvider(
     kinds=frozenset({"similar", "cited_by", "references"}),  # the keys of related.LINKNAMES
     resolve=lazy(".related:related", __name__),
     description="NCBI ELink; citing and references only from reference lists PMC holds",
+)
+
+PUBMED_SOURCE = SearchSource(
+    name="pubmed",
+    title="PubMed",
+    run=lazy(".review_source:run_pubmed", __name__),
+    syntax="PubMed query syntax (asthma[mh] AND child*[tiab] AND 2015:2024[dp])",
+    order=10,
+    batch=500,
+    window=10_000,
+    description="ESearch on the History server, then EFetch XML in batches of 500; past 10,000 in date slices.",
 )
 
 DATABASE_INFO = ResourceSpec(
@@ -124,6 +136,9 @@ def medlit_plugin_info() -> PluginInfo:
             ErrorKind("blank_filter", "Leave the filter out or give it a value."),
             ErrorKind("offset_out_of_range", "Use an offset below the total the search reports."),
             ErrorKind("no_search_term", "Give a query or at least one filter."),
+            ErrorKind(
+                "pubmed_window_exceeded", "Split the search by date (splitByDate=true) or narrow the query."
+            ),
         ),
     )
 
@@ -166,3 +181,8 @@ def medlit_id_resolvers():
 @hookimpl
 def medlit_related_providers():
     return [RELATED_PROVIDER]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [PUBMED_SOURCE]
