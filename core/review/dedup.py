@@ -2,7 +2,8 @@
 
 A record matches one already in the set by, first to hit: PMID, DOI (case-insensitive), PMCID,
 then the normalised title + year + first author's family name (``fuzzy``: accents, case,
-punctuation and a translated title's brackets ignored). The first record keeps its values; a
+punctuation and a translated title's brackets ignored). Records whose PMIDs, DOIs or PMCIDs
+differ are never merged by a later rule. The first record keeps its values; a
 duplicate only fills what it lacks (a Europe PMC copy adds a PMCID a PubMed record had not, say),
 and the merged record remembers every source that found it.
 """
@@ -166,9 +167,17 @@ class Matcher:
                 self.by[rule].setdefault(key, rec)
 
     def find(self, data: Mapping[str, Any]) -> tuple[Indexed, Rule] | None:
+        """The record ``data`` duplicates and the rule that says so. Two records whose PMIDs,
+        DOIs or PMCIDs differ are never duplicates, whatever a later rule says (an article and
+        its erratum may share a title, year and first author)."""
         keys = keys_of(data)
         for rule in RULES:
             key = keys[rule]
-            if key and key in self.by[rule]:
-                return self.by[rule][key], rule
+            found = self.by[rule].get(key) if key else None
+            if found is not None and not _conflict(found.data, data):
+                return found, rule
         return None
+
+
+def _conflict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return any(a.get(k) and b.get(k) and a[k] != b[k] for k in ("pmid", "doi", "pmcid"))

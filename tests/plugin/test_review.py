@@ -8,12 +8,12 @@ import json
 
 import jsonschema
 import pytest
+from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
+from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.server import tool_definitions
 
 from conftest import fake_env
-from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
-from review_stores import create_database, drop_database, sqlite_url, store_params
 
 pytestmark = pytest.mark.anyio
 
@@ -236,3 +236,45 @@ async def test_concurrent_writers_to_one_set_never_duplicate(fake, runtime_for):
         )
         out = await call(a, "review_records", set="race", limit=1)
     assert out.data["total"] == 300
+
+
+@pytest.mark.parametrize("fmt", ["ris", "bibtex", "csljson", "nbib", "csv"])
+async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path, fmt):
+    from pathlib import Path
+
+    from review_readers import READERS
+
+    lit = install(
+        fake, Literature.build(pubmed=60, europepmc=30, shared={"pmid": 10, "doi": 5, "pmcid": 3, "title": 2})
+    )
+    async with runtime_for() as rt:
+        err = await refused(rt, "review_export", set="kids/../../asthma", format=fmt)
+        assert err.kind == "invalid_set_name"  # '/' never reaches a file name
+        await call(
+            rt, "review_search", set="kids asthma", queries={"pubmed": PUBMED_QUERY, "europepmc": EPMC_QUERY}
+        )
+        out = await call(rt, "review_export", set="kids asthma", format=fmt)
+        text, read_err = await rt.read_resource(out.data["uri"])
+        log_text, log_err = await rt.read_resource(out.data["logUri"])
+    assert read_err is None and log_err is None
+    path = Path(out.data["path"])
+    assert path.parent == (tmp_path / "exports").resolve() and path.name.startswith("kids_asthma.")
+    assert path.read_text("utf-8") == text
+    assert [link.uri for link in out.links] == [out.data["uri"], out.data["logUri"]]
+    assert out.data["records"] == 70
+    back = READERS[fmt](text)
+    assert len(back) == 70
+    from medlit.core.review.dedup import title_key
+
+    # Sources run side by side: a title-rule duplicate keeps whichever copy was stored first.
+    papers = {title_key(p.title): p for p in lit.pubmed[PUBMED_QUERY]}
+    for entry in back:
+        p = papers.get(title_key(entry["title"]))
+        if p is None:  # a Europe PMC-only record
+            assert entry["title"].startswith("Synthetic trial 1")
+            continue
+        assert entry["title"] in (p.title, p.title.upper().replace(":", " -") + ".")
+        assert entry["doi"].lower() == p.doi  # a copy lacking it got it from the PubMed record
+        assert entry["authors"] == [f"{last}, {fore}" for last, fore in p.authors]
+    assert sum(1 for e in back if title_key(e["title"]) in papers) == 60
+    assert PUBMED_QUERY in log_text and EPMC_QUERY in log_text and "Duplicates removed: 20" in log_text
