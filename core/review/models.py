@@ -39,11 +39,11 @@ class SearchInput(ToolInput):
     queries: dict[Annotated[str, StringConstraints(max_length=40)], Query] | None = Field(
         None,
         max_length=8,
-        description="Source name -> query in that source's syntax (sources listed in the description). "
-        "Omit to resume the set's unfinished searches or see its state.",
+        description="Source name -> query in that source's syntax (sources in the description); omit to "
+        'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
     )
     splitByDate: bool = Field(
-        False, description="Let a source fetch past its result window in date slices (PubMed: past 10,000)"
+        False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
@@ -78,16 +78,22 @@ class SetState(ToolOutput):
 
 class RecordsInput(ToolInput):
     set: SetName
-    offset: int = Field(0, ge=0, le=10_000_000)
-    limit: int = Field(50, ge=1, le=PAGE_MAX)
+    offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
+    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Records per page, at most 200. Example: 100")
     source: Annotated[str, StringConstraints(max_length=40)] | None = Field(
-        None, description="Only records this source found. Example: a source name"
+        None, description="Only records this source found. Example: 'europepmc'"
     )
-    yearFrom: int | None = Field(None, ge=1000, le=2100)
-    yearTo: int | None = Field(None, ge=1000, le=2100)
-    hasAbstract: bool | None = None
-    brief: bool = Field(True, description="Title, first author, year and ids only; false adds abstracts")
-    maxResponseCharacters: int = Field(40_000, ge=2_000, le=200_000)
+    yearFrom: int | None = Field(None, ge=1000, le=2100, description="Example: 2015")
+    yearTo: int | None = Field(None, ge=1000, le=2100, description="Example: 2024")
+    hasAbstract: bool | None = Field(
+        None, description="Only records with (true) or without (false) one. Example: true"
+    )
+    brief: bool = Field(
+        True, description="Title, first author, year, ids; false adds abstracts. Example: false"
+    )
+    maxResponseCharacters: int = Field(
+        40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
+    )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
 
@@ -119,8 +125,9 @@ class RecordsOutput(ToolOutput):
 class ExportInput(ToolInput):
     set: SetName
     format: Literal["ris", "bibtex", "csljson", "nbib", "csv"] = Field(
-        description="ris, bibtex, csljson, nbib (MEDLINE) or csv"
+        description="ris, bibtex, csljson, nbib (MEDLINE) or csv. Example: 'ris'"
     )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
 
 class ExportOutput(ToolOutput):
@@ -156,12 +163,13 @@ class ExportOutput(ToolOutput):
 
 
 class SetsInput(ToolInput):
-    action: Literal["list", "rename", "delete"] = "list"
-    set: SetName | None = Field(None, description="The set to rename or delete")
-    newName: SetName | None = Field(None, description="rename: the new name")
+    action: Literal["list", "rename", "delete"] = Field("list", description="Example: 'rename'")
+    set: SetName | None = Field(None, description="The set to rename or delete. Example: 'asthma-kids'")
+    newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
     confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(
-        None, description="delete: the set's name again, to confirm"
+        None, description="delete: the set's name again. Example: 'asthma-kids'"
     )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
 
 class SetSummary(ToolOutput):

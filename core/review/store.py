@@ -118,7 +118,22 @@ SEARCH_COLUMNS = "id, set_id, run, source, query, started_at, finished_at, found
 
 
 def _search(row: Row) -> SearchRow:
-    return SearchRow(*row[:13], options=json.loads(row[13] or "{}"))
+    return SearchRow(
+        id=int(row[0]),
+        set_id=int(row[1]),
+        run=int(row[2]),
+        source=str(row[3]),
+        query=str(row[4]),
+        started_at=str(row[5]),
+        finished_at=row[6],
+        found=None if row[7] is None else int(row[7]),
+        fetched=int(row[8]),
+        cursor=row[9],
+        state=str(row[10]),
+        error=row[11],
+        detail=str(row[12] or ""),
+        options=json.loads(row[13] or "{}"),
+    )
 
 
 @dataclass
@@ -223,7 +238,7 @@ class PostgresDb:
 
     async def open(self) -> None:
         try:
-            import asyncpg
+            import asyncpg  # type: ignore[import-untyped]
         except ImportError:  # pragma: no cover - a dependency
             raise StoreError(
                 "MEDLIT_STORE names PostgreSQL, but the asyncpg driver is not installed"

@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 from urllib.parse import quote, unquote
 
 from .. import errors as E
@@ -379,7 +379,7 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
                 ranAt=s.started_at,
                 found=s.found,
                 fetched=s.fetched,
-                state=state,
+                state=cast(Any, state),
                 error=s.error,
                 notice=s.detail or None,
             )
@@ -594,10 +594,10 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
         "| Run | Database | Started (UTC) | Finished (UTC) | Found | Fetched | State |",
         "|---|---|---|---|---|---|---|",
     ]
-    for s in searches:
+    for run in searches:
         lines.append(
-            f"| {s.run} | {titles.get(s.source, s.source)} | {s.started_at} | {s.finished_at or ''} | "
-            f"{s.found if s.found is not None else '?'} | {s.fetched} | {s.state} |"
+            f"| {run.run} | {titles.get(run.source, run.source)} | {run.started_at} | {run.finished_at or ''} | "
+            f"{run.found if run.found is not None else '?'} | {run.fetched} | {run.state} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -627,10 +627,15 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     records = [await _for_export(key, data, catalog) async for key, data in _aiter(store, row.id)]
     log_text = await search_log(ws, store, row, catalog)
     try:
-        size = await asyncio.to_thread(
-            X.write_atomic, path, lambda fh: X.WRITERS[args.format](fh, records) and None
-        )
-        await asyncio.to_thread(X.write_atomic, log_path, lambda fh: fh.write(log_text) and None)
+
+        def write_records(fh: TextIO) -> None:
+            X.WRITERS[args.format](fh, records)
+
+        def write_log(fh: TextIO) -> None:
+            fh.write(log_text)
+
+        size = await asyncio.to_thread(X.write_atomic, path, write_records)
+        await asyncio.to_thread(X.write_atomic, log_path, write_log)
     except OSError as exc:
         raise MedlitError(
             EXPORT_FAILED,
@@ -671,6 +676,8 @@ async def _for_export(key: int, data: dict[str, Any], catalog: Catalog | None) -
 
 
 def render_export(out: ExportOutput, args: ExportInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "review-export")
     return (
         f"Exported {out.records:,} records of {out.set} as {out.format} ({out.bytes:,} bytes).\n\n"
         f"File: {out.path}\nResource: {out.uri}\nSearch log: {out.logUri}"
@@ -720,9 +727,10 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
         return SetsOutput(action="list", sets=out, store=ws.backend)
     if not args.set:
         raise E.invalid_argument(f"{args.action} needs set.", "Name the set to " + args.action + ".")
-    row = await store.get_set(args.set)
-    if row is None:
+    named = await store.get_set(args.set)
+    if named is None:
         raise _unknown_set(args.set)
+    row = named
     if args.action == "rename":
         if not args.newName:
             raise E.invalid_argument("rename needs newName.", "Give the set's new name in newName.")
@@ -755,6 +763,8 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
 
 
 def render_sets(out: SetsOutput, args: SetsInput) -> str:
+    if args.responseFormat == "json":
+        return as_json(out, "review-sets")
     if out.action == "rename":
         return f"Renamed {args.set} to {out.renamed}."
     if out.action == "delete":

@@ -68,6 +68,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubtator_find_entity": {"query": "BRAF"},
     "pubtator_related": {"entity": "@GENE_BRAF"},
     "pubtator_search": {"query": "@GENE_BRAF"},
+    "review_export": {"set": "kids", "format": "ris"},
+    "review_records": {"set": "kids"},
+    "review_search": {"set": "kids"},
+    "review_sets": {},
 }
 
 
