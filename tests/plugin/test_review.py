@@ -278,3 +278,43 @@ async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path
         assert entry["authors"] == [f"{last}, {fore}" for last, fore in p.authors]
     assert sum(1 for e in back if title_key(e["title"]) in papers) == 60
     assert PUBMED_QUERY in log_text and EPMC_QUERY in log_text and "Duplicates removed: 20" in log_text
+
+
+async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(fake, runtime_for):
+    import asyncio
+
+    lit = install(fake, Literature.build(pubmed=2000, europepmc=0))
+    from review_routes import efetch
+
+    plain = efetch(lit)
+
+    async def slow(req):
+        await asyncio.sleep(0.6)
+        return plain(req)
+
+    fake.route("ncbi", "efetch.fcgi", slow)
+    notes = []
+
+    # The call deadline is 10 s here, so a call waits at most 2 s for the import (4 pages of 0.6 s+).
+    async with runtime_for(MEDLIT_CALL_DEADLINE="10") as rt:
+        first = await rt.call(
+            "review_search", {"set": "long", "queries": {"pubmed": PUBMED_QUERY}}, lambda *a: _note(notes, a)
+        )
+        assert not first.is_error, first.text
+        assert first.data["running"] is True and first.data["complete"] is False
+        assert (
+            first.data["sources"][0]["state"] == "running" and "goes on in the server" in first.data["notice"]
+        )
+        listed = await call(rt, "review_sets")
+        assert listed.data["sets"][0]["running"] is True
+        for _ in range(40):
+            await asyncio.sleep(0.5)
+            state = await call(rt, "review_search", set="long")
+            if not state.data["running"]:
+                break
+    assert state.data["complete"] and state.data["total"] == 2000
+    assert notes and notes[0][1] == 2000  # progress: records so far of the total
+
+
+async def _note(notes, args):
+    notes.append(args[:2])
