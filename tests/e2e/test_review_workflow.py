@@ -16,10 +16,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
+from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
-from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
