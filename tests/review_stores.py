@@ -6,6 +6,7 @@ cases skip, saying why."""
 from __future__ import annotations
 
 import asyncio
+import getpass
 import os
 import uuid
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-DEFAULT_DSN = "postgresql://root@/postgres?host=/var/run/postgresql"
+DEFAULT_DSN = f"postgresql://{getpass.getuser()}@/postgres?host=/var/run/postgresql"
 
 
 def admin_dsn() -> str:

@@ -81,7 +81,7 @@ class RecordsInput(ToolInput):
     offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
     limit: int = Field(50, ge=1, le=PAGE_MAX, description="Records per page, at most 200. Example: 100")
     source: Annotated[str, StringConstraints(max_length=40)] | None = Field(
-        None, description="Only records this source found. Example: 'europepmc'"
+        None, description="Only records this source found (a source name). Example: 'pubmed'"
     )
     yearFrom: int | None = Field(None, ge=1000, le=2100, description="Example: 2015")
     yearTo: int | None = Field(None, ge=1000, le=2100, description="Example: 2024")
