@@ -25,13 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
+from review_stores import create_database, drop_database, postgres_problem
+
 from medlit.core.review import store as store_module
 from medlit.core.runtime import Runtime
 from medlit.testing import TEST_SETTINGS, make_host
 
 from fake_upstream import FakeUpstream
-from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, postgres_problem
 
 SHARED = {"pmid": 2400, "doi": 300, "pmcid": 200, "title": 100}
 FORMATS = ("ris", "bibtex", "csljson", "nbib", "csv")
@@ -146,7 +147,9 @@ def report(r: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--fast", action="store_true", help="lift the pacing (our own overhead)")
     args = parser.parse_args()

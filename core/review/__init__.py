@@ -19,7 +19,14 @@ SEARCH = "review_search"
 
 def describe_search(catalog: Catalog) -> str:
     sources = [d.record for d in catalog.sources]
-    listed = "; ".join(f"{s.name}: {s.syntax or s.title}" for s in sources) or "none installed"
+    listed = (
+        "; ".join(
+            f"{s.name}: {s.syntax or s.title}"
+            + (f", first {s.window:,} unless splitByDate" if s.window else "")
+            for s in sources
+        )
+        or "none installed"
+    )
     return (
         "Run whole searches (every record, thousands) into a named review set held by the server: one query per "
         "source in that source's syntax, deduplicated (PMID, DOI, PMCID, then title+year+first author), logged "

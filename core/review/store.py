@@ -171,6 +171,41 @@ class SqliteDb:
             await self.conn.close()
             self.conn = None
 
+    # One connection serves the process: a statement outside a transaction waits for the lock, so
+    # it never runs inside (and never sees, or is rolled back with) another caller's transaction.
+    async def execute(self, sql: str, *args: Any) -> None:
+        async with self.lock:
+            await _SqliteTx(self.conn).execute(sql, *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        async with self.lock:
+            return await _SqliteTx(self.conn).fetch(sql, *args)
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        async with self.lock:
+            return await _SqliteTx(self.conn).insert(sql, *args)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
+        """One writer transaction: this process's callers queue on a lock, other processes on
+        SQLite's own (``BEGIN IMMEDIATE`` with a busy timeout)."""
+        async with self.lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SqliteTx(self.conn)
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            await self.conn.execute("COMMIT")
+
+    async def size(self) -> int:
+        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+
+
+class _SqliteTx:
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
     async def execute(self, sql: str, *args: Any) -> None:
         await self.conn.execute(sql, args)
 
@@ -182,22 +217,6 @@ class SqliteDb:
         async with self.conn.execute(sql + " RETURNING id", args) as cur:
             row = await cur.fetchone()
         return int(row[0])
-
-    @contextlib.asynccontextmanager
-    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
-        """One writer transaction: this process's callers queue on a lock, other processes on
-        SQLite's own (``BEGIN IMMEDIATE`` with a busy timeout)."""
-        async with self.lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self
-            except BaseException:
-                await self.conn.execute("ROLLBACK")
-                raise
-            await self.conn.execute("COMMIT")
-
-    async def size(self) -> int:
-        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
 
 
 class _PgTx:
@@ -285,8 +304,10 @@ def backend_for(url: str) -> Backend:
     """``sqlite:///absolute/path.db`` (``sqlite:///~/x.db`` expands the home) or
     ``postgresql://user:pass@host/db``."""
     parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        raw = unquote(parts.path if not parts.netloc else parts.netloc + parts.path)
+    if parts.scheme == "sqlite":  # sqlite:///abs/path (or sqlite:////abs/path), as MEDLIT_CACHE reads it
+        raw = unquote(url[len("sqlite://") :])
+        if raw.startswith("//"):
+            raw = raw[1:]
         if raw.startswith("/~"):
             raw = raw[1:]
         path = Path(raw).expanduser()

@@ -292,6 +292,7 @@ def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo:
 
     # A fresh context: the import outlives this call, so it must not inherit the call's deadline.
     job.task = asyncio.get_running_loop().create_task(run_all(), context=contextvars.Context())
+    job.task.add_done_callback(_retrieve)
     ws.jobs[row.id] = job
     return job
 
@@ -334,7 +335,21 @@ async def _import(
             return
         if page.notice:
             job.notices[search.id] = page.notice
-        await store.add_batch(search, page.records, found=page.total, cursor=page.cursor, detail=page.notice)
+        try:
+            await store.add_batch(
+                search, page.records, found=page.total, cursor=page.cursor, detail=page.notice
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the batch was rolled back whole: the cursor before it stands
+            log.exception("storing a page of %s failed", source.name)
+            with contextlib.suppress(Exception):
+                await store.finish_search(
+                    search.id,
+                    "failed",
+                    f"{STORE_UNAVAILABLE}: storing a page failed: {type(exc).__name__}: {exc}",
+                )
+            return
         started = False
         job.found[search.id] = page.total
         job.fetched[search.id] = job.fetched.get(search.id, 0) + len(page.records)
@@ -347,6 +362,12 @@ async def _import(
             )
             return
         cursor = page.cursor
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """An import's own failures are stored in its searches; anything else is logged, not lost."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a review import failed", exc_info=task.exception())
 
 
 def _fault(source: SearchSource, exc: BaseException) -> MedlitError:

@@ -142,6 +142,18 @@ async def test_a_refused_query_is_reported_for_its_source_and_the_other_runs(fak
     assert err is None and REFUSED_QUERY in text and "refused" in text
 
 
+async def test_a_query_europe_pmc_refuses_is_reported_for_it(fake, runtime_for):
+    install(fake, Literature.build(pubmed=10, europepmc=0))
+    async with runtime_for() as rt:
+        out = await call(
+            rt, "review_search", set="bad", queries={"pubmed": PUBMED_QUERY, "europepmc": "BAD: ((("}
+        )
+    by = {s["source"]: s for s in out.data["sources"]}
+    assert by["europepmc"]["state"] == "refused" and "europepmc_bad_request" in by["europepmc"]["error"]
+    assert by["pubmed"]["state"] == "complete" and out.data["total"] == 10
+    assert len(fake.of("europepmc", "search")) == 1  # refused input is not retried
+
+
 async def test_past_the_window_is_refused_unless_split_by_date(fake, runtime_for):
     install(fake, Literature.build(pubmed=10_300, europepmc=0))
     async with runtime_for(MEDLIT_NCBI_RATE="200") as rt:
