@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from review_stores import create_database, drop_database, sqlite_url, store_params
 
+from medlit.core.review import store as store_module
 from medlit.core.review.store import SCHEMA_VERSION, Store, StoreError, backend_for
 from medlit.core.types import SourceRecord
 
@@ -52,16 +53,27 @@ async def test_migrations_are_applied_once_and_recorded(url):
         await again.close()
 
 
-async def test_a_batch_is_stored_whole_or_not_at_all(url):
+async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
     store = await Store.open(url)
     try:
         row = await store.create_set("s")
         (search,) = await store.start_run(row.id, {"a": "q"}, {})
         await store.add_batch(search, records(10), found=30, cursor="c1")
 
-        bad = records(10, start=10) + [object()]  # the 11th is not a record: the batch fails
-        with pytest.raises(AttributeError):
-            await store.add_batch(search, bad, found=30, cursor="c2")
+        calls = 0
+        real = store_module._columns
+
+        def failing(*args):  # the 5th new record of the next batch fails inside its transaction
+            nonlocal calls
+            calls += 1
+            if calls == 5:
+                raise RuntimeError("disk gone")
+            return real(*args)
+
+        monkeypatch.setattr(store_module, "_columns", failing)
+        with pytest.raises(RuntimeError):
+            await store.add_batch(search, records(10, start=10), found=30, cursor="c2")
+        monkeypatch.setattr(store_module, "_columns", real)
         (after,) = await store.latest(row.id)
         assert (after.fetched, after.cursor, after.state) == (10, "c1", "running")
         assert await store.total(row.id) == 10
