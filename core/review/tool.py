@@ -20,7 +20,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -645,12 +645,26 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     except ValueError as exc:  # not reachable with a valid set name; kept as the guard
         raise E.invalid_argument(str(exc), "Rename the set to letters, digits, '-' and '_'.") from None
     catalog = ctx.core.catalog if ctx.core else None
-    records = [await _for_export(key, data, catalog) async for key, data in _aiter(store, row.id)]
+    loop = asyncio.get_running_loop()
+    rows = store.stream(row.id, EXPORT_CHUNK)
+    written = 0
+
+    def records() -> Iterator[dict[str, Any]]:
+        """The set's records for the writer's thread, fetched a chunk at a time on the loop: an
+        export never holds the whole set in memory."""
+        while True:
+            chunk = asyncio.run_coroutine_threadsafe(_chunk(rows, EXPORT_CHUNK), loop).result()
+            if not chunk:
+                return
+            for key, data in chunk:
+                yield _for_export(key, data, catalog)
+
     log_text = await search_log(ws, store, row, catalog)
     try:
 
         def write_records(fh: TextIO) -> None:
-            X.WRITERS[args.format](fh, records)
+            nonlocal written
+            written = X.WRITERS[args.format](fh, records())
 
         def write_log(fh: TextIO) -> None:
             fh.write(log_text)
@@ -658,6 +672,7 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         size = await asyncio.to_thread(X.write_atomic, path, write_records)
         await asyncio.to_thread(X.write_atomic, log_path, write_log)
     except OSError as exc:
+        await _close(rows)
         raise MedlitError(
             EXPORT_FAILED,
             f"Could not write the export under {ws.export_dir}: {exc.strerror or exc}",
@@ -670,7 +685,7 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         format=args.format,
         path=str(path),
         uri=EXPORT_URI + quote(path.name),
-        records=len(records),
+        records=written,
         bytes=size,
         logPath=str(log_path),
         logUri=EXPORT_URI + quote(log_path.name),
@@ -682,12 +697,28 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     )
 
 
-async def _aiter(store: Store, set_id: int) -> Any:
-    async for item in store.stream(set_id):
-        yield item
+EXPORT_CHUNK = 2000
 
 
-async def _for_export(key: int, data: dict[str, Any], catalog: Catalog | None) -> dict[str, Any]:
+async def _close(rows: AsyncIterator[Any]) -> None:
+    close = getattr(rows, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            await close()
+
+
+async def _chunk(
+    rows: AsyncIterator[tuple[int, dict[str, Any]]], size: int
+) -> list[tuple[int, dict[str, Any]]]:
+    out: list[tuple[int, dict[str, Any]]] = []
+    async for item in rows:
+        out.append(item)
+        if len(out) >= size:
+            break
+    return out
+
+
+def _for_export(key: int, data: dict[str, Any], catalog: Catalog | None) -> dict[str, Any]:
     out = dict(data, key=key)
     if catalog is not None:
         out["url"] = catalog.id_link("pmid", data.get("pmid")) or (

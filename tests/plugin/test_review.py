@@ -330,3 +330,14 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
 
 async def _note(notes, args):
     notes.append(args[:2])
+
+
+def test_one_toolset_removes_every_review_tool():
+    from medlit.core.host import load_host
+    from medlit.core.settings import load_settings
+
+    on = load_host(load_settings({}))
+    off = load_host(load_settings({"MEDLIT_TOOLS": "-review_*"}))
+    review = {"review_search", "review_records", "review_export", "review_sets"}
+    assert review <= set(on.tools) and not review & set(off.tools)
+    assert set(on.tools) - review == set(off.tools)
