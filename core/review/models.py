@@ -56,6 +56,8 @@ class SourceReport(ToolOutput):
     found: int | None = Field(None, description="Records the query finds at the source")
     fetched: int = Field(description="Records fetched and stored so far")
     state: Literal["running", "complete", "failed", "refused", "paused"]
+    reason: str | None = Field(None, description="Why it failed or was refused, machine-readable")
+    retryable: bool | None = None
     error: str | None = None
     notice: str | None = None
 

@@ -49,7 +49,7 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 run BIGINT NOT NULL, source TEXT NOT NULL, query TEXT NOT NULL,
                 started_at TEXT NOT NULL, finished_at TEXT, found BIGINT, fetched BIGINT NOT NULL DEFAULT 0,
                 cursor TEXT, state TEXT NOT NULL, error TEXT, detail TEXT NOT NULL DEFAULT '',
-                options TEXT NOT NULL DEFAULT '{{}}')""",
+                options TEXT NOT NULL DEFAULT '{{}}', retryable BIGINT)""",
             "CREATE INDEX review_searches_set ON review_searches (set_id, run)",
             """CREATE TABLE review_records (
                 id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
@@ -112,9 +112,10 @@ class SearchRow:
     error: str | None
     detail: str
     options: dict[str, Any] = field(default_factory=dict)
+    retryable: bool | None = None  # of the failure that stopped it
 
 
-SEARCH_COLUMNS = "id, set_id, run, source, query, started_at, finished_at, found, fetched, cursor, state, error, detail, options"
+SEARCH_COLUMNS = "id, set_id, run, source, query, started_at, finished_at, found, fetched, cursor, state, error, detail, options, retryable"
 
 
 def _search(row: Row) -> SearchRow:
@@ -133,6 +134,7 @@ def _search(row: Row) -> SearchRow:
         error=row[11],
         detail=str(row[12] or ""),
         options=json.loads(row[13] or "{}"),
+        retryable=None if row[14] is None else bool(row[14]),
     )
 
 
@@ -554,7 +556,7 @@ class Store:
             state = "complete" if cursor is None else "running"
             await tx.execute(
                 "UPDATE review_searches SET found = ?, fetched = ?, cursor = ?, state = ?, error = NULL, "
-                "finished_at = ?, detail = ? WHERE id = ?",
+                "retryable = NULL, finished_at = ?, detail = ? WHERE id = ?",
                 found,
                 int(rows[0][0]),
                 cursor,

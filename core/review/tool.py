@@ -248,7 +248,9 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
         if args.queries and not same:
             for s in unfinished:
                 if s.source in args.queries:
-                    await store.finish_search(s.id, "failed", f"superseded by a new run of {row.name!r}")
+                    await store.finish_search(
+                        s.id, "failed", f"superseded: a new run of {row.name!r} replaced it", retryable=0
+                    )
             todo = await store.start_run(row.id, args.queries, {"splitByDate": args.splitByDate})
         else:
             todo = [s for s in unfinished if not args.queries or args.queries.get(s.source) == s.query]
@@ -322,7 +324,9 @@ async def _import(
         except Exception as exc:
             err = exc if isinstance(exc, MedlitError) else _fault(source, exc)
             state = "refused" if not err.retryable and started else "failed"
-            await store.finish_search(search.id, state, f"{err.reason}: {err.message}"[:1000])
+            await store.finish_search(
+                search.id, state, f"{err.reason}: {err.message}"[:1000], retryable=int(err.retryable)
+            )
             return
         if page.total > ws.max_records:
             await store.finish_search(
@@ -331,6 +335,7 @@ async def _import(
                 f"{OVER_CAP}: the query finds {page.total:,} records, over this server's cap of "
                 f"{ws.max_records:,} a search (MEDLIT_REVIEW_MAX_RECORDS); narrow it",
                 found=page.total,
+                retryable=0,
             )
             return
         if page.notice:
@@ -362,6 +367,14 @@ async def _import(
             )
             return
         cursor = page.cursor
+
+
+def _retryable(s: SearchRow) -> bool:
+    """Whether running the search again may help: a failure says so; a refusal (bad query, over
+    the cap) and a superseded search never do."""
+    if s.retryable is not None:
+        return s.retryable
+    return s.state == "failed" and not (s.error or "").startswith(("superseded", OVER_CAP))
 
 
 def _retrieve(task: asyncio.Task[None]) -> None:
@@ -401,6 +414,8 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
                 found=s.found,
                 fetched=s.fetched,
                 state=cast(Any, state),
+                reason=s.error.split(":", 1)[0] if s.error else None,
+                retryable=_retryable(s) if s.error else None,
                 error=s.error,
                 notice=s.detail or None,
             )

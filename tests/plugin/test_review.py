@@ -341,3 +341,41 @@ def test_one_toolset_removes_every_review_tool():
     review = {"review_search", "review_records", "review_export", "review_sets"}
     assert review <= set(on.tools) and not review & set(off.tools)
     assert set(on.tools) - review == set(off.tools)
+
+
+async def test_upstream_faults_per_source(fake, runtime_for):
+    """A transient fault costs nothing (retried: the same counts); a permanent one fails that
+    source only, named by reason and retryable, keeping what was stored, and resumes later."""
+    install(fake, Literature.build(pubmed=1200, europepmc=300, shared={"pmid": 50}))
+    queries = {"pubmed": PUBMED_QUERY, "europepmc": EPMC_QUERY}
+    async with runtime_for() as rt:
+        fake.fault("503", "ncbi", "efetch.fcgi", times=1)
+        fake.fault("503", "europepmc", "search", times=1)
+        ok = await call(rt, "review_search", set="blips", queries=queries)
+        assert ok.data["complete"] and ok.data["unique"] == 1450 and fake.rate_limited == []
+
+        fake.faults.clear()
+        plain = fake.routes[("ncbi", "efetch.fcgi")]
+        seen = 0
+
+        def third_fails(req):  # the third EFetch and every one after it fail for good
+            nonlocal seen
+            seen += 1
+            if seen >= 3:
+                from aiohttp import web
+
+                return web.Response(status=503, text="down")
+            return plain(req)
+
+        fake.route("ncbi", "efetch.fcgi", third_fails)
+        out = await call(rt, "review_search", set="faults", queries=queries)
+        by = {s["source"]: s for s in out.data["sources"]}
+        assert by["pubmed"]["state"] == "failed" and by["pubmed"]["reason"] == "ncbi_server_error"
+        assert by["pubmed"]["retryable"] is True and by["pubmed"]["fetched"] == 1000
+        assert by["europepmc"]["state"] == "complete" and by["europepmc"]["fetched"] == 300
+        assert out.data["complete"] is False and "resumes it" in out.data["notice"]
+
+        fake.route("ncbi", "efetch.fcgi", plain)
+        again = await call(rt, "review_search", set="faults")
+    assert again.data["complete"] and again.data["unique"] == 1450
+    assert again.data["sources"][0]["fetched"] == 1200
