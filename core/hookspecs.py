@@ -214,7 +214,7 @@ def medlit_search_sources() -> Iterable[SearchSource]:
     ``run(query, ctx)`` (async) gets a :class:`~medlit.core.types.SourceQuery` (the query in the
     source's own syntax, a resume ``cursor``, a batch ``limit``) and returns one
     :class:`~medlit.core.types.SourcePage` of normalised
-    :class:`~medlit.core.types.SourceRecord`\ s with the total and the next cursor. The review
+    :class:`~medlit.core.types.SourceRecord` records with the total and the next cursor. The review
     stores every page with its cursor, deduplicates across sources and exports the set.
 
     Example::
