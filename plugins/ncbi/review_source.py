@@ -114,7 +114,7 @@ def _authors(rec: PubMedArticle) -> tuple[str, ...]:
 def normalise(rec: PubMedArticle) -> SourceRecord:
     j = rec.journal
     pages = j.pages if j and j.pages else None
-    if not pages and j and j.startPage:
+    if j and j.startPage:  # the expanded range ("244-255"), not MEDLINE's abbreviation ("244-55")
         pages = j.startPage + (f"-{j.endPage}" if j.endPage else "")
     year = rec.pubDate.year if rec.pubDate else None
     return SourceRecord(
