@@ -9,7 +9,6 @@ import asyncio
 import getpass
 import os
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -83,10 +82,3 @@ def store_params() -> list:
         pytest.param("sqlite", id="sqlite"),
         pytest.param("postgresql", id="postgresql", marks=pytest.mark.skipif(bool(problem), reason=problem)),
     ]
-
-
-def store_urls() -> list:
-    return store_params()
-
-
-Factory = Callable[[Path], str]

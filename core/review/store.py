@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import json
 import re
-import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -690,7 +689,3 @@ def _filters(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
         where.append("r.has_abstract = ?")
         args.append(1 if filters["has_abstract"] else 0)
     return " AND ".join(where), args
-
-
-def elapsed(since: float) -> float:
-    return round(time.monotonic() - since, 3)

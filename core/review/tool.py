@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,10 +267,11 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
             job = _start(ws, ctx, catalog, row, todo)
     elif args.queries:
         notice = "An import into this set is already running; its state is shown. Call again when it is done."
-    if job is not None:
+    if job is not None and job.task is not None:
+        # Wait for the import (never past the host's patience); it goes on when this call returns.
         job.progress = ctx.progress
         try:
-            await asyncio.wait([job.task], timeout=_wait(ctx)) if job.task else None
+            await asyncio.wait([job.task], timeout=_wait(ctx))
         finally:
             job.progress = no_progress
     return await set_state(ws, store, row, notice)
@@ -852,7 +852,3 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
     return f"## Review sets ({out.store})\n\n" + fence(
         md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
     )
-
-
-def _elapsed(since: float) -> float:
-    return time.monotonic() - since
