@@ -103,6 +103,8 @@ class ToolContext:
     # The id kinds some active metadata provider accepts: an id of another kind is absent from
     # lookup_metadata's answer because nobody could be asked, not because it is unknown.
     metadata_kinds: frozenset[IdKind] = frozenset()
+    # A resource template's placeholder values for the URI being read (``{"stem": "x"}``).
+    params: Mapping[str, str] = field(default_factory=dict)
 
     def client(self, service: str) -> ApiClient:
         """The paced client for a service this plugin declared (``medlit_services``)."""

@@ -43,6 +43,7 @@ from .types import (
     ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
+    SearchSource,
     ServiceSpec,
     ToolSpec,
 )
@@ -241,6 +242,25 @@ def medlit_notice_providers() -> Iterable[NoticeProvider]:
 
 
 @hookspec
+def medlit_search_sources() -> Iterable[SearchSource]:
+    r"""Declare bibliographic databases whole searches can run on (core's review workspace).
+
+    ``run(query, ctx)`` (async) gets a :class:`~medlit.core.types.SourceQuery` (the query in the
+    source's own syntax, a resume ``cursor``, a batch ``limit``) and returns one
+    :class:`~medlit.core.types.SourcePage` of normalised
+    :class:`~medlit.core.types.SourceRecord` records with the total and the next cursor. The review
+    stores every page with its cursor, deduplicates across sources and exports the set.
+
+    Example::
+
+        @hookimpl
+        def medlit_search_sources():
+            return [SearchSource(name="crossref", title="Crossref", run=search_all,
+                                 syntax="Crossref free text", batch=1000)]
+    """
+
+
+@hookspec
 def medlit_resources() -> Iterable[ResourceSpec]:
     """Declare MCP resources (read-only documents a host can attach to the conversation).
     ``read(ctx)`` (async) runs like a tool call: under the call deadline, faults mapped to errors
@@ -282,6 +302,7 @@ HOOK_NAMES = (
     "medlit_related_providers",
     "medlit_reference_matchers",
     "medlit_notice_providers",
+    "medlit_search_sources",
     "medlit_resources",
     "medlit_prompts",
 )

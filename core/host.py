@@ -61,6 +61,7 @@ from .types import (
     ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
+    SearchSource,
     ServiceSpec,
     SettingSpec,
     ToolSpec,
@@ -72,7 +73,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "related", "references"})
+CORE_PLUGINS = frozenset({"fulltext", "related", "references", "review"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -146,6 +147,7 @@ class PluginRecord:
     related: list[RelatedProvider] = field(default_factory=list)
     matchers: list[ReferenceMatcher] = field(default_factory=list)
     notices: list[NoticeProvider] = field(default_factory=list)
+    sources: list[SearchSource] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
@@ -239,6 +241,18 @@ class Host:
     def resources(self) -> dict[str, ResourceSpec]:
         return {r.uri: r for p in self.plugins.values() if p.active for r in p.resources}
 
+    def resource_for(self, uri: str) -> tuple[ResourceSpec | None, dict[str, str]]:
+        """The resource serving ``uri``: an exact URI first, else the first template matching it
+        (with its placeholder values)."""
+        resources = self.resources
+        exact = resources.get(uri)
+        if exact is not None and not exact.is_template:
+            return exact, {}
+        for spec in resources.values():
+            if spec.is_template and (params := spec.match(uri)) is not None:
+                return spec, params
+        return None, {}
+
     @property
     def prompts(self) -> dict[str, PromptSpec]:
         return {r.name: r for p in self.plugins.values() if p.active for r in p.prompts}
@@ -262,6 +276,7 @@ class Host:
         related = sorted(declared("related"), key=lambda d: (d.record.order, d.record.name))
         matchers = sorted(declared("matchers"), key=lambda d: (d.record.order, d.record.name))
         notices = sorted(declared("notices"), key=lambda d: (d.record.order, d.record.name))
+        sources = sorted(declared("sources"), key=lambda d: (d.record.order, d.record.name))
         links: dict[str, str] = {}
         for p in active:
             for kind, template in (p.info.id_links if p.info else {}).items():
@@ -272,6 +287,7 @@ class Host:
             related=tuple(related),
             matchers=tuple(matchers),
             notices=tuple(notices),
+            sources=tuple(sources),
             metadata=tuple(sorted((m for p in active for m in p.metadata), key=lambda m: (m.order, m.name))),
             access_links=tuple(
                 sorted((a for p in active for a in p.access_links), key=lambda a: (a.order, a.name))
@@ -360,6 +376,7 @@ _KINDS = (
     _Kind("related", "medlit_related_providers", RelatedProvider, "related provider", calls=("resolve",)),
     _Kind("matchers", "medlit_reference_matchers", ReferenceMatcher, "reference matcher", calls=("resolve",)),
     _Kind("notices", "medlit_notice_providers", NoticeProvider, "notice provider", calls=("lookup",)),
+    _Kind("sources", "medlit_search_sources", SearchSource, "search source", calls=("run",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
 )

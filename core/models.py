@@ -126,10 +126,26 @@ class ToolInput(BaseModel):
         return inline_definitions(schema) if ref_template == DEFAULT_REF_TEMPLATE else schema
 
 
+class ResourceLink(BaseModel):
+    """A resource a tool result points at (served as MCP ``resource_link`` content): a file the
+    tool wrote, readable with ``resources/read``."""
+
+    uri: str
+    name: str
+    mimeType: str | None = None
+    title: str | None = None
+    size: int | None = None
+
+
 class ToolOutput(BaseModel):
-    """Base for tool outputs: ``None`` fields are left out of the structured result."""
+    """Base for tool outputs: ``None`` fields are left out of the structured result. A result
+    that points at resources it made (an export file) answers them from ``resource_links()``;
+    the server adds each as a ``resource_link`` content block after the text."""
 
     model_config = ConfigDict(extra="forbid")
+
+    def resource_links(self) -> list[ResourceLink]:
+        return []
 
 
 class DeferredIds(ToolOutput):

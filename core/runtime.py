@@ -13,7 +13,7 @@ import logging
 import time
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import UnionType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +24,7 @@ from .cache import Cache, cache_setting, open_cache
 from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
+from .models import ResourceLink
 from .net.clients import build_clients
 from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
@@ -50,6 +51,7 @@ class CallOutcome:
     data: dict[str, Any] | None = None
     error: MedlitError | None = None
     elapsed: float = 0.0
+    links: list[ResourceLink] = field(default_factory=list)  # resources the result points at
 
     @property
     def is_error(self) -> bool:
@@ -92,6 +94,16 @@ class Runtime:
         return self._clients
 
     async def __aexit__(self, *exc: object) -> None:
+        # What plugins keep open for the process (a store, background work) closes first, while
+        # the clients it may still use are up: any value of a plugin's cache with ``aclose()``.
+        for cache in self.caches.values():
+            for value in list(cache.values()):
+                close = getattr(value, "aclose", None)
+                if close is not None and not isinstance(value, type):
+                    try:
+                        await close()
+                    except Exception:
+                        log.exception("closing a plugin's %s failed", type(value).__name__)
         clients = self._clients or {}
         for client in clients.values():  # open-web clients own a session of their own
             close = getattr(client, "aclose", None)
@@ -208,7 +220,8 @@ class Runtime:
             data = self._redact_data(result.model_dump(mode="json"))
             text = tool.render(result, args) if tool.render else as_json(result)
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
-            return CallOutcome(text, data=data)
+            links = result.resource_links() if hasattr(result, "resource_links") else []
+            return CallOutcome(text, data=data, links=list(links))
 
         outcome, err = await self.isolated(spec.plugin, name, run, report)
         if err is not None:
@@ -260,7 +273,7 @@ class Runtime:
 
     async def read_resource(self, uri: str) -> tuple[str | None, MedlitError | None]:
         """A resource's text, or the error reading it came to (isolated like a tool call)."""
-        spec = self.host.resources.get(uri)
+        spec, params = self.host.resource_for(uri)
         if spec is None:
             return None, E.invalid_argument(
                 f"Unknown resource {uri[:200]!r}.",
@@ -269,7 +282,8 @@ class Runtime:
             )
 
         async def run() -> str:
-            text = await spec.read(self.context(spec.plugin))
+            ctx = self.context(spec.plugin)
+            text = await spec.read(replace(ctx, params=params) if params else ctx)
             if not isinstance(text, str):
                 raise E.plugin_fault(spec.plugin, f"resource {uri} read {type(text).__name__}, not text")
             return self.redact(text)

@@ -96,7 +96,7 @@ def tool_definitions(host: Host) -> list[types.Tool]:
                 annotations=types.ToolAnnotations(
                     title=spec.title,
                     read_only_hint=spec.read_only,
-                    destructive_hint=False,
+                    destructive_hint=spec.destructive,
                     idempotent_hint=spec.idempotent,
                     open_world_hint=spec.open_world,
                 ),
@@ -135,6 +135,17 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
 
         outcome = await rt.call(params.name, dict(params.arguments or {}), progress)
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
+        content += [
+            types.ResourceLink(
+                type="resource_link",
+                uri=link.uri,
+                name=link.name,
+                title=link.title,
+                mime_type=link.mimeType,
+                size=link.size,
+            )
+            for link in outcome.links
+        ]
         if outcome.error is not None:
             return types.CallToolResult(
                 content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
@@ -150,6 +161,24 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                     uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
                 )
                 for r in host.resources.values()
+                if not r.is_template
+            ]
+        )
+
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
+                    mime_type=r.mime_type,
+                )
+                for r in host.resources.values()
+                if r.is_template
             ]
         )
 
@@ -161,7 +190,8 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         text, err = await rt.read_resource(uri)
         if err is not None or text is None:
             raise _protocol_error(err)
-        mime = host.resources[uri].mime_type
+        spec, _ = host.resource_for(uri)
+        mime = spec.mime_type if spec is not None else None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )
@@ -206,6 +236,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,

@@ -555,6 +555,89 @@ class AccessLinkProvider:
     plugin: str = ""
 
 
+# -- search sources (whole result sets, for review workspaces) -------------------------------------
+@dataclass(frozen=True)
+class SourceRecord:
+    """One bibliographic record as a search source normalises it, whatever its upstream.
+
+    ``source`` is the :class:`SearchSource` name and ``source_id`` its own record id (a PMID, a
+    ``MED:123`` key, ...). Identifiers are canonical (``normalize_pmid``/``_pmcid``/``_doi``;
+    ``None`` when unknown). ``authors`` are ``"Family, Given"`` strings (given names or initials)
+    or a group's name without a comma; ``year`` the publication year; ``pages`` ``"12-19"``;
+    ``publication_types`` as the upstream names them; ``language`` a code or name."""
+
+    source: str
+    source_id: str
+    pmid: str | None = None
+    pmcid: str | None = None
+    doi: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    journal: str | None = None
+    year: int | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    abstract: str | None = None
+    publication_types: tuple[str, ...] = ()
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceQuery:
+    """What a review asks a search source for: one batch of the records ``query`` (in the
+    source's own syntax) finds, from ``cursor`` (``None``: the start; else a value an earlier
+    :class:`SourcePage` handed back, possibly in another process), at most ``limit`` records.
+    ``split_by_date``: the caller accepts a result set larger than the source's window being
+    fetched in date-range slices (the source decides the slices)."""
+
+    query: str
+    cursor: str | None = None
+    limit: int = 500
+    split_by_date: bool = False
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    """One batch of a search source's answer: its normalised ``records``, ``total`` (records the
+    query finds: the same on every page of one run), and ``cursor`` to ask the next batch with
+    (``None`` when this was the last). ``detail`` says what was asked upstream (for the search
+    log); ``notice`` a caveat the review shows (a window the source cannot page past)."""
+
+    records: Sequence[SourceRecord]
+    total: int
+    cursor: str | None = None
+    detail: str = ""
+    notice: str = ""
+
+
+SourceRun = Callable[[SourceQuery, "ToolContext"], Awaitable[SourcePage]]
+
+
+@dataclass(frozen=True)
+class SearchSource:
+    """A bibliographic database a review workspace can run whole searches on.
+
+    ``run(query, ctx)`` (async) answers one :class:`SourcePage` per call; the review stores each
+    page with its cursor in one transaction, so an import killed mid-way resumes from the last
+    stored cursor. ``syntax`` is a one-line hint on the source's query language (shown in the
+    review tools' description); ``batch`` the page size the source serves best (the largest its
+    API allows within the body cap); ``window`` the most records one query can reach without
+    ``split_by_date`` (``0``: no limit). ``run`` raises :class:`~medlit.core.errors.MedlitError`
+    for a query the source refuses (reported for that source; the others still run)."""
+
+    name: str
+    title: str
+    run: SourceRun
+    syntax: str = ""
+    order: int = 100
+    batch: int = 500
+    window: int = 0
+    description: str = ""
+    timeout: float = 60.0
+    plugin: str = ""
+
+
 # -- tools, resources, prompts ---------------------------------------------------------------------
 ToolHandler = Callable[[Any, "ToolContext"], Awaitable[BaseModel]]
 
@@ -565,7 +648,9 @@ class ToolSpec:
     returns an ``output_model`` instance; ``render(result, args)`` (sync) gives the text block
     (default: the result as fenced JSON). Renderings over 25,000 characters are cut by the host
     with a notice. ``capabilities`` say what the tool offers (:data:`Capability`), so that other
-    tools' descriptions can name it as a sibling without knowing its name.
+    tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
+    ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
+    a ``destructive`` tool may delete what it cannot restore (hosts ask before calling it).
 
     The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
     holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
@@ -586,6 +671,7 @@ class ToolSpec:
     idempotent: bool = True
     read_only: bool = True
     open_world: bool = True
+    destructive: bool = False
     plugin: str = ""
 
     def loaded(self) -> LoadedTool:
@@ -621,7 +707,11 @@ class LoadedTool:
 @dataclass(frozen=True)
 class ResourceSpec:
     """An MCP resource whose text ``read(ctx)`` (async) produces (may call upstreams, may cache).
-    The host runs it like a tool: under the call deadline, with faults mapped and secrets redacted."""
+    The host runs it like a tool: under the call deadline, with faults mapped and secrets redacted.
+
+    A ``uri`` with ``{name}`` placeholders (``files://{stem}.txt``) is a template, listed by
+    ``resources/templates/list``: a read of a URI it matches (each placeholder one or more
+    characters other than ``/``) runs ``read(ctx)`` with the values in ``ctx.params``."""
 
     uri: str
     name: str
@@ -630,6 +720,19 @@ class ResourceSpec:
     read: Callable[[ToolContext], Awaitable[str]]
     mime_type: str = "application/json"
     plugin: str = ""
+
+    @property
+    def is_template(self) -> bool:
+        return "{" in self.uri
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The placeholder values of ``uri`` when this template matches it, else ``None``."""
+        import re
+
+        parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", self.uri)
+        pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts))
+        found = re.fullmatch(pattern, uri)
+        return dict(found.groupdict()) if found else None
 
 
 @dataclass(frozen=True)
@@ -813,6 +916,7 @@ class Catalog:
     related: tuple[Declared[RelatedProvider], ...] = ()
     matchers: tuple[Declared[ReferenceMatcher], ...] = ()
     notices: tuple[Declared[NoticeProvider], ...] = ()
+    sources: tuple[Declared[SearchSource], ...] = ()
     metadata: tuple[MetadataProvider, ...] = ()
     access_links: tuple[AccessLinkProvider, ...] = ()
     tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)

@@ -7,6 +7,7 @@ from medlit.core.plugin import (
     FulltextTier,
     PluginInfo,
     RelatedProvider,
+    SearchSource,
     SettingSpec,
     ToolSpec,
     hookimpl,
@@ -16,6 +17,15 @@ from medlit.core.plugin import (
 from . import service
 
 # Declarations only: models, queries and parsers are imported at first use.
+SEARCH_SOURCE = SearchSource(
+    name="europepmc",
+    title="Europe PMC",
+    run=lazy(".review_source:run_europepmc", __name__),
+    syntax="Europe PMC syntax (TITLE:asthma AND PUB_YEAR:[2015 TO 2024] AND SRC:MED)",
+    order=20,
+    batch=1000,
+    description="cursorMark search, resultType=core, 1,000 records a request.",
+)
 SEARCH_TOOL = ToolSpec(
     name="pubmed_europepmc_search",
     title="Search Europe PMC",
@@ -104,3 +114,8 @@ def medlit_fulltext_tiers():
 @hookimpl
 def medlit_related_providers():
     return [PROVIDER]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [SEARCH_SOURCE]

@@ -23,6 +23,7 @@ from medlit.core.plugin import (
     ReferenceMatcher,
     RelatedProvider,
     ResourceSpec,
+    SearchSource,
     SettingSpec,
     hookimpl,
     lazy,
@@ -91,6 +92,17 @@ NOTICES = NoticeProvider(
     description="PubMed CommentsCorrections (RetractionIn, ErratumIn, ExpressionOfConcernIn, ...)",
 )
 
+PUBMED_SOURCE = SearchSource(
+    name="pubmed",
+    title="PubMed",
+    run=lazy(".review_source:run_pubmed", __name__),
+    syntax="PubMed query syntax (asthma[mh] AND child*[tiab] AND 2015:2024[dp])",
+    order=10,
+    batch=500,
+    window=10_000,
+    description="ESearch on the History server, then EFetch XML in batches of 500; past 10,000 in date slices.",
+)
+
 DATABASE_INFO = ResourceSpec(
     uri="pubmed://database/info",
     name="pubmed_database_info",
@@ -142,6 +154,9 @@ def medlit_plugin_info() -> PluginInfo:
             ErrorKind("blank_filter", "Leave the filter out or give it a value."),
             ErrorKind("offset_out_of_range", "Use an offset below the total the search reports."),
             ErrorKind("no_search_term", "Give a query or at least one filter."),
+            ErrorKind(
+                "pubmed_window_exceeded", "Split the search by date (splitByDate=true) or narrow the query."
+            ),
         ),
     )
 
@@ -194,3 +209,8 @@ def medlit_reference_matchers():
 @hookimpl
 def medlit_notice_providers():
     return [NOTICES]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [PUBMED_SOURCE]

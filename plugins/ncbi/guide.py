@@ -28,6 +28,7 @@ GUIDE = """\
 | any other Entrez database (gene, protein, nuccore, snp, taxonomy, ...) | `eutils_esearch` -> `eutils_esummary` / `eutils_efetch` |
 | related records, citations, links between databases | `eutils_elink` (`pubmed_pubmed`, `pubmed_pubmed_citedin`, `pubmed_pubmed_refs`, `pubmed_pmc`) |
 | the fields or link names of a database | `eutils_einfo`, resource `pubmed://database/info` |
+| a systematic/scoping review: every record of queries across databases, deduplicated, exported | `review_search` into a named set (not paging searches), then `review_records`, `review_export` |
 
 ## PubMed query syntax
 - Boolean operators in capitals: `asthma AND (child OR adolescent) NOT review[pt]`.
@@ -47,7 +48,8 @@ GUIDE = """\
 
 ## Limits and paging
 - NCBI allows 3 requests/s per IP (10 with `NCBI_API_KEY`); the server paces every call.
-- PubMed result sets can be paged only through their first 10,000 records: narrow by date.
+- PubMed result sets can be paged only through their first 10,000 records: narrow by date
+  (`review_search` with `splitByDate` does it for a review set).
 - History handles `{db, web_env, query_key, count}` from `eutils_esearch` / `eutils_epost` are
   accepted by esummary, efetch and elink: pass them back unchanged instead of the ids.
 - Long answers: `deferred` lists what a `maxResponseCharacters` budget held back, `overLimit`
@@ -95,6 +97,13 @@ def render_research_plan(
         else ""
     )
     organism = f" in {args['organism']}" if args.get("organism") else ""
+    review = (
+        "\n   For a systematic or scoping review (hundreds of records or more), run the final queries with "
+        "review_search into a set instead of paging searches; page it with review_records, export it "
+        "with review_export."
+        if catalog.serves("review_search")
+        else ""
+    )
     keywords = ", ".join(k.strip() for k in args.get("keywords", "").split(",") if k.strip())
     text = f"""\
 Draft a structured research plan for the project "{args["title"]}".
@@ -105,7 +114,7 @@ Work in phases and use the medlit tools at each one (read the resource medlit://
 1. Scope: turn the keywords into MeSH headings with pubmed_lookup_mesh, and into a PubMed query
    combining [mh] and [tiab] terms; check it with pubmed_spell_check.
 2. Landscape: run pubmed_search_articles (count first with maxResults 0, then summaries) and
-   report how many records each facet contributes; narrow by date or publication type if large.
+   report how many records each facet contributes; narrow by date or publication type if large.{review}
 3. Key evidence: fetch the most relevant records with pubmed_fetch_articles; note retractions
    and errata (notices) and exclude retracted work.
 4. Depth: read methods and results of the core papers with pubmed_fetch_fulltext, sections

@@ -73,3 +73,15 @@ async def test_unknown_resource_is_an_error(server):
     async with Client(server) as client:
         with pytest.raises(MCPError):
             await client.read_resource("medlit://nope")
+
+
+def test_guide_and_plan_say_when_to_use_a_review_set():
+    from medlit.core.types import Catalog
+    from medlit.plugins.ncbi.guide import GUIDE, render_research_plan
+
+    assert "`review_search` into a named set (not paging searches)" in GUIDE
+    args = {"title": "T", "goal": "G", "keywords": "k"}
+    with_review = render_research_plan(args, Catalog(tools={"review_search": frozenset()}))[0][1]
+    without = render_research_plan(args, Catalog())[0][1]
+    assert "run the final queries with review_search into a set instead of paging searches" in with_review
+    assert "review_search" not in without

@@ -57,6 +57,10 @@ ENV = {
     # Serves pubmed_institutional_link, whose PMIDs' metadata comes from NCBI (the resolver itself is
     # never fetched: the tool builds links only).
     "OPENURL_RESOLVER": "https://sfx.example.edu/sfx_local",
+    # The review tools keep state in a store (a call's answer depends on the set's history) and
+    # review_search meets its sources' faults per source: tests/plugin/test_review.py holds its
+    # transient and permanent fault cases; review_records, _export and _sets call no upstream.
+    "MEDLIT_TOOLS": "-review_*",
 }
 HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
 SLACK = 1.0  # event-loop lag allowed past the deadline (the runtime's own guard fires at +1.5 s)

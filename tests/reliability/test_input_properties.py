@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from typing import Any
 
 import pytest
@@ -117,11 +118,15 @@ class Probe:
 
     async def __aenter__(self) -> Probe:
         await self.fake.start()
+        self.tmp = tempfile.TemporaryDirectory(prefix="medlit-probe-")
         env = self.fake.env(
             MEDLIT_NCBI_RATE="1000",
             MEDLIT_MAX_RETRIES="0",
             MEDLIT_REQUEST_TIMEOUT="2",
             MEDLIT_CALL_DEADLINE="5",
+            # The review tools keep sets and files: in a directory of the probe's own, never the user's.
+            MEDLIT_STORE=f"sqlite:///{self.tmp.name}/review.db",
+            MEDLIT_EXPORT_DIR=f"{self.tmp.name}/exports",
         )
         self.rt = Runtime(load_host(load_settings(env)))
         await self.rt.__aenter__()
@@ -130,6 +135,7 @@ class Probe:
     async def __aexit__(self, *exc: Any) -> None:
         await self.rt.__aexit__(*exc)
         await self.fake.stop()
+        self.tmp.cleanup()
 
     async def check(self, tool: str, arguments: Any) -> None:
         before = len(self.fake.requests)

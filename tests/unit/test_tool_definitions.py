@@ -71,6 +71,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubmed_verify_references": {
         "references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]
     },
+    "review_export": {"set": "kids", "format": "ris"},
+    "review_records": {"set": "kids"},
+    "review_search": {"set": "kids"},
+    "review_sets": {},
 }
 
 

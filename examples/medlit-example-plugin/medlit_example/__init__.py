@@ -84,3 +84,8 @@ def medlit_fulltext_tiers():
 @hookimpl
 def medlit_metadata_providers():
     return [providers.METADATA]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [providers.SOURCE]

@@ -1,5 +1,6 @@
 """What the plugin adds to core's shared machinery: a full-text tier (the registry's open text, by
-DOI) and a metadata provider (its records, for any plugin's ``ctx.lookup_metadata``)."""
+DOI), a metadata provider (its records, for any plugin's ``ctx.lookup_metadata``) and a search
+source (whole title searches, for core's review workspace: ``review_search``)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,17 @@ from medlit.core.plugin import (
     MedlitError,
     MetadataProvider,
     RecordMetadata,
+    SearchSource,
+    SourcePage,
+    SourceQuery,
+    SourceRecord,
     TierResult,
     ToolContext,
+    invalid_argument,
 )
 from medlit.core.plugin.kit import IdKind
 
-from .registry import NAME, Text, fetch_text, fetch_works
+from .registry import NAME, SEARCH_ROWS, Text, Work, fetch_text, fetch_works, search_works
 
 
 # -- the full-text tier ---------------------------------------------------------------------------
@@ -102,4 +108,51 @@ METADATA = MetadataProvider(
     accepts=frozenset({"doi"}),
     lookup=lookup_metadata,
     description="brief records of the Example Works registry (by DOI)",
+)
+
+
+# -- the search source ----------------------------------------------------------------------------
+def _record(work: Work) -> SourceRecord:
+    authors = []
+    for name in work.authors:  # "Family G" -> "Family, G"
+        family, _, initials = name.rpartition(" ")
+        authors.append(f"{family}, {initials}" if family else initials)
+    return SourceRecord(
+        source=NAME,
+        source_id=work.doi,
+        doi=work.doi,
+        title=work.title,
+        authors=tuple(authors),
+        journal=work.journal,
+        year=work.year,
+        volume=work.volume,
+        issue=work.issue,
+        pages=work.pages,
+    )
+
+
+async def search_all(query: SourceQuery, ctx: ToolContext) -> SourcePage:
+    """One page of a title search; the cursor is the next offset (plain text: any process can
+    resume from it)."""
+    if query.cursor is not None and not query.cursor.isdigit():
+        raise invalid_argument("The resume cursor is not an offset.", "Start the search again.")
+    offset = int(query.cursor or 0)
+    total, works = await search_works(ctx, query.query, offset, query.limit)
+    end = offset + len(works)
+    return SourcePage(
+        records=[_record(w) for w in works],
+        total=total,
+        cursor=str(end) if works and end < total else None,
+        detail=f"search offset={offset}",
+    )
+
+
+SOURCE = SearchSource(
+    name=NAME,
+    title="Example Works registry",
+    run=search_all,
+    syntax="words of the title",
+    order=90,
+    batch=SEARCH_ROWS,
+    description="title search, 100 works a request",
 )

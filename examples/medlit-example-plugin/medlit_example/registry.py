@@ -5,6 +5,8 @@
 - ``GET /text?doi=<doi>`` -> the article's open full text as Markdown rendered from its HTML
   page (``{"status": "ok", "markdown": ..., "source_url": ...}``), ``"access": "restricted"``
   without text, or HTTP 404 for a DOI it does not hold.
+- ``GET /search?q=<words>&offset=<n>&rows=<n>`` (rows up to 100) -> ``{"status": "ok", "total": N,
+  "works": [...]}``: every work whose title holds the words, by DOI.
 - ``GET /heartbeat`` -> ``{"status": "ok"}`` (the doctor's probe).
 - Errors may come inside an HTTP 200: ``{"status": "error", "message": "..."}``.
 - 5 requests a second per client; a ``mailto`` parameter identifies the caller.
@@ -154,3 +156,22 @@ async def fetch_text(ctx: ToolContext, doi: str) -> Text | None:
         license=_text(data.get("license")),
         restricted=data.get("access") == "restricted",
     )
+
+
+SEARCH_ROWS = 100  # works per /search request: the registry's documented maximum
+
+
+async def search_works(ctx: ToolContext, query: str, offset: int, rows: int) -> tuple[int, list[Work]]:
+    """One page of a title search: (total, works)."""
+    resp = await ctx.client(NAME).get(
+        "search", {"q": query, "offset": offset, "rows": min(rows, SEARCH_ROWS)}, expect="json"
+    )
+    data = resp.json()
+    if not isinstance(data, dict):
+        raise upstream_error(
+            NAME, errors.INVALID_RESPONSE, "the Example Works registry sent no search object"
+        )
+    items = data.get("works")
+    works = [w for w in (parse_work(i) for i in (items if isinstance(items, list) else [])) if w is not None]
+    total = data.get("total")
+    return (int(total) if isinstance(total, int) else len(works)), works

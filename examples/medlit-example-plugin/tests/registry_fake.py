@@ -52,6 +52,27 @@ def serve_registry(fake: FakeUpstream) -> None:
             return json_response({"status": "error", "message": "not found"}, status=404)
         return json_response({"doi": doi, **TEXTS[doi]})
 
+    def search(req: Req):
+        words = req.params.get("q", "").lower().split()
+        hits = [w for w in WORKS.values() if all(x in (w.get("title") or "").lower() for x in words)]
+        hits += [w for w in generated() if all(x in w["title"].lower() for x in words)]
+        offset, rows = int(req.params.get("offset", 0)), min(int(req.params.get("rows", 20)), 100)
+        return json_response({"status": "ok", "total": len(hits), "works": hits[offset : offset + rows]})
+
+    fake.route(SERVICE, "search", search)
     fake.route(SERVICE, "works", works)
     fake.route(SERVICE, "text", text)
     fake.respond(SERVICE, "heartbeat", {"status": "ok"})
+
+
+def generated(n: int = 250) -> list[dict]:
+    """Works made up for paging tests: "Gamma study <i>" (10.5555/gamma.<i>)."""
+    return [
+        {
+            "doi": f"10.5555/gamma.{i}",
+            "title": f"Gamma study {i}",
+            "published": "2021",
+            "authors": [{"family": "Roe", "given": "Pat"}],
+        }
+        for i in range(n)
+    ]

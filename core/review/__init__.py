@@ -1,0 +1,164 @@
+"""The review workspace, part of core: whole searches over the search sources plugins declare
+(``medlit_search_sources``), deduplicated into named sets in a real store, logged for PRISMA-S
+and exported for reference managers.
+
+Registered through the ``medlit.plugins`` entry point like any plugin (name ``review``, so
+``REVIEW_ENABLED=false`` switches it off, and ``MEDLIT_TOOLS=-review_*`` drops its tools). It
+declares no service: each source runs under its own plugin's context (``ctx.core``).
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorKind
+from ..hookspecs import hookimpl
+from ..lazy import lazy
+from ..types import Catalog, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
+
+SEARCH = "review_search"
+
+
+def describe_search(catalog: Catalog) -> str:
+    sources = [d.record for d in catalog.sources]
+    listed = (
+        "; ".join(
+            f"{s.name}: {s.syntax or s.title}"
+            + (f", first {s.window:,} unless splitByDate" if s.window else "")
+            for s in sources
+        )
+        or "none installed"
+    )
+    return (
+        "Run whole searches (every record, thousands) into a named review set held by the server: one query per "
+        "source in that source's syntax, deduplicated (PMID, DOI, PMCID, then title+year+first author), logged "
+        "for PRISMA-S. Re-running reports `new` records. Use for systematic/scoping reviews; to read a few "
+        "results use the search tools instead. Long imports continue in the server: call again (or review_sets) "
+        "for the state; call with only `set` to resume an interrupted import. Page with review_records, export "
+        f"with review_export. Sources: {listed}."
+    )
+
+
+TOOLS = [
+    ToolSpec(
+        name=SEARCH,
+        title="Search sources into a review set",
+        description="Run whole searches into a review set.",  # see describe_search
+        describe=describe_search,
+        input_model=lazy(".models:SearchInput", __name__),
+        output_model=lazy(".models:SetState", __name__),
+        handler=lazy(".tool:review_search", __name__),
+        render=lazy(".tool:render_state", __name__),
+        idempotent=False,
+        read_only=False,
+    ),
+    ToolSpec(
+        name="review_records",
+        title="Page through a review set",
+        description="Page through a review set's deduplicated records (brief by default; brief=false adds "
+        "abstracts), filtered by source, year or abstract. For records outside a set use the search tools; to "
+        "hand the set to a reference manager use review_export.",
+        input_model=lazy(".models:RecordsInput", __name__),
+        output_model=lazy(".models:RecordsOutput", __name__),
+        handler=lazy(".tool:review_records", __name__),
+        render=lazy(".tool:render_records", __name__),
+        open_world=False,
+    ),
+    ToolSpec(
+        name="review_export",
+        title="Export a review set to a file",
+        description="Write a review set to a file for Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, "
+        "nbib, csv) with its PRISMA-S search log; answers the path and a resource uri (resources/read). To read "
+        "records in the chat use review_records.",
+        input_model=lazy(".models:ExportInput", __name__),
+        output_model=lazy(".models:ExportOutput", __name__),
+        handler=lazy(".tool:review_export", __name__),
+        render=lazy(".tool:render_export", __name__),
+        read_only=False,
+        open_world=False,
+    ),
+    ToolSpec(
+        name="review_sets",
+        title="List, rename or delete review sets",
+        description="List the review sets (records, runs, complete or still importing), rename one, or delete one "
+        "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
+        input_model=lazy(".models:SetsInput", __name__),
+        output_model=lazy(".models:SetsOutput", __name__),
+        handler=lazy(".tool:review_sets", __name__),
+        render=lazy(".tool:render_sets", __name__),
+        read_only=False,
+        idempotent=False,
+        open_world=False,
+        destructive=True,
+    ),
+]
+
+RESOURCES = [
+    ResourceSpec(
+        uri="review://sets/{set}/log",
+        name="review_search_log",
+        title="Review set search log (PRISMA-S)",
+        description="Per source the exact query, when it ran and the records found; totals before and after "
+        "deduplication, by rule.",
+        read=lazy(".tool:read_set_log", __name__),
+        mime_type="text/markdown",
+    ),
+    ResourceSpec(
+        uri="review://exports/{file}",
+        name="review_export_file",
+        title="Review export file",
+        description="A file review_export wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV or the search log); its uri "
+        "is in the tool result.",
+        read=lazy(".tool:read_export", __name__),
+        mime_type="text/plain",
+    ),
+]
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="review",
+        title="Review workspace",
+        description="Whole searches across sources into stored, deduplicated sets, logged and exported.",
+        settings=(
+            SettingSpec(
+                "MEDLIT_STORE",
+                "Review store: sqlite:///path (default: review.db in the user data directory) or postgresql://...",
+                example="sqlite:////var/lib/medlit/review.db",
+            ),
+            SettingSpec(
+                "MEDLIT_EXPORT_DIR", "Where review exports are written (default: the user data directory)"
+            ),
+            SettingSpec(
+                "MEDLIT_REVIEW_MAX_RECORDS",
+                "Most records one search may bring into a set",
+                kind="int",
+                default="50000",
+            ),
+            SettingSpec(
+                "MEDLIT_REVIEW_JOBS", "Imports that may run in the server at once", kind="int", default="2"
+            ),
+        ),
+        error_kinds=(
+            ErrorKind("unknown_set", "List the sets with review_sets, or create one with review_search."),
+            ErrorKind(
+                "invalid_set_name", "Use letters, digits, spaces, '-', '_' or '.' (no path characters)."
+            ),
+            ErrorKind(
+                "set_too_large", "Narrow the query (dates, fields) or raise MEDLIT_REVIEW_MAX_RECORDS."
+            ),
+            ErrorKind("review_busy", "Retry when the running import finishes (review_sets shows it).", True),
+            ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
+            ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
+            ErrorKind("store_unavailable", "Check MEDLIT_STORE (sqlite:///path or postgresql://...).", True),
+        ),
+    )
+
+
+@hookimpl
+def medlit_tools() -> list[ToolSpec]:
+    return list(TOOLS)
+
+
+@hookimpl
+def medlit_resources() -> list[ResourceSpec]:
+    return list(RESOURCES)

@@ -1,0 +1,183 @@
+"""Deduplication of review records: the rules, in order, and how two records merge.
+
+A record matches one already in the set by, first to hit: PMID, DOI (case-insensitive), PMCID,
+then the normalised title + year + first author's family name (``fuzzy``: accents, case,
+punctuation and a translated title's brackets ignored). Records whose PMIDs, DOIs or PMCIDs
+differ are never merged by a later rule. The first record keeps its values; a
+duplicate only fills what it lacks (a Europe PMC copy adds a PMCID a PubMed record had not, say),
+and the merged record remembers every source that found it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..identifiers import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
+from ..types import SourceRecord
+
+Rule = Literal["pmid", "doi", "pmcid", "title"]
+RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
+FIELDS = (
+    "pmid",
+    "pmcid",
+    "doi",
+    "title",
+    "authors",
+    "journal",
+    "year",
+    "volume",
+    "issue",
+    "pages",
+    "abstract",
+    "publication_types",
+    "language",
+)
+
+
+def clean_pmid(value: str | None) -> str | None:
+    try:
+        return normalize_pmid(value) if value else None
+    except IdentifierError:
+        return None
+
+
+def clean_pmcid(value: str | None) -> str | None:
+    try:
+        return normalize_pmcid(value) if value else None
+    except IdentifierError:
+        return None
+
+
+def clean_doi(value: str | None) -> str | None:
+    """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
+    try:
+        return normalize_doi(value).lower() if value else None
+    except IdentifierError:
+        return None
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return re.sub(r"[\W_]+", "", plain)
+
+
+def title_key(title: str | None) -> str:
+    """A title folded for matching: a translated title's brackets, markup, accents, case and
+    everything but letters and digits dropped (``"[Asthma: a review.]"`` -> ``"asthmaareview"``)."""
+    if not title:
+        return ""
+    text = re.sub(r"<[^>]+>", "", title).strip()
+    if text.startswith("[") and text.rstrip(".").endswith("]"):
+        text = text.rstrip(".")[1:-1]
+    return _fold(text)
+
+
+def first_family(authors: Iterable[str]) -> str:
+    for name in authors:
+        family = name.split(",", 1)[0]
+        folded = _fold(family)
+        if folded:
+            return folded
+    return ""
+
+
+def fuzzy_key(title: str | None, year: int | None, authors: Iterable[str]) -> str | None:
+    """``title|year|family`` for the last rule, or ``None`` when any of the three is unknown."""
+    t, a = title_key(title), first_family(authors)
+    if len(t) < 10 or year is None or not a:
+        return None
+    return f"{t}|{year}|{a}"
+
+
+def as_data(rec: SourceRecord) -> dict[str, Any]:
+    """A source record as the store keeps it (JSON), identifiers in their matching form."""
+    return {
+        "pmid": clean_pmid(rec.pmid),
+        "pmcid": clean_pmcid(rec.pmcid),
+        "doi": clean_doi(rec.doi),
+        "title": rec.title,
+        "authors": list(rec.authors),
+        "journal": rec.journal,
+        "year": rec.year,
+        "volume": rec.volume,
+        "issue": rec.issue,
+        "pages": rec.pages,
+        "abstract": rec.abstract,
+        "publication_types": list(rec.publication_types),
+        "language": rec.language,
+        "sources": [rec.source],
+        "source_ids": {rec.source: rec.source_id},
+    }
+
+
+def keys_of(data: Mapping[str, Any]) -> dict[Rule, str | None]:
+    return {
+        "pmid": data.get("pmid"),
+        "doi": data.get("doi"),
+        "pmcid": data.get("pmcid"),
+        "title": fuzzy_key(data.get("title"), data.get("year"), data.get("authors") or ()),
+    }
+
+
+def merge(kept: dict[str, Any], new: Mapping[str, Any]) -> bool:
+    """Fill what ``kept`` lacks from ``new`` and add its source; True when ``kept`` changed."""
+    changed = False
+    for name in FIELDS:
+        if kept.get(name) in (None, "", []) and new.get(name) not in (None, "", []):
+            kept[name] = new[name]
+            changed = True
+    for source in new.get("sources") or ():
+        if source not in kept.setdefault("sources", []):
+            kept["sources"].append(source)
+            changed = True
+    ids = kept.setdefault("source_ids", {})
+    for source, sid in (new.get("source_ids") or {}).items():
+        if source not in ids:
+            ids[source] = sid
+            changed = True
+    return changed
+
+
+@dataclass
+class Indexed:
+    """A record of the set as the matcher sees it: its id in the store and its data."""
+
+    id: int
+    data: dict[str, Any]
+    dirty: bool = False
+    fresh: bool = False  # created by this batch
+
+
+@dataclass
+class Matcher:
+    """An index of the set's records by every rule's key, for one batch: records found already in
+    the store are loaded into it, new ones join it as they are added (duplicates within a batch
+    are found too)."""
+
+    by: dict[Rule, dict[str, Indexed]] = field(default_factory=lambda: {r: {} for r in RULES})
+
+    def add(self, rec: Indexed) -> None:
+        for rule, key in keys_of(rec.data).items():
+            if key:
+                self.by[rule].setdefault(key, rec)
+
+    def find(self, data: Mapping[str, Any]) -> tuple[Indexed, Rule] | None:
+        """The record ``data`` duplicates and the rule that says so. Two records whose PMIDs,
+        DOIs or PMCIDs differ are never duplicates, whatever a later rule says (an article and
+        its erratum may share a title, year and first author)."""
+        keys = keys_of(data)
+        for rule in RULES:
+            key = keys[rule]
+            found = self.by[rule].get(key) if key else None
+            if found is not None and not _conflict(found.data, data):
+                return found, rule
+        return None
+
+
+def _conflict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return any(a.get(k) and b.get(k) and a[k] != b[k] for k in ("pmid", "doi", "pmcid"))

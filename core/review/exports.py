@@ -1,0 +1,373 @@
+"""Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``) and CSV, each streaming records
+(the store's JSON shape, see :func:`~medlit.core.review.dedup.as_data`) into a text file.
+
+Files land under the export directory only: the name comes from the set name with everything but
+letters, digits, ``-`` and ``_`` replaced, and the resolved path is checked to sit inside the
+directory. Each file is written to a temporary name and moved into place, so a reader never sees
+half a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+Format = Literal["ris", "bibtex", "csljson", "nbib", "csv"]
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    extension: str
+    mime: str
+    title: str
+
+
+FORMATS: dict[str, FormatInfo] = {
+    "ris": FormatInfo(
+        "ris", "application/x-research-info-systems", "RIS (EndNote, Zotero, Rayyan, Covidence)"
+    ),
+    "bibtex": FormatInfo("bib", "application/x-bibtex", "BibTeX"),
+    "csljson": FormatInfo("csl.json", "application/vnd.citationstyles.csl+json", "CSL-JSON (Zotero, Pandoc)"),
+    "nbib": FormatInfo("nbib", "application/x-medline", "MEDLINE/nbib (Rayyan, EndNote, Covidence)"),
+    "csv": FormatInfo("csv", "text/csv", "CSV (spreadsheets, Rayyan)"),
+}
+LOG_EXTENSION = "search-log.md"
+
+
+def file_stem(set_name: str) -> str:
+    """A set name as a file name stem: ``"Asthma/Kids 2024"`` -> ``"Asthma_Kids_2024"``."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", set_name).strip("_")[:80]
+    return stem or "set"
+
+
+def target(directory: Path, name: str) -> Path:
+    """``directory/name``, refused unless it resolves inside ``directory``."""
+    base = directory.resolve()
+    path = (base / name).resolve()
+    if path.parent != base:
+        raise ValueError(f"export file {name!r} would land outside {base}")
+    return path
+
+
+def write_atomic(path: Path, write: Callable[[TextIO], None]) -> int:
+    """Write through a temporary file in the same directory, then move it into place; returns bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".export-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with_suppress_unlink(tmp)
+        raise
+    return path.stat().st_size
+
+
+def with_suppress_unlink(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+# -- names --------------------------------------------------------------------------------------
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """``"Family, Given"`` -> (family, given); a group name -> (name, "")."""
+    if "," in name:
+        family, given = name.split(",", 1)
+        return family.strip(), given.strip()
+    return name.strip(), ""
+
+
+def initials(given: str) -> str:
+    parts = re.split(r"[\s.\-]+", given)
+    return "".join(p[0].upper() for p in parts if p and p[0].isalpha())
+
+
+def page_range(pages: str | None) -> tuple[str | None, str | None]:
+    if not pages:
+        return None, None
+    first, _, last = pages.partition("-")
+    return first.strip() or None, last.strip() or None
+
+
+def _is_type(rec: dict[str, Any], *words: str) -> bool:
+    types = " ".join(rec.get("publication_types") or []).lower()
+    return any(w in types for w in words)
+
+
+# -- RIS ------------------------------------------------------------------------------------------
+
+
+def _ris_type(rec: dict[str, Any]) -> str:
+    if _is_type(rec, "preprint"):
+        return "UNPB"
+    if _is_type(rec, "book chapter", "chapter"):
+        return "CHAP"
+    if _is_type(rec, "book"):
+        return "BOOK"
+    return "JOUR"
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join(str(text or "").split())
+
+
+def write_ris(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    n = 0
+    for rec in records:
+        lines = [f"TY  - {_ris_type(rec)}"]
+
+        def tag(name: str, value: Any, lines: list[str] = lines) -> None:
+            text = _one_line(value)
+            if text:
+                lines.append(f"{name}  - {text}")
+
+        tag("TI", rec.get("title"))
+        for author in rec.get("authors") or []:
+            tag("AU", author)
+        tag("PY", rec.get("year"))
+        tag("T2", rec.get("journal"))
+        tag("VL", rec.get("volume"))
+        tag("IS", rec.get("issue"))
+        first, last = page_range(rec.get("pages"))
+        tag("SP", first)
+        tag("EP", last)
+        tag("DO", rec.get("doi"))
+        tag("AB", rec.get("abstract"))
+        tag("LA", rec.get("language"))
+        tag("AN", rec.get("pmid"))
+        tag("UR", rec.get("url"))
+        if rec.get("pmcid"):
+            tag("C2", rec["pmcid"])
+        for kw in rec.get("publication_types") or []:
+            tag("KW", kw)
+        tag("ID", rec.get("key"))
+        tag("N1", "Sources: " + ", ".join(rec.get("sources") or []))
+        lines.append("ER  - ")
+        out.write("\n".join(lines) + "\n\n")
+        n += 1
+    return n
+
+
+# -- BibTeX ---------------------------------------------------------------------------------------
+
+_BIB_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def bib_escape(text: str) -> str:
+    return "".join(_BIB_ESCAPES.get(c, c) for c in _one_line(text))
+
+
+def bib_key(rec: dict[str, Any], used: set[str]) -> str:
+    family = split_name((rec.get("authors") or ["anon"])[0])[0]
+    base = re.sub(r"[^A-Za-z0-9]", "", family)[:20] or "anon"
+    base += str(rec.get("year") or "")
+    base += (rec.get("pmid") or str(rec.get("key") or ""))[-8:]
+    key, n = base, 1
+    while key in used:
+        n += 1
+        key = f"{base}_{n}"
+    used.add(key)
+    return key
+
+
+def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    used: set[str] = set()
+    n = 0
+    for rec in records:
+        kind = "article" if _ris_type(rec) == "JOUR" else "misc"
+        fields: list[tuple[str, Any]] = [
+            ("title", rec.get("title")),
+            ("author", " and ".join(rec.get("authors") or [])),
+            ("journal" if kind == "article" else "howpublished", rec.get("journal")),
+            ("year", rec.get("year")),
+            ("volume", rec.get("volume")),
+            ("number", rec.get("issue")),
+            ("pages", (rec.get("pages") or "").replace("-", "--")),
+            ("doi", rec.get("doi")),
+            ("pmid", rec.get("pmid")),
+            ("pmcid", rec.get("pmcid")),
+            ("language", rec.get("language")),
+            ("abstract", rec.get("abstract")),
+            ("note", "Sources: " + ", ".join(rec.get("sources") or [])),
+        ]
+        body = ",\n".join(
+            f"  {name} = {{{bib_escape(str(value))}}}" for name, value in fields if value not in (None, "")
+        )
+        out.write(f"@{kind}{{{bib_key(rec, used)},\n{body}\n}}\n\n")
+        n += 1
+    return n
+
+
+# -- CSL-JSON -------------------------------------------------------------------------------------
+
+
+def csl_item(rec: dict[str, Any]) -> dict[str, Any]:
+    authors = []
+    for name in rec.get("authors") or []:
+        family, given = split_name(name)
+        authors.append({"family": family, "given": given} if given else {"literal": family})
+    kind = {"UNPB": "article", "CHAP": "chapter", "BOOK": "book"}.get(_ris_type(rec), "article-journal")
+    item: dict[str, Any] = {"id": str(rec.get("key")), "type": kind}
+    for name, value in (
+        ("title", rec.get("title")),
+        ("container-title", rec.get("journal")),
+        ("volume", rec.get("volume")),
+        ("issue", rec.get("issue")),
+        ("page", rec.get("pages")),
+        ("DOI", rec.get("doi")),
+        ("PMID", rec.get("pmid")),
+        ("PMCID", rec.get("pmcid")),
+        ("abstract", rec.get("abstract")),
+        ("language", rec.get("language")),
+    ):
+        if value not in (None, ""):
+            item[name] = str(value)
+    if authors:
+        item["author"] = authors
+    if rec.get("year"):
+        item["issued"] = {"date-parts": [[int(rec["year"])]]}
+    item["note"] = "Sources: " + ", ".join(rec.get("sources") or [])
+    return item
+
+
+def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    n = 0
+    out.write("[")
+    for rec in records:
+        out.write(("," if n else "") + "\n" + json.dumps(csl_item(rec), ensure_ascii=False))
+        n += 1
+    out.write("\n]\n")
+    return n
+
+
+# -- MEDLINE (nbib) -------------------------------------------------------------------------------
+
+
+def _medline(tag: str, value: Any) -> list[str]:
+    text = _one_line(value)
+    if not text:
+        return []
+    wrapped = textwrap.wrap(text, 82, break_long_words=True, break_on_hyphens=False) or [text]
+    head = f"{tag:<4}- "
+    return [head + wrapped[0]] + ["      " + w for w in wrapped[1:]]
+
+
+def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    n = 0
+    for rec in records:
+        lines: list[str] = []
+        lines += _medline("PMID", rec.get("pmid"))
+        lines += _medline("TI", rec.get("title"))
+        lines += _medline("AB", rec.get("abstract"))
+        for name in rec.get("authors") or []:
+            family, given = split_name(name)
+            if given:
+                lines += _medline("FAU", f"{family}, {given}")
+                lines += _medline("AU", f"{family} {initials(given)}")
+            else:
+                lines += _medline("CN", family)
+        lines += _medline("LA", rec.get("language"))
+        for t in rec.get("publication_types") or []:
+            lines += _medline("PT", t)
+        lines += _medline("DP", rec.get("year"))
+        lines += _medline("JT", rec.get("journal"))
+        lines += _medline("VI", rec.get("volume"))
+        lines += _medline("IP", rec.get("issue"))
+        lines += _medline("PG", rec.get("pages"))
+        if rec.get("doi"):
+            lines += _medline("LID", f"{rec['doi']} [doi]")
+            lines += _medline("AID", f"{rec['doi']} [doi]")
+        lines += _medline("PMC", rec.get("pmcid"))
+        lines += _medline("SO", _source_line(rec))
+        lines += _medline("GN", "Sources: " + ", ".join(rec.get("sources") or []))
+        out.write("\n".join(lines) + "\n\n")
+        n += 1
+    return n
+
+
+def _source_line(rec: dict[str, Any]) -> str:
+    parts = [rec.get("journal") or "", f"{rec.get('year') or ''}"]
+    vol = rec.get("volume") or ""
+    if rec.get("issue"):
+        vol += f"({rec['issue']})"
+    if rec.get("pages"):
+        vol += f":{rec['pages']}"
+    text = ". ".join(p for p in parts if p)
+    return f"{text};{vol}." if vol else f"{text}."
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "key",
+    "pmid",
+    "pmcid",
+    "doi",
+    "title",
+    "authors",
+    "journal",
+    "year",
+    "volume",
+    "issue",
+    "pages",
+    "abstract",
+    "publication_types",
+    "language",
+    "sources",
+)
+
+
+def write_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    n = 0
+    for rec in records:
+        row = []
+        for col in CSV_COLUMNS:
+            value = rec.get(col)
+            if isinstance(value, list):
+                value = "; ".join(str(v) for v in value)
+            row.append("" if value is None else str(value))
+        writer.writerow(row)
+        n += 1
+    return n
+
+
+WRITERS: dict[str, Callable[[TextIO, Iterable[dict[str, Any]]], int]] = {
+    "ris": write_ris,
+    "bibtex": write_bibtex,
+    "csljson": write_csljson,
+    "nbib": write_nbib,
+    "csv": write_csv,
+}
+
+
+def render(fmt: str, records: Iterable[dict[str, Any]]) -> str:
+    """A whole export as a string (tests and small sets)."""
+    buf = io.StringIO()
+    WRITERS[fmt](buf, records)
+    return buf.getvalue()

@@ -1,0 +1,194 @@
+"""Inputs and outputs of the review tools."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+from ..errors import ArgumentError
+from ..models import RESPONSE_FORMAT_FIELD, ResourceLink, ResponseFormat, ToolInput, ToolOutput
+
+SET_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
+PAGE_MAX = 200
+
+
+def _set_name(value: str) -> str:
+    if not SET_NAME_RE.match(value) or ".." in value:
+        raise ArgumentError(
+            f"Set name {value[:80]!r} is not allowed: use 1-80 letters, digits, spaces, '-', '_' or '.' "
+            "(no '/', '\\\\' or '..'; it becomes the export file name)",
+            "Choose a name such as 'asthma-children-2024'.",
+            reason="invalid_set_name",
+        )
+    return value
+
+
+SetName = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=80),
+    AfterValidator(_set_name),
+    Field(description="The set's name (letters, digits, space, - _ .). Example: 'asthma-kids'"),
+]
+Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
+
+
+class SearchInput(ToolInput):
+    set: SetName
+    queries: dict[Annotated[str, StringConstraints(max_length=40)], Query] | None = Field(
+        None,
+        max_length=8,
+        description="Source name -> query in that source's syntax (sources in the description); omit to "
+        'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
+    )
+    splitByDate: bool = Field(
+        False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class SourceReport(ToolOutput):
+    source: str
+    query: str
+    run: int
+    ranAt: str = Field(description="UTC time the search started")
+    found: int | None = Field(None, description="Records the query finds at the source")
+    fetched: int = Field(description="Records fetched and stored so far")
+    state: Literal["running", "complete", "failed", "refused", "paused"]
+    reason: str | None = Field(None, description="Why it failed or was refused, machine-readable")
+    retryable: bool | None = None
+    error: str | None = None
+    notice: str | None = None
+
+
+class SetState(ToolOutput):
+    set: str
+    sources: list[SourceReport]
+    identified: int = Field(description="Records fetched across the latest searches, before deduplication")
+    duplicatesRemoved: int
+    duplicatesByRule: dict[str, int] = Field(
+        description="Duplicates by the rule that matched (pmid, doi, pmcid, title)"
+    )
+    unique: int = Field(description="Distinct records the latest searches found")
+    total: int = Field(description="Records in the set")
+    new: int | None = Field(None, description="Records of this run not in the set before")
+    complete: bool
+    running: bool = Field(description="An import goes on in the server; call again for its state")
+    notice: str | None = None
+
+
+class RecordsInput(ToolInput):
+    set: SetName
+    offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
+    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Records per page, at most 200. Example: 100")
+    source: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        None, description="Only records this source found (a source name). Example: 'pubmed'"
+    )
+    yearFrom: int | None = Field(None, ge=1000, le=2100, description="Example: 2015")
+    yearTo: int | None = Field(None, ge=1000, le=2100, description="Example: 2024")
+    hasAbstract: bool | None = Field(
+        None, description="Only records with (true) or without (false) one. Example: true"
+    )
+    brief: bool = Field(
+        True, description="Title, first author, year, ids; false adds abstracts. Example: false"
+    )
+    maxResponseCharacters: int = Field(
+        40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class SetRecord(ToolOutput):
+    key: int = Field(description="The record's key in the set")
+    title: str | None = None
+    authors: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    doi: str | None = None
+    sources: list[str]
+    publicationTypes: list[str] | None = None
+    language: str | None = None
+    abstract: str | None = None
+
+
+class RecordsOutput(ToolOutput):
+    set: str
+    total: int = Field(description="Records matching the filters")
+    offset: int
+    records: list[SetRecord]
+    nextOffset: int | None = None
+    complete: bool = Field(description="Whether the set's latest searches all finished")
+    notice: str | None = None
+
+
+class ExportInput(ToolInput):
+    set: SetName
+    format: Literal["ris", "bibtex", "csljson", "nbib", "csv"] = Field(
+        description="ris, bibtex, csljson, nbib (MEDLINE) or csv. Example: 'ris'"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class ExportOutput(ToolOutput):
+    set: str
+    format: str
+    path: str = Field(description="The file on the server's disk")
+    uri: str = Field(description="The file as an MCP resource (resources/read)")
+    records: int
+    bytes: int
+    logPath: str
+    logUri: str = Field(description="The PRISMA-S search log written with it")
+    complete: bool
+    notice: str | None = None
+    mimeType: str
+
+    def resource_links(self) -> list[ResourceLink]:
+        name = self.path.rsplit("/", 1)[-1]
+        return [
+            ResourceLink(
+                uri=self.uri,
+                name=name,
+                mimeType=self.mimeType,
+                title=f"{self.set} ({self.format})",
+                size=self.bytes,
+            ),
+            ResourceLink(
+                uri=self.logUri,
+                name=self.logPath.rsplit("/", 1)[-1],
+                mimeType="text/markdown",
+                title=f"{self.set} search log",
+            ),
+        ]
+
+
+class SetsInput(ToolInput):
+    action: Literal["list", "rename", "delete"] = Field("list", description="Example: 'rename'")
+    set: SetName | None = Field(None, description="The set to rename or delete. Example: 'asthma-kids'")
+    newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
+    confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(
+        None, description="delete: the set's name again. Example: 'asthma-kids'"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class SetSummary(ToolOutput):
+    set: str
+    total: int
+    runs: int
+    complete: bool
+    running: bool
+    updatedAt: str
+    sources: list[str]
+
+
+class SetsOutput(ToolOutput):
+    action: str
+    sets: list[SetSummary] = Field(default_factory=list)
+    renamed: str | None = None
+    deleted: str | None = None
+    deletedRecords: int | None = None
+    store: str = Field(description="The store's backend (sqlite or postgresql)")
+    notice: str | None = None

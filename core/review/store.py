@@ -1,0 +1,691 @@
+"""The review store: sets, their search log and their deduplicated records, in SQLite or
+PostgreSQL (``MEDLIT_STORE``), with versioned migrations.
+
+One SQL text serves both backends (``?`` placeholders, rewritten to ``$n`` for PostgreSQL; the
+primary-key column type is the only dialect word). Every batch of records is stored in one
+transaction together with its search's resume cursor, under a lock on its set (SQLite: ``BEGIN
+IMMEDIATE``, one writer at a time; PostgreSQL: ``SELECT ... FOR UPDATE`` on the set's row), so
+concurrent writers to one set never duplicate a record and a killed import leaves the last
+committed batch and the cursor after it: the import resumes there.
+
+Tables (schema version 1): ``review_migrations`` (applied versions), ``review_sets`` (``owner``
+is ``''`` for the local user: part 2 gives sets to authenticated principals), ``review_searches``
+(the PRISMA-S log: one row per source per run, with its state and cursor), ``review_records``
+(the deduplicated records, their match keys and data as JSON) and ``review_hits`` (which search
+found which record, by which rule: the per-source counts and the duplicates by rule). A later
+version adds decisions by a migration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+from .dedup import Indexed, Matcher, as_data, keys_of, merge
+
+SCHEMA_VERSION = 1
+Row = tuple[Any, ...]
+
+MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (
+        1,
+        "sets, search log, records, hits",
+        (
+            """CREATE TABLE review_sets (
+                id {pk}, owner TEXT NOT NULL DEFAULT '', name TEXT NOT NULL,
+                created_at TEXT NOT NULL, updated_at TEXT NOT NULL, runs BIGINT NOT NULL DEFAULT 0,
+                UNIQUE (owner, name))""",
+            """CREATE TABLE review_searches (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                run BIGINT NOT NULL, source TEXT NOT NULL, query TEXT NOT NULL,
+                started_at TEXT NOT NULL, finished_at TEXT, found BIGINT, fetched BIGINT NOT NULL DEFAULT 0,
+                cursor TEXT, state TEXT NOT NULL, error TEXT, detail TEXT NOT NULL DEFAULT '',
+                options TEXT NOT NULL DEFAULT '{{}}', retryable BIGINT)""",
+            "CREATE INDEX review_searches_set ON review_searches (set_id, run)",
+            """CREATE TABLE review_records (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                run BIGINT NOT NULL, pmid TEXT, doi TEXT, pmcid TEXT, fuzzy TEXT, year BIGINT,
+                has_abstract BIGINT NOT NULL DEFAULT 0, data TEXT NOT NULL)""",
+            "CREATE INDEX review_records_pmid ON review_records (set_id, pmid)",
+            "CREATE INDEX review_records_doi ON review_records (set_id, doi)",
+            "CREATE INDEX review_records_pmcid ON review_records (set_id, pmcid)",
+            "CREATE INDEX review_records_fuzzy ON review_records (set_id, fuzzy)",
+            """CREATE TABLE review_hits (
+                id {pk}, search_id BIGINT NOT NULL REFERENCES review_searches(id) ON DELETE CASCADE,
+                record_id BIGINT NOT NULL REFERENCES review_records(id) ON DELETE CASCADE,
+                source TEXT NOT NULL, source_id TEXT NOT NULL, rule TEXT NOT NULL,
+                UNIQUE (search_id, source_id))""",
+            "CREATE INDEX review_hits_record ON review_hits (record_id)",
+        ),
+    ),
+)
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class StoreError(Exception):
+    """A store that cannot be opened or used (the message names the setting)."""
+
+
+class Db(Protocol):
+    """What the store needs of a connection (or of one transaction's)."""
+
+    async def execute(self, sql: str, *args: Any) -> None: ...
+    async def fetch(self, sql: str, *args: Any) -> list[Row]: ...
+    async def insert(self, sql: str, *args: Any) -> int: ...
+
+
+@dataclass
+class SetRow:
+    id: int
+    name: str
+    owner: str
+    created_at: str
+    updated_at: str
+    runs: int
+
+
+@dataclass
+class SearchRow:
+    id: int
+    set_id: int
+    run: int
+    source: str
+    query: str
+    started_at: str
+    finished_at: str | None
+    found: int | None
+    fetched: int
+    cursor: str | None
+    state: str  # running | complete | failed | refused
+    error: str | None
+    detail: str
+    options: dict[str, Any] = field(default_factory=dict)
+    retryable: bool | None = None  # of the failure that stopped it
+
+
+SEARCH_COLUMNS = "id, set_id, run, source, query, started_at, finished_at, found, fetched, cursor, state, error, detail, options, retryable"
+
+
+def _search(row: Row) -> SearchRow:
+    return SearchRow(
+        id=int(row[0]),
+        set_id=int(row[1]),
+        run=int(row[2]),
+        source=str(row[3]),
+        query=str(row[4]),
+        started_at=str(row[5]),
+        finished_at=row[6],
+        found=None if row[7] is None else int(row[7]),
+        fetched=int(row[8]),
+        cursor=row[9],
+        state=str(row[10]),
+        error=row[11],
+        detail=str(row[12] or ""),
+        options=json.loads(row[13] or "{}"),
+        retryable=None if row[14] is None else bool(row[14]),
+    )
+
+
+@dataclass
+class BatchResult:
+    added: int = 0  # records new to the set
+    merged: dict[str, int] = field(default_factory=dict)  # duplicates by rule
+    repeated: int = 0  # hits this search had stored already (a page served twice)
+
+
+# -- backends ------------------------------------------------------------------------------------
+
+
+class SqliteDb:
+    dialect = "sqlite"
+    pk = "INTEGER PRIMARY KEY"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn: Any = None
+        self.lock = asyncio.Lock()
+
+    async def open(self) -> None:
+        import aiosqlite
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        pending = aiosqlite.connect(str(self.path), timeout=60.0, isolation_level=None)
+        with contextlib.suppress(AttributeError):  # a forgotten close must not hold the process open
+            pending._thread.daemon = True
+        self.conn = await pending
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=60000", "synchronous=NORMAL"):
+            await self.conn.execute(f"PRAGMA {pragma}")
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+            self.conn = None
+
+    # One connection serves the process: a statement outside a transaction waits for the lock, so
+    # it never runs inside (and never sees, or is rolled back with) another caller's transaction.
+    async def execute(self, sql: str, *args: Any) -> None:
+        async with self.lock:
+            await _SqliteTx(self.conn).execute(sql, *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        async with self.lock:
+            return await _SqliteTx(self.conn).fetch(sql, *args)
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        async with self.lock:
+            return await _SqliteTx(self.conn).insert(sql, *args)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
+        """One writer transaction: this process's callers queue on a lock, other processes on
+        SQLite's own (``BEGIN IMMEDIATE`` with a busy timeout)."""
+        async with self.lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SqliteTx(self.conn)
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            await self.conn.execute("COMMIT")
+
+    async def size(self) -> int:
+        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+
+
+class _SqliteTx:
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        await self.conn.execute(sql, args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        async with self.conn.execute(sql, args) as cur:
+            return [tuple(r) for r in await cur.fetchall()]
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        async with self.conn.execute(sql + " RETURNING id", args) as cur:
+            row = await cur.fetchone()
+        return int(row[0])
+
+
+class _PgTx:
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        await self.conn.execute(_pg(sql), *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return [tuple(r) for r in await self.conn.fetch(_pg(sql), *args)]
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        return int(await self.conn.fetchval(_pg(sql + " RETURNING id"), *args))
+
+
+_QMARK = re.compile(r"\?")
+
+
+def _pg(sql: str) -> str:
+    count = 0
+
+    def number(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"${count}"
+
+    return _QMARK.sub(number, sql)
+
+
+class PostgresDb:
+    dialect = "postgresql"
+    pk = "BIGSERIAL PRIMARY KEY"
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.pool: Any = None
+
+    async def open(self) -> None:
+        try:
+            import asyncpg  # type: ignore[import-untyped]
+        except ImportError:  # pragma: no cover - a dependency
+            raise StoreError(
+                "MEDLIT_STORE names PostgreSQL, but the asyncpg driver is not installed"
+            ) from None
+        self.pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=4, command_timeout=60)
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+            self.pool = None
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        async with self.pool.acquire() as conn:
+            await _PgTx(conn).execute(sql, *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        async with self.pool.acquire() as conn:
+            return await _PgTx(conn).fetch(sql, *args)
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        async with self.pool.acquire() as conn:
+            return await _PgTx(conn).insert(sql, *args)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            tx = _PgTx(conn)
+            if lock_set is not None:
+                await tx.execute("SELECT id FROM review_sets WHERE id = ? FOR UPDATE", lock_set)
+            yield tx
+
+    async def size(self) -> int:
+        rows = await self.fetch(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "WHERE c.relname LIKE 'review_%' AND c.relkind = 'r'"
+        )
+        return int(rows[0][0])
+
+
+Backend = SqliteDb | PostgresDb
+
+
+def backend_for(url: str) -> Backend:
+    """``sqlite:///absolute/path.db`` (``sqlite:///~/x.db`` expands the home) or
+    ``postgresql://user:pass@host/db``."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":  # sqlite:///abs/path (or sqlite:////abs/path), as MEDLIT_CACHE reads it
+        raw = unquote(url[len("sqlite://") :])
+        if raw.startswith("//"):
+            raw = raw[1:]
+        if raw.startswith("/~"):
+            raw = raw[1:]
+        path = Path(raw).expanduser()
+        if not raw or raw == "/":
+            raise StoreError(
+                "MEDLIT_STORE=sqlite:/// needs a file path (sqlite:////var/lib/medlit/review.db)"
+            )
+        return SqliteDb(path)
+    if parts.scheme in ("postgresql", "postgres"):
+        return PostgresDb(url)
+    raise StoreError(
+        "MEDLIT_STORE must be sqlite:///path or postgresql://..., not " + (parts.scheme or "a bare path")
+    )
+
+
+def _in(values: Sequence[Any]) -> str:
+    return "(" + ",".join("?" * len(values)) + ")"
+
+
+class Store:
+    """The review store over one backend: ``store = await Store.open(url)``."""
+
+    def __init__(self, db: Backend) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        store = cls(backend_for(url))
+        await store.db.open()
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.db.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    # -- schema ----------------------------------------------------------------------------
+    async def migrate(self) -> int:
+        """Apply the migrations this store lacks, each in its own transaction; returns the version."""
+        db = self.db
+        async with db.transaction() as tx:
+            if db.dialect == "postgresql":  # two replicas starting at once: one creates it
+                await tx.execute("SELECT pg_advisory_xact_lock(7241901)")
+            await tx.execute(
+                "CREATE TABLE IF NOT EXISTS review_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, "
+                "applied_at TEXT NOT NULL)"
+            )
+        for version, name, statements in MIGRATIONS:
+            async with db.transaction() as tx:
+                if db.dialect == "postgresql":  # two replicas starting at once: one migrates
+                    await tx.execute("SELECT pg_advisory_xact_lock(7241901)")
+                done = await tx.fetch("SELECT version FROM review_migrations WHERE version = ?", version)
+                if done:
+                    continue
+                for sql in statements:
+                    await tx.execute(sql.format(pk=db.pk))
+                await tx.execute(
+                    "INSERT INTO review_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    version,
+                    name,
+                    now(),
+                )
+        rows = await db.fetch("SELECT MAX(version) FROM review_migrations")
+        return int(rows[0][0] or 0)
+
+    async def version(self) -> int:
+        rows = await self.db.fetch("SELECT MAX(version) FROM review_migrations")
+        return int(rows[0][0] or 0)
+
+    # -- sets ------------------------------------------------------------------------------
+    async def get_set(self, name: str, owner: str = "") -> SetRow | None:
+        rows = await self.db.fetch(
+            "SELECT id, name, owner, created_at, updated_at, runs FROM review_sets WHERE owner = ? AND name = ?",
+            owner,
+            name,
+        )
+        return SetRow(*rows[0]) if rows else None
+
+    async def create_set(self, name: str, owner: str = "") -> SetRow:
+        """The set, created if new (concurrent creators get the same row)."""
+        stamp = now()
+        async with self.db.transaction() as tx:
+            await tx.execute(
+                "INSERT INTO review_sets (owner, name, created_at, updated_at, runs) VALUES (?, ?, ?, ?, 0) "
+                "ON CONFLICT (owner, name) DO NOTHING",
+                owner,
+                name,
+                stamp,
+                stamp,
+            )
+        found = await self.get_set(name, owner)
+        assert found is not None
+        return found
+
+    async def list_sets(self, owner: str = "") -> list[SetRow]:
+        rows = await self.db.fetch(
+            "SELECT id, name, owner, created_at, updated_at, runs FROM review_sets WHERE owner = ? ORDER BY name",
+            owner,
+        )
+        return [SetRow(*r) for r in rows]
+
+    async def rename_set(self, set_id: int, new_name: str) -> None:
+        async with self.db.transaction(set_id) as tx:
+            await tx.execute(
+                "UPDATE review_sets SET name = ?, updated_at = ? WHERE id = ?", new_name, now(), set_id
+            )
+
+    async def delete_set(self, set_id: int) -> int:
+        """Delete a set and everything in it; returns the records deleted."""
+        async with self.db.transaction(set_id) as tx:
+            rows = await tx.fetch("SELECT COUNT(*) FROM review_records WHERE set_id = ?", set_id)
+            searches = "SELECT id FROM review_searches WHERE set_id = ?"
+            await tx.execute(f"DELETE FROM review_hits WHERE search_id IN ({searches})", set_id)
+            await tx.execute("DELETE FROM review_records WHERE set_id = ?", set_id)
+            await tx.execute("DELETE FROM review_searches WHERE set_id = ?", set_id)
+            await tx.execute("DELETE FROM review_sets WHERE id = ?", set_id)
+        return int(rows[0][0])
+
+    # -- searches (the log) ----------------------------------------------------------------
+    async def start_run(
+        self, set_id: int, queries: Mapping[str, str], options: Mapping[str, Any]
+    ) -> list[SearchRow]:
+        """A new run of ``queries`` (source -> query): one search row each, state ``running``."""
+        async with self.db.transaction(set_id) as tx:
+            rows = await tx.fetch("SELECT runs FROM review_sets WHERE id = ?", set_id)
+            run = int(rows[0][0]) + 1
+            stamp = now()
+            await tx.execute(
+                "UPDATE review_sets SET runs = ?, updated_at = ? WHERE id = ?", run, stamp, set_id
+            )
+            for source, query in queries.items():
+                await tx.insert(
+                    "INSERT INTO review_searches (set_id, run, source, query, started_at, fetched, state, options) "
+                    "VALUES (?, ?, ?, ?, ?, 0, 'running', ?)",
+                    set_id,
+                    run,
+                    source,
+                    query,
+                    stamp,
+                    json.dumps(dict(options), sort_keys=True),
+                )
+        return [s for s in await self.searches(set_id) if s.run == run]
+
+    async def searches(self, set_id: int) -> list[SearchRow]:
+        rows = await self.db.fetch(
+            f"SELECT {SEARCH_COLUMNS} FROM review_searches WHERE set_id = ? ORDER BY run, id", set_id
+        )
+        return [_search(r) for r in rows]
+
+    async def latest(self, set_id: int) -> list[SearchRow]:
+        """The latest search of each source: what the set's counts and its log are about."""
+        latest: dict[str, SearchRow] = {}
+        for s in await self.searches(set_id):
+            latest[s.source] = s
+        return sorted(latest.values(), key=lambda s: s.id)
+
+    async def finish_search(
+        self, search_id: int, state: str, error: str | None = None, **fields: Any
+    ) -> None:
+        sets = ["state = ?", "error = ?", "finished_at = ?"]
+        args: list[Any] = [state, error, now() if state != "running" else None]
+        for name, value in fields.items():
+            sets.append(f"{name} = ?")
+            args.append(value)
+        await self.db.execute(f"UPDATE review_searches SET {', '.join(sets)} WHERE id = ?", *args, search_id)
+
+    # -- records ---------------------------------------------------------------------------
+    async def add_batch(
+        self,
+        search: SearchRow,
+        records: Sequence[Any],
+        *,
+        found: int,
+        cursor: str | None,
+        detail: str = "",
+    ) -> BatchResult:
+        """Store one page of a search: each record deduplicated against the set, its hit, and the
+        search's new cursor, in one transaction (``cursor=None``: the search is complete)."""
+        out = BatchResult()
+        incoming = [(r.source_id, as_data(r)) for r in records]
+        async with self.db.transaction(search.set_id) as tx:
+            seen = {
+                r[0]
+                for r in await _chunked(
+                    tx,
+                    "SELECT source_id FROM review_hits WHERE search_id = ? AND source_id IN {}",
+                    [search.id],
+                    [sid for sid, _ in incoming],
+                )
+            }
+            matcher = Matcher()
+            for rec in await self._candidates(tx, search.set_id, [d for _, d in incoming]):
+                matcher.add(rec)
+            hits: list[tuple[int, str, str]] = []  # (record id, source id, rule)
+            touched: dict[int, Indexed] = {}
+            batch_ids: set[str] = set()
+            for sid, data in incoming:
+                if sid in seen or sid in batch_ids:
+                    out.repeated += 1
+                    continue
+                batch_ids.add(sid)
+                match = matcher.find(data)
+                if match is None:
+                    rec = Indexed(0, data, fresh=True)
+                    rec.id = await tx.insert(
+                        "INSERT INTO review_records (set_id, run, pmid, doi, pmcid, fuzzy, year, has_abstract, data) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        *_columns(search.set_id, search.run, data),
+                    )
+                    matcher.add(rec)
+                    out.added += 1
+                    rule: str = "new"
+                else:
+                    rec, matched = match
+                    if merge(rec.data, data):
+                        rec.dirty = True
+                        matcher.add(rec)  # keys it gained (a PMCID) find later duplicates
+                    rule = matched
+                    out.merged[matched] = out.merged.get(matched, 0) + 1
+                touched[rec.id] = rec
+                hits.append((rec.id, sid, rule))
+            for rec in touched.values():
+                if rec.dirty:
+                    cols = _columns(search.set_id, 0, rec.data)
+                    await tx.execute(
+                        "UPDATE review_records SET pmid = ?, doi = ?, pmcid = ?, fuzzy = ?, year = ?, "
+                        "has_abstract = ?, data = ? WHERE id = ?",
+                        *cols[2:],
+                        rec.id,
+                    )
+            for record_id, sid, rule in hits:
+                await tx.execute(
+                    "INSERT INTO review_hits (search_id, record_id, source, source_id, rule) VALUES (?, ?, ?, ?, ?)",
+                    search.id,
+                    record_id,
+                    search.source,
+                    sid,
+                    rule,
+                )
+            rows = await tx.fetch("SELECT COUNT(*) FROM review_hits WHERE search_id = ?", search.id)
+            state = "complete" if cursor is None else "running"
+            await tx.execute(
+                "UPDATE review_searches SET found = ?, fetched = ?, cursor = ?, state = ?, error = NULL, "
+                "retryable = NULL, finished_at = ?, detail = ? WHERE id = ?",
+                found,
+                int(rows[0][0]),
+                cursor,
+                state,
+                now() if cursor is None else None,
+                detail[:500],
+                search.id,
+            )
+            await tx.execute("UPDATE review_sets SET updated_at = ? WHERE id = ?", now(), search.set_id)
+        return out
+
+    async def _candidates(self, tx: Db, set_id: int, incoming: list[dict[str, Any]]) -> list[Indexed]:
+        """Records of the set that share a key with any incoming record."""
+        by_column: dict[str, set[str]] = {"pmid": set(), "doi": set(), "pmcid": set(), "fuzzy": set()}
+        for data in incoming:
+            for rule, key in keys_of(data).items():
+                if key:
+                    by_column["fuzzy" if rule == "title" else rule].add(key)
+        found: dict[int, Indexed] = {}
+        for column, keys in by_column.items():
+            rows = await _chunked(
+                tx,
+                f"SELECT id, data FROM review_records WHERE set_id = ? AND {column} IN {{}}",
+                [set_id],
+                sorted(keys),
+            )
+            for rid, data in rows:
+                found.setdefault(int(rid), Indexed(int(rid), json.loads(data)))
+        return sorted(found.values(), key=lambda r: r.id)
+
+    async def count(self, set_id: int, **filters: Any) -> int:
+        where, args = _filters(set_id, filters)
+        rows = await self.db.fetch(f"SELECT COUNT(*) FROM review_records r WHERE {where}", *args)
+        return int(rows[0][0])
+
+    async def page(
+        self, set_id: int, offset: int, limit: int, **filters: Any
+    ) -> list[tuple[int, dict[str, Any]]]:
+        where, args = _filters(set_id, filters)
+        rows = await self.db.fetch(
+            f"SELECT r.id, r.data FROM review_records r WHERE {where} ORDER BY r.id LIMIT ? OFFSET ?",
+            *args,
+            limit,
+            offset,
+        )
+        return [(int(i), json.loads(d)) for i, d in rows]
+
+    async def stream(self, set_id: int, chunk: int = 2000) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+        """Every record of the set in id order, ``chunk`` rows a query (exports)."""
+        last = 0
+        while True:
+            rows = await self.db.fetch(
+                "SELECT id, data FROM review_records WHERE set_id = ? AND id > ? ORDER BY id LIMIT ?",
+                set_id,
+                last,
+                chunk,
+            )
+            for rid, data in rows:
+                yield int(rid), json.loads(data)
+            if len(rows) < chunk:
+                return
+            last = int(rows[-1][0])
+
+    async def counts(self, searches: Sequence[SearchRow]) -> tuple[int, int, dict[str, int]]:
+        """For these searches: (records identified, unique records, duplicates by rule). A record's
+        first hit among them is the one kept; every later hit is a duplicate, counted by the rule
+        that matched it."""
+        ids = [s.id for s in searches]
+        if not ids:
+            return 0, 0, {}
+        rows = await self.db.fetch(
+            "SELECT rule, COUNT(*) FROM (SELECT rule, ROW_NUMBER() OVER (PARTITION BY record_id ORDER BY id) AS n "
+            f"FROM review_hits WHERE search_id IN {_in(ids)}) h WHERE n > 1 GROUP BY rule",
+            *ids,
+        )
+        by_rule = {str(rule): int(n) for rule, n in rows}
+        total = await self.db.fetch(
+            f"SELECT COUNT(*), COUNT(DISTINCT record_id) FROM review_hits WHERE search_id IN {_in(ids)}", *ids
+        )
+        return int(total[0][0]), int(total[0][1]), by_rule
+
+    async def new_in_run(self, set_id: int, run: int) -> int:
+        rows = await self.db.fetch(
+            "SELECT COUNT(*) FROM review_records WHERE set_id = ? AND run = ?", set_id, run
+        )
+        return int(rows[0][0])
+
+    async def total(self, set_id: int) -> int:
+        return await self.count(set_id)
+
+
+def _columns(set_id: int, run: int, data: Mapping[str, Any]) -> tuple[Any, ...]:
+    keys = keys_of(data)
+    return (
+        set_id,
+        run,
+        keys["pmid"],
+        keys["doi"],
+        keys["pmcid"],
+        keys["title"],
+        data.get("year"),
+        1 if data.get("abstract") else 0,
+        json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+    )
+
+
+async def _chunked(tx: Db, sql: str, head: list[Any], values: Iterable[Any], size: int = 500) -> list[Row]:
+    out: list[Row] = []
+    items = list(values)
+    for i in range(0, len(items), size):
+        part = items[i : i + size]
+        out += await tx.fetch(sql.format(_in(part)), *head, *part)
+    return out
+
+
+def _filters(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    where, args = ["r.set_id = ?"], [set_id]
+    if filters.get("source"):
+        where.append(
+            "EXISTS (SELECT 1 FROM review_hits h JOIN review_searches s ON s.id = h.search_id "
+            "WHERE h.record_id = r.id AND s.source = ?)"
+        )
+        args.append(filters["source"])
+    if filters.get("year_from") is not None:
+        where.append("r.year >= ?")
+        args.append(filters["year_from"])
+    if filters.get("year_to") is not None:
+        where.append("r.year <= ?")
+        args.append(filters["year_to"])
+    if filters.get("has_abstract") is not None:
+        where.append("r.has_abstract = ?")
+        args.append(1 if filters["has_abstract"] else 0)
+    return " AND ".join(where), args

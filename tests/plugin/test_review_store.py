@@ -1,0 +1,111 @@
+"""The review store itself, on SQLite and on PostgreSQL (each test in a database of its own;
+PostgreSQL skipped, with the reason, when no server is reachable): migrations applied once and
+recorded, a batch stored whole or not at all, two writers on one set never duplicating a record."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from review_stores import create_database, drop_database, sqlite_url, store_params
+
+from medlit.core.review import store as store_module
+from medlit.core.review.store import SCHEMA_VERSION, Store, StoreError, backend_for
+from medlit.core.types import SourceRecord
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=store_params())
+async def url(request, tmp_path):
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    dsn = await create_database()
+    try:
+        yield dsn
+    finally:
+        await drop_database(dsn)
+
+
+def records(n: int, source: str = "a", start: int = 0) -> list[SourceRecord]:
+    return [
+        SourceRecord(
+            source=source, source_id=str(i), pmid=str(1000 + i), title=f"Record number {i} here", year=2020
+        )
+        for i in range(start, start + n)
+    ]
+
+
+async def test_migrations_are_applied_once_and_recorded(url):
+    first = await Store.open(url)
+    try:
+        assert await first.version() == SCHEMA_VERSION
+        rows = await first.db.fetch("SELECT version, name FROM review_migrations")
+        assert [r[0] for r in rows] == [1]
+    finally:
+        await first.close()
+    again = await Store.open(url)  # reopening an existing store migrates nothing
+    try:
+        assert await again.migrate() == SCHEMA_VERSION
+        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 1
+    finally:
+        await again.close()
+
+
+async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
+    store = await Store.open(url)
+    try:
+        row = await store.create_set("s")
+        (search,) = await store.start_run(row.id, {"a": "q"}, {})
+        await store.add_batch(search, records(10), found=30, cursor="c1")
+
+        calls = 0
+        real = store_module._columns
+
+        def failing(*args):  # the 5th new record of the next batch fails inside its transaction
+            nonlocal calls
+            calls += 1
+            if calls == 5:
+                raise RuntimeError("disk gone")
+            return real(*args)
+
+        monkeypatch.setattr(store_module, "_columns", failing)
+        with pytest.raises(RuntimeError):
+            await store.add_batch(search, records(10, start=10), found=30, cursor="c2")
+        monkeypatch.setattr(store_module, "_columns", real)
+        (after,) = await store.latest(row.id)
+        assert (after.fetched, after.cursor, after.state) == (10, "c1", "running")
+        assert await store.total(row.id) == 10
+        await store.add_batch(search, records(20, start=10), found=30, cursor=None)
+        (done,) = await store.latest(row.id)
+        assert (done.fetched, done.cursor, done.state) == (30, None, "complete")
+    finally:
+        await store.close()
+
+
+async def test_two_writers_on_one_set_never_duplicate(url):
+    a, b = await Store.open(url), await Store.open(url)
+    try:
+        row = await a.create_set("shared")
+        (sa,) = await a.start_run(row.id, {"a": "q"}, {})
+        (sb,) = await b.start_run(row.id, {"b": "q"}, {})
+        await asyncio.gather(
+            *(a.add_batch(sa, records(50, "a", i * 50), found=500, cursor=str(i)) for i in range(10)),
+            *(b.add_batch(sb, records(50, "b", i * 50), found=500, cursor=str(i)) for i in range(10)),
+        )
+        assert await a.total(row.id) == 500
+        identified, unique, by_rule = await a.counts(await a.latest(row.id))
+        assert (identified, unique, by_rule) == (1000, 500, {"pmid": 500})
+    finally:
+        await a.close()
+        await b.close()
+
+
+def test_store_urls_are_checked():
+    with pytest.raises(StoreError):
+        backend_for("mysql://x")
+    with pytest.raises(StoreError):
+        backend_for("sqlite:///")
+    assert backend_for("sqlite:////tmp/x.db").path.as_posix() == "/tmp/x.db"
+    assert backend_for("sqlite:///tmp/x.db").path.as_posix() == "/tmp/x.db"

@@ -1,0 +1,84 @@
+"""The review store backends the store tests run on: SQLite always, PostgreSQL when a server is
+reachable at ``MEDLIT_TEST_POSTGRES`` (default: the local server's socket, as ``.ci/run`` starts
+it), each test in a database of its own, dropped afterwards. Without a server the PostgreSQL
+cases skip, saying why."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+DEFAULT_DSN = f"postgresql://{getpass.getuser()}@/postgres?host=/var/run/postgresql"
+
+
+def admin_dsn() -> str:
+    return os.environ.get("MEDLIT_TEST_POSTGRES", DEFAULT_DSN)
+
+
+def _with_db(dsn: str, name: str) -> str:
+    parts = urlsplit(dsn)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+_REACHABLE: str | None = None
+
+
+def postgres_problem() -> str:
+    """'' when a PostgreSQL server answers at the admin DSN, else why not."""
+    global _REACHABLE
+    if _REACHABLE is not None:
+        return _REACHABLE
+
+    async def probe() -> None:
+        import asyncpg
+
+        conn = await asyncio.wait_for(asyncpg.connect(admin_dsn()), 5)
+        await conn.close()
+
+    try:
+        asyncio.run(probe())
+        _REACHABLE = ""
+    except Exception as exc:  # no server, no driver, no role: the reason is the skip message
+        _REACHABLE = f"no PostgreSQL server at MEDLIT_TEST_POSTGRES ({type(exc).__name__}: {exc})"[:300]
+    return _REACHABLE
+
+
+async def create_database() -> str:
+    import asyncpg
+
+    name = "medlit_test_" + uuid.uuid4().hex[:12]
+    conn = await asyncpg.connect(admin_dsn())
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return _with_db(admin_dsn(), name)
+
+
+async def drop_database(dsn: str) -> None:
+    import asyncpg
+
+    name = urlsplit(dsn).path.lstrip("/")
+    conn = await asyncpg.connect(admin_dsn())
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+def sqlite_url(tmp: Path) -> str:
+    return f"sqlite:///{tmp / 'review.db'}"
+
+
+def store_params() -> list:
+    problem = postgres_problem()
+    return [
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgresql", id="postgresql", marks=pytest.mark.skipif(bool(problem), reason=problem)),
+    ]
