@@ -6,9 +6,20 @@ tool's first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import ErrorKind, PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
+from medlit.core.plugin import ErrorKind, PluginInfo, SearchSource, SettingSpec, ToolSpec, hookimpl, lazy
 
 from . import service
+
+# The review workspace's source: whole searches, ten records a page (PubTator3's search page).
+SEARCH_SOURCE = SearchSource(
+    name="pubtator",
+    title="PubTator3",
+    run=lazy(".review_source:run_pubtator", __name__),
+    syntax="PubTator3 search (@GENE_BRAF AND @DISEASE_Melanoma, relations:treat|@CHEMICAL_x|@DISEASE_y, words)",
+    order=30,
+    batch=10,
+    description="PubTator3 entity, relation and text search, ten records a request.",
+)
 
 FIND_ENTITY = ToolSpec(
     name="pubtator_find_entity",
@@ -106,3 +117,8 @@ def medlit_services():
 @hookimpl
 def medlit_tools():
     return [FIND_ENTITY, SEARCH, ANNOTATIONS, RELATED]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [SEARCH_SOURCE]

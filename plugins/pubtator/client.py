@@ -57,6 +57,23 @@ def _search(resp: Response) -> SearchPage:
     return read_search(resp.json())
 
 
+def _search_and_raw(resp: Response) -> tuple[SearchPage, list[Mapping[str, Any]]]:
+    data = resp.json()
+    raw = data.get("results") if isinstance(data, dict) else None
+    return read_search(data), [r for r in raw or [] if isinstance(r, dict)]
+
+
+async def search_with_rows(
+    ctx: ToolContext, text: str, page: int = 1
+) -> tuple[SearchPage, list[Mapping[str, Any]]]:
+    """A search page and its raw rows (the review source reads every author, not the first three)."""
+    resp = await ctx.client(NAME).get(
+        SEARCH, {"text": text, "page": str(page)}, expect="json", parse=_search_and_raw
+    )
+    out: tuple[SearchPage, list[Mapping[str, Any]]] = resp.parsed
+    return out
+
+
 async def search(ctx: ToolContext, text: str, page: int = 1) -> SearchPage:
     resp = await ctx.client(NAME).get(SEARCH, {"text": text, "page": str(page)}, expect="json", parse=_search)
     page_: SearchPage = resp.parsed

@@ -379,3 +379,40 @@ async def test_upstream_faults_per_source(fake, runtime_for):
         again = await call(rt, "review_search", set="faults")
     assert again.data["complete"] and again.data["unique"] == 1450
     assert again.data["sources"][0]["fetched"] == 1200
+
+
+async def test_pubtator_search_is_a_review_source(fake, runtime_for):
+    """A third source from a provider plugin: an entity query's every record, ten a request (its
+    search page), normalised with all authors; a malformed entity query is refused for that source
+    before any request while the others run."""
+    from pubtator_routes import install as install_pubtator
+
+    pubtator = install_pubtator(fake)
+    install(fake, Literature.build(pubmed=10, europepmc=5))
+    async with runtime_for() as rt:
+        out = await call(
+            rt,
+            "review_search",
+            set="braf",
+            queries={"pubtator": "@GENE_BRAF AND @DISEASE_Melanoma", "europepmc": EPMC_QUERY},
+        )
+        page = await call(rt, "review_records", set="braf", source="pubtator", limit=50)
+        bad = await call(
+            rt, "review_search", set="bad", queries={"pubtator": "@BANANA_x", "pubmed": PUBMED_QUERY}
+        )
+    by = {s["source"]: s for s in out.data["sources"]}
+    assert (
+        by["pubtator"]["found"] == by["pubtator"]["fetched"] == 42 and by["pubtator"]["state"] == "complete"
+    )
+    assert by["europepmc"]["fetched"] == 5
+    assert [r.params["page"] for r in fake.of("pubtator", "search/")] == ["1", "2", "3", "4", "5"]
+    assert pubtator.texts[0] == "@GENE_BRAF AND @DISEASE_Melanoma"
+    records = page.data["records"]
+    assert len(records) == 42 and all(r["pmid"].startswith("310000") for r in records)
+    assert by_bad_source(bad)["pubtator"]["state"] == "refused"
+    assert by_bad_source(bad)["pubmed"]["state"] == "complete"
+    assert len(fake.of("pubtator", "search/")) == 5  # the refused query asked nothing
+
+
+def by_bad_source(out):
+    return {s["source"]: s for s in out.data["sources"]}
