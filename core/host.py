@@ -597,6 +597,36 @@ def _describe(records: Iterable[PluginRecord], catalog: Catalog) -> None:
                 p.tools[i] = replace(tool, description=text)
 
 
+def _check_tool_patterns(records: Iterable[PluginRecord], settings: Settings) -> None:
+    """A ``MEDLIT_TOOLS`` pattern that matches no declared tool (a typo such as ``pubmed_serch*``,
+    ``[[`` or ``-pubmed_spel_check``) stops start-up naming it: hosts hide stderr, so a server
+    silently serving fewer (or no) tools looks broken. While plugins are switched off or not
+    loaded their tools are unknown, so such a pattern is only logged."""
+    import difflib
+    import fnmatch
+
+    records = list(records)
+    names = sorted({t.name for p in records for t in p.tools})
+    for pattern in settings.tool_patterns:
+        bare = pattern.lstrip("-")
+        if any(fnmatch.fnmatchcase(n, bare) for n in names):
+            continue
+        stem = re.sub(r"[*?\[\]].*", "", bare)  # what a wildcard pattern's matches start with
+        wild = stem != bare
+        heads = {(n[: len(stem)] if wild else n): n for n in reversed(names)}
+        close = difflib.get_close_matches(stem, list(heads), n=1, cutoff=0.6) if stem else []
+        hint = ""
+        if close:
+            guess = close[0] + bare[len(stem) :] if wild else heads[close[0]]
+            hint = f" (did you mean {guess!r}?)"
+        unknown = [p.name for p in records if p.status == "disabled"]
+        message = f"MEDLIT_TOOLS pattern {pattern!r} matches no tool{hint}"
+        if unknown:
+            log.warning("%s of the plugins loaded (not loaded: %s)", message, ", ".join(unknown))
+            continue
+        raise HostError(f"{message}; `MEDLIT_TOOLS= medlit tools` lists the tool names")
+
+
 def _entry_points() -> list[EntryPoint]:
     return sorted(entry_points(group=GROUP), key=lambda ep: (not _is_builtin(ep), ep.name))
 
@@ -679,6 +709,7 @@ def load_host(
         except Exception as exc:  # a plugin whose declarations fail is listed, not fatal
             _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
     _check_duplicates(records.values())
+    _check_tool_patterns(records.values(), settings)
     if allow is not None:
         unknown = sorted(allow - set(records))
         if unknown:

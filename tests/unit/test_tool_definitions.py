@@ -263,3 +263,36 @@ def test_oversized_values_are_refused_with_a_short_message(tool, arguments):
     assert err.recovery and not err.retryable
     assert len(err.message) < 1_000 and len(json.dumps(err.to_dict())) < 3_000
     assert not re.search(r"(.)\1{99}", json.dumps(err.to_dict())), "the bad value is echoed at length"
+
+
+# -- schemas every client accepts --------------------------------------------------------------
+
+OUTPUT_BUDGET = 85_000  # characters of every output schema together (compact JSON), all plugins on
+
+
+def test_schemas_are_portable_and_output_schemas_stay_lean():
+    """The MCP Inspector's strict check (and single-type dialects such as Gemini's function
+    declarations) reject ``"type": [T, "null"]``: nullable values are ``anyOf`` branches of one
+    type each. Dropping what says nothing about a result (defaults, input bounds, closed-object
+    markers) keeps the output schemas near their compact size (79,753 with type arrays)."""
+    from medlit.core.tool_schemas import portability_problems
+
+    for d in DEFINITIONS.values():
+        assert portability_problems(d.input_schema) == [], d.name
+        assert portability_problems(d.output_schema) == [], d.name
+        text = json.dumps(d.output_schema)
+        assert '"default"' not in text and '"additionalProperties": false' not in text, d.name
+    total = sum(len(json.dumps(d.output_schema, separators=(",", ":"))) for d in DEFINITIONS.values())
+    assert total <= OUTPUT_BUDGET, total
+
+
+def test_portability_rule_finds_type_arrays():
+    from medlit.core.tool_schemas import compact_output, portability_problems
+
+    bad = {"type": "object", "properties": {"a": {"type": ["string", "null"]}}}
+    assert portability_problems(bad) == [".properties.a: type is an array ['string', 'null']"]
+    nullable = {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "default": None}
+    assert compact_output(nullable) == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    # a property *named* default or additionalProperties is a schema and stays
+    named = {"properties": {"default": {"type": "string"}, "additionalProperties": {"type": "integer"}}}
+    assert compact_output(named) == named
