@@ -70,7 +70,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "related"})
+CORE_PLUGINS = frozenset({"fulltext", "guide", "related"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -259,7 +259,7 @@ class Host:
         for p in active:
             for kind, template in (p.info.id_links if p.info else {}).items():
                 links.setdefault(kind, template)
-        return Catalog(
+        catalog = Catalog(
             tiers=tuple(tiers),
             resolvers=tuple(resolvers),
             related=tuple(related),
@@ -272,7 +272,11 @@ class Host:
             switched_off=tuple(
                 p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on
             ),
+            tool_guides={name: t.guide or t.title for name, t in self.tools.items()},
         )
+        declared_tools = frozenset(t.name for p in self.plugins.values() for t in p.tools)
+        sections = tuple(Declared(_guide_section(p, catalog, declared_tools), p.state) for p in live)
+        return replace(catalog, guides=sections)
 
     def plugin_settings(self, name: str) -> dict[str, str | None]:
         record = self.plugins.get(name)
@@ -595,6 +599,31 @@ def _describe(records: Iterable[PluginRecord], catalog: Catalog) -> None:
                         f"plugin {p.name}: tool {tool.name} could not describe itself: {exc}"
                     ) from exc
                 p.tools[i] = replace(tool, description=text)
+
+
+def _guide_section(record: PluginRecord, catalog: Catalog, declared: frozenset[str]) -> str:
+    """An active plugin's guide section under its title, without the lines (with their indented
+    continuation) that name, in backquotes, a declared tool that is not served; "" when it has
+    none (or is not active)."""
+    info = record.info
+    if info is None or not record.active or not info.guide:
+        return ""
+    try:
+        text = info.guide(catalog) if callable(info.guide) else info.guide
+    except Exception as exc:
+        raise HostError(f"plugin {record.name}: its guide could not be rendered: {exc}") from exc
+    if not isinstance(text, str):
+        raise HostError(f"plugin {record.name}: its guide is a {type(text).__name__}, not text")
+    unserved = [f"`{name}`" for name in declared if not catalog.serves(name)]
+    items: list[list[str]] = []  # a line and the indented lines continuing it
+    for line in text.strip().splitlines():
+        if items and line[:1].isspace() and line.strip():
+            items[-1].append(line)
+        else:
+            items.append([line])
+    kept = [ln for item in items if not any(n in ln for ln in item for n in unserved) for ln in item]
+    body = "\n".join(kept).strip()
+    return f"## {info.title}\n{body}" if body else ""
 
 
 def _check_tool_patterns(records: Iterable[PluginRecord], settings: Settings) -> None:

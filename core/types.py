@@ -33,7 +33,9 @@ PluginConfig = Mapping[str, "str | None"]
 # (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
 # abstracts and metadata by id; ``links`` follows links between records of any database;
 # ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies.
-Capability = Literal["search", "records", "links", "id_conversion", "full_text"]
+Capability = Literal[
+    "search", "records", "links", "id_conversion", "full_text", "vocabulary", "related", "citations"
+]
 
 # -- the outcome vocabulary of the full-text chain (one table) ------------------------------------
 # Outcomes a step (tier or ID resolver) reports per article: a closed set; step names are open.
@@ -116,7 +118,13 @@ class PluginInfo:
     ``id_links`` gives landing-page templates for identifier kinds the plugin's source names
     (``{"pmid": "https://example.org/{id}/"}``): core links records with them while the plugin
     is active, and knows no such page itself. ``error_kinds`` registers the error kinds the
-    plugin raises beyond core's (each with its recovery hint and retryability)."""
+    plugin raises beyond core's (each with its recovery hint and retryability).
+
+    ``guide`` is the plugin's section of the guide resource (``medlit://guide``), markdown read
+    once by a model before it searches: query syntax, identifiers, limits of the plugin's own
+    tools. A callable gets the :class:`Catalog` (sync). Core drops every line naming, in
+    backquotes, one of the plugin's tools that is not served, so a section never points to a
+    tool the model cannot call."""
 
     name: str
     title: str
@@ -126,6 +134,7 @@ class PluginInfo:
     settings: tuple[SettingSpec, ...] = ()
     check_settings: Callable[[PluginConfig], str | None] | None = None
     error_kinds: tuple[ErrorKind, ...] = ()
+    guide: str | Callable[[Catalog], str] = ""
 
 
 @dataclass(frozen=True)
@@ -556,7 +565,9 @@ class ToolSpec:
     returns an ``output_model`` instance; ``render(result, args)`` (sync) gives the text block
     (default: the result as fenced JSON). Renderings over 25,000 characters are cut by the host
     with a notice. ``capabilities`` say what the tool offers (:data:`Capability`), so that other
-    tools' descriptions can name it as a sibling without knowing its name.
+    tools' descriptions can name it as a sibling without knowing its name. ``guide`` is its row in
+    the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
+    PMIDs"); without it the row shows ``title``.
 
     The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
     holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
@@ -577,6 +588,7 @@ class ToolSpec:
     idempotent: bool = True
     read_only: bool = True
     open_world: bool = True
+    guide: str = ""
     plugin: str = ""
 
     def loaded(self) -> LoadedTool:
@@ -691,6 +703,11 @@ class Catalog:
     # Plugins switched off (``<NAME>_ENABLED=false``): none of their hooks ran, so what they would
     # contribute is unknown; a tool that found nothing names them, with the variable to set.
     switched_off: tuple[PluginState, ...] = ()
+    # The guide's material: each served tool's one-line task (``ToolSpec.guide`` or its title), and
+    # every switched-on plugin's section (``PluginInfo.guide`` rendered, lines naming its unserved
+    # tools dropped; "" for one without) with its standing (an unconfigured one waits on a setting).
+    tool_guides: Mapping[str, str] = field(default_factory=dict)
+    guides: tuple[Declared[str], ...] = ()
 
     def tool_for(self, capability: Capability) -> str | None:
         """The first served tool offering ``capability`` (plugins in load order), or ``None``."""

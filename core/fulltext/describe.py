@@ -82,3 +82,15 @@ def chain_summary(catalog: Catalog) -> str:
     if not catalog.serves(NAME) or not catalog.tiers:
         return ""
     return f"Full text ({NAME}) comes from these sources, in order: {sources(catalog)}. {resolvers(catalog)}".strip()
+
+
+def guide(catalog: Catalog) -> str:
+    """The plugin's section of the guide resource (``PluginInfo.guide``)."""
+    if not catalog.tiers:
+        return ""
+    return (
+        f"- `{NAME}` tries these sources in order: {sources(catalog, True)}.\n"
+        "- PMIDs and DOIs are first converted to the identifiers the sources need; every article reports\n"
+        "  what each source did (`triedTiers`). No full text anywhere is a normal result listed under\n"
+        "  `unavailable`, with `unqueriedTiers` naming the sources that are off here."
+    )

@@ -24,6 +24,7 @@ TOOL = ToolSpec(
     output_model=lazy(".models:CitationMetricsOutput", __name__),
     handler=lazy(".tool:fetch_metrics", __name__),
     render=lazy(".tool:render_metrics", __name__),
+    guide="PMIDs, want citation counts and RCR",
 )
 
 

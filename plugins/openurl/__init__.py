@@ -27,6 +27,7 @@ TOOL = ToolSpec(
     output_model=lazy(".tool:InstitutionalLinkOutput", __name__),
     handler=lazy(".tool:institutional_link", __name__),
     render=lazy(".tool:render", __name__),
+    guide="no open copy, want a link through the user's library",
 )
 
 PROVIDER = AccessLinkProvider(
@@ -47,6 +48,10 @@ def medlit_plugin_info() -> PluginInfo:
             "OpenURL links to your library's link resolver for articles without an open copy. Set "
             f"{presets.RESOLVER} to the resolver's base URL, or {presets.PRESET} ({names}) with the codes "
             "it needs (see the README's table)."
+        ),
+        guide=(
+            "- `pubmed_institutional_link` builds library links for up to 20 PMIDs, DOIs or citations;\n"
+            "  `pubmed_fetch_fulltext` adds one (`institutionalLink`) to each of its `unavailable` entries."
         ),
         settings=(
             SettingSpec(

@@ -151,7 +151,9 @@ def test_a_malformed_setting_fails_the_call_with_exit_2(env, capsys):
         ("pubmed_*,-pubmed_spel_check", "'-pubmed_spel_check'", "'pubmed_spell_check'"),
     ],
 )
-def test_a_medlit_tools_pattern_matching_nothing_stops_start_up_naming_it(env, capsys, patterns, named, guess):
+def test_a_medlit_tools_pattern_matching_nothing_stops_start_up_naming_it(
+    env, capsys, patterns, named, guess
+):
     env.setenv("MEDLIT_TOOLS", patterns)
     assert run("tools") == 2
     seen = capsys.readouterr()

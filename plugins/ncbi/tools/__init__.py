@@ -21,6 +21,7 @@ TOOLS = (
         output_model=lazy(".einfo:EInfoOutput", __name__),
         handler=lazy(".einfo:einfo", __name__),
         render=lazy(".einfo:render_einfo", __name__),
+        guide="the field tags or link names of an Entrez database",
     ),
     # eutils_search.py
     ToolSpec(
@@ -39,6 +40,7 @@ TOOLS = (
         handler=lazy(".eutils_search:esearch_tool", __name__),
         render=lazy(".eutils_search:render_esearch", __name__),
         idempotent=False,
+        guide="a query for any Entrez database (gene, protein, snp, ...), want UIDs and a History handle",
     ),
     ToolSpec(
         name="eutils_epost",
@@ -54,6 +56,7 @@ TOOLS = (
         handler=lazy(".eutils_search:epost_tool", __name__),
         render=lazy(".eutils_search:render_epost", __name__),
         idempotent=False,
+        guide="a long UID list, to store on the History server",
     ),
     ToolSpec(
         name="eutils_espell",
@@ -68,6 +71,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:ESpellOutput", __name__),
         handler=lazy(".eutils_search:espell_tool", __name__),
         render=lazy(".eutils_search:render_espell", __name__),
+        guide="a misspelt term for any Entrez database",
     ),
     ToolSpec(
         name="eutils_egquery",
@@ -83,6 +87,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:EGQueryOutput", __name__),
         handler=lazy(".eutils_search:egquery_tool", __name__),
         render=lazy(".eutils_search:render_egquery", __name__),
+        guide="a query, want its match count in every Entrez database",
     ),
     ToolSpec(
         name="eutils_ecitmatch",
@@ -96,6 +101,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:ECitMatchOutput", __name__),
         handler=lazy(".eutils_search:ecitmatch_tool", __name__),
         render=lazy(".eutils_search:render_ecitmatch", __name__),
+        guide="citation strings (journal|year|volume|page|author|key|), want PMIDs",
     ),
     # eutils_fetch.py
     ToolSpec(
@@ -112,6 +118,7 @@ TOOLS = (
         output_model=lazy(".eutils_fetch:ESummaryOutput", __name__),
         handler=lazy(".eutils_fetch:esummary_tool", __name__),
         render=lazy(".eutils_fetch:render_esummary", __name__),
+        guide="UIDs of any Entrez database, want document summaries",
     ),
     ToolSpec(
         name="eutils_efetch",
@@ -128,6 +135,7 @@ TOOLS = (
         output_model=lazy(".eutils_fetch:EFetchOutput", __name__),
         handler=lazy(".eutils_fetch:efetch_tool", __name__),
         render=lazy(".eutils_fetch:render_efetch", __name__),
+        guide="UIDs of any Entrez database, want records (XML, FASTA, GenBank, MEDLINE)",
     ),
     ToolSpec(
         name="eutils_search_then_fetch",
@@ -144,6 +152,7 @@ TOOLS = (
         handler=lazy(".eutils_fetch:search_then_fetch_tool", __name__),
         render=lazy(".eutils_fetch:render_search_then_fetch", __name__),
         idempotent=False,
+        guide="a query for any Entrez database, want the matching records in one call",
     ),
     # eutils_link.py
     ToolSpec(
@@ -162,6 +171,7 @@ TOOLS = (
         handler=lazy(".eutils_link:elink_tool", __name__),
         render=lazy(".eutils_link:render_elink", __name__),
         idempotent=False,
+        guide="UIDs, want the linked UIDs of another Entrez database (pubmed -> gene, protein -> nuccore)",
     ),
     ToolSpec(
         name="eutils_link_then_fetch",
@@ -179,6 +189,7 @@ TOOLS = (
         handler=lazy(".eutils_link:link_then_fetch_tool", __name__),
         render=lazy(".eutils_link:render_link_then_fetch", __name__),
         idempotent=False,
+        guide="UIDs, want the linked records of another Entrez database in one call",
     ),
     # pubmed_search.py
     ToolSpec(
@@ -197,6 +208,7 @@ TOOLS = (
         output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),
         handler=lazy(".pubmed_search:search_articles", __name__),
         render=lazy(".pubmed_search:render_search", __name__),
+        guide="a topic, want PMIDs (+ brief summaries)",
     ),
     # pubmed_fetch.py
     ToolSpec(
@@ -216,6 +228,7 @@ TOOLS = (
         output_model=lazy(".pubmed_fetch:FetchArticlesOutput", __name__),
         handler=lazy(".pubmed_fetch:fetch_articles", __name__),
         render=lazy(".pubmed_fetch:render_fetch", __name__),
+        guide="PMIDs, want abstracts, authors, MeSH, retraction notices",
     ),
     # spell.py
     ToolSpec(
@@ -233,6 +246,8 @@ TOOLS = (
         output_model=lazy(".spell:SpellCheckOutput", __name__),
         handler=lazy(".spell:spell_check", __name__),
         render=lazy(".spell:render_spell", __name__),
+        guide="a misspelt PubMed query",
+        capabilities=frozenset({"vocabulary"}),
     ),
     # mesh.py
     ToolSpec(
@@ -248,6 +263,8 @@ TOOLS = (
         output_model=lazy(".mesh:LookupMeshOutput", __name__),
         handler=lazy(".mesh:lookup_mesh", __name__),
         render=lazy(".mesh:render_mesh", __name__),
+        guide="a concept, want its MeSH heading",
+        capabilities=frozenset({"vocabulary"}),
     ),
     # convert.py
     ToolSpec(
@@ -265,6 +282,7 @@ TOOLS = (
         output_model=lazy(".convert:ConvertIdsOutput", __name__),
         handler=lazy(".convert:convert", __name__),
         render=lazy(".convert:render_convert", __name__),
+        guide="PMIDs <-> PMCIDs <-> DOIs of articles in PMC",
     ),
     # citations.py
     ToolSpec(
@@ -281,6 +299,7 @@ TOOLS = (
         output_model=lazy(".citations:LookupCitationOutput", __name__),
         handler=lazy(".citations:lookup_citation", __name__),
         render=lazy(".citations:render_lookup", __name__),
+        guide="a reference (journal, year, volume, page, author), want its PMID",
     ),
     ToolSpec(
         name="pubmed_format_citations",
@@ -296,5 +315,7 @@ TOOLS = (
         output_model=lazy(".citations:FormatCitationsOutput", __name__),
         handler=lazy(".citations:format_citations", __name__),
         render=lazy(".citations:render_format", __name__),
+        guide="PMIDs, want formatted references (APA, MLA, Vancouver, ...)",
+        capabilities=frozenset({"citations"}),
     ),
 )
