@@ -67,13 +67,14 @@ def describe(catalog: Catalog) -> str:
     if not catalog.tiers:
         return NO_TIERS
     records = catalog.tool_for("records")
-    sibling = f"; for titles, abstracts and metadata, {records} (cheaper)" if records else ""
+    sibling = f"; for abstracts and metadata, {records} (cheaper)" if records else ""
+    convert = " PMIDs and DOIs are first converted to the ids they need." if catalog.resolvers else ""
     return (
-        "Fetch the full text of articles as structured sections with tables and figures, from these sources in "
-        f"order: {sources(catalog, True)}. {resolvers(catalog, True)} Use it to read methods, results or "
-        f"tables{sibling}. Name up to {MAX_IDS} articles by pmcids, pmids and/or dois; the first {FETCH_LIMIT} "
-        "are fetched, the rest return in overLimit. An article with no full text anywhere is listed in "
-        "unavailable with each source's outcome: a normal result, not an error."
+        "Fetch the full text of articles as sections with tables and figures, from these sources in order: "
+        f"{sources(catalog, True)}.{convert} Use it to read methods, results or tables{sibling}. Up to {MAX_IDS} "
+        f"pmcids, pmids, dois; the first {FETCH_LIMIT} are fetched, the rest return in overLimit. Articles "
+        "come whole unless maxCharacters or maxResponseCharacters is set. No full text anywhere: listed in "
+        "unavailable with each source's outcome."
     )
 
 

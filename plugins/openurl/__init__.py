@@ -16,12 +16,12 @@ TOOL = ToolSpec(
     name="pubmed_institutional_link",
     title="Library (OpenURL) link",
     description=(
-        "Build links to the user's own library link resolver (OpenURL 1.0), through which they reach the full "
-        "text their institution licenses or request it by interlibrary loan. Use it when no open copy exists "
-        "(pubmed_fetch_fulltext already adds such a link to its unavailable entries); not for reading text "
-        "(pubmed_fetch_fulltext) or formatting references (pubmed_format_citations). Give up to 20 PMIDs, DOIs "
-        "(their metadata is looked up in one batch) or citations. Nothing is fetched from the resolver; a PMID "
-        "PubMed does not know is listed in unavailable."
+        "Build links to the user's library link resolver (OpenURL 1.0), to the full text their institution "
+        "licenses or an interlibrary loan. Use it when no open copy exists (pubmed_fetch_fulltext already adds "
+        "one to its unavailable entries); not to format references (pubmed_format_citations). Up to 20 items in "
+        "all, PMIDs then DOIs (metadata looked up in one batch) then citations; the rest go to overLimit. "
+        "Nothing is fetched from the resolver. unavailable lists PMIDs PubMed does not know; a DOI outside "
+        "PubMed gets a DOI-only link."
     ),
     input_model=lazy(".tool:InstitutionalLinkInput", __name__),
     output_model=lazy(".tool:InstitutionalLinkOutput", __name__),

@@ -28,12 +28,11 @@ TOOLS = (
         name="eutils_esearch",
         title="Search an Entrez database (ESearch)",
         description=(
-            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total "
-            "count, Entrez's query translation and a History handle (medlit://guide). For PubMed literature searches "
-            "use pubmed_search_articles (filters, summaries); for the records in the same call, "
-            "eutils_search_then_fetch; unsure which database, eutils_egquery. Page with retstart = next_offset; "
-            "PubMed and PMC sets stop at 10,000 records, so split big ones by date (mindate/maxdate, or reldate, not "
-            "both). No match is an empty result with NCBI's spelling suggestion, not an error."
+            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total, "
+            "Entrez's query translation and a History handle. For PubMed literature use pubmed_search_articles "
+            "(filters, summaries); the records in the same call, eutils_search_then_fetch; unsure which database, "
+            "eutils_egquery. Page with retstart = next_offset; PubMed and PMC sets stop at 10,000 records: split by "
+            "date (mindate/maxdate or reldate). No match is an empty result with a spelling suggestion."
         ),
         input_model=lazy(".eutils_search:ESearchInput", __name__),
         output_model=lazy(".eutils_search:ESearchOutput", __name__),
@@ -124,12 +123,11 @@ TOOLS = (
         name="eutils_efetch",
         title="Download full records (EFetch)",
         description=(
-            "Download records for UIDs or a History handle from any Entrez database as text in a chosen format: "
-            "PubMed abstract, MEDLINE or XML, FASTA or GenBank sequences (seq_start/seq_stop/strand cut one region), "
-            "JATS XML from PMC. For PubMed articles as parsed fields use pubmed_fetch_articles; for titles and dates "
-            "only, eutils_esummary (cheaper); to search, eutils_search_then_fetch. Give exactly one of uids or history "
-            "(page it with retstart/retmax). Databases other than pubmed and sequences need rettype or retmode='xml'. "
-            "Ids NCBI omits are reported."
+            "Download records for UIDs or a History handle from any Entrez database: PubMed abstract, "
+            "MEDLINE or XML, FASTA or GenBank (seq_start/seq_stop/strand cut a region), raw PMC JATS. Parsed PubMed "
+            "records: pubmed_fetch_articles; readable full text: pubmed_fetch_fulltext; titles and dates, "
+            "eutils_esummary; to search, eutils_search_then_fetch. Page a history with retstart/retmax. "
+            "Non-sequence databases other than pubmed need rettype or retmode='xml'."
         ),
         input_model=lazy(".eutils_fetch:EFetchInput", __name__),
         output_model=lazy(".eutils_fetch:EFetchOutput", __name__),
@@ -144,8 +142,7 @@ TOOLS = (
             "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
             "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
             "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
-            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart, or pass the returned "
-            "History handle to eutils_efetch. No match is an empty result with a spelling suggestion."
+            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart or the History handle."
         ),
         input_model=lazy(".eutils_fetch:SearchThenFetchInput", __name__),
         output_model=lazy(".eutils_fetch:SearchThenFetchOutput", __name__),
@@ -162,9 +159,9 @@ TOOLS = (
         description=(
             "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
             "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
-            "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; for the "
-            "linked records themselves, eutils_link_then_fetch. Give exactly one of uids or history. No links is an "
-            "empty result with a hint, not an error."
+            "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; the linked "
+            "records themselves, eutils_link_then_fetch; PMID <-> PMC ID <-> DOI, pubmed_convert_ids. Give one of "
+            "uids or history. No links is an empty result with a hint."
         ),
         input_model=lazy(".eutils_link:ELinkInput", __name__),
         output_model=lazy(".eutils_link:ELinkOutput", __name__),
@@ -179,10 +176,10 @@ TOOLS = (
         title="Follow links and download the linked records",
         description=(
             "Follow links from source records to another Entrez database and download the linked records in one call "
-            "(gene -> protein FASTA, pubmed -> PMC JATS with retmode='xml'). When the linked UIDs are enough use "
-            "eutils_elink (cheaper); for a PubMed article's citing or similar articles, pubmed_find_related. Select "
-            "sources with exactly one of term, uids or history. Follows linkname, else '<dbfrom>_<db>', else the "
-            "first link (the others are listed). Returns a History handle to page the linked set with eutils_efetch."
+            "(gene -> protein FASTA, pubmed -> raw PMC JATS; readable full text: pubmed_fetch_fulltext). When the "
+            "linked UIDs are enough use eutils_elink (cheaper); a PubMed article's citing or similar articles, "
+            "pubmed_find_related. Select sources with one of term, uids or history. Follows linkname, else "
+            "'<dbfrom>_<db>'. Returns a History handle to page the linked set with eutils_efetch."
         ),
         input_model=lazy(".eutils_link:LinkThenFetchInput", __name__),
         output_model=lazy(".eutils_link:LinkThenFetchOutput", __name__),
@@ -197,12 +194,10 @@ TOOLS = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
-            "summaries. Use it to find articles; to "
-            "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
-            "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
-            "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
-            "empty result, not an error. For genes, variants or chemicals and their relations use pubtator_search."
+            "Search PubMed (syntax: medlit://guide) with AND-ed filters: PMIDs, total, summaries. Read "
+            "hits: pubmed_fetch_articles; a reference: pubmed_lookup_citation; other Entrez databases: "
+            "eutils_esearch (eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search. "
+            "At most 9,999 records: split by dateRange."
         ),
         input_model=lazy(".pubmed_search:SearchArticlesInput", __name__),
         output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),
@@ -217,11 +212,10 @@ TOOLS = (
         title="Fetch PubMed records",
         description=(
             "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
-            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and linked notices (retractions, "
-            "errata). Bookshelf records (e.g. GeneReviews) come back as 'book' or 'book-chapter'. Use it after "
-            "pubmed_search_articles when its summaries are not enough; for full text use pubmed_fetch_fulltext, for "
-            "reference strings pubmed_format_citations, for other Entrez databases or raw MEDLINE/XML eutils_efetch "
-            "(eutils_esummary for DocSums). One request for up to 200 PMIDs; unknown PMIDs are listed in "
+            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and notices (retractions, errata); "
+            "Bookshelf records as 'book' or 'book-chapter'. Use it after pubmed_search_articles; for full text, "
+            "pubmed_fetch_fulltext; references, pubmed_format_citations; other databases or raw MEDLINE/XML, "
+            "eutils_efetch (eutils_esummary for DocSums). One request per 200 PMIDs; unknown ones are listed in "
             "unavailablePmids."
         ),
         input_model=lazy(".pubmed_fetch:FetchArticlesInput", __name__),
@@ -235,11 +229,10 @@ TOOLS = (
         name="pubmed_spell_check",
         title="Spell-check a PubMed query",
         description=(
-            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a zero-hit "
-            "or thin pubmed_search_articles result, or when a drug, gene, disease or author name may be misspelled; "
-            "not to search (pubmed_search_articles) or map to MeSH (pubmed_lookup_mesh). For other Entrez databases, "
-            "or ESpell's unfiltered answer, use eutils_espell. Only free-text words change: field tags, operators, "
-            "indexed values (aged[mh], zhang y[au]), all-capital gene symbols and words with digits stay as written. "
+            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a thin "
+            "pubmed_search_articles result or when a name may be misspelled; not to map to MeSH (pubmed_lookup_mesh). "
+            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell. Only free-text words change: field "
+            "tags, operators, indexed values (aged[mh]), all-capital gene symbols and words with digits stay. "
             "hasSuggestion=false means nothing changed."
         ),
         input_model=lazy(".spell:SpellCheckInput", __name__),
@@ -273,10 +266,10 @@ TOOLS = (
         title="Convert DOI / PMID / PMC ID",
         description=(
             "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
-            "PubMed Central. Use it to get a PMC ID for full text or the PMID of a PMC article's DOI; for an article "
-            "outside PMC search pubmed_search_articles for '10.x/y[doi]'. pubmed_fetch_fulltext resolves ids itself. "
-            "One request per call. An id not converted carries its own errmsg (not an error of the call); "
-            "embargoed articles carry releaseDate."
+            "PubMed Central. Use it to get a PMC ID or the PMID of a PMC article's DOI; for an article outside PMC "
+            "search pubmed_search_articles for '10.x/y[doi]'; for links to other databases (gene, protein), "
+            "eutils_elink. pubmed_fetch_fulltext resolves ids itself. One request. An id not converted carries its "
+            "own errmsg; embargoed articles carry releaseDate."
         ),
         input_model=lazy(".convert:ConvertIdsInput", __name__),
         output_model=lazy(".convert:ConvertIdsOutput", __name__),
@@ -291,8 +284,8 @@ TOOLS = (
         description=(
             "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
             "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
-            "disagrees). Use it for reference lists: more reliable than a title search. With only a title or topic use "
-            "pubmed_search_articles; with a DOI, pubmed_convert_ids; with pipe-formatted strings, eutils_ecitmatch. "
+            "disagrees). Use it for reference lists. With only a title, a topic or a DOI use pubmed_search_articles "
+            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch. "
             "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
         ),
         input_model=lazy(".citations:LookupCitationInput", __name__),
@@ -306,10 +299,9 @@ TOOLS = (
         title="Format PubMed references",
         description=(
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
-            "styles per call, books, chapters and collective authors included. Retraction, erratum and "
-            "expression-of-concern notices come back in notices (APA, MLA and Vancouver also name them in the "
-            "reference). Use it once you have PMIDs (pubmed_search_articles); for the records themselves use "
-            "pubmed_fetch_articles. PMIDs PubMed does not know are listed in unavailablePmids. Plain text, no italics."
+            "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
+            "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles. Unknown PMIDs "
+            "are listed in unavailablePmids. Plain text, no italics."
         ),
         input_model=lazy(".citations:FormatCitationsInput", __name__),
         output_model=lazy(".citations:FormatCitationsOutput", __name__),
