@@ -9,8 +9,8 @@ on errors because the TypeScript client validates it against ``outputSchema`` ev
 from __future__ import annotations
 
 import contextlib
-import re
 import logging
+import re
 import sys
 import warnings
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -301,7 +301,7 @@ def top_level_id(text: str) -> str | int | None:
     """Read ``"id"`` of a JSON object's top level without parsing the rest: keys are read, other
     values skipped by counting brackets outside strings (no recursion, so any depth is cheap). The
     id counts only when its value is complete (a string, or an integer followed by ``,`` or ``}``)."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]
 
     text = text[:_ID_SCAN_LIMIT]
     n = len(text)
@@ -347,7 +347,7 @@ def top_level_id(text: str) -> str | int | None:
 
 def _skip_value(text: str, i: int) -> int:
     """The index after the JSON value starting at ``i`` (brackets counted, strings skipped)."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]
 
     n, depth = len(text), 0
     while i < n:
