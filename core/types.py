@@ -50,6 +50,7 @@ TierOutcomeKind = Literal[
     "no-oa",
     "fetch-failed",
     "parse-failed",
+    "not-the-article",
     "service-error",
 ]
 # Why an article came back unavailable: the most specific outcome any step reported.
@@ -63,6 +64,7 @@ UnavailableReason = Literal[
     "no-oa",
     "fetch-failed",
     "parse-failed",
+    "not-the-article",
     "service-error",
 ]
 OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
@@ -72,6 +74,8 @@ OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
     ("no-body", "no-body"),
     ("no-oa", "no-oa"),
     ("no-fulltext", "no-fulltext"),
+    # a copy was fetched and read, but it is another article (its metadata names another DOI)
+    ("not-the-article", "not-the-article"),
     ("parse-failed", "parse-failed"),
     ("fetch-failed", "fetch-failed"),
     ("service-error", "service-error"),
