@@ -405,6 +405,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 except MedlitError as err:
                     failures += 1
                     print(f"  {name}: FAILED {err.reason}: {err.message}  {where}  ({pace})")
+            from .net.shared_pacer import RedisPacer
+
+            shared = {
+                id(p): p
+                for c in rt.clients.values()
+                if isinstance(p := getattr(c, "pacer", None), RedisPacer)
+            }
+            if shared:
+                print("Shared pacing (Redis)")
+            for pacer in shared.values():
+                problem = await pacer.check()
+                state = (
+                    f"DEGRADED: {problem}" if problem else f"ok, {pacer.replicas or 1} replica(s) sharing it"
+                )
+                print(f"  {pacer.group}: {state}  ({pacer.rate:g} req/s)")
         return 1 if failures else 0
 
     return asyncio.run(probe())

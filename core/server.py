@@ -395,8 +395,9 @@ def http_app(
     path: str = "/mcp",
     stateless: bool = False,
 ) -> Starlette:
-    """The Streamable HTTP app, plus ``GET /health`` for load balancers. ``stateless`` issues no
-    session ids, so any replica behind a load balancer can answer any request."""
+    """The Streamable HTTP app, plus ``GET /health`` for load balancers (200 while serving;
+    ``status`` is ``degraded`` while shared pacing falls back to local pacing). ``stateless``
+    issues no session ids, so any replica behind a load balancer can answer any request."""
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -410,9 +411,13 @@ def http_app(
     )
 
     async def health(request: Request) -> JSONResponse:
+        from .net.shared_pacer import degraded
+
+        pacing = degraded()  # groups paced locally while Redis is unreachable: still serving
         return JSONResponse(
             {
-                "status": "ok",
+                "status": "degraded" if pacing else "ok",
+                **({"degraded": {"sharedPacing": pacing}} if pacing else {}),
                 "version": _version(),
                 "tools": len(host.tools),
                 "plugins": {p.name: p.status for p in host.plugins.values()},
