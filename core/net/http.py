@@ -46,6 +46,11 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "medlit_call_deadline", default=None
 )
+# What a DNS failure or a refused connection means here: the machine's network, not the service.
+OFFLINE_HINT = (
+    "Check this machine's network connection, DNS and proxy settings (HTTPS_PROXY / HTTP_PROXY): "
+    "the service's host could not be reached from here."
+)
 CALL_PROGRESS: contextvars.ContextVar[Callable[[str], Awaitable[None]] | None] = contextvars.ContextVar(
     "medlit_call_progress", default=None
 )
@@ -485,8 +490,12 @@ class UpstreamClient:
                 return Response(r.status, self.redact(url), dict(r.headers), body)
         except MedlitError:
             raise
-        except TimeoutError:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out")) from None
+        except (
+            TimeoutError
+        ):  # connected (or connecting), then no answer in time: a timeout, not "unreachable"
+            raise _Retry(
+                self._fail(E.TIMED_OUT, f"{cfg.label} did not answer within {timeout.total or 0:g} s")
+            ) from None
         except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
             raise _Retry(
                 self._fail(
@@ -496,6 +505,16 @@ class UpstreamClient:
         except aiohttp.ClientConnectorDNSError:  # a name that does not resolve will not in a second either
             raise self._fail(
                 E.UNREACHABLE, f"{cfg.label} could not be reached: its host name does not resolve"
+            ).but(recovery=OFFLINE_HINT) from None
+        except aiohttp.ClientConnectorError as exc:  # no route, refused, reset: the network's side
+            if isinstance(exc, aiohttp.ClientSSLError):  # a certificate problem is the service's side
+                raise _Retry(
+                    self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
+                ) from None
+            raise _Retry(
+                self._fail(
+                    E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__}: {exc.os_error})"
+                ).but(recovery=OFFLINE_HINT)
             ) from None
         except aiohttp.ClientError as exc:
             failed = exc.original if isinstance(exc, ResendRefused) else exc  # name aiohttp's own error
@@ -518,7 +537,7 @@ class UpstreamClient:
         if status >= 500:
             raise _Retry(self._fail(E.SERVER_ERROR, f"{cfg.label} answered HTTP {status} (a server error)"))
         if status == 408:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out (HTTP 408)"))
+            raise _Retry(self._fail(E.TIMED_OUT, f"{cfg.label} timed out (HTTP 408)"))
         if status in (404, 410):
             raise self._fail(
                 E.RESOURCE_NOT_FOUND, f"{cfg.label} has no such resource (HTTP {status})", status=status
