@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -19,6 +20,7 @@ from .errors import MedlitError
 from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
 from .settings import Settings, SettingsError, is_loopback_host, load_settings
+from .types import ToolSpec
 
 if TYPE_CHECKING:
     import uvicorn
@@ -202,17 +204,80 @@ def _explain_tool(host: Host, name: str) -> int:
     print(tool.description + "\n")
     required = set(schema.get("required", []))
     print("Arguments:")
-    example: dict[str, object] = {}
     for arg, spec in schema.get("properties", {}).items():
         kind = _type_of(spec)
         default = f", default {json.dumps(spec['default'])}" if "default" in spec else ""
         print(f"  {arg} ({kind}{', required' if arg in required else ''}{default})")
         if spec.get("description"):
             print(f"      {spec['description']}")
-        if arg in required:
-            example[arg] = spec.get("examples", [None])[0] if spec.get("examples") else _placeholder(kind)
-    print(f"\nExample:\n  medlit call {tool.name} '{json.dumps(example)}'")
+    example = example_call(tool, schema)
+    if example is None:
+        print("\nExample: none could be built from the argument examples; see the descriptions above.")
+        return 0
+    print(f"\nExample:\n  medlit call {tool.name} {shlex.quote(json.dumps(example, ensure_ascii=False))}")
     return 0
+
+
+_EXAMPLE = re.compile(r"Example: (.+?)\.?$", re.S)
+
+
+def field_example(spec: dict[str, Any]) -> tuple[bool, Any]:
+    """The example a field's description ends with ("Example: ['PMC9575052']."), read as a value:
+    (True, value), or (False, None) when it has none that reads."""
+    if spec.get("examples"):
+        return True, spec["examples"][0]
+    found = _EXAMPLE.search(spec.get("description", ""))
+    if found is None:
+        return False, None
+    text = found.group(1).strip()
+    import ast
+
+    for candidate in (text, re.sub(r"\b(true|false|null)\b", lambda m: m.group(1).title(), text)):
+        try:
+            value = ast.literal_eval(candidate)
+        except (ValueError, SyntaxError):
+            continue
+        # "Example: 'BRAF', 'melanoma'." reads as a tuple of examples: the first one
+        return True, value[0] if isinstance(value, tuple) and value else value
+    return False, None
+
+
+def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """A call that validates, built from the argument examples: the required fields, then (when
+    the tool needs one of several, e.g. pmids or dois) the first field whose example makes the
+    arguments valid. ``None`` when no combination validates."""
+    from .errors import MedlitError
+    from .runtime import validate_arguments
+
+    props: dict[str, Any] = schema.get("properties", {})
+    examples = {name: value for name, spec in props.items() for ok, value in [field_example(spec)] if ok}
+    base = {name: examples[name] for name in schema.get("required", []) if name in examples}
+
+    def valid(arguments: dict[str, Any]) -> bool:
+        try:
+            validate_arguments(tool, arguments)
+        except (MedlitError, ValueError):
+            return False
+        return True
+
+    if base and valid(base):
+        return base
+    # The tool needs one of several fields (pmids or dois), or two together (db and uids): the
+    # fields in the order the tool declares them (its main ones first), handles and nested
+    # objects (a History handle, a date range) last.
+    plain = [n for n in props if n not in base and n in examples and props[n].get("type") != "object"]
+    nested = [n for n in props if n not in base and n in examples and props[n].get("type") == "object"]
+    import itertools
+
+    for group in itertools.chain(
+        ((n,) for n in plain), itertools.combinations(plain, 2), ((n,) for n in nested)
+    ):
+        candidate = {**base, **{n: examples[n] for n in group}}
+        if valid(candidate):
+            return candidate
+    if valid(base):  # a tool that needs nothing, and no single field makes a fuller example
+        return base
+    return None
 
 
 def _type_of(spec: dict[str, Any]) -> str:
@@ -227,12 +292,6 @@ def _type_of(spec: dict[str, Any]) -> str:
         if key in spec:
             return " | ".join(_type_of(s) for s in spec[key] if s.get("type") != "null")
     return "object" if "$ref" in spec else "any"
-
-
-def _placeholder(kind: str) -> object:
-    return {"string": "...", "integer": 1, "number": 1, "boolean": True}.get(
-        kind, ["..."] if "array" in kind else "..."
-    )
 
 
 class _SettingRow(TypedDict):
