@@ -73,8 +73,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _announce(
             f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio"
         )
+        if _stdin_is_terminal():
+            print(TTY_NOTICE, file=sys.stderr, flush=True)
         return _serve_stdio(host)
     return _serve_http(host, args)
+
+
+TTY_NOTICE = (
+    "medlit: this is an MCP server waiting for an MCP client on stdin, not an interactive prompt. "
+    "Register it with your MCP host (`medlit config` prints the snippets), or try a tool with "
+    "`medlit call`. Press Ctrl+C to stop."
+)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
 
 
 def _announce(message: str) -> None:
@@ -82,6 +98,12 @@ def _announce(message: str) -> None:
     from medlit import __version__
 
     print(f"medlit {__version__}: {message}", file=sys.stderr, flush=True)
+
+
+def _leave(code: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _serve_stdio(host: Host) -> int:
@@ -104,6 +126,9 @@ def _serve_stdio(host: Host) -> int:
                 os._exit(128 + sig)
             caught.append(sig)
             task.cancel()
+            # The cleanup may wait on the stdin reader, which a terminal never ends: leave within
+            # a second whatever it does (in-flight requests are cancelled by then).
+            loop.call_later(1.0, _leave, 128 + sig)
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop, sig)
@@ -138,7 +163,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
 
     previous = {sig: signal.signal(sig, remember) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _announce(f"serving {len(host.tools)} tools at http://{_url_host(args.host)}:{args.port}/mcp")
+        url = f"http://{_url_host(args.host)}:{args.port}/mcp"
         serve_http(
             host,
             bind=args.host,
@@ -147,6 +172,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
             allowed_origins=args.allow_origin,
             stateless=args.stateless,
             on_server=running.append,
+            on_started=lambda: _announce(f"serving {len(host.tools)} tools at {url}"),
         )
         running.clear()
     finally:
@@ -370,6 +396,9 @@ def cmd_call(args: argparse.Namespace) -> int:
         )
         return 2
     host = _host()
+    if not os.environ.get("MEDLIT_LOG_LEVEL"):
+        # A one-off call prints its answer: only warnings and errors go to stderr alongside it.
+        logging.getLogger().setLevel(logging.WARNING)
 
     async def run() -> int:
         async with Runtime(host) as rt:
@@ -590,10 +619,19 @@ def _seconds(value: str) -> float:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Refuses bad input in one line on stderr (argparse would print the usage block first)."""
+    """Refuses bad input in one line on stderr (argparse would print the usage block first), with
+    the closest command for a misspelt one ('toosl' -> 'tools')."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+        hint = ""
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            import difflib
+
+            choices = re.findall(r"'([^']*)'", wrong.group(2))
+            close = difflib.get_close_matches(wrong.group(1), choices, n=1, cutoff=0.5)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+        self.exit(2, f"{self.prog}: {message}{hint} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -667,8 +705,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _json_flag_first(argv: list[str]) -> list[str]:
+    """``medlit call TOOL --json ARGS``: argparse stops reading positionals at the flag, so the
+    flag moves ahead of them (it may stand anywhere after ``call``)."""
+    if "call" not in argv:
+        return argv
+    at = argv.index("call")
+    rest = argv[at + 1 :]
+    if "--json" not in rest:
+        return argv
+    return [*argv[: at + 1], "--json", *(a for a in rest if a != "--json")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = _json_flag_first(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["serve", *(argv or [])])

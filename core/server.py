@@ -8,6 +8,7 @@ on errors because the TypeScript client validates it against ``outputSchema`` ev
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -438,7 +439,10 @@ def serve_http(
     allowed_origins: Sequence[str] = (),
     stateless: bool = False,
     on_server: Callable[[uvicorn.Server], None] | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> None:
+    """Serve until stopped. ``on_started`` runs once the port is bound (not before: a port in use
+    fails start-up with uvicorn's own message, and nothing claims the server is serving)."""
     import uvicorn
 
     if not is_loopback_host(bind):
@@ -463,7 +467,21 @@ def serve_http(
     server = uvicorn.Server(config)
     if on_server is not None:
         on_server(server)
-    anyio.run(server.serve)
+
+    async def announce() -> None:
+        while not server.started:  # noqa: ASYNC110 (uvicorn sets a plain flag, no event)
+            await asyncio.sleep(0.02)
+        if on_started is not None:
+            on_started()
+
+    async def run() -> None:
+        watcher = asyncio.ensure_future(announce())
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+    anyio.run(run)
 
 
 def quiet_sdk_warnings() -> None:
