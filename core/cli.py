@@ -452,8 +452,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 if value is None:
                     shown = f"not set (default {spec.default})" if spec.default else "not set"
                 else:
-                    # What logs redact (declared secrets, *_API_KEY, *_TOKEN, ...), and any email.
-                    shown = "set (***)" if value in secrets or "EMAIL" in spec.name else value
+                    # What logs redact (declared secrets, *_API_KEY, *_TOKEN, ...); a contact email
+                    # is no secret, and seeing it is how one checks it.
+                    shown = "set (***)" if value in secrets else value
                 print(f"    {spec.name}: {shown}")
     _check_tools(host)
     services = list(host.services.values())
@@ -486,6 +487,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                         dict(probe_spec.params),
                         expect=probe_spec.expect,
                         deadline=time.monotonic() + args.timeout,
+                        cached=False,  # a probe asks the upstream, and is no cache miss
                     )
                     print(
                         f"  {name}: ok, HTTP {resp.status} in {time.monotonic() - started:.2f}s  {where}  ({pace})"

@@ -459,6 +459,28 @@ def _check_duplicates(records: Iterable[PluginRecord]) -> None:
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
+def email_problem(value: str) -> str:
+    """Which part of a would-be email address is wrong, in words ('it has no @')."""
+    if not value:
+        return "it is empty"
+    if any(c.isspace() for c in value):
+        return "it holds a space"
+    if "@" not in value:
+        return "it has no @ (expected name@domain, e.g. you@example.org)"
+    if value.count("@") > 1:
+        return "it has more than one @"
+    local, domain = value.split("@")
+    if not local:
+        return "nothing comes before the @"
+    if not domain:
+        return "nothing comes after the @"
+    if "." not in domain:
+        return f"its domain {domain!r} has no dot (e.g. example.org)"
+    if domain.startswith(".") or domain.endswith("."):
+        return f"its domain {domain!r} starts or ends with a dot"
+    return "it is not of the form name@domain"
+
+
 def _check_setting(spec: SettingSpec, value: str) -> None:
     """Refuse a malformed value at start-up (the message never quotes a secret)."""
     shown = "***" if spec.secret else repr(value)
@@ -476,7 +498,7 @@ def _check_setting(spec: SettingSpec, value: str) -> None:
         except SettingsError:
             problem = "is not a boolean; use true or false"
     elif spec.kind == "email" and not _EMAIL.match(value.strip()):
-        problem = "is not an email address"
+        problem = f"is not an email address: {email_problem(value.strip())}"
     elif spec.kind == "url" and urlsplit(value).scheme not in ("http", "https"):
         problem = "is not an http(s) URL"
     if problem:

@@ -202,6 +202,7 @@ class RequestOptions(TypedDict, total=False):
     identify: bool
     parse: Callable[[Response], Any] | None
     share: bool
+    cached: bool
 
 
 class UpstreamClient:
@@ -269,6 +270,7 @@ class UpstreamClient:
         identify: bool = True,
         parse: Callable[[Response], Any] | None = None,
         share: bool = True,
+        cached: bool = True,
     ) -> Response:
         """Send a request and return a response whose body matches ``expect``.
 
@@ -278,7 +280,9 @@ class UpstreamClient:
         404 for an unknown DOI). ``parse(response)`` reads the body inside the retry loop: a
         body that fails to parse (a garbled or truncated 200) is retried like any transient
         fault, and the parsed value is kept on ``response.parsed``. Identical requests in
-        flight at once share one upstream call (``share=False`` opts out).
+        flight at once share one upstream call (``share=False`` opts out). ``cached=False``
+        leaves the persistent cache out entirely (neither read, written nor counted): a probe
+        measures the upstream itself (``medlit doctor``).
         """
         deadline = call_deadline(self.settings.call_deadline, deadline)
         call = prepare(
@@ -294,8 +298,8 @@ class UpstreamClient:
             identify,
             parse,
         )
-        if self._cached is not None and (cached := await self._cached.answer(path, call)) is not None:
-            return cached
+        if cached and self._cached is not None and (hit := await self._cached.answer(path, call)) is not None:
+            return hit
         return await (self._send_shared(call) if share else self._with_retries(call))
 
     async def _send_shared(self, call: Call) -> Response:

@@ -101,7 +101,6 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "NCBI_EMAIL",
                 "Contact email NCBI asks every client to send",
-                secret=True,
                 kind="email",
                 recommended=True,
                 example="you@example.org",

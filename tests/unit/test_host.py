@@ -651,3 +651,27 @@ def test_a_rate_setting_above_the_declared_rate_needs_the_fake():
     assert host_with(plugin, env={"ACME_RATE": "1"}).services["acme"].rate == 1
     fast = host_with(plugin, env={"ACME_RATE": "50", "MEDLIT_BASE_URL_ACME": "http://127.0.0.1:9/acme"})
     assert fast.services["acme"].rate == 50 and fast.services["acme"].base_url == "http://127.0.0.1:9/acme"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("notanemail", "it has no @"),
+        ("me@localhost", "its domain 'localhost' has no dot"),
+        ("@example.org", "nothing comes before the @"),
+        ("me @example.org", "it holds a space"),
+        ("me@@example.org", "it has more than one @"),
+    ],
+)
+def test_a_malformed_email_says_which_part_and_quotes_it_since_it_is_no_secret(value, says):
+    with pytest.raises(HostError) as caught:
+        load_host(load_settings({"NCBI_EMAIL": value}))
+    assert f"NCBI_EMAIL={value!r} is not an email address: {says}" in str(caught.value)
+
+
+def test_keys_stay_masked_in_the_same_message():
+    with pytest.raises(HostError) as caught:
+        load_host(load_settings({"MEDLIT_NCBI_RATE": "fast"}))
+    assert "MEDLIT_NCBI_RATE='fast' is not a number" in str(caught.value)
+    host = load_host(load_settings({"NCBI_API_KEY": "k-123456", "NCBI_EMAIL": "me@example.org"}))
+    assert "k-123456" in host.secrets and "me@example.org" not in host.secrets
