@@ -435,6 +435,9 @@ def _skip_inactive(
             )
 
 
+STEP_GRACE = 0.25  # past its limit a step's requests have stopped on their own; then the guard
+
+
 def step_limit(timeout: float, later: int, until: float | None = None) -> float:
     """How long one step may run: its own ``timeout``, and while ``later`` steps may still be
     needed after it, no more than an equal share of what is left of the call (``until``, a
@@ -472,7 +475,11 @@ async def run_step(
     such), an answer that is not an ``expect`` (``expected`` words it) or any other exception
     comes back as the error it amounts to, named after the provider or its plugin."""
     started = time.monotonic()
-    budget = asyncio.timeout(limit)
+    # The step's requests stop at its limit themselves (and name their service, e.g.
+    # ncbi_deadline_exceeded); this guard stops a step that goes on without a request.
+    current = CALL_DEADLINE.get()
+    token = CALL_DEADLINE.set(min(started + limit, current if current is not None else float("inf")))
+    budget = asyncio.timeout(limit + STEP_GRACE)
     try:
         async with budget:
             answer = await call()
@@ -493,6 +500,8 @@ async def run_step(
         log.exception("step %s of plugin %s failed", name, plugin)
         detail = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
         error = E.plugin_fault(plugin, detail)
+    finally:
+        CALL_DEADLINE.reset(token)
     log.info("step %s failed after %.2fs: %s", name, time.monotonic() - started, detail)
     return StepOutcome(error=error, detail=detail)
 
