@@ -498,7 +498,7 @@ class UpstreamClient:
             TimeoutError
         ):  # connected (or connecting), then no answer in time: a timeout, not "unreachable"
             raise _Retry(
-                self._fail(E.TIMED_OUT, f"{cfg.label} did not answer within {timeout.total or 0:g} s")
+                self._fail(E.TIMED_OUT, f"{cfg.label} did not answer within {timeout.total or 0:.3g} s")
             ) from None
         except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
             raise _Retry(
