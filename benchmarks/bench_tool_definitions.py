@@ -4,7 +4,7 @@ as compact JSON (what the server sends), every built-in plugin active.
     python benchmarks/bench_tool_definitions.py            # the table for docs/benchmarks.md
     python benchmarks/bench_tool_definitions.py --json     # {tool: [description, schema]}
 
-``tests/unit/test_tool_definitions.py`` holds the budget (1,800 a tool on average, 3,000 at most);
+``tests/unit/test_tool_definitions.py`` holds the budget (1,500 a tool on average, 2,500 at most);
 docs/benchmarks.md keeps the before/after table.
 """
 

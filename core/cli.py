@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -19,6 +20,7 @@ from .errors import MedlitError
 from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
 from .settings import Settings, SettingsError, is_loopback_host, load_settings
+from .types import ToolSpec
 
 if TYPE_CHECKING:
     import uvicorn
@@ -71,8 +73,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _announce(
             f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio"
         )
+        if _stdin_is_terminal():
+            print(TTY_NOTICE, file=sys.stderr, flush=True)
         return _serve_stdio(host)
     return _serve_http(host, args)
+
+
+TTY_NOTICE = (
+    "medlit: this is an MCP server waiting for an MCP client on stdin, not an interactive prompt. "
+    "Register it with your MCP host (`medlit config` prints the snippets), or try a tool with "
+    "`medlit call`. Press Ctrl+C to stop."
+)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
 
 
 def _announce(message: str) -> None:
@@ -80,6 +98,12 @@ def _announce(message: str) -> None:
     from medlit import __version__
 
     print(f"medlit {__version__}: {message}", file=sys.stderr, flush=True)
+
+
+def _leave(code: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _serve_stdio(host: Host) -> int:
@@ -102,6 +126,9 @@ def _serve_stdio(host: Host) -> int:
                 os._exit(128 + sig)
             caught.append(sig)
             task.cancel()
+            # The cleanup may wait on the stdin reader, which a terminal never ends: leave within
+            # a second whatever it does (in-flight requests are cancelled by then).
+            loop.call_later(1.0, _leave, 128 + sig)
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop, sig)
@@ -136,7 +163,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
 
     previous = {sig: signal.signal(sig, remember) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _announce(f"serving {len(host.tools)} tools at http://{_url_host(args.host)}:{args.port}/mcp")
+        url = f"http://{_url_host(args.host)}:{args.port}/mcp"
         serve_http(
             host,
             bind=args.host,
@@ -145,6 +172,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
             allowed_origins=args.allow_origin,
             stateless=args.stateless,
             on_server=running.append,
+            on_started=lambda: _announce(f"serving {len(host.tools)} tools at {url}"),
         )
         running.clear()
     finally:
@@ -202,17 +230,80 @@ def _explain_tool(host: Host, name: str) -> int:
     print(tool.description + "\n")
     required = set(schema.get("required", []))
     print("Arguments:")
-    example: dict[str, object] = {}
     for arg, spec in schema.get("properties", {}).items():
         kind = _type_of(spec)
         default = f", default {json.dumps(spec['default'])}" if "default" in spec else ""
         print(f"  {arg} ({kind}{', required' if arg in required else ''}{default})")
         if spec.get("description"):
             print(f"      {spec['description']}")
-        if arg in required:
-            example[arg] = spec.get("examples", [None])[0] if spec.get("examples") else _placeholder(kind)
-    print(f"\nExample:\n  medlit call {tool.name} '{json.dumps(example)}'")
+    example = example_call(tool, schema)
+    if example is None:
+        print("\nExample: none could be built from the argument examples; see the descriptions above.")
+        return 0
+    print(f"\nExample:\n  medlit call {tool.name} {shlex.quote(json.dumps(example, ensure_ascii=False))}")
     return 0
+
+
+_EXAMPLE = re.compile(r"Example: (.+?)\.?$", re.S)
+
+
+def field_example(spec: dict[str, Any]) -> tuple[bool, Any]:
+    """The example a field's description ends with ("Example: ['PMC9575052']."), read as a value:
+    (True, value), or (False, None) when it has none that reads."""
+    if spec.get("examples"):
+        return True, spec["examples"][0]
+    found = _EXAMPLE.search(spec.get("description", ""))
+    if found is None:
+        return False, None
+    text = found.group(1).strip()
+    import ast
+
+    for candidate in (text, re.sub(r"\b(true|false|null)\b", lambda m: m.group(1).title(), text)):
+        try:
+            value = ast.literal_eval(candidate)
+        except (ValueError, SyntaxError):
+            continue
+        # "Example: 'BRAF', 'melanoma'." reads as a tuple of examples: the first one
+        return True, value[0] if isinstance(value, tuple) and value else value
+    return False, None
+
+
+def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """A call that validates, built from the argument examples: the required fields, then (when
+    the tool needs one of several, e.g. pmids or dois) the first field whose example makes the
+    arguments valid. ``None`` when no combination validates."""
+    from .errors import MedlitError
+    from .runtime import validate_arguments
+
+    props: dict[str, Any] = schema.get("properties", {})
+    examples = {name: value for name, spec in props.items() for ok, value in [field_example(spec)] if ok}
+    base = {name: examples[name] for name in schema.get("required", []) if name in examples}
+
+    def valid(arguments: dict[str, Any]) -> bool:
+        try:
+            validate_arguments(tool, arguments)
+        except (MedlitError, ValueError):
+            return False
+        return True
+
+    if base and valid(base):
+        return base
+    # The tool needs one of several fields (pmids or dois), or two together (db and uids): the
+    # fields in the order the tool declares them (its main ones first), handles and nested
+    # objects (a History handle, a date range) last.
+    plain = [n for n in props if n not in base and n in examples and props[n].get("type") != "object"]
+    nested = [n for n in props if n not in base and n in examples and props[n].get("type") == "object"]
+    import itertools
+
+    for group in itertools.chain(
+        ((n,) for n in plain), itertools.combinations(plain, 2), ((n,) for n in nested)
+    ):
+        candidate = {**base, **{n: examples[n] for n in group}}
+        if valid(candidate):
+            return candidate
+    if valid(base):  # a tool that needs nothing, and no single field makes a fuller example
+        return base
+    return None
 
 
 def _type_of(spec: dict[str, Any]) -> str:
@@ -227,12 +318,6 @@ def _type_of(spec: dict[str, Any]) -> str:
         if key in spec:
             return " | ".join(_type_of(s) for s in spec[key] if s.get("type") != "null")
     return "object" if "$ref" in spec else "any"
-
-
-def _placeholder(kind: str) -> object:
-    return {"string": "...", "integer": 1, "number": 1, "boolean": True}.get(
-        kind, ["..."] if "array" in kind else "..."
-    )
 
 
 class _SettingRow(TypedDict):
@@ -311,6 +396,9 @@ def cmd_call(args: argparse.Namespace) -> int:
         )
         return 2
     host = _host()
+    if not os.environ.get("MEDLIT_LOG_LEVEL"):
+        # A one-off call prints its answer: only warnings and errors go to stderr alongside it.
+        logging.getLogger().setLevel(logging.WARNING)
 
     async def run() -> int:
         async with Runtime(host) as rt:
@@ -364,8 +452,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 if value is None:
                     shown = f"not set (default {spec.default})" if spec.default else "not set"
                 else:
-                    # What logs redact (declared secrets, *_API_KEY, *_TOKEN, ...), and any email.
-                    shown = "set (***)" if value in secrets or "EMAIL" in spec.name else value
+                    # What logs redact (declared secrets, *_API_KEY, *_TOKEN, ...); a contact email
+                    # is no secret, and seeing it is how one checks it.
+                    shown = "set (***)" if value in secrets else value
                 print(f"    {spec.name}: {shown}")
     _check_tools(host)
     services = list(host.services.values())
@@ -398,6 +487,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                         dict(probe_spec.params),
                         expect=probe_spec.expect,
                         deadline=time.monotonic() + args.timeout,
+                        cached=False,  # a probe asks the upstream, and is no cache miss
                     )
                     print(
                         f"  {name}: ok, HTTP {resp.status} in {time.monotonic() - started:.2f}s  {where}  ({pace})"
@@ -405,6 +495,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 except MedlitError as err:
                     failures += 1
                     print(f"  {name}: FAILED {err.reason}: {err.message}  {where}  ({pace})")
+            from .net.shared_pacer import RedisPacer
+
+            shared = {
+                id(p): p
+                for c in rt.clients.values()
+                if isinstance(p := getattr(c, "pacer", None), RedisPacer)
+            }
+            if shared:
+                print("Shared pacing (Redis)")
+            for pacer in shared.values():
+                problem = await pacer.check()
+                state = (
+                    f"DEGRADED: {problem}" if problem else f"ok, {pacer.replicas or 1} replica(s) sharing it"
+                )
+                print(f"  {pacer.group}: {state}  ({pacer.rate:g} req/s)")
         return 1 if failures else 0
 
     return asyncio.run(probe())
@@ -516,10 +621,19 @@ def _seconds(value: str) -> float:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Refuses bad input in one line on stderr (argparse would print the usage block first)."""
+    """Refuses bad input in one line on stderr (argparse would print the usage block first), with
+    the closest command for a misspelt one ('toosl' -> 'tools')."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+        hint = ""
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            import difflib
+
+            choices = re.findall(r"'([^']*)'", wrong.group(2))
+            close = difflib.get_close_matches(wrong.group(1), choices, n=1, cutoff=0.5)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+        self.exit(2, f"{self.prog}: {message}{hint} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -593,8 +707,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _json_flag_first(argv: list[str]) -> list[str]:
+    """``medlit call TOOL --json ARGS``: argparse stops reading positionals at the flag, so the
+    flag moves ahead of them (it may stand anywhere after ``call``)."""
+    if "call" not in argv:
+        return argv
+    at = argv.index("call")
+    rest = argv[at + 1 :]
+    if "--json" not in rest:
+        return argv
+    return [*argv[: at + 1], "--json", *(a for a in rest if a != "--json")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = _json_flag_first(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["serve", *(argv or [])])

@@ -38,6 +38,7 @@ PLUGIN_FAULT = "plugin_error"
 
 # Upstream faults, named after the service that failed.
 UNREACHABLE = "unreachable"
+TIMED_OUT = "timeout"  # connected, but no answer within the request timeout
 SERVER_ERROR = "server_error"
 RATE_LIMITED = "rate_limited"
 DEADLINE_EXCEEDED = "deadline_exceeded"
@@ -80,6 +81,12 @@ _CORE_KINDS = (
     ErrorKind("query_too_long", "Shorten the query."),
     # Upstream faults.
     ErrorKind(UNREACHABLE, "The service could not be reached; retry in a minute.", True, True),
+    ErrorKind(
+        TIMED_OUT,
+        "The service did not answer within the request timeout; retry in a minute, or ask for less per call.",
+        True,
+        True,
+    ),
     ErrorKind(SERVER_ERROR, "The service answered with a server error; retry in a minute.", True, True),
     ErrorKind(
         RATE_LIMITED,

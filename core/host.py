@@ -73,7 +73,7 @@ GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
 # Plugins that are part of core (they run the chain and see the host): loaded whatever
 # MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "related", "references", "review"})
+CORE_PLUGINS = frozenset({"fulltext", "guide", "references", "related", "review"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -281,7 +281,7 @@ class Host:
         for p in active:
             for kind, template in (p.info.id_links if p.info else {}).items():
                 links.setdefault(kind, template)
-        return Catalog(
+        catalog = Catalog(
             tiers=tuple(tiers),
             resolvers=tuple(resolvers),
             related=tuple(related),
@@ -297,7 +297,11 @@ class Host:
             switched_off=tuple(
                 p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on
             ),
+            tool_guides={name: t.guide or t.title for name, t in self.tools.items()},
         )
+        declared_tools = frozenset(t.name for p in self.plugins.values() for t in p.tools)
+        sections = tuple(Declared(_guide_section(p, catalog, declared_tools), p.state) for p in live)
+        return replace(catalog, guides=sections)
 
     def plugin_settings(self, name: str) -> dict[str, str | None]:
         record = self.plugins.get(name)
@@ -485,6 +489,28 @@ def _check_duplicates(records: Iterable[PluginRecord]) -> None:
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
+def email_problem(value: str) -> str:
+    """Which part of a would-be email address is wrong, in words ('it has no @')."""
+    if not value:
+        return "it is empty"
+    if any(c.isspace() for c in value):
+        return "it holds a space"
+    if "@" not in value:
+        return "it has no @ (expected name@domain, e.g. you@example.org)"
+    if value.count("@") > 1:
+        return "it has more than one @"
+    local, domain = value.split("@")
+    if not local:
+        return "nothing comes before the @"
+    if not domain:
+        return "nothing comes after the @"
+    if "." not in domain:
+        return f"its domain {domain!r} has no dot (e.g. example.org)"
+    if domain.startswith(".") or domain.endswith("."):
+        return f"its domain {domain!r} starts or ends with a dot"
+    return "it is not of the form name@domain"
+
+
 def _check_setting(spec: SettingSpec, value: str) -> None:
     """Refuse a malformed value at start-up (the message never quotes a secret)."""
     shown = "***" if spec.secret else repr(value)
@@ -502,7 +528,7 @@ def _check_setting(spec: SettingSpec, value: str) -> None:
         except SettingsError:
             problem = "is not a boolean; use true or false"
     elif spec.kind == "email" and not _EMAIL.match(value.strip()):
-        problem = "is not an email address"
+        problem = f"is not an email address: {email_problem(value.strip())}"
     elif spec.kind == "url" and urlsplit(value).scheme not in ("http", "https"):
         problem = "is not an http(s) URL"
     if problem:
@@ -628,6 +654,61 @@ def _describe(records: Iterable[PluginRecord], catalog: Catalog) -> None:
                 p.tools[i] = replace(tool, description=text)
 
 
+def _guide_section(record: PluginRecord, catalog: Catalog, declared: frozenset[str]) -> str:
+    """An active plugin's guide section under its title, without the lines (with their indented
+    continuation) that name, in backquotes, a declared tool that is not served; "" when it has
+    none (or is not active)."""
+    info = record.info
+    if info is None or not record.active or not info.guide:
+        return ""
+    try:
+        text = info.guide(catalog) if callable(info.guide) else info.guide
+    except Exception as exc:
+        raise HostError(f"plugin {record.name}: its guide could not be rendered: {exc}") from exc
+    if not isinstance(text, str):
+        raise HostError(f"plugin {record.name}: its guide is a {type(text).__name__}, not text")
+    unserved = [f"`{name}`" for name in declared if not catalog.serves(name)]
+    items: list[list[str]] = []  # a line and the indented lines continuing it
+    for line in text.strip().splitlines():
+        if items and line[:1].isspace() and line.strip():
+            items[-1].append(line)
+        else:
+            items.append([line])
+    kept = [ln for item in items if not any(n in ln for ln in item for n in unserved) for ln in item]
+    body = "\n".join(kept).strip()
+    return f"## {info.title}\n{body}" if body else ""
+
+
+def _check_tool_patterns(records: Iterable[PluginRecord], settings: Settings) -> None:
+    """A ``MEDLIT_TOOLS`` pattern that matches no declared tool (a typo such as ``pubmed_serch*``,
+    ``[[`` or ``-pubmed_spel_check``) stops start-up naming it: hosts hide stderr, so a server
+    silently serving fewer (or no) tools looks broken. While plugins are switched off or not
+    loaded their tools are unknown, so such a pattern is only logged."""
+    import difflib
+    import fnmatch
+
+    records = list(records)
+    names = sorted({t.name for p in records for t in p.tools})
+    for pattern in settings.tool_patterns:
+        bare = pattern.lstrip("-")
+        if any(fnmatch.fnmatchcase(n, bare) for n in names):
+            continue
+        stem = re.sub(r"[*?\[\]].*", "", bare)  # what a wildcard pattern's matches start with
+        wild = stem != bare
+        heads = {(n[: len(stem)] if wild else n): n for n in reversed(names)}
+        close = difflib.get_close_matches(stem, list(heads), n=1, cutoff=0.6) if stem else []
+        hint = ""
+        if close:
+            guess = close[0] + bare[len(stem) :] if wild else heads[close[0]]
+            hint = f" (did you mean {guess!r}?)"
+        unknown = [p.name for p in records if p.status == "disabled"]
+        message = f"MEDLIT_TOOLS pattern {pattern!r} matches no tool{hint}"
+        if unknown:
+            log.warning("%s of the plugins loaded (not loaded: %s)", message, ", ".join(unknown))
+            continue
+        raise HostError(f"{message}; `MEDLIT_TOOLS= medlit tools` lists the tool names")
+
+
 def _entry_points() -> list[EntryPoint]:
     return sorted(entry_points(group=GROUP), key=lambda ep: (not _is_builtin(ep), ep.name))
 
@@ -710,6 +791,7 @@ def load_host(
         except Exception as exc:  # a plugin whose declarations fail is listed, not fatal
             _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
     _check_duplicates(records.values())
+    _check_tool_patterns(records.values(), settings)
     if allow is not None:
         unknown = sorted(allow - set(records))
         if unknown:

@@ -183,7 +183,7 @@ def response_format_field() -> Any:
     return Field(
         "markdown",
         validation_alias=AliasChoices("responseFormat", "response_format"),
-        description="Text reply format; structured content is the same. Example: 'json'.",
+        description="Example: 'json'.",
     )
 
 

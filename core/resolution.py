@@ -40,6 +40,7 @@ from . import errors as E
 from .context import ToolContext
 from .errors import MedlitError
 from .identifiers import ID_KINDS
+from .net.http import CALL_DEADLINE
 from .types import (
     NO_SOURCE_ENABLED,
     OUTCOME_REASONS,
@@ -284,15 +285,16 @@ async def run_chain(
     merged, _ = merge_refs(refs)
     result = ChainResult([Resolution(ref) for ref in merged])
     counter = [0]
-    for tier, record in pairs:
+    for index, (tier, record) in enumerate(pairs):
         if not result.unresolved:
             break
+        later = sum(1 for _, rec in pairs[index + 1 :] if rec.active)  # tiers still to come
         if not record.active:
             _skip_inactive(tier, record, result.unresolved, steps)
             continue
         lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
         if lacking:
-            await _resolve_ids(tier, lacking, steps, ctx, result, counter)
+            await _resolve_ids(tier, lacking, steps, ctx, result, counter, later + 1)
         pending = result.unresolved
         batch = [r for r in pending if _carries(r.ref, tier.accepts)]
         for res in pending:
@@ -310,7 +312,7 @@ async def run_chain(
         answers = await _call(
             tier.name,
             tier.plugin,
-            tier.timeout,
+            step_limit(tier.timeout, later),
             partial(tier.resolve, [r.ref for r in batch], step_context(ctx, tier.plugin), options),
             result.errors,
         )
@@ -339,9 +341,11 @@ async def _resolve_ids(
     ctx: ToolContext,
     result: ChainResult,
     counter: list[int],
+    later: int = 0,
 ) -> None:
     """Give the articles ``tier`` cannot be asked about to the resolvers that may find an id it
-    accepts: each resolver once, with every eligible article, in ``order``."""
+    accepts: each resolver once, with every eligible article, in ``order``; ``later`` tiers (this
+    one included) still need time after them."""
     for resolver, record in steps:
         if not resolver.provides & tier.accepts:
             continue
@@ -366,7 +370,7 @@ async def _resolve_ids(
         answers = await _call(
             resolver.name,
             resolver.plugin,
-            resolver.timeout,
+            step_limit(resolver.timeout, later),
             partial(resolver.resolve, [r.ref for r in group], step_context(ctx, resolver.plugin)),
             result.errors,
         )
@@ -431,6 +435,23 @@ def _skip_inactive(
             )
 
 
+STEP_GRACE = 0.25  # past its limit a step's requests have stopped on their own; then the guard
+
+
+def step_limit(timeout: float, later: int, until: float | None = None) -> float:
+    """How long one step may run: its own ``timeout``, and while ``later`` steps may still be
+    needed after it, no more than an equal share of what is left of the call (``until``, a
+    ``time.monotonic()`` instant, defaults to the call deadline in flight). A hung step is cut at
+    its share, so the next one still answers within the call: with a 50 s call and three tiers,
+    the first gets ~16.7 s, the second half of what remains, the last all of it. An equal share
+    is the largest that leaves every later step as much as this one, whatever they each need."""
+    deadline = until if until is not None else CALL_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = max(deadline - time.monotonic(), 0.0)
+    return min(timeout, left / (later + 1))
+
+
 @dataclass
 class StepOutcome:
     """What one provider call came to: its answer, or the error its failure amounts to and a line
@@ -454,7 +475,11 @@ async def run_step(
     such), an answer that is not an ``expect`` (``expected`` words it) or any other exception
     comes back as the error it amounts to, named after the provider or its plugin."""
     started = time.monotonic()
-    budget = asyncio.timeout(limit)
+    # The step's requests stop at its limit themselves (and name their service, e.g.
+    # ncbi_deadline_exceeded); this guard stops a step that goes on without a request.
+    current = CALL_DEADLINE.get()
+    token = CALL_DEADLINE.set(min(started + limit, current if current is not None else float("inf")))
+    budget = asyncio.timeout(limit + STEP_GRACE)
     try:
         async with budget:
             answer = await call()
@@ -464,7 +489,7 @@ async def run_step(
         error = E.plugin_fault(plugin, detail)
     except TimeoutError as exc:
         if budget.expired():
-            detail = f"{name} did not answer within {limit:g} s"
+            detail = f"{name} did not answer within {limit:.3g} s"
         else:  # the step's own timeout (e.g. a socket's), not the chain's: say what it was
             detail = f"{name} timed out on its own: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
         error = E.upstream_error(name, E.DEADLINE_EXCEEDED, detail)
@@ -475,6 +500,8 @@ async def run_step(
         log.exception("step %s of plugin %s failed", name, plugin)
         detail = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
         error = E.plugin_fault(plugin, detail)
+    finally:
+        CALL_DEADLINE.reset(token)
     log.info("step %s failed after %.2fs: %s", name, time.monotonic() - started, detail)
     return StepOutcome(error=error, detail=detail)
 

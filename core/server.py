@@ -8,8 +8,10 @@ on errors because the TypeScript client validates it against ``outputSchema`` ev
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import re
 import sys
 import warnings
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -264,8 +266,10 @@ async def serve_stdio(host: Host) -> None:
 class AnswerParseErrors:
     """The SDK's stdio reader turns a line it cannot parse (garbage, JSON nested too deep) into an
     exception the session drops, so the caller waits out its own timeout. This stream answers such
-    a line with JSON-RPC's ``-32700 Parse error`` (id null, as the spec says when the id is
-    unknown), logs it and hands every real message on unchanged."""
+    a line with JSON-RPC's ``-32700 Parse error``, with the message's top-level ``id`` when a
+    linear scan of the line can read it (a request whose ``params`` nest too deep, say) and
+    ``null`` otherwise, as the spec says when the id is unknown; it logs it and hands every real
+    message on unchanged."""
 
     def __init__(self, read: Any, write: Any) -> None:
         self._read, self._write = read, write
@@ -278,12 +282,15 @@ class AnswerParseErrors:
             item = await self._read.__anext__()
             if not isinstance(item, Exception):
                 return item
-            log.warning("stdio: unparseable message answered with -32700 (%s)", type(item).__name__)
+            request_id = _readable_id(item)
+            log.warning(
+                "stdio: unparseable message answered with -32700 (%s, id %r)", type(item).__name__, request_id
+            )
             from mcp.shared.message import SessionMessage
 
             error = types.JSONRPCError(
                 jsonrpc="2.0",
-                id=None,
+                id=request_id,
                 error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error: not a JSON-RPC message"),
             )
             with contextlib.suppress(Exception):
@@ -301,6 +308,99 @@ class AnswerParseErrors:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._read.__aexit__(*exc)
+
+
+_ID_SCAN_LIMIT = 4_000_000  # characters of a line scanned for its id (the scan is linear)
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)")
+_WS = " \t\r\n"
+
+
+def _readable_id(exc: Exception) -> str | int | None:
+    """The ``id`` of the line a parse failure is about, when pydantic kept the line (it does for
+    invalid JSON) and its top-level object names one before the point where it breaks."""
+    raw: Any = None
+    with contextlib.suppress(Exception):
+        raw = exc.errors(include_url=False)[0].get("input")  # type: ignore[attr-defined]
+    if isinstance(raw, dict):
+        value = raw.get("id")
+        return value if isinstance(value, str | int) and not isinstance(value, bool) else None
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    return top_level_id(raw) if isinstance(raw, str) else None
+
+
+def top_level_id(text: str) -> str | int | None:
+    """Read ``"id"`` of a JSON object's top level without parsing the rest: keys are read, other
+    values skipped by counting brackets outside strings (no recursion, so any depth is cheap). The
+    id counts only when its value is complete (a string, or an integer followed by ``,`` or ``}``)."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]
+
+    text = text[:_ID_SCAN_LIMIT]
+    n = len(text)
+
+    def skip_ws(i: int) -> int:
+        while i < n and text[i] in _WS:
+            i += 1
+        return i
+
+    try:
+        i = skip_ws(0)
+        if i >= n or text[i] != "{":
+            return None
+        i += 1
+        while True:
+            i = skip_ws(i)
+            if i >= n or text[i] != '"':
+                return None
+            key, i = scanstring(text, i + 1)
+            i = skip_ws(i)
+            if i >= n or text[i] != ":":
+                return None
+            i = skip_ws(i + 1)
+            if key == "id":
+                value: str | int
+                if i < n and text[i] == '"':
+                    value, end = scanstring(text, i + 1)
+                else:
+                    m = _NUMBER.match(text, i)
+                    if m is None:
+                        return None
+                    value, end = int(m.group()), m.end()
+                end = skip_ws(end)
+                return value if end < n and text[end] in ",}" else None
+            i = _skip_value(text, i)
+            i = skip_ws(i)
+            if i >= n or text[i] != ",":
+                return None
+            i += 1
+    except (ValueError, IndexError):
+        return None
+
+
+def _skip_value(text: str, i: int) -> int:
+    """The index after the JSON value starting at ``i`` (brackets counted, strings skipped)."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]
+
+    n, depth = len(text), 0
+    while i < n:
+        c = text[i]
+        if c == '"':
+            _, i = scanstring(text, i + 1)
+            if depth == 0:
+                return i
+            continue
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+            if depth < 0:
+                return i
+        elif depth == 0 and c in ",":
+            return i
+        i += 1
+    return i
 
 
 def http_security(allowed_hosts: Sequence[str], allowed_origins: Sequence[str]) -> TransportSecuritySettings:
@@ -327,8 +427,9 @@ def http_app(
     path: str = "/mcp",
     stateless: bool = False,
 ) -> Starlette:
-    """The Streamable HTTP app, plus ``GET /health`` for load balancers. ``stateless`` issues no
-    session ids, so any replica behind a load balancer can answer any request."""
+    """The Streamable HTTP app, plus ``GET /health`` for load balancers (200 while serving;
+    ``status`` is ``degraded`` while shared pacing falls back to local pacing). ``stateless``
+    issues no session ids, so any replica behind a load balancer can answer any request."""
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -342,9 +443,13 @@ def http_app(
     )
 
     async def health(request: Request) -> JSONResponse:
+        from .net.shared_pacer import degraded
+
+        pacing = degraded()  # groups paced locally while Redis is unreachable: still serving
         return JSONResponse(
             {
-                "status": "ok",
+                "status": "degraded" if pacing else "ok",
+                **({"degraded": {"sharedPacing": pacing}} if pacing else {}),
                 "version": _version(),
                 "tools": len(host.tools),
                 "plugins": {p.name: p.status for p in host.plugins.values()},
@@ -365,7 +470,10 @@ def serve_http(
     allowed_origins: Sequence[str] = (),
     stateless: bool = False,
     on_server: Callable[[uvicorn.Server], None] | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> None:
+    """Serve until stopped. ``on_started`` runs once the port is bound (not before: a port in use
+    fails start-up with uvicorn's own message, and nothing claims the server is serving)."""
     import uvicorn
 
     if not is_loopback_host(bind):
@@ -390,7 +498,21 @@ def serve_http(
     server = uvicorn.Server(config)
     if on_server is not None:
         on_server(server)
-    anyio.run(server.serve)
+
+    async def announce() -> None:
+        while not server.started:  # noqa: ASYNC110 (uvicorn sets a plain flag, no event)
+            await asyncio.sleep(0.02)
+        if on_started is not None:
+            on_started()
+
+    async def run() -> None:
+        watcher = asyncio.ensure_future(announce())
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+    anyio.run(run)
 
 
 def quiet_sdk_warnings() -> None:

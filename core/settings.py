@@ -81,12 +81,12 @@ class Settings:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """Values that look secret by their variable's name; the host adds every setting a plugin
-        declares ``secret``."""
+        """Values that look secret by their variable's name (keys, tokens, passwords: a contact
+        email is not a secret); the host adds every setting a plugin declares ``secret``."""
         out = [
             value
             for name, value in self.env.items()
-            if value and name.endswith(("_API_KEY", "_EMAIL", "_TOKEN", "_SECRET", "_MAILTO", "_PASSWORD"))
+            if value and name.endswith(("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"))
         ]
         return tuple(sorted(set(out), key=len, reverse=True))
 

@@ -27,7 +27,7 @@ from .types import ToolSpec
 
 log = logging.getLogger("medlit.schemas")
 
-FORMAT = 2  # bump when lean_schema, compact_output or the stored shape changes
+FORMAT = 3  # bump when lean_schema, compact_output or the stored shape changes
 KEEP = 256  # entries kept in the file: this launch's plus the most recently used others
 CORE_DIR = Path(__file__).resolve().parent
 
@@ -44,30 +44,51 @@ def lean_schema(schema: Any) -> Any:
     return schema
 
 
-_NULL = {"type": "null"}
-
-
 def compact_output(schema: Any) -> Any:
-    """The same output schema, smaller: ``anyOf [{"type": T}, {"type": "null"}]`` becomes
-    ``{"type": [T, "null"]}`` (arrays keep their ``items``) and ``"default": null`` goes, since a
-    default says nothing about a result. Clients check the schema once per session (the Python
-    SDK's meta-schema check took ~0.2 s for the largest) and some hosts show it to the model."""
+    """The same output schema, smaller: defaults, input bounds (``maxLength``, ``maximum``, ...)
+    and ``additionalProperties: false`` go, since they say nothing about a result. Clients check the schema once per session (the Python SDK's meta-schema check
+    took ~0.2 s for the largest) and some hosts show it to the model.
+
+    Nullable values stay ``anyOf [{"type": T}, {"type": "null"}]``: every ``type`` is a single
+    name, never ``[T, "null"]``, which clients mapping schemas onto a single-type dialect (the
+    OpenAPI subset of Gemini function declarations; the MCP Inspector's ``--strict`` portability
+    check) reject. :func:`portability_problems` states the rule; a test holds every tool to it."""
     if isinstance(schema, list):
         return [compact_output(v) for v in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: compact_output(v) for k, v in schema.items() if not (k == "default" and v is None)}
-    options = out.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and _NULL in options:
-        other = options[0] if options[1] == _NULL else options[1]
-        kind = other.get("type") if isinstance(other, dict) else None
-        if (
-            isinstance(kind, str)
-            and set(other) <= {"type", "items"}
-            and not set(out) & set(other) - {"anyOf"}
-        ):
-            del out["anyOf"]
-            out.update(other, type=[kind, "null"])
+    return {k: compact_output(v) for k, v in schema.items() if not _says_nothing(k, v)}
+
+
+# Keys that constrain what a client may *send*; of a result they say nothing a reader needs.
+_INPUT_ONLY = frozenset({"default", "maxLength", "minLength", "maximum", "minimum", "maxItems", "minItems"})
+
+
+def _says_nothing(key: str, value: Any) -> bool:
+    """A default, an input bound or a closed-object marker (the server's results never carry an
+    extra key): a keyword, not a property named so (a property's value is a schema dict)."""
+    if key in _INPUT_ONLY:
+        return not isinstance(value, dict)
+    return key == "additionalProperties" and value is False
+
+
+def portability_problems(schema: Any, path: str = "") -> list[str]:
+    """Where a schema uses a construct single-type dialects reject (the MCP Inspector's strict
+    check): a ``type`` that is a list. ``[]`` when portable."""
+    out: list[str] = []
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            out.append(f"{path or '/'}: type is an array {kind}")
+        for k, v in schema.items():
+            if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
+                for name, sub in v.items():
+                    out.extend(portability_problems(sub, f"{path}.{k}.{name}"))
+            elif k not in ("enum", "const", "default", "examples", "required"):
+                out.extend(portability_problems(v, f"{path}.{k}"))
+    elif isinstance(schema, list):
+        for i, v in enumerate(schema):
+            out.extend(portability_problems(v, f"{path}[{i}]"))
     return out
 
 

@@ -33,9 +33,20 @@ PluginConfig = Mapping[str, "str | None"]
 # (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
 # abstracts and metadata by id; ``links`` follows links between records of any database;
 # ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies;
-# ``citation_match`` finds records for structured citations; ``citations`` formats references.
+# ``citation_match`` finds records for structured citations; ``citations`` formats references;
+# ``audit`` checks a reference list; ``review_set`` runs whole searches into a stored set.
 Capability = Literal[
-    "search", "records", "links", "id_conversion", "full_text", "citation_match", "citations"
+    "search",
+    "records",
+    "links",
+    "id_conversion",
+    "full_text",
+    "vocabulary",
+    "related",
+    "citation_match",
+    "citations",
+    "audit",
+    "review_set",
 ]
 
 # -- the outcome vocabulary of the full-text chain (one table) ------------------------------------
@@ -51,6 +62,7 @@ TierOutcomeKind = Literal[
     "no-oa",
     "fetch-failed",
     "parse-failed",
+    "not-the-article",
     "service-error",
 ]
 # Why an article came back unavailable: the most specific outcome any step reported.
@@ -64,6 +76,7 @@ UnavailableReason = Literal[
     "no-oa",
     "fetch-failed",
     "parse-failed",
+    "not-the-article",
     "service-error",
 ]
 OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
@@ -73,6 +86,8 @@ OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
     ("no-body", "no-body"),
     ("no-oa", "no-oa"),
     ("no-fulltext", "no-fulltext"),
+    # a copy was fetched and read, but it is another article (its metadata names another DOI)
+    ("not-the-article", "not-the-article"),
     ("parse-failed", "parse-failed"),
     ("fetch-failed", "fetch-failed"),
     ("service-error", "service-error"),
@@ -119,7 +134,13 @@ class PluginInfo:
     ``id_links`` gives landing-page templates for identifier kinds the plugin's source names
     (``{"pmid": "https://example.org/{id}/"}``): core links records with them while the plugin
     is active, and knows no such page itself. ``error_kinds`` registers the error kinds the
-    plugin raises beyond core's (each with its recovery hint and retryability)."""
+    plugin raises beyond core's (each with its recovery hint and retryability).
+
+    ``guide`` is the plugin's section of the guide resource (``medlit://guide``), markdown read
+    once by a model before it searches: query syntax, identifiers, limits of the plugin's own
+    tools. A callable gets the :class:`Catalog` (sync). Core drops every line naming, in
+    backquotes, one of the plugin's tools that is not served, so a section never points to a
+    tool the model cannot call."""
 
     name: str
     title: str
@@ -129,6 +150,7 @@ class PluginInfo:
     settings: tuple[SettingSpec, ...] = ()
     check_settings: Callable[[PluginConfig], str | None] | None = None
     error_kinds: tuple[ErrorKind, ...] = ()
+    guide: str | Callable[[Catalog], str] = ""
 
 
 @dataclass(frozen=True)
@@ -651,6 +673,9 @@ class ToolSpec:
     tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
     ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
     a ``destructive`` tool may delete what it cannot restore (hosts ask before calling it).
+    ``guide`` is its row in
+    the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
+    PMIDs"); without it the row shows ``title``.
 
     The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
     holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
@@ -672,6 +697,7 @@ class ToolSpec:
     read_only: bool = True
     open_world: bool = True
     destructive: bool = False
+    guide: str = ""
     plugin: str = ""
 
     def loaded(self) -> LoadedTool:
@@ -924,6 +950,11 @@ class Catalog:
     # Plugins switched off (``<NAME>_ENABLED=false``): none of their hooks ran, so what they would
     # contribute is unknown; a tool that found nothing names them, with the variable to set.
     switched_off: tuple[PluginState, ...] = ()
+    # The guide's material: each served tool's one-line task (``ToolSpec.guide`` or its title), and
+    # every switched-on plugin's section (``PluginInfo.guide`` rendered, lines naming its unserved
+    # tools dropped; "" for one without) with its standing (an unconfigured one waits on a setting).
+    tool_guides: Mapping[str, str] = field(default_factory=dict)
+    guides: tuple[Declared[str], ...] = ()
 
     def tool_for(self, capability: Capability) -> str | None:
         """The first served tool offering ``capability`` (plugins in load order), or ``None``."""

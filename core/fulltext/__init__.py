@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..hookspecs import hookimpl
 from ..lazy import lazy
 from ..types import PluginInfo, ToolSpec
-from .describe import NAME, describe
+from .describe import NAME, describe, guide
 
 # Declarations only: the models, the chain and the JATS shaping are imported at the first call.
 TOOL = ToolSpec(
@@ -23,6 +23,8 @@ TOOL = ToolSpec(
     output_model=lazy(".models:FulltextOutput", __name__),
     handler=lazy(".tool:fetch_fulltext", __name__),
     render=lazy(".render:render_fulltext", __name__),
+    guide="PMCIDs / PMIDs / DOIs, want the full text",
+    capabilities=frozenset({"full_text"}),
 )
 
 
@@ -32,6 +34,7 @@ def medlit_plugin_info() -> PluginInfo:
         name="fulltext",
         title="Full text",
         description="Full text through the chain of the full-text tiers and ID resolvers other plugins declare.",
+        guide=guide,
     )
 
 

@@ -67,13 +67,14 @@ def describe(catalog: Catalog) -> str:
     if not catalog.tiers:
         return NO_TIERS
     records = catalog.tool_for("records")
-    sibling = f"; for titles, abstracts and metadata, {records} (cheaper)" if records else ""
+    sibling = f"; for abstracts and metadata, {records} (cheaper)" if records else ""
+    convert = " PMIDs and DOIs are first converted to the ids they need." if catalog.resolvers else ""
     return (
-        "Fetch the full text of articles as structured sections with tables and figures, from these sources in "
-        f"order: {sources(catalog, True)}. {resolvers(catalog, True)} Use it to read methods, results or "
-        f"tables{sibling}. Name up to {MAX_IDS} articles by pmcids, pmids and/or dois; the first {FETCH_LIMIT} "
-        "are fetched, the rest return in overLimit. An article with no full text anywhere is listed in "
-        "unavailable with each source's outcome: a normal result, not an error."
+        "Fetch the full text of articles as sections with tables and figures, from these sources in order: "
+        f"{sources(catalog, True)}.{convert} Use it to read methods, results or tables{sibling}. Up to {MAX_IDS} "
+        f"pmcids, pmids, dois; the first {FETCH_LIMIT} are fetched, the rest return in overLimit. Articles "
+        "come whole unless maxCharacters or maxResponseCharacters is set. No full text anywhere: listed in "
+        "unavailable with each source's outcome."
     )
 
 
@@ -82,3 +83,15 @@ def chain_summary(catalog: Catalog) -> str:
     if not catalog.serves(NAME) or not catalog.tiers:
         return ""
     return f"Full text ({NAME}) comes from these sources, in order: {sources(catalog)}. {resolvers(catalog)}".strip()
+
+
+def guide(catalog: Catalog) -> str:
+    """The plugin's section of the guide resource (``PluginInfo.guide``)."""
+    if not catalog.tiers:
+        return ""
+    return (
+        f"- `{NAME}` tries these sources in order: {sources(catalog, True)}.\n"
+        "- PMIDs and DOIs are first converted to the identifiers the sources need; every article reports\n"
+        "  what each source did (`triedTiers`). No full text anywhere is a normal result listed under\n"
+        "  `unavailable`, with `unqueriedTiers` naming the sources that are off here."
+    )

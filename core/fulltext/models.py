@@ -49,39 +49,38 @@ class FulltextInput(ToolInput):
     # all three together (_some_ids), so it is advertised per list without a per-list check.
     pmcids: list[Id] | None = Field(
         None,
-        description="PMC IDs; bare digits and PMC URLs accepted. Example: ['PMC9575052'].",
+        description="Bare digits and PMC URLs accepted. Example: ['PMC9575052'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
     pmids: list[Id] | None = Field(
         None,
-        description="PubMed IDs, numbers accepted. Example: ['33533846'].",
+        description="Numbers accepted. Example: ['33533846'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
     dois: list[Id] | None = Field(
         None,
-        description="DOIs; doi: and https://doi.org/ forms accepted. Example: ['10.1371/journal.pone.0046493'].",
+        description="doi: and https://doi.org/ forms accepted. Example: ['10.1371/journal.pone.0046493'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
     sections: list[Annotated[str, Field(max_length=200)]] | None = Field(
         None,
         max_length=50,
-        description="Only sections whose title contains one of these terms, whole. Example: ['methods', 'results'].",
+        description="Only sections whose title has one of these words. Example: ['methods', 'results'].",
     )
     maxSections: int | None = Field(
         None,
         ge=1,
         le=1000,
-        description="Top-level sections per article, counted after `sections`; back matter goes first. Example: 5.",
+        description="Top-level sections kept per article, after `sections`. Example: 5.",
     )
-    includeTables: bool = Field(True, description="Example: false.")
-    includeAssets: bool = Field(True, description="Figures and supplementary material. Example: false.")
-    includeReferences: bool = Field(False, description="Example: true.")
+    includeTables: bool = True
+    includeAssets: bool = Field(True, description="Figures and supplementary material.")
+    includeReferences: bool = False
     maxCharacters: int | None = Field(
         None,
         ge=1,
         le=SIZE_MAX,
-        description="Per-article budget for body, table and figure text (not titles, abstracts or references). "
-        "Example: 8000.",
+        description="Per-article budget for body, table and figure text; default none. Example: 8000.",
     )
     overflowMode: Literal["truncate", "outline"] = Field(
         "truncate",
@@ -94,8 +93,8 @@ class FulltextInput(ToolInput):
         None,
         ge=1,
         le=SIZE_MAX,
-        description="Ceiling on the whole response; later articles are deferred whole (the first always "
-        "returns). Example: 60000.",
+        description="Ceiling on the whole reply, default none; later articles are deferred whole. "
+        "Example: 60000.",
     )
     responseFormat: ResponseFormat = response_format_field()
 

@@ -46,6 +46,11 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "medlit_call_deadline", default=None
 )
+# What a DNS failure or a refused connection means here: the machine's network, not the service.
+OFFLINE_HINT = (
+    "Check this machine's network connection, DNS and proxy settings (HTTPS_PROXY / HTTP_PROXY): "
+    "the service's host could not be reached from here."
+)
 CALL_PROGRESS: contextvars.ContextVar[Callable[[str], Awaitable[None]] | None] = contextvars.ContextVar(
     "medlit_call_progress", default=None
 )
@@ -200,6 +205,7 @@ class RequestOptions(TypedDict, total=False):
     identify: bool
     parse: Callable[[Response], Any] | None
     share: bool
+    cached: bool
 
 
 class UpstreamClient:
@@ -267,6 +273,7 @@ class UpstreamClient:
         identify: bool = True,
         parse: Callable[[Response], Any] | None = None,
         share: bool = True,
+        cached: bool = True,
     ) -> Response:
         """Send a request and return a response whose body matches ``expect``.
 
@@ -276,7 +283,9 @@ class UpstreamClient:
         404 for an unknown DOI). ``parse(response)`` reads the body inside the retry loop: a
         body that fails to parse (a garbled or truncated 200) is retried like any transient
         fault, and the parsed value is kept on ``response.parsed``. Identical requests in
-        flight at once share one upstream call (``share=False`` opts out).
+        flight at once share one upstream call (``share=False`` opts out). ``cached=False``
+        leaves the persistent cache out entirely (neither read, written nor counted): a probe
+        measures the upstream itself (``medlit doctor``).
         """
         deadline = call_deadline(self.settings.call_deadline, deadline)
         call = prepare(
@@ -292,8 +301,8 @@ class UpstreamClient:
             identify,
             parse,
         )
-        if self._cached is not None and (cached := await self._cached.answer(path, call)) is not None:
-            return cached
+        if cached and self._cached is not None and (hit := await self._cached.answer(path, call)) is not None:
+            return hit
         return await (self._send_shared(call) if share else self._with_retries(call))
 
     async def _send_shared(self, call: Call) -> Response:
@@ -488,8 +497,12 @@ class UpstreamClient:
                 return Response(r.status, self.redact(url), dict(r.headers), body)
         except MedlitError:
             raise
-        except TimeoutError:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out")) from None
+        except (
+            TimeoutError
+        ):  # connected (or connecting), then no answer in time: a timeout, not "unreachable"
+            raise _Retry(
+                self._fail(E.TIMED_OUT, f"{cfg.label} did not answer within {timeout.total or 0:.3g} s")
+            ) from None
         except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
             raise _Retry(
                 self._fail(
@@ -499,6 +512,16 @@ class UpstreamClient:
         except aiohttp.ClientConnectorDNSError:  # a name that does not resolve will not in a second either
             raise self._fail(
                 E.UNREACHABLE, f"{cfg.label} could not be reached: its host name does not resolve"
+            ).but(recovery=OFFLINE_HINT) from None
+        except aiohttp.ClientConnectorError as exc:  # no route, refused, reset: the network's side
+            if isinstance(exc, aiohttp.ClientSSLError):  # a certificate problem is the service's side
+                raise _Retry(
+                    self._fail(E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__})")
+                ) from None
+            raise _Retry(
+                self._fail(
+                    E.UNREACHABLE, f"{cfg.label} could not be reached ({type(exc).__name__}: {exc.os_error})"
+                ).but(recovery=OFFLINE_HINT)
             ) from None
         except aiohttp.ClientError as exc:
             failed = exc.original if isinstance(exc, ResendRefused) else exc  # name aiohttp's own error
@@ -537,7 +560,7 @@ class UpstreamClient:
         if status >= 500:
             raise _Retry(self._fail(E.SERVER_ERROR, f"{cfg.label} answered HTTP {status} (a server error)"))
         if status == 408:
-            raise _Retry(self._fail(E.UNREACHABLE, f"{cfg.label} timed out (HTTP 408)"))
+            raise _Retry(self._fail(E.TIMED_OUT, f"{cfg.label} timed out (HTTP 408)"))
         if status in (404, 410):
             raise self._fail(
                 E.RESOURCE_NOT_FOUND, f"{cfg.label} has no such resource (HTTP {status})", status=status

@@ -25,7 +25,17 @@ TOOL = ToolSpec(
     output_model=lazy(".models:VerifyReferencesOutput", __name__),
     handler=lazy(".tool:verify_references", __name__),
     render=lazy(".tool:render_references", __name__),
+    capabilities=frozenset({"audit"}),
+    guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
 )
+
+GUIDE = """\
+### Auditing references
+Audit any reference list before it is cited or submitted, and always references a language model
+drafted or that were copied from elsewhere: invented references, chimeras of two papers, wrong
+years, volumes or DOIs and retracted papers are common. Fix every `mismatch` from its
+`discrepancies`, replace or drop `not_found` entries, choose among `ambiguous` candidates, and cite
+work with a `retraction` or `withdrawal` notice only as retracted."""
 
 
 @hookimpl
@@ -34,6 +44,7 @@ def medlit_plugin_info() -> PluginInfo:
         name="references",
         title="Reference audit",
         description="Checks reference lists against the reference matchers and notice providers other plugins declare.",
+        guide=GUIDE,
         error_kinds=(
             ErrorKind("empty_reference", "Remove the empty item or give the reference's text or fields."),
             ErrorKind(

@@ -25,6 +25,8 @@ TOOL = ToolSpec(
     output_model=lazy(".models:FindRelatedOutput", __name__),
     handler=lazy(".tool:find_related", __name__),
     render=lazy(".tool:render_related", __name__),
+    guide="a PMID, want similar, citing or cited articles",
+    capabilities=frozenset({"related"}),
 )
 
 

@@ -20,7 +20,7 @@ from .. import errors as E
 from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, normalize_pmid
-from ..resolution import report_progress, run_step, step_context
+from ..resolution import report_progress, run_step, step_context, step_limit
 from ..types import Declared, RelatedProvider, RelatedQuery, RelatedResult
 from .models import Outcome
 
@@ -108,6 +108,7 @@ async def ask(
     provider may run past."""
     asked = Asked()
     step = 0
+    askable = [p.record.name for p in pairs if query.kind in p.record.kinds and p.state.active]
     for provider, record in pairs:
         if query.kind not in provider.kinds:
             continue
@@ -130,7 +131,8 @@ async def ask(
         out = await run_step(
             provider.name,
             provider.plugin,
-            min(provider.timeout, left),
+            # an equal share of what is left while other providers may still be asked
+            step_limit(provider.timeout, len(askable) - askable.index(provider.name) - 1, until),
             partial(_answer, provider, query, step_context(ctx, provider.plugin)),
             RelatedResult,  # anything else is its plugin's fault
             "a RelatedResult",

@@ -3,6 +3,8 @@ actually declared, in the order they are asked, each with why it is off when it 
 
 from __future__ import annotations
 
+import re
+
 from ..types import Capability, Catalog, PluginState
 
 NAME = "pubmed_find_related"
@@ -16,6 +18,12 @@ def _state(record: PluginState) -> str:
     if record.status == "unconfigured" and record.waiting_on:
         return f" [needs {record.waiting_on}]"
     return f" [{record.status}]"
+
+
+def _brief(description: str) -> str:
+    """A provider's description up to its first ';' or parenthesis: what it is (the caveats after
+    it belong to the server instructions, not to every tools/list)."""
+    return re.split(r";| \(", description, maxsplit=1)[0].strip().rstrip(".")
 
 
 def _siblings(catalog: Catalog) -> str:
@@ -34,7 +42,7 @@ def describe(catalog: Catalog) -> str:
     chain = (
         "; ".join(
             f"{n}. {p.name} ({', '.join(k for k in ('similar', 'cited_by', 'references') if k in p.kinds)}"
-            + (f": {p.description}" if p.description else "")
+            + (f": {_brief(p.description)}" if p.description else "")
             + ")"
             + _state(rec)
             for n, (p, rec) in enumerate(providers, 1)
@@ -42,7 +50,7 @@ def describe(catalog: Catalog) -> str:
         or "none installed, so every call fails"
     )
     return (
-        "Find articles related to one article named by PMID (similar to it, citing it, or cited by it) as PMIDs "
-        f"with brief summaries. Providers, asked in order until one has a list: {chain}. Use it to follow "
+        "Find articles similar to, citing or cited by one article (a PMID), as PMIDs with brief summaries. "
+        f"Providers, asked in order until one has a list: {chain}. Use it to follow "
         f"citations or find similar work{_siblings(catalog)}. Finding none is an empty answer, not an error."
     )

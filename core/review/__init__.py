@@ -49,6 +49,8 @@ TOOLS = [
         render=lazy(".tool:render_state", __name__),
         idempotent=False,
         read_only=False,
+        capabilities=frozenset({"review_set"}),
+        guide="a systematic or scoping review: every record of queries across databases, deduplicated (a set, not paged searches)",
     ),
     ToolSpec(
         name="review_records",
@@ -61,6 +63,7 @@ TOOLS = [
         handler=lazy(".tool:review_records", __name__),
         render=lazy(".tool:render_records", __name__),
         open_world=False,
+        guide="a review set, want its records page by page",
     ),
     ToolSpec(
         name="review_export",
@@ -74,6 +77,7 @@ TOOLS = [
         render=lazy(".tool:render_export", __name__),
         read_only=False,
         open_world=False,
+        guide="a review set, want a file for Rayyan, Covidence, Zotero or EndNote",
     ),
     ToolSpec(
         name="review_sets",
@@ -88,6 +92,7 @@ TOOLS = [
         idempotent=False,
         open_world=False,
         destructive=True,
+        guide="review sets, want to list, rename or delete one",
     ),
 ]
 
@@ -119,6 +124,14 @@ def medlit_plugin_info() -> PluginInfo:
         name="review",
         title="Review workspace",
         description="Whole searches across sources into stored, deduplicated sets, logged and exported.",
+        guide=(
+            "### Review sets\n"
+            "For a systematic or scoping review, run each database's query whole into a named set with "
+            "`review_search` instead of paging search results: the server keeps every record, deduplicates "
+            "across sources, logs each search for PRISMA-S and exports the set (`review_export`) for the "
+            "screening tool. Page the set with `review_records`; a large import goes on in the server and "
+            "the next call reports it."
+        ),
         settings=(
             SettingSpec(
                 "MEDLIT_STORE",

@@ -39,6 +39,7 @@ SEARCH_TOOL = ToolSpec(
     output_model=lazy(".models:SearchOutput", __name__),
     handler=lazy(".search_tool:search_europepmc", __name__),
     render=lazy(".search_tool:render_search", __name__),
+    guide="preprints, patents, Agricola or words in open full texts (Europe PMC)",
 )
 
 FETCH_TOOL = ToolSpec(
@@ -55,6 +56,7 @@ FETCH_TOOL = ToolSpec(
     output_model=lazy(".models:FetchOutput", __name__),
     handler=lazy(".fetch_tool:fetch_records", __name__),
     render=lazy(".fetch_tool:render_fetch", __name__),
+    guide="Europe PMC hits ({source, epmcId}), want whole records",
 )
 
 TIER = FulltextTier(

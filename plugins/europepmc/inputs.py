@@ -48,6 +48,9 @@ def _blank(query: str) -> bool:
     return not re.sub(r"[\s()\[\]\"']", "", text)
 
 
+_CURSOR = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+
+
 class SearchInput(ToolInput):
     query: str = Field(
         min_length=1,
@@ -97,9 +100,21 @@ class SearchInput(ToolInput):
     @field_validator("cursorMark")
     @classmethod
     def _cursor(cls, v: str) -> str:
-        if not strip_invisible(v).strip():
+        """'*' or a cursor Europe PMC handed out: base64 of the sort values ('AoIIP4ZawSg1MzEyODI1MA=='),
+        checked here so that line breaks, markup or paths never reach the upstream (whose refusal
+        would read as a bad query)."""
+        v = v.strip()
+        if not strip_invisible(v):
             raise ArgumentError(
                 "cursorMark is blank", "Use '*' for the first page or pass nextCursorMark verbatim."
+            )
+        if v != "*" and not _CURSOR.fullmatch(v):
+            bad = next((c for c in v if not _CURSOR.fullmatch(c)), "")
+            raise ArgumentError(
+                f"cursorMark {v[:40]!r}{'...' if len(v) > 40 else ''} is not a Europe PMC cursor"
+                + (f" (it holds {bad!r})" if bad and bad not in "=" else ""),
+                "Use '*' for the first page, then nextCursorMark from the previous answer verbatim "
+                "(letters, digits, '+', '/', '-', '_', ending in '=' padding).",
             )
         return v
 
@@ -147,8 +162,7 @@ class FetchInput(ToolInput):
         None,
         ge=1,
         le=10_000_000,
-        description="Ceiling on the records' JSON size; later records are deferred whole (the first always "
-        "returns). Example: 40000.",
+        description="Ceiling on the records' JSON size; later records are deferred whole. Example: 40000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

@@ -14,16 +14,16 @@ TOOL = ToolSpec(
     title="Fetch iCite citation metrics",
     description=(
         "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = the median "
-        "NIH-funded paper of its field and year; provisional for recent papers), NIH percentile, citation counts "
-        "and rates, Approximate Potential to Translate and clinical citations. Use it to judge how influential "
-        "known papers are; to find papers use pubmed_search_articles, for the papers citing one, "
-        "pubmed_find_related. iCite does not flag retractions: check pubmed_fetch_articles. The first 200 "
-        "distinct PMIDs are fetched in one request, the rest listed in overLimit."
+        "NIH-funded paper of its field and year), NIH percentile, citation counts and rates, Approximate "
+        "Potential to Translate, clinical citations. Use it to judge how influential known papers are; to find "
+        "papers, pubmed_search_articles; the papers citing one, pubmed_find_related. iCite does not flag "
+        "retractions: check pubmed_fetch_articles. 200 PMIDs per request; the rest are listed in overLimit."
     ),
     input_model=lazy(".models:CitationMetricsInput", __name__),
     output_model=lazy(".models:CitationMetricsOutput", __name__),
     handler=lazy(".tool:fetch_metrics", __name__),
     render=lazy(".tool:render_metrics", __name__),
+    guide="PMIDs, want citation counts and RCR",
 )
 
 

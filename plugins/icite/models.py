@@ -20,8 +20,8 @@ MAX_PMIDS = 1000
 OTHER_FIELD = re.compile(r"; send it in `\w+`")
 MAX_ITEM_CHARS = 12_000  # one string may pack the whole list: 1,000 PMIDs and their separators
 PMIDS_RECOVERY = (
-    "Give PubMed IDs as an array (['27599104', '23456789']) or one comma-separated string; each is "
-    "digits, optionally with a 'PMID:' prefix. DOIs and PMC IDs: convert them with pubmed_convert_ids."
+    "Give PubMed IDs as an array (['27599104', '23456789']); each is digits, optionally with a "
+    "'PMID:' prefix. DOIs and PMC IDs: convert them with pubmed_convert_ids."
 )
 
 
@@ -65,16 +65,15 @@ def check_pmids(value: Any) -> list[str]:
 class CitationMetricsInput(ToolInput):
     # check_pmids (a before-validator) folds what callers send and enforces the limits itself.
     pmids: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)]] = Field(
-        description="PubMed IDs; numbers, 'PMID:' labels and one comma-separated string accepted, duplicates "
-        "dropped. Example: ['27599104', '23456789'].",
+        description="PubMed IDs; numbers and 'PMID:' labels accepted, duplicates dropped. Example: ['27599104', '23456789'].",
         json_schema_extra={"minItems": 1, "maxItems": MAX_PMIDS},
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
         le=10_000_000,
-        description="Ceiling on the records' JSON size (200 records: ~90,000); later records are deferred whole "
-        "to deferred.ids. Example: 30000.",
+        description="Ceiling on the records' JSON size (200 records: ~90,000); the rest is deferred. "
+        "Example: 30000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

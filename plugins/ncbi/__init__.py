@@ -8,7 +8,7 @@ PubMed record cache), ``parse/`` (pure readers of NCBI answers), ``inputs`` / ``
 ``citation_styles`` (pieces tools share), ``tools/`` (one module per tool family; they never
 import each other), ``metadata`` (PubMed as a metadata provider and the PMID -> DOI step),
 ``idconv`` and ``pmc_tier`` (the chain's ID converter step and PMC tier), ``related`` (ELink as a
-related-article provider), ``resources`` and ``guide`` (light: the guide text and the prompt).
+related-article provider), ``resources`` and ``guide`` (light: the database-info resource and the plugin's guide section).
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ def medlit_plugin_info() -> PluginInfo:
         name="ncbi",
         title="NCBI E-utilities, PubMed and PMC",
         description="Entrez E-utilities for every NCBI database, PubMed research tools and PMC full text.",
+        guide=guide.GUIDE,
         id_links={
             "pmid": "https://pubmed.ncbi.nlm.nih.gov/{id}/",
             "pmcid": "https://pmc.ncbi.nlm.nih.gov/articles/{id}/",
@@ -130,7 +131,6 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "NCBI_EMAIL",
                 "Contact email NCBI asks every client to send",
-                secret=True,
                 kind="email",
                 recommended=True,
                 example="you@example.org",
@@ -173,12 +173,7 @@ def medlit_tools():
 
 @hookimpl
 def medlit_resources():
-    return [DATABASE_INFO, guide.GUIDE_RESOURCE]
-
-
-@hookimpl
-def medlit_prompts():
-    return [guide.RESEARCH_PLAN]
+    return [DATABASE_INFO]
 
 
 @hookimpl

@@ -73,8 +73,7 @@ _RETTYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,29}$")
 _LINKNAME = re.compile(r"^[a-z][a-z0-9_]{1,79}$")
 
 UIDS_RECOVERY = (
-    "Give UIDs as an array (['31452104', '31452105']) or one comma-separated string "
-    "('31452104,31452105'); each is digits or an accession such as 'NP_005537.3'."
+    "Give UIDs as an array (['31452104', '31452105']); each is digits or an accession such as 'NP_005537.3'."
 )
 
 
@@ -86,7 +85,7 @@ class HistoryHandle(BaseModel):
     db: str = Field(max_length=DB_LENGTH)
     web_env: str = Field(max_length=300)
     query_key: str = Field(max_length=12)
-    count: int | None = Field(None, ge=0, le=10**10, description="Records in the set, when known")
+    count: int | None = Field(None, ge=0, le=10**10)
 
     @field_validator("db")
     @classmethod
@@ -116,7 +115,7 @@ class HistoryHandle(BaseModel):
 
 
 HISTORY_DESCRIPTION = (
-    "History handle from eutils_esearch/epost/elink, passed back unchanged (medlit://guide). Example: "
+    "A History handle from eutils_esearch/epost/elink, unchanged. Example: "
     "{'db': 'pubmed', 'web_env': 'MCID_01', 'query_key': '1'}."
 )
 
@@ -162,7 +161,7 @@ def uids_field(limit: int, what: str = "UIDs") -> Any:
     hint on how to get more)."""
     return Field(
         None,
-        description=f"{what}: array or comma-separated string, numbers accepted. Example: ['31452104', '31452105'].",
+        description=f"{what}, numbers accepted. Example: ['31452104', '31452105'].",
         json_schema_extra={"maxItems": limit},
     )
 
@@ -444,8 +443,8 @@ def has_term(text: str, *, drop_field_tags: bool = False, drop_quotes: bool = Fa
 
 OTHER_FIELD = re.compile(r"; send it in `\w+`")
 PMIDS_RECOVERY = (
-    "Send PubMed IDs as an array of digit strings, e.g. ['33533846', '31452104'] ('PMID: 123', PubMed URLs "
-    "and one comma-separated string are accepted). Use pubmed_convert_ids for DOIs or PMC IDs."
+    "Send PubMed IDs as an array of digit strings, e.g. ['33533846', '31452104'] ('PMID: 123' and PubMed "
+    "URLs are accepted). Use pubmed_convert_ids for DOIs or PMC IDs."
 )
 
 
@@ -478,8 +477,7 @@ Pmids = list[Annotated[str, Field(max_length=PMID_LENGTH)]]
 
 def pmids_field(limit: int, what: str) -> Any:
     return Field(
-        description=f"PubMed IDs {what}; numbers, 'PMID:' labels, URLs and one comma-separated string accepted, "
-        "duplicates dropped. Example: ['33533846', '31452104'].",
+        description=f"PubMed IDs {what}; numbers, 'PMID:' labels and URLs accepted, duplicates dropped. Example: ['33533846', '31452104'].",
         json_schema_extra={"minItems": 1, "maxItems": limit},
     )
 

@@ -35,13 +35,11 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "OPENALEX_EMAIL",
                 "Contact email sent to OpenAlex as mailto (its polite pool); NCBI_EMAIL when unset",
-                secret=True,
                 kind="email",
             ),
             SettingSpec(
                 "NCBI_EMAIL",
                 "Contact email, used for OpenAlex when OPENALEX_EMAIL is unset",
-                secret=True,
                 kind="email",
             ),
             SettingSpec(

@@ -16,17 +16,18 @@ TOOL = ToolSpec(
     name="pubmed_institutional_link",
     title="Library (OpenURL) link",
     description=(
-        "Build links to the user's own library link resolver (OpenURL 1.0), through which they reach the full "
-        "text their institution licenses or request it by interlibrary loan. Use it when no open copy exists "
-        "(pubmed_fetch_fulltext already adds such a link to its unavailable entries); not for reading text "
-        "(pubmed_fetch_fulltext) or formatting references (pubmed_format_citations). Give up to 20 PMIDs, DOIs "
-        "(their metadata is looked up in one batch) or citations. Nothing is fetched from the resolver; a PMID "
-        "PubMed does not know is listed in unavailable."
+        "Build links to the user's library link resolver (OpenURL 1.0), to the full text their institution "
+        "licenses or an interlibrary loan. Use it when no open copy exists (pubmed_fetch_fulltext already adds "
+        "one to its unavailable entries); not to format references (pubmed_format_citations). Up to 20 items in "
+        "all, PMIDs then DOIs (metadata looked up in one batch) then citations; the rest go to overLimit. "
+        "Nothing is fetched from the resolver. unavailable lists PMIDs PubMed does not know; a DOI outside "
+        "PubMed gets a DOI-only link."
     ),
     input_model=lazy(".tool:InstitutionalLinkInput", __name__),
     output_model=lazy(".tool:InstitutionalLinkOutput", __name__),
     handler=lazy(".tool:institutional_link", __name__),
     render=lazy(".tool:render", __name__),
+    guide="no open copy, want a link through the user's library",
 )
 
 PROVIDER = AccessLinkProvider(
@@ -47,6 +48,10 @@ def medlit_plugin_info() -> PluginInfo:
             "OpenURL links to your library's link resolver for articles without an open copy. Set "
             f"{presets.RESOLVER} to the resolver's base URL, or {presets.PRESET} ({names}) with the codes "
             "it needs (see the README's table)."
+        ),
+        guide=(
+            "- `pubmed_institutional_link` builds library links for up to 20 PMIDs, DOIs or citations;\n"
+            "  `pubmed_fetch_fulltext` adds one (`institutionalLink`) to each of its `unavailable` entries."
         ),
         settings=(
             SettingSpec(

@@ -45,7 +45,7 @@ _DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
 
 
 class CitationInput(ToolInput):
-    kind: Literal["article", "chapter", "book", "preprint"] = "article"
+    kind: Literal["article", "chapter", "book", "preprint"] = Field("article", description="The link's genre")
     title: str = Field("", max_length=500, description="Article, chapter or book title")
     journal: str = Field("", max_length=300, description="Journal title (articles, preprints)")
     bookTitle: str = Field("", max_length=300, description="The book a chapter is in")
@@ -59,8 +59,8 @@ class CitationInput(ToolInput):
         [], max_length=MAX_AUTHORS, description="First author first: 'Smith JA' or 'Smith, John'"
     )
     publisher: str = Field("", max_length=200)
-    pmid: str = Field("", max_length=40, description="Carried as an identifier, not looked up")
-    doi: str = Field("", max_length=300, description="Carried as an identifier, not looked up")
+    pmid: str = Field("", max_length=40)
+    doi: str = Field("", max_length=300)
 
     @field_validator("issn")
     @classmethod
@@ -128,8 +128,8 @@ class InstitutionalLinkInput(ToolInput):
     citations: list[CitationInput] = Field(
         [],
         max_length=LIMIT,
-        description="Metadata given directly, not looked up. Example: [{'title': 'Remdesivir for Covid-19', "
-        "'journal': 'N Engl J Med', 'date': '2020'}].",
+        description="Metadata given directly, nothing looked up (pmid, doi carried as is). Example: "
+        "[{'title': 'Remdesivir for Covid-19', 'journal': 'N Engl J Med', 'date': '2020'}].",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

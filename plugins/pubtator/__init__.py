@@ -34,6 +34,8 @@ FIND_ENTITY = ToolSpec(
     output_model=lazy(".models:FindEntityOutput", __name__),
     handler=lazy(".entity_tool:find_entity", __name__),
     render=lazy(".entity_tool:render_find_entity", __name__),
+    guide="a gene, disease, chemical or variant name, want its PubTator entity id",
+    capabilities=frozenset({"vocabulary"}),
 )
 
 SEARCH = ToolSpec(
@@ -50,6 +52,7 @@ SEARCH = ToolSpec(
     output_model=lazy(".models:SearchOutput", __name__),
     handler=lazy(".search_tool:search_pubtator", __name__),
     render=lazy(".search_tool:render_search", __name__),
+    guide="entity ids or relations, want the articles mentioning them",
 )
 
 ANNOTATIONS = ToolSpec(
@@ -66,6 +69,7 @@ ANNOTATIONS = ToolSpec(
     output_model=lazy(".models:AnnotationsOutput", __name__),
     handler=lazy(".annotations_tool:fetch_annotations", __name__),
     render=lazy(".annotations_tool:render_annotations", __name__),
+    guide="PMIDs / PMCIDs, want the genes, diseases, chemicals and variants they mention",
 )
 
 RELATED = ToolSpec(
@@ -81,6 +85,7 @@ RELATED = ToolSpec(
     output_model=lazy(".models:RelatedOutput", __name__),
     handler=lazy(".related_tool:related", __name__),
     render=lazy(".related_tool:render_related", __name__),
+    guide="an entity, want entities related to it (a disease's treating chemicals)",
 )
 
 

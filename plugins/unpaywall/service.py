@@ -1,8 +1,9 @@
 """The plugin's settings and its two services: the Unpaywall API and the open web its copies live on.
 
 Unpaywall wants a contact email with every request (``?email=``); content hosts get a polite
-User-Agent naming the project and the same contact. Both values are secret: the host keeps
-them out of logs, errors and output.
+User-Agent naming the project and the same contact. A contact email is not a secret (a start-up
+message may quote it to say what is malformed); the ``email=`` parameter of logged URLs is
+still masked, like keys.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ SETTINGS = (
         EMAIL,
         "Contact email Unpaywall requires with every request (also named in the User-Agent sent to content hosts)",
         required=True,
-        secret=True,
         kind="email",
         example="you@example.org",
     ),

@@ -6,9 +6,10 @@ byte budget per article:
 
 - a body is a PDF when its bytes say so (``%PDF-``), a web page when it is HTML; what a URL
   or its declared type promises does not count (a PDF link serving a paywall page is a page);
-- a PDF is read with pypdf; its metadata must not name another DOI;
-- a page must be the article asked for (DOI or title match), else ``parse-failed`` "page is
-  not the article"; a page that carries the article's body is the hit (Markdown), otherwise
+- a PDF is read with pypdf; its metadata must not name another DOI (else ``not-the-article``);
+- a page must be the article asked for (DOI or title match): one naming another DOI is
+  ``not-the-article``, one naming neither ``parse-failed``; a note labels a copy by what was
+  served ("web page at host (listed as a PDF)"); a page that carries the article's body is the hit (Markdown), otherwise
   its ``citation_pdf_url`` (or refresh target) is followed.
 
 Articles run concurrently (a few at a time), each under its own deadline, and the tier stops
@@ -82,6 +83,7 @@ class ArticleFetch:
         self.tried: set[str] = set()
         self.notes: list[str] = []
         self.parse_failed = False
+        self.wrong_article = False  # a copy read fine but names another article's DOI
 
     async def run(self) -> TierResult:
         web = self.ctx.web(service.WEB)
@@ -128,6 +130,8 @@ class ArticleFetch:
         detail = "; ".join(notes) or "no copy could be fetched"
         if len(detail) > DETAIL_CHARS:
             detail = detail[: DETAIL_CHARS - 1] + "…"
+        if self.wrong_article:
+            return TierResult("not-the-article", detail)
         return TierResult("parse-failed" if self.parse_failed else "fetch-failed", detail)
 
     async def _pdf(self, cand: Candidate, resp: WebResponse) -> TierResult | None:
@@ -144,9 +148,9 @@ class ArticleFetch:
             or title_in_text(self.record.title, pdf.first_pages)
         )
         if pdf.dois and not confirmed:
-            self.parse_failed = True
+            self.wrong_article = True
             self.notes.append(
-                f"{_label(cand)}: the PDF is not the article (its metadata names DOI {pdf.dois[0]})"
+                f"{_label(cand, 'pdf')}: the PDF is not the article (its metadata names DOI {pdf.dois[0]})"
             )
             return None
         return self._hit(cand, resp, pdf.text, "pdf-text", page_count=pdf.page_count, title=pdf.title)
@@ -164,7 +168,6 @@ class ArticleFetch:
             or (not meta.dois and doi_in_text(record.doi, html))
         )
         if not matches:
-            self.parse_failed = True
             named = (
                 f"it names DOI {meta.dois[0]}"
                 if meta.dois
@@ -172,7 +175,11 @@ class ArticleFetch:
                 if meta.title
                 else "it names neither the DOI nor the title"
             )
-            self.notes.append(f"{_label(cand)}: page is not the article ({named})")
+            if meta.dois:  # another article's page: the copy is not the article
+                self.wrong_article = True
+            else:  # nothing on it says what it is (a paywall, a search page): unreadable as the article
+                self.parse_failed = True
+            self.notes.append(f"{_label(cand, 'html')}: page is not the article ({named})")
             return None
         markdown, page_title = await asyncio.to_thread(to_markdown, html, resp.url)
         if looks_full_text(markdown):
@@ -231,9 +238,16 @@ def _host(url: str) -> str:
         return url[:80]
 
 
-def _label(cand: Candidate) -> str:
+def _label(cand: Candidate, served: str = "") -> str:
+    """'PDF at host', 'landing page at host', ...; with ``served`` (what the answer was, 'pdf' or
+    'html') when it is not what the location promised: 'web page at host (listed as a PDF)'."""
     what = {"pdf": "PDF", "landing": "landing page", "linked-pdf": "linked PDF", "refresh": "refresh target"}
-    return f"{what[cand.kind]} at {_host(cand.url)}"
+    listed = what[cand.kind]
+    if served == "html" and cand.kind in ("pdf", "linked-pdf"):
+        return f"web page at {_host(cand.url)} (listed as a {listed})"
+    if served == "pdf" and cand.kind in ("landing", "refresh"):
+        return f"PDF at {_host(cand.url)} (listed as a {listed})"
+    return f"{listed} at {_host(cand.url)}"
 
 
 async def _article(

@@ -88,17 +88,26 @@ async def test_doctor_redacts_and_probes(fake):
     )
     fake.respond("idconv", "", {"status": "ok", "records": []})
     out = await medlit(env, "doctor")
-    assert (
-        "doctor-secret-key" not in out.stdout + out.stderr
-        and "doc@example.org" not in out.stdout + out.stderr
-    )
+    assert "doctor-secret-key" not in out.stdout + out.stderr
     assert "NCBI_API_KEY: set (***)" in out.stdout
+    assert "NCBI_EMAIL: doc@example.org" in out.stdout  # a contact email is no secret
     assert "ncbi: ok" in out.stdout and "idconv: ok" in out.stdout
     assert out.returncode == 0
     fake.fault("503", "ncbi", "einfo.fcgi", times=50)
     failing = await medlit({**env, "MEDLIT_MAX_RETRIES": "0"}, "doctor")
     # 503s: the reason's kind is the client's business (unreachable or server error).
     assert failing.returncode == 1 and "ncbi: FAILED ncbi_" in failing.stdout
+
+
+async def test_doctor_probes_are_no_cache_misses(fake, tmp_path):
+    env = fake_env(fake, MEDLIT_LOAD_PLUGINS="ncbi", MEDLIT_CACHE=f"sqlite:///{tmp_path / 'c.sqlite3'}")
+    fake.respond("idconv", "", {"status": "ok", "records": []})
+    for _ in range(2):
+        assert (await medlit(env, "doctor")).returncode == 0
+    probes = len(fake.requests)
+    assert probes >= 4  # each run asked the upstreams itself (no cached answer)
+    stats = await medlit(env, "cache", "stats")
+    assert stats.returncode == 0 and "miss" not in stats.stdout.split("cache:", 1)[-1].split("\n", 1)[-1]
 
 
 @pytest.fixture
@@ -148,7 +157,7 @@ async def test_doctor_probes_a_third_party_service(fake, plugin_site):
         ({"ACME_CONTACT": "nobody"}, "ACME_CONTACT=*** is not an email address"),
         ({"ACME_ENABLED": "maybe"}, "ACME_ENABLED='maybe' is not a boolean"),
         ({"EXAMPLE_MAILTO": "at-nowhere"}, "EXAMPLE_MAILTO=*** is not an email address"),
-        ({"NCBI_EMAIL": "me-at-home"}, "NCBI_EMAIL=*** is not an email address"),
+        ({"NCBI_EMAIL": "me-at-home"}, "NCBI_EMAIL='me-at-home' is not an email address: it has no @"),
     ],
 )
 async def test_a_malformed_setting_stops_start_up_with_exit_code_2(plugin_site, env, message):

@@ -139,3 +139,80 @@ def test_first_signal_ends_the_server_cleanly(transport, sig, tmp_path):
     assert proc.returncode == 128 + sig
     assert "Traceback" not in err and out == ""  # nothing but the protocol ever reaches stdout
     assert took < 5  # in practice well under a second (see docs/benchmarks.md); CI machines vary
+
+
+def test_a_misspelt_command_names_the_closest():
+    proc = medlit("toosl")
+    assert proc.returncode == 2 and "did you mean 'tools'?" in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["call", "--json", "eutils_einfo", '{"db": "pubmed"}'],
+        ["call", "eutils_einfo", "--json", '{"db": "pubmed"}'],
+        ["call", "eutils_einfo", '{"db": "pubmed"}', "--json"],
+    ],
+)
+@pytest.mark.anyio
+async def test_call_takes_json_anywhere_and_prints_no_info_lines(fake, args):
+    import anyio
+
+    fake.fault("503", "ncbi", "einfo.fcgi", times=99)  # retries log at INFO: none may show
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "medlit", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # what a user sees in a terminal: both streams
+            text=True,
+            timeout=60,
+            env={**os.environ, **fake_env(fake, MEDLIT_MAX_RETRIES="2", MEDLIT_BACKOFF_BASE="0.01")},
+            stdin=subprocess.DEVNULL,
+        )
+
+    proc = await anyio.to_thread.run_sync(run)
+    assert " INFO " not in proc.stdout, proc.stdout
+    payload = json.loads(proc.stdout)  # nothing but the JSON
+    assert payload["error"]["reason"] == "ncbi_server_error" and len(fake.requests) == 3
+
+
+def test_http_says_serving_only_once_the_port_is_bound():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = medlit("serve", "--transport", "http", "--port", str(port))
+    assert proc.returncode != 0
+    assert "serving" not in proc.stderr and "address already in use" in proc.stderr
+
+
+def test_a_terminal_on_stdin_gets_one_notice_on_stderr():
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "medlit", "serve"],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    try:
+        seen = b""
+        while b"Ctrl+C" not in seen:
+            ready, _, _ = select.select([proc.stderr], [], [], 30)
+            assert ready, seen
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, seen
+            seen += chunk
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=30)
+        os.close(leader)
+    text = (seen + rest).decode()
+    assert text.count("waiting for an MCP client on stdin") == 1 and "medlit config" in text
+    assert proc.stdout is not None

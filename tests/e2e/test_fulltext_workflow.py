@@ -212,8 +212,9 @@ async def test_ten_mixed_ids_on_fixtures_cost_two_requests(fake):
     async with Client(params) as client:
         tool = next(t for t in (await client.list_tools()).tools if t.name == TOOL)
         # the description and the instructions are built from the installed tiers, in order
-        assert "1. pmc (NCBI PubMed Central" in tool.description and "idconv (" in tool.description
+        assert "1. pmc (NCBI PubMed Central" in tool.description and "first converted" in tool.description
         assert f"Full text ({TOOL}) comes from these sources, in order: 1. pmc" in client.instructions
+        assert "idconv (" in client.instructions  # the resolver steps, with their costs
         result = await client.call_tool(TOOL, FIXTURE_ARGS)
         assert not result.is_error, result.content
         data = result.structured_content

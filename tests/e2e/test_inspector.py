@@ -1,10 +1,14 @@
 """The MCP Inspector CLI (TypeScript SDK) lists tools and calls eutils_einfo without schema
-complaints, on success and on error. Opt-in (it runs npx): MEDLIT_TEST_INSPECTOR=1."""
+complaints, on success and on error, and its ``--strict`` portability check reports 0 warnings
+for every tool (every plugin on). Runs wherever ``npx`` is found (the first run fetches the
+Inspector from the npm registry; skipped when that fails); MEDLIT_TEST_INSPECTOR=0 turns it off.
+tests/unit/test_tool_definitions.py checks the same portability rule without Node."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,11 +18,12 @@ import pytest
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli"]
 
-if not (os.environ.get("MEDLIT_TEST_INSPECTOR") == "1" and shutil.which("npx")):
+if os.environ.get("MEDLIT_TEST_INSPECTOR") == "0" or not shutil.which("npx"):
     pytest.skip(
-        "set MEDLIT_TEST_INSPECTOR=1 (needs npx and the npm registry) to run the Inspector checks",
+        "the Inspector checks need npx (and the npm registry once); MEDLIT_TEST_INSPECTOR=0 skips them",
         allow_module_level=True,
     )
+ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
 
 
 def inspector(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -28,10 +33,17 @@ def inspector(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
 
 
 async def test_inspector_list_and_calls(fake):
-    env = fake.env(MEDLIT_MAX_RETRIES="0")
+    env = fake.env(MEDLIT_MAX_RETRIES="0", **ALL_ON)
     listed = await _run(inspector, env, "--method", "tools/list", "--strict")
+    if listed.returncode != 0 and "npm" in listed.stderr and "ERR" in listed.stderr:
+        pytest.skip(f"npx could not fetch the Inspector: {listed.stderr[-300:]}")
     assert listed.returncode == 0, listed.stderr
-    assert any(t["name"] == "eutils_einfo" for t in json.loads(listed.stdout)["result"]["tools"])
+    # The strict check prints each problem ("Warning: tool ..." / "Error: ...") and a summary
+    # such as "0 errors, 434 warnings across 25 tools."; a clean list prints neither.
+    assert "Warning: tool" not in listed.stderr and "Error: tool" not in listed.stderr, listed.stderr[-3000:]
+    summary = re.search(r"(\d+) errors?, (\d+) warnings? across", listed.stderr)
+    assert summary is None or summary.group(1, 2) == ("0", "0"), summary
+    assert len(json.loads(listed.stdout)["result"]["tools"]) == 28  # every plugin on
     ok = await _run(
         inspector,
         env,

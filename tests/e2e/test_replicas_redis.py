@@ -19,7 +19,7 @@ from medlit.core.cache import RedisCache, cache_setting
 from medlit.core.settings import load_settings
 
 from fake_upstream import FakeUpstream, Req, xml_response
-from redis_server import redis_binary, redis_server
+from redis_server import RedisProcess, redis_binary, redis_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -148,3 +148,110 @@ async def test_shared_pacer_keeps_a_slower_lane_under_its_own_limit(redis_url):
     finally:
         await keyed.close()
         await lane.close()
+
+
+async def test_a_redis_outage_mid_run_keeps_three_replicas_answering_within_the_limit(tmp_path):
+    """Redis dies while three replicas fetch: each goes on pacing locally at a third of NCBI's
+    budget (three replicas drew on it), every call answers, and NCBI's 3 a second is never
+    exceeded; when Redis is back they return to the shared budget."""
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
+    server = RedisProcess(tmp_path)
+    server.start()
+    records = [str(38000000 + i) for i in range(45)]
+    try:
+        async with FakeUpstream(ncbi_limit=3.0) as fake:
+            fake.route("ncbi", "efetch.fcgi", efetch)
+            env = {**os.environ, **fake.env(MEDLIT_CACHE=server.url, MEDLIT_LOG_LEVEL="WARNING")}
+            env.pop("MEDLIT_NCBI_RATE", None)
+            script = tmp_path / "worker.py"
+            script.write_text(WORKER)
+            procs = [
+                await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    str(script),
+                    json.dumps(records[15 * i : 15 * (i + 1)]),
+                    env=env,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                )
+                for i in range(3)
+            ]
+            runs = asyncio.gather(*(p.communicate() for p in procs))
+
+            async def sent_at_least(n: int) -> None:
+                while len(fake.of("ncbi", "efetch.fcgi")) < n:
+                    await asyncio.sleep(0.05)
+
+            await sent_at_least(9)  # every replica has drawn on the shared budget
+            server.stop()  # the outage
+            await sent_at_least(24)
+            outage = len(fake.of("ncbi", "efetch.fcgi"))
+            server.start()  # Redis is back (empty: it kept nothing)
+            results = await runs
+            sent = fake.of("ncbi", "efetch.fcgi")
+        errs = [err.decode() for _, err in results]
+        for out, err in results:
+            assert json.loads(out) == [False] * 15, err.decode()[-2000:]  # every call answered
+        assert fake.rate_limited == []  # 0 violations of 3 a second across the three
+        times = sorted(r.at for r in sent)
+        for i, t in enumerate(times):
+            assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
+        assert any("pacing locally at 1/3" in e for e in errs), errs  # the share: three replicas
+        assert any("back to the shared budget" in e for e in errs), errs
+        assert len(sent) > outage  # and they went on after Redis returned
+    finally:
+        server.stop()
+
+
+async def test_shared_pacer_falls_back_to_a_local_share_reports_it_and_returns(tmp_path, monkeypatch):
+    from medlit.core.net import shared_pacer
+    from medlit.core.net.shared_pacer import RedisPacer, degraded
+
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
+    monkeypatch.setattr(shared_pacer, "RETRY_SECONDS", 0.3)
+    server = RedisProcess(tmp_path)
+    server.start()
+    pacers = [RedisPacer(server.url, "outage", 6.0) for _ in range(3)]
+    a = pacers[0]
+    loop = asyncio.get_running_loop()
+    try:
+        deadline = loop.time() + 60
+        for _ in range(2):
+            for p in pacers:
+                await p.acquire(deadline, "svc")
+        assert a.replicas == 3 and degraded() == {}
+        server.stop()
+        stamps = []
+        for _ in range(3):
+            await a.acquire(deadline, "svc")  # no Redis: paced locally, never an error
+            stamps.append(loop.time())
+        assert a.degraded_since is not None
+        assert "pacing locally at 1/3 of the budget" in degraded()["outage"]
+        assert a._local is not None and a._local.rate == pytest.approx(2.0)  # 6 a second / 3
+        gaps = [y - x for x, y in itertools.pairwise(stamps)]
+        assert min(gaps) >= a._local.interval - 0.01
+        assert "Redis unreachable" in await a.check()
+        # the HTTP health endpoint says so (and still answers 200: calls are served)
+        from medlit.core.host import load_host
+        from medlit.core.server import http_app
+
+        app = http_app(load_host(load_settings({})))
+        route = next(r for r in app.router.routes if getattr(r, "path", "") == "/health")
+        health = json.loads((await route.endpoint(None)).body)
+        assert health["status"] == "degraded" and "outage" in health["degraded"]["sharedPacing"]
+        server.start()
+        await asyncio.sleep(0.35)
+        back = []
+        while a.degraded_since is not None:  # settles locally, then back to the shared budget
+            await a.acquire(deadline, "svc")
+            back.append(loop.time())
+        assert degraded() == {} and await a.check() == ""
+        # nobody else sent during the pause before the shared budget resumed: the gap before the
+        # first shared send is at least one local interval
+        assert len(back) >= 2 and back[-1] - back[-2] >= a._local.interval - 0.01
+    finally:
+        for p in pacers:
+            await p.close()
+        server.stop()

@@ -44,3 +44,32 @@ async def test_retries_fit_inside_the_call_deadline(make_runtime, fake):
         started = time.monotonic()
         out = await rt.call("eutils_einfo", {"db": "pubmed"})
     assert out.is_error and time.monotonic() - started < 1.5 + 1.0
+
+
+async def test_a_hung_pmc_tier_is_cut_and_europepmc_serves_the_copy_within_the_call(make_runtime, fake):
+    """efetch never answers: the PMC tier gets an equal share of the call (three tiers may still
+    be needed), so Europe PMC's copy is still served inside the call deadline."""
+    from europepmc_routes import install
+
+    install(fake)
+    fake.fault("timeout", "ncbi", "efetch.fcgi", times=20, delay=30)
+    async with make_runtime(MEDLIT_CALL_DEADLINE="6", MEDLIT_MAX_RETRIES="0") as rt:
+        tiers = [t.name for t, state in rt.host.catalog.tiers if state.active]
+        out = await rt.call("pubmed_fetch_fulltext", {"pmcids": ["PMC7000010"]})
+    assert tiers[:2] == ["pmc", "europepmc"]
+    assert not out.is_error, out.text
+    (article,) = out.data["articles"]
+    assert article["viaSource"] == "europepmc"
+    assert len(fake.of("ncbi", "efetch.fcgi")) == 1 and fake.of("europepmc", "search")
+    tried = out.data.get("articles")[0].get("triedTiers") or []
+    assert not tried or tried[0]["tier"] == "pmc"
+
+
+def test_step_limit_shares_what_is_left():
+    from medlit.core.resolution import step_limit
+
+    now = time.monotonic()
+    assert step_limit(60.0, 2, now + 30) == pytest.approx(10.0, abs=0.1)  # 30 s / (itself + 2 later)
+    assert step_limit(60.0, 0, now + 30) == pytest.approx(30.0, abs=0.1)  # the last gets all that is left
+    assert step_limit(5.0, 2, now + 30) == 5.0  # its own timeout when shorter
+    assert step_limit(5.0, 2) == 5.0  # outside a call

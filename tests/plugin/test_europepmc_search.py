@@ -265,3 +265,33 @@ async def test_switched_off(make_runtime):
         assert TOOL not in rt.host.tools and "pubmed_europepmc_fetch" not in rt.host.tools
         out = await rt.call(TOOL, {"query": "x"})
         assert out.is_error and "EUROPEPMC_ENABLED" in out.error.recovery
+
+
+@pytest.mark.parametrize(
+    ("cursor", "shown"),
+    [
+        ("AoII\r\nX-Injected: 1", "'\\r'"),
+        ('<!ENTITY x SYSTEM "file:///etc/passwd">', "'<'"),
+        ("../../etc/passwd", "'.'"),
+        ("AoIIP4Zaw Sg1", "' '"),
+    ],
+)
+async def test_a_cursor_of_the_wrong_shape_is_refused_locally(rt, fake, cursor, shown):
+    err = await refused(rt, query="otters", cursorMark=cursor)
+    assert err.reason == "invalid_argument" and "is not a Europe PMC cursor" in err.message
+    assert f"holds {shown}" in err.message and "nextCursorMark" in err.recovery
+    assert fake.requests == []  # nothing reached Europe PMC
+
+
+async def test_a_real_cursor_shape_goes_upstream(rt, fake):
+    seen = []
+
+    async def handler(req: Req) -> web.Response:
+        seen.append(req.params["cursorMark"])
+        return json_response(
+            {"hitCount": 0, "nextCursorMark": "AoIIP4ZawSg1MzEyODI1MA==", "resultList": {"result": []}}
+        )
+
+    fake.route("europepmc", "search", handler)
+    await search(rt, query="otters", cursorMark="AoIIP4ZawSg1MzEyODI1MA==")
+    assert seen == ["AoIIP4ZawSg1MzEyODI1MA=="]

@@ -609,3 +609,19 @@ async def test_back_to_back_calls_with_the_installed_plugins_never_draw_a_429(fa
     assert len(fake.of("ncbi", "elink.fcgi")) == 38
     assert fake.of("ncbi", "efetch.fcgi")  # the summaries lookup went to NCBI too
     assert fake.rate_limited == []
+
+
+async def test_a_hung_elink_gets_only_its_share_and_europepmc_still_answers(fake):
+    """ELink never answers within the call: it is cut at an equal share of the call's time (two
+    providers may still be asked after it, so a third), and Europe PMC answers in the call."""
+    fake.fault("timeout", "ncbi", "elink.fcgi", times=20, delay=30)
+    epmc = FakeEpmc(RelatedResult(pmids=["38961234"], total=1, detail="Europe PMC citations"))
+    async with runtime(fake, epmc, FakeMeta(KNOWN), MEDLIT_CALL_DEADLINE="6", MEDLIT_MAX_RETRIES="0") as rt:
+        out = await call(rt, relationship="cited_by")
+    assert not out.is_error, out.text
+    assert out.data["source"] == "europepmc" and [a["pmid"] for a in out.data["articles"]] == ["38961234"]
+    (ncbi,) = [p for p in out.data["providers"] if p["provider"] == "ncbi"]
+    assert ncbi["outcome"] == "failed" and ncbi["reason"] == "ncbi_deadline_exceeded"
+    # its requests stopped at its share of the call (a third: itself + 2 later providers), named
+    # after the service; the whole call would otherwise have gone to ELink
+    assert "did not answer in time" in ncbi["detail"], ncbi["detail"]

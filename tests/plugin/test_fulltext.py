@@ -723,9 +723,11 @@ async def test_no_tier_declared_at_all_is_a_clear_error(fake):
 async def test_description_and_instructions_name_the_installed_chain(rt):
     desc = next(t for t in tool_definitions(rt.host) if t.name == TOOL).description
     assert desc.startswith("Fetch the full text of articles")
-    assert "1. pmc (NCBI PubMed Central" in desc and "idconv (NCBI PMC ID Converter" in desc
+    assert "1. pmc (NCBI PubMed Central" in desc and "idconv" not in desc  # one plain sentence instead
     assert "pubmed_fetch_articles" in desc
+    assert "unless maxCharacters or maxResponseCharacters is set" in desc  # their defaults: unset
     text = instructions(rt.host)
+    assert "idconv (NCBI PMC ID Converter" in text
     assert f"Full text ({TOOL}) comes from these sources, in order: 1. pmc" in text
     assert "NCBI E-utilities, PubMed and PMC" in text
 

@@ -1,4 +1,7 @@
-"""The guide resource and the research-plan prompt, through a real MCP client (in memory)."""
+"""The guide resource and the research-plan prompt (core's guide plugin, built from what the
+plugins serve), through a real MCP client (in memory)."""
+
+import re
 
 import pytest
 from mcp import Client
@@ -18,33 +21,72 @@ def server(fake):
     return build_server(load_host(load_settings(fake_env(fake))))
 
 
-async def test_guide_resource_lists_every_served_tool(server, fake):
-    async with Client(server) as client:
-        uris = {str(r.uri) for r in (await client.list_resources()).resources}
-        assert {"medlit://guide", "pubmed://database/info"} <= uris
-        guide = (await client.read_resource("medlit://guide")).contents[0].text
-        tools = {t.name for t in (await client.list_tools()).tools}
-    import re
+ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
+# Every tool any built-in plugin declares (all configured), to find tool names in any text.
+DECLARED = set(load_host(load_settings(ALL_ON)).tools)
+CONFIGURATIONS = {
+    "default": {},
+    "all on": ALL_ON,
+    "pubmed only": {**ALL_ON, "MEDLIT_TOOLS": "pubmed_*"},
+    "no full text, no eutils": {**ALL_ON, "MEDLIT_TOOLS": "-pubmed_fetch_fulltext,-eutils_*"},
+    "ncbi off": {**ALL_ON, "NCBI_ENABLED": "false"},
+    "related and fulltext off": {"RELATED_ENABLED": "false", "FULLTEXT_ENABLED": "false"},
+    "only eutils": {"MEDLIT_TOOLS": "eutils_*"},
+}
 
-    named = set(re.findall(r"`((?:pubmed|eutils)_[a-z_]+)`", guide)) - {
-        "pubmed_pubmed",
-        "pubmed_pubmed_citedin",
-        "pubmed_pubmed_refs",
-        "pubmed_pmc",
-    }  # link names
-    # Tools of installed plugins waiting for configuration may be named, marked "when enabled".
-    waiting = {
-        t.name
-        for p in load_host(load_settings(fake_env(fake))).plugins.values()
-        if p.status == "unconfigured"
-        for t in p.tools
-    }
-    for name in named & waiting:
-        line = next(ln for ln in guide.splitlines() if f"`{name}`" in ln)
-        assert "when enabled" in line, f"{name} is not served unconfigured; the guide must say 'when enabled'"
-    assert named <= tools | waiting, f"the guide names tools that do not exist: {named - tools - waiting}"
-    assert {"pubmed_search_articles", "pubmed_fetch_fulltext", "eutils_esearch", "eutils_elink"} <= named
-    assert fake.requests == []  # the guide is static
+
+def named_tools(text: str) -> set[str]:
+    """The declared tool names a text mentions (ELink link names such as pubmed_pubmed_citedin
+    are not tool names, and a name is matched whole)."""
+    return {n for n in DECLARED if re.search(rf"(?<![a-z_]){n}(?![a-z_])", text)}
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
+async def test_guide_and_prompt_name_only_served_tools(fake, config):
+    env = fake_env(fake, **CONFIGURATIONS[config])
+    async with Client(build_server(load_host(load_settings(env)))) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        guide = (await client.read_resource("medlit://guide")).contents[0].text
+        plan = await client.get_prompt("research_plan", {"title": "T", "goal": "G", "keywords": "k"})
+    prompt = plan.messages[0].content.text
+    assert named_tools(guide) <= tools, f"{config}: the guide names unserved {named_tools(guide) - tools}"
+    assert named_tools(prompt) <= tools, f"{config}: the prompt names unserved {named_tools(prompt) - tools}"
+    # every served tool has its row in the "which tool" table
+    for name in tools:
+        assert re.search(rf"^\| .+ \| `{name}` \|$", guide, re.M), f"{config}: no guide row for {name}"
+    assert fake.requests == []  # the guide and the prompt are built from declarations
+
+
+async def test_guide_sections_follow_the_plugins(fake):
+    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+        guide = (await client.read_resource("medlit://guide")).contents[0].text
+    # the table names the tools the old fixed text forgot, with their own task
+    for name, task in [
+        ("pubmed_find_related", "similar, citing or cited"),
+        ("pubmed_fetch_citation_metrics", "citation counts and RCR"),
+        ("pubmed_europepmc_search", "preprints"),
+    ]:
+        assert re.search(rf"\| [^|]*{task}[^|]* \| `{name}` \|", guide), name
+    assert "## NCBI E-utilities, PubMed and PMC" in guide and "`[tiab]` title/abstract" in guide
+    assert "1. pmc" in guide and "`triedTiers`" in guide  # the full-text plugin's section, from the chain
+    # openurl waits on a setting: not named as a tool, but said how to get it
+    assert "## Not served here" in guide and "openurl: needs OPENURL_RESOLVER" in guide
+    assert "pubmed_institutional_link" not in guide
+
+
+async def test_guide_drops_a_line_naming_an_unserved_tool_with_its_continuation(fake):
+    env = fake_env(fake, MEDLIT_TOOLS="-pubmed_convert_ids")
+    async with Client(build_server(load_host(load_settings(env)))) as client:
+        guide = (await client.read_resource("medlit://guide")).contents[0].text
+    assert "PMC ID Converter" not in guide and 'there means "no PMC copy"' not in guide
+    assert "PMID: digits" in guide  # the rest of the section stays
+
+
+async def test_guide_switched_off_names_the_switch(fake):
+    env = fake_env(fake, PUBTATOR_ENABLED="false")
+    async with Client(build_server(load_host(load_settings(env)))) as client:
+        guide = (await client.read_resource("medlit://guide")).contents[0].text
+    assert "pubtator (PUBTATOR_ENABLED=true enables it)" in guide and "pubtator_search" not in guide
 
 
 async def test_database_info_resource_fetched_once(server, fake):
@@ -64,6 +106,7 @@ async def test_research_plan_prompt(server):
         )
         text = got.messages[0].content.text
         assert "TERT" in text and "telomere, TERT" in text and "pubmed_lookup_mesh" in text
+        assert "pubmed_find_related" in text and "pubmed_format_citations" in text
         assert "pubmed_verify_references" in text  # when to audit the reference list
         with pytest.raises(MCPError):
             await client.get_prompt("research_plan", {"title": "x"})
@@ -75,13 +118,18 @@ async def test_unknown_resource_is_an_error(server):
             await client.read_resource("medlit://nope")
 
 
-def test_guide_and_plan_say_when_to_use_a_review_set():
-    from medlit.core.types import Catalog
-    from medlit.plugins.ncbi.guide import GUIDE, render_research_plan
+def test_guide_and_plan_say_when_to_use_a_review_set_and_to_audit_references():
+    from medlit.core.guide.render import guide_text, render_research_plan
+    from medlit.core.host import load_host
+    from medlit.core.settings import load_settings
 
-    assert "`review_search` into a named set (not paging searches)" in GUIDE
     args = {"title": "T", "goal": "G", "keywords": "k"}
-    with_review = render_research_plan(args, Catalog(tools={"review_search": frozenset()}))[0][1]
-    without = render_research_plan(args, Catalog())[0][1]
-    assert "run the final queries with review_search into a set instead of paging searches" in with_review
-    assert "review_search" not in without
+    served = load_host(load_settings({})).catalog
+    guide = guide_text(served)
+    assert "instead of paging search results" in guide and "`review_search`" in guide
+    assert "Audit any reference list before it is cited" in guide
+    plan = render_research_plan(args, served)[0][1]
+    assert "review set" in plan and "review_search" in plan and "pubmed_verify_references" in plan
+    without = load_host(load_settings({"MEDLIT_TOOLS": "pubmed_*,eutils_*"})).catalog
+    assert "review_search" not in render_research_plan(args, without)[0][1]
+    assert "review_search" not in guide_text(without)

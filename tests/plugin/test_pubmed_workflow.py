@@ -30,7 +30,8 @@ async def test_search_fetch_format_workflow(rt, fake):
             t = tools[name]
             assert t.annotations.read_only_hint and t.output_schema and "Example" in str(t.input_schema)
             for field, spec in t.input_schema["properties"].items():
-                assert "xample" in spec.get("description", ""), (name, field)
+                if spec.get("type") != "boolean":  # true or false: an example says nothing
+                    assert "xample" in spec.get("description", ""), (name, field)
 
         search = await client.call_tool(
             "pubmed_search_articles", {"query": "mitochondria", "maxResults": 20, "summaryCount": 20}

@@ -168,9 +168,20 @@ async def test_page_that_is_another_article_is_refused(fake, make_runtime):
     publish(fake, record(DOI, TITLE, [location(landing=landing)]))
     async with make_runtime(**ENV) as rt:
         out = await resolve(rt, DOI)
-    assert out[DOI].outcome == "parse-failed"
+    assert out[DOI].outcome == "not-the-article"  # its own reason: the copy is another article
+    assert "landing page at " in out[DOI].detail
     assert "page is not the article (it names DOI 10.9999/terns.2020.17)" in out[DOI].detail
     assert content_requests(fake) == ["wrong"]  # its PDF link is not followed
+
+
+async def test_a_pdf_location_serving_another_articles_page_says_it_is_a_page(fake, make_runtime):
+    wrong = serve(fake, "wrong.pdf", fixture("other_article.html"), "text/html")
+    publish(fake, record(DOI, TITLE, [location(pdf=wrong)]))
+    async with make_runtime(**ENV) as rt:
+        out = await resolve(rt, DOI)
+    assert out[DOI].outcome == "not-the-article"
+    assert "web page at " in out[DOI].detail and "(listed as a PDF)" in out[DOI].detail
+    assert "PDF at" not in out[DOI].detail.replace("listed as a PDF", "")
 
 
 async def test_pdf_naming_another_doi_is_not_the_article(fake, make_runtime):
@@ -178,7 +189,7 @@ async def test_pdf_naming_another_doi_is_not_the_article(fake, make_runtime):
     publish(fake, record(DOI, TITLE, [location(pdf=pdf)]))
     async with make_runtime(**ENV) as rt:
         out = await resolve(rt, DOI)
-    assert out[DOI].outcome == "parse-failed" and "the PDF is not the article" in out[DOI].detail
+    assert out[DOI].outcome == "not-the-article" and "the PDF is not the article" in out[DOI].detail
 
 
 async def test_encrypted_pdf_then_next_location(fake, make_runtime):

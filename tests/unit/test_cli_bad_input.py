@@ -143,6 +143,32 @@ def test_a_malformed_setting_fails_the_call_with_exit_2(env, capsys):
     assert seen.out == "" and seen.err.startswith("medlit: MEDLIT_TOOLS has 'pubmed_*;rm'")
 
 
+@pytest.mark.parametrize(
+    ("patterns", "named", "guess"),
+    [
+        ("pubmed_serch*", "'pubmed_serch*'", "'pubmed_searc*'"),
+        ("[[", "'[['", None),
+        ("pubmed_*,-pubmed_spel_check", "'-pubmed_spel_check'", "'pubmed_spell_check'"),
+    ],
+)
+def test_a_medlit_tools_pattern_matching_nothing_stops_start_up_naming_it(
+    env, capsys, patterns, named, guess
+):
+    env.setenv("MEDLIT_TOOLS", patterns)
+    assert run("tools") == 2
+    seen = capsys.readouterr()
+    assert seen.out == "" and f"MEDLIT_TOOLS pattern {named} matches no tool" in seen.err
+    assert (f"did you mean {guess}?" in seen.err) if guess else "did you mean" not in seen.err
+
+
+def test_a_pattern_for_a_switched_off_plugin_is_only_logged(env, capsys):
+    env.setenv("MEDLIT_TOOLS", "pubtator_*,pubmed_*")
+    env.setenv("PUBTATOR_ENABLED", "false")
+    assert run("tools") == 0
+    seen = capsys.readouterr()
+    assert "pubmed_search_articles" in seen.out and "pubtator_search" not in seen.out
+
+
 # -- tools --------------------------------------------------------------------------------------
 class Misnamed:
     """A plugin whose tool names a model that does not exist (found only when it is loaded)."""

@@ -170,7 +170,8 @@ def test_medlit_plugins_lists_every_contribution(tmp_path):
         "metadata provider",
         "related provider",
     } <= set(ncbi)
-    assert {"resource", "prompt"} <= set(ncbi) and "pmc" in ncbi["full-text tier"]
+    assert "resource" in ncbi and "pmc" in ncbi["full-text tier"]
+    assert {"resource", "prompt"} <= set(rows["guide"]["contributes"])  # core's guide plugin
     assert "access-link provider" in rows["openurl"]["contributes"]
 
 

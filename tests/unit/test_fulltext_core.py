@@ -208,7 +208,7 @@ async def test_the_chain_works_from_fake_plugins_alone(fake):
     # the description and the instructions name what is installed, in chain order
     desc = definitions[TOOL].description
     assert "1. libjats (library JATS by PMCID); 2. pdfs (open PDFs by DOI)" in desc
-    assert "libids (library id lookup), pmid to doi/pmcid" in desc
+    assert "PMIDs and DOIs are first converted" in desc and "libids" not in desc  # the instructions say it
     assert "pubmed_fetch_articles" not in desc
     assert "1. libjats" in text and "Example library (An example full-text library)" in text
 

@@ -789,3 +789,27 @@ def test_an_async_function_in_a_sync_slot_makes_the_plugin_an_error(record, slot
     record_ = host.plugins["acme"]
     assert record_.status == "error" and slot in record_.detail and "sync" in record_.detail
     assert list(host.tools) == ["ok_tool"]
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("notanemail", "it has no @"),
+        ("me@localhost", "its domain 'localhost' has no dot"),
+        ("@example.org", "nothing comes before the @"),
+        ("me @example.org", "it holds a space"),
+        ("me@@example.org", "it has more than one @"),
+    ],
+)
+def test_a_malformed_email_says_which_part_and_quotes_it_since_it_is_no_secret(value, says):
+    with pytest.raises(HostError) as caught:
+        load_host(load_settings({"NCBI_EMAIL": value}))
+    assert f"NCBI_EMAIL={value!r} is not an email address: {says}" in str(caught.value)
+
+
+def test_keys_stay_masked_in_the_same_message():
+    with pytest.raises(HostError) as caught:
+        load_host(load_settings({"MEDLIT_NCBI_RATE": "fast"}))
+    assert "MEDLIT_NCBI_RATE='fast' is not a number" in str(caught.value)
+    host = load_host(load_settings({"NCBI_API_KEY": "k-123456", "NCBI_EMAIL": "me@example.org"}))
+    assert "k-123456" in host.secrets and "me@example.org" not in host.secrets

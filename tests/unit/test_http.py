@@ -514,3 +514,53 @@ async def test_the_id_converter_is_a_slower_lane_of_the_keyed_ncbi_group(fake):
         clients = build_clients(session, load_host(load_settings(env)))
     assert clients["ncbi"].pacer is clients["idconv"].pacer and clients["ncbi"].pacer.rate == 10
     assert clients["idconv"].config.lane == 3 and clients["ncbi"].config.lane is None
+
+
+async def _client_for(base_url: str, **env: str):
+    from medlit.core.net.clients import build_clients as build
+
+    settings = load_settings({"MEDLIT_BASE_URL_NCBI": base_url, "MEDLIT_MAX_RETRIES": "0", **env})
+    return build, load_host(settings)
+
+
+async def test_offline_dns_failure_says_to_check_the_network_not_to_retry(monkeypatch):
+    import socket
+
+    def no_dns(host, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    build, host = await _client_for("http://localhost:9/entrez/eutils/")  # its lookup fails here
+    async with new_session() as session:
+        with pytest.raises(MedlitError) as info:
+            await build(session, host)["ncbi"].get("einfo.fcgi")
+    err = info.value
+    assert err.reason == "ncbi_unreachable" and "does not resolve" in err.message
+    assert "network connection" in err.recovery and "proxy" in err.recovery
+    assert "retry in a minute" not in err.recovery
+
+
+async def test_a_refused_connection_says_to_check_the_network():
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    build, host = await _client_for(f"http://127.0.0.1:{port}/")
+    async with new_session() as session:
+        with pytest.raises(MedlitError) as info:
+            await build(session, host)["ncbi"].get("einfo.fcgi")
+    assert info.value.reason == "ncbi_unreachable" and "proxy" in info.value.recovery
+
+
+async def test_a_read_timeout_is_a_timeout_not_unreachable(fake, caplog):
+    fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=3)
+    settings = load_settings(fake_env(fake, MEDLIT_REQUEST_TIMEOUT="0.3", MEDLIT_MAX_RETRIES="1"))
+    async with new_session() as session:
+        with pytest.raises(MedlitError) as info:
+            await build_clients(session, load_host(settings))["ncbi"].get(
+                "einfo.fcgi", deadline=time.monotonic() + 10
+            )
+    err = info.value
+    assert err.reason == "ncbi_timeout" and "did not answer within 0.3 s" in err.message and err.retryable
+    assert "unreachable" not in caplog.text

@@ -27,7 +27,6 @@ HOOKS = (
     "medlit_metadata_providers",
     "medlit_related_providers",
     "medlit_resources",
-    "medlit_prompts",
 )
 # The declaration modules; anything else of the plugin is work a session may never need.
 LIGHT = {
@@ -102,8 +101,6 @@ def test_every_record_names_its_code_lazily():
     for record in _records():
         kind = type(record).__name__
         slots = {f.name for f in dataclasses.fields(record)} & (ASYNC_SLOTS | MODEL_SLOTS)
-        if kind == "ResourceSpec" and getattr(record, "uri", "") == "medlit://guide":
-            continue  # the guide's text lives in the light module guide.py with its reader
         lazy_names = {name for name, _ in _lazy_fields(record)}
         assert slots <= lazy_names, f"{kind} {getattr(record, 'name', '?')}: {slots - lazy_names} not lazy"
 

@@ -21,24 +21,25 @@ TOOLS = (
         output_model=lazy(".einfo:EInfoOutput", __name__),
         handler=lazy(".einfo:einfo", __name__),
         render=lazy(".einfo:render_einfo", __name__),
+        guide="the field tags or link names of an Entrez database",
     ),
     # eutils_search.py
     ToolSpec(
         name="eutils_esearch",
         title="Search an Entrez database (ESearch)",
         description=(
-            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total "
-            "count, Entrez's query translation and a History handle (medlit://guide). For PubMed literature searches "
-            "use pubmed_search_articles (filters, summaries); for the records in the same call, "
-            "eutils_search_then_fetch; unsure which database, eutils_egquery. Page with retstart = next_offset; "
-            "PubMed and PMC sets stop at 10,000 records, so split big ones by date (mindate/maxdate, or reldate, not "
-            "both). No match is an empty result with NCBI's spelling suggestion, not an error."
+            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total, "
+            "Entrez's query translation and a History handle. For PubMed literature use pubmed_search_articles "
+            "(filters, summaries); the records in the same call, eutils_search_then_fetch; unsure which database, "
+            "eutils_egquery. Page with retstart = next_offset; PubMed and PMC sets stop at 10,000 records: split by "
+            "date (mindate/maxdate or reldate). No match is an empty result with a spelling suggestion."
         ),
         input_model=lazy(".eutils_search:ESearchInput", __name__),
         output_model=lazy(".eutils_search:ESearchOutput", __name__),
         handler=lazy(".eutils_search:esearch_tool", __name__),
         render=lazy(".eutils_search:render_esearch", __name__),
         idempotent=False,
+        guide="a query for any Entrez database (gene, protein, snp, ...), want UIDs and a History handle",
     ),
     ToolSpec(
         name="eutils_epost",
@@ -54,6 +55,7 @@ TOOLS = (
         handler=lazy(".eutils_search:epost_tool", __name__),
         render=lazy(".eutils_search:render_epost", __name__),
         idempotent=False,
+        guide="a long UID list, to store on the History server",
     ),
     ToolSpec(
         name="eutils_espell",
@@ -68,6 +70,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:ESpellOutput", __name__),
         handler=lazy(".eutils_search:espell_tool", __name__),
         render=lazy(".eutils_search:render_espell", __name__),
+        guide="a misspelt term for any Entrez database",
     ),
     ToolSpec(
         name="eutils_egquery",
@@ -83,6 +86,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:EGQueryOutput", __name__),
         handler=lazy(".eutils_search:egquery_tool", __name__),
         render=lazy(".eutils_search:render_egquery", __name__),
+        guide="a query, want its match count in every Entrez database",
     ),
     ToolSpec(
         name="eutils_ecitmatch",
@@ -96,6 +100,7 @@ TOOLS = (
         output_model=lazy(".eutils_search:ECitMatchOutput", __name__),
         handler=lazy(".eutils_search:ecitmatch_tool", __name__),
         render=lazy(".eutils_search:render_ecitmatch", __name__),
+        guide="citation strings (journal|year|volume|page|author|key|), want PMIDs",
     ),
     # eutils_fetch.py
     ToolSpec(
@@ -112,22 +117,23 @@ TOOLS = (
         output_model=lazy(".eutils_fetch:ESummaryOutput", __name__),
         handler=lazy(".eutils_fetch:esummary_tool", __name__),
         render=lazy(".eutils_fetch:render_esummary", __name__),
+        guide="UIDs of any Entrez database, want document summaries",
     ),
     ToolSpec(
         name="eutils_efetch",
         title="Download full records (EFetch)",
         description=(
-            "Download records for UIDs or a History handle from any Entrez database as text in a chosen format: "
-            "PubMed abstract, MEDLINE or XML, FASTA or GenBank sequences (seq_start/seq_stop/strand cut one region), "
-            "JATS XML from PMC. For PubMed articles as parsed fields use pubmed_fetch_articles; for titles and dates "
-            "only, eutils_esummary (cheaper); to search, eutils_search_then_fetch. Give exactly one of uids or history "
-            "(page it with retstart/retmax). Databases other than pubmed and sequences need rettype or retmode='xml'. "
-            "Ids NCBI omits are reported."
+            "Download records for UIDs or a History handle from any Entrez database: PubMed abstract, "
+            "MEDLINE or XML, FASTA or GenBank (seq_start/seq_stop/strand cut a region), raw PMC JATS. Parsed PubMed "
+            "records: pubmed_fetch_articles; readable full text: pubmed_fetch_fulltext; titles and dates, "
+            "eutils_esummary; to search, eutils_search_then_fetch. Page a history with retstart/retmax. "
+            "Non-sequence databases other than pubmed need rettype or retmode='xml'."
         ),
         input_model=lazy(".eutils_fetch:EFetchInput", __name__),
         output_model=lazy(".eutils_fetch:EFetchOutput", __name__),
         handler=lazy(".eutils_fetch:efetch_tool", __name__),
         render=lazy(".eutils_fetch:render_efetch", __name__),
+        guide="UIDs of any Entrez database, want records (XML, FASTA, GenBank, MEDLINE)",
     ),
     ToolSpec(
         name="eutils_search_then_fetch",
@@ -136,14 +142,14 @@ TOOLS = (
             "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
             "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
             "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
-            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart, or pass the returned "
-            "History handle to eutils_efetch. No match is an empty result with a spelling suggestion."
+            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart or the History handle."
         ),
         input_model=lazy(".eutils_fetch:SearchThenFetchInput", __name__),
         output_model=lazy(".eutils_fetch:SearchThenFetchOutput", __name__),
         handler=lazy(".eutils_fetch:search_then_fetch_tool", __name__),
         render=lazy(".eutils_fetch:render_search_then_fetch", __name__),
         idempotent=False,
+        guide="a query for any Entrez database, want the matching records in one call",
     ),
     # eutils_link.py
     ToolSpec(
@@ -153,15 +159,16 @@ TOOLS = (
         description=(
             "Follow links from UIDs or a History handle in any Entrez database: to another database (gene -> protein, "
             "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
-            "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; for the "
-            "linked records themselves, eutils_link_then_fetch. Give exactly one of uids or history. No links is an "
-            "empty result with a hint, not an error."
+            "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; the linked "
+            "records themselves, eutils_link_then_fetch; PMID <-> PMC ID <-> DOI, pubmed_convert_ids. Give one of "
+            "uids or history. No links is an empty result with a hint."
         ),
         input_model=lazy(".eutils_link:ELinkInput", __name__),
         output_model=lazy(".eutils_link:ELinkOutput", __name__),
         handler=lazy(".eutils_link:elink_tool", __name__),
         render=lazy(".eutils_link:render_elink", __name__),
         idempotent=False,
+        guide="UIDs, want the linked UIDs of another Entrez database (pubmed -> gene, protein -> nuccore)",
     ),
     ToolSpec(
         name="eutils_link_then_fetch",
@@ -169,16 +176,17 @@ TOOLS = (
         title="Follow links and download the linked records",
         description=(
             "Follow links from source records to another Entrez database and download the linked records in one call "
-            "(gene -> protein FASTA, pubmed -> PMC JATS with retmode='xml'). When the linked UIDs are enough use "
-            "eutils_elink (cheaper); for a PubMed article's citing or similar articles, pubmed_find_related. Select "
-            "sources with exactly one of term, uids or history. Follows linkname, else '<dbfrom>_<db>', else the "
-            "first link (the others are listed). Returns a History handle to page the linked set with eutils_efetch."
+            "(gene -> protein FASTA, pubmed -> raw PMC JATS; readable full text: pubmed_fetch_fulltext). When the "
+            "linked UIDs are enough use eutils_elink (cheaper); a PubMed article's citing or similar articles, "
+            "pubmed_find_related. Select sources with one of term, uids or history. Follows linkname, else "
+            "'<dbfrom>_<db>'. Returns a History handle to page the linked set with eutils_efetch."
         ),
         input_model=lazy(".eutils_link:LinkThenFetchInput", __name__),
         output_model=lazy(".eutils_link:LinkThenFetchOutput", __name__),
         handler=lazy(".eutils_link:link_then_fetch_tool", __name__),
         render=lazy(".eutils_link:render_link_then_fetch", __name__),
         idempotent=False,
+        guide="UIDs, want the linked records of another Entrez database in one call",
     ),
     # pubmed_search.py
     ToolSpec(
@@ -186,17 +194,16 @@ TOOLS = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed with full query syntax plus filters for PMIDs, the total count and optional brief "
-            "summaries. Use it to find articles; to "
-            "read them, pubmed_fetch_articles; with a reference in hand, pubmed_lookup_citation; for other Entrez "
-            "databases or a History handle, eutils_esearch (eutils_search_then_fetch for records). Filters are AND-ed "
-            "to the query. Only the first 9,999 records are served: split larger sets by dateRange. No match is an "
-            "empty result, not an error. For genes, variants or chemicals and their relations use pubtator_search."
+            "Search PubMed (syntax: medlit://guide) with AND-ed filters: PMIDs, total, summaries. Read "
+            "hits: pubmed_fetch_articles; a reference: pubmed_lookup_citation; other Entrez databases: "
+            "eutils_esearch (eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search. "
+            "At most 9,999 records: split by dateRange."
         ),
         input_model=lazy(".pubmed_search:SearchArticlesInput", __name__),
         output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),
         handler=lazy(".pubmed_search:search_articles", __name__),
         render=lazy(".pubmed_search:render_search", __name__),
+        guide="a topic, want PMIDs (+ brief summaries)",
     ),
     # pubmed_fetch.py
     ToolSpec(
@@ -205,34 +212,35 @@ TOOLS = (
         title="Fetch PubMed records",
         description=(
             "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
-            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and linked notices (retractions, "
-            "errata). Bookshelf records (e.g. GeneReviews) come back as 'book' or 'book-chapter'. Use it after "
-            "pubmed_search_articles when its summaries are not enough; for full text use pubmed_fetch_fulltext, for "
-            "reference strings pubmed_format_citations, for other Entrez databases or raw MEDLINE/XML eutils_efetch "
-            "(eutils_esummary for DocSums). One request for up to 200 PMIDs; unknown PMIDs are listed in "
+            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and notices (retractions, errata); "
+            "Bookshelf records as 'book' or 'book-chapter'. Use it after pubmed_search_articles; for full text, "
+            "pubmed_fetch_fulltext; references, pubmed_format_citations; other databases or raw MEDLINE/XML, "
+            "eutils_efetch (eutils_esummary for DocSums). One request per 200 PMIDs; unknown ones are listed in "
             "unavailablePmids."
         ),
         input_model=lazy(".pubmed_fetch:FetchArticlesInput", __name__),
         output_model=lazy(".pubmed_fetch:FetchArticlesOutput", __name__),
         handler=lazy(".pubmed_fetch:fetch_articles", __name__),
         render=lazy(".pubmed_fetch:render_fetch", __name__),
+        guide="PMIDs, want abstracts, authors, MeSH, retraction notices",
     ),
     # spell.py
     ToolSpec(
         name="pubmed_spell_check",
         title="Spell-check a PubMed query",
         description=(
-            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a zero-hit "
-            "or thin pubmed_search_articles result, or when a drug, gene, disease or author name may be misspelled; "
-            "not to search (pubmed_search_articles) or map to MeSH (pubmed_lookup_mesh). For other Entrez databases, "
-            "or ESpell's unfiltered answer, use eutils_espell. Only free-text words change: field tags, operators, "
-            "indexed values (aged[mh], zhang y[au]), all-capital gene symbols and words with digits stay as written. "
+            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a thin "
+            "pubmed_search_articles result or when a name may be misspelled; not to map to MeSH (pubmed_lookup_mesh). "
+            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell. Only free-text words change: field "
+            "tags, operators, indexed values (aged[mh]), all-capital gene symbols and words with digits stay. "
             "hasSuggestion=false means nothing changed."
         ),
         input_model=lazy(".spell:SpellCheckInput", __name__),
         output_model=lazy(".spell:SpellCheckOutput", __name__),
         handler=lazy(".spell:spell_check", __name__),
         render=lazy(".spell:render_spell", __name__),
+        guide="a misspelt PubMed query",
+        capabilities=frozenset({"vocabulary"}),
     ),
     # mesh.py
     ToolSpec(
@@ -248,6 +256,8 @@ TOOLS = (
         output_model=lazy(".mesh:LookupMeshOutput", __name__),
         handler=lazy(".mesh:lookup_mesh", __name__),
         render=lazy(".mesh:render_mesh", __name__),
+        guide="a concept, want its MeSH heading",
+        capabilities=frozenset({"vocabulary"}),
     ),
     # convert.py
     ToolSpec(
@@ -256,15 +266,16 @@ TOOLS = (
         title="Convert DOI / PMID / PMC ID",
         description=(
             "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
-            "PubMed Central. Use it to get a PMC ID for full text or the PMID of a PMC article's DOI; for an article "
-            "outside PMC search pubmed_search_articles for '10.x/y[doi]'. pubmed_fetch_fulltext resolves ids itself. "
-            "One request per call. An id not converted carries its own errmsg (not an error of the call); "
-            "embargoed articles carry releaseDate."
+            "PubMed Central. Use it to get a PMC ID or the PMID of a PMC article's DOI; for an article outside PMC "
+            "search pubmed_search_articles for '10.x/y[doi]'; for links to other databases (gene, protein), "
+            "eutils_elink. pubmed_fetch_fulltext resolves ids itself. One request. An id not converted carries its "
+            "own errmsg; embargoed articles carry releaseDate."
         ),
         input_model=lazy(".convert:ConvertIdsInput", __name__),
         output_model=lazy(".convert:ConvertIdsOutput", __name__),
         handler=lazy(".convert:convert", __name__),
         render=lazy(".convert:render_convert", __name__),
+        guide="PMIDs <-> PMCIDs <-> DOIs of articles in PMC",
     ),
     # citations.py
     ToolSpec(
@@ -274,14 +285,15 @@ TOOLS = (
         description=(
             "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
             "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
-            "disagrees). Use it for reference lists: more reliable than a title search. With only a title or topic use "
-            "pubmed_search_articles; with a DOI, pubmed_convert_ids; with pipe-formatted strings, eutils_ecitmatch. "
+            "disagrees). Use it for reference lists. With only a title, a topic or a DOI use pubmed_search_articles "
+            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch. "
             "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
         ),
         input_model=lazy(".citations:LookupCitationInput", __name__),
         output_model=lazy(".citations:LookupCitationOutput", __name__),
         handler=lazy(".citations:lookup_citation", __name__),
         render=lazy(".citations:render_lookup", __name__),
+        guide="a reference (journal, year, volume, page, author), want its PMID",
     ),
     ToolSpec(
         name="pubmed_format_citations",
@@ -289,14 +301,14 @@ TOOLS = (
         title="Format PubMed references",
         description=(
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
-            "styles per call, books, chapters and collective authors included. Retraction, erratum and "
-            "expression-of-concern notices come back in notices (APA, MLA and Vancouver also name them in the "
-            "reference). Use it once you have PMIDs (pubmed_search_articles); for the records themselves use "
-            "pubmed_fetch_articles. PMIDs PubMed does not know are listed in unavailablePmids. Plain text, no italics."
+            "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
+            "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles. Unknown PMIDs "
+            "are listed in unavailablePmids. Plain text, no italics."
         ),
         input_model=lazy(".citations:FormatCitationsInput", __name__),
         output_model=lazy(".citations:FormatCitationsOutput", __name__),
         handler=lazy(".citations:format_citations", __name__),
         render=lazy(".citations:render_format", __name__),
+        guide="PMIDs, want formatted references (APA, MLA, Vancouver, ...)",
     ),
 )

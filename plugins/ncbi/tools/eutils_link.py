@@ -113,7 +113,7 @@ class ELinkInput(_LinkSource):
     )
     per_source: bool = Field(
         True,
-        description="neighbor/neighbor_score: one link group per source UID; false merges them. Example: false.",
+        description="neighbor/neighbor_score: one link group per source UID; false merges them.",
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
 

@@ -36,7 +36,7 @@ class ESearchInput(SearchInput):
     retmax: int = Field(
         20, ge=0, le=10_000, description="UIDs to return; 0 gives the count only. Example: 100."
     )
-    usehistory: bool = Field(True, description="Also return a History handle for the set. Example: false.")
+    usehistory: bool = Field(True, description="Also return a History handle for the set.")
     _retmax = retmax_cap(
         10_000,
         "Take the count with retmax=0 and page with retstart (or pass the History handle to eutils_esummary/"
@@ -166,7 +166,7 @@ EPOST_LIMIT = 10_000
 class EPostInput(ToolInput):
     db: str = Field(max_length=DB_LENGTH, description="Database of the UIDs. Example: 'gene'.")
     uids: Uids = Field(
-        description="UIDs: array or comma-separated string, numbers accepted. Example: ['7173', '22018'].",
+        description="UIDs, numbers accepted. Example: ['7173', '22018'].",
         json_schema_extra={"maxItems": EPOST_LIMIT},
     )
     response_format: ResponseFormat = RESPONSE_FORMAT_FIELD

@@ -32,7 +32,7 @@ class LookupMeshInput(ToolInput):
         description=f"Records per page; served at most {MESH_CAP} (more: a notice). Example: 20.",
     )
     includeDetails: bool = Field(
-        True, description="Scope note, tree numbers and entry terms; false: names and ids. Example: false."
+        True, description="Scope note, tree numbers and entry terms; false: names and ids."
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

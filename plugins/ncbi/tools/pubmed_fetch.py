@@ -30,19 +30,16 @@ DOI_SHAPE = re.compile(r"10\.\d{4,9}/")
 
 class FetchArticlesInput(ToolInput):
     pmids: Pmids = pmids_field(MAX_PMIDS, "to fetch")
-    includeMesh: bool = Field(
-        True, description="MeSH headings, supplementary concepts, chemicals. Example: false."
-    )
-    includeGrants: bool = Field(False, description="The grant list. Example: true.")
+    includeMesh: bool = Field(True, description="MeSH headings, supplementary concepts, chemicals.")
+    includeGrants: bool = Field(False, description="The grant list.")
     includeInvestigators: bool = Field(
-        False, description="A collective author's members (consortia list thousands). Example: true."
+        False, description="A collective author's members (consortia list thousands)."
     )
     maxResponseCharacters: int | None = Field(
         None,
         ge=1,
         le=RESPONSE_MAX,
-        description="Ceiling on the articles' JSON size; later articles are deferred whole to deferred.ids (the "
-        "first always returns). Example: 60000.",
+        description="Ceiling on the articles' JSON size; later articles are deferred whole. Example: 60000.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 

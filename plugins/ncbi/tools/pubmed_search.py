@@ -131,7 +131,7 @@ class SearchArticlesInput(ToolInput):
     query: str | None = Field(
         None,
         max_length=QUERY_LENGTH,
-        description="Full PubMed syntax; omit to search on filters alone. Example: 'crispr[tiab] AND sickle cell'.",
+        description="Omit to use filters alone. Example: 'crispr[tiab] AND sickle cell'.",
     )
     author: str | None = Field(None, max_length=200, description="Example: 'Doudna JA'.")
     journal: str | None = Field(
@@ -140,21 +140,20 @@ class SearchArticlesInput(ToolInput):
     meshTerms: list[Annotated[str, Field(max_length=200)]] | None = Field(
         None,
         max_length=20,
-        description="All required, narrower headings included; pubmed_lookup_mesh finds exact names. Example: "
-        "['Diabetes Mellitus, Type 2'].",
+        description="All required, narrower ones included. Example: ['Diabetes Mellitus, Type 2'].",
     )
     publicationTypes: list[Annotated[str, Field(max_length=100)]] | None = Field(
-        None, max_length=20, description="Any of these. Example: ['Review', 'Meta-Analysis']."
+        None, max_length=20, description="Any of these. Example: ['Review']."
     )
     language: str | None = Field(None, max_length=40, description="Example: 'english'.")
     species: SpeciesFilter | None = Field(
-        None, description="By MeSH indexing, which new records lack. Example: 'humans'."
+        None, description="By MeSH indexing (new records lack it). Example: 'humans'."
     )
-    hasAbstract: bool = Field(False, description="Example: true.")
-    freeFullText: bool = Field(False, description="Example: true.")
+    hasAbstract: bool = False
+    freeFullText: bool = False
     dateRange: DateRange | None = Field(
         None,
-        description="Partial dates cover their whole year or month. Example: {'minDate': '2020', 'maxDate': '2024/06'}.",
+        description="Partial dates cover the whole year or month. Example: {'minDate': '2020'}.",
     )
     sort: Literal["relevance", "pub_date", "author", "journal"] = Field(
         "relevance", description="Example: 'pub_date'."
@@ -169,13 +168,13 @@ class SearchArticlesInput(ToolInput):
         20,
         ge=0,
         le=10_000,  # what peer servers accept; served at MAX_RESULTS_CAP with a notice
-        description=f"Served at most {MAX_RESULTS_CAP:,} (more: a notice); 0 counts only. Example: 100.",
+        description=f"At most {MAX_RESULTS_CAP:,} served; 0 counts only. Example: 100.",
     )
     summaryCount: int = Field(
         0,
         ge=0,
         le=500,  # as maxResults: served at SUMMARY_CAP with a notice
-        description=f"Brief summaries of the first N PMIDs, served at most {SUMMARY_CAP}. Example: 10.",
+        description=f"Summaries of the first N PMIDs ({SUMMARY_CAP} at most). Example: 10.",
     )
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
