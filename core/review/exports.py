@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from .dedup import FIELDS
+
 Format = Literal["ris", "bibtex", "csljson", "nbib", "csv"]
 
 
@@ -322,23 +324,7 @@ def _source_line(rec: dict[str, Any]) -> str:
 
 # -- CSV ------------------------------------------------------------------------------------------
 
-CSV_COLUMNS = (
-    "key",
-    "pmid",
-    "pmcid",
-    "doi",
-    "title",
-    "authors",
-    "journal",
-    "year",
-    "volume",
-    "issue",
-    "pages",
-    "abstract",
-    "publication_types",
-    "language",
-    "sources",
-)
+CSV_COLUMNS = ("key", *FIELDS, "sources")  # a record's fields as the set stores them
 
 
 def write_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
