@@ -165,7 +165,10 @@ class ExportOutput(ToolOutput):
 
 
 class SetsInput(ToolInput):
-    action: Literal["list", "rename", "delete"] = Field("list", description="Example: 'rename'")
+    action: Literal["list", "rename", "delete"] = Field(
+        "list",
+        description="list (default), rename (with set, newName) or delete (with set, confirm). Example: 'list'",
+    )
     set: SetName | None = Field(None, description="The set to rename or delete. Example: 'asthma-kids'")
     newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
     confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(

@@ -43,7 +43,8 @@ async def test_inspector_list_and_calls(fake):
     assert "Warning: tool" not in listed.stderr and "Error: tool" not in listed.stderr, listed.stderr[-3000:]
     summary = re.search(r"(\d+) errors?, (\d+) warnings? across", listed.stderr)
     assert summary is None or summary.group(1, 2) == ("0", "0"), summary
-    assert len(json.loads(listed.stdout)["result"]["tools"]) == 28  # every plugin on
+    listed_names = {t["name"] for t in json.loads(listed.stdout)["result"]["tools"]}
+    assert len(listed_names) >= 28 and {"pubmed_verify_references", "review_search"} <= listed_names
     ok = await _run(
         inspector,
         env,
