@@ -67,9 +67,9 @@ async def auth_server(fake, tmp_path, issuer):
         proc.wait(10)
 
 
-def client(base: str, token: str) -> Client:
+def client(base: str, token: str, mode: str = "auto") -> Client:
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-    return Client(streamable_http_client(base + "/mcp", http_client=http))
+    return Client(streamable_http_client(base + "/mcp", http_client=http), mode=mode)  # type: ignore[arg-type]
 
 
 async def call(c: Client, name: str, args: dict) -> Any:
@@ -82,8 +82,9 @@ def reason(result: Any) -> str:
     return result.meta["medlit/error"]["reason"]
 
 
-async def test_each_principal_sees_only_its_own_sets(auth_server):
-    async with client(auth_server, ALICE) as alice, client(auth_server, BOB) as bob:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_each_principal_sees_only_its_own_sets(auth_server, mode):
+    async with client(auth_server, ALICE, mode) as alice, client(auth_server, BOB, mode) as bob:
         made = await call(alice, "review_search", {"set": "alice set", "queries": {"pubmed": PUBMED_QUERY}})
         assert not made.is_error, made.content
         assert made.structured_content["total"] == 30
@@ -170,7 +171,11 @@ async def test_missing_and_bad_tokens_get_401_with_www_authenticate(auth_server,
 
 async def test_token_file_only_challenge_names_no_metadata(fake, tmp_path):
     port = free_port()
-    env = server_env(fake, MEDLIT_AUTH_TOKENS=str(token_file(tmp_path / "tokens")))
+    env = server_env(
+        fake,
+        MEDLIT_AUTH_TOKENS=str(token_file(tmp_path / "tokens")),
+        MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
         env=env,
@@ -189,6 +194,12 @@ async def test_token_file_only_challenge_names_no_metadata(fake, tmp_path):
             assert (
                 await http.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource")
             ).status_code == 404
+        # A line added while serving is honoured at the next request (the file is re-read on change).
+        with (tmp_path / "tokens").open("a") as fh:
+            fh.write(f"carol {hashlib.sha256(b'carol-token').hexdigest()}\n")
+        async with client(f"http://127.0.0.1:{port}", "carol-token") as carol:
+            listed = await carol.call_tool("review_sets", {"action": "list"})
+            assert not listed.is_error and listed.structured_content["sets"] == []
     finally:
         proc.terminate()
         proc.wait(10)
