@@ -21,6 +21,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from oauth_issuer import AUDIENCE, Issuer
 from review_routes import PUBMED_QUERY, Literature, install
+from review_stores import create_database, drop_database, postgres_problem
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -228,3 +229,48 @@ async def test_malformed_token_file_refuses_start_naming_the_line(fake, tmp_path
     proc = run_serve(server_env(fake, MEDLIT_AUTH_TOKENS=str(bad)), "--port", "1")
     assert proc.returncode == 2
     assert "line 3" in proc.stderr and "SHA-256" in proc.stderr
+
+
+@pytest.mark.skipif(bool(postgres_problem()), reason=postgres_problem() or "-")
+async def test_a_fleet_of_two_replicas_on_one_postgresql_serves_a_principals_set_from_either(fake, tmp_path):
+    install(fake, Literature.build(pubmed=25, europepmc=0))
+    dsn = await create_database()
+    env = server_env(
+        fake,
+        MEDLIT_STORE=dsn,
+        MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
+        MEDLIT_AUTH_TOKENS=str(token_file(tmp_path / "tokens")),
+    )
+    ports = [free_port(), free_port()]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--stateless", "--port", str(p)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for p in ports
+    ]
+    try:
+        for port, proc in zip(ports, procs, strict=True):
+            await wait_for_port(port, proc)
+        one, two = (f"http://127.0.0.1:{p}" for p in ports)
+        async with client(one, ALICE) as alice_one:
+            made = await alice_one.call_tool(
+                "review_search", {"set": "fleet", "queries": {"pubmed": PUBMED_QUERY}}
+            )
+            assert not made.is_error and made.structured_content["total"] == 25, made.content
+        async with client(two, ALICE) as alice_two, client(two, BOB) as bob_two:
+            page = await alice_two.call_tool("review_records", {"set": "fleet"})
+            assert not page.is_error and page.structured_content["total"] == 25, page.content
+            listed = await alice_two.call_tool("review_sets", {"action": "list"})
+            assert [s["set"] for s in listed.structured_content["sets"]] == ["fleet"]
+            assert reason(await bob_two.call_tool("review_records", {"set": "fleet"})) == "unknown_set"
+            assert (await bob_two.call_tool("review_sets", {"action": "list"})).structured_content[
+                "sets"
+            ] == []
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(10)
+        await drop_database(dsn)
