@@ -274,3 +274,32 @@ async def test_a_fleet_of_two_replicas_on_one_postgresql_serves_a_principals_set
             proc.terminate()
             proc.wait(10)
         await drop_database(dsn)
+
+
+SERVE = [sys.executable, "-m", "medlit", "serve", "--transport", "http"]
+
+
+@pytest.mark.parametrize("fix", ["tokens", "no review tools"])
+async def test_public_bind_starts_with_either_fix(fake, tmp_path, fix):
+    extra = (
+        {"MEDLIT_AUTH_TOKENS": str(token_file(tmp_path / "tokens"))}
+        if fix == "tokens"
+        else {"MEDLIT_TOOLS": "-review_*"}
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [*SERVE, "--host", "0.0.0.0", "--allow-host", "mcp.example.org", "--port", str(port)],
+        env=server_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **extra),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await wait_for_port(port, proc)
+        async with httpx2.AsyncClient() as http:
+            resp = await http.post(
+                f"http://127.0.0.1:{port}/mcp", json={}, headers={"Accept": "application/json"}
+            )
+        assert (resp.status_code == 401) is (fix == "tokens")
+    finally:
+        proc.terminate()
+        proc.wait(10)
