@@ -23,6 +23,7 @@ authentication, every call is the local user's (:data:`LOCAL_PRINCIPAL`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -104,8 +105,8 @@ def digest_of(token: str) -> bytes:
 
 class TokenFile:
     """The token file, re-read when its mtime or size changes. A file that turns malformed after
-    start-up is logged and the entries read before are kept (so a half-written edit locks no one
-    out and lets no one in)."""
+    start-up is logged and the entries read before are kept (a half-written edit locks no one
+    out); a file removed after start-up lets no one in until it is back."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -131,7 +132,7 @@ class TokenFile:
                     else f"MEDLIT_AUTH_TOKENS: cannot read {self.path}: {exc}"
                 ) from None
             log.error("token file not re-read, keeping the previous %d entries: %s", len(self._entries), exc)
-            with _suppress():
+            with contextlib.suppress(OSError):
                 st = self.path.stat()
                 self._stamp = (st.st_mtime_ns, st.st_size)  # don't retry until it changes again
 
@@ -139,6 +140,9 @@ class TokenFile:
         try:
             st = self.path.stat()
         except OSError:
+            if self._entries:
+                log.error("token file %s is gone: no token is accepted until it is back", self.path)
+            self._entries, self._stamp = [], None
             return
         if (st.st_mtime_ns, st.st_size) != self._stamp:
             self.reload()
@@ -156,14 +160,6 @@ class TokenFile:
             if hmac.compare_digest(presented, digest) and found is None:
                 found = principal
         return found
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True
 
 
 # -- OAuth access tokens (JWT) ---------------------------------------------------------------------

@@ -258,3 +258,13 @@ async def test_an_unknown_key_id_refetches_at_most_once_a_while(issuer):
     for _ in range(5):
         assert await config.verify_token(stray) is None
     assert issuer.fetches == ["/jwks.json"]  # fetched within JWKS_MIN_REFETCH: not again
+
+
+def test_a_removed_file_lets_no_one_in_until_it_is_back(tmp_path):
+    path = tmp_path / "tokens"
+    write(path, f"alice {hexdigest('one')}\n", 1_000_000_000_000_000_000)
+    tokens = TokenFile(path)
+    path.unlink()
+    assert tokens.principal_for("one") is None
+    write(path, f"alice {hexdigest('one')}\n", 1_000_000_000_000_000_000)
+    assert tokens.principal_for("one") == "alice"
