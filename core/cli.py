@@ -25,6 +25,7 @@ from .types import ToolSpec
 if TYPE_CHECKING:
     import uvicorn
 
+    from .auth import AuthConfig
     from .cache import Cache
 
 
@@ -68,6 +69,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     host = _host()
     quiet_sdk_warnings()
+    if args.transport == "http":
+        auth = _http_auth(host, args)
+        if auth is None:
+            return 2
+        args.auth = auth
     if args.transport == "stdio":
         plugins = [p.name for p in host.plugins.values() if p.active]
         _announce(
@@ -171,6 +177,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
             allowed_hosts=args.allow_host,
             allowed_origins=args.allow_origin,
             stateless=args.stateless,
+            auth=getattr(args, "auth", None),
             on_server=running.append,
             on_started=lambda: _announce(f"serving {len(host.tools)} tools at {url}"),
         )
@@ -179,6 +186,33 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 128 + caught[0] if caught else 0
+
+
+PER_USER_PLUGINS = ("review",)  # core's plugins whose tools keep data per principal
+
+
+def _http_auth(host: Host, args: argparse.Namespace) -> AuthConfig | None:
+    """The HTTP transport's authentication, or ``None`` (after saying why) when start-up is
+    refused: a malformed configuration, or a non-loopback bind serving per-user data (the review
+    sets) to anyone who reaches it."""
+    from .auth import AuthConfigError, load_auth
+
+    try:
+        auth = load_auth(host.settings.env, default_resource=f"http://{_url_host(args.host)}:{args.port}/mcp")
+    except AuthConfigError as exc:
+        print(f"medlit: {exc}", file=sys.stderr)
+        return None
+    per_user = sorted(n for n, spec in host.tools.items() if spec.plugin in PER_USER_PLUGINS)
+    if per_user and not auth.configured and not is_loopback_host(args.host):
+        print(
+            f"medlit: refusing to serve {', '.join(per_user)} on {args.host} without authentication: "
+            "anyone reaching the port could read or delete any review set. Set MEDLIT_AUTH_TOKENS "
+            "(a file of 'principal sha256-of-token' lines) or MEDLIT_AUTH_ISSUER with MEDLIT_AUTH_AUDIENCE "
+            "(OAuth access tokens), or drop those tools with MEDLIT_TOOLS=-review_*.",
+            file=sys.stderr,
+        )
+        return None
+    return auth
 
 
 def _url_host(bind: str) -> str:

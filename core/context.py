@@ -105,6 +105,9 @@ class ToolContext:
     metadata_kinds: frozenset[IdKind] = frozenset()
     # A resource template's placeholder values for the URI being read (``{"stem": "x"}``).
     params: Mapping[str, str] = field(default_factory=dict)
+    # Whom the call runs for: "" is the local user (stdio, or HTTP without authentication), else
+    # the principal authenticated over Streamable HTTP. Data a tool keeps per user is keyed by it.
+    principal: str = ""
 
     def client(self, service: str) -> ApiClient:
         """The paced client for a service this plugin declared (``medlit_services``)."""

@@ -128,7 +128,7 @@ class Runtime:
     def call_deadline(self) -> float:
         return self.host.settings.call_deadline
 
-    def context(self, plugin: str, progress: Progress | None = None) -> ToolContext:
+    def context(self, plugin: str, progress: Progress | None = None, principal: str = "") -> ToolContext:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
         Core's own plugins (the full-text chain, related articles) also get ``core``: they run
         other plugins' steps, each under that plugin's own context."""
@@ -147,6 +147,7 @@ class Runtime:
             core=self if core else None,
             metadata=self.lookup_metadata,
             metadata_kinds=frozenset(k for m in self.host.catalog.metadata for k in m.accepts),
+            principal=principal,
         )
 
     async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> dict[str, RecordMetadata]:
@@ -202,8 +203,14 @@ class Runtime:
         return found
 
     async def call(
-        self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: ProgressFn | None = None,
+        *,
+        principal: str = "",
     ) -> CallOutcome:
+        """Run a tool for ``principal`` ("" the local user; see ``ToolContext.principal``)."""
         started = time.monotonic()
         spec = self.host.tools.get(name)
         if spec is None:
@@ -214,7 +221,7 @@ class Runtime:
         async def run() -> CallOutcome:
             tool = spec.loaded()  # a lazy tool's module is imported at its first call
             args = validate_arguments(tool, arguments or {})
-            result = await tool.handler(args, self.context(spec.plugin, report))
+            result = await tool.handler(args, self.context(spec.plugin, report, principal))
             if not isinstance(result, tool.output_model):
                 result = tool.output_model.model_validate(result)
             data = self._redact_data(result.model_dump(mode="json"))
@@ -271,7 +278,7 @@ class Runtime:
             CALL_DEADLINE.reset(tokens[0])
             CALL_PROGRESS.reset(tokens[1])
 
-    async def read_resource(self, uri: str) -> tuple[str | None, MedlitError | None]:
+    async def read_resource(self, uri: str, *, principal: str = "") -> tuple[str | None, MedlitError | None]:
         """A resource's text, or the error reading it came to (isolated like a tool call)."""
         spec, params = self.host.resource_for(uri)
         if spec is None:
@@ -282,7 +289,7 @@ class Runtime:
             )
 
         async def run() -> str:
-            ctx = self.context(spec.plugin)
+            ctx = self.context(spec.plugin, principal=principal)
             text = await spec.read(replace(ctx, params=params) if params else ctx)
             if not isinstance(text, str):
                 raise E.plugin_fault(spec.plugin, f"resource {uri} read {type(text).__name__}, not text")

@@ -15,7 +15,7 @@ import re
 import sys
 import warnings
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from mcp import types
@@ -23,6 +23,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
+from .auth import AuthConfig, principal_of
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .lazy import LazyError
@@ -135,7 +136,9 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             with contextlib.suppress(Exception):  # progress is best effort, never a failure
                 await ctx.session.report_progress(done, total, message)
 
-        outcome = await rt.call(params.name, dict(params.arguments or {}), progress)
+        outcome = await rt.call(
+            params.name, dict(params.arguments or {}), progress, principal=principal_of(ctx.request)
+        )
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
         content += [
             types.ResourceLink(
@@ -189,7 +192,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     ) -> types.ReadResourceResult:
         rt: Runtime = ctx.lifespan_context["runtime"]
         uri = str(params.uri)
-        text, err = await rt.read_resource(uri)
+        text, err = await rt.read_resource(uri, principal=principal_of(ctx.request))
         if err is not None or text is None:
             raise _protocol_error(err)
         spec, _ = host.resource_for(uri)
@@ -426,6 +429,7 @@ def http_app(
     allowed_origins: Sequence[str] = (),
     path: str = "/mcp",
     stateless: bool = False,
+    auth: AuthConfig | None = None,
 ) -> Starlette:
     """The Streamable HTTP app, plus ``GET /health`` for load balancers (200 while serving;
     ``status`` is ``degraded`` while shared pacing falls back to local pacing). ``stateless``
@@ -458,7 +462,46 @@ def http_app(
         )
 
     app.router.routes.insert(0, Route("/health", health, methods=["GET"]))
+    if auth is not None and auth.configured:
+        require_auth(app, path, auth)
     return app
+
+
+def require_auth(app: Starlette, path: str, auth: AuthConfig) -> None:
+    """Put the MCP endpoint behind the SDK's bearer authentication: ``AuthenticationMiddleware``
+    with ``BearerAuthBackend`` over our verifier (the token file, the issuer's JWTs), and
+    ``RequireAuthMiddleware`` answering 401 with ``WWW-Authenticate: Bearer ...`` (naming the
+    RFC 9728 metadata when OAuth is configured, which is then served). ``/health`` stays open."""
+    from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+    from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
+    from pydantic import AnyHttpUrl
+    from starlette.middleware.authentication import AuthenticationMiddleware
+    from starlette.routing import Route
+
+    metadata_url = None
+    if auth.jwt is not None and auth.resource_url:
+        resource = AnyHttpUrl(auth.resource_url)
+        metadata_url = build_resource_metadata_url(resource)
+        routes = create_protected_resource_routes(
+            resource_url=resource,
+            # as a string: the metadata model keeps a path-less issuer exact (RFC 8414 compares
+            # issuers as strings), where AnyHttpUrl would add a slash
+            authorization_servers=[cast(AnyHttpUrl, auth.jwt.issuer)],
+            resource_name="medlit",
+        )
+        # RFC 9728 puts the resource's path after the well-known name; clients that ask at the
+        # root (as the MCP spec's fallback does) get the same document.
+        root = "/.well-known/oauth-protected-resource"
+        extra = [Route(root, r.endpoint, methods=["GET", "OPTIONS"]) for r in routes if r.path != root]
+        app.router.routes[0:0] = [*routes, *extra]
+    for i, route in enumerate(app.router.routes):
+        if isinstance(route, Route) and route.path == path:
+            app.router.routes[i] = Route(
+                path, endpoint=RequireAuthMiddleware(route.endpoint, [], metadata_url)
+            )
+    app.add_middleware(AuthContextMiddleware)
+    app.add_middleware(AuthenticationMiddleware, backend=BearerAuthBackend(auth))
 
 
 def serve_http(
@@ -469,6 +512,7 @@ def serve_http(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     stateless: bool = False,
+    auth: AuthConfig | None = None,
     on_server: Callable[[uvicorn.Server], None] | None = None,
     on_started: Callable[[], None] | None = None,
 ) -> None:
@@ -476,14 +520,19 @@ def serve_http(
     fails start-up with uvicorn's own message, and nothing claims the server is serving)."""
     import uvicorn
 
-    if not is_loopback_host(bind):
+    if not is_loopback_host(bind) and not (auth is not None and auth.configured):
         print(
             f"medlit: WARNING: serving on non-loopback address {bind}; only Host headers in "
             f"{', '.join(allowed_hosts)} are accepted. There is no authentication.",
             file=sys.stderr,
         )
     app = http_app(
-        host, bind=bind, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, stateless=stateless
+        host,
+        bind=bind,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        stateless=stateless,
+        auth=auth,
     )
     # Open streams get half a second to finish after a signal: shutdown stays under a second.
     config = uvicorn.Config(

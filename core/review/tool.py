@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -182,9 +183,10 @@ def _unknown_set(name: str) -> MedlitError:
     )
 
 
-async def _existing(ws: Workspace, name: str) -> tuple[Store, SetRow]:
+async def _existing(ws: Workspace, name: str, owner: str) -> tuple[Store, SetRow]:
+    """The caller's set by name; another principal's set is answered exactly like a missing one."""
     store = await ws.open()
-    row = await store.get_set(name)
+    row = await store.get_set(name, owner)
     if row is None:
         raise _unknown_set(name)
     return store, row
@@ -231,11 +233,11 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
     if args.queries:
         _check_queries(args.queries, catalog)
     store = await ws.open()
-    row = await store.get_set(args.set)
+    row = await store.get_set(args.set, ctx.principal)
     if row is None and not args.queries:
         raise _unknown_set(args.set)
     if row is None:
-        row = await store.create_set(args.set)
+        row = await store.create_set(args.set, ctx.principal)
     job = ws.running(row.id)
     notice = ""
     if job is None:
@@ -509,7 +511,7 @@ def _record(key: int, data: dict[str, Any], brief: bool) -> SetRecord:
 
 async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     ws = workspace(ctx)
-    store, row = await _existing(ws, args.set)
+    store, row = await _existing(ws, args.set, ctx.principal)
     filters = {
         "source": args.source,
         "year_from": args.yearFrom,
@@ -640,7 +642,7 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
 
 async def read_set_log(ctx: ToolContext) -> str:
     ws = workspace(ctx)
-    store, row = await _existing(ws, unquote(ctx.params.get("set", "")))
+    store, row = await _existing(ws, unquote(ctx.params.get("set", "")), ctx.principal)
     return await search_log(ws, store, row, ctx.core.catalog if ctx.core else None)
 
 
@@ -649,14 +651,24 @@ async def read_set_log(ctx: ToolContext) -> str:
 EXPORT_URI = "review://exports/"
 
 
+def export_dir(ws: Workspace, principal: str) -> Path:
+    """Where a principal's exports go: the export directory itself for the local user, else a
+    directory of its own under ``principals/`` (named by a digest of the principal, so no name
+    is a path and no principal can name another's file)."""
+    if not principal:
+        return ws.export_dir
+    return ws.export_dir / "principals" / hashlib.sha256(principal.encode()).hexdigest()[:32]
+
+
 async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     ws = workspace(ctx)
-    store, row = await _existing(ws, args.set)
+    store, row = await _existing(ws, args.set, ctx.principal)
     info = X.FORMATS[args.format]
     stem = X.file_stem(row.name)
+    directory = export_dir(ws, ctx.principal)
     try:
-        path = X.target(ws.export_dir, f"{stem}.{info.extension}")
-        log_path = X.target(ws.export_dir, f"{stem}.{X.LOG_EXTENSION}")
+        path = X.target(directory, f"{stem}.{info.extension}")
+        log_path = X.target(directory, f"{stem}.{X.LOG_EXTENSION}")
     except ValueError as exc:  # not reachable with a valid set name; kept as the guard
         raise E.invalid_argument(str(exc), "Rename the set to letters, digits, '-' and '_'.") from None
     catalog = ctx.core.catalog if ctx.core else None
@@ -690,7 +702,7 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         await _close(rows)
         raise MedlitError(
             EXPORT_FAILED,
-            f"Could not write the export under {ws.export_dir}: {exc.strerror or exc}",
+            f"Could not write the export under {directory}: {exc.strerror or exc}",
             recovery="Check MEDLIT_EXPORT_DIR points at a writable directory.",
         ) from None
     latest = await store.latest(row.id)
@@ -756,7 +768,7 @@ async def read_export(ctx: ToolContext) -> str:
     ws = workspace(ctx)
     name = unquote(ctx.params.get("file", ""))
     try:
-        path = X.target(ws.export_dir, name)
+        path = X.target(export_dir(ws, ctx.principal), name)
     except ValueError:
         raise E.invalid_argument(
             f"No export named {name[:80]!r}.", "Use the uri review_export answered."
@@ -777,7 +789,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
     store = await ws.open()
     if args.action == "list":
         out = []
-        for row in await store.list_sets():
+        for row in await store.list_sets(ctx.principal):
             latest = await store.latest(row.id)
             running = ws.running(row.id) is not None
             out.append(
@@ -794,7 +806,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
         return SetsOutput(action="list", sets=out, store=ws.backend)
     if not args.set:
         raise E.invalid_argument(f"{args.action} needs set.", "Name the set to " + args.action + ".")
-    named = await store.get_set(args.set)
+    named = await store.get_set(args.set, ctx.principal)
     if named is None:
         raise _unknown_set(args.set)
     row = named
@@ -808,7 +820,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
                 recovery="Rename it when it is done.",
                 retryable=True,
             )
-        if await store.get_set(args.newName) is not None:
+        if await store.get_set(args.newName, ctx.principal) is not None:
             raise E.invalid_argument(
                 f"A set named {args.newName!r} exists already.", "Choose another newName."
             )
