@@ -137,14 +137,27 @@ class ResourceLink(BaseModel):
     size: int | None = None
 
 
+class Image(BaseModel):
+    """An image a tool result carries (served as MCP ``image`` content, base64-encoded, so a host
+    shows it inline): a chart the tool drew."""
+
+    data: bytes
+    mimeType: str = "image/png"
+
+
 class ToolOutput(BaseModel):
     """Base for tool outputs: ``None`` fields are left out of the structured result. A result
     that points at resources it made (an export file) answers them from ``resource_links()``;
-    the server adds each as a ``resource_link`` content block after the text."""
+    the server adds each as a ``resource_link`` content block after the text. A result that
+    carries images answers them from ``images()``: the server adds each as an ``image`` content
+    block (keep the bytes out of the structured result: a field with ``exclude=True``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     def resource_links(self) -> list[ResourceLink]:
+        return []
+
+    def images(self) -> list[Image]:
         return []
 
 

@@ -24,7 +24,7 @@ from .cache import Cache, cache_setting, open_cache
 from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
-from .models import ResourceLink
+from .models import Image, ResourceLink
 from .net.clients import build_clients
 from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
@@ -52,6 +52,7 @@ class CallOutcome:
     error: MedlitError | None = None
     elapsed: float = 0.0
     links: list[ResourceLink] = field(default_factory=list)  # resources the result points at
+    images: list[Image] = field(default_factory=list)  # images the result carries
 
     @property
     def is_error(self) -> bool:
@@ -228,7 +229,8 @@ class Runtime:
             text = tool.render(result, args) if tool.render else as_json(result)
             text = cap(self.redact(text), "Narrow the request or page through it to see the rest.")
             links = result.resource_links() if hasattr(result, "resource_links") else []
-            return CallOutcome(text, data=data, links=list(links))
+            images = result.images() if hasattr(result, "images") else []
+            return CallOutcome(text, data=data, links=list(links), images=list(images))
 
         outcome, err = await self.isolated(spec.plugin, name, run, report)
         if err is not None:

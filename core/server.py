@@ -9,6 +9,7 @@ on errors because the TypeScript client validates it against ``outputSchema`` ev
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import re
@@ -150,6 +151,12 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                 size=link.size,
             )
             for link in outcome.links
+        ]
+        content += [
+            types.ImageContent(
+                type="image", data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mimeType
+            )
+            for image in outcome.images
         ]
         if outcome.error is not None:
             return types.CallToolResult(

@@ -72,7 +72,8 @@ PHASES: tuple[tuple[str, str, Capability | None], ...] = (
     (
         "Systematic searches",
         "for a systematic or scoping review, run each database's final query whole into a review set "
-        "(deduplicated, logged, exportable) instead of paging search results",
+        "(deduplicated, logged, exportable) instead of paging search results; screen it there (title/abstract, "
+        "then full text, each reviewer's decisions kept apart) and report the PRISMA 2020 flow",
         "review_set",
     ),
     (

@@ -15,6 +15,21 @@ from ..lazy import lazy
 from ..types import Catalog, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
 
 SEARCH = "review_search"
+# The full-text exclusion reasons (core/review/screening.py holds their labels; a test keeps both equal).
+REASON_CATEGORIES_LIST = (
+    "wrong_population",
+    "wrong_intervention",
+    "wrong_comparator",
+    "wrong_outcome",
+    "wrong_study_design",
+    "wrong_publication_type",
+    "wrong_setting",
+    "language",
+    "duplicate",
+    "retracted",
+    "not_retrievable",
+    "other",
+)
 
 
 def describe_search(catalog: Catalog) -> str:
@@ -56,8 +71,9 @@ TOOLS = [
         name="review_records",
         title="Page through a review set",
         description="Page through a review set's deduplicated records (brief by default; brief=false adds "
-        "abstracts), filtered by source, year or abstract. For records outside a set use the search tools; to "
-        "hand the set to a reference manager use review_export.",
+        "abstracts) with their screening decisions, filtered by source, year, abstract, decision, conflicts or "
+        "undecided. For records outside a set use the search tools; to hand the set to a reference manager use "
+        "review_export.",
         input_model=lazy(".models:RecordsInput", __name__),
         output_model=lazy(".models:RecordsOutput", __name__),
         handler=lazy(".tool:review_records", __name__),
@@ -68,9 +84,9 @@ TOOLS = [
     ToolSpec(
         name="review_export",
         title="Export a review set to a file",
-        description="Write a review set to a file for Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, "
-        "nbib, csv) with its PRISMA-S search log; answers the path and a resource uri (resources/read). To read "
-        "records in the chat use review_records.",
+        description="Write a review set (or only its records with one decision, e.g. the includes) to a file for "
+        "Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, nbib, csv) with its PRISMA-S search log; "
+        "answers the path and a resource uri (resources/read). To read records in the chat use review_records.",
         input_model=lazy(".models:ExportInput", __name__),
         output_model=lazy(".models:ExportOutput", __name__),
         handler=lazy(".tool:review_export", __name__),
@@ -78,6 +94,53 @@ TOOLS = [
         read_only=False,
         open_world=False,
         guide="a review set, want a file for Rayyan, Covidence, Zotero or EndNote",
+    ),
+    ToolSpec(
+        name="review_screen",
+        title="Record screening decisions",
+        description="Record title/abstract or full-text screening decisions (include, exclude, maybe) on a review "
+        "set's records, with a reason and who decided (reviewer: 'model' by default, a person, or 'final' to "
+        "settle a conflict); re-recording replaces that reviewer's decision. A full-text exclusion needs "
+        f"reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items come back refused, the rest are "
+        "recorded; conflicts between reviewers are listed. Find records to screen with review_records "
+        "(undecided=true).",
+        input_model=lazy(".models:ScreenInput", __name__),
+        output_model=lazy(".models:ScreenOutput", __name__),
+        handler=lazy(".screen:review_screen", __name__),
+        render=lazy(".screen:render_screen", __name__),
+        read_only=False,
+        open_world=False,
+        capabilities=frozenset({"review_set"}),
+        guide="a review set, want to record include/exclude decisions (PRISMA screening)",
+    ),
+    ToolSpec(
+        name="review_retrieve",
+        title="Check full-text availability of a set's includes",
+        description="For a review set's title/abstract includes (the reports sought for retrieval), check up to "
+        "25 a call through the full-text sources and record per record which tier has it, or each tier's "
+        "outcome and the library link; answers `remaining` (call again). To read a full text use the full-text "
+        "tool.",
+        input_model=lazy(".models:RetrieveInput", __name__),
+        output_model=lazy(".models:RetrieveOutput", __name__),
+        handler=lazy(".screen:review_retrieve", __name__),
+        render=lazy(".screen:render_retrieve", __name__),
+        read_only=False,
+        guide="screened includes, want which full texts can be retrieved (PRISMA)",
+    ),
+    ToolSpec(
+        name="review_prisma",
+        title="PRISMA 2020 flow of a review set",
+        description="The PRISMA 2020 flow of a review set from its searches and screening decisions: json (the "
+        "counts), svg (the diagram as a file and resource uri, for a manuscript) or png (the diagram as an "
+        "image). Undecided records and reviewer conflicts are reported as pending, not counted.",
+        input_model=lazy(".models:PrismaInput", __name__),
+        output_model=lazy(".models:PrismaOutput", __name__),
+        handler=lazy(".screen:review_prisma", __name__),
+        render=lazy(".screen:render_prisma", __name__),
+        read_only=False,
+        open_world=False,
+        capabilities=frozenset({"review_set"}),
+        guide="a screened review set, want the PRISMA 2020 flow diagram",
     ),
     ToolSpec(
         name="review_sets",
@@ -123,7 +186,8 @@ def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
         name="review",
         title="Review workspace",
-        description="Whole searches across sources into stored, deduplicated sets, logged and exported.",
+        description="Whole searches across sources into stored, deduplicated sets, logged, screened, exported "
+        "and reported as a PRISMA 2020 flow.",
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints
 
 from ..errors import ArgumentError
-from ..models import RESPONSE_FORMAT_FIELD, ResourceLink, ResponseFormat, ToolInput, ToolOutput
+from ..models import RESPONSE_FORMAT_FIELD, Image, ResourceLink, ResponseFormat, ToolInput, ToolOutput
 
 SET_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
 PAGE_MAX = 200
@@ -90,6 +90,19 @@ class RecordsInput(ToolInput):
     hasAbstract: bool | None = Field(
         None, description="Only records with (true) or without (false) one. Example: true"
     )
+    decision: Decision | None = Field(
+        None, description="Only records decided so at `stage`. Example: 'include'"
+    )
+    stage: Stage = Field(
+        "title_abstract", description="What decision/conflicts/undecided are about. Example: 'full_text'"
+    )
+    conflicts: bool = Field(False, description="Only records the reviewers disagree on")
+    undecided: bool = Field(
+        False, description="Only records with no decision (full_text: title/abstract includes)"
+    )
+    reviewer: Reviewer | None = Field(
+        None, description="decision/undecided of this reviewer. Example: 'Dr Lee'"
+    )
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
@@ -112,6 +125,8 @@ class SetRecord(ToolOutput):
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None
+    decisions: list[ScreenDecision] | None = None
+    retrieval: RetrievalState | None = None
 
 
 class RecordsOutput(ToolOutput):
@@ -129,6 +144,10 @@ class ExportInput(ToolInput):
     format: Literal["ris", "bibtex", "csljson", "nbib", "csv"] = Field(
         description="ris, bibtex, csljson, nbib (MEDLINE) or csv. Example: 'ris'"
     )
+    decision: Decision | None = Field(
+        None, description="Only records decided so at `stage`. Example: 'include'"
+    )
+    stage: Stage = Field("title_abstract", description="Example: 'full_text'")
     responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
 
 
@@ -195,3 +214,180 @@ class SetsOutput(ToolOutput):
     deletedRecords: int | None = None
     store: str = Field(description="The store's backend (sqlite or postgresql)")
     notice: str | None = None
+
+
+# -- screening ----------------------------------------------------------------------------------
+
+Reviewer = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$"),
+]
+Stage = Literal["title_abstract", "full_text"]
+Decision = Literal["include", "exclude", "maybe"]
+
+
+class ScreenItem(ToolInput):
+    # Loose on purpose: an item outside the vocabulary is refused on its own, the rest recorded.
+    id: int | Annotated[str, StringConstraints(max_length=200)] = Field(
+        description="The record's key (review_records) or its PMID, DOI or PMCID"
+    )
+    stage: Annotated[str, StringConstraints(max_length=40)] = Field(description="title_abstract or full_text")
+    decision: Annotated[str, StringConstraints(max_length=40)] = Field(
+        description="include, exclude or maybe"
+    )
+    reason: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
+        None, description="Free text, at most 2,000 characters"
+    )
+    reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
+        None, description="Needed to exclude at full_text: one in the description"
+    )
+
+
+class ScreenInput(ToolInput):
+    set: SetName
+    decisions: list[ScreenItem] = Field(
+        min_length=1,
+        max_length=200,
+        description='Example: [{"id": 12, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
+    )
+    reviewer: Reviewer = Field(
+        "model", description="Who decides: 'model', a person, 'final' (settles conflicts). Example: 'Dr Lee'"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class Refused(ToolOutput):
+    index: int = Field(description="The item's place in decisions (0-based)")
+    id: int | str
+    reason: str
+
+
+class Conflict(ToolOutput):
+    key: int
+    stage: str
+    decisions: dict[str, str] = Field(description="Reviewer -> decision")
+
+
+class ScreenOutput(ToolOutput):
+    set: str
+    reviewer: str
+    decidedAt: str
+    recorded: int = Field(description="Decisions new for this reviewer")
+    replaced: int = Field(description="Decisions that replaced this reviewer's earlier ones")
+    refused: list[Refused] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(
+        default_factory=list, description="Records of this call the reviewers disagree on (no final decision)"
+    )
+    conflictsInSet: int = Field(description="Every unresolved conflict in the set")
+    notice: str | None = None
+
+
+class ScreenDecision(ToolOutput):
+    stage: str
+    reviewer: str
+    decision: str
+    reasonCategory: str | None = None
+    reason: str | None = None
+    decidedAt: str
+
+
+class RetrievalState(ToolOutput):
+    state: Literal["retrieved", "not_retrieved", "failed"]
+    tier: str | None = Field(None, description="The tier that served it")
+    source: str | None = None
+    reason: str | None = Field(None, description="Why not (the chain's most specific reason)")
+    triedTiers: list[dict[str, str]] | None = Field(None, description="Every step: tier, outcome, detail")
+    institutionalLink: str | None = Field(None, description="The user's library (OpenURL) link")
+    checkedAt: str
+
+
+# -- full-text retrieval ------------------------------------------------------------------------
+
+RETRIEVE_MAX = 25
+
+
+class RetrieveInput(ToolInput):
+    set: SetName
+    limit: int = Field(
+        RETRIEVE_MAX, ge=1, le=RETRIEVE_MAX, description="Records this call, at most 25. Example: 10"
+    )
+    retry: bool = Field(False, description="Ask again about records not retrieved before. Example: true")
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class Retrieved(RetrievalState):
+    key: int
+    title: str | None = None
+
+
+class RetrieveOutput(ToolOutput):
+    set: str
+    checked: list[Retrieved]
+    remaining: int = Field(description="Reports sought still unchecked (or failed): call again")
+    sought: int = Field(description="Reports sought for retrieval (title/abstract includes)")
+    retrieved: int
+    notRetrieved: int
+    notice: str | None = None
+
+
+# -- PRISMA -------------------------------------------------------------------------------------
+
+
+class PrismaInput(ToolInput):
+    set: SetName
+    format: Literal["json", "svg", "png"] = Field(
+        "json", description="json (counts), svg (file + resource) or png (image). Example: 'svg'"
+    )
+    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+
+
+class PrismaCounts(ToolOutput):
+    identified: dict[str, int] = Field(description="Records identified, per source (latest searches)")
+    duplicatesRemoved: int
+    records: int = Field(description="Records in the set after deduplication")
+    screened: int = Field(description="Title/abstract: decided include or exclude")
+    excluded: int = Field(description="Excluded at title/abstract")
+    sought: int = Field(description="Reports sought for retrieval (title/abstract includes)")
+    notRetrieved: int
+    assessed: int = Field(description="Reports assessed for eligibility (full-text include or exclude)")
+    excludedWithReasons: dict[str, int] = Field(description="Full-text exclusions per reason category")
+    included: int = Field(description="Studies included")
+    pendingScreening: dict[str, int] = Field(description="Not counted: undecided, maybe, conflicts")
+    pendingFullText: dict[str, int] = Field(
+        description="Not counted: notChecked, awaitingAssessment, maybe, conflicts"
+    )
+
+
+class PrismaOutput(ToolOutput):
+    set: str
+    format: str
+    counts: PrismaCounts
+    reconciliation: str = Field(description="How reviewers' decisions were combined")
+    path: str | None = Field(None, description="svg: the file on the server's disk")
+    uri: str | None = Field(None, description="svg: the file as an MCP resource")
+    size: int | None = Field(None, description="svg: the file's size in bytes")
+    _image: bytes | None = PrivateAttr(None)  # png: sent as image content, not in the JSON
+    notice: str | None = None
+
+    def resource_links(self) -> list[ResourceLink]:
+        if not self.uri or not self.path:
+            return []
+        return [
+            ResourceLink(
+                uri=self.uri,
+                name=self.path.rsplit("/", 1)[-1],
+                mimeType="image/svg+xml",
+                title=f"{self.set} PRISMA 2020 flow diagram",
+                size=self.size,
+            )
+        ]
+
+    def set_image(self, data: bytes) -> None:
+        self._image = data
+
+    def images(self) -> list[Image]:
+        return [Image(data=self._image, mimeType="image/png")] if self._image else []
+
+
+for _model in (RecordsInput, SetRecord, RecordsOutput, ExportInput):
+    _model.model_rebuild()

@@ -14,6 +14,12 @@ is ``''`` for the local user: part 2 gives sets to authenticated principals), ``
 (the deduplicated records, their match keys and data as JSON) and ``review_hits`` (which search
 found which record, by which rule: the per-source counts and the duplicates by rule). A later
 version adds decisions by a migration.
+
+Schema version 2 adds ``review_decisions`` (one screening decision per record, stage and
+reviewer: re-recording replaces it, in one transaction with the rest of its call) and
+``review_retrievals`` (per record of the full-text stage, whether the full-text chain retrieved
+it, which tier served it, or each tier's outcome). Both hang off the set (so off its owner) and
+go with it.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 
 from .dedup import Indexed, Matcher, as_data, keys_of, merge
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 Row = tuple[Any, ...]
 
 MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
@@ -66,7 +72,29 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX review_hits_record ON review_hits (record_id)",
         ),
     ),
+    (
+        2,
+        "screening decisions, full-text retrieval",
+        (
+            """CREATE TABLE review_decisions (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                record_id BIGINT NOT NULL REFERENCES review_records(id) ON DELETE CASCADE,
+                stage TEXT NOT NULL, reviewer TEXT NOT NULL, decision TEXT NOT NULL,
+                category TEXT, reason TEXT, decided_at TEXT NOT NULL,
+                UNIQUE (record_id, stage, reviewer))""",
+            "CREATE INDEX review_decisions_set ON review_decisions (set_id, stage, record_id)",
+            """CREATE TABLE review_retrievals (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                record_id BIGINT NOT NULL REFERENCES review_records(id) ON DELETE CASCADE,
+                state TEXT NOT NULL, tier TEXT, source TEXT, reason TEXT,
+                tried TEXT NOT NULL DEFAULT '[]', link TEXT, checked_at TEXT NOT NULL,
+                UNIQUE (record_id))""",
+            "CREATE INDEX review_retrievals_set ON review_retrievals (set_id, state)",
+        ),
+    ),
 )
+
+FINAL = "final"  # the reviewer label of a reconciled decision: it wins over every other
 
 
 def now() -> str:
@@ -135,6 +163,36 @@ def _search(row: Row) -> SearchRow:
         options=json.loads(row[13] or "{}"),
         retryable=None if row[14] is None else bool(row[14]),
     )
+
+
+@dataclass
+class Decision:
+    """One reviewer's decision on one record at one stage."""
+
+    record_id: int
+    stage: str  # title_abstract | full_text
+    reviewer: str
+    decision: str  # include | exclude | maybe
+    category: str | None  # full-text exclusions: the PRISMA reason category
+    reason: str | None
+    decided_at: str
+
+
+DECISION_COLUMNS = "record_id, stage, reviewer, decision, category, reason, decided_at"
+
+
+@dataclass
+class Retrieval:
+    """What the full-text chain found for one record sought for retrieval."""
+
+    record_id: int
+    state: str  # retrieved | not_retrieved | failed (a service error: asked again next time)
+    tier: str | None
+    source: str | None
+    reason: str | None
+    tried: list[dict[str, str]]
+    link: str | None  # the user's library link for a record not retrieved
+    checked_at: str
 
 
 @dataclass
@@ -424,6 +482,8 @@ class Store:
         async with self.db.transaction(set_id) as tx:
             rows = await tx.fetch("SELECT COUNT(*) FROM review_records WHERE set_id = ?", set_id)
             searches = "SELECT id FROM review_searches WHERE set_id = ?"
+            await tx.execute("DELETE FROM review_decisions WHERE set_id = ?", set_id)
+            await tx.execute("DELETE FROM review_retrievals WHERE set_id = ?", set_id)
             await tx.execute(f"DELETE FROM review_hits WHERE search_id IN ({searches})", set_id)
             await tx.execute("DELETE FROM review_records WHERE set_id = ?", set_id)
             await tx.execute("DELETE FROM review_searches WHERE set_id = ?", set_id)
@@ -603,13 +663,16 @@ class Store:
         )
         return [(int(i), json.loads(d)) for i, d in rows]
 
-    async def stream(self, set_id: int, chunk: int = 2000) -> AsyncIterator[tuple[int, dict[str, Any]]]:
-        """Every record of the set in id order, ``chunk`` rows a query (exports)."""
+    async def stream(
+        self, set_id: int, chunk: int = 2000, **filters: Any
+    ) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+        """Every record of the set (matching ``filters``) in id order, ``chunk`` rows a query (exports)."""
         last = 0
+        where, args = _filters(set_id, filters)
         while True:
             rows = await self.db.fetch(
-                "SELECT id, data FROM review_records WHERE set_id = ? AND id > ? ORDER BY id LIMIT ?",
-                set_id,
+                f"SELECT r.id, r.data FROM review_records r WHERE {where} AND r.id > ? ORDER BY r.id LIMIT ?",
+                *args,
                 last,
                 chunk,
             )
@@ -646,6 +709,142 @@ class Store:
     async def total(self, set_id: int) -> int:
         return await self.count(set_id)
 
+    async def keys(self, set_id: int) -> list[int]:
+        rows = await self.db.fetch("SELECT id FROM review_records WHERE set_id = ? ORDER BY id", set_id)
+        return [int(r[0]) for r in rows]
+
+    async def conflicts(self, set_id: int) -> int:
+        """Unresolved conflicts in the set, both stages."""
+        total = 0
+        for stage in ("title_abstract", "full_text"):
+            eff, args = effective_sql(set_id, stage)
+            rows = await self.db.fetch(f"SELECT COUNT(*) FROM ({eff}) e WHERE {CONFLICT}", *args)
+            total += int(rows[0][0])
+        return total
+
+    # -- screening decisions ---------------------------------------------------------------
+    async def existing_keys(self, set_id: int, keys: Sequence[int]) -> set[int]:
+        """Which of ``keys`` are records of the set."""
+        rows = await _chunked(
+            self.db,
+            "SELECT id FROM review_records WHERE set_id = ? AND id IN {}",
+            [set_id],
+            sorted(set(keys)),
+        )
+        return {int(r[0]) for r in rows}
+
+    async def keys_by_id(self, set_id: int, column: str, values: Sequence[str]) -> dict[str, int]:
+        """The record key of each of ``values`` (matching-form PMIDs, DOIs or PMCIDs) in the set."""
+        assert column in ("pmid", "doi", "pmcid")
+        rows = await _chunked(
+            self.db,
+            f"SELECT {column}, MIN(id) FROM review_records WHERE set_id = ? AND {column} IN {{}} GROUP BY {column}",
+            [set_id],
+            sorted(set(values)),
+        )
+        return {str(v): int(k) for v, k in rows}
+
+    async def save_decisions(self, set_id: int, decisions: Sequence[Decision]) -> tuple[int, int]:
+        """Record decisions in one transaction (all or none): each replaces the same reviewer's
+        decision on the same record and stage. Returns (new, replaced)."""
+        new = replaced = 0
+        async with self.db.transaction(set_id) as tx:
+            for d in decisions:
+                had = await tx.fetch(
+                    "SELECT 1 FROM review_decisions WHERE record_id = ? AND stage = ? AND reviewer = ?",
+                    d.record_id,
+                    d.stage,
+                    d.reviewer,
+                )
+                await tx.execute(
+                    "INSERT INTO review_decisions (set_id, record_id, stage, reviewer, decision, category, "
+                    "reason, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, stage, reviewer) "
+                    "DO UPDATE SET decision = excluded.decision, category = excluded.category, "
+                    "reason = excluded.reason, decided_at = excluded.decided_at",
+                    set_id,
+                    d.record_id,
+                    d.stage,
+                    d.reviewer,
+                    d.decision,
+                    d.category,
+                    d.reason,
+                    d.decided_at,
+                )
+                if had:
+                    replaced += 1
+                else:
+                    new += 1
+            await tx.execute("UPDATE review_sets SET updated_at = ? WHERE id = ?", now(), set_id)
+        return new, replaced
+
+    async def decisions(self, set_id: int, record_ids: Sequence[int] | None = None) -> list[Decision]:
+        """The set's decisions (of ``record_ids`` only, when given), by record, stage and time."""
+        sql = f"SELECT {DECISION_COLUMNS} FROM review_decisions WHERE set_id = ?"
+        if record_ids is None:
+            rows = await self.db.fetch(sql + " ORDER BY record_id, stage, decided_at, id", set_id)
+        else:
+            rows = await _chunked(self.db, sql + " AND record_id IN {}", [set_id], sorted(set(record_ids)))
+        out = [Decision(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], r[5], str(r[6])) for r in rows]
+        return sorted(out, key=lambda d: (d.record_id, d.stage, d.decided_at))
+
+    # -- full-text retrieval -----------------------------------------------------------------
+    async def save_retrievals(self, set_id: int, rows: Sequence[Retrieval]) -> None:
+        """Record retrieval outcomes in one transaction, each replacing the record's earlier one."""
+        async with self.db.transaction(set_id) as tx:
+            for r in rows:
+                await tx.execute(
+                    "INSERT INTO review_retrievals (set_id, record_id, state, tier, source, reason, tried, link, "
+                    "checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET "
+                    "state = excluded.state, tier = excluded.tier, source = excluded.source, "
+                    "reason = excluded.reason, tried = excluded.tried, link = excluded.link, "
+                    "checked_at = excluded.checked_at",
+                    set_id,
+                    r.record_id,
+                    r.state,
+                    r.tier,
+                    r.source,
+                    r.reason,
+                    json.dumps(r.tried, separators=(",", ":")),
+                    r.link,
+                    r.checked_at,
+                )
+
+    async def retrievals(self, set_id: int, record_ids: Sequence[int] | None = None) -> dict[int, Retrieval]:
+        sql = (
+            "SELECT record_id, state, tier, source, reason, tried, link, checked_at FROM review_retrievals "
+            "WHERE set_id = ?"
+        )
+        if record_ids is None:
+            rows = await self.db.fetch(sql, set_id)
+        else:
+            rows = await _chunked(self.db, sql + " AND record_id IN {}", [set_id], sorted(set(record_ids)))
+        return {
+            int(r[0]): Retrieval(
+                int(r[0]), str(r[1]), r[2], r[3], r[4], json.loads(r[5] or "[]"), r[6], str(r[7])
+            )
+            for r in rows
+        }
+
+    async def to_retrieve(
+        self, set_id: int, limit: int, retry: bool = False
+    ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+        """The next ``limit`` records sought for retrieval (title/abstract includes) that have no
+        settled outcome (``retry``: those not retrieved too), in key order, and how many there are."""
+        settled = "('retrieved')" if retry else "('retrieved', 'not_retrieved')"
+        eff, args = effective_sql(set_id, "title_abstract")
+        where = (
+            f"r.set_id = ? AND r.id IN (SELECT record_id FROM ({eff}) e WHERE {EFFECTIVE} = 'include') "
+            f"AND NOT EXISTS (SELECT 1 FROM review_retrievals t WHERE t.record_id = r.id AND t.state IN {settled})"
+        )
+        rows = await self.db.fetch(
+            f"SELECT r.id, r.data FROM review_records r WHERE {where} ORDER BY r.id LIMIT ?",
+            set_id,
+            *args,
+            limit,
+        )
+        total = await self.db.fetch(f"SELECT COUNT(*) FROM review_records r WHERE {where}", set_id, *args)
+        return [(int(i), json.loads(d)) for i, d in rows], int(total[0][0])
+
 
 def _columns(set_id: int, run: int, data: Mapping[str, Any]) -> tuple[Any, ...]:
     keys = keys_of(data)
@@ -672,7 +871,8 @@ async def _chunked(tx: Db, sql: str, head: list[Any], values: Iterable[Any], siz
 
 
 def _filters(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
-    where, args = ["r.set_id = ?"], [set_id]
+    where: list[str] = ["r.set_id = ?"]
+    args: list[Any] = [set_id]
     if filters.get("source"):
         where.append(
             "EXISTS (SELECT 1 FROM review_hits h JOIN review_searches s ON s.id = h.search_id "
@@ -688,4 +888,48 @@ def _filters(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
     if filters.get("has_abstract") is not None:
         where.append("r.has_abstract = ?")
         args.append(1 if filters["has_abstract"] else 0)
+    stage = filters.get("stage") or "title_abstract"
+    reviewer = filters.get("reviewer")
+    if filters.get("decision"):
+        if reviewer:
+            where.append(
+                "EXISTS (SELECT 1 FROM review_decisions d WHERE d.record_id = r.id AND d.stage = ? "
+                "AND d.reviewer = ? AND d.decision = ?)"
+            )
+            args += [stage, reviewer, filters["decision"]]
+        else:
+            eff, eargs = effective_sql(set_id, stage)
+            where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {EFFECTIVE} = ?)")
+            args += [*eargs, filters["decision"]]
+    if filters.get("conflicts"):
+        eff, eargs = effective_sql(set_id, stage)
+        where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {CONFLICT})")
+        args += eargs
+    if filters.get("undecided"):
+        mine = " AND d.reviewer = ?" if reviewer else ""
+        where.append(
+            f"NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.record_id = r.id AND d.stage = ?{mine})"
+        )
+        args += [stage, reviewer] if reviewer else [stage]
+        if stage == "full_text":  # the full-text queue: title/abstract includes only
+            eff, eargs = effective_sql(set_id, "title_abstract")
+            where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {EFFECTIVE} = 'include')")
+            args += eargs
     return " AND ".join(where), args
+
+
+# A record's decision at a stage, reconciled over its reviewers: the ``final`` reviewer's when
+# there is one, else the decision every reviewer agrees on; reviewers who disagree (and no final
+# decision) make a conflict, which has no decision.
+def effective_sql(set_id: int, stage: str) -> tuple[str, list[Any]]:
+    return (
+        "SELECT record_id, MAX(CASE WHEN reviewer = 'final' THEN decision END) AS final, "
+        "COUNT(DISTINCT CASE WHEN reviewer <> 'final' THEN decision END) AS n, "
+        "MIN(CASE WHEN reviewer <> 'final' THEN decision END) AS agreed "
+        "FROM review_decisions WHERE set_id = ? AND stage = ? GROUP BY record_id",
+        [set_id, stage],
+    )
+
+
+EFFECTIVE = "COALESCE(e.final, CASE WHEN e.n = 1 THEN e.agreed END)"
+CONFLICT = "(e.final IS NULL AND e.n > 1)"

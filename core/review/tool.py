@@ -38,6 +38,8 @@ from .models import (
     ExportOutput,
     RecordsInput,
     RecordsOutput,
+    RetrievalState,
+    ScreenDecision,
     SearchInput,
     SetRecord,
     SetsInput,
@@ -46,7 +48,7 @@ from .models import (
     SetSummary,
     SourceReport,
 )
-from .store import SearchRow, SetRow, Store, StoreError
+from .store import Decision, Retrieval, SearchRow, SetRow, Store, StoreError
 
 log = logging.getLogger("medlit.review")
 
@@ -509,6 +511,31 @@ def _record(key: int, data: dict[str, Any], brief: bool) -> SetRecord:
     )
 
 
+def _screening(record: SetRecord, decisions: Sequence[Decision], got: Retrieval | None) -> SetRecord:
+    if decisions:
+        record.decisions = [
+            ScreenDecision(
+                stage=d.stage,
+                reviewer=d.reviewer,
+                decision=d.decision,
+                reasonCategory=d.category,
+                reason=d.reason,
+                decidedAt=d.decided_at,
+            )
+            for d in decisions
+        ]
+    if got is not None:
+        record.retrieval = RetrievalState(
+            state=cast(Any, got.state),
+            tier=got.tier,
+            source=got.source,
+            reason=got.reason,
+            institutionalLink=got.link,
+            checkedAt=got.checked_at,
+        )
+    return record
+
+
 async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
@@ -517,14 +544,24 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         "year_from": args.yearFrom,
         "year_to": args.yearTo,
         "has_abstract": args.hasAbstract,
+        "decision": args.decision,
+        "stage": args.stage,
+        "conflicts": args.conflicts,
+        "undecided": args.undecided,
+        "reviewer": args.reviewer,
     }
     total = await store.count(row.id, **filters)
     rows = await store.page(row.id, args.offset, args.limit, **filters)
+    keys = [key for key, _ in rows]
+    decided: dict[int, list[Decision]] = {}
+    for d in await store.decisions(row.id, keys) if keys else []:
+        decided.setdefault(d.record_id, []).append(d)
+    retrieved = await store.retrievals(row.id, keys) if keys else {}
     records: list[SetRecord] = []
     used = 0
     cut = False
     for key, data in rows:
-        rec = _record(key, data, args.brief)
+        rec = _screening(_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
         size = json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             cut = True
@@ -664,7 +701,7 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
     info = X.FORMATS[args.format]
-    stem = X.file_stem(row.name)
+    stem = X.file_stem(row.name) + (f"-{args.stage}-{args.decision}" if args.decision else "")
     directory = export_dir(ws, ctx.principal)
     try:
         path = X.target(directory, f"{stem}.{info.extension}")
@@ -673,7 +710,8 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         raise E.invalid_argument(str(exc), "Rename the set to letters, digits, '-' and '_'.") from None
     catalog = ctx.core.catalog if ctx.core else None
     loop = asyncio.get_running_loop()
-    rows = store.stream(row.id, EXPORT_CHUNK)
+    picked = {"decision": args.decision, "stage": args.stage} if args.decision else {}
+    rows = store.stream(row.id, EXPORT_CHUNK, **picked)
     written = 0
 
     def records() -> Iterator[dict[str, Any]]:

@@ -338,7 +338,15 @@ def test_one_toolset_removes_every_review_tool():
 
     on = load_host(load_settings({}))
     off = load_host(load_settings({"MEDLIT_TOOLS": "-review_*"}))
-    review = {"review_search", "review_records", "review_export", "review_sets"}
+    review = {
+        "review_search",
+        "review_records",
+        "review_export",
+        "review_sets",
+        "review_screen",
+        "review_retrieve",
+        "review_prisma",
+    }
     assert review <= set(on.tools) and not review & set(off.tools)
     assert set(on.tools) - review == set(off.tools)
 

@@ -10,7 +10,7 @@ import pytest
 from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.review import store as store_module
-from medlit.core.review.store import SCHEMA_VERSION, Store, StoreError, backend_for
+from medlit.core.review.store import SCHEMA_VERSION, Decision, Retrieval, Store, StoreError, backend_for
 from medlit.core.types import SourceRecord
 
 pytestmark = pytest.mark.anyio
@@ -42,13 +42,13 @@ async def test_migrations_are_applied_once_and_recorded(url):
     try:
         assert await first.version() == SCHEMA_VERSION
         rows = await first.db.fetch("SELECT version, name FROM review_migrations")
-        assert [r[0] for r in rows] == [1]
+        assert [r[0] for r in rows] == [1, 2]
     finally:
         await first.close()
     again = await Store.open(url)  # reopening an existing store migrates nothing
     try:
         assert await again.migrate() == SCHEMA_VERSION
-        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 1
+        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 2
     finally:
         await again.close()
 
@@ -80,6 +80,58 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
         await store.add_batch(search, records(20, start=10), found=30, cursor=None)
         (done,) = await store.latest(row.id)
         assert (done.fetched, done.cursor, done.state) == (30, None, "complete")
+    finally:
+        await store.close()
+
+
+async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
+    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
+    old = await Store.open(url)
+    try:
+        assert await old.version() == 1
+        row = await old.create_set("kept")
+        (search,) = await old.start_run(row.id, {"a": "q"}, {})
+        await old.add_batch(search, records(5), found=5, cursor=None)
+    finally:
+        await old.close()
+    monkeypatch.undo()
+    store = await Store.open(url)
+    try:
+        assert await store.version() == SCHEMA_VERSION == 2
+        row = await store.get_set("kept")
+        assert row is not None and await store.total(row.id) == 5
+        key = (await store.keys(row.id))[0]
+        assert await store.save_decisions(
+            row.id, [Decision(key, "title_abstract", "model", "include", None, None, "t")]
+        ) == (1, 0)
+    finally:
+        await store.close()
+
+
+async def test_decisions_are_saved_whole_or_not_at_all(url):
+    store = await Store.open(url)
+    try:
+        row = await store.create_set("s")
+        (search,) = await store.start_run(row.id, {"a": "q"}, {})
+        await store.add_batch(search, records(3), found=3, cursor=None)
+        a, b, c = await store.keys(row.id)
+        await store.save_decisions(
+            row.id, [Decision(a, "title_abstract", "model", "include", None, None, "t1")]
+        )
+        batch = [
+            Decision(a, "title_abstract", "model", "exclude", None, None, "t2"),  # would replace
+            Decision(b, "title_abstract", "model", "include", None, None, "t2"),
+            Decision(c + 1000, "title_abstract", "model", "include", None, None, "t2"),  # no such record
+        ]
+        with pytest.raises(Exception):  # noqa: B017 - the driver's integrity error, whichever backend
+            await store.save_decisions(row.id, batch)
+        kept = await store.decisions(row.id)
+        assert [(d.record_id, d.decision, d.decided_at) for d in kept] == [(a, "include", "t1")]
+        # a deleted set takes its decisions and retrievals with it
+        await store.save_retrievals(row.id, [Retrieval(b, "retrieved", "pmc", "pmc", None, [], None, "t")])
+        await store.delete_set(row.id)
+        assert await store.db.fetch("SELECT COUNT(*) FROM review_decisions") == [(0,)]
+        assert await store.db.fetch("SELECT COUNT(*) FROM review_retrievals") == [(0,)]
     finally:
         await store.close()
 

@@ -81,6 +81,12 @@ MINIMAL: dict[str, dict[str, Any]] = {
         "references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]
     },
     "review_export": {"set": "kids", "format": "ris"},
+    "review_prisma": {"set": "kids"},
+    "review_retrieve": {"set": "kids"},
+    "review_screen": {
+        "set": "kids",
+        "decisions": [{"id": 1, "stage": "title_abstract", "decision": "include"}],
+    },
     "review_records": {"set": "kids"},
     "review_search": {"set": "kids"},
     "review_sets": {},

@@ -1,0 +1,62 @@
+"""Fake routes for screening a generated review set (tests/review_routes.py) and checking its
+includes' full texts: one ``ncbi/efetch.fcgi`` handler for the three uses a set's records meet
+(EFetch from the History server for the import, ``db=pmc`` for the PMC tier, ``db=pubmed`` with
+ids for the metadata lookup behind the library link) and the PMC ID converter, which knows no
+synthetic PMID (so only records carrying a PMCID can be served).
+
+``install(fake, lit, available)``: ``available`` is the set of PMCIDs (``PMC9000003``) PMC serves
+with a body; every other PMCID is omitted from the articleset, as PMC omits ids it lacks.
+Used by tests/plugin/test_review_screening.py, tests/e2e/test_review_screening_workflow.py and
+benchmarks/bench_review.py.
+"""
+
+from __future__ import annotations
+
+import review_routes
+from aiohttp import web
+from review_routes import Literature, Paper
+
+from fake_upstream import FakeUpstream, Req, json_response, xml_response
+
+
+def jats(p: Paper) -> str:
+    return (
+        '<article xmlns:xlink="http://www.w3.org/1999/xlink" article-type="research-article"><front>'
+        f'<article-meta><article-id pub-id-type="pmid">{p.pmid}</article-id>'
+        f'<article-id pub-id-type="pmc">{p.pmcid}</article-id>'
+        f'<article-id pub-id-type="doi">{p.doi}</article-id>'
+        f"<title-group><article-title>{p.title.replace('&', '&amp;')}</article-title></title-group>"
+        f'<pub-date pub-type="epub"><year>{p.year}</year></pub-date></article-meta></front>'
+        f"<body><sec><title>Methods</title><p>Record {p.n} was randomised.</p></sec>"
+        f"<sec><title>Results</title><p>Nothing changed in record {p.n}.</p></sec></body></article>"
+    )
+
+
+def install(fake: FakeUpstream, lit: Literature, available: set[str]) -> Literature:
+    review_routes.install(fake, lit)
+    by_pmcid = {p.pmcid: p for papers in lit.pubmed.values() for p in papers if p.pmcid}
+    by_pmid = {p.pmid: p for papers in lit.pubmed.values() for p in papers}
+    history = review_routes.efetch(lit)
+
+    def efetch(req: Req) -> web.Response:
+        if req.params.get("WebEnv"):
+            return history(req)
+        if req.params.get("db") == "pmc":
+            found = [by_pmcid.get(f"PMC{i}") for i in req.ids()]
+            body = "".join(jats(p) for p in found if p is not None and p.pmcid in available)
+            return xml_response('<?xml version="1.0" ?>\n<pmc-articleset>' + body + "</pmc-articleset>")
+        body = "".join(review_routes.pubmed_xml(by_pmid[i]) for i in req.ids() if i in by_pmid)
+        return xml_response(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<PubmedArticleSet>' + body + "</PubmedArticleSet>"
+        )
+
+    def idconv(req: Req) -> web.Response:
+        records = [
+            {"requested-id": raw, "pmid": raw, "status": "error", "errmsg": "invalid article id"}
+            for raw in req.params["ids"].split(",")
+        ]
+        return json_response({"status": "ok", "responseDate": "2025-06-02 10:11:12", "records": records})
+
+    fake.route("ncbi", "efetch.fcgi", efetch)
+    fake.route("idconv", "", idconv)
+    return lit
