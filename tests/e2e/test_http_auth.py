@@ -93,6 +93,23 @@ async def test_each_principal_sees_only_its_own_sets(auth_server, mode):
         assert not exported.is_error, exported.content
         uri = exported.structured_content["uri"]
         assert (await alice.read_resource(uri)).contents[0].text.startswith("TY  -")
+        key = (await call(alice, "review_records", {"set": "alice set"})).structured_content["records"][0][
+            "key"
+        ]
+        screen = {
+            "set": "alice set",
+            "decisions": [{"id": key, "stage": "title_abstract", "decision": "include"}],
+        }
+        assert (await call(alice, "review_screen", screen)).structured_content["recorded"] == 1
+
+        # Bob can neither screen Alice's set nor see its decisions, retrieval or flow.
+        for tool, args in (
+            ("review_screen", screen),
+            ("review_retrieve", {"set": "alice set"}),
+            ("review_prisma", {"set": "alice set"}),
+            ("review_records", {"set": "alice set", "decision": "include"}),
+        ):
+            assert reason(await call(bob, tool, args)) == "unknown_set", tool
 
         listed = await call(bob, "review_sets", {"action": "list"})
         assert listed.structured_content["sets"] == []
@@ -123,6 +140,8 @@ async def test_each_principal_sees_only_its_own_sets(auth_server, mode):
         assert not gone.is_error, gone.content
         still = await call(alice, "review_sets", {"action": "list"})
         assert [s["set"] for s in still.structured_content["sets"]] == ["alice set"]
+        flow = await call(alice, "review_prisma", {"set": "alice set"})
+        assert flow.structured_content["counts"]["sought"] == 1  # her decision survived Bob's set
         assert (await alice.read_resource(uri)).contents[0].text.startswith("TY  -")
 
 
