@@ -41,7 +41,7 @@ from ..identifiers import (
 )
 from ..lazy import on_access
 from ..mathml import Scripts, flatten_mathml, to_subscript, to_superscript
-from ..models import RESPONSE_FORMAT_FIELD, DeferredIds, ResponseFormat, cap_text
+from ..models import RESPONSE_FORMAT_FIELD, DeferredIds, Image, ResourceLink, ResponseFormat, cap_text
 from ..net.http import call_deadline
 from ..net.request import Repeated
 from ..render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
@@ -99,6 +99,7 @@ __all__ = [
     "IdKind",
     "Identifier",
     "IdentifierError",
+    "Image",
     "MatchStage",
     "NoticeKind",
     "PluginConfig",
@@ -106,6 +107,7 @@ __all__ = [
     "RecordKind",
     "RelatedKind",
     "Repeated",
+    "ResourceLink",
     "ResponseFormat",
     "Scripts",
     "TierOutcomeKind",
