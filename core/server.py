@@ -27,6 +27,7 @@ from .auth import AuthConfig, principal_of
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .lazy import LazyError
+from .lean import Pruner, compile_pruner
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
@@ -121,6 +122,15 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             yield {"runtime": rt}
 
     definitions = tool_definitions(host)
+    output_schemas = {t.name: t.output_schema for t in definitions}
+    pruners: dict[str, Pruner | None] = {}
+
+    def pruner(name: str) -> Pruner | None:
+        """The tool's lean-output pruner, compiled from its listed output schema at first use."""
+        if name not in pruners:
+            schema = output_schemas.get(name)
+            pruners[name] = compile_pruner(schema) if schema else None
+        return pruners[name]
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -155,7 +165,11 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             return types.CallToolResult(
                 content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
             )
-        return types.CallToolResult(content=content, structured_content=outcome.data, is_error=False)
+        data = outcome.data
+        prune = pruner(params.name) if data is not None else None
+        if prune is not None:  # null and empty optional fields left out (core/lean.py)
+            data = prune(data)
+        return types.CallToolResult(content=content, structured_content=data, is_error=False)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
