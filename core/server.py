@@ -135,6 +135,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        warm_soon(ctx)  # sessions of the stateless protocol era send no `initialized`
         return types.ListToolsResult(tools=definitions)
 
     async def call_tool(
@@ -170,6 +171,18 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         if prune is not None:  # null and empty optional fields left out (core/lean.py)
             data = prune(data)
         return types.CallToolResult(content=content, structured_content=data, is_error=False)
+
+    def warm_soon(ctx: ServerRequestContext[Any]) -> None:
+        """The session is up: warm what the first tool call needs (Runtime.start_warm_up), a
+        moment later, so the answers a host waits for at launch (``tools/list`` right after the
+        handshake) are not shared with it."""
+        with contextlib.suppress(Exception):  # a warm-up is a courtesy, never a failure
+            rt: Runtime = ctx.lifespan_context["runtime"]
+            if not rt.warm_up_started:
+                asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt)
+
+    async def initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
+        warm_soon(ctx)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -246,7 +259,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         ]
         return types.GetPromptResult(description=host.prompts[params.name].description, messages=messages)
 
-    return Server(
+    server: Server[Any] = Server(
         "medlit",
         version=_version(),
         title="medlit: biomedical literature",
@@ -260,6 +273,16 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, initialized)
+    return server
+
+
+WARM_UP_DELAY = 0.1  # seconds after the handshake (or the first tools/list) the warm-up starts
+
+
+def _start_warm_up(rt: Runtime) -> None:
+    with contextlib.suppress(Exception):
+        rt.start_warm_up()
 
 
 def _protocol_error(err: MedlitError | None) -> MCPError:
