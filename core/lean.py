@@ -72,9 +72,13 @@ def compile_pruner(schema: dict[str, Any]) -> Pruner:
             if into is None:
                 return done[name]
             absorb(out, done[name])
-        for key in ("anyOf", "oneOf", "allOf"):
-            for branch in node.get(key) or ():
-                absorb(out, build(branch))
+        branches = [build(b) for key in ("anyOf", "oneOf", "allOf") for b in node.get(key) or ()]
+        branches = [b for b in branches if b.props or b.values or b.items or b.required]
+        plain = not any(k in node for k in ("properties", "additionalProperties", "items"))
+        if into is None and plain and len(branches) == 1:
+            return branches[0]  # `X | None`: X's own pruner, shared (a recursive model's included)
+        for branch in branches:
+            absorb(out, branch)
         props = node.get("properties")
         if isinstance(props, dict):
             out.required = out.required | frozenset(k for k in node.get("required", ()) if isinstance(k, str))
