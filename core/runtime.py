@@ -71,6 +71,7 @@ class Runtime:
         self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
         self.redact = Redactor(host.secrets)
         self._warming: asyncio.Future[None] | None = None
+        self._active = 0  # tool calls running: the warm-up steps aside for them
 
     async def __aenter__(self) -> Runtime:
         return self
@@ -91,6 +92,8 @@ class Runtime:
         repeat). A failure is logged and costs nothing but the warmth."""
         if self._warming is not None:
             return self._warming
+        if self._active:  # a call came first and imports what it needs itself: no contention
+            return None
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self._warming = done
@@ -116,6 +119,8 @@ class Runtime:
                 from .net import clients, http, session, webfetch  # noqa: F401
 
                 for spec in specs:
+                    while self._active:  # never compete with a running call for the GIL
+                        time.sleep(0.02)
                     try:
                         tool = spec.loaded()
                         accepted_names(tool.input_model)
@@ -288,7 +293,11 @@ class Runtime:
             links = result.resource_links() if hasattr(result, "resource_links") else []
             return CallOutcome(text, data=data, links=list(links))
 
-        outcome, err = await self.isolated(spec.plugin, name, run, report)
+        self._active += 1
+        try:
+            outcome, err = await self.isolated(spec.plugin, name, run, report)
+        finally:
+            self._active -= 1
         if err is not None:
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
         assert outcome is not None
