@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 import logging
+import threading
 import time
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -70,9 +71,71 @@ class Runtime:
         self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
         self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
         self.redact = Redactor(host.secrets)
+        self._warming: asyncio.Future[None] | None = None
+        self._active = 0  # tool calls running: the warm-up steps aside for them
 
     async def __aenter__(self) -> Runtime:
         return self
+
+    # -- warm-up: the first call costs what later ones do ----------------------------------------
+    @property
+    def warm_up_started(self) -> bool:
+        return self._warming is not None
+
+    def start_warm_up(self) -> asyncio.Future[None] | None:
+        """Start, once, in the background, what a first call would otherwise pay for: importing
+        the HTTP stack (aiohttp: ~0.15 s, its two default SSL contexts included) and every served
+        tool's modules (their pydantic models are built as they are defined), then opening the
+        HTTP session and the clients. Call it when the session is initialised (the server does on
+        ``notifications/initialized``): ``initialize`` and ``tools/list`` are answered without
+        it. The imports run on a daemon thread, so the event loop keeps answering; a call that
+        comes first imports what it needs itself (the import lock makes the two wait, not
+        repeat). A failure is logged and costs nothing but the warmth."""
+        if self._warming is not None:
+            return self._warming
+        if self._active:  # a call came first and imports what it needs itself: no contention
+            return None
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._warming = done
+        specs = _likely_first(self.host)
+
+        def settle(error: BaseException | None) -> None:
+            if done.done():
+                return
+            if error is None and self._clients is None:
+                try:
+                    _ = self.clients  # the session and the paced clients: quick once aiohttp is in
+                except Exception as exc:
+                    error = exc
+            if error is not None:
+                log.warning("warm-up failed (the first call will do the work): %s", self.redact(str(error)))
+            done.set_result(None)
+
+        def work() -> None:
+            error: BaseException | None = None
+            try:
+                import aiohttp  # noqa: F401
+
+                from .net import clients, http, session, webfetch  # noqa: F401
+
+                for spec in specs:
+                    while self._active:  # never compete with a running call for the GIL
+                        time.sleep(0.02)
+                    try:
+                        tool = spec.loaded()
+                        accepted_names(tool.input_model)
+                    except Exception as exc:  # that tool's call will report it
+                        log.debug("warm-up: tool %s not loaded: %s", spec.name, exc)
+            except BaseException as exc:
+                error = exc
+            try:
+                loop.call_soon_threadsafe(settle, error)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+        threading.Thread(target=work, name="medlit-warm-up", daemon=True).start()
+        return done
 
     @property
     def clients(self) -> dict[str, UpstreamClient | WebClient]:
@@ -232,7 +295,11 @@ class Runtime:
             images = result.images() if hasattr(result, "images") else []
             return CallOutcome(text, data=data, links=list(links), images=list(images))
 
-        outcome, err = await self.isolated(spec.plugin, name, run, report)
+        self._active += 1
+        try:
+            outcome, err = await self.isolated(spec.plugin, name, run, report)
+        finally:
+            self._active -= 1
         if err is not None:
             return CallOutcome(render_error(err), error=err, elapsed=time.monotonic() - started)
         assert outcome is not None
@@ -387,6 +454,13 @@ class Runtime:
 
 
 DEADLINE_GRACE = 1.5  # seconds past the call deadline before the handler itself is stopped
+
+
+def _likely_first(host: Host) -> list[ToolSpec]:
+    """The served tools, those with a declared capability (search, records, full text, ...:
+    what a workflow starts with) first."""
+    caps = host.catalog.tools
+    return sorted(host.tools.values(), key=lambda s: (not caps.get(s.name), s.name))
 
 
 def _monotonic(progress: ProgressFn | None) -> Progress:

@@ -28,6 +28,7 @@ from .auth import AuthConfig, principal_of
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .lazy import LazyError
+from .lean import Pruner, compile_pruner
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
@@ -122,10 +123,20 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             yield {"runtime": rt}
 
     definitions = tool_definitions(host)
+    output_schemas = {t.name: t.output_schema for t in definitions}
+    pruners: dict[str, Pruner | None] = {}
+
+    def pruner(name: str) -> Pruner | None:
+        """The tool's lean-output pruner, compiled from its listed output schema at first use."""
+        if name not in pruners:
+            schema = output_schemas.get(name)
+            pruners[name] = compile_pruner(schema) if schema else None
+        return pruners[name]
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        warm_soon(ctx)  # sessions of the stateless protocol era send no `initialized`
         return types.ListToolsResult(tools=definitions)
 
     async def call_tool(
@@ -162,7 +173,23 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             return types.CallToolResult(
                 content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
             )
-        return types.CallToolResult(content=content, structured_content=outcome.data, is_error=False)
+        data = outcome.data
+        prune = pruner(params.name) if data is not None else None
+        if prune is not None:  # null and empty optional fields left out (core/lean.py)
+            data = prune(data)
+        return types.CallToolResult(content=content, structured_content=data, is_error=False)
+
+    def warm_soon(ctx: ServerRequestContext[Any]) -> None:
+        """The session is up: warm what the first tool call needs (Runtime.start_warm_up), a
+        moment later, so the answers a host waits for at launch (``tools/list`` right after the
+        handshake) are not shared with it."""
+        with contextlib.suppress(Exception):  # a warm-up is a courtesy, never a failure
+            rt: Runtime = ctx.lifespan_context["runtime"]
+            if not rt.warm_up_started:
+                asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt)
+
+    async def initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
+        warm_soon(ctx)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -239,7 +266,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         ]
         return types.GetPromptResult(description=host.prompts[params.name].description, messages=messages)
 
-    return Server(
+    server: Server[Any] = Server(
         "medlit",
         version=_version(),
         title="medlit: biomedical literature",
@@ -253,6 +280,16 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, initialized)
+    return server
+
+
+WARM_UP_DELAY = 0.1  # seconds after the handshake (or the first tools/list) the warm-up starts
+
+
+def _start_warm_up(rt: Runtime) -> None:
+    with contextlib.suppress(Exception):
+        rt.start_warm_up()
 
 
 def _protocol_error(err: MedlitError | None) -> MCPError:

@@ -63,7 +63,7 @@ async def test_250_pmids_one_request_last_50_over_limit_over_stdio(fake):
     assert reqs[0].ids("pmids") == pmids[:200]
     assert [r["pmid"] for r in data["records"]] == pmids[:200] and data["totalReturned"] == 200
     assert data["overLimit"] == {"pmids": pmids[200:], "limit": 200}
-    assert data["unavailablePmids"] == [] and "overLimit.pmids" in data["notice"]
+    assert "unavailablePmids" not in data and "overLimit.pmids" in data["notice"]
     text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     assert "| PMID | Year | RCR |" in text and "<<<untrusted-data" in text
 
