@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from lxml import etree
 
@@ -146,14 +147,10 @@ def _date(el: Element | None) -> PartialDate | None:
     year = _int(_find_text(el, "Year"))
     if year is None and medline and (m := _YEAR.search(medline)):
         year = int(m.group(1))
-    date = PartialDate(
-        year=year,
-        month=_find_text(el, "Month"),
-        day=_int(_find_text(el, "Day")),
-        season=_find_text(el, "Season"),
-        medlineDate=medline,
-    )
-    return date if date.model_dump(exclude_none=True) else None
+    month, day, season = _find_text(el, "Month"), _int(_find_text(el, "Day")), _find_text(el, "Season")
+    if year is None and month is None and day is None and season is None and medline is None:
+        return None
+    return PartialDate(year=year, month=month, day=day, season=season, medlineDate=medline)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,6 +434,15 @@ def _is_retracted(types: list[str], notices: list[Notice]) -> bool:
     )
 
 
+def _with_people_affiliations(count: int, read_investigators: bool, /, **fields: Any) -> PubMedArticle:
+    """The record; read with investigators, it remembers how many affiliations came before theirs
+    (see :meth:`PubMedArticle.narrowed`)."""
+    out = PubMedArticle(**fields)
+    if read_investigators:
+        out._people_affiliations = count
+    return out
+
+
 def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedArticle:
     citation = rec.find("MedlineCitation")
     assert citation is not None  # _records skips a PubmedArticle without one
@@ -448,6 +454,7 @@ def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedA
     elocs = _elocations(article)
     affs = _Affiliations()
     authors = _people(_author_lists(article, "authors"), affs)
+    people_affs = len(affs.items)
     invs = _people(citation.findall("InvestigatorList"), affs, "Investigator") if investigators else []
     abstract, sections = _abstract(article.find("Abstract"))
     types = _dedupe(render_text(p) for p in article.findall("PublicationTypeList/PublicationType"))
@@ -457,7 +464,9 @@ def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedA
     if ref_count is None:
         ref_count = cites or _int(_find_text(citation, "NumberOfReferences"))
     issue = article.find("Journal/JournalIssue")
-    return PubMedArticle(
+    return _with_people_affiliations(
+        people_affs,
+        investigators,
         pmid=_find_text(citation, "PMID") or ids.get("pubmed") or "",
         recordType="journal-article",
         title=_find_text(article, "ArticleTitle"),
@@ -536,7 +545,8 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
     book = _book(book_el, affs)
     extra_editors = _people(_author_lists(doc, "editors"), affs)
     if extra_editors:
-        book.editors = [*book.editors, *extra_editors]
+        book = book.model_copy(update={"editors": [*book.editors, *extra_editors]})
+    people_affs = len(affs.items)
     inv_lists = [
         *doc.findall("InvestigatorList"),
         *([] if book_el is None else book_el.findall("InvestigatorList")),
@@ -544,7 +554,9 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
     invs = _people(inv_lists, affs, "Investigator") if investigators else []
     abstract, sections = _abstract(doc.find("Abstract"))
     types = _dedupe(render_text(p) for p in doc.findall("PublicationType"))
-    return PubMedArticle(
+    return _with_people_affiliations(
+        people_affs,
+        investigators,
         pmid=_find_text(doc, "PMID") or ids.get("pubmed") or "",
         recordType="book-chapter" if chapter else "book",
         title=chapter or book.title,
@@ -608,21 +620,26 @@ def _records(root: Element) -> list[Element]:
 
 
 def parse_pubmed_xml(
-    data: bytes, *, include_investigators: bool = False, include_grants: bool = False
+    data: bytes | Element, *, include_investigators: bool = False, include_grants: bool = False
 ) -> list[PubMedArticle]:
     """Parse an efetch ``db=pubmed retmode=xml`` body into records (an empty set gives []).
 
-    A record without its mandatory wrapper (a PubmedArticle with no MedlineCitation, a
+    ``data`` is the body, or its root element already parsed by the hardened parser (a
+    ``Response.xml()`` the service's inspector read first: one parse per answer); the tree is
+    only read. A record without its mandatory wrapper (a PubmedArticle with no MedlineCitation, a
     PubmedBookArticle with no BookDocument) carries no citation: it is skipped, not fatal, so the
     rest of the batch still parses and its PMID reads as unavailable. Raises ValueError when the
     body is not well-formed XML or not PubMed XML.
     """
-    if not data or not data.strip():
-        raise ValueError("empty response body: not PubMed XML")
-    try:
-        root = parse_xml(data)
-    except etree.XMLSyntaxError as exc:
-        raise ValueError(f"not well-formed XML: {exc}") from exc
+    if isinstance(data, (bytes, str)):
+        if not data or not data.strip():
+            raise ValueError("empty response body: not PubMed XML")
+        try:
+            root = parse_xml(data)
+        except etree.XMLSyntaxError as exc:
+            raise ValueError(f"not well-formed XML: {exc}") from exc
+    else:
+        root = data
     out = []
     for rec in _records(root):
         if localname(rec) == "PubmedBookArticle":
