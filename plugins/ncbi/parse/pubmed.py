@@ -97,13 +97,22 @@ def _math(el: Element) -> str:
     return f" {text} " if text else ""
 
 
+# MathML padding must not leave gaps before punctuation.
+_GAP = re.compile(r" ([,.;:)\]])")
+
+
 def render_text(el: Element | None) -> str:
     """Text of a PubMed text element with inline markup/MathML rendered, whitespace collapsed."""
     if el is None:
         return ""
-    text = " ".join(_children_text(el, _inline).split())
-    # MathML padding must not leave gaps before punctuation.
-    return re.sub(r" ([,.;:)\]])", r"\1", text)
+    if len(el):
+        text = " ".join(_children_text(el, _inline).split())
+    else:  # no markup inside (most elements): its own text is all there is
+        own = el.text
+        if not own:
+            return ""
+        text = " ".join(own.split())
+    return _GAP.sub(r"\1", text) if _GAP.search(text) else text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,9 +181,27 @@ class _Affiliations:
         return self._index[text]
 
 
+def _first_children(el: Element) -> dict[object, Element]:
+    """Each tag's first child element (what ``el.find(tag)`` gives), in one pass over ``el``."""
+    first: dict[object, Element] = {}
+    for child in el:
+        first.setdefault(child.tag, child)
+    return first
+
+
 def _person(el: Element, affs: _Affiliations) -> Author:
+    kids: dict[object, Element] = {}
+    idents: list[Element] = []
+    infos: list[Element] = []
+    for child in el:  # one pass: each tag's first child, every Identifier and AffiliationInfo
+        tag = child.tag
+        if tag == "Identifier":
+            idents.append(child)
+        elif tag == "AffiliationInfo":
+            infos.append(child)
+        kids.setdefault(tag, child)
     orcid = None
-    for ident in el.findall("Identifier"):
+    for ident in idents:
         if (ident.get("Source") or "").upper() == "ORCID":
             try:
                 orcid = normalize_orcid(text_of(ident))
@@ -182,16 +209,16 @@ def _person(el: Element, affs: _Affiliations) -> Author:
                 continue
             break
     indexes: list[int] = []
-    for info in el.findall("AffiliationInfo"):
+    for info in infos:
         text = _find_text(info, "Affiliation")
         if text:
             indexes.append(affs.add(text))
     return Author(
-        lastName=_find_text(el, "LastName"),
-        foreName=_find_text(el, "ForeName") or _find_text(el, "FirstName"),
-        initials=_find_text(el, "Initials"),
-        suffix=_find_text(el, "Suffix"),
-        collectiveName=_find_text(el, "CollectiveName"),
+        lastName=_opt(kids.get("LastName")),
+        foreName=_opt(kids.get("ForeName")) or _opt(kids.get("FirstName")),
+        initials=_opt(kids.get("Initials")),
+        suffix=_opt(kids.get("Suffix")),
+        collectiveName=_opt(kids.get("CollectiveName")),
         orcid=orcid,
         affiliationIndexes=list(dict.fromkeys(indexes)),
         equalContrib=_yes(el, "EqualContrib"),
@@ -293,12 +320,13 @@ def _reference_count(lists: list[Element]) -> int | None:
 def _sections(parent: Element | None) -> list[BookSection]:
     out = []
     for sec in [] if parent is None else parent.findall("Section"):
-        title = _find_text(sec, "SectionTitle")
+        kids = _first_children(sec)
+        title = _opt(kids.get("SectionTitle"))
         if title:
             out.append(
                 BookSection(
                     title=title,
-                    locationLabel=_find_text(sec, "LocationLabel"),
+                    locationLabel=_opt(kids.get("LocationLabel")),
                     sections=_sections(sec),
                 )
             )
@@ -368,9 +396,9 @@ def _mesh(citation: Element) -> list[MeshHeading]:
         if desc is None or not name:
             continue
         quals = [
-            MeshQualifier(name=render_text(q), ui=q.get("UI"), majorTopic=_yes(q))
+            MeshQualifier(name=qname, ui=q.get("UI"), majorTopic=_yes(q))
             for q in mh.findall("QualifierName")
-            if render_text(q)
+            if (qname := render_text(q))
         ]
         out.append(MeshHeading(descriptor=name, ui=desc.get("UI"), majorTopic=_yes(desc), qualifiers=quals))
     return out
@@ -378,9 +406,9 @@ def _mesh(citation: Element) -> list[MeshHeading]:
 
 def _suppl(citation: Element) -> list[SupplementaryConcept]:
     return [
-        SupplementaryConcept(name=render_text(s), ui=s.get("UI"), type=s.get("Type"))
+        SupplementaryConcept(name=name, ui=s.get("UI"), type=s.get("Type"))
         for s in citation.findall("SupplMeshList/SupplMeshName")
-        if render_text(s)
+        if (name := render_text(s))
     ]
 
 
@@ -388,10 +416,11 @@ def _chemicals(citation: Element) -> list[Chemical]:
     out = []
     for chem in citation.findall("ChemicalList/Chemical"):
         name_el = chem.find("NameOfSubstance")
-        if name_el is not None and render_text(name_el):
+        name = render_text(name_el)
+        if name_el is not None and name:
             out.append(
                 Chemical(
-                    name=render_text(name_el),
+                    name=name,
                     ui=name_el.get("UI"),
                     registryNumber=_find_text(chem, "RegistryNumber"),
                 )
