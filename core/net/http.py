@@ -119,6 +119,10 @@ class ServiceConfig:
 
 @dataclass
 class Response:
+    """One upstream answer. ``json()`` and ``xml()`` parse the body once and keep the result, so
+    the service's ``inspect`` and the request's ``parse`` share one tree (or one JSON value):
+    read it, never change it. ``xml()`` is core's hardened parser (``parse_xml``)."""
+
     status: int
     url: str  # redacted, no query string
     headers: Mapping[str, str]
@@ -139,7 +143,9 @@ class Response:
             self._json = json.loads(_strip_json_noise(self.body))
         return self._json
 
-    def xml(self) -> Any:  # -> lxml element, parsed once
+    def xml(self) -> Any:  # -> the lxml root element, parsed once (shared: never modify it)
+        """The body as a hardened XML tree, parsed at the first call; raises ``XMLRefused`` or
+        ``XMLSyntaxError`` (each time it is asked) when the body is refused or malformed."""
         if not hasattr(self, "_xml"):
             self._xml = parse_xml(self.body)
         return self._xml

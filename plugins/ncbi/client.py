@@ -260,10 +260,13 @@ CacheKey = tuple[str, bool, bool]  # (pmid, with investigators, with grants)
 @functools.cache
 def _pubmed_parser(investigators: bool, grants: bool) -> Callable[[Response], list[PubMedArticle]]:
     """One parser per option set (the same object each time, so identical requests in flight
-    are still shared by the client)."""
+    are still shared by the client). It reads the tree the service's inspector already parsed
+    (``resp.xml()``): one parse per answer."""
 
     def parse(resp: Response) -> list[PubMedArticle]:
-        return parse_pubmed_xml(resp.body, include_investigators=investigators, include_grants=grants)
+        if not resp.body.strip():
+            raise ValueError("empty response body: not PubMed XML")
+        return parse_pubmed_xml(resp.xml(), include_investigators=investigators, include_grants=grants)
 
     return parse
 
@@ -275,36 +278,42 @@ def _record_cache(ctx: ToolContext) -> OrderedDict[CacheKey, tuple[float, PubMed
     return cache
 
 
+def _serving(investigators: bool, grants: bool) -> list[tuple[bool, bool]]:
+    """The cached reads that answer a read with these options: its own first, then those made
+    with more options (narrowed to these). Never one made with fewer: it lacks what is asked."""
+    out = [(investigators, grants)]
+    for v in ((investigators, True), (True, grants), (True, True)):
+        if v not in out:
+            out.append(v)
+    return out
+
+
 async def fetch_pubmed(
     ctx: ToolContext,
     pmids: Sequence[str],
     *,
     investigators: bool = False,
     grants: bool = False,
-    any_variant: bool = False,
 ) -> tuple[list[PubMedArticle], list[str]]:
     """EFetch PubMed XML for ``pmids`` in as few requests as possible.
 
     Returns (records in request order, PMIDs PubMed returned nothing for). A batch
     whose answer is over the body cap is split in halves and retried. Records fetched in the last
-    :data:`RECORD_TTL` seconds (with the same options) come from a process cache, so fetching and
-    then formatting the same PMIDs costs one request, not two; callers get copies. With
-    ``any_variant`` a cached record read with more options (investigators, grants) serves too:
-    for callers that read neither.
+    :data:`RECORD_TTL` seconds come from a process cache, so fetching and then formatting or
+    citing the same PMIDs costs one request, not two, whatever options either read used: a record
+    read with more options (investigators, grants) answers a read with fewer
+    (:meth:`PubMedArticle.narrowed`); one read with fewer never answers one with more. Records
+    are frozen and shared, never copied: callers build new values instead of changing them.
     """
     cache = _record_cache(ctx)
     now = time.monotonic()
-    variants = [(investigators, grants)]
-    if any_variant:
-        variants += [
-            v for v in ((False, False), (False, True), (True, False), (True, True)) if v not in variants
-        ]
+    variants = _serving(investigators, grants)
     found: dict[str, PubMedArticle] = {}
     for pmid in pmids:
         for inv, gr in variants:
             hit = cache.get((pmid, inv, gr))
             if hit is not None and hit[0] > now:
-                found[pmid] = hit[1].model_copy(deep=True)
+                found[pmid] = hit[1].narrowed(investigators, grants)
                 break
 
     async def run(batch: list[str]) -> None:
@@ -330,7 +339,7 @@ async def fetch_pubmed(
             if rec.pmid in found:
                 continue
             found[rec.pmid] = rec
-            cache[(rec.pmid, investigators, grants)] = (expires, rec.model_copy(deep=True))
+            cache[(rec.pmid, investigators, grants)] = (expires, rec)
             cache.move_to_end((rec.pmid, investigators, grants))
         while len(cache) > RECORD_CACHE_MAX:
             cache.popitem(last=False)

@@ -38,7 +38,7 @@ async def pubmed_metadata(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, R
     wanted = list(dict.fromkeys(pmids))
     if not wanted:
         return {}
-    records, _ = await fetch_pubmed(ctx, wanted, any_variant=True)
+    records, _ = await fetch_pubmed(ctx, wanted)
     return {rec.pmid: to_metadata(rec) for rec in records if rec.pmid}
 
 

@@ -57,7 +57,7 @@ async def _records(ctx: ToolContext, pmids: Sequence[str], via: str) -> dict[str
     wanted = list(dict.fromkeys(p for p in pmids if p))
     if not wanted:
         return {}
-    records, _ = await fetch_pubmed(ctx, wanted, any_variant=True)
+    records, _ = await fetch_pubmed(ctx, wanted)
     return _candidates(records, via)
 
 
@@ -199,12 +199,12 @@ def notices_of(rec: PubMedArticle) -> list[RecordNotice]:
 async def notices(kind: IdKind, ids: Sequence[str], ctx: ToolContext) -> Mapping[str, Sequence[RecordNotice]]:
     if kind != "pmid":
         return {}
-    records, _ = await fetch_pubmed(ctx, list(dict.fromkeys(ids)), any_variant=True)
+    records, _ = await fetch_pubmed(ctx, list(dict.fromkeys(ids)))
     out = {r.pmid: notices_of(r) for r in records if r.pmid}
     notice_pmids = [n.pmid for ns in out.values() for n in ns if n.pmid]
     if notice_pmids:
         try:  # the notices' own DOIs, to merge with other sources; a courtesy
-            found, _ = await fetch_pubmed(ctx, list(dict.fromkeys(notice_pmids)), any_variant=True)
+            found, _ = await fetch_pubmed(ctx, list(dict.fromkeys(notice_pmids)))
         except MedlitError:
             found = []
         dois = {r.pmid: to_metadata(r).doi for r in found}

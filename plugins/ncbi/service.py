@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from medlit.core.plugin import MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
-from medlit.core.plugin.kit import PluginConfig, XMLRefused, parse_xml
+from medlit.core.plugin.kit import PluginConfig, XMLRefused
 
 from . import records
 
@@ -118,7 +118,7 @@ def inspect_eutils(resp: Response) -> None:
     from medlit.core.plugin.kit import XMLSyntaxError
 
     try:
-        root = parse_xml(body)
+        root = resp.xml()  # parsed once: the request's parser reads the same tree
     except XMLRefused as exc:
         raise upstream_error(
             "ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent XML that was refused ({exc})"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from lxml import etree
 
@@ -96,13 +97,22 @@ def _math(el: Element) -> str:
     return f" {text} " if text else ""
 
 
+# MathML padding must not leave gaps before punctuation.
+_GAP = re.compile(r" ([,.;:)\]])")
+
+
 def render_text(el: Element | None) -> str:
     """Text of a PubMed text element with inline markup/MathML rendered, whitespace collapsed."""
     if el is None:
         return ""
-    text = " ".join(_children_text(el, _inline).split())
-    # MathML padding must not leave gaps before punctuation.
-    return re.sub(r" ([,.;:)\]])", r"\1", text)
+    if len(el):
+        text = " ".join(_children_text(el, _inline).split())
+    else:  # no markup inside (most elements): its own text is all there is
+        own = el.text
+        if not own:
+            return ""
+        text = " ".join(own.split())
+    return _GAP.sub(r"\1", text) if _GAP.search(text) else text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,14 +156,10 @@ def _date(el: Element | None) -> PartialDate | None:
     year = _int(_find_text(el, "Year"))
     if year is None and medline and (m := _YEAR.search(medline)):
         year = int(m.group(1))
-    date = PartialDate(
-        year=year,
-        month=_find_text(el, "Month"),
-        day=_int(_find_text(el, "Day")),
-        season=_find_text(el, "Season"),
-        medlineDate=medline,
-    )
-    return date if date.model_dump(exclude_none=True) else None
+    month, day, season = _find_text(el, "Month"), _int(_find_text(el, "Day")), _find_text(el, "Season")
+    if year is None and month is None and day is None and season is None and medline is None:
+        return None
+    return PartialDate(year=year, month=month, day=day, season=season, medlineDate=medline)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,9 +181,27 @@ class _Affiliations:
         return self._index[text]
 
 
+def _first_children(el: Element) -> dict[object, Element]:
+    """Each tag's first child element (what ``el.find(tag)`` gives), in one pass over ``el``."""
+    first: dict[object, Element] = {}
+    for child in el:
+        first.setdefault(child.tag, child)
+    return first
+
+
 def _person(el: Element, affs: _Affiliations) -> Author:
+    kids: dict[object, Element] = {}
+    idents: list[Element] = []
+    infos: list[Element] = []
+    for child in el:  # one pass: each tag's first child, every Identifier and AffiliationInfo
+        tag = child.tag
+        if tag == "Identifier":
+            idents.append(child)
+        elif tag == "AffiliationInfo":
+            infos.append(child)
+        kids.setdefault(tag, child)
     orcid = None
-    for ident in el.findall("Identifier"):
+    for ident in idents:
         if (ident.get("Source") or "").upper() == "ORCID":
             try:
                 orcid = normalize_orcid(text_of(ident))
@@ -185,16 +209,16 @@ def _person(el: Element, affs: _Affiliations) -> Author:
                 continue
             break
     indexes: list[int] = []
-    for info in el.findall("AffiliationInfo"):
+    for info in infos:
         text = _find_text(info, "Affiliation")
         if text:
             indexes.append(affs.add(text))
     return Author(
-        lastName=_find_text(el, "LastName"),
-        foreName=_find_text(el, "ForeName") or _find_text(el, "FirstName"),
-        initials=_find_text(el, "Initials"),
-        suffix=_find_text(el, "Suffix"),
-        collectiveName=_find_text(el, "CollectiveName"),
+        lastName=_opt(kids.get("LastName")),
+        foreName=_opt(kids.get("ForeName")) or _opt(kids.get("FirstName")),
+        initials=_opt(kids.get("Initials")),
+        suffix=_opt(kids.get("Suffix")),
+        collectiveName=_opt(kids.get("CollectiveName")),
         orcid=orcid,
         affiliationIndexes=list(dict.fromkeys(indexes)),
         equalContrib=_yes(el, "EqualContrib"),
@@ -296,12 +320,13 @@ def _reference_count(lists: list[Element]) -> int | None:
 def _sections(parent: Element | None) -> list[BookSection]:
     out = []
     for sec in [] if parent is None else parent.findall("Section"):
-        title = _find_text(sec, "SectionTitle")
+        kids = _first_children(sec)
+        title = _opt(kids.get("SectionTitle"))
         if title:
             out.append(
                 BookSection(
                     title=title,
-                    locationLabel=_find_text(sec, "LocationLabel"),
+                    locationLabel=_opt(kids.get("LocationLabel")),
                     sections=_sections(sec),
                 )
             )
@@ -371,9 +396,9 @@ def _mesh(citation: Element) -> list[MeshHeading]:
         if desc is None or not name:
             continue
         quals = [
-            MeshQualifier(name=render_text(q), ui=q.get("UI"), majorTopic=_yes(q))
+            MeshQualifier(name=qname, ui=q.get("UI"), majorTopic=_yes(q))
             for q in mh.findall("QualifierName")
-            if render_text(q)
+            if (qname := render_text(q))
         ]
         out.append(MeshHeading(descriptor=name, ui=desc.get("UI"), majorTopic=_yes(desc), qualifiers=quals))
     return out
@@ -381,9 +406,9 @@ def _mesh(citation: Element) -> list[MeshHeading]:
 
 def _suppl(citation: Element) -> list[SupplementaryConcept]:
     return [
-        SupplementaryConcept(name=render_text(s), ui=s.get("UI"), type=s.get("Type"))
+        SupplementaryConcept(name=name, ui=s.get("UI"), type=s.get("Type"))
         for s in citation.findall("SupplMeshList/SupplMeshName")
-        if render_text(s)
+        if (name := render_text(s))
     ]
 
 
@@ -391,10 +416,11 @@ def _chemicals(citation: Element) -> list[Chemical]:
     out = []
     for chem in citation.findall("ChemicalList/Chemical"):
         name_el = chem.find("NameOfSubstance")
-        if name_el is not None and render_text(name_el):
+        name = render_text(name_el)
+        if name_el is not None and name:
             out.append(
                 Chemical(
-                    name=render_text(name_el),
+                    name=name,
                     ui=name_el.get("UI"),
                     registryNumber=_find_text(chem, "RegistryNumber"),
                 )
@@ -437,6 +463,15 @@ def _is_retracted(types: list[str], notices: list[Notice]) -> bool:
     )
 
 
+def _with_people_affiliations(count: int, read_investigators: bool, /, **fields: Any) -> PubMedArticle:
+    """The record; read with investigators, it remembers how many affiliations came before theirs
+    (see :meth:`PubMedArticle.narrowed`)."""
+    out = PubMedArticle(**fields)
+    if read_investigators:
+        out._people_affiliations = count
+    return out
+
+
 def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedArticle:
     citation = rec.find("MedlineCitation")
     assert citation is not None  # _records skips a PubmedArticle without one
@@ -448,6 +483,7 @@ def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedA
     elocs = _elocations(article)
     affs = _Affiliations()
     authors = _people(_author_lists(article, "authors"), affs)
+    people_affs = len(affs.items)
     invs = _people(citation.findall("InvestigatorList"), affs, "Investigator") if investigators else []
     abstract, sections = _abstract(article.find("Abstract"))
     types = _dedupe(render_text(p) for p in article.findall("PublicationTypeList/PublicationType"))
@@ -457,7 +493,9 @@ def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedA
     if ref_count is None:
         ref_count = cites or _int(_find_text(citation, "NumberOfReferences"))
     issue = article.find("Journal/JournalIssue")
-    return PubMedArticle(
+    return _with_people_affiliations(
+        people_affs,
+        investigators,
         pmid=_find_text(citation, "PMID") or ids.get("pubmed") or "",
         recordType="journal-article",
         title=_find_text(article, "ArticleTitle"),
@@ -536,7 +574,8 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
     book = _book(book_el, affs)
     extra_editors = _people(_author_lists(doc, "editors"), affs)
     if extra_editors:
-        book.editors = [*book.editors, *extra_editors]
+        book = book.model_copy(update={"editors": [*book.editors, *extra_editors]})
+    people_affs = len(affs.items)
     inv_lists = [
         *doc.findall("InvestigatorList"),
         *([] if book_el is None else book_el.findall("InvestigatorList")),
@@ -544,7 +583,9 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
     invs = _people(inv_lists, affs, "Investigator") if investigators else []
     abstract, sections = _abstract(doc.find("Abstract"))
     types = _dedupe(render_text(p) for p in doc.findall("PublicationType"))
-    return PubMedArticle(
+    return _with_people_affiliations(
+        people_affs,
+        investigators,
         pmid=_find_text(doc, "PMID") or ids.get("pubmed") or "",
         recordType="book-chapter" if chapter else "book",
         title=chapter or book.title,
@@ -608,21 +649,26 @@ def _records(root: Element) -> list[Element]:
 
 
 def parse_pubmed_xml(
-    data: bytes, *, include_investigators: bool = False, include_grants: bool = False
+    data: bytes | Element, *, include_investigators: bool = False, include_grants: bool = False
 ) -> list[PubMedArticle]:
     """Parse an efetch ``db=pubmed retmode=xml`` body into records (an empty set gives []).
 
-    A record without its mandatory wrapper (a PubmedArticle with no MedlineCitation, a
+    ``data`` is the body, or its root element already parsed by the hardened parser (a
+    ``Response.xml()`` the service's inspector read first: one parse per answer); the tree is
+    only read. A record without its mandatory wrapper (a PubmedArticle with no MedlineCitation, a
     PubmedBookArticle with no BookDocument) carries no citation: it is skipped, not fatal, so the
     rest of the batch still parses and its PMID reads as unavailable. Raises ValueError when the
     body is not well-formed XML or not PubMed XML.
     """
-    if not data or not data.strip():
-        raise ValueError("empty response body: not PubMed XML")
-    try:
-        root = parse_xml(data)
-    except etree.XMLSyntaxError as exc:
-        raise ValueError(f"not well-formed XML: {exc}") from exc
+    if isinstance(data, (bytes, str)):
+        if not data or not data.strip():
+            raise ValueError("empty response body: not PubMed XML")
+        try:
+            root = parse_xml(data)
+        except etree.XMLSyntaxError as exc:
+            raise ValueError(f"not well-formed XML: {exc}") from exc
+    else:
+        root = data
     out = []
     for rec in _records(root):
         if localname(rec) == "PubmedBookArticle":

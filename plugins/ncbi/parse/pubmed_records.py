@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 __all__ = [
     "AbstractSection",
@@ -36,7 +36,10 @@ RecordType = Literal["journal-article", "book", "book-chapter"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Frozen: the process record cache hands the same record to every caller (no copies), so no
+    # one may change one; build a new value instead (``model_copy(update=...)``), and never
+    # change a list a record holds.
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class PartialDate(_Model):
@@ -223,3 +226,20 @@ class PubMedArticle(_Model):
     locationLabel: str | None = None
     contributionDate: PartialDate | None = None
     dateRevised: PartialDate | None = None
+    # Read with investigators: how many of `affiliations` the authors and editors brought (the
+    # investigators' own come after them), so the record can answer a read without them.
+    _people_affiliations: int | None = PrivateAttr(default=None)
+
+    def narrowed(self, investigators: bool, grants: bool) -> PubMedArticle:
+        """This record as a read with these options makes it: one read with more options
+        (investigators, grants) answers a read with fewer, without its investigators (and their
+        affiliations) or grants. A new record sharing this one's parts, or this one unchanged."""
+        update: dict[str, object] = {}
+        if not investigators and self.investigators:
+            update["investigators"] = []
+            keep = self._people_affiliations
+            if keep is not None and keep < len(self.affiliations):
+                update["affiliations"] = self.affiliations[:keep]
+        if not grants and self.grants is not None:
+            update["grants"] = None
+        return self.model_copy(update=update) if update else self
