@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     )
     from .hosts import TEST_SETTINGS, InlinePlugin, declared_services, make_host, make_runtime
     from .network import loopback_only
+    from .schemas import check_structured
 
 _EXPORTS = {
     "FAULT_KINDS": ".fake_upstream",
@@ -57,6 +58,7 @@ _EXPORTS = {
     "make_host": ".hosts",
     "make_runtime": ".hosts",
     "loopback_only": ".network",
+    "check_structured": ".schemas",
     "Host": "medlit.core.host",
     "HostError": "medlit.core.host",
     "Runtime": "medlit.core.runtime",
@@ -77,6 +79,7 @@ __all__ = [
     "Req",
     "Runtime",
     "base_url_var",
+    "check_structured",
     "declared_services",
     "json_response",
     "loopback_only",

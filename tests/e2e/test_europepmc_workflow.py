@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sys
 
-import jsonschema
 import pytest
 from aiohttp import web
 from lxml import etree
@@ -29,6 +28,7 @@ from mcp.types import TextContent
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from corpus import corpus_path
@@ -94,7 +94,7 @@ def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
 async def call(client: Client, tools: dict, name: str, args: dict) -> dict:
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content
-    jsonschema.validate(result.structured_content, tools[name].output_schema)
+    check_structured(result.structured_content, tools[name].output_schema)
     assert any(isinstance(b, TextContent) and b.text for b in result.content)
     return result.structured_content
 

@@ -16,7 +16,6 @@ import re
 import sys
 from typing import Any
 
-import jsonschema
 import pytest
 from aiohttp import web
 from mcp import Client, StdioServerParameters
@@ -24,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from corpus import corpus_root
@@ -207,7 +207,7 @@ async def run_workflow(client: Client, fake: FakeUpstream, store: PubMedHistory)
     async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
         result = await client.call_tool(name, args)
         assert not result.is_error, result.content
-        jsonschema.validate(result.structured_content, schemas[name])
+        check_structured(result.structured_content, schemas[name])
         return result.structured_content
 
     # 1. search, keeping the result set on the History server

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
+
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
@@ -114,7 +115,7 @@ async def test_mixed_ids_over_stdio(fake):
         result = await client.call_tool(TOOL, ARGS)
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
 
         # -- upstream requests: one converter request for every PMID and DOI, one efetch for
         #    every PMCID of the call (given and converted), and nothing else
@@ -218,7 +219,7 @@ async def test_ten_mixed_ids_on_fixtures_cost_two_requests(fake):
         result = await client.call_tool(TOOL, FIXTURE_ARGS)
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
 
     assert [(r.service, r.path) for r in fake.requests] == [("idconv", ""), ("ncbi", "efetch.fcgi")]
     assert fake.of("idconv")[0].params["ids"].split(",") == [

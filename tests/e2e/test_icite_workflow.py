@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import sys
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream, Req, json_response
@@ -56,7 +56,7 @@ async def test_250_pmids_one_request_last_50_over_limit_over_stdio(fake):
         result = await client.call_tool(TOOL, {"pmids": pmids})
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
 
     reqs = fake.of("icite")
     assert len(reqs) == 1 and reqs[0].path == "pubs" and reqs[0].method == "GET"

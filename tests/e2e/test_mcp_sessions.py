@@ -10,10 +10,11 @@ import time
 
 import anyio
 import httpx2
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
+
+from medlit.testing import check_structured
 
 from conftest import fake_env
 
@@ -33,7 +34,7 @@ async def check_contract(client: Client, name: str, args: dict) -> dict:
     assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is True
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content
-    jsonschema.validate(result.structured_content, tool.output_schema)
+    check_structured(result.structured_content, tool.output_schema)
     assert any(isinstance(b, TextContent) and b.text for b in result.content)
     return result.structured_content
 

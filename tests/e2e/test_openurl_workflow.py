@@ -13,7 +13,6 @@ import os
 import sys
 from urllib.parse import parse_qs, urlsplit
 
-import jsonschema
 import pytest
 from lxml import etree
 from mcp import Client, StdioServerParameters
@@ -21,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FIXTURES, FakeUpstream, Req, xml_response
@@ -83,14 +83,14 @@ async def test_three_pmids_one_request_three_links_over_stdio(fake):
         result = await client.call_tool(TOOL, {"pmids": PMIDS})
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
         assert len(fake.requests) == 1, [(r.service, r.path) for r in fake.requests]  # one batched lookup
         assert sorted(fake.requests[0].ids()) == PMIDS
 
         # A PMID PubMed does not know: a per-id error, the other link still built.
         again = await client.call_tool(TOOL, {"pmids": ["90000001", "99999999"]})
         assert not again.is_error, again.content
-        jsonschema.validate(again.structured_content, tool.output_schema)
+        check_structured(again.structured_content, tool.output_schema)
 
     links = data["links"]
     assert [link["id"] for link in links] == PMIDS and not data.get("unavailable")
@@ -180,7 +180,7 @@ async def test_fulltext_unavailable_entry_carries_the_library_link(fake):
         result = await client.call_tool("pubmed_fetch_fulltext", {"pmids": ["90000001"]})
     assert not result.is_error, result.content
     data = result.structured_content
-    jsonschema.validate(data, tools["pubmed_fetch_fulltext"].output_schema)
+    check_structured(data, tools["pubmed_fetch_fulltext"].output_schema)
     (entry,) = data["unavailable"]
     q = kev(entry["institutionalLink"])
     assert entry["institutionalLink"].startswith(RESOLVER + "?url_ver=Z39.88-2004&")

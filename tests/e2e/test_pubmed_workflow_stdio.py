@@ -17,10 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugin"))
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
+
+from medlit.testing import check_structured
 
 from fake_upstream import FakeUpstream
 from pubmed_fakes import corpus_present, install
@@ -74,7 +75,7 @@ async def test_pubmed_workflow_over_stdio(fake: FakeUpstream):
         async def call(name: str, args: dict) -> dict:
             result = await client.call_tool(name, args)
             assert not result.is_error, result.content
-            jsonschema.validate(result.structured_content, tools[name].output_schema)
+            check_structured(result.structured_content, tools[name].output_schema)
             assert any(isinstance(b, TextContent) and b.text for b in result.content)
             return result.structured_content
 

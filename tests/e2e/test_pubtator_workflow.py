@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import sys
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
@@ -48,7 +48,7 @@ async def test_gene_search_annotations_and_related_over_stdio(fake):
         async def call(name: str, args: dict) -> dict:
             result = await client.call_tool(name, args)
             assert not result.is_error, result.content
-            jsonschema.validate(result.structured_content, listed[name].output_schema)
+            check_structured(result.structured_content, listed[name].output_schema)
             return result.structured_content
 
         # 1. a gene name to its id

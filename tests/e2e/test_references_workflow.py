@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 
-import jsonschema
 import pytest
 import reference_library as lib
 from mcp import Client, StdioServerParameters
+
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
@@ -51,7 +52,7 @@ async def test_thirty_references_over_stdio_each_class_right(fake):
         result = await client.call_tool(TOOL, {"references": [r for r, _, _ in lib.MIXED]})
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
         results = data["results"]
         bad = []
         for (_, want, extra), r in zip(lib.MIXED, results, strict=True):
@@ -109,7 +110,7 @@ async def test_crossref_switched_off_pubmed_only_and_said(fake):
         result = await client.call_tool(TOOL, {"references": refs})
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tool.output_schema)
+        check_structured(data, tool.output_schema)
     watson, wakefield, invented, cermine = data["results"]
     assert watson["match"] == "verified" and wakefield["match"] == "verified"
     assert any(n["type"] == "retraction" and n["source"].startswith("ncbi") for n in wakefield["notices"])

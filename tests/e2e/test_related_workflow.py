@@ -14,12 +14,12 @@ import os
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
 from medlit.core.host import load_host
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from corpus import corpus_root
@@ -97,7 +97,7 @@ def install(fake: FakeUpstream) -> None:
 async def ask(client: Client, tool, pmid: str) -> dict:
     result = await client.call_tool(TOOL, {"pmid": pmid, "relationship": "cited_by"})
     assert not result.is_error, result.content
-    jsonschema.validate(result.structured_content, tool.output_schema)
+    check_structured(result.structured_content, tool.output_schema)
     return result.structured_content
 
 

@@ -13,10 +13,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
+
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from fake_upstream import FakeUpstream
@@ -48,7 +49,7 @@ def params(fake: FakeUpstream, tmp: Path) -> StdioServerParameters:
 async def call(client: Client, tools: dict, name: str, args: dict, progress=None) -> dict:
     result = await client.call_tool(name, args, progress_callback=progress)
     assert not result.is_error, result.content
-    jsonschema.validate(result.structured_content, tools[name].output_schema)
+    check_structured(result.structured_content, tools[name].output_schema)
     return result
 
 

@@ -17,7 +17,6 @@ import json
 import os
 import sys
 
-import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
@@ -25,6 +24,7 @@ from mcp.types import TextContent
 from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from europepmc_routes import install as install_europepmc
@@ -88,7 +88,7 @@ async def test_dois_only_unpaywall_serves_over_stdio(fake):
         result = await client.call_tool(TOOL, {"dois": [PDF_DOI, PAGE_DOI, CLOSED_DOI]})
         assert not result.is_error, result.content
         data = result.structured_content
-        jsonschema.validate(data, tools[TOOL].output_schema)
+        check_structured(data, tools[TOOL].output_schema)
         text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
 
     arts = {a["doi"]: a for a in data["articles"]}

@@ -1,8 +1,8 @@
-import jsonschema
 import pytest
 from aiohttp import web
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from fake_upstream import xml_response
 
@@ -18,7 +18,7 @@ async def test_list_databases(rt, fake):
     assert not out.is_error, out.text
     assert "pubmed" in out.data["databases"] and "protein" in out.data["databases"]
     assert out.data["count"] == len(out.data["databases"])
-    jsonschema.validate(out.data, output_schema(rt, "eutils_einfo"))
+    check_structured(out.data, output_schema(rt, "eutils_einfo"))
     (req,) = fake.of("ncbi", "einfo.fcgi")
     assert req.params["tool"] == "medlit-mcp"
     assert "Entrez databases" in out.text
@@ -33,7 +33,7 @@ async def test_describe_pubmed(rt, fake):
     names = {f["name"] for f in db["fields"]}
     assert {"ALL", "MESH"} <= names
     assert any(li["name"] == "pubmed_pubmed" and li["db_to"] == "pubmed" for li in db["links"])
-    jsonschema.validate(out.data, output_schema(rt, "eutils_einfo"))
+    check_structured(out.data, output_schema(rt, "eutils_einfo"))
     assert "| Tag |" in out.text
     # NCBI's descriptions are upstream text: inside the fence, never before it
     fenced = out.text.index("<<<untrusted-data")

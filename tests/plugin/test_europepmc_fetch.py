@@ -4,10 +4,10 @@ maxResponseCharacters deferral, input checks."""
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from europepmc_routes import install
 
@@ -20,7 +20,7 @@ async def fetch(rt, **args):
     out = await rt.call(TOOL, args)
     assert not out.is_error, out.text
     schema = next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     return out
 
 

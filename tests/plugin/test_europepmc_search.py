@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-import jsonschema
 import pytest
 from aiohttp import web
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from corpus import corpus_bytes
 from europepmc_routes import install
@@ -24,7 +24,7 @@ async def search(rt, **args):
     out = await rt.call(TOOL, args)
     assert not out.is_error, out.text
     schema = next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     return out
 
 

@@ -1,10 +1,10 @@
 """eutils_esummary, eutils_efetch, eutils_search_then_fetch: batching, handles, per-id errors."""
 
-import jsonschema
 import pytest
 from aiohttp import web
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from corpus import corpus_bytes
 from fake_upstream import FIXTURES, json_response, xml_response
@@ -16,7 +16,7 @@ HANDLE = {"db": "pubmed", "web_env": "MCID_6934533c4c5abba8c303da1d", "query_key
 
 def check_schema(rt, name, data):
     schema = next(t for t in tool_definitions(rt.host) if t.name == name).output_schema
-    jsonschema.validate(data, schema)
+    check_structured(data, schema)
 
 
 def docsum(uid: str) -> dict:

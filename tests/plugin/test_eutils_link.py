@@ -2,11 +2,11 @@
 
 import json
 
-import jsonschema
 import pytest
 from aiohttp import web
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from corpus import corpus_bytes
 from fake_upstream import FIXTURES
@@ -17,7 +17,7 @@ NCBI = FIXTURES / "ncbi"
 
 def check_schema(rt, name, data):
     schema = next(t for t in tool_definitions(rt.host) if t.name == name).output_schema
-    jsonschema.validate(data, schema)
+    check_structured(data, schema)
 
 
 async def test_elink_neighbor_corpus_xml(rt, fake):

@@ -1,9 +1,9 @@
 """eutils_esearch, eutils_epost, eutils_espell, eutils_egquery, eutils_ecitmatch against the fake."""
 
-import jsonschema
 import pytest
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from corpus import corpus_bytes
 from fake_upstream import FIXTURES, xml_response
@@ -14,7 +14,7 @@ NCBI = FIXTURES / "ncbi"
 
 def check_schema(rt, name, data):
     schema = next(t for t in tool_definitions(rt.host) if t.name == name).output_schema
-    jsonschema.validate(data, schema)
+    check_structured(data, schema)
 
 
 # ----------------------------------------------------------------------------- esearch

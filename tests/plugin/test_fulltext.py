@@ -9,7 +9,6 @@ sees it: typed payloads, the report of every step, NCBI switched off.
 import json
 import re
 
-import jsonschema
 import pytest
 from aiohttp import web
 
@@ -30,6 +29,7 @@ from medlit.core.render import NONCE
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 from conftest import fake_env
 from corpus import corpus_path
@@ -76,7 +76,7 @@ def schema(rt):
 async def call(rt, args):
     out = await rt.call(TOOL, args)
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema(rt))
+    check_structured(out.data, schema(rt))
     return out
 
 

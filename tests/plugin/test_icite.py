@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-import jsonschema
 import pytest
 
 from medlit.core.server import tool_definitions
 from medlit.plugins.icite.service import FL
+from medlit.testing import check_structured
 
 from corpus import corpus_path
 from fake_upstream import FIXTURES, Req, json_response
@@ -63,7 +63,7 @@ async def test_fixture_records_in_request_order_in_one_get(rt, fake, schema):
     order = FIXTURE_PMIDS[::-1]
     out = await rt.call(TOOL, {"pmids": order})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [r["pmid"] for r in out.data["records"]] == order and out.data["totalReturned"] == len(order)
     reqs = fake.of("icite", "pubs")
     assert len(reqs) == 1 and reqs[0].method == "GET"
@@ -244,7 +244,7 @@ async def test_response_budget_defers_whole_records(rt, fake, schema):
     sizes = [len(json.dumps(r, separators=(",", ":"))) for r in full.data["records"]]
     out = await rt.call(TOOL, {"pmids": pmids, "maxResponseCharacters": sizes[0] + sizes[1] + 5})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [r["pmid"] for r in out.data["records"]] == pmids[:2] and out.data["truncated"] is True
     d = out.data["deferred"]
     assert d["ids"] == pmids[2:] and d["deferredCount"] == 2 and d["nextDeferredCharacters"] > 0
@@ -302,7 +302,7 @@ async def test_corpus_excerpt_through_the_tool(rt, fake, schema):
     pmids = [str(r["pmid"]) for r in recs]
     out = await rt.call(TOOL, {"pmids": pmids})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [r["pmid"] for r in out.data["records"]] == pmids and out.data["unavailablePmids"] == []
     by = {r["pmid"]: r for r in out.data["records"]}
     assert by["11733293"]["citationCount"] == 1270 and by["11733293"]["scoring"] == "scored"

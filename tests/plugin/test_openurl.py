@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 from urllib.parse import parse_qs, urlsplit
 
-import jsonschema
 import pytest
 
 import medlit.plugins.openurl as openurl
@@ -27,6 +26,7 @@ from medlit.core.plugin import (
 from medlit.core.runtime import Runtime
 from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
+from medlit.testing import check_structured
 
 pytestmark = pytest.mark.anyio
 
@@ -101,7 +101,7 @@ async def test_three_pmids_one_lookup_three_links():
     async with Runtime(host) as rt:
         out = await rt.call(TOOL, {"pmids": ["111", "PMID: 222", "https://pubmed.ncbi.nlm.nih.gov/333/"]})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(host))
+    check_structured(out.data, output_schema(host))
     assert meta.calls == [("pmid", ["111", "222", "333"])]  # one batch, no DOI lookup
     links = out.data["links"]
     assert [link["id"] for link in links] == ["111", "222", "333"] and out.data["totalLinks"] == 3
@@ -202,7 +202,7 @@ async def test_citations_given_directly_need_no_lookup():
     async with Runtime(host) as rt:
         out = await rt.call(TOOL, args)
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(host))
+    check_structured(out.data, output_schema(host))
     assert meta.calls == []
     article, chapter, book = (q(link["url"]) for link in out.data["links"])
     assert article["rft.issn"] == ["0020-9554"] and article["rft.pages"] == ["250-258"]
@@ -400,7 +400,7 @@ async def test_fulltext_unavailable_entries_carry_the_institutional_link():
     async with Runtime(host) as rt:
         out = await rt.call("pubmed_fetch_fulltext", args)
     assert not out.is_error, out.text
-    jsonschema.validate(
+    check_structured(
         out.data, next(t for t in tool_definitions(host) if t.name == "pubmed_fetch_fulltext").output_schema
     )
     links = {u["id"]: u.get("institutionalLink") for u in out.data["unavailable"]}

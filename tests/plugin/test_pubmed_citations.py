@@ -1,5 +1,6 @@
-import jsonschema
 import pytest
+
+from medlit.testing import check_structured
 
 from corpus import corpus_path
 from pubmed_fakes import install, output_schema, record_index
@@ -35,7 +36,7 @@ async def test_lookup_citation_matches_and_warnings(rt, fake):
     install(fake)
     out = await rt.call("pubmed_lookup_citation", {"citations": CITATIONS})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(rt, "pubmed_lookup_citation"))
+    check_structured(out.data, output_schema(rt, "pubmed_lookup_citation"))
     # one ECitMatch for every citation, one esummary to check the matches
     (cm,) = fake.of("ncbi", "ecitmatch.cgi")
     lines = cm.params["bdata"].split("\r")
@@ -112,7 +113,7 @@ async def formatted(rt, fake):
         {"pmids": [JOURNAL, CHAPTER, COLLECTIVE, RETRACTED, "99999999"], "format": "all"},
     )
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(rt, "pubmed_format_citations"))
+    check_structured(out.data, output_schema(rt, "pubmed_format_citations"))
     assert len(fake.of("ncbi", "efetch.fcgi")) == 1
     return out, {c["pmid"]: c for c in out.data["citations"]}
 

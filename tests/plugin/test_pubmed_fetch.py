@@ -1,5 +1,6 @@
-import jsonschema
 import pytest
+
+from medlit.testing import check_structured
 
 from corpus import corpus_bytes, corpus_glob, corpus_path
 from pubmed_fakes import EFETCH, install, output_schema, pmids_in, record_index
@@ -19,7 +20,7 @@ async def test_every_corpus_pubmed_xml_goes_through_the_tool(rt, fake, schema, p
     pmids = pmids_in(path)
     out = await rt.call(TOOL, {"pmids": pmids, "includeGrants": True, "includeInvestigators": True})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     returned = [a["pmid"] for a in out.data["articles"]]
     assert (returned and set(returned) <= set(pmids)) or out.data["unavailablePmids"] == pmids
     for a in out.data["articles"]:
@@ -55,7 +56,7 @@ async def key_records(rt, fake, schema):
     install(fake)
     out = await rt.call(TOOL, {"pmids": KEY_PMIDS})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert len(fake.of("ncbi", "efetch.fcgi")) == 1  # one request for the whole list
     return out, {a["pmid"]: a for a in out.data["articles"]}
 
@@ -198,7 +199,7 @@ async def test_budget_defers_whole_records(rt, fake, schema):
     install(fake)
     out = await rt.call(TOOL, {"pmids": ["34843274", "26430984", "10066780"], "maxResponseCharacters": 5000})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [a["pmid"] for a in out.data["articles"]] == ["34843274"]
     d = out.data["deferred"]
     assert d["ids"] == ["26430984", "10066780"] and d["deferredCount"] == 2
@@ -216,7 +217,7 @@ async def test_tiny_budget_still_returns_the_first_article(rt, fake, schema):
     install(fake)
     out = await rt.call(TOOL, {"pmids": ["34843274", "10066780"], "maxResponseCharacters": 1})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [a["pmid"] for a in out.data["articles"]] == ["34843274"]
     assert out.data["deferred"]["ids"] == ["10066780"] and out.data["truncated"] is True
     assert out.data["deferred"]["nextDeferredCharacters"] > 1
@@ -241,7 +242,7 @@ async def test_record_without_its_wrapper_reads_as_unavailable(rt, fake, schema)
     fake.respond("ncbi", "efetch.fcgi", real.replace(b"</PubmedArticleSet>", broken), content_type="text/xml")
     out = await rt.call(TOOL, {"pmids": ["26468569", "11111111"]})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     assert [a["pmid"] for a in out.data["articles"]] == ["26468569"]
     assert out.data["unavailablePmids"] == ["11111111"]
 
@@ -258,7 +259,7 @@ async def test_book_identifiers_kept_apart_from_the_chapter(rt, fake, schema):
     fake.respond("ncbi", "efetch.fcgi", chapter, content_type="text/xml")
     out = await rt.call(TOOL, {"pmids": ["30000001"]})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     [a] = out.data["articles"]
     assert a["recordType"] == "book-chapter" and a["doi"] == "10.1000/b.ch3"
     assert a["book"]["doi"] == "10.1000/b" and a["book"]["isbns"] == ["0123456789"]

@@ -1,7 +1,8 @@
 import json
 
-import jsonschema
 import pytest
+
+from medlit.testing import check_structured
 
 from corpus import corpus_path
 from fake_upstream import xml_response
@@ -18,7 +19,7 @@ async def test_spell_check_corpus_answers(rt, fake):
     install(fake)
     out = await rt.call("pubmed_spell_check", {"query": "Netch AND Mus musclus"})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(rt, "pubmed_spell_check"))
+    check_structured(out.data, output_schema(rt, "pubmed_spell_check"))
     # Title case kept, case-only differences ('Mus' -> 'mus') ignored.
     assert out.data["corrected"] == "Notch AND Mus musculus" and out.data["hasSuggestion"]
     assert out.data["espellSuggestion"] == "notch AND mus musculus"
@@ -83,7 +84,7 @@ async def test_mesh_exact_heading_pinned_first(rt, fake):
     install(fake)
     out = await rt.call("pubmed_lookup_mesh", {"query": "Asthma", "maxResults": 3})
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, output_schema(rt, "pubmed_lookup_mesh"))
+    check_structured(out.data, output_schema(rt, "pubmed_lookup_mesh"))
     results = out.data["results"]
     assert [r["entrezUid"] for r in results][:2] == ["68001249", "68059366"]
     first = results[0]
@@ -156,7 +157,7 @@ async def test_convert_dois_and_pmcids(rt, fake):
         },
     )
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     r = {x["requestedId"]: x for x in out.data["records"]}
     ok = r["10.1371/journal.pone.0000030"]
     assert (ok["pmid"], ok["pmcid"], ok["versions"]) == ("17183658", "PMC1762313", ["PMC1762313.1"])

@@ -1,7 +1,8 @@
 from urllib.parse import parse_qs, urlparse
 
-import jsonschema
 import pytest
+
+from medlit.testing import check_structured
 
 from pubmed_fakes import install, output_schema
 
@@ -33,7 +34,7 @@ async def test_search_with_filters_and_summaries(rt, fake, schema):
     }
     out = await rt.call(TOOL, args)
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     d = out.data
     expected = (
         '(mitochondria AND deletion) AND "Falk MJ"[au] AND "Mitochondrial Diseases"[mh] AND '
@@ -111,7 +112,7 @@ async def test_ignored_tags_and_phrases_not_found(rt, fake, schema):
     install(fake)
     out = await rt.call(TOOL, {"query": '"fleeglewort syndrome" OR fleeglewort[zz]', "summaryCount": 3})
     assert not out.is_error
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     notice = out.data["notice"]
     assert "unknown field tag(s): zz" in notice
     assert "'fleeglewort'" in notice and "pubmed_spell_check" in notice

@@ -4,11 +4,11 @@ none repeated, whatever options the fetch read its records with (issue 25)."""
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
 from medlit.core import xml as core_xml
 from medlit.plugins.ncbi.client import RECORD_CACHE_KEY
+from medlit.testing import check_structured
 
 from pubmed_fakes import install, output_schema, record_index
 
@@ -91,7 +91,7 @@ async def test_cached_answer_equals_the_fresh_one_and_records_are_shared(rt, fak
     pmids = sorted(record_index())
     schema = output_schema(rt, "pubmed_fetch_articles")
     first = await _ok(rt, "pubmed_fetch_articles", {"pmids": pmids})
-    jsonschema.validate(first, schema)
+    check_structured(first, schema)
     await _ok(
         rt,
         "pubmed_format_citations",

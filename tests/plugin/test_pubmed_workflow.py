@@ -1,11 +1,11 @@
 """The PubMed research workflow through a real MCP client session (in-process transport):
 search with summaries -> fetch the top records -> format them, counting upstream requests."""
 
-import jsonschema
 import pytest
 from mcp import Client
 
 from medlit.core.server import build_server
+from medlit.testing import check_structured
 
 from pubmed_fakes import install, record_index
 
@@ -37,13 +37,13 @@ async def test_search_fetch_format_workflow(rt, fake):
             "pubmed_search_articles", {"query": "mitochondria", "maxResults": 20, "summaryCount": 20}
         )
         assert not search.is_error, search.content
-        jsonschema.validate(search.structured_content, tools["pubmed_search_articles"].output_schema)
+        check_structured(search.structured_content, tools["pubmed_search_articles"].output_schema)
         pmids = search.structured_content["pmids"]
         assert len(pmids) == 20 and len(search.structured_content["summaries"]) == 20
 
         fetched = await client.call_tool("pubmed_fetch_articles", {"pmids": pmids})
         assert not fetched.is_error, fetched.content
-        jsonschema.validate(fetched.structured_content, tools["pubmed_fetch_articles"].output_schema)
+        check_structured(fetched.structured_content, tools["pubmed_fetch_articles"].output_schema)
         assert fetched.structured_content["totalReturned"] == 20
         assert len(fake.of("ncbi")) == 3  # esearch + esummary + efetch
 
@@ -51,7 +51,7 @@ async def test_search_fetch_format_workflow(rt, fake):
             "pubmed_format_citations", {"pmids": pmids[:10], "format": ["apa", "vancouver"]}
         )
         assert not formatted.is_error, formatted.content
-        jsonschema.validate(formatted.structured_content, tools["pubmed_format_citations"].output_schema)
+        check_structured(formatted.structured_content, tools["pubmed_format_citations"].output_schema)
         assert formatted.structured_content["totalFormatted"] == 10
         # the records just fetched are reused: formatting sends nothing upstream
         assert [r.path for r in fake.requests] == ["esearch.fcgi", "esummary.fcgi", "efetch.fcgi"]

@@ -5,11 +5,11 @@ any request, upstream errors and the record cache."""
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
 from medlit.core.server import tool_definitions
 from medlit.plugins.pubtator.service import PMCID_BATCH
+from medlit.testing import check_structured
 
 from fake_upstream import json_response
 from pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install
@@ -25,7 +25,7 @@ def schemas(rt):
 
 def check(out, schemas, tool):
     assert not out.is_error, out.text
-    jsonschema.validate(out.data, schemas[tool])
+    check_structured(out.data, schemas[tool])
     return out.data
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-import jsonschema
 import pytest
 from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from conftest import fake_env
 
@@ -53,7 +53,7 @@ async def call(rt, tool, **args):
     out = await rt.call(tool, args)
     assert not out.is_error, out.text
     schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     return out
 
 

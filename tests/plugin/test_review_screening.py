@@ -10,7 +10,6 @@ import io
 import json
 import re
 
-import jsonschema
 import pytest
 import rispy
 from lxml import etree
@@ -19,6 +18,7 @@ from review_stores import create_database, drop_database, sqlite_url, store_para
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
 
 from conftest import fake_env
 
@@ -59,7 +59,7 @@ async def call(rt, tool, principal="", **args):
     out = await rt.call(tool, args, principal=principal)
     assert not out.is_error, out.text
     schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
-    jsonschema.validate(out.data, schema)
+    check_structured(out.data, schema)
     return out
 
 
