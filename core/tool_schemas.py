@@ -104,7 +104,7 @@ def as_sent(schema: dict[str, Any]) -> dict[str, Any]:
             out["properties"] = {k: v if k in required else _not_null(v) for k, v in props.items()}
         return out
 
-    result = walk(schema, True)
+    result: dict[str, Any] = walk(schema, True)
     kept = {name: walk(defs[name], False) for name in sorted(recursive)}  # shared by every use
     if kept:
         result["$defs"] = kept

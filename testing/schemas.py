@@ -11,7 +11,7 @@ def check_structured(data: Any, schema: dict[str, Any]) -> Any:
     null and empty optional fields left out, core/lean.py), validated against the tool's listed
     output ``schema`` as an MCP client validates it. Returns that lean copy; ``data`` is left as
     it was. Raises :class:`jsonschema.ValidationError` when it does not conform."""
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]  # (the MCP SDK depends on it)
 
     from medlit.core.lean import compile_pruner
 
