@@ -23,6 +23,7 @@ its callers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -39,8 +40,21 @@ if TYPE_CHECKING:
     from ..types import RecordRule
     from .http import Response, UpstreamClient
 
-# A caller's own errors that its ids, not the service, may have caused: asked again alone.
-_ALONE = frozenset({E.BAD_REQUEST, E.RESPONSE_TOO_LARGE})
+# Errors of the service itself (its state, the network, the pace): every caller of the batch gets
+# them. Any other error of a merged request (refused, not found, over the byte cap, an error
+# document) may be one caller's ids' doing: each caller then asks alone.
+_SHARED = frozenset(
+    {
+        E.UNREACHABLE,
+        E.TIMED_OUT,
+        E.SERVER_ERROR,
+        E.RATE_LIMITED,
+        E.DEADLINE_EXCEEDED,
+        E.INVALID_RESPONSE,
+        E.REDIRECT_REFUSED,
+        E.QUEUE_FULL,
+    }
+)
 
 
 @dataclass(eq=False)
@@ -162,23 +176,27 @@ class Batching:
             tuple(sorted((call.headers or {}).items())),
         )
 
-    async def send(self, rule: RecordRule, call: Call) -> Response:
-        """``call`` answered through a batch (see the module docstring)."""
+    async def send(self, rule: RecordRule, call: Call, *, again: bool = False) -> Response:
+        """``call`` answered through a batch (see the module docstring). The client shares one
+        such send among identical requests; a caller asking alone sends its own request unshared."""
         client = self.client
         spelled: dict[str, str] = {}
-        for raw in str(call.sent.get(rule.id_param, "")).split(","):
-            if raw.strip():
-                spelled.setdefault(rule.normalize(raw), raw.strip())
+        try:
+            for raw in str(call.sent.get(rule.id_param, "")).split(","):
+                if raw.strip():
+                    spelled.setdefault(rule.normalize(raw), raw.strip())
+        except Exception:  # an id the rule cannot read: the request goes as it is
+            spelled = {}
         ids = list(spelled)
         if not ids or len(ids) > rule.batch_size:
-            return await client._send_shared(call)
+            return await client._with_retries(call)
         key = self.key(rule, call)
         batch = self.pending.get(key)
         if batch is None or not batch.fits(ids):
             batch = self.pending[key] = Batch(client, rule, key, call)
             batch.task = asyncio.ensure_future(client._with_retries(call, batch))
             batch.task.add_done_callback(_retrieved)
-            batch.task.add_done_callback(lambda _, batch=batch: self.pending_done(batch))
+            batch.task.add_done_callback(functools.partial(self._gone, batch))
         else:
             self.joined += 1
         member = _Member(call, ids, spelled)
@@ -200,12 +218,12 @@ class Batching:
             except MedlitError as err:
                 if batch.sealed is None:
                     # Refused before it left (no slot or pacer turn before the first caller's
-                    # deadline): a caller with time left asks on its own, as it would have.
-                    if err.kind == E.QUEUE_FULL and time.monotonic() < call.deadline - 0.05:
-                        return await client._send_shared(call)
+                    # deadline): a caller with time left queues once more, in a batch of its own.
+                    if err.kind == E.QUEUE_FULL and not again and time.monotonic() < call.deadline - 0.05:
+                        return await self.send(rule, call, again=True)
                     raise
-                if batch.sealed_with > 1 and err.kind in _ALONE:
-                    return await client._send_shared(call)
+                if batch.sealed_with > 1 and err.kind not in _SHARED:
+                    return await client._with_retries(call)
                 raise
         finally:
             self._leave(batch, member)
@@ -214,7 +232,7 @@ class Batching:
         if resp.status >= 300:  # an accepted status (`ok_statuses`): the same answer for everyone
             return _copy(resp, resp.body)
         if resp.parsed is None:  # not a set of records: each caller's own request tells
-            return await client._send_shared(call)
+            return await client._with_retries(call)
         by_id, extra = batch.pieces(resp)
         mine = list(dict.fromkeys(by_id[i] for i in ids if i in by_id))
         answer = _copy(resp, rule.join(mine + extra), rule.content_type)
@@ -224,8 +242,11 @@ class Batching:
             except MedlitError:
                 raise
             except Exception:  # its own part did not parse: its own request, retried as usual
-                return await client._send_shared(call)
+                return await client._with_retries(call)
         return answer
+
+    def _gone(self, batch: Batch, _: asyncio.Future[Response]) -> None:
+        self.pending_done(batch)  # refused before it left: a new caller opens a new batch
 
     def _leave(self, batch: Batch, member: _Member) -> None:
         if batch.sealed is None:
@@ -244,9 +265,13 @@ class Batching:
 def _copy(resp: Response, body: bytes, content_type: str | None = None) -> Response:
     from .http import Response  # loaded by now: it made `resp`
 
-    headers = {k: v for k, v in resp.headers.items() if k.lower() not in ("content-length", "content-encoding")}
+    headers = {
+        k: v for k, v in resp.headers.items() if k.lower() not in ("content-length", "content-encoding")
+    }
     if content_type is not None:
-        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"} | {"Content-Type": content_type}
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"} | {
+            "Content-Type": content_type
+        }
     return Response(resp.status, resp.url, headers, body)
 
 

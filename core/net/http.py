@@ -320,7 +320,8 @@ class UpstreamClient:
                 path = self._path_of(call.url)
             rule = matching(self._batched, path, call.sent)
             if rule is not None and isinstance(call.sent.get(rule.id_param), str):
-                return await self.batching.send(rule, call)
+                # Identical requests still share one caller's place in the batch (and one parse).
+                return await self._shared(call.share_key(), lambda: self.batching.send(rule, call))
         return await self._send_shared(call)
 
     def _path_of(self, url: str) -> str:
@@ -451,7 +452,8 @@ class UpstreamClient:
                     sent = await self.pacer.acquire(deadline, cfg.name, cfg.lane, hold=True)
                 if batch is not None and hop == 0:  # leaving now: who rides in it is settled
                     call = batch.seal()
-                    method, url, query, form, deadline = call.method, call.url, call.query, call.form, call.deadline
+                    method, url, query, form = call.method, call.url, call.query, call.form
+                    deadline = call.deadline
                 resp = await self._send(method, url, query, form, deadline, call.headers, sent)
             finally:
                 if sent is not None:

@@ -89,7 +89,11 @@ def split_esummary(body: bytes) -> list[tuple[str, bytes]]:
     uids = result.get("uids")
     if not isinstance(uids, list):
         raise ValueError("a DocSum answer without uids")
-    return [(str(uid), json.dumps(result[str(uid)]).encode()) for uid in uids if isinstance(result.get(str(uid)), dict)]
+    return [
+        (str(uid), json.dumps(result[str(uid)]).encode())
+        for uid in uids
+        if isinstance(result.get(str(uid)), dict)
+    ]
 
 
 def join_esummary(records: Sequence[bytes]) -> bytes:
