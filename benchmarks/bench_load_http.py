@@ -31,6 +31,7 @@ async def main(sessions: int, rounds: int, keyed: bool) -> None:
     print(f"| sessions x rounds | {sessions} x {rounds} ({'keyed, 10' if keyed else 'unkeyed, 3'} req/s) |")
     print(f"| calls / failed | {r.calls} / {len(r.failed)} |")
     print(f"| upstream requests / rate violations | {r.upstream_requests} / {r.rate_violations} |")
+    print(f"| efetch requests / ids they carried | {len(r.efetch_ids)} / {sum(r.efetch_ids)} |")
     print(f"| call latency p50 / p95 / p99 | {r.pct(0.5):.2f} / {r.pct(0.95):.2f} / {r.pct(0.99):.2f} s |")
     print(f"| server RSS after each round | {', '.join(f'{k / 1024:.1f} MiB' for k in r.rss_kib)} |")
     print(f"| wall time | {took:.1f} s |")

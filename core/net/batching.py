@@ -233,9 +233,12 @@ class Batching:
             return _copy(resp, resp.body)
         if resp.parsed is None:  # not a set of records: each caller's own request tells
             return await client._with_retries(call)
-        by_id, extra = batch.pieces(resp)
-        mine = list(dict.fromkeys(by_id[i] for i in ids if i in by_id))
-        answer = _copy(resp, rule.join(mine + extra), rule.content_type)
+        if resp.parsed:
+            by_id, extra = batch.pieces(resp)
+            mine = list(dict.fromkeys(by_id[i] for i in ids if i in by_id))
+            answer = _copy(resp, rule.join(mine + extra), rule.content_type)
+        else:  # no record for anyone (an empty set, a bare error object): everyone's answer as it came
+            answer = _copy(resp, resp.body)
         if call.parse is not None:
             try:
                 answer.parsed = client._parsed(answer, call.parse)

@@ -255,3 +255,33 @@ async def test_a_hundred_single_metric_lookups_share_a_few_requests(rt, fake):
         else:
             assert [r["pmid"] for r in out.data["records"]] == [pmid]
             assert out.data["records"][0]["citationCount"] == int(pmid[-2:])
+
+
+async def test_an_answer_with_no_records_reaches_every_caller_as_it_came(rt, fake):
+    install(fake)
+    ncbi = rt.clients["ncbi"]
+    fake.fault("slow", "ncbi", "einfo.fcgi", times=3, delay=0.2)
+    busy = [asyncio.create_task(ncbi.get("einfo.fcgi", {"db": f"db{n}"})) for n in range(3)]
+    await asyncio.sleep(0.05)
+    fake.respond("ncbi", "efetch.fcgi", "<?xml version='1.0'?><PubmedArticleSet></PubmedArticleSet>")
+    outs = await asyncio.gather(*(rt.call("pubmed_fetch_articles", {"pmids": [p]}) for p in PMIDS[:10]))
+    await asyncio.gather(*busy, return_exceptions=True)
+    assert len(fake.of("ncbi", "efetch.fcgi")) == 1  # unknown ids: no request per caller
+    for pmid, out in zip(PMIDS[:10], outs, strict=True):
+        assert not out.is_error and out.data["unavailablePmids"] == [pmid]
+
+
+async def test_an_error_document_of_a_merged_request_is_asked_again_per_caller(rt, fake):
+    install(fake)
+    ncbi = rt.clients["ncbi"]
+    fake.fault("slow", "ncbi", "einfo.fcgi", times=3, delay=0.2)
+    busy = [asyncio.create_task(ncbi.get("einfo.fcgi", {"db": f"db{n}"})) for n in range(3)]
+    await asyncio.sleep(0.05)
+    fake.fault("json_error_200", "idconv", "", times=1, key="status", message="error")
+    outs = await asyncio.gather(
+        *(rt.call("pubmed_convert_ids", {"ids": [p], "idType": "pmid"}) for p in PMIDS[:4])
+    )
+    await asyncio.gather(*busy, return_exceptions=True)
+    sent = fake.of("idconv", "")
+    assert len(sent[0].params["ids"].split(",")) == 4 and sorted(r.params["ids"] for r in sent[1:]) == PMIDS[:4]
+    assert all(not o.is_error and o.data["records"][0]["pmcid"] for o in outs)
