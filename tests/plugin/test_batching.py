@@ -283,5 +283,24 @@ async def test_an_error_document_of_a_merged_request_is_asked_again_per_caller(r
     )
     await asyncio.gather(*busy, return_exceptions=True)
     sent = fake.of("idconv", "")
-    assert len(sent[0].params["ids"].split(",")) == 4 and sorted(r.params["ids"] for r in sent[1:]) == PMIDS[:4]
+    assert (
+        len(sent[0].params["ids"].split(",")) == 4 and sorted(r.params["ids"] for r in sent[1:]) == PMIDS[:4]
+    )
     assert all(not o.is_error and o.data["records"][0]["pmcid"] for o in outs)
+
+
+async def test_single_pmid_annotation_calls_share_a_pubtator_export(rt, fake):
+    from pubtator_routes import install as install_pubtator
+
+    install_pubtator(fake, unknown={PMIDS[3]})
+    outs = await asyncio.gather(
+        *(rt.call("pubtator_annotations", {"pmids": [p], "mentionsPerEntity": 0}) for p in PMIDS[:30])
+    )
+    sent = fake.of("pubtator", "publications/export/biocjson")
+    assert 1 <= len(sent) <= 3 and sorted(asked(sent, "pmids")) == sorted(PMIDS[:30])
+    for pmid, out in zip(PMIDS[:30], outs, strict=True):
+        assert not out.is_error, out.text
+        if pmid == PMIDS[3]:
+            assert out.data["notFound"] == [pmid] and out.data["documents"] == []
+        else:
+            assert [d["pmid"] for d in out.data["documents"]] == [pmid]
