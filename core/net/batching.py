@@ -8,8 +8,10 @@ as the union fits the batch size). When the pacer lets it go, the batch is seale
 the union of the ids (a POST form when the query grows long), counted once by the pacer, retried
 as one (a garbled answer or a 5xx is asked again once for everyone). Its answer is split with the
 rule's ``split`` and every caller gets ``join`` of its own records, in its own order, its own
-missing ids missing, its own ``parse`` run on its own answer. A batch of one caller is that
-caller's request, unchanged.
+missing ids missing, its own ``parse`` run on its own answer (a record that names no id asked
+for, such as a deletion notice, goes to every caller; an answer with no records at all, such as an
+empty set, reaches every caller as it came). A batch of one caller is that caller's request,
+unchanged; identical requests share one caller's place (and one parse).
 
 What one caller's ids could cause is never visited on the others: a merged request refused as a
 whole (HTTP 4xx), an answer over the byte cap, an answer that is not a set of records (an error
@@ -234,9 +236,12 @@ class Batching:
         if resp.parsed is None:  # not a set of records: each caller's own request tells
             return await client._with_retries(call)
         if resp.parsed:
-            by_id, extra = batch.pieces(resp)
-            mine = list(dict.fromkeys(by_id[i] for i in ids if i in by_id))
-            answer = _copy(resp, rule.join(mine + extra), rule.content_type)
+            try:
+                by_id, extra = batch.pieces(resp)
+                mine = list(dict.fromkeys(by_id[i] for i in ids if i in by_id))
+                answer = _copy(resp, rule.join(mine + extra), rule.content_type)
+            except Exception:  # the rule could not divide it after all: its own request tells
+                return await client._with_retries(call)
         else:  # no record for anyone (an empty set, a bare error object): everyone's answer as it came
             answer = _copy(resp, resp.body)
         if call.parse is not None:
