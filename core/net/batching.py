@@ -35,7 +35,6 @@ from urllib.parse import urlencode
 
 from .. import errors as E
 from ..errors import MedlitError, upstream_error
-from ..xml import XMLRefused, XMLSyntaxError
 from .request import POST_THRESHOLD, Call, Repeated, pairs
 
 if TYPE_CHECKING:
@@ -84,11 +83,6 @@ class Batch:
     def fits(self, ids: Sequence[str]) -> bool:
         return self.sealed is None and len(self.ids() | set(ids)) <= self.rule.batch_size
 
-    @property
-    def call(self) -> Call:
-        """The request as it stands: the sealed one once sealed, else the first caller's."""
-        return self.sealed or self.template
-
     def seal(self) -> Call:
         """Freeze the batch (called when the request is about to leave): no one joins from now on."""
         if self.sealed is not None:
@@ -125,6 +119,8 @@ class Batch:
     def _split(self, resp: Response) -> list[tuple[Any, bytes]] | None:
         """The merged answer's records; ``None`` when it is not a set of records (each caller then
         asks on its own). A body that does not parse at all is garbled: retried for everyone."""
+        from ..xml import XMLRefused, XMLSyntaxError  # lxml: loaded with the first answer, not at launch
+
         try:
             return list(self.rule.split(resp.body))
         except (XMLRefused, XMLSyntaxError, json.JSONDecodeError, UnicodeDecodeError):
