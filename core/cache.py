@@ -459,7 +459,7 @@ class CachedCalls:
         cfg, sent = self.config, call.sent
         if uncacheable(sent, cfg.uncacheable_params):
             return None
-        record_rule = matching(cfg.record_rules, path, sent)
+        record_rule = matching([r for r in cfg.record_rules if r.cached], path, sent)
         if record_rule is not None and isinstance(sent.get(record_rule.id_param), str):
             return await self._records(record_rule, call)
         rule = matching(cfg.cache_rules, path, sent)

@@ -192,7 +192,14 @@ class RecordRule:
     record answers to, or None for a record it cannot name: passed on, not cached); ``join(records)``
     (sync) builds one answer body from raw records; ``normalize(id)`` (sync) canonicalises an id of
     the ``id_param`` list (comma-separated). Ids asked for but absent from the answer are remembered
-    ``missing_ttl`` seconds (0: not at all)."""
+    ``missing_ttl`` seconds (0: not at all).
+
+    ``batch_size`` > 0 lets the client merge concurrent requests of the rule for different ids
+    into one (up to that many ids, the endpoint's own limit): requests whose other parameters are
+    identical, arriving while one waits for a slot or the pacer, ride in one request and each
+    caller gets ``join`` of its own records (see :mod:`medlit.core.net.batching`). ``cached=False``
+    declares a rule for that merging only: the persistent cache leaves such requests to its
+    request-level :class:`CacheRule` (if any)."""
 
     scope: str
     path: str
@@ -204,6 +211,8 @@ class RecordRule:
     normalize: Callable[[str], str] = str.strip
     missing_ttl: float = 10 * MINUTE
     content_type: str = "text/xml"
+    batch_size: int = 0
+    cached: bool = True
 
 
 @dataclass(frozen=True)

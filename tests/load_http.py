@@ -5,6 +5,7 @@ the rate-enforcing fake, in rounds, with the server as a real subprocess. Shared
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,6 +88,8 @@ class LoadResult:
     rss_kib: list[int] = field(default_factory=list)  # server RSS after each round
     rate_violations: int = 0
     upstream_requests: int = 0
+    efetch_ids: list[int] = field(default_factory=list)  # ids carried by each efetch request, in order
+    wall: float = 0.0
 
     def pct(self, p: float) -> float:
         values = sorted(self.latencies)
@@ -117,13 +121,11 @@ async def _fake_process(ncbi_rate: float) -> tuple[asyncio.subprocess.Process, i
     return proc, port
 
 
-async def run_load(
-    sessions: int = 50, rounds: int = 2, keyed: bool = False, seed: int = 7, time_limit: float = 120.0
-) -> LoadResult:
-    """``sessions`` concurrent MCP sessions per round, each doing one mix, against a fake that
-    enforces NCBI's real limits (3 requests/s, 10 with an API key); the server paces itself as it
-    would in production (no MEDLIT_NCBI_RATE)."""
-    result = LoadResult()
+@contextlib.asynccontextmanager
+async def _server(keyed: bool) -> AsyncIterator[tuple[str, subprocess.Popen[bytes], dict]]:
+    """The fake (its own process, NCBI's real limits) and the server (Streamable HTTP, paced as in
+    production: no MEDLIT_NCBI_RATE); yields the MCP URL, the server process and, once both have
+    ended, the fake's counts."""
     fake_proc, fake_port = await _fake_process(3.0)
     fake = FakeUpstream()
     fake.port = fake_port
@@ -136,6 +138,7 @@ async def run_load(
         [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
+    stats: dict = {}
     try:
         for _ in range(200):
             try:
@@ -143,7 +146,22 @@ async def run_load(
                     break
             except OSError:
                 await asyncio.sleep(0.05)
-        url = f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc, stats
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        out, _ = await fake_proc.communicate(b"")  # EOF: the fake prints its counts and ends
+        stats.update(json.loads(out.decode().strip().splitlines()[-1]))
+
+
+async def run_load(
+    sessions: int = 50, rounds: int = 2, keyed: bool = False, seed: int = 7, time_limit: float = 120.0
+) -> LoadResult:
+    """``sessions`` concurrent MCP sessions per round, each doing one mix, against a fake that
+    enforces NCBI's real limits (3 requests/s, 10 with an API key); the server paces itself as it
+    would in production (no MEDLIT_NCBI_RATE)."""
+    result = LoadResult()
+    async with _server(keyed) as (url, proc, stats):
         rng = random.Random(seed)
         stop_at = time.monotonic() + time_limit
 
@@ -162,12 +180,39 @@ async def run_load(
         for _ in range(rounds):
             await asyncio.gather(*(session(_calls(rng)) for _ in range(sessions)))
             result.rss_kib.append(_rss(proc.pid))
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        out, _ = await fake_proc.communicate(b"")  # EOF: the fake prints its counts and ends
-        stats = json.loads(out.decode().strip().splitlines()[-1])
-        result.rate_violations, result.upstream_requests = stats["rate_limited"], stats["requests"]
+    result.rate_violations, result.upstream_requests = stats["rate_limited"], stats["requests"]
+    result.efetch_ids = stats.get("efetch_ids", [])
+    return result
+
+
+async def run_fetch_sessions(sessions: int = 100, keyed: bool = False, first: int = 39000000) -> LoadResult:
+    """``sessions`` concurrent MCP sessions, each fetching one PubMed record of its own
+    (``pubmed_fetch_articles`` of one PMID, all different) at once, against the fake enforcing
+    NCBI's limits (unkeyed: 3 requests/s). What concurrent sessions sharing requests is about:
+    the efetch requests sent and the ids each carried are in ``efetch_ids``."""
+    result = LoadResult()
+    async with _server(keyed) as (url, proc, stats):
+        started_at = time.monotonic()
+
+        async def session(pmid: str) -> None:
+            async with Client(url) as client:
+                started = time.monotonic()
+                res = await client.call_tool("pubmed_fetch_articles", {"pmids": [pmid]})
+                result.latencies.append(time.monotonic() - started)
+                result.calls += 1
+                got = (
+                    []
+                    if res.is_error
+                    else [a["pmid"] for a in (res.structured_content or {}).get("articles", [])]
+                )
+                if res.is_error or got != [pmid]:
+                    result.failed.append(f"{pmid}: {res.content[0].text[:200] if res.content else got}")
+
+        await asyncio.gather(*(session(str(first + n)) for n in range(sessions)))
+        result.wall = time.monotonic() - started_at
+        result.rss_kib.append(_rss(proc.pid))
+    result.rate_violations, result.upstream_requests = stats["rate_limited"], stats["requests"]
+    result.efetch_ids = stats.get("efetch_ids", [])
     return result
 
 
@@ -176,8 +221,12 @@ async def _serve_fake(ncbi_rate: float) -> None:
         install(fake)
         print(fake.port, flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        efetch = [len(r.ids()) for r in fake.of("ncbi", "efetch.fcgi")]
         print(
-            json.dumps({"rate_limited": len(fake.rate_limited), "requests": len(fake.requests)}), flush=True
+            json.dumps(
+                {"rate_limited": len(fake.rate_limited), "requests": len(fake.requests), "efetch_ids": efetch}
+            ),
+            flush=True,
         )
 
 

@@ -27,6 +27,7 @@ from ..errors import MedlitError, upstream_error
 from ..redact import Redactor
 from ..settings import Settings
 from ..xml import XMLRefused, parse_xml, scan_prolog
+from .batching import Batch, Batching
 from .pacing import Pacing, Slots
 from .request import Call, Expect, Repeated, pairs, prepare
 
@@ -243,11 +244,14 @@ class UpstreamClient:
         self._inflight: dict[tuple[Any, ...], list[Any]] = {}  # identical requests in flight: [task, waiters]
         self.requests_sent = 0  # attempts that reached the wire (for tests and benchmarks)
         self.shared_hits = 0  # callers served by another caller's identical request in flight
+        # Record requests for different ids waiting at once ride in one request (RecordRule.batch_size).
+        self.batching = Batching(self)
+        self._batched = tuple(r for r in config.record_rules if r.batch_size > 0)
         self._cached: CachedCalls | None = None
         if cache is not None:
             from ..cache import CachedCalls
 
-            self._cached = CachedCalls(cache, config, self._send_shared, self.redact, self._fail)
+            self._cached = CachedCalls(cache, config, self._route, self.redact, self._fail)
 
     @property
     def cache_hits(self) -> int:
@@ -289,7 +293,9 @@ class UpstreamClient:
         404 for an unknown DOI). ``parse(response)`` reads the body inside the retry loop: a
         body that fails to parse (a garbled or truncated 200) is retried like any transient
         fault, and the parsed value is kept on ``response.parsed``. Identical requests in
-        flight at once share one upstream call (``share=False`` opts out). ``cached=False``
+        flight at once share one upstream call, and record requests for different ids waiting at
+        once ride in one batched request where the service declares it (``RecordRule.batch_size``;
+        each caller gets its own records): ``share=False`` opts out of both. ``cached=False``
         leaves the persistent cache out entirely (neither read, written nor counted): a probe
         measures the upstream itself (``medlit doctor``).
         """
@@ -309,7 +315,24 @@ class UpstreamClient:
         )
         if cached and self._cached is not None and (hit := await self._cached.answer(path, call)) is not None:
             return hit
-        return await (self._send_shared(call) if share else self._with_retries(call))
+        return await (self._route(call, path) if share else self._with_retries(call))
+
+    async def _route(self, call: Call, path: str | None = None) -> Response:
+        """Send ``call`` through a batch when a batching rule covers it, else shared as usual."""
+        if self._batched:
+            from ..cache import matching
+
+            if path is None:
+                path = self._path_of(call.url)
+            rule = matching(self._batched, path, call.sent)
+            if rule is not None and isinstance(call.sent.get(rule.id_param), str):
+                # Identical requests still share one caller's place in the batch (and one parse).
+                return await self._shared(call.share_key(), lambda: self.batching.send(rule, call))
+        return await self._send_shared(call)
+
+    def _path_of(self, url: str) -> str:
+        base = self.config.base_url
+        return url[len(base) :].removeprefix("/") if url.startswith(base) else url
 
     async def _send_shared(self, call: Call) -> Response:
         return await self._shared(call.share_key(), lambda: self._with_retries(call))
@@ -340,7 +363,8 @@ class UpstreamClient:
             if entry[1] == 0 and not task.done():
                 task.cancel()
 
-    async def _with_retries(self, call: Call) -> Response:
+    async def _with_retries(self, call: Call, batch: Batch | None = None) -> Response:
+        """``call`` with its retries; for a ``batch``, the request it is sealed into when it leaves."""
         cfg, deadline = self.config, call.deadline
         started = time.monotonic()
         retries = self.settings.max_retries if cfg.max_retries is None else cfg.max_retries
@@ -351,18 +375,22 @@ class UpstreamClient:
             attempts += 1
             try:
                 try:
-                    resp = await self._attempt(call)
+                    resp = await self._attempt(call, batch)
                 except MedlitError as err:
                     if last is None or err.reason != E.QUEUE_FULL:
                         raise
                     attempts -= 1  # a retry that could not start before the deadline: report the fault
                     out_of_time = True
                     break
+                if batch is not None and batch.sealed is not None:
+                    call, deadline = batch.sealed, batch.sealed.deadline
                 if call.parse is not None and resp.status < 300:
                     resp.parsed = self._parsed(resp, call.parse)
                 return resp
             except _Retry as retry:
                 last = retry.error
+                if batch is not None and batch.sealed is not None:
+                    call, deadline = batch.sealed, batch.sealed.deadline
                 if attempt == retries:
                     break
                 wait = self._backoff(attempt, retry.retry_after)
@@ -416,10 +444,10 @@ class UpstreamClient:
         details = {k: self.redact(v) if isinstance(v, str) else v for k, v in details.items()}
         return upstream_error(self.config.error_prefix, kind, self.redact(message), **details)
 
-    async def _attempt(self, call: Call) -> Response:
+    async def _attempt(self, call: Call, batch: Batch | None = None) -> Response:
         cfg, deadline = self.config, call.deadline
         method, url, query, form = call.method, call.url, call.query, call.form
-        for _hop in range(4):  # the request plus at most 3 redirects
+        for hop in range(4):  # the request plus at most 3 redirects
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._fail(E.DEADLINE_EXCEEDED, f"{cfg.label} call ran out of time")
@@ -428,6 +456,10 @@ class UpstreamClient:
             try:
                 if self.pacer is not None:
                     sent = await self.pacer.acquire(deadline, cfg.name, cfg.lane, hold=True)
+                if batch is not None and hop == 0:  # leaving now: who rides in it is settled
+                    call = batch.seal()
+                    method, url, query, form = call.method, call.url, call.query, call.form
+                    deadline = call.deadline
                 resp = await self._send(method, url, query, form, deadline, call.headers, sent)
             finally:
                 if sent is not None:

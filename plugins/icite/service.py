@@ -98,6 +98,7 @@ RECORDS = (
         when={"fl": FL},
         normalize=lambda i: i.strip().lstrip("0"),
         content_type="application/json",
+        batch_size=BATCH,  # concurrent callers' PMIDs ride in one request, up to iCite's 200
     ),
 )
 

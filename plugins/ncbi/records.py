@@ -78,6 +78,31 @@ def join_pmc(records: Sequence[bytes]) -> bytes:
     return _XML_HEAD + b"<pmc-articleset>" + b"".join(records) + b"</pmc-articleset>"
 
 
+def split_esummary(body: bytes) -> list[tuple[str, bytes]]:
+    """ESummary JSON DocSums by uid (a DocSum error object is a record too: its caller reads it).
+    An answer that is not a set of DocSums (a whole-request error, the legacy ``esummaryresult``
+    list) is refused: its callers then ask on their own."""
+    data = json.loads(body)
+    result = data.get("result") if isinstance(data, dict) else None
+    if not isinstance(result, dict) or set(data) - {"header", "result"} or "error" in result:
+        raise ValueError("not a DocSum answer")
+    uids = result.get("uids")
+    if not isinstance(uids, list):
+        raise ValueError("a DocSum answer without uids")
+    return [
+        (str(uid), json.dumps(result[str(uid)]).encode())
+        for uid in uids
+        if isinstance(result.get(str(uid)), dict)
+    ]
+
+
+def join_esummary(records: Sequence[bytes]) -> bytes:
+    docs = [json.loads(r) for r in records]
+    result: dict[str, object] = {"uids": [str(d.get("uid", "")) for d in docs]}
+    result.update({str(d.get("uid", "")): d for d in docs})
+    return json.dumps({"header": {"type": "esummary", "version": "0.3"}, "result": result}).encode()
+
+
 def split_idconv(body: bytes) -> list[tuple[tuple[str, ...], bytes]]:
     """Converter records keyed by every id they carry (older answers do not echo the requested
     id, so a record is found again by its PMID, PMCID or DOI)."""
@@ -99,11 +124,22 @@ def join_idconv(records: Sequence[bytes]) -> bytes:
     return b'{"status": "ok", "records": [' + b", ".join(records) + b"]}"
 
 
+# Ids per request when concurrent callers' requests are merged: efetch takes 200 (NCBI's advice and
+# peers' practice), ESummary JSON 500 (its ceiling), the ID converter 200.
+EFETCH_BATCH = 200
+ESUMMARY_BATCH = 500
+IDCONV_BATCH = 200
+
 EUTILS_RECORDS = (
     RecordRule("pubmed", "efetch.fcgi", "id", split_pubmed, join_pubmed, ttl=7 * DAY,
-               when={"db": "pubmed", **_PLAIN}, normalize=lambda i: i.strip().lstrip("0")),
+               when={"db": "pubmed", **_PLAIN}, normalize=lambda i: i.strip().lstrip("0"),
+               batch_size=EFETCH_BATCH),
     RecordRule("pmc", "efetch.fcgi", "id", split_pmc, join_pmc, ttl=7 * DAY,
-               when={"db": "pmc", **_PLAIN}, normalize=normalize_pmc),
+               when={"db": "pmc", **_PLAIN}, normalize=normalize_pmc, batch_size=EFETCH_BATCH),
+    # DocSums are cached per request (EUTILS_CACHE); this rule only merges concurrent requests.
+    RecordRule("esummary", "esummary.fcgi", "id", split_esummary, join_esummary, when={"retmode": "json"},
+               normalize=lambda i: i.strip().lstrip("0") or i.strip(), content_type="application/json",
+               batch_size=ESUMMARY_BATCH, cached=False),
 )  # fmt: skip
 
 EUTILS_CACHE = (
@@ -120,5 +156,6 @@ EUTILS_CACHE = (
 IDCONV_RECORDS = (
     # An article deposited later turns "not in PMC" into a PMCID: keep answers a day.
     RecordRule("idconv", "", "ids", split_idconv, join_idconv, ttl=DAY, missing_ttl=0,
-               normalize=lambda i: i.strip().lower(), content_type="application/json"),
+               normalize=lambda i: i.strip().lower(), content_type="application/json",
+               batch_size=IDCONV_BATCH),
 )  # fmt: skip

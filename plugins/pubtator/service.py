@@ -106,6 +106,7 @@ RECORDS = (
         when={"pmids": ""},
         normalize=lambda i: i.strip().upper(),
         content_type="application/json",
+        batch_size=PMCID_BATCH,  # concurrent callers' ids ride in one request, as many as one call asks
     ),
     RecordRule(
         "pubtator-biocjson-pmid-v1",
@@ -116,6 +117,7 @@ RECORDS = (
         ttl=7 * DAY,
         normalize=lambda i: i.strip().lstrip("0"),
         content_type="application/json",
+        batch_size=PMID_BATCH,
     ),
 )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from load_http import run_load
+from load_http import run_fetch_sessions, run_load
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -19,3 +19,18 @@ async def test_fifty_sessions_draw_no_failure_and_no_rate_violation():
     assert result.rate_violations == 0
     first, second = result.rss_kib
     assert second <= first * 1.10 + 4096, f"server RSS grew from {first} to {second} KiB between rounds"
+
+
+async def test_a_hundred_sessions_fetching_one_record_each_share_requests():
+    """100 concurrent sessions, one PMID each, against NCBI's unkeyed 3 requests/s: no call fails
+    (no queue fills), no rate violation, and the efetch requests carry the sessions' ids together:
+    every id asked once, each request carrying what waited for its pacer turn (at most 200)."""
+    result = await run_fetch_sessions(sessions=100)
+    assert result.calls == 100
+    assert result.failed == []
+    assert result.rate_violations == 0
+    ids = result.efetch_ids
+    assert sum(ids) == 100 and max(ids) <= 200
+    # One request per pacer turn the sessions' arrival spanned, not one per session: NCBI's 3/s
+    # (paced at 2.55/s) over the whole run bounds the turns; ten would be one per ten sessions.
+    assert len(ids) <= min(10, 1 + int(result.wall * 3)), ids
