@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import functools
 import hashlib
 import logging
 import time
@@ -146,6 +147,22 @@ CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, until REAL NOT NULL);
 """
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Awaitable[Any]])
+
+
+def _one_at_a_time(method: _Method) -> _Method:
+    """Run a method of a :class:`SqliteCache` alone: its one connection is not safe for
+    interleaved statements and commits of concurrent callers (merged requests store records from
+    many coroutines at once), nor is opening it twice."""
+
+    @functools.wraps(method)
+    async def run(self: SqliteCache, *args: Any, **kw: Any) -> Any:
+        async with self._lock:
+            return await method(self, *args, **kw)
+
+    return run  # type: ignore[return-value]
+
+
 @dataclass
 class SqliteCache:
     """One file shared by every process on the machine: WAL journal, a busy timeout, a size cap
@@ -154,6 +171,7 @@ class SqliteCache:
     setting: CacheSetting
     _db: Any = None
     _since_check: int = 0
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def _conn(self) -> Any:
         if self._db is None:
@@ -169,6 +187,7 @@ class SqliteCache:
             self._db = db
         return self._db
 
+    @_one_at_a_time
     async def get_many(self, keys: Sequence[str], service: str) -> dict[str, bytes]:
         if not keys:
             return {}
@@ -194,6 +213,7 @@ class SqliteCache:
         )
         await db.commit()
 
+    @_one_at_a_time
     async def set_many(self, entries: Sequence[Entry]) -> None:
         if not entries:
             return
@@ -207,10 +227,14 @@ class SqliteCache:
         self._since_check += len(entries)
         if self._since_check >= 200:
             self._since_check = 0
-            await self.evict()
+            await self._evict()
 
+    @_one_at_a_time
     async def evict(self) -> int:
         """Drop expired entries, then the oldest until the file holds at most 90% of the cap."""
+        return await self._evict()
+
+    async def _evict(self) -> int:
         db = await self._conn()
         cur = await db.execute("DELETE FROM entries WHERE expires <= ?", (time.time(),))
         dropped = cur.rowcount or 0
@@ -233,6 +257,7 @@ class SqliteCache:
         await db.commit()
         return dropped
 
+    @_one_at_a_time
     async def stats(self) -> list[ServiceStats]:
         db = await self._conn()
         out: dict[str, ServiceStats] = {}
@@ -248,6 +273,7 @@ class SqliteCache:
                 st.hits, st.misses = hits, misses
         return sorted(out.values(), key=lambda s: s.service)
 
+    @_one_at_a_time
     async def clear(self, service: str | None = None) -> int:
         db = await self._conn()
         if service is None:
@@ -259,6 +285,7 @@ class SqliteCache:
         await db.commit()
         return cur.rowcount or 0
 
+    @_one_at_a_time
     async def claim(self, keys: Sequence[str], lease: float) -> set[str]:
         """The keys this process may fetch: those no other process is fetching right now."""
         db = await self._conn()
@@ -274,6 +301,7 @@ class SqliteCache:
         await db.commit()
         return won
 
+    @_one_at_a_time
     async def release(self, keys: Sequence[str]) -> None:
         if not keys:
             return
@@ -283,6 +311,7 @@ class SqliteCache:
             await db.execute(f"DELETE FROM claims WHERE key IN ({','.join('?' * len(chunk))})", chunk)
         await db.commit()
 
+    @_one_at_a_time
     async def close(self) -> None:
         if self._db is not None:
             await self._db.close()
