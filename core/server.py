@@ -12,6 +12,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import mimetypes
 import re
 import sys
 import warnings
@@ -197,7 +198,11 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
-                    uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
+                    uri=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
+                    mime_type=r.mime_type or None,
                 )
                 for r in host.resources.values()
                 if not r.is_template
@@ -214,7 +219,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                     name=r.name,
                     title=r.title,
                     description=r.description,
-                    mime_type=r.mime_type,
+                    mime_type=r.mime_type or None,  # "": each file's own type
                 )
                 for r in host.resources.values()
                 if r.is_template
@@ -231,6 +236,8 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             raise _protocol_error(err)
         spec, _ = host.resource_for(uri)
         mime = spec.mime_type if spec is not None else None
+        if mime == "":  # a template of files: each file's own type (an .svg is image/svg+xml)
+            mime = mimetypes.guess_type(uri.rsplit("/", 1)[-1])[0] or "text/plain"
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )

@@ -173,10 +173,10 @@ RESOURCES = [
         uri="review://exports/{file}",
         name="review_export_file",
         title="Review export file",
-        description="A file review_export wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV or the search log); its uri "
-        "is in the tool result.",
+        description="A file review_export or review_prisma wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV, the search log, "
+        "the SVG flow diagram); its uri is in the tool result.",
         read=lazy(".tool:read_export", __name__),
-        mime_type="text/plain",
+        mime_type="",  # each file's own: RIS, BibTeX, JSON, CSV, the SVG flow diagram
     ),
 ]
 

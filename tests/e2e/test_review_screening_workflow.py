@@ -146,6 +146,7 @@ async def test_screen_retrieve_and_prisma_over_stdio(fake, tmp_path):
         (link,) = [c for c in svg.content if isinstance(c, ResourceLink)]
         assert link.mime_type == "image/svg+xml"
         read = await client.read_resource(str(link.uri))
+        assert read.contents[0].mime_type == "image/svg+xml"  # the file's own type, as the link says
         root = etree.fromstring(read.contents[0].text.encode())
         lines = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
         assert lines[lines.index("Reports not retrieved") + 1] == "(n = 24)"
