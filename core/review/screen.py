@@ -17,11 +17,12 @@ from urllib.parse import quote
 from .. import errors as E
 from ..context import ToolContext
 from ..errors import MedlitError
+from ..identifiers import IdentifierError, classify
 from ..render import as_json, fence, md_table
 from ..resolution import report_progress, run_chain
 from ..types import ArticleRef, TierOptions
 from . import exports as X
-from .dedup import clean_doi, clean_pmcid, clean_pmid
+from .dedup import clean_doi
 from .models import (
     Conflict,
     PrismaCounts,
@@ -71,12 +72,13 @@ def _check(item: ScreenItem) -> str | None:
 
 
 def _id_kind(value: str) -> tuple[str, str | None]:
-    """A string id's column and matching form: a PMCID, a DOI, else a PMID."""
-    if value.upper().startswith("PMC"):
-        return "pmcid", clean_pmcid(value)
-    if "10." in value:
-        return "doi", clean_doi(value)
-    return "pmid", clean_pmid(value)
+    """A string id's column and matching form (the store's: DOIs lower case), as the shared
+    :func:`~medlit.core.identifiers.classify` reads it; ``None`` when it is no id at all."""
+    try:
+        ident = classify(value)
+    except IdentifierError:
+        return "pmid", None
+    return ident.kind, clean_doi(ident.value) if ident.kind == "doi" else ident.value
 
 
 async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:

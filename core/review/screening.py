@@ -1,5 +1,5 @@
 """Screening: the vocabulary of decisions, how reviewers are reconciled, and the PRISMA 2020 flow
-counts that follow from the decisions (pure functions over store rows; the tools in tool.py).
+counts that follow from the decisions (pure functions over store rows; the tools are in screen.py).
 
 Reconciliation, per record and stage: a decision by the reviewer ``final`` (a consensus or a
 third reviewer) wins; else the decision every reviewer recorded, when they agree; reviewers who

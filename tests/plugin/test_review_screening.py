@@ -109,7 +109,7 @@ async def test_invalid_items_are_refused_and_the_rest_recorded(runtime_for):
     async with runtime_for(papers=10) as rt:
         await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
         records = await keys_of(rt)
-        (k0, r0), (k1, r1), (k2, _), (k3, _) = records[:4]
+        (k0, r0), (k1, r1), (k2, _), (k3, _), (_, r4) = records[:5]
         out = await call(
             rt,
             "review_screen",
@@ -128,10 +128,12 @@ async def test_invalid_items_are_refused_and_the_rest_recorded(runtime_for):
                 ),  # 8
                 item(k3, "include", reasonCategory="wrong_outcome"),  # 9: a category on an include
                 item("PMC1", "include"),  # 10: no such PMCID in the set
+                item(f"https://doi.org/{r4['doi']}", "include"),  # 11: recorded, by a DOI link
+                item("not an id", "include"),  # 12: no id at all
             ],
         )
         d = out.data
-        assert d["recorded"] == 3
+        assert d["recorded"] == 4
         reasons = {r["index"]: r["reason"].split(":")[0] for r in d["refused"]}
         assert reasons == {
             0: "unknown_id",
@@ -142,6 +144,7 @@ async def test_invalid_items_are_refused_and_the_rest_recorded(runtime_for):
             5: "invalid_category",
             9: "unexpected_category",
             10: "unknown_id",
+            12: "unknown_id",
         }
         shown = await call(rt, "review_records", set="s", decision="exclude", stage="full_text", brief=False)
     (rec,) = shown.data["records"]
