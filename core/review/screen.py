@@ -19,8 +19,8 @@ from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, classify
 from ..render import as_json, fence, md_table
-from ..resolution import report_progress, run_chain
-from ..types import ArticleRef, TierOptions
+from ..resolution import REASON_OF, report_progress, run_chain
+from ..types import NO_SOURCE_ENABLED, ArticleRef, TierOptions
 from . import exports as X
 from .dedup import clean_doi
 from .models import (
@@ -194,7 +194,8 @@ def render_screen(out: ScreenOutput, args: ScreenInput) -> str:
 
 # -- review_retrieve ----------------------------------------------------------------------------
 
-UNSETTLED = frozenset({"service-error", "no-source-enabled"})  # asked again by the next call
+# Outcomes that say nothing of the report (a source failed, or none was on): asked again next call.
+UNSETTLED: frozenset[str] = frozenset({REASON_OF["service-error"], NO_SOURCE_ENABLED})
 
 
 def _ref(key: int, data: dict[str, Any]) -> ArticleRef | None:

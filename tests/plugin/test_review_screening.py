@@ -336,3 +336,37 @@ async def test_prisma_counts_svg_and_png_follow_the_decisions(runtime_for):
     with Image.open(io.BytesIO(image.data)) as im:
         im.load()
         assert im.format == "PNG" and im.width > 600 and im.height > 600
+
+
+async def test_a_failing_source_is_failed_not_not_retrieved_and_asked_again(fake, runtime_for):
+    served = frozenset(f"PMC{9_000_000 + n}" for n in range(0, 12, 6))
+    async with runtime_for(papers=12, available=served) as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        records = await keys_of(rt)
+        await call(rt, "review_screen", set="s", decisions=[item(k, "include") for k, _ in records])
+        # PMC's efetch answers 503 to every attempt of this call (retries included)
+        fake.fault("503", "ncbi", "efetch.fcgi", times=50)
+        first = await call(rt, "review_retrieve", set="s")
+        fake.faults.clear()
+        flow_then = await call(rt, "review_prisma", set="s")
+        second = await call(rt, "review_retrieve", set="s")
+    states = {c["key"]: c["state"] for c in first.data["checked"]}
+    with_pmcid = {r["key"] for _, r in records if r.get("pmcid")}
+    assert with_pmcid and all(states[k] == "failed" for k in with_pmcid)
+    assert "service failure" in first.data["notice"]
+    assert first.data["notRetrieved"] == len(records) - len(with_pmcid)  # the failed are not counted
+    assert flow_then.data["counts"]["notRetrieved"] == len(records) - len(with_pmcid)
+    again = {c["key"]: c["state"] for c in second.data["checked"]}
+    assert set(again) == with_pmcid  # only the failed ones were asked again
+    assert {k for k, s in again.items() if s == "retrieved"} == {
+        r["key"] for _, r in records if r.get("pmcid") in served
+    }
+
+
+@pytest.mark.parametrize("tool", ["review_screen", "review_retrieve", "review_prisma"])
+async def test_an_unknown_set_is_a_clear_error(runtime_for, tool):
+    args = {"set": "nope", **({"decisions": [item(1, "include")]} if tool == "review_screen" else {})}
+    async with runtime_for(papers=2) as rt:
+        out = await rt.call(tool, args)
+    assert out.is_error and out.error is not None
+    assert out.error.reason == "unknown_set" and out.error.recovery and out.error.retryable is False
