@@ -148,7 +148,7 @@ async def fetch_calls(*, paced: bool, calls: int) -> dict:
         install(fake)
         fake.route("ncbi", "efetch.fcgi", cached_efetch())
         env = fake.env() if paced else fake.env(MEDLIT_NCBI_RATE=FAST_RATE)
-        env.update(MEDLIT_LOAD_PLUGINS="ncbi")  # the PMC tier and the ID resolver alone
+        env.update(MEDLIT_LOAD_PLUGINS="ncbi,fulltext")  # the PMC tier and the ID resolver alone
         async with Runtime(load_host(load_settings(env))) as rt:
             if not paced:
                 res = await rt.call(TOOL, ARGS)  # warm up (and fill the fake's cache)

@@ -134,7 +134,7 @@ async def run(paced: bool, runs: int, refs: list[str]) -> dict:
         env = {
             **TEST_SETTINGS,
             **fake.env("ncbi", "idconv", "crossref"),
-            "MEDLIT_LOAD_PLUGINS": "ncbi,crossref",
+            "MEDLIT_LOAD_PLUGINS": "ncbi,crossref,references",
         }
         if not paced:
             env["MEDLIT_NCBI_RATE"] = "1000"

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
 from review_stores import create_database, drop_database, postgres_problem
 
-from medlit.core.review import store as store_module
 from medlit.core.runtime import Runtime
+from medlit.plugins.review import store as store_module
 from medlit.testing import TEST_SETTINGS, make_host
 
 from fake_upstream import FakeUpstream

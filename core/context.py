@@ -1,15 +1,27 @@
 """What a plugin's callables get while they run: :class:`ToolContext`, typed against small protocols
-of the clients it may use, and :class:`CoreAccess`, what core's own plugins (the full-text chain,
-related articles) see of the other plugins' declarations.
+of the clients it may use, and :class:`HostServices`, the host's services to a plugin that asks
+for them (a workflow composing the other plugins' declarations).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
-from .types import ArticleRef, Catalog, IdKind, PluginConfig, RecordMetadata
+from .types import (
+    ArticleRef,
+    Catalog,
+    ChainResult,
+    IdKind,
+    PluginConfig,
+    RecordMetadata,
+    SourcePage,
+    SourceQuery,
+    StepOutcome,
+    TierOptions,
+)
 
 if TYPE_CHECKING:
     from .net.http import RequestOptions, Response
@@ -58,10 +70,23 @@ class OpenWebClient(Protocol):
     ) -> WebResponse: ...
 
 
-class CoreAccess(Protocol):
-    """What core's own plugins see of the others: the declarations (``catalog``), a context to run
-    another plugin's callable under (its own settings and clients), the access links, and how long
-    one call may take. Given only to core's plugins (``ctx.core``); ``None`` for every other."""
+class HostServices(Protocol):
+    """The host's services to a plugin that asks for them (``PluginInfo(host_services=True)``):
+    ``ctx.host``, ``None`` for a plugin that did not ask. A workflow plugin (review sets, the
+    reference audit, the full-text and related-article tools) composes the other plugins'
+    declarations through it, exactly as a third-party plugin would:
+
+    - ``catalog``: what is installed, each declaration with the standing of its plugin;
+    - ``call_deadline``: how long one tool call may take, in seconds;
+    - ``fulltext(refs, options)``: the full-text resolution chain (ID resolvers, then each tier in
+      order), every tier's outcome reported per article;
+    - ``run_step(name, plugin, call, limit=...)``: another plugin's callable run under that
+      plugin's own context (its settings, clients and cache) within ``limit`` seconds, never
+      raising: its answer, or the error its failure amounts to;
+    - ``step_limit(timeout, later)``: a step's fair share of what is left of the call;
+    - ``search(source, query)``: one page of a declared search source, run under its plugin;
+    - ``access_links(refs)``: institutional links from the access-link providers (best effort).
+    """
 
     @property
     def catalog(self) -> Catalog: ...
@@ -69,7 +94,24 @@ class CoreAccess(Protocol):
     @property
     def call_deadline(self) -> float: ...
 
-    def context(self, plugin: str, progress: Progress | None = None) -> ToolContext: ...
+    async def fulltext(
+        self, refs: Sequence[ArticleRef], options: TierOptions | None = None
+    ) -> ChainResult: ...
+
+    async def run_step(
+        self,
+        name: str,
+        plugin: str,
+        call: Callable[[ToolContext], Awaitable[object]],
+        *,
+        limit: float,
+        expect: type | tuple[type, ...] = object,
+        expected: str = "",
+    ) -> StepOutcome: ...
+
+    def step_limit(self, timeout: float, later: int, until: float | None = None) -> float: ...
+
+    async def search(self, source: str, query: SourceQuery) -> SourcePage: ...
 
     async def access_links(self, refs: Sequence[ArticleRef]) -> Mapping[str, str]: ...
 
@@ -98,7 +140,7 @@ class ToolContext:
     web_services: frozenset[str] = frozenset()  # which of ``clients`` are open-web clients
     progress: Progress = no_progress
     cache: dict[str, Any] = field(default_factory=dict)
-    core: CoreAccess | None = None
+    host: HostServices | None = None  # for plugins declaring PluginInfo(host_services=True)
     metadata: MetadataLookup | None = None  # runs the installed metadata providers
     # The id kinds some active metadata provider accepts: an id of another kind is absent from
     # lookup_metadata's answer because nobody could be asked, not because it is unknown.
@@ -134,6 +176,14 @@ class ToolContext:
                 f"asked for service {service!r}, which it does not declare "
                 f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
             ) from None
+
+    async def report(self, step: float, message: str) -> None:
+        """A progress notification (``step`` counts up; no total), best effort: a failing one
+        never fails the call."""
+        try:
+            await self.progress(step, None, message)
+        except Exception:
+            logging.getLogger("medlit.context").debug("progress notification failed", exc_info=True)
 
     def setting(self, name: str) -> str | None:
         """One of the plugin's declared settings (its default when unset), else ``None``."""

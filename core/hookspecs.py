@@ -103,7 +103,7 @@ def medlit_tools() -> Iterable[ToolSpec]:
     whatever the model says); it returns an ``output_model`` instance or raises
     :class:`~medlit.core.errors.MedlitError`. Any other exception is reported as a fault of the
     plugin, by name. ``render(result, args)`` and ``describe(catalog)`` are sync. ``capabilities``
-    say what the tool offers (``search``, ``records``, ...), so core's own tools name it as a
+    say what the tool offers (``search``, ``records``, ...), so workflow tools name it as a
     sibling without knowing its name.
 
     The models and callables may be ``lazy(".module:attribute", __name__)`` references (any record's

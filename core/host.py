@@ -2,9 +2,10 @@
 
 Order of work (no I/O, nothing at import time):
 1. every entry point of the ``medlit.plugins`` group is loaded (built-ins are entry points of
-   this distribution; a broken third-party plugin is logged and listed as ``error``); a plugin
-   left out of ``MEDLIT_LOAD_PLUGINS`` is not even imported;
-2. ``<NAME>_ENABLED=false`` blocks a plugin in the manager: none of its hooks is ever called;
+   this distribution, registered exactly like a third party's; a broken plugin is logged and
+   listed as ``error``); a plugin left out of ``MEDLIT_LOAD_PLUGINS`` or switched off with
+   ``<NAME>_ENABLED=false`` is not even imported (listed ``disabled``, naming the variable);
+2. a switched-off plugin's name is blocked in the manager: none of its hooks is ever called;
 3. pluggy registers the others and checks their hooks against the contract: a misspelt hook
    (``check_pending``) or a module with no marked hook makes that plugin ``error``, naming why;
 4. each plugin's hooks are called through pluggy, that plugin alone (one plugin's failure never
@@ -14,7 +15,7 @@ Order of work (no I/O, nothing at import time):
 5. duplicate tool, tier, service, resolver, provider, resource or prompt names are a startup
    error naming both plugins;
 6. each active plugin's services are resolved (base URL override, rate, identification), and the
-   catalog core's own tools describe themselves from is built.
+   catalog workflow plugins describe themselves from is built.
 """
 
 from __future__ import annotations
@@ -71,9 +72,6 @@ log = logging.getLogger("medlit.host")
 
 GROUP = "medlit.plugins"
 DIST_NAME = "medlit-mcp"
-# Plugins that are part of core (they run the chain and see the host): loaded whatever
-# MEDLIT_LOAD_PLUGINS says, switchable like any other.
-CORE_PLUGINS = frozenset({"fulltext", "guide", "references", "related", "review"})
 Status = Literal["active", "disabled", "unconfigured", "error"]
 Source = Literal["builtin", "entry point", "inline"]
 
@@ -262,7 +260,7 @@ class Host:
         return tier.order if raw is None else int(raw)  # validated by load_settings
 
     def build_catalog(self) -> Catalog:
-        """What core's own tools describe themselves from and run: every switched-on plugin's
+        """What workflow plugins describe themselves from and run: every switched-on plugin's
         steps in order (those of a plugin waiting on a setting too: they report why they were not
         asked), the active providers, the served tools and the declared landing pages."""
         live = [p for p in self.plugins.values() if p.status in ("active", "unconfigured")]
@@ -308,6 +306,23 @@ class Host:
         if record is None or record.info is None:
             return {}
         return _plugin_config(record.info, self.settings)
+
+    def instructions(self) -> list[str]:
+        """Each active plugin's line for the server instructions (``PluginInfo.instructions``),
+        in load order; a plugin whose line fails to render is logged and left out."""
+        out: list[str] = []
+        for rec in self.plugins.values():
+            info = rec.info
+            if info is None or not rec.active or not info.instructions:
+                continue
+            try:
+                line = info.instructions(self.catalog) if callable(info.instructions) else info.instructions
+            except Exception:
+                log.exception("plugin %s: its instructions could not be rendered", rec.name)
+                continue
+            if isinstance(line, str) and line.strip():
+                out.append(line.strip())
+        return out
 
     def plugin_services(self, name: str) -> list[str]:
         return [s for s, rec in self.services.items() if rec.spec.plugin == name]
@@ -718,9 +733,9 @@ def _is_builtin(ep: EntryPoint) -> bool:
 
 
 def loads(ep: EntryPoint, allow: frozenset[str] | None) -> bool:
-    """Whether ``MEDLIT_LOAD_PLUGINS`` (``allow``) lets an entry point be imported: core's own
-    plugins always are."""
-    return allow is None or ep.name in allow or (_is_builtin(ep) and ep.name in CORE_PLUGINS)
+    """Whether ``MEDLIT_LOAD_PLUGINS`` (``allow``) lets an entry point be imported: every plugin,
+    built-in or not, is listed by name."""
+    return allow is None or ep.name in allow
 
 
 def load_host(
@@ -758,6 +773,9 @@ def load_host(
             records[ep.name] = rec
             if is_builtin:
                 builtin_names.add(ep.name)
+            if _switched_off(rec, settings):  # decided before import: its module never runs
+                pm.set_blocked(rec.name)
+                continue
             try:
                 candidates.append((rec, ep.load()))
             except Exception as exc:  # a broken third-party plugin must never stop the server
@@ -771,7 +789,7 @@ def load_host(
         candidates.append((rec, obj))
 
     for rec, obj in candidates:
-        if _switched_off(rec, settings):
+        if rec.source == "inline" and _switched_off(rec, settings):
             pm.set_blocked(rec.name)  # never registered: none of its hooks runs
             continue
         try:

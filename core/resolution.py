@@ -32,12 +32,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any, get_args
 
 from . import errors as E
-from .context import ToolContext
+from .context import Progress, ToolContext
 from .errors import MedlitError
 from .identifiers import ID_KINDS
 from .net.http import CALL_DEADLINE
@@ -45,12 +45,16 @@ from .types import (
     NO_SOURCE_ENABLED,
     OUTCOME_REASONS,
     ArticleRef,
+    ChainResult,
     Declared,
     ExtractedTextArticle,
     FulltextTier,
     IdResolver,
     PluginState,
+    Resolution,
+    StepOutcome,
     StructuredArticle,
+    TierAttempt,
     TierOptions,
     TierOutcomeKind,
     TierResult,
@@ -66,63 +70,6 @@ SPECIFICITY: tuple[UnavailableReason, ...] = tuple(reason for _, reason in OUTCO
 # One vocabulary (core/types.py): every outcome but these two has a reason, every reason is ranked.
 assert set(REASON_OF) == OUTCOMES - {"hit", "not-attempted"}, "OUTCOME_REASONS must cover every outcome"
 assert {*SPECIFICITY, NO_SOURCE_ENABLED} == set(get_args(UnavailableReason)), "every reason is ranked"
-
-
-@dataclass
-class TierAttempt:
-    """One step of an article's report: a tier or an ID resolver, its outcome and why."""
-
-    tier: str
-    outcome: TierOutcomeKind
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        out = {"tier": self.tier, "outcome": self.outcome}
-        if self.detail:
-            out["detail"] = self.detail
-        return out
-
-
-@dataclass
-class Resolution:
-    """What the chain did for one article."""
-
-    ref: ArticleRef
-    tried: list[TierAttempt] = field(default_factory=list)
-    hit: TierResult | None = None
-    served_by: str | None = None  # tier name of the hit
-    unqueried: list[str] = field(default_factory=list)  # inactive tiers that could have served it
-    waiting_on: dict[str, str] = field(default_factory=dict)  # tier -> variable it waits on
-    reason: UnavailableReason | None = None  # set when unresolved
-    resolvers_run: set[str] = field(default_factory=set)  # resolver names already given this article
-
-    @property
-    def resolved(self) -> bool:
-        return self.hit is not None
-
-
-@dataclass
-class ChainResult:
-    resolutions: list[Resolution]
-    # Why steps failed as a whole, in the order they failed: what they raised, or the chain's
-    # own account of a timeout or a broken answer. The tool's all-failed error quotes the first.
-    errors: list[MedlitError] = field(default_factory=list)
-
-    @property
-    def hits(self) -> list[Resolution]:
-        return [r for r in self.resolutions if r.resolved]
-
-    @property
-    def unresolved(self) -> list[Resolution]:
-        return [r for r in self.resolutions if not r.resolved]
-
-    def all_failed_for_service_reasons(self) -> bool:
-        """True when nothing resolved and every step that was asked failed with a service error
-        (a settled answer such as ``miss`` or ``no-body`` from any step makes this False)."""
-        if not self.resolutions or self.hits:
-            return False
-        attempted = [a for r in self.resolutions for a in r.tried if a.outcome != "not-attempted"]
-        return bool(attempted) and all(a.outcome == "service-error" for a in attempted)
 
 
 # -- merging ids that name one article --------------------------------------------------------
@@ -228,11 +175,15 @@ def _carries(ref: ArticleRef, kinds: frozenset[Any]) -> bool:
     return any(ref.has(kind) for kind in kinds)
 
 
-def step_context(ctx: ToolContext, plugin: str) -> ToolContext:
+ContextOf = Callable[[str, Progress | None], ToolContext]
+"""A plugin's own context by plugin name (the runtime's), for the steps the chain runs."""
+
+
+def step_context(ctx: ToolContext, plugin: str, contexts: ContextOf | None = None) -> ToolContext:
     """A step runs with its own plugin's context (settings, clients, cache), not the caller's."""
-    if ctx.core is None or not plugin:
+    if contexts is None or not plugin:
         return ctx
-    return ctx.core.context(plugin, ctx.progress)
+    return contexts(plugin, ctx.progress)
 
 
 def _checked(result: Any, *, payload: bool) -> TierResult:
@@ -272,14 +223,17 @@ async def run_chain(
     *,
     tiers: Sequence[Declared[FulltextTier]] | None = None,
     resolvers: Sequence[Declared[IdResolver]] | None = None,
+    contexts: ContextOf | None = None,
 ) -> ChainResult:
     """Run the tiers on ``refs`` (refs naming one article are folded first) and report per article.
 
-    ``tiers`` and ``resolvers`` default to the catalog's (``ctx.core.catalog``): each record with
-    the standing of its plugin (``active`` runs).
+    ``tiers`` and ``resolvers`` default to the catalog's (``ctx.host.catalog``): each record with
+    the standing of its plugin (``active`` runs). ``contexts`` gives each step its own plugin's
+    context (default: the host's, when it offers one).
     """
     options = options or TierOptions()
-    catalog = ctx.core.catalog if ctx.core is not None else None
+    catalog = ctx.host.catalog if ctx.host is not None else None
+    contexts = contexts or getattr(ctx.host, "context", None)
     pairs = list(tiers if tiers is not None else catalog.tiers if catalog is not None else ())
     steps = list(resolvers if resolvers is not None else catalog.resolvers if catalog is not None else ())
     merged, _ = merge_refs(refs)
@@ -294,7 +248,7 @@ async def run_chain(
             continue
         lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
         if lacking:
-            await _resolve_ids(tier, lacking, steps, ctx, result, counter, later + 1)
+            await _resolve_ids(tier, lacking, steps, ctx, result, counter, later + 1, contexts)
         pending = result.unresolved
         batch = [r for r in pending if _carries(r.ref, tier.accepts)]
         for res in pending:
@@ -313,7 +267,7 @@ async def run_chain(
             tier.name,
             tier.plugin,
             step_limit(tier.timeout, later),
-            partial(tier.resolve, [r.ref for r in batch], step_context(ctx, tier.plugin), options),
+            partial(tier.resolve, [r.ref for r in batch], step_context(ctx, tier.plugin, contexts), options),
             result.errors,
         )
         for res, checked in _report(tier.name, batch, answers, payload=True):
@@ -342,6 +296,7 @@ async def _resolve_ids(
     result: ChainResult,
     counter: list[int],
     later: int = 0,
+    contexts: ContextOf | None = None,
 ) -> None:
     """Give the articles ``tier`` cannot be asked about to the resolvers that may find an id it
     accepts: each resolver once, with every eligible article, in ``order``; ``later`` tiers (this
@@ -371,7 +326,7 @@ async def _resolve_ids(
             resolver.name,
             resolver.plugin,
             step_limit(resolver.timeout, later),
-            partial(resolver.resolve, [r.ref for r in group], step_context(ctx, resolver.plugin)),
+            partial(resolver.resolve, [r.ref for r in group], step_context(ctx, resolver.plugin, contexts)),
             result.errors,
         )
         _report(resolver.name, group, answers, payload=False)
@@ -452,16 +407,6 @@ def step_limit(timeout: float, later: int, until: float | None = None) -> float:
     return min(timeout, left / (later + 1))
 
 
-@dataclass
-class StepOutcome:
-    """What one provider call came to: its answer, or the error its failure amounts to and a line
-    saying what went wrong (a step's own MedlitError as ``reason: message``)."""
-
-    answer: Any = None
-    error: MedlitError | None = None
-    detail: str = ""
-
-
 async def run_step(
     name: str,
     plugin: str,
@@ -530,7 +475,4 @@ async def _progress(ctx: ToolContext, counter: list[int], message: str) -> None:
 
 async def report_progress(ctx: ToolContext, step: float, message: str) -> None:
     """A progress notification, best effort: a failing one never fails the call."""
-    try:
-        await ctx.progress(step, None, message)
-    except Exception:
-        log.debug("progress notification failed", exc_info=True)
+    await ctx.report(step, message)

@@ -24,14 +24,27 @@ from . import errors as E
 from .cache import Cache, cache_setting, open_cache
 from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
-from .host import CORE_PLUGINS, Host
+from .host import Host
 from .models import Image, ResourceLink
 from .net.clients import build_clients
 from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
-from .types import ArticleRef, Catalog, IdKind, LoadedTool, PromptMessages, RecordMetadata, ToolSpec
+from .types import (
+    ArticleRef,
+    Catalog,
+    ChainResult,
+    IdKind,
+    LoadedTool,
+    PromptMessages,
+    RecordMetadata,
+    SourcePage,
+    SourceQuery,
+    StepOutcome,
+    TierOptions,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     import aiohttp
@@ -183,7 +196,7 @@ class Runtime:
         if self._own_session and self.session is not None:
             await self.session.close()
 
-    # -- CoreAccess: what core's own plugins see of the others ----------------------------------
+    # -- HostServices (ctx.host): what a plugin that asks for them may use -----------------------
     @property
     def catalog(self) -> Catalog:
         return self.host.catalog
@@ -194,11 +207,12 @@ class Runtime:
 
     def context(self, plugin: str, progress: Progress | None = None, principal: str = "") -> ToolContext:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
-        Core's own plugins (the full-text chain, related articles) also get ``core``: they run
-        other plugins' steps, each under that plugin's own context."""
+        A plugin that declares ``PluginInfo(host_services=True)`` also gets ``host`` (this runtime
+        as :class:`HostServices`): it runs other plugins' steps, each under that plugin's own context."""
         from .net.webfetch import WebClient
 
-        core = plugin in CORE_PLUGINS and self.host.plugins.get(plugin, None) is not None
+        record = self.host.plugins.get(plugin, None)
+        served = record is not None and record.info is not None and record.info.host_services
         own = set(self.host.plugin_services(plugin))
         clients = {k: v for k, v in self.clients.items() if k in own} if own else {}
         return ToolContext(
@@ -208,7 +222,7 @@ class Runtime:
             web_services=frozenset(k for k, v in clients.items() if isinstance(v, WebClient)),
             progress=progress or no_progress,
             cache=self.caches.setdefault(plugin, {}),
-            core=self if core else None,
+            host=_Services(self, progress) if served else None,
             metadata=self.lookup_metadata,
             metadata_kinds=frozenset(k for m in self.host.catalog.metadata for k in m.accepts),
             principal=principal,
@@ -613,3 +627,76 @@ def validation_error(spec: LoadedTool, exc: ValidationError) -> MedlitError:
         kind=custom[0].reason if custom else E.INVALID_ARGUMENT,
         **details,
     )
+
+
+@dataclass(frozen=True)
+class _Services:
+    """:class:`HostServices` for one plugin's context (``ctx.host``): the runtime's catalog and
+    steps, with the caller's progress for the chain's notifications."""
+
+    runtime: Runtime
+    progress: Progress | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.runtime.host.catalog
+
+    @property
+    def call_deadline(self) -> float:
+        return self.runtime.host.settings.call_deadline
+
+    async def access_links(self, refs: Sequence[ArticleRef]) -> dict[str, str]:
+        return await self.runtime.access_links(refs)
+
+    def context(self, plugin: str, progress: Progress | None = None) -> ToolContext:
+        """A plugin's own context (the chain runner gives each step its plugin's)."""
+        return self.runtime.context(plugin, progress or self.progress)
+
+    async def fulltext(self, refs: Sequence[ArticleRef], options: TierOptions | None = None) -> ChainResult:
+        """The full-text resolution chain on ``refs`` (the tool's progress is the caller's)."""
+        from .resolution import run_chain
+
+        catalog = self.runtime.host.catalog
+        ctx = self.runtime.context("", self.progress)
+        return await run_chain(
+            refs,
+            ctx,
+            options,
+            tiers=catalog.tiers,
+            resolvers=catalog.resolvers,
+            contexts=self.runtime.context,
+        )
+
+    async def run_step(
+        self,
+        name: str,
+        plugin: str,
+        call: Callable[[ToolContext], Awaitable[object]],
+        *,
+        limit: float,
+        expect: type | tuple[type, ...] = object,
+        expected: str = "",
+    ) -> StepOutcome:
+        """``call`` with ``plugin``'s own context, within ``limit`` seconds, never raising."""
+        from .resolution import run_step
+
+        ctx = self.runtime.context(plugin, None)
+        return await run_step(name, plugin, limit, lambda: call(ctx), expect, expected)
+
+    def step_limit(self, timeout: float, later: int, until: float | None = None) -> float:
+        from .resolution import step_limit
+
+        return step_limit(timeout, later, until)
+
+    async def search(self, source: str, query: SourceQuery) -> SourcePage:
+        """One page of a declared, active search source, run under its own plugin's context within
+        its timeout. Raises what the source raised (a ``MedlitError``) or the fault it amounts to."""
+        found = next((d for d in self.runtime.host.catalog.sources if d.record.name == source), None)
+        if found is None or not found.state.active:
+            raise E.plugin_fault(source, f"search source {source!r} is not installed and active")
+        record = found.record
+        async with asyncio.timeout(record.timeout):
+            page = await record.run(query, self.runtime.context(record.plugin, None))
+        if not isinstance(page, SourcePage):
+            raise E.plugin_fault(record.plugin, f"search source {record.name} answered {type(page).__name__}")
+        return page

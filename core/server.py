@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from .auth import AuthConfig, principal_of
 from .errors import MedlitError
-from .host import CORE_PLUGINS, Host
+from .host import Host
 from .lazy import LazyError
 from .lean import Pruner, compile_pruner
 from .render import fence_note
@@ -53,10 +53,9 @@ notice saying how to continue (deferred ids, next offsets). """
 def instructions(host: Host) -> str:
     """The server instructions for what is installed: the active providers, those installed but
     off (and what turns them on), the full-text chain in order, then how answers behave."""
-    from .fulltext.describe import chain_summary
-
     parts = [INSTRUCTIONS]
-    providers = [p for p in host.plugins.values() if p.active and p.info and p.name not in CORE_PLUGINS]
+    # Providers are the plugins that reach a service; workflows compose them and say so below.
+    providers = [p for p in host.plugins.values() if p.active and p.info and host.plugin_services(p.name)]
     if providers:
         named = [
             p.info.title + (f" ({p.info.description.rstrip('.')})" if p.info.description else "")
@@ -71,9 +70,7 @@ def instructions(host: Host) -> str:
             + "; ".join(f"{p.info.title if p.info else p.name} ({p.waiting_on})" for p in off)
             + "."
         )
-    chain = chain_summary(host.catalog)
-    if chain:
-        parts.append(chain)
+    parts += host.instructions()
     parts.append(GENERAL)
     return "\n".join(parts)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import ErrorKind
+from .errors import ErrorKind, MedlitError
 from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ Expect = Literal["xml", "json", "text", "bytes"]
 PluginConfig = Mapping[str, "str | None"]
 """A plugin's own settings: every :class:`SettingSpec` it declared, by variable name."""
 
-# What a tool offers, so that core's own tools can name a sibling without knowing its name
+# What a tool offers, so that workflow tools can name a sibling without knowing its name
 # (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
 # abstracts and metadata by id; ``links`` follows links between records of any database;
 # ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies;
@@ -98,6 +98,8 @@ OUTCOME_REASONS: tuple[tuple[TierOutcomeKind, UnavailableReason], ...] = (
 """Each outcome but ``hit`` and ``not-attempted`` with the ``unavailable`` reason it stands for,
 ranked; ``no-source-enabled``: no step could be asked (every source that might serve it is off)."""
 NO_SOURCE_ENABLED: UnavailableReason = "no-source-enabled"
+# Reasons that may pass: asking again later can give another answer.
+UNSETTLED_REASONS: frozenset[str] = frozenset({"service-error", NO_SOURCE_ENABLED})
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,15 @@ class PluginInfo:
     once by a model before it searches: query syntax, identifiers, limits of the plugin's own
     tools. A callable gets the :class:`Catalog` (sync). Core drops every line naming, in
     backquotes, one of the plugin's tools that is not served, so a section never points to a
-    tool the model cannot call."""
+    tool the model cannot call.
+
+    ``instructions`` is the plugin's sentence in the server instructions a host gives the model
+    at the start of a session (a callable gets the :class:`Catalog`, sync); keep it to one line.
+
+    ``host_services=True`` asks for the host's services (``ctx.host``, a
+    :class:`~medlit.core.context.HostServices`): the catalog, the full-text chain, other plugins'
+    steps and search sources run under their own contexts. A workflow plugin that composes what
+    others declare asks for them; a provider does not need them."""
 
     name: str
     title: str
@@ -151,6 +161,8 @@ class PluginInfo:
     check_settings: Callable[[PluginConfig], str | None] | None = None
     error_kinds: tuple[ErrorKind, ...] = ()
     guide: str | Callable[[Catalog], str] = ""
+    instructions: str | Callable[[Catalog], str] = ""
+    host_services: bool = False
 
 
 @dataclass(frozen=True)
@@ -406,6 +418,82 @@ class TierResult:
     detail: str = ""
     article: TierPayload | None = None
     ids: Mapping[IdKind, str] = field(default_factory=dict)
+
+
+# -- what the host's services answer (ctx.host) ------------------------------------------------
+@dataclass
+class TierAttempt:
+    """One step of an article's report: a tier or an ID resolver, its outcome and why."""
+
+    tier: str
+    outcome: TierOutcomeKind
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        out = {"tier": self.tier, "outcome": self.outcome}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass
+class Resolution:
+    """What the chain did for one article."""
+
+    ref: ArticleRef
+    tried: list[TierAttempt] = field(default_factory=list)
+    hit: TierResult | None = None
+    served_by: str | None = None  # tier name of the hit
+    unqueried: list[str] = field(default_factory=list)  # inactive tiers that could have served it
+    waiting_on: dict[str, str] = field(default_factory=dict)  # tier -> variable it waits on
+    reason: UnavailableReason | None = None  # set when unresolved
+    resolvers_run: set[str] = field(default_factory=set)  # resolver names already given this article
+
+    @property
+    def resolved(self) -> bool:
+        return self.hit is not None
+
+    @property
+    def unsettled(self) -> bool:
+        """Unresolved for a reason that may pass (a service failed, or no source is enabled yet):
+        ask again later, and never count it as "not available"."""
+        return not self.resolved and self.reason in UNSETTLED_REASONS
+
+
+@dataclass
+class ChainResult:
+    """What the full-text chain did for every article asked about (``ctx.host.fulltext``)."""
+
+    resolutions: list[Resolution]
+    # Why steps failed as a whole, in the order they failed: what they raised, or the chain's
+    # own account of a timeout or a broken answer. The tool's all-failed error quotes the first.
+    errors: list[MedlitError] = field(default_factory=list)
+
+    @property
+    def hits(self) -> list[Resolution]:
+        return [r for r in self.resolutions if r.resolved]
+
+    @property
+    def unresolved(self) -> list[Resolution]:
+        return [r for r in self.resolutions if not r.resolved]
+
+    def all_failed_for_service_reasons(self) -> bool:
+        """True when nothing resolved and every step that was asked failed with a service error
+        (a settled answer such as ``miss`` or ``no-body`` from any step makes this False)."""
+        if not self.resolutions or self.hits:
+            return False
+        attempted = [a for r in self.resolutions for a in r.tried if a.outcome != "not-attempted"]
+        return bool(attempted) and all(a.outcome == "service-error" for a in attempted)
+
+
+@dataclass
+class StepOutcome:
+    """``ctx.host.run_step``: What one provider call came to: its answer, or the error its failure amounts to and a line
+    saying what went wrong (a step's own MedlitError as ``reason: message``)."""
+
+    answer: Any = None
+    error: MedlitError | None = None
+    detail: str = ""
 
 
 TierResolve = Callable[
@@ -912,7 +1000,7 @@ class NoticeProvider:
     plugin: str = ""
 
 
-# -- what core's own plugins see of the others -------------------------------------------------------
+# -- the catalog: what a workflow plugin sees of the others (ctx.host.catalog) -------------------------------------------------------
 @dataclass(frozen=True)
 class PluginState:
     """A plugin's standing as a step's report needs it: ``status`` (``active`` runs; an
@@ -940,7 +1028,7 @@ class Declared(NamedTuple, Generic[R]):
 
 @dataclass(frozen=True)
 class Catalog:
-    """What is installed, as core's own tools need it to describe themselves and to run: the steps
+    """What is installed, as workflow plugins need it to describe themselves and to run: the steps
     of each chain in order (switched-on plugins' steps, active or waiting on a setting), the active
     metadata and access-link providers, the served tools with their capabilities, and the record
     landing pages plugins declare, and the plugins switched off. Built by the host once the plugins

@@ -1,15 +1,21 @@
-"""The plugin contract: everything a plugin declares and what its callables receive and return.
+"""The plugin contract: everything a plugin declares, what its callables receive and return, and
+the helpers every plugin needs, in one place.
 
-A plugin imports from here and from :mod:`medlit.core.plugin.kit` (the helpers: identifiers, text,
-XML and JATS reading, rendering, budgets) and from nowhere else in ``medlit.core``, never pluggy
-or the MCP SDK. The hooks are documented in :mod:`medlit.core.hookspecs`; ``docs/plugins.md``
-walks through a whole plugin. Keep this list short (a test holds it to 50 names): a helper that
-is not part of the contract belongs in the kit.
+A plugin imports from here and from nowhere else in ``medlit.core``, never pluggy or the MCP SDK:
+the built-in plugins (the providers, and the workflows: full text, related articles, review sets,
+the reference audit) do exactly that. The hooks are documented in :mod:`medlit.core.hookspecs`;
+``docs/plugins.md`` walks through a whole plugin.
+
+The helpers come as small namespaces named for their concern, imported as modules
+(``from medlit.core.plugin import identifiers`` then ``identifiers.normalize_pmid(x)``):
+``identifiers``, ``rendering`` (upstream text fenced, tables, MathML), ``markup`` (hardened XML,
+JATS), ``outputs`` (response formats, budgets), ``wire`` (request values, TTLs) and ``kinds`` (the
+contract's closed vocabularies). A test holds the names importable from here to 60.
 """
 
 from .. import errors
-from ..context import ApiClient, OpenWebClient, ToolContext
-from ..errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
+from ..context import HostServices, ToolContext
+from ..errors import ArgumentError, MedlitError
 from ..hookspecs import hookimpl
 from ..lazy import lazy
 from ..models import ToolInput, ToolOutput
@@ -20,13 +26,18 @@ from ..types import (
     ArticleRef,
     CacheRule,
     Catalog,
+    ChainResult,
+    Declared,
     ExtractedTextArticle,
     FulltextTier,
+    IdKind,
     IdResolver,
     MetadataProvider,
     NoticeProvider,
     OpenWebSpec,
+    PluginConfig,
     PluginInfo,
+    PluginState,
     Probe,
     PromptArgument,
     PromptSpec,
@@ -39,6 +50,7 @@ from ..types import (
     RelatedProvider,
     RelatedQuery,
     RelatedResult,
+    Resolution,
     ResourceSpec,
     SearchSource,
     ServiceSpec,
@@ -51,6 +63,7 @@ from ..types import (
     TierResult,
     ToolSpec,
 )
+from . import identifiers, kinds, markup, outputs, rendering, wire
 
 __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # declaring
@@ -58,7 +71,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "lazy",
     "PluginInfo",
     "SettingSpec",
-    "ErrorKind",
+    "PluginConfig",
     "ServiceSpec",
     "OpenWebSpec",
     "Probe",
@@ -78,18 +91,22 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "PromptArgument",
     # what the callables receive and return
     "ToolContext",
-    "ApiClient",
-    "OpenWebClient",
+    "HostServices",
+    "Catalog",
+    "Declared",
+    "PluginState",
     "Response",
     "WebResponse",
-    "Catalog",
     "ToolInput",
     "ToolOutput",
+    "IdKind",
     "ArticleRef",
     "TierOptions",
     "TierResult",
     "StructuredArticle",
     "ExtractedTextArticle",
+    "ChainResult",
+    "Resolution",
     "RelatedQuery",
     "RelatedResult",
     "RecordMetadata",
@@ -99,11 +116,16 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "SourceQuery",
     "SourcePage",
     "SourceRecord",
-    # errors
+    # errors: MedlitError (reason, message, recovery, retryable); ArgumentError for bad input;
+    # errors.invalid_argument/upstream_error/plugin_fault and the reasons
     "MedlitError",
     "ArgumentError",
     "errors",
-    "invalid_argument",
-    "upstream_error",
-    "plugin_fault",
+    # the helpers, by concern
+    "identifiers",
+    "rendering",
+    "markup",
+    "outputs",
+    "wire",
+    "kinds",
 ]

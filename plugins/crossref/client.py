@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.plugin import MedlitError, Response, ToolContext, upstream_error
-from medlit.core.plugin.kit import batches
+from medlit.core.plugin import MedlitError, Response, ToolContext, errors, identifiers
 
 from .parse import Work, error_message, parse_items, parse_single
 
@@ -62,7 +61,9 @@ def _fail(resp: Response) -> MedlitError:
     except ValueError:
         body = resp.body
     kind = "bad_request" if resp.status == 400 else "resource_not_found"
-    return upstream_error(SERVICE, kind, f"Crossref answered HTTP {resp.status}: {error_message(body)}")
+    return errors.upstream_error(
+        SERVICE, kind, f"Crossref answered HTTP {resp.status}: {error_message(body)}"
+    )
 
 
 async def _get(ctx: ToolContext, path: str, params: dict[str, str]) -> Response:
@@ -88,7 +89,7 @@ async def work(ctx: ToolContext, doi: str) -> Work | None:
         try:
             found = parse_single(resp.json())
         except ValueError:
-            raise upstream_error(SERVICE, "invalid_response", "Crossref sent malformed JSON") from None
+            raise errors.upstream_error(SERVICE, "invalid_response", "Crossref sent malformed JSON") from None
     _remember(ctx, doi, found)
     return found
 
@@ -116,7 +117,7 @@ async def works_by_doi(ctx: ToolContext, dois: Sequence[str]) -> dict[str, Work]
         try:
             works, _ = parse_items(resp.json())
         except ValueError as exc:
-            raise upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
+            raise errors.upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
         by_doi = {w.doi: w for w in works}
         for doi in batch:
             w = by_doi.get(doi)
@@ -124,7 +125,7 @@ async def works_by_doi(ctx: ToolContext, dois: Sequence[str]) -> dict[str, Work]
             if w is not None:
                 found[doi] = w
 
-    await asyncio.gather(*(run(b) for b in batches(plain, DOI_BATCH)))
+    await asyncio.gather(*(run(b) for b in identifiers.batches(plain, DOI_BATCH)))
     for doi in missing:
         if "," in doi:
             w = await work(ctx, doi)
@@ -140,7 +141,7 @@ async def bibliographic(ctx: ToolContext, text: str, rows: int = BIB_ROWS) -> li
     try:
         works, _ = parse_items(resp.json())
     except ValueError as exc:
-        raise upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
+        raise errors.upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
     for w in works:
         hit, _ = cached(ctx, w.doi)
         if not hit:
@@ -163,11 +164,11 @@ async def updating(ctx: ToolContext, dois: Sequence[str]) -> dict[str, list[Work
         try:
             works, _ = parse_items(resp.json())
         except ValueError as exc:
-            raise upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
+            raise errors.upstream_error(SERVICE, "invalid_response", f"Crossref sent {exc}") from None
         for w in works:
             for target, _ in w.updates:
                 if target in out:
                     out[target].append(w)
 
-    await asyncio.gather(*(run(b) for b in batches(wanted, DOI_BATCH)))
+    await asyncio.gather(*(run(b) for b in identifiers.batches(wanted, DOI_BATCH)))
     return out

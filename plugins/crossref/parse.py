@@ -19,11 +19,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from medlit.core.plugin import RecordMetadata, RecordNotice
-from medlit.core.plugin.kit import IdentifierError, NoticeKind, RecordKind, normalize_doi, strip_invisible
+from medlit.core.plugin import RecordMetadata, RecordNotice, identifiers, kinds, rendering
 
 # Every update type Crossref uses, folded onto the five the audit reports.
-NOTICE_TYPES: dict[str, NoticeKind] = {
+NOTICE_TYPES: dict[str, kinds.NoticeKind] = {
     "retraction": "retraction",
     "partial_retraction": "retraction",
     "withdrawal": "withdrawal",
@@ -39,7 +38,7 @@ NOTICE_TYPES: dict[str, NoticeKind] = {
 }
 _SELF_IGNORED = {"new_version", "new_edition"}  # a record naming itself as its new version
 _RETRACTED_TITLE = re.compile(r"^\s*(retracted|withdrawn|removed)\b", re.I)
-_KINDS: dict[str, RecordKind] = {
+_KINDS: dict[str, kinds.RecordKind] = {
     "journal-article": "article",
     "proceedings-article": "article",
     "posted-content": "preprint",
@@ -70,8 +69,8 @@ def _doi(value: Any) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     try:
-        return normalize_doi(value)
-    except IdentifierError:
+        return identifiers.normalize_doi(value)
+    except identifiers.IdentifierError:
         return None
 
 
@@ -79,7 +78,7 @@ def _first(value: Any) -> str | None:
     if isinstance(value, list):
         value = next((v for v in value if isinstance(v, str) and v.strip()), None)
     if isinstance(value, str) and value.strip():
-        return re.sub(r"\s+", " ", strip_invisible(value)).strip()
+        return re.sub(r"\s+", " ", rendering.strip_invisible(value)).strip()
     return None
 
 

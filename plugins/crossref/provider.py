@@ -5,8 +5,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
-from medlit.core.plugin import RecordMetadata, RecordNotice, ReferenceCandidate, ReferenceQuery, ToolContext
-from medlit.core.plugin.kit import IdentifierError, IdKind, MatchStage, normalize_doi
+from medlit.core.plugin import (
+    IdKind,
+    RecordMetadata,
+    RecordNotice,
+    ReferenceCandidate,
+    ReferenceQuery,
+    ToolContext,
+    identifiers,
+    kinds,
+)
 
 from . import client
 
@@ -14,7 +22,7 @@ IN_FLIGHT = 4  # searches handed to the paced client at once (it queues at most 
 
 
 async def match(
-    refs: Sequence[ReferenceQuery], stage: MatchStage, ctx: ToolContext
+    refs: Sequence[ReferenceQuery], stage: kinds.MatchStage, ctx: ToolContext
 ) -> Mapping[str, Sequence[ReferenceCandidate]]:
     """``identifiers``: every stated DOI in one filter per 40; ``search``: Crossref's reference
     matcher (``query.bibliographic``), one request per reference, its top five with their scores."""
@@ -69,8 +77,8 @@ async def metadata(kind: IdKind, ids: Sequence[str], ctx: ToolContext) -> Mappin
     canonical: dict[str, str] = {}
     for raw in ids:
         try:
-            canonical.setdefault(normalize_doi(raw), raw)
-        except IdentifierError:
+            canonical.setdefault(identifiers.normalize_doi(raw), raw)
+        except identifiers.IdentifierError:
             continue
     works = await client.works_by_doi(ctx, list(canonical))
     return {canonical[d]: w.metadata for d, w in works.items() if d in canonical}

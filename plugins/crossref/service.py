@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.core.plugin import CacheRule, Probe, Response, ServiceSpec, upstream_error
-from medlit.core.plugin.kit import DAY, HOUR, PluginConfig
+from medlit.core.plugin import CacheRule, PluginConfig, Probe, Response, ServiceSpec, errors, wire
 
 BASE_URL = "https://api.crossref.org"
 START_RATE = 5.0  # requests/s until the first answer announces the pool's limit (the public pool's)
@@ -76,7 +75,9 @@ def inspect(resp: Response) -> None:
     if isinstance(body, dict) and body.get("status") not in (None, "ok"):
         from .parse import error_message
 
-        raise upstream_error(SERVICE_NAME, "invalid_response", f"Crossref answered {error_message(body)}")
+        raise errors.upstream_error(
+            SERVICE_NAME, "invalid_response", f"Crossref answered {error_message(body)}"
+        )
 
 
 SERVICE = ServiceSpec(
@@ -91,8 +92,8 @@ SERVICE = ServiceSpec(
     probe=Probe("works", {"rows": "0"}, "json"),
     get_only=True,  # Crossref's API is GET only
     cache=(
-        CacheRule("works/*", DAY, negative=frozenset({404})),  # one work by DOI
-        CacheRule("works", HOUR),  # filters (doi:, updates:) and reference matching
+        CacheRule("works/*", wire.DAY, negative=frozenset({404})),  # one work by DOI
+        CacheRule("works", wire.HOUR),  # filters (doi:, updates:) and reference matching
     ),
     description="Crossref works: DOI metadata, reference matching, retraction and correction notices",
 )

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from medlit.core.plugin import Response, ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import XMLSyntaxError, batches, parse_xml
+from medlit.core.plugin import Response, ToolContext, errors, identifiers, markup
 
 from .parse import EpmcRecord, read_record
 from .queries import CLAUSES_PER_SEARCH, any_of
@@ -74,7 +73,7 @@ async def search(
         resp = await client.get("search", params, expect="json")
     data = resp.json()
     if not isinstance(data, dict):
-        raise upstream_error(
+        raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, "Europe PMC sent a search answer that is not an object"
         )
     results = (data.get("resultList") or {}).get("result") or []
@@ -102,7 +101,7 @@ async def lookup(
     clauses, a page sized for about two records per clause, following the cursor (up to
     ``max_pages`` pages) only while pages come back full."""
     records: list[EpmcRecord] = []
-    for batch in batches(list(dict.fromkeys(clauses)), CLAUSES_PER_SEARCH):
+    for batch in identifiers.batches(list(dict.fromkeys(clauses)), CLAUSES_PER_SEARCH):
         query, cursor = any_of(batch), "*"
         size = min(MAX_PAGE_SIZE, max(25, 2 * len(batch)))
         for _ in range(max_pages):
@@ -118,11 +117,11 @@ def _jats_root(resp: Response) -> Any:
     """The answer's XML tree; a body that does not parse is retried by the client like any garbled
     answer. Hand-kept JATS may use xlink:/mml: prefixes it never declares: read those leniently."""
     try:
-        return parse_xml(resp.body)
-    except XMLSyntaxError as exc:
+        return markup.parse_xml(resp.body)
+    except markup.XMLSyntaxError as exc:
         if "Namespace prefix" not in str(exc):
             raise
-        return parse_xml(resp.body, recover=True)
+        return markup.parse_xml(resp.body, recover=True)
 
 
 async def full_text_xml(ctx: ToolContext, fulltext_id: str) -> Any | None:
@@ -155,7 +154,7 @@ async def linked_page(
         return [], 0, page_size
     data = resp.json()
     if not isinstance(data, dict):
-        raise upstream_error(
+        raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, f"Europe PMC sent a {endpoint} answer that is not an object"
         )
     key, item = ("citationList", "citation") if endpoint == "citations" else ("referenceList", "reference")

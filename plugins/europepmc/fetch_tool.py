@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.core.plugin import MedlitError, ToolContext, errors
-from medlit.core.plugin.kit import apply_budget, as_json, cap_text, fence, json_size
+from medlit.core.plugin import MedlitError, ToolContext, errors, outputs, rendering
 
 from . import client
 from .inputs import FetchInput, RecordAddress
@@ -53,7 +52,9 @@ async def fetch_records(args: FetchInput, ctx: ToolContext) -> FetchOutput:
         elif all(rec is not m for m in matched):  # two addresses of one record return it once
             matched.append(rec)
     records = [to_record(r) for r in matched]
-    split = apply_budget(records, args.maxResponseCharacters, lambda r: f"{r.source}:{r.epmcId}", json_size)
+    split = outputs.apply_budget(
+        records, args.maxResponseCharacters, lambda r: f"{r.source}:{r.epmcId}", outputs.json_size
+    )
     notices = []
     if not_found:
         notices.append(
@@ -113,14 +114,14 @@ def _record_md(r: RecordOut) -> str:
     if r.keywords:
         lines.append("Keywords: " + "; ".join(r.keywords))
     lines += ["", r.abstract or "(no abstract)"]
-    return f"### {r.source} {r.epmcId} — {r.epmcUrl}\n" + fence(
+    return f"### {r.source} {r.epmcId} — {r.epmcUrl}\n" + rendering.fence(
         "\n".join(lines), f"europepmc-{r.source}-{r.epmcId}"
     )
 
 
 def render_fetch(out: FetchOutput, args: FetchInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "europepmc-records")
+        return rendering.as_json(out, "europepmc-records")
     head = [f"**{out.totalReturned} Europe PMC record(s)** of {len(args.records)} requested."]
     if out.notice:
         head.append(f"Notice: {out.notice}")
@@ -129,4 +130,4 @@ def render_fetch(out: FetchOutput, args: FetchInput) -> str:
     if out.deferred:
         head.append("Deferred: " + ", ".join(f"{a.source} {a.epmcId}" for a in out.deferred.records))
     text = "\n".join(head) + "\n\n" + "\n\n".join(_record_md(r) for r in out.records)
-    return cap_text(text, "Fetch fewer records per call or set maxResponseCharacters.")
+    return rendering.cap_text(text, "Fetch fewer records per call or set maxResponseCharacters.")

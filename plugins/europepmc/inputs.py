@@ -8,8 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from medlit.core.plugin import ArgumentError, ToolInput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, strip_invisible
+from medlit.core.plugin import ArgumentError, ToolInput, outputs, rendering
 
 Source = Literal["MED", "PMC", "PPR", "PAT", "AGR"]
 DEFAULT_SOURCES: list[Source] = ["MED", "PMC", "PPR"]
@@ -27,7 +26,7 @@ def parse_sort(value: str | None) -> str | None:
     Raises :class:`ArgumentError` for a key that is not one field plus asc/desc."""
     if value is None:
         return None
-    text = " ".join(strip_invisible(value).split())
+    text = " ".join(rendering.strip_invisible(value).split())
     if text.lower() in ("", "relevance", "relevance desc"):
         return None
     keys = []
@@ -44,7 +43,7 @@ def parse_sort(value: str | None) -> str | None:
 
 
 def _blank(query: str) -> bool:
-    text = _MARKUP.sub(" ", html.unescape(strip_invisible(query)))
+    text = _MARKUP.sub(" ", html.unescape(rendering.strip_invisible(query)))
     return not re.sub(r"[\s()\[\]\"']", "", text)
 
 
@@ -80,7 +79,7 @@ class SearchInput(ToolInput):
         + ", ".join(DOCUMENTED_SORT)
         + "; omit for relevance. Example: 'CITED desc'.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("query")
     @classmethod
@@ -104,7 +103,7 @@ class SearchInput(ToolInput):
         checked here so that line breaks, markup or paths never reach the upstream (whose refusal
         would read as a bad query)."""
         v = v.strip()
-        if not strip_invisible(v):
+        if not rendering.strip_invisible(v):
             raise ArgumentError(
                 "cursorMark is blank", "Use '*' for the first page or pass nextCursorMark verbatim."
             )
@@ -139,7 +138,7 @@ class RecordAddress(BaseModel):
     @field_validator("epmcId")
     @classmethod
     def _id(cls, v: str) -> str:
-        v = strip_invisible(v).strip()
+        v = rendering.strip_invisible(v).strip()
         if not _RECORD_ID.match(v):
             raise ArgumentError(
                 f"epmcId {v[:70]!r} is not a Europe PMC record id",
@@ -164,7 +163,7 @@ class FetchInput(ToolInput):
         le=10_000_000,
         description="Ceiling on the records' JSON size; later records are deferred whole. Example: 40000.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("records", mode="before")
     @classmethod

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.plugin.kit import IdentifierError, normalize_doi, normalize_pmcid, strip_invisible
+from medlit.core.plugin import identifiers, rendering
 
 SOURCES = ("MED", "PMC", "PPR", "PAT", "AGR")
 SITE = "https://europepmc.org"
@@ -37,7 +37,7 @@ def plain_text(value: Any) -> str | None:
     text = html.unescape(value)  # first: entity-encoded markup is markup too
     text = _HEADING.sub(lambda m: "\n\n" + _TAG.sub("", m.group(1)).strip().rstrip(":") + ": ", text)
     text = _BREAK.sub("\n\n", text)
-    text = strip_invisible(_TAG.sub("", text))
+    text = rendering.strip_invisible(_TAG.sub("", text))
     paragraphs = [_SPACES.sub(" ", p).strip() for p in re.split(r"\n\s*\n", text)]
     out = "\n\n".join(p for p in paragraphs if p)
     return out or None
@@ -161,8 +161,8 @@ def _doi(value: Any) -> str | None:
     if text is None:
         return None
     try:
-        normalize_doi(text)
-    except IdentifierError:
+        identifiers.normalize_doi(text)
+    except identifiers.IdentifierError:
         return None
     return text
 
@@ -172,8 +172,8 @@ def _pmcid(value: Any) -> str | None:
     if text is None:
         return None
     try:
-        return normalize_pmcid(text)
-    except IdentifierError:
+        return identifiers.normalize_pmcid(text)
+    except identifiers.IdentifierError:
         return None
 
 

@@ -14,15 +14,7 @@ import json
 import re
 from typing import Any
 
-from medlit.core.plugin import (
-    MedlitError,
-    SourcePage,
-    SourceQuery,
-    SourceRecord,
-    ToolContext,
-    errors,
-    invalid_argument,
-)
+from medlit.core.plugin import MedlitError, SourcePage, SourceQuery, SourceRecord, ToolContext, errors
 
 from .client import MAX_PAGE_SIZE, search
 from .parse import EpmcRecord
@@ -81,7 +73,7 @@ async def run_europepmc(q: SourceQuery, ctx: ToolContext) -> SourcePage:
         try:
             state.update(json.loads(q.cursor))
         except ValueError:
-            raise invalid_argument(
+            raise errors.invalid_argument(
                 "The Europe PMC resume cursor is unreadable.", "Start the search again."
             ) from None
     size = max(1, min(int(state["size"]), q.limit, MAX_PAGE_SIZE))

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from urllib.parse import quote
 
-from medlit.core.plugin import MedlitError, ToolContext, errors, invalid_argument
-from medlit.core.plugin.kit import as_json, cap_text, fence
+from medlit.core.plugin import MedlitError, ToolContext, errors, rendering
 
 from . import client
 from .inputs import DOCUMENTED_SORT, PAGE_CAP, SearchInput
@@ -38,20 +37,20 @@ def _refused(args: SearchInput, err: MedlitError, query: str) -> MedlitError:
     what = f"sort {args.sort!r}" if args.sort else "the query"
     if isinstance(err, ResultlessEnvelope):
         if args.sort:
-            return invalid_argument(
+            return errors.invalid_argument(
                 f"Europe PMC did not run the search with sort {args.sort!r} (it answered with no result list): "
                 "it does not accept this sort.",
                 f"Use one of {', '.join(DOCUMENTED_SORT)} with asc or desc, or omit sort for relevance.",
                 sort=args.sort,
             )
         if args.cursorMark != "*":
-            return invalid_argument(
+            return errors.invalid_argument(
                 f"Europe PMC did not run the search from cursorMark {args.cursorMark[:80]!r}: it cannot read it.",
                 "Pass nextCursorMark from the previous answer verbatim, or '*' to start again.",
                 cursorMark=args.cursorMark[:80],
             )
         return err.but(retryable=True)
-    return invalid_argument(
+    return errors.invalid_argument(
         f"Europe PMC refused {what}: {err.message.removeprefix('Europe PMC refused the request: ')}",
         'Fix the query syntax (e.g. TITLE:"...", AUTH:"Smith J", PUB_YEAR:[2020 TO 2024]; quote phrases, '
         "balance parentheses) and call again.",
@@ -76,7 +75,7 @@ async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
         if unknown:  # empty under a sort Europe PMC may ignore or refuse: is the query itself empty?
             bare = await client.search(ctx, query, result_type="idlist", page_size=1)
             if bare.hit_count:
-                raise invalid_argument(
+                raise errors.invalid_argument(
                     f"The search matches {bare.hit_count:,} records but none with sort {args.sort!r}: "
                     f"Europe PMC does not sort by {', '.join(unknown)}.",
                     f"Sort by one of {', '.join(DOCUMENTED_SORT)}, or omit sort for relevance.",
@@ -166,7 +165,7 @@ def _hit_md(n: int, h: Hit) -> str:
 
 def render_search(out: SearchOutput, args: SearchInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "europepmc-search")
+        return rendering.as_json(out, "europepmc-search")
     head = [
         f"**{out.returned} of {out.totalCount:,} Europe PMC record(s)** (sources {', '.join(out.appliedSources)}"
         + (f"; sort {out.sort}" if out.sort else "; relevance")
@@ -182,6 +181,6 @@ def render_search(out: SearchOutput, args: SearchInput) -> str:
     body = "\n".join(_hit_md(i, h) for i, h in enumerate(out.hits, 1))
     text = "\n".join(head)
     if body:
-        text += "\n\n" + fence(body, "europepmc-search")
+        text += "\n\n" + rendering.fence(body, "europepmc-search")
     text += "\n\nWhole abstracts: pubmed_europepmc_fetch with records [{source, epmcId}]."
-    return cap_text(text, "Ask for a smaller pageSize or use responseFormat 'json'.")
+    return rendering.cap_text(text, "Ask for a smaller pageSize or use responseFormat 'json'.")

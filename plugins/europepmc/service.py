@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from medlit.core.plugin import CacheRule, MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
-from medlit.core.plugin.kit import DAY, MINUTE
+from medlit.core.plugin import CacheRule, MedlitError, Probe, Response, ServiceSpec, errors, wire
 
 NAME = "europepmc"
 TITLE = "Europe PMC"
@@ -42,8 +41,10 @@ def classify_message(message: str) -> MedlitError:
     """An ``errMsg`` as our error model: transient wording is retried, anything else is refused input."""
     text = " ".join(str(message).split())[:300]
     if _TRANSIENT.search(text):
-        return upstream_error(NAME, errors.UNREACHABLE, f"Europe PMC reported a temporary failure: {text}")
-    return upstream_error(
+        return errors.upstream_error(
+            NAME, errors.UNREACHABLE, f"Europe PMC reported a temporary failure: {text}"
+        )
+    return errors.upstream_error(
         NAME,
         errors.BAD_REQUEST,
         f"Europe PMC refused the request: {text}",
@@ -59,7 +60,7 @@ def inspect(resp: Response) -> None:
     if endpoint == "fullTextXML":
         return
     if not resp.body.lstrip().startswith((b"{", b"[")):
-        raise upstream_error(
+        raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, "Europe PMC sent something other than JSON", retryable=True
         )
     try:
@@ -84,7 +85,7 @@ def inspect(resp: Response) -> None:
             retryable=False,
         )
     if hits not in (0, "0"):  # an empty citation or reference list may leave the list out
-        raise upstream_error(
+        raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, f"Europe PMC sent a {endpoint} answer with no list"
         )
 
@@ -105,11 +106,11 @@ SERVICE = ServiceSpec(
     concurrency=4,
     # Searches change by the minute; a record's full text, citations and references far slower.
     cache=(
-        CacheRule("search", 10 * MINUTE),
-        CacheRule("searchPOST", 10 * MINUTE),
-        CacheRule("*/fullTextXML", 7 * DAY, negative=frozenset({404}), negative_ttl=DAY),
-        CacheRule("*/citations", DAY),
-        CacheRule("*/references", 7 * DAY),
+        CacheRule("search", 10 * wire.MINUTE),
+        CacheRule("searchPOST", 10 * wire.MINUTE),
+        CacheRule("*/fullTextXML", 7 * wire.DAY, negative=frozenset({404}), negative_ttl=wire.DAY),
+        CacheRule("*/citations", wire.DAY),
+        CacheRule("*/references", 7 * wire.DAY),
     ),
     description="Europe PMC REST: search, records, open-access full text, citations and references",
 )

@@ -23,14 +23,16 @@ from typing import Any
 
 from medlit.core.plugin import (
     ArticleRef,
+    IdKind,
     MedlitError,
     StructuredArticle,
     TierOptions,
     TierResult,
     ToolContext,
     errors,
+    identifiers,
+    markup,
 )
-from medlit.core.plugin.kit import FulltextArticle, IdentifierError, IdKind, normalize_doi, read_jats
 
 from . import client
 from .parse import EpmcRecord
@@ -62,8 +64,8 @@ def _canonical_doi(doi: str | None) -> str | None:
     if not doi:
         return None
     try:
-        return normalize_doi(doi)
-    except IdentifierError:
+        return identifiers.normalize_doi(doi)
+    except identifiers.IdentifierError:
         return None
 
 
@@ -89,8 +91,8 @@ def _learned(rec: EpmcRecord) -> dict[IdKind, str]:
     return {k: v for k, v in ids.items() if v}
 
 
-def _read(root: Any, rec: EpmcRecord, include_references: bool) -> FulltextArticle:
-    articles = read_jats(root, include_references=include_references)
+def _read(root: Any, rec: EpmcRecord, include_references: bool) -> markup.FulltextArticle:
+    articles = markup.read_jats(root, include_references=include_references)
     if not articles:
         raise ValueError("no <article> in the answer")
     art = articles[0]

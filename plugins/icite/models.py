@@ -7,14 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    DeferredIds,
-    IdentifierError,
-    ResponseFormat,
-    parse_list,
-)
+from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, identifiers, outputs
 
 MAX_PMIDS = 1000
 OTHER_FIELD = re.compile(r"; send it in `\w+`")
@@ -46,8 +39,8 @@ def check_pmids(value: Any) -> list[str]:
             reason="malformed_id",
         )
     try:
-        ids = parse_list("pmid", items)
-    except IdentifierError as exc:
+        ids = identifiers.parse_list("pmid", items)
+    except identifiers.IdentifierError as exc:
         # The parser's "send it in `dois`" names fields this tool lacks; the hint names pubmed_convert_ids.
         raise ArgumentError(OTHER_FIELD.sub("", str(exc)), PMIDS_RECOVERY, reason="malformed_id") from None
     out = list(dict.fromkeys(i.value for i in ids))
@@ -75,7 +68,7 @@ class CitationMetricsInput(ToolInput):
         description="Ceiling on the records' JSON size (200 records: ~90,000); the rest is deferred. "
         "Example: 30000.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod
@@ -145,7 +138,7 @@ class OverLimit(ToolOutput):
     limit: int = Field(description="Distinct PMIDs one call fetches (the first this many were)")
 
 
-class MetricsDeferred(DeferredIds):
+class MetricsDeferred(outputs.DeferredIds):
     """Records `maxResponseCharacters` withheld (fetched, but not returned)."""
 
     ids: list[str] = Field(description="PMIDs withheld, in request order: re-call with these as `pmids`")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import rendering
 
 from .models import CitationMetrics, Scoring
 
@@ -114,7 +114,7 @@ def plain_text(value: Any, limit: int) -> str | None:
     if not isinstance(value, str):
         return None
     text = html.unescape(_TAG.sub("", value))
-    text = _SPACE.sub(" ", strip_invisible(text)).strip()
+    text = _SPACE.sub(" ", rendering.strip_invisible(text)).strip()
     return text[:limit] or None
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from medlit.core.plugin import Probe, RecordRule, Response, ServiceSpec, errors, upstream_error
-from medlit.core.plugin.kit import DAY
+from medlit.core.plugin import Probe, RecordRule, Response, ServiceSpec, errors, wire
 
 BASE_URL = "https://icite.od.nih.gov/api"
 RATE = 3.0
@@ -68,7 +67,7 @@ def inspect(resp: Response) -> None:
         found = "; ".join(
             str(e.get("detail") or e.get("title") or e) if isinstance(e, dict) else str(e) for e in found
         )
-    raise upstream_error(
+    raise errors.upstream_error(
         "icite",
         errors.UPSTREAM_ERROR,
         f"NIH iCite refused the request: {str(found)[:300]}",
@@ -94,7 +93,7 @@ RECORDS = (
         "pmids",
         split_records,
         join_records,
-        ttl=DAY,
+        ttl=wire.DAY,
         when={"fl": FL},
         normalize=lambda i: i.strip().lstrip("0"),
         content_type="application/json",

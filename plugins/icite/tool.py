@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.plugin import Response, ToolContext, upstream_error
-from medlit.core.plugin.kit import apply_budget, as_json, cap_text, fence, json_size, md_table
+from medlit.core.plugin import Response, ToolContext, errors, outputs, rendering
 
 from .models import (
     CitationMetrics,
@@ -47,7 +46,7 @@ def match_records(records: Sequence[Mapping[str, Any]], asked: Sequence[str]) ->
             continue
         found.setdefault(pmid, rec)
     if strays:
-        raise upstream_error(
+        raise errors.upstream_error(
             "icite",
             "unrequested_record",
             f"NIH iCite answered with {len(strays)} record(s) for PMIDs this call did not ask for "
@@ -108,7 +107,7 @@ async def fetch_metrics(args: CitationMetricsInput, ctx: ToolContext) -> Citatio
     found = match_records(resp.parsed, asked)
     records = [read_record(found[p], p) for p in asked if p in found]
     unavailable = [p for p in asked if p not in found]
-    split = apply_budget(records, args.maxResponseCharacters, lambda r: r.pmid, json_size)
+    split = outputs.apply_budget(records, args.maxResponseCharacters, lambda r: r.pmid, outputs.json_size)
     deferred = MetricsDeferred.from_split(split, args.maxResponseCharacters)
     return CitationMetricsOutput(
         records=split.kept,
@@ -159,7 +158,7 @@ def _title(r: CitationMetrics) -> str:
 
 def render_metrics(out: CitationMetricsOutput, args: CitationMetricsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "icite")
+        return rendering.as_json(out, "icite")
     asked = min(len(args.pmids), BATCH)
     lines = [
         f"**{out.totalReturned} iCite record(s)** for {asked} PMID(s) fetched ({len(args.pmids)} distinct given)."
@@ -195,7 +194,7 @@ def render_metrics(out: CitationMetricsOutput, args: CitationMetricsInput) -> st
                    "Res", "Title (journal)"]  # fmt: skip
         lines += [
             "",
-            fence(md_table(headers, rows), "icite"),
+            rendering.fence(rendering.md_table(headers, rows), "icite"),
             "",
             "RCR: relative citation ratio (1 = median NIH-funded paper of its field and year; prov. = "
             "provisional); %ile: NIH percentile; /yr, Exp/yr: citations per year, actual and expected; FCR: field "
@@ -203,4 +202,4 @@ def render_metrics(out: CitationMetricsOutput, args: CitationMetricsInput) -> st
             "shares; Clin: clinical article (Y/N) / clinical citations; Res: research article. iCite does not "
             "flag retractions: check pubmed_fetch_articles before relying on a record.",
         ]
-    return cap_text("\n".join(lines), "Set maxResponseCharacters or fetch fewer PMIDs per call.")
+    return rendering.cap_text("\n".join(lines), "Set maxResponseCharacters or fetch fewer PMIDs per call.")

@@ -14,7 +14,6 @@ related-article provider), ``resources`` and ``guide`` (light: the database-info
 from __future__ import annotations
 
 from medlit.core.plugin import (
-    ErrorKind,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -25,6 +24,7 @@ from medlit.core.plugin import (
     ResourceSpec,
     SearchSource,
     SettingSpec,
+    errors,
     hookimpl,
     lazy,
 )
@@ -143,18 +143,18 @@ def medlit_plugin_info() -> PluginInfo:
             ),
         ),
         error_kinds=(
-            ErrorKind("invalid_citation", "Give the citation's journal, year, volume and first page."),
-            ErrorKind(
+            errors.ErrorKind("invalid_citation", "Give the citation's journal, year, volume and first page."),
+            errors.ErrorKind(
                 "insufficient_citation", "Add the journal, year, volume and first page the match needs."
             ),
-            ErrorKind("invalid_year", "Give a four-digit year."),
-            ErrorKind(
+            errors.ErrorKind("invalid_year", "Give a four-digit year."),
+            errors.ErrorKind(
                 "invalid_style", "Use one of the citation styles the tool lists (apa, mla, vancouver, ...)."
             ),
-            ErrorKind("blank_filter", "Leave the filter out or give it a value."),
-            ErrorKind("offset_out_of_range", "Use an offset below the total the search reports."),
-            ErrorKind("no_search_term", "Give a query or at least one filter."),
-            ErrorKind(
+            errors.ErrorKind("blank_filter", "Leave the filter out or give it a value."),
+            errors.ErrorKind("offset_out_of_range", "Use an offset below the total the search reports."),
+            errors.ErrorKind("no_search_term", "Give a query or at least one filter."),
+            errors.ErrorKind(
                 "pubmed_window_exceeded", "Split the search by date (splitByDate=true) or narrow the query."
             ),
         ),

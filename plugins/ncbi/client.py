@@ -18,8 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from medlit.core.plugin import MedlitError, Response, ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import batches
+from medlit.core.plugin import MedlitError, Response, ToolContext, errors, identifiers
 
 from .inputs import HistoryHandle
 from .parse.body import is_json
@@ -123,7 +122,7 @@ def batch_params(
     """One request's parameters per ``batch``: the ids in groups, or pages of a History set from
     ``retstart`` (never past the set's size when the handle carries it: no request for nothing)."""
     if uids is not None:
-        return [{**base, "id": ",".join(group)} for group in batches(uids, batch)]
+        return [{**base, "id": ",".join(group)} for group in identifiers.batches(uids, batch)]
     assert history is not None, "batch_params needs uids or a history handle"
     end = retstart + retmax
     if history.count is not None and retstart < history.count:
@@ -168,7 +167,9 @@ async def describe_database(ctx: ToolContext, db: str) -> EInfoDatabase:
         raise await unknown_database(ctx, db) from None
     out = parse_einfo(resp.body)
     if out.database is None:
-        raise upstream_error("ncbi", errors.INVALID_RESPONSE, "EInfo answered without a database description")
+        raise errors.upstream_error(
+            "ncbi", errors.INVALID_RESPONSE, "EInfo answered without a database description"
+        )
     return out.database
 
 
@@ -223,7 +224,7 @@ async def efetch(
         resp = await ncbi_get(ctx, "efetch.fcgi", params, expect="text", db=db, known=known)
         problem = parse_efetch_error(resp.body)
         if problem:
-            raise upstream_error(
+            raise errors.upstream_error(
                 "ncbi",
                 errors.UNREACHABLE
                 if re.search(r"(?i)timeout|temporar|try again", problem)
@@ -242,7 +243,7 @@ async def efetch(
 async def esummary_pubmed(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, DocSum]:
     """PubMed DocSums (JSON) for ``pmids``, one request per 500; per-id errors are left out."""
     out: dict[str, DocSum] = {}
-    for batch in batches(list(pmids), ESUMMARY_BATCH):
+    for batch in identifiers.batches(list(pmids), ESUMMARY_BATCH):
         body, json_mode = await ncbi_json(
             ctx, "esummary.fcgi", {"db": "pubmed", "id": ",".join(batch), "retmode": "json"}
         )
@@ -345,7 +346,7 @@ async def fetch_pubmed(
             cache.popitem(last=False)
 
     missing = [p for p in pmids if p not in found]
-    for batch in batches(missing, PUBMED_BATCH):
+    for batch in identifiers.batches(missing, PUBMED_BATCH):
         await run(batch)
     articles = [found[p] for p in pmids if p in found]
     unavailable = [p for p in pmids if p not in found]

@@ -30,8 +30,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.core.plugin import ArticleRef, MedlitError, TierResult, ToolContext
-from medlit.core.plugin.kit import IdentifierError, IdKind, batches, normalize
+from medlit.core.plugin import ArticleRef, IdKind, MedlitError, TierResult, ToolContext, identifiers
 
 from .parse.idconv import IdConvRecord, parse_idconv
 
@@ -65,8 +64,8 @@ def _key(kind: IdKind, value: str | None) -> str | None:
     if not value:
         return None
     try:
-        return str(normalize(kind, value))
-    except IdentifierError:
+        return str(identifiers.normalize(kind, value))
+    except identifiers.IdentifierError:
         return None
 
 
@@ -124,14 +123,14 @@ async def convert_ids(ctx: ToolContext, ids: Sequence[str], idtype: IdKind) -> d
     out: dict[str, Conversion] = {}
     for raw in ids:
         try:
-            key = normalize(idtype, raw)
-        except IdentifierError as exc:
+            key = identifiers.normalize(idtype, raw)
+        except identifiers.IdentifierError as exc:
             out.setdefault(raw, Conversion(raw, idtype, error=str(exc)))
             continue
         if key not in out:
             order.append(key)
             out[key] = Conversion(key, idtype)
-    groups = batches(order, BATCH_SIZE)
+    groups = identifiers.batches(order, BATCH_SIZE)
 
     async def one(batch: list[str]) -> None:
         resp = await ctx.client("idconv").get("", {"ids": ",".join(batch), "idtype": idtype}, expect="json")
@@ -165,14 +164,14 @@ async def convert_mixed(
     out: dict[tuple[IdKind, str], Conversion] = {}
     for kind, raw in items:
         try:
-            key = normalize(kind, raw)
-        except IdentifierError as exc:
+            key = identifiers.normalize(kind, raw)
+        except identifiers.IdentifierError as exc:
             out.setdefault((kind, raw), Conversion(raw, kind, error=str(exc)))
             continue
         if (kind, key) not in out:
             order.append((kind, key))
             out[(kind, key)] = Conversion(key, kind)
-    groups = batches(order, BATCH_SIZE)
+    groups = identifiers.batches(order, BATCH_SIZE)
 
     async def one(batch: list[tuple[IdKind, str]]) -> None:
         try:

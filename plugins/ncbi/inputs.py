@@ -13,14 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, ToolInput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    ResponseFormat,
-    parse_list,
-    strip_invisible,
-)
+from medlit.core.plugin import ArgumentError, ToolInput, identifiers, outputs, rendering
 
 DB_NAME = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 DB_LENGTH = 40
@@ -346,7 +339,7 @@ class SearchInput(ToolInput):
         max_length=40,
         description="One field tag applied to every word of term (eutils_einfo lists them). Example: 'tiab'.",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
     _term = field_validator("term")(lambda cls, v: check_term(v))
@@ -432,7 +425,7 @@ def has_term(text: str, *, drop_field_tags: bool = False, drop_quotes: bool = Fa
     """Whether ``text`` holds a search term once markup, entities, invisible characters,
     parentheses (and optionally ``[tags]`` and quotes/brackets) are disregarded."""
     t = html.unescape(_ANY_TAG.sub("", text))
-    t = strip_invisible(t)
+    t = rendering.strip_invisible(t)
     if drop_field_tags:
         t = _FIELD_TAG.sub("", t)
     t = re.sub(r"[()]", "", t)
@@ -453,8 +446,8 @@ def check_pmids(value: Any, limit: int, field: str = "pmids") -> list[str]:
     if (isinstance(value, list) and not value) or value is None:
         raise ArgumentError(f"{field} is empty", PMIDS_RECOVERY, reason="empty_id_list")
     try:
-        ids = parse_list("pmid", value)
-    except IdentifierError as exc:
+        ids = identifiers.parse_list("pmid", value)
+    except identifiers.IdentifierError as exc:
         # The identifier parser points at `pmcids`/`dois` fields this tool does not have: the
         # recovery hint names pubmed_convert_ids instead.
         raise ArgumentError(OTHER_FIELD.sub("", str(exc)), PMIDS_RECOVERY, reason="malformed_id") from None
@@ -490,4 +483,4 @@ def check_query(v: Any, example: str) -> Any:
             f"Give a real query, e.g. {example!r}.",
             reason="blank_query",
         )
-    return strip_invisible(v).strip() if isinstance(v, str) else v
+    return rendering.strip_invisible(v).strip() if isinstance(v, str) else v

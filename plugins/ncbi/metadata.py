@@ -18,15 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from medlit.core.plugin import ArticleRef, RecordMetadata, TierResult, ToolContext
-from medlit.core.plugin.kit import (
-    IdentifierError,
-    IdKind,
-    RecordKind,
-    normalize_doi,
-    normalize_pmcid,
-    normalize_pmid,
-)
+from medlit.core.plugin import ArticleRef, IdKind, RecordMetadata, TierResult, ToolContext, identifiers, kinds
 
 from .client import fetch_pubmed
 from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number
@@ -48,8 +40,8 @@ async def lookup(kind: IdKind, ids: Sequence[str], ctx: ToolContext) -> Mapping[
     canonical: dict[str, str] = {}  # canonical PMID -> the id as asked
     for raw in ids:
         try:
-            canonical.setdefault(normalize_pmid(raw), raw)
-        except IdentifierError:
+            canonical.setdefault(identifiers.normalize_pmid(raw), raw)
+        except identifiers.IdentifierError:
             continue  # not a PMID: nobody knows it
     found = await pubmed_metadata(ctx, list(canonical))
     return {canonical[pmid]: rec for pmid, rec in found.items() if pmid in canonical}
@@ -123,7 +115,7 @@ def to_metadata(a: PubMedArticle) -> RecordMetadata:
     )
 
 
-def _kind(a: PubMedArticle) -> RecordKind:
+def _kind(a: PubMedArticle) -> kinds.RecordKind:
     if a.recordType == "book-chapter":
         return "chapter"
     if a.recordType == "book":
@@ -159,13 +151,13 @@ def _isbn(values: list[str]) -> str | None:
 
 def _doi(value: str | None) -> str | None:
     try:
-        return normalize_doi(value) if value else None
-    except IdentifierError:
+        return identifiers.normalize_doi(value) if value else None
+    except identifiers.IdentifierError:
         return None  # a malformed DOI would send other tiers to the wrong place
 
 
 def _pmcid(value: str | None) -> str | None:
     try:
-        return normalize_pmcid(value) if value else None
-    except IdentifierError:
+        return identifiers.normalize_pmcid(value) if value else None
+    except identifiers.IdentifierError:
         return None

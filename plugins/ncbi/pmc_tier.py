@@ -13,8 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from medlit.core.plugin import ArticleRef, Response, StructuredArticle, TierOptions, TierResult, ToolContext
-from medlit.core.plugin.kit import FulltextArticle, IdKind, batches, localname, parse_xml, read_jats
+from medlit.core.plugin import (
+    ArticleRef,
+    IdKind,
+    Response,
+    StructuredArticle,
+    TierOptions,
+    TierResult,
+    ToolContext,
+    identifiers,
+    markup,
+)
 
 BATCH_SIZE = 200  # efetch ids per request
 
@@ -26,24 +35,24 @@ def _digits(pmcid: str) -> str:
 def _root(resp: Response) -> Any:
     """The answer parsed inside the client's retry loop: a garbled or truncated body is asked
     again instead of failing every article of the batch."""
-    return parse_xml(resp.body)
+    return markup.parse_xml(resp.body)
 
 
-def _articles(root: Any, include_references: bool) -> tuple[list[FulltextArticle], list[str]]:
+def _articles(root: Any, include_references: bool) -> tuple[list[markup.FulltextArticle], list[str]]:
     """Read every <article> separately, so one broken article does not cost the others (its own
     bad XML is ``parse-failed``). Returns the articles read and a description of each that failed."""
-    if localname(root) == "article":
+    if markup.localname(root) == "article":
         elements = [root]
     else:
-        elements = [el for el in root.iter() if isinstance(el.tag, str) and localname(el) == "article"]
+        elements = [el for el in root.iter() if isinstance(el.tag, str) and markup.localname(el) == "article"]
         # nested <article> (sub-articles are <sub-article>, but be safe): keep outermost only
         outer = set(elements)
         elements = [el for el in elements if not any(a in outer for a in el.iterancestors())]
-    read: list[FulltextArticle] = []
+    read: list[markup.FulltextArticle] = []
     failed: list[str] = []
     for el in elements:
         try:
-            read.extend(read_jats(el, include_references=include_references))
+            read.extend(markup.read_jats(el, include_references=include_references))
         except Exception as exc:  # the reader is pure; a failure means a record we cannot read
             failed.append(f"{type(exc).__name__}: {exc}")
     return read, failed
@@ -59,9 +68,9 @@ async def resolve_pmc(
         if ref.pmcid:
             by_pmcid.setdefault(ref.pmcid.upper(), []).append(ref)
     order = list(by_pmcid)
-    found: dict[str, FulltextArticle] = {}
+    found: dict[str, markup.FulltextArticle] = {}
     unreadable: dict[str, str] = {}  # pmcid -> why its answer could not be read
-    for batch in batches(order, BATCH_SIZE):
+    for batch in identifiers.batches(order, BATCH_SIZE):
         # An answer that stays unreadable through the retries fails the request: the chain
         # reports it as this tier's service error (with its reason), not as the articles' fault.
         resp = await ctx.client("ncbi").post(
@@ -71,7 +80,7 @@ async def resolve_pmc(
             parse=_root,
         )
         articles, failed = _articles(resp.parsed, include_refs)
-        unmatched: list[FulltextArticle] = []
+        unmatched: list[markup.FulltextArticle] = []
         for art in articles:
             pid = (art.ids.pmcid or "").upper()
             if pid in by_pmcid and pid not in found:
@@ -97,7 +106,7 @@ async def resolve_pmc(
     return out
 
 
-def _result(ref: ArticleRef, pid: str, art: FulltextArticle | None) -> TierResult:
+def _result(ref: ArticleRef, pid: str, art: markup.FulltextArticle | None) -> TierResult:
     if art is None:
         return TierResult("miss", f"PMC has no record for {pid}")
     # identifiers carried forward for later tiers

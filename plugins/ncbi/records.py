@@ -12,8 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from medlit.core.plugin import CacheRule, RecordRule
-from medlit.core.plugin.kit import DAY, MINUTE, localname, parse_xml, text_of
+from medlit.core.plugin import CacheRule, RecordRule, markup, wire
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -24,7 +23,7 @@ _PLAIN = {"retmode": "xml", "rettype": "", "retstart": "", "retmax": ""}
 
 
 def _children(body: bytes) -> list[etree._Element]:
-    return [el for el in parse_xml(body) if isinstance(el.tag, str)]
+    return [el for el in markup.parse_xml(body) if isinstance(el.tag, str)]
 
 
 def _raw(el: etree._Element) -> bytes:
@@ -39,11 +38,11 @@ def split_pubmed(body: bytes) -> list[tuple[str | None, bytes]]:
     out: list[tuple[str | None, bytes]] = []
     for el in _children(body):
         pmid = None
-        if localname(el) in ("PubmedArticle", "PubmedBookArticle"):
+        if markup.localname(el) in ("PubmedArticle", "PubmedBookArticle"):
             found = el.find("MedlineCitation/PMID")
             if found is None:
                 found = el.find("BookDocument/PMID")
-            pmid = text_of(found).lstrip("0") or None
+            pmid = markup.text_of(found).lstrip("0") or None
         out.append((pmid, _raw(el)))
     return out
 
@@ -55,14 +54,14 @@ def join_pubmed(records: Sequence[bytes]) -> bytes:
 def split_pmc(body: bytes) -> list[tuple[str | None, bytes]]:
     """JATS ``article`` records by PMC id digits (what ``efetch db=pmc id=`` takes)."""
     out: list[tuple[str | None, bytes]] = []
-    root = parse_xml(body)
-    elements = [root] if localname(root) == "article" else _children(body)
+    root = markup.parse_xml(body)
+    elements = [root] if markup.localname(root) == "article" else _children(body)
     for el in elements:
         ident = None
-        if localname(el) == "article":
+        if markup.localname(el) == "article":
             for aid in el.iterfind(".//{*}article-meta/{*}article-id"):
                 if aid.get("pub-id-type") in ("pmc", "pmcid", "pmcaid"):
-                    ident = normalize_pmc(text_of(aid)) or None
+                    ident = normalize_pmc(markup.text_of(aid)) or None
                     if ident:
                         break
         out.append((ident, _raw(el)))
@@ -131,10 +130,10 @@ ESUMMARY_BATCH = 500
 IDCONV_BATCH = 200
 
 EUTILS_RECORDS = (
-    RecordRule("pubmed", "efetch.fcgi", "id", split_pubmed, join_pubmed, ttl=7 * DAY,
+    RecordRule("pubmed", "efetch.fcgi", "id", split_pubmed, join_pubmed, ttl=7 * wire.DAY,
                when={"db": "pubmed", **_PLAIN}, normalize=lambda i: i.strip().lstrip("0"),
                batch_size=EFETCH_BATCH),
-    RecordRule("pmc", "efetch.fcgi", "id", split_pmc, join_pmc, ttl=7 * DAY,
+    RecordRule("pmc", "efetch.fcgi", "id", split_pmc, join_pmc, ttl=7 * wire.DAY,
                when={"db": "pmc", **_PLAIN}, normalize=normalize_pmc, batch_size=EFETCH_BATCH),
     # DocSums are cached per request (EUTILS_CACHE); this rule only merges concurrent requests.
     RecordRule("esummary", "esummary.fcgi", "id", split_esummary, join_esummary, when={"retmode": "json"},
@@ -143,19 +142,19 @@ EUTILS_RECORDS = (
 )  # fmt: skip
 
 EUTILS_CACHE = (
-    CacheRule("einfo.fcgi", DAY),
-    CacheRule("esearch.fcgi", 10 * MINUTE),
-    CacheRule("egquery.fcgi", 10 * MINUTE),
-    CacheRule("espell.fcgi", DAY),
-    CacheRule("esummary.fcgi", DAY),
-    CacheRule("elink.fcgi", DAY),
-    CacheRule("ecitmatch.cgi", DAY),
-    CacheRule("efetch.fcgi", DAY),
+    CacheRule("einfo.fcgi", wire.DAY),
+    CacheRule("esearch.fcgi", 10 * wire.MINUTE),
+    CacheRule("egquery.fcgi", 10 * wire.MINUTE),
+    CacheRule("espell.fcgi", wire.DAY),
+    CacheRule("esummary.fcgi", wire.DAY),
+    CacheRule("elink.fcgi", wire.DAY),
+    CacheRule("ecitmatch.cgi", wire.DAY),
+    CacheRule("efetch.fcgi", wire.DAY),
 )
 
 IDCONV_RECORDS = (
     # An article deposited later turns "not in PMC" into a PMCID: keep answers a day.
-    RecordRule("idconv", "", "ids", split_idconv, join_idconv, ttl=DAY, missing_ttl=0,
+    RecordRule("idconv", "", "ids", split_idconv, join_idconv, ttl=wire.DAY, missing_ttl=0,
                normalize=lambda i: i.strip().lower(), content_type="application/json",
                batch_size=IDCONV_BATCH),
 )  # fmt: skip

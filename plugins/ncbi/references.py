@@ -21,8 +21,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from medlit.core.plugin import MedlitError, RecordNotice, ReferenceCandidate, ReferenceQuery, ToolContext
-from medlit.core.plugin.kit import IdKind, MatchStage, NoticeKind
+from medlit.core.plugin import (
+    IdKind,
+    MedlitError,
+    RecordNotice,
+    ReferenceCandidate,
+    ReferenceQuery,
+    ToolContext,
+    kinds,
+)
 
 from .client import fetch_pubmed, ncbi_get, run_esearch
 from .metadata import to_metadata
@@ -36,7 +43,7 @@ _STOP = frozenset(
     "a an and are as at be by for from in into is of on or the their this to with without vs versus".split()
 )
 # CommentsCorrections types that put a notice on the record (the *Of types are the notice's own side).
-NOTICE_REFTYPES: dict[str, NoticeKind] = {
+NOTICE_REFTYPES: dict[str, kinds.NoticeKind] = {
     "RetractionIn": "retraction",
     "PartialRetractionIn": "retraction",
     "ErratumIn": "erratum",
@@ -162,7 +169,7 @@ async def _by_title(refs: Sequence[ReferenceQuery], ctx: ToolContext) -> dict[st
 
 
 async def match(
-    refs: Sequence[ReferenceQuery], stage: MatchStage, ctx: ToolContext
+    refs: Sequence[ReferenceQuery], stage: kinds.MatchStage, ctx: ToolContext
 ) -> Mapping[str, Sequence[ReferenceCandidate]]:
     if stage == "identifiers":
         return await _by_identifiers(refs, ctx)

@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 import time
 
-from medlit.core.plugin import MedlitError, RelatedQuery, RelatedResult, ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import RelatedKind
+from medlit.core.plugin import MedlitError, RelatedQuery, RelatedResult, ToolContext, errors, kinds
 
 from .parse.elink import ELinkResult, parse_elink
 
-LINKNAMES: dict[RelatedKind, str] = {
+LINKNAMES: dict[kinds.RelatedKind, str] = {
     "similar": "pubmed_pubmed",
     "cited_by": "pubmed_pubmed_citedin",
     "references": "pubmed_pubmed_refs",
@@ -76,7 +75,7 @@ async def _elink(ctx: ToolContext, pmid: str, linkname: str) -> tuple[Links, str
             raise
         links, problem = [], err.message  # NCBI says the PMID is invalid: it knows no links for it
     if problem and not _NOT_FOUND.search(problem):
-        raise upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI ELink reported: {problem[:300]}")
+        raise errors.upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI ELink reported: {problem[:300]}")
     if problem:
         detail += f": NCBI reported {problem[:120]}"
     if len(cache) >= _CACHE_MAX:

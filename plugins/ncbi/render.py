@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from medlit.core.plugin.kit import as_json, cap_text, fence
+from medlit.core.plugin import rendering
 
 from .inputs import PAGING_CEILING, PAGING_CEILING_DBS, HistoryHandle
 
@@ -59,14 +59,14 @@ FETCH_HINT = (
 
 def render_records(out: Any, args: Any, head: str, source: str) -> str:
     if args.response_format == "json":
-        return cap_text(as_json(out, source), FETCH_HINT)
+        return rendering.cap_text(rendering.as_json(out, source), FETCH_HINT)
     parts = [head]
     if out.notice:
         parts.append(out.notice)
-    parts.append(fence(out.text, source) if out.text else "(no record text)")
+    parts.append(rendering.fence(out.text, source) if out.text else "(no record text)")
     if out.has_more and out.next_offset is not None:
         parts.append(f"Next page: retstart={out.next_offset} with the same history handle.")
-    return cap_text("\n\n".join(parts), FETCH_HINT)
+    return rendering.cap_text("\n\n".join(parts), FETCH_HINT)
 
 
 def pubmed_url(pmid: str) -> str:

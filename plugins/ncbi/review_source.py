@@ -23,16 +23,7 @@ import time
 from datetime import date, timedelta
 from typing import Any
 
-from medlit.core.plugin import (
-    MedlitError,
-    SourcePage,
-    SourceQuery,
-    SourceRecord,
-    ToolContext,
-    errors,
-    invalid_argument,
-    upstream_error,
-)
+from medlit.core.plugin import MedlitError, SourcePage, SourceQuery, SourceRecord, ToolContext, errors
 
 from .client import run_esearch
 from .parse.pubmed import parse_pubmed_xml
@@ -61,7 +52,7 @@ async def _history(ctx: ToolContext, term: str, fresh: bool = False) -> tuple[st
     if not (result.web_env and result.query_key):
         if result.count == 0:
             return "", "", 0
-        raise upstream_error(
+        raise errors.upstream_error(
             "ncbi",
             errors.INVALID_RESPONSE,
             "NCBI ESearch stored no History handle for the query",
@@ -168,7 +159,7 @@ async def run_pubmed(q: SourceQuery, ctx: ToolContext) -> SourcePage:
         notice = ""
         if total > WINDOW:
             if not q.split_by_date:
-                raise invalid_argument(
+                raise errors.invalid_argument(
                     f"The PubMed query finds {total:,} records; PubMed serves only the first {WINDOW:,} of a query.",
                     "Call again with splitByDate=true (the query is fetched in publication-date slices), or narrow it.",
                     kind="pubmed_window_exceeded",
@@ -185,7 +176,7 @@ async def run_pubmed(q: SourceQuery, ctx: ToolContext) -> SourcePage:
             state = json.loads(q.cursor)
             total, slices = int(state["total"]), state["slices"]
         except (ValueError, KeyError, TypeError):
-            raise invalid_argument(
+            raise errors.invalid_argument(
                 "The PubMed resume cursor is unreadable.", "Start the search again."
             ) from None
         notice = ""

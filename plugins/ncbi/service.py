@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-from medlit.core.plugin import MedlitError, Probe, Response, ServiceSpec, errors, upstream_error
-from medlit.core.plugin.kit import PluginConfig, XMLRefused
+from medlit.core.plugin import MedlitError, PluginConfig, Probe, Response, ServiceSpec, errors, markup
 
 from . import records
 
@@ -50,9 +49,9 @@ def classify_message(message: str) -> MedlitError:
     """Turn an NCBI error text (from ``<ERROR>`` or JSON ``error``) into our error model."""
     text = " ".join(message.split())[:300]
     if _RATE.search(text):
-        return upstream_error("ncbi", errors.RATE_LIMITED, f"NCBI: {text}")
+        return errors.upstream_error("ncbi", errors.RATE_LIMITED, f"NCBI: {text}")
     if _TRANSIENT.search(text):
-        return upstream_error(
+        return errors.upstream_error(
             "ncbi",
             errors.UNREACHABLE,
             f"NCBI reported a temporary failure: {text}",
@@ -64,13 +63,15 @@ def classify_message(message: str) -> MedlitError:
             else None,
         )
     if _NOT_FOUND.search(text):
-        return upstream_error("ncbi", errors.RESOURCE_NOT_FOUND, f"NCBI: {text}")
-    return upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI: {text}")
+        return errors.upstream_error("ncbi", errors.RESOURCE_NOT_FOUND, f"NCBI: {text}")
+    return errors.upstream_error("ncbi", errors.UPSTREAM_ERROR, f"NCBI: {text}")
 
 
 def _garbled(what: str) -> MedlitError:
     """A body no E-utility sends on purpose (cut short, an error page, empty): asked again."""
-    return upstream_error("ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent {what}", retryable=True)
+    return errors.upstream_error(
+        "ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent {what}", retryable=True
+    )
 
 
 # Endpoints whose answers may be plain text (efetch's text formats, ecitmatch's pipe lines);
@@ -115,15 +116,15 @@ def inspect_eutils(resp: Response) -> None:
         if text_endpoint:
             return
         raise _garbled("text where XML or JSON was expected")
-    from medlit.core.plugin.kit import XMLSyntaxError
+    pass
 
     try:
         root = resp.xml()  # parsed once: the request's parser reads the same tree
-    except XMLRefused as exc:
-        raise upstream_error(
+    except markup.XMLRefused as exc:
+        raise errors.upstream_error(
             "ncbi", errors.INVALID_RESPONSE, f"NCBI E-utilities sent XML that was refused ({exc})"
         ) from None
-    except XMLSyntaxError:
+    except markup.XMLSyntaxError:
         raise _garbled("malformed or truncated XML") from None
     if root.tag == "ERROR":
         raise classify_message(root.text or "unspecified error")

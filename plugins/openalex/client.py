@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.plugin import ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import batches
+from medlit.core.plugin import ToolContext, errors, identifiers
 
 from .parse import Work, WorkList, parse_list, parse_work
 
@@ -89,7 +88,7 @@ async def works_by_ids(ctx: ToolContext, ids: Sequence[str]) -> dict[str, Work]:
     """Works by OpenAlex id, ``OR_LIMIT`` ids per request; ids OpenAlex does not return are absent."""
     wanted = list(dict.fromkeys(ids))
     found: dict[str, Work] = {}
-    for chunk in batches(wanted, OR_LIMIT):
+    for chunk in identifiers.batches(wanted, OR_LIMIT):
         page = await _list(ctx, {"filter": "openalex:" + "|".join(chunk), "per_page": str(len(chunk))})
         for work in page.works:
             if work.id:
@@ -150,7 +149,7 @@ async def _cursor_window(ctx: ToolContext, filter_: str, offset: int, limit: int
             position, cursor = pos, value
     steps = (offset + limit - 1 - position) // PER_PAGE_MAX + 1
     if steps > CURSOR_STEPS:
-        raise upstream_error(
+        raise errors.upstream_error(
             SERVICE,
             errors.BAD_REQUEST,
             f"OpenAlex serves rows past {PAGING_LIMIT:,} only by cursor, page after page: reaching offset "

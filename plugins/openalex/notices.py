@@ -11,8 +11,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.plugin import RecordNotice, ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import IdKind, batches
+from medlit.core.plugin import IdKind, RecordNotice, ToolContext, errors, identifiers
 
 from .client import OR_LIMIT, SERVICE
 from .parse import doi_of
@@ -21,7 +20,7 @@ from .parse import doi_of
 def parse_retracted(data: Any) -> dict[str, bool]:
     """``{doi: is_retracted}`` from a list answer; rows without a DOI are skipped."""
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise upstream_error(
+        raise errors.upstream_error(
             SERVICE, errors.INVALID_RESPONSE, "OpenAlex: the list answer has no 'results' array"
         )
     out: dict[str, bool] = {}
@@ -45,7 +44,7 @@ async def notices(kind: IdKind, ids: Sequence[str], ctx: ToolContext) -> Mapping
         )
         found.update(parse_retracted(resp.json()))
 
-    await asyncio.gather(*(run(c) for c in batches(wanted, OR_LIMIT)))
+    await asyncio.gather(*(run(c) for c in identifiers.batches(wanted, OR_LIMIT)))
     return {
         d: [RecordNotice(type="retraction", label="is_retracted")] if retracted else []
         for d, retracted in found.items()

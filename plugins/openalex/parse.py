@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.plugin import errors, upstream_error
-from medlit.core.plugin.kit import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
+from medlit.core.plugin import errors, identifiers
 
 _WORK_ID = re.compile(r"(?i)^(?:https?://(?:www\.)?openalex\.org/)?(?:works/)?(W\d{1,15})$")
 
@@ -46,7 +45,7 @@ class WorkList:
 
 
 def _fail(message: str) -> Exception:
-    return upstream_error("openalex", errors.INVALID_RESPONSE, f"OpenAlex: {message}")
+    return errors.upstream_error("openalex", errors.INVALID_RESPONSE, f"OpenAlex: {message}")
 
 
 def work_id(value: Any) -> str | None:
@@ -66,23 +65,23 @@ def _canonical(normalize: Callable[[str], str], value: Any) -> str | None:
         return None
     try:
         return normalize(value)
-    except IdentifierError:
+    except identifiers.IdentifierError:
         return None
 
 
 def pmid_of(value: Any) -> str | None:
     """PMID digits (no zero padding) from OpenAlex's PubMed URL or a bare PMID."""
-    return _canonical(normalize_pmid, value)
+    return _canonical(identifiers.normalize_pmid, value)
 
 
 def pmcid_of(value: Any) -> str | None:
     """``PMC…`` from OpenAlex's PMC article URL, a PMCID or its bare digits."""
-    return _canonical(normalize_pmcid, value)
+    return _canonical(identifiers.normalize_pmcid, value)
 
 
 def doi_of(value: Any) -> str | None:
     """A lower-case DOI from OpenAlex's ``https://doi.org/…`` form or a bare DOI."""
-    return _canonical(normalize_doi, value)
+    return _canonical(identifiers.normalize_doi, value)
 
 
 def _int(value: Any) -> int | None:
@@ -131,7 +130,7 @@ def parse_list(data: Any) -> WorkList:
     if not isinstance(data, dict):
         raise _fail("the list answer is not a JSON object")
     if isinstance(data.get("error"), str):
-        raise upstream_error(
+        raise errors.upstream_error(
             "openalex",
             errors.UPSTREAM_ERROR,
             f"OpenAlex: {data['error']} {str(data.get('message', ''))[:200]}",

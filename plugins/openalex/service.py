@@ -8,8 +8,7 @@ that saves a list request, and batches ids into OR filters otherwise.
 
 from __future__ import annotations
 
-from medlit.core.plugin import CacheRule, Probe, ServiceSpec
-from medlit.core.plugin.kit import DAY, HOUR, PluginConfig
+from medlit.core.plugin import CacheRule, PluginConfig, Probe, ServiceSpec, wire
 
 BASE_URL = "https://api.openalex.org"
 RATE = 10.0  # OpenAlex allows 100 requests/s; a tenth of it is plenty and polite
@@ -34,6 +33,6 @@ SERVICE = ServiceSpec(
     identify=identify,
     probe=Probe("works/W2741809807", {"select": "id"}, "json"),
     concurrency=4,
-    cache=(CacheRule("works/*", DAY), CacheRule("works", HOUR)),  # a work; a filtered list of works
+    cache=(CacheRule("works/*", wire.DAY), CacheRule("works", wire.HOUR)),  # a work; a filtered list of works
     description="OpenAlex works: identifiers, citations, references and related works",
 )

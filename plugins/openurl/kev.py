@@ -17,8 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from medlit.core.plugin import RecordMetadata
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import RecordMetadata, rendering
 
 URL_VER = "Z39.88-2004"
 URL_CTX_FMT = "info:ofi/fmt:kev:mtx:ctx"
@@ -54,7 +53,7 @@ _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")  # what the standard's 
 
 def clean(value: object) -> str:
     """One line of NFC text without control or invisible characters, at most ``MAX_VALUE`` long."""
-    text = strip_invisible(unicodedata.normalize("NFC", str(value)))
+    text = rendering.strip_invisible(unicodedata.normalize("NFC", str(value)))
     text = _SPACE.sub(" ", _CONTROL.sub(" ", text)).strip()
     if len(text) > MAX_VALUE:
         text = text[:MAX_VALUE].rsplit(" ", 1)[0]

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from medlit.core.plugin import MedlitError, RecordMetadata, ToolContext
-from medlit.core.plugin.kit import IdKind
+from medlit.core.plugin import IdKind, MedlitError, RecordMetadata, ToolContext
 
 Status = Literal["found", "unknown", "no-provider", "failed"]
 

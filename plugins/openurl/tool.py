@@ -22,16 +22,9 @@ from medlit.core.plugin import (
     ToolInput,
     ToolOutput,
     errors,
-)
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    ResponseFormat,
-    as_json,
-    fence,
-    normalize_doi,
-    normalize_pmid,
-    parse_list,
+    identifiers,
+    outputs,
+    rendering,
 )
 
 from . import kev, presets
@@ -79,12 +72,12 @@ class CitationInput(ToolInput):
     @field_validator("pmid")
     @classmethod
     def _pmid(cls, v: str) -> str:
-        return _normalised(normalize_pmid, v)
+        return _normalised(identifiers.normalize_pmid, v)
 
     @field_validator("doi")
     @classmethod
     def _doi(cls, v: str) -> str:
-        return _normalised(normalize_doi, v)
+        return _normalised(identifiers.normalize_doi, v)
 
     @model_validator(mode="after")
     def _enough(self) -> CitationInput:
@@ -101,7 +94,7 @@ def _normalised(fn: Any, v: str) -> str:
         return v
     try:
         return fn(v)
-    except IdentifierError as exc:
+    except identifiers.IdentifierError as exc:
         raise ArgumentError(str(exc), "Fix or drop the identifier.", reason="malformed_id") from None
 
 
@@ -109,8 +102,8 @@ def _ids(kind: Literal["pmid", "doi"], v: Any) -> list[str]:
     if v is None:
         return []
     try:
-        return list(dict.fromkeys(i.value for i in parse_list(kind, v)))
-    except IdentifierError as exc:
+        return list(dict.fromkeys(i.value for i in identifiers.parse_list(kind, v)))
+    except identifiers.IdentifierError as exc:
         raise ArgumentError(
             str(exc),
             "PMIDs are digits ('33533846'); DOIs start with 10. ('10.1038/s41591-020-0820-9').",
@@ -131,7 +124,7 @@ class InstitutionalLinkInput(ToolInput):
         description="Metadata given directly, nothing looked up (pmid, doi carried as is). Example: "
         "[{'title': 'Remdesivir for Covid-19', 'journal': 'N Engl J Med', 'date': '2020'}].",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod
@@ -325,7 +318,7 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
 
 def render(out: InstitutionalLinkOutput, args: InstitutionalLinkInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "openurl")
+        return rendering.as_json(out, "openurl")
     lines = [
         f"**{out.totalLinks} link(s) to {out.resolver}.** Open one in a browser on the library's network or "
         "signed in to it; the resolver offers the full text the library licenses, or interlibrary loan."
@@ -340,5 +333,5 @@ def render(out: InstitutionalLinkOutput, args: InstitutionalLinkInput) -> str:
     for u in out.unavailable or []:
         body.append(f"- PMID {u.id}: no link ({u.message})")
     if body:
-        lines.append(fence("\n".join(body), "openurl"))
+        lines.append(rendering.fence("\n".join(body), "openurl"))
     return "\n".join(lines)

@@ -6,7 +6,7 @@ tool's first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import ErrorKind, PluginInfo, SearchSource, SettingSpec, ToolSpec, hookimpl, lazy
+from medlit.core.plugin import PluginInfo, SearchSource, SettingSpec, ToolSpec, errors, hookimpl, lazy
 
 from . import service
 
@@ -105,11 +105,13 @@ def medlit_plugin_info() -> PluginInfo:
             ),
         ),
         error_kinds=(
-            ErrorKind(
+            errors.ErrorKind(
                 "unknown_entity_id", "Find the entity's id with pubtator_find_entity, e.g. '@GENE_BRAF'."
             ),
-            ErrorKind("malformed_relation_query", "Write a relation as relations:TYPE|@ENTITY_A|@ENTITY_B."),
-            ErrorKind("empty_query", "Give a name or a query of at least one character."),
+            errors.ErrorKind(
+                "malformed_relation_query", "Write a relation as relations:TYPE|@ENTITY_A|@ENTITY_B."
+            ),
+            errors.ErrorKind("empty_query", "Give a name or a query of at least one character."),
         ),
     )
 

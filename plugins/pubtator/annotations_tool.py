@@ -13,8 +13,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.plugin import MedlitError, ToolContext
-from medlit.core.plugin.kit import apply_budget, as_json, batches, cap_text, fence, json_size, md_table
+from medlit.core.plugin import MedlitError, ToolContext, identifiers, outputs, rendering
 
 from .bioc import document_ids, read_document
 from .client import export_split
@@ -33,7 +32,9 @@ def _named(ids: list[str]) -> str:
 async def fetch_annotations(args: AnnotationsInput, ctx: ToolContext) -> AnnotationsOutput:
     kind, asked = args.kind, args.ids
     size = PMID_BATCH if kind == "pmid" else PMCID_BATCH
-    answers = await asyncio.gather(*(export_split(ctx, kind, batch) for batch in batches(asked, size)))
+    answers = await asyncio.gather(
+        *(export_split(ctx, kind, batch) for batch in identifiers.batches(asked, size))
+    )
     docs: dict[str, Mapping[str, Any]] = {}
     failures: list[tuple[list[str], MedlitError]] = []
     wanted, strays = set(asked), 0
@@ -51,7 +52,9 @@ async def fetch_annotations(args: AnnotationsInput, ctx: ToolContext) -> Annotat
     failed_ids = {i for ids, _ in failures for i in ids}
     records = [read_document(docs[i], args.mentionsPerEntity) for i in asked if i in docs]
     not_found = [i for i in asked if i not in docs and i not in failed_ids]
-    split = apply_budget(records, args.maxResponseCharacters, lambda d: _key(d, kind), json_size)
+    split = outputs.apply_budget(
+        records, args.maxResponseCharacters, lambda d: _key(d, kind), outputs.json_size
+    )
     deferred = AnnotationsDeferred.from_split(split, args.maxResponseCharacters)
     unavailable = [
         Unavailable(ids=ids, reason=err.reason, message=err.message, retryable=err.retryable)
@@ -113,7 +116,7 @@ def _entity_cell(doc: AnnotatedDocument) -> list[list[Any]]:
 
 def render_annotations(out: AnnotationsOutput, args: AnnotationsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubtator")
+        return rendering.as_json(out, "pubtator")
     lines = [f"**{out.totalReturned} annotated document(s)** for {len(args.ids)} {args.kind}(s)."]
     if out.notice:
         lines.append(f"Notice: {out.notice}")
@@ -130,7 +133,9 @@ def render_annotations(out: AnnotationsOutput, args: AnnotationsInput) -> str:
         if doc.entities:
             body += [
                 "",
-                md_table(["Type", "Entity id", "Name", "Normalised id", "Mentions"], _entity_cell(doc)),
+                rendering.md_table(
+                    ["Type", "Entity id", "Name", "Normalised id", "Mentions"], _entity_cell(doc)
+                ),
             ]
             if doc.entityCount > ENTITIES_SHOWN:
                 body.append(f"(+{doc.entityCount - ENTITIES_SHOWN} more entities in the JSON)")
@@ -140,5 +145,7 @@ def render_annotations(out: AnnotationsOutput, args: AnnotationsInput) -> str:
                 for r in doc.relations[:10]
             ]
             body += ["", "Relations: " + "; ".join(rels) + (" ..." if doc.relationCount > 10 else "")]
-        lines += ["", f"### {ids}", fence("\n".join(body), "pubtator")]
-    return cap_text("\n".join(lines), "Set maxResponseCharacters, mentionsPerEntity=0, or ask for fewer ids.")
+        lines += ["", f"### {ids}", rendering.fence("\n".join(body), "pubtator")]
+    return rendering.cap_text(
+        "\n".join(lines), "Set maxResponseCharacters, mentionsPerEntity=0, or ask for fewer ids."
+    )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import rendering
 
 from .entities import BIOC_RELATIONS, TYPE_ORDER
 from .models import AnnotatedDocument, Entity, Mention, Relation, RelationEnd
@@ -90,7 +90,7 @@ def document_ids(doc: Mapping[str, Any]) -> tuple[str | None, str | None]:
 def _text(value: Any, limit: int) -> str | None:
     if not isinstance(value, str):
         return None
-    text = _SPACE.sub(" ", strip_invisible(value)).strip()
+    text = _SPACE.sub(" ", rendering.strip_invisible(value)).strip()
     return text[:limit] or None
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from medlit.core.plugin import MedlitError, Response, ToolContext, errors
-from medlit.core.plugin.kit import IdKind
+from medlit.core.plugin import IdKind, MedlitError, Response, ToolContext, errors
 
 from .bioc import documents
 from .parse import (

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-from medlit.core.plugin import ArgumentError
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import ArgumentError, rendering
 
 # Concept types as PubTator3 spells them in ids and parameters, and as BioC annotations name them.
 CONCEPTS: dict[str, str] = {
@@ -77,7 +76,7 @@ def display_name(entity_id: str) -> str:
 def check_entity_id(value: str, field: str = "entity") -> str:
     """The id with its type prefix upper-cased and its ``@`` restored; ``ArgumentError`` (reason
     ``unknown_entity_id``) for a name, an unknown type or a malformed id."""
-    text = strip_invisible(value).strip()
+    text = rendering.strip_invisible(value).strip()
     if not text:
         raise ArgumentError(f"{field} is empty", ENTITY_HINT, reason="unknown_entity_id")
     short = text if len(text) <= 80 else text[:77] + "..."
@@ -153,7 +152,7 @@ def check_query(query: str) -> str:
     """A search text with its entity ids and relation clauses checked and normalised. Free words
     pass as they are; an ``@`` token that is no entity id, or a relation clause that does not
     parse, is an :class:`ArgumentError`."""
-    text = " ".join(strip_invisible(query).split())
+    text = " ".join(rendering.strip_invisible(query).split())
     if not re.sub(r"[\s()\"'*]", "", text) or text.upper() in ("AND", "OR", "NOT"):
         raise ArgumentError(
             "query holds no search term",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.core.plugin import ToolContext
-from medlit.core.plugin.kit import as_json, cap_text, fence, md_table
+from medlit.core.plugin import ToolContext, rendering
 
 from .client import autocomplete
 from .inputs import FindEntityInput
@@ -32,7 +31,7 @@ async def find_entity(args: FindEntityInput, ctx: ToolContext) -> FindEntityOutp
 
 def render_find_entity(out: FindEntityOutput, args: FindEntityInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubtator")
+        return rendering.as_json(out, "pubtator")
     where = f" ({out.concept})" if out.concept else ""
     lines = [
         f"**{len(out.matches)} PubTator entit{'y' if len(out.matches) == 1 else 'ies'}** for {out.query!r}{where}."
@@ -50,6 +49,11 @@ def render_find_entity(out: FindEntityOutput, args: FindEntityInput) -> str:
             ]
             for m in out.matches
         ]
-        lines += ["", fence(md_table(["Entity id", "Type", "Name", "Database id", "Note"], rows), "pubtator")]
+        lines += [
+            "",
+            rendering.fence(
+                rendering.md_table(["Entity id", "Type", "Name", "Database id", "Note"], rows), "pubtator"
+            ),
+        ]
         lines.append("Use the entity ids in pubtator_search ('@GENE_x AND @DISEASE_y') and pubtator_related.")
-    return cap_text("\n".join(lines), "Ask for fewer suggestions (limit).")
+    return rendering.cap_text("\n".join(lines), "Ask for fewer suggestions (limit).")

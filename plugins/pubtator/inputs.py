@@ -7,15 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, ToolInput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    IdKind,
-    ResponseFormat,
-    parse_list,
-    strip_invisible,
-)
+from medlit.core.plugin import ArgumentError, IdKind, ToolInput, identifiers, outputs, rendering
 
 from .entities import Concept, RelationType, check_entity_id, check_query
 
@@ -35,7 +27,7 @@ class FindEntityInput(ToolInput):
     )
     concept: Concept | None = Field(None, description="Only this entity type. Example: 'GENE'.")
     limit: int = Field(10, ge=1, le=50, description="Suggestions to return. Example: 5.")
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("concept", mode="before")
     @classmethod
@@ -45,7 +37,7 @@ class FindEntityInput(ToolInput):
     @field_validator("query")
     @classmethod
     def _query(cls, v: str) -> str:
-        text = " ".join(strip_invisible(v).split())
+        text = " ".join(rendering.strip_invisible(v).split())
         if len(text.strip("@*\"'")) < 2:
             raise ArgumentError(
                 "query is empty or shorter than 2 characters" if text else "query is empty",
@@ -62,7 +54,7 @@ class SearchInput(ToolInput):
         "@DISEASE_Melanoma', 'relations:treat|@CHEMICAL_Dabrafenib|@DISEASE_Melanoma'.",
     )
     page: int = Field(1, ge=1, le=1000, description="Page of 10 hits, from 1. Example: 2.")
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("query")
     @classmethod
@@ -89,8 +81,8 @@ def check_ids(kind: IdKind, value: Any) -> list[str]:
             reason="malformed_id",
         )
     try:
-        ids = parse_list(kind, items)
-    except IdentifierError as exc:
+        ids = identifiers.parse_list(kind, items)
+    except identifiers.IdentifierError as exc:
         message = _LONG.sub(r"\1...", _OTHER_FIELD.sub("", str(exc)))[:500]  # never a value echoed at length
         raise ArgumentError(message, IDS_RECOVERY, reason="malformed_id") from None
     out = list(dict.fromkeys(i.value for i in ids))
@@ -128,7 +120,7 @@ class AnnotationsInput(ToolInput):
         le=10_000_000,
         description="Ceiling on the documents' JSON size; later documents are deferred whole. Example: 40000.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod
@@ -171,7 +163,7 @@ class RelatedInput(ToolInput):
     pmidsFor: int = Field(
         3, ge=0, le=10, description="Fetch PMIDs (one search each) for the top this many. Example: 0."
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("relation", mode="before")
     @classmethod

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from medlit.core.plugin import ToolOutput
-from medlit.core.plugin.kit import DeferredIds
+from medlit.core.plugin import ToolOutput, outputs
 
 # ----------------------------------------------------------------------------- pubtator_find_entity
 
@@ -128,7 +127,7 @@ class AnnotatedDocument(ToolOutput):
     relationsOmitted: int | None = Field(None, description="Relations past the per-document cap")
 
 
-class AnnotationsDeferred(DeferredIds):
+class AnnotationsDeferred(outputs.DeferredIds):
     """Documents `maxResponseCharacters` withheld (fetched, but not returned)."""
 
     ids: list[str] = Field(description="Ids withheld, in request order: call again with these (same field)")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import rendering
 
 from .bioc import _id_text, _int, _pmcid, _pmid, _text
 from .entities import CONCEPTS, concept_of, display_name
@@ -93,7 +93,7 @@ def passage(text_hl: Any) -> tuple[str | None, list[str]]:
         ids.extend(t for t in m.group(1).split() if concept_of(t))
         return m.group(2)
 
-    text = _SPAN.sub(span, strip_invisible(text_hl))
+    text = _SPAN.sub(span, rendering.strip_invisible(text_hl))
     text = text.replace("<m>", "**").replace("</m>", "**")
     text = html.unescape(_TAG.sub("", text))
     return _text(text, 1500), list(dict.fromkeys(ids))

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from medlit.core.plugin import MedlitError, ToolContext
-from medlit.core.plugin.kit import as_json, cap_text, fence, md_table
+from medlit.core.plugin import MedlitError, ToolContext, rendering
 
 from .client import relations, search
 from .entities import CONCEPTS, concept_of, display_name
@@ -110,7 +109,7 @@ async def related(args: RelatedInput, ctx: ToolContext) -> RelatedOutput:
 
 def render_related(out: RelatedOutput, args: RelatedInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubtator")
+        return rendering.as_json(out, "pubtator")
     what = f"{out.relation or 'any relation'}, {(out.type or 'any type').lower()}"
     lines = [f"**{out.total} related** ({what}) for `{out.entity}`; showing {len(out.related)}."]
     if out.notice:
@@ -123,6 +122,8 @@ def render_related(out: RelatedOutput, args: RelatedInput) -> str:
         ]  # fmt: skip
         lines += [
             "",
-            fence(md_table(["Entity id", "Type", "Relation", "Articles", "PMIDs"], rows), "pubtator"),
+            rendering.fence(
+                rendering.md_table(["Entity id", "Type", "Relation", "Articles", "PMIDs"], rows), "pubtator"
+            ),
         ]
-    return cap_text("\n".join(lines), "Lower limit, or use responseFormat 'json'.")
+    return rendering.cap_text("\n".join(lines), "Lower limit, or use responseFormat 'json'.")

@@ -12,14 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medlit.core.plugin import (
-    ArgumentError,
-    SourcePage,
-    SourceQuery,
-    SourceRecord,
-    ToolContext,
-    invalid_argument,
-)
+from medlit.core.plugin import ArgumentError, SourcePage, SourceQuery, SourceRecord, ToolContext, errors
 
 from .client import search_with_rows
 from .entities import check_query
@@ -61,13 +54,15 @@ async def run_pubtator(q: SourceQuery, ctx: ToolContext) -> SourcePage:
     try:
         page_no = int(q.cursor) if q.cursor else 1
     except ValueError:
-        raise invalid_argument(
+        raise errors.invalid_argument(
             "The PubTator3 resume cursor is unreadable.", "Start the search again."
         ) from None
     try:  # a malformed entity or relation query is refused before any request
         text = check_query(q.query)
     except ArgumentError as exc:
-        raise invalid_argument(f"PubTator3 query refused: {exc}", exc.recovery, kind=exc.reason) from None
+        raise errors.invalid_argument(
+            f"PubTator3 query refused: {exc}", exc.recovery, kind=exc.reason
+        ) from None
     page, rows = await search_with_rows(ctx, text, page_no)
     records = []
     for row in rows:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.core.plugin import ToolContext
-from medlit.core.plugin.kit import as_json, cap_text, fence
+from medlit.core.plugin import ToolContext, rendering
 
 from .client import search
 from .inputs import SearchInput
@@ -43,7 +42,7 @@ async def search_pubtator(args: SearchInput, ctx: ToolContext) -> SearchOutput:
 
 def render_search(out: SearchOutput, args: SearchInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubtator")
+        return rendering.as_json(out, "pubtator")
     lines = [
         f"**{out.total:,} article(s)** match `{out.query}` in PubTator3; page {out.page}"
         + (f" of {out.totalPages:,}" if out.totalPages else "")
@@ -61,11 +60,11 @@ def render_search(out: SearchOutput, args: SearchInput) -> str:
         if h.passageEntities:
             body.append(f"   entities: {', '.join(h.passageEntities)}")
     if body:
-        lines += ["", fence("\n".join(body), "pubtator")]
+        lines += ["", rendering.fence("\n".join(body), "pubtator")]
     for name, values in out.facets.items():
         lines.append(f"{name}: " + ", ".join(f"{v.value} ({v.count:,})" for v in values[:8]))
     if out.hits:
         lines.append(
             "Annotations (genes, diseases, chemicals, variants) of these PMIDs: pubtator_annotations."
         )
-    return cap_text("\n".join(lines), "Use responseFormat 'json' or read the next page.")
+    return rendering.cap_text("\n".join(lines), "Use responseFormat 'json' or read the next page.")

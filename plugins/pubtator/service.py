@@ -29,8 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from medlit.core.plugin import CacheRule, Probe, RecordRule, Response, ServiceSpec, errors, upstream_error
-from medlit.core.plugin.kit import DAY
+from medlit.core.plugin import CacheRule, Probe, RecordRule, Response, ServiceSpec, errors, wire
 
 NAME = "pubtator"
 TITLE = "NCBI PubTator3"
@@ -69,8 +68,10 @@ def inspect(resp: Response) -> None:
         found = "; ".join(str(e.get("msg") or e) if isinstance(e, dict) else str(e) for e in found)
     text = " ".join(str(found).split())[:300]
     if _TRANSIENT.search(text):
-        raise upstream_error(NAME, errors.UNREACHABLE, f"PubTator3 reported a temporary failure: {text}")
-    raise upstream_error(
+        raise errors.upstream_error(
+            NAME, errors.UNREACHABLE, f"PubTator3 reported a temporary failure: {text}"
+        )
+    raise errors.upstream_error(
         NAME,
         errors.BAD_REQUEST,
         f"PubTator3 refused the request: {text}",
@@ -102,7 +103,7 @@ RECORDS = (
         "pmcids",
         split_documents,
         join_documents,
-        ttl=7 * DAY,
+        ttl=7 * wire.DAY,
         when={"pmids": ""},
         normalize=lambda i: i.strip().upper(),
         content_type="application/json",
@@ -114,7 +115,7 @@ RECORDS = (
         "pmids",
         split_documents,
         join_documents,
-        ttl=7 * DAY,
+        ttl=7 * wire.DAY,
         normalize=lambda i: i.strip().lstrip("0"),
         content_type="application/json",
         batch_size=PMID_BATCH,
@@ -135,9 +136,9 @@ SERVICE = ServiceSpec(
     get_only=True,  # PubTator3 documents GET only; 100 PMIDs make a ~900-character query string
     concurrency=2,
     cache=(
-        CacheRule(SEARCH, DAY),
-        CacheRule(AUTOCOMPLETE, DAY),
-        CacheRule(RELATIONS, DAY),
+        CacheRule(SEARCH, wire.DAY),
+        CacheRule(AUTOCOMPLETE, wire.DAY),
+        CacheRule(RELATIONS, wire.DAY),
     ),
     records=RECORDS,
     description="NCBI PubTator3: genes, variants, diseases, chemicals, species and cell lines annotated in "

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import rendering
 
 from .identity import dois_in
 
@@ -168,7 +168,7 @@ def to_markdown(html: str, url: str | None = None) -> tuple[str, str | None]:
         with_metadata=True,  # a front-matter block, read for the title and dropped
     )
     text, title = _front_matter(text or "")
-    return strip_invisible(text).strip(), title
+    return rendering.strip_invisible(text).strip(), title
 
 
 def _front_matter(text: str) -> tuple[str, str | None]:

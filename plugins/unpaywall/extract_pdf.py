@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.plugin.kit import strip_invisible
+from medlit.core.plugin import rendering
 
 from .identity import dois_in
 
@@ -164,7 +164,7 @@ def _join_accent(match: re.Match[str]) -> str:
 def clean_text(text: str) -> str:
     """Tidy one page of extracted text: ligatures and split accents joined, words hyphenated
     across a line break rejoined, control and invisible characters dropped, blank runs collapsed."""
-    text = _CONTROL.sub("", strip_invisible(text)).translate(_LIGATURES)
+    text = _CONTROL.sub("", rendering.strip_invisible(text)).translate(_LIGATURES)
     if any(a in text for a in _ACCENTS):
         text = _SPLIT_ACCENT.sub(_join_accent, text)
     text = re.sub(r"([a-z])-\n([a-z])", r"\1\2", text)

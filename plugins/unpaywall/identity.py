@@ -13,7 +13,7 @@ import unicodedata
 from difflib import SequenceMatcher
 from urllib.parse import unquote
 
-from medlit.core.plugin.kit import IdentifierError, normalize_doi
+from medlit.core.plugin import identifiers
 
 DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}(?:\.\d+)*/[^\s\"'<>]+")
 
@@ -24,8 +24,8 @@ def canonical_doi(value: str) -> str | None:
     if not match:
         return None
     try:
-        return normalize_doi(match.group(0).rstrip(".,;:)]}"))
-    except IdentifierError:
+        return identifiers.normalize_doi(match.group(0).rstrip(".,;:)]}"))
+    except identifiers.IdentifierError:
         return None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from medlit.core.plugin import ApiClient, Response, ToolContext
+from medlit.core.plugin import Response, ToolContext
 
 from .service import API
 
@@ -146,7 +146,7 @@ async def lookup(ctx: ToolContext, doi: str, deadline: float) -> OaRecord | NoRe
     hit = cache.get(doi)
     if hit is not None and now - hit[0] < CACHE_SECONDS:
         return hit[1]
-    client: ApiClient = ctx.client(API)
+    client = ctx.client(API)
     resp = await client.get(path_for(doi), expect="json", ok_statuses={404, 422}, deadline=deadline)
     if resp.status == 404:
         found: OaRecord | NoRecord = NoRecord("Unpaywall does not know this DOI (HTTP 404)" + _detail(resp))

@@ -8,8 +8,7 @@ still masked, like keys.
 
 from __future__ import annotations
 
-from medlit.core.plugin import CacheRule, OpenWebSpec, Probe, ServiceSpec, SettingSpec
-from medlit.core.plugin.kit import DAY, PluginConfig
+from medlit.core.plugin import CacheRule, OpenWebSpec, PluginConfig, Probe, ServiceSpec, SettingSpec, wire
 
 API_URL = "https://api.unpaywall.org"
 API = "unpaywall"
@@ -80,7 +79,7 @@ SERVICES = (
         probe=Probe("v2/10.1038/nature12373", {}, "json"),
         # A DOI's open-access status changes over weeks; unknown (404) and malformed (422) DOIs
         # are settled answers too.
-        cache=(CacheRule("*", DAY, negative=frozenset({404, 422}), negative_ttl=DAY),),
+        cache=(CacheRule("*", wire.DAY, negative=frozenset({404, 422}), negative_ttl=wire.DAY),),
         concurrency=4,
         description="Open-access locations of a DOI (v2 API)",
     ),

@@ -33,8 +33,9 @@ from medlit.core.plugin import (
     TierResult,
     ToolContext,
     WebResponse,
+    identifiers,
+    wire,
 )
-from medlit.core.plugin.kit import IdentifierError, call_deadline, normalize_doi
 
 from . import TIMEOUT, service
 from .extract_html import decode, looks_full_text, looks_html, read_meta, to_markdown
@@ -276,8 +277,8 @@ async def _article(
 
 def _doi(ref: ArticleRef) -> str | None:
     try:
-        return normalize_doi(ref.doi) if ref.doi else None
-    except IdentifierError:
+        return identifiers.normalize_doi(ref.doi) if ref.doi else None
+    except identifiers.IdentifierError:
         return None
 
 
@@ -285,7 +286,7 @@ async def resolve_unpaywall(
     refs: Sequence[ArticleRef], ctx: ToolContext, options: TierOptions
 ) -> dict[str, TierResult]:
     """One result per ref with a DOI (refs sharing a DOI share one lookup and one fetch)."""
-    deadline = call_deadline(TIMEOUT) - MARGIN
+    deadline = wire.call_deadline(TIMEOUT) - MARGIN
     by_doi: dict[str, list[ArticleRef]] = {}
     out: dict[str, TierResult] = {}
     for ref in refs:

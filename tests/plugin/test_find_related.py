@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import medlit.core.related as related_plugin
 import medlit.plugins.ncbi as ncbi_plugin
 import medlit.plugins.openalex as openalex_plugin
+import medlit.plugins.related as related_plugin
 from medlit.core.plugin import (
     MetadataProvider,
     PluginInfo,
@@ -28,7 +28,6 @@ from medlit.core.plugin import (
     RelatedResult,
     errors,
     hookimpl,
-    upstream_error,
 )
 from medlit.plugins.ncbi.parse.elink import parse_elink
 from medlit.plugins.ncbi.related import links_of
@@ -109,7 +108,7 @@ class FakeMeta:
     async def lookup(self, kind: str, ids: list[str], ctx: Any) -> dict[str, RecordMetadata]:
         self.batches.append(list(ids))
         if self.fail:
-            raise upstream_error("ncbi", errors.UNREACHABLE, "NCBI ESummary is down")
+            raise errors.upstream_error("ncbi", errors.UNREACHABLE, "NCBI ESummary is down")
         return {i: self.known[i] for i in ids if i in self.known}
 
 
@@ -270,7 +269,7 @@ async def test_europepmc_answers_when_elink_fails(fake):
 async def test_openalex_answers_when_ncbi_and_europepmc_fail(fake):
     fake.fault("500", "ncbi", "elink.fcgi", times=20)
     route_openalex(fake)
-    epmc = FakeEpmc(upstream_error("europepmc", errors.UNREACHABLE, "Europe PMC is down"))
+    epmc = FakeEpmc(errors.upstream_error("europepmc", errors.UNREACHABLE, "Europe PMC is down"))
     async with runtime(fake, epmc, FakeMeta(KNOWN)) as rt:
         out = await call(rt, relationship="cited_by")
     assert not out.is_error, out.text
@@ -315,7 +314,7 @@ async def test_openalex_similar_says_it_is_not_pubmeds_algorithm(fake):
 async def test_every_provider_failing_is_an_error_never_an_empty_success(fake):
     fake.fault("503", "ncbi", "elink.fcgi", times=50)
     fake.fault("503", "openalex", None, times=50)
-    epmc = FakeEpmc(upstream_error("europepmc", errors.UNREACHABLE, "Europe PMC is down"))
+    epmc = FakeEpmc(errors.upstream_error("europepmc", errors.UNREACHABLE, "Europe PMC is down"))
     async with runtime(fake, epmc, FakeMeta(KNOWN)) as rt:
         out = await call(rt, relationship="references")
     assert out.is_error and out.data is None
@@ -331,7 +330,7 @@ async def test_every_provider_failing_is_an_error_never_an_empty_success(fake):
 
 async def test_a_switched_off_provider_is_never_asked(fake):
     fake.fault("503", "ncbi", "elink.fcgi", times=50)
-    epmc = FakeEpmc(upstream_error("europepmc", errors.UNREACHABLE, "down"))
+    epmc = FakeEpmc(errors.upstream_error("europepmc", errors.UNREACHABLE, "down"))
     async with runtime(fake, epmc, FakeMeta(KNOWN), OPENALEX_ENABLED="false") as rt:
         out = await call(rt, relationship="cited_by")
     assert out.error.reason == "all_providers_failed"

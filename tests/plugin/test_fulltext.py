@@ -12,8 +12,6 @@ import re
 import pytest
 from aiohttp import web
 
-from medlit.core.fulltext.models import TableOut
-from medlit.core.fulltext.shape import table_cost
 from medlit.core.host import load_host
 from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import (
@@ -29,6 +27,8 @@ from medlit.core.render import NONCE
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings
+from medlit.plugins.fulltext.models import TableOut
+from medlit.plugins.fulltext.shape import table_cost
 from medlit.testing import check_structured
 
 from conftest import fake_env
@@ -45,7 +45,7 @@ RESTRICTED = "PMC9999001"
 
 # The NCBI plugin alone (and core's own): what other installed tier plugins would add is theirs
 # to test; here the chain is PMC's, plus the inline plugins a test brings.
-ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi"}
+ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi,fulltext"}
 
 
 def env(fake, **extra):
@@ -708,10 +708,10 @@ async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
 
 
 async def test_no_tier_declared_at_all_is_a_clear_error(fake):
-    settings = env(fake, MEDLIT_LOAD_PLUGINS="")
+    settings = env(fake, MEDLIT_LOAD_PLUGINS="fulltext")
     async with Runtime(load_host(settings)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
-        assert TOOL in tools and rt.host.catalog.tiers == ()  # core's own plugins alone
+        assert TOOL in tools and rt.host.catalog.tiers == ()  # the full-text workflow alone
         assert "No full-text source is installed" in tools[TOOL].description
         assert "Full text" not in instructions(rt.host)
         out = await rt.call(TOOL, {"pmcids": [RESEARCH]})

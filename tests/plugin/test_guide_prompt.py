@@ -119,9 +119,9 @@ async def test_unknown_resource_is_an_error(server):
 
 
 def test_guide_and_plan_say_when_to_use_a_review_set_and_to_audit_references():
-    from medlit.core.guide.render import guide_text, render_research_plan
     from medlit.core.host import load_host
     from medlit.core.settings import load_settings
+    from medlit.plugins.guide.render import guide_text, render_research_plan
 
     args = {"title": "T", "goal": "G", "keywords": "k"}
     served = load_host(load_settings({})).catalog

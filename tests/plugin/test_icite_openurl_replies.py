@@ -7,7 +7,7 @@ import pytest
 
 import medlit.plugins.openurl as openurl
 from medlit.core.host import load_host
-from medlit.core.plugin import MetadataProvider, PluginInfo, RecordMetadata, hookimpl, upstream_error
+from medlit.core.plugin import MetadataProvider, PluginInfo, RecordMetadata, errors, hookimpl
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
@@ -61,7 +61,7 @@ class FailingMetadata:
     def medlit_metadata_providers(self):
         async def lookup(kind, ids, ctx):
             if kind == "doi":
-                raise upstream_error("fakemeta", "unreachable", "the fake metadata service is down")
+                raise errors.upstream_error("fakemeta", "unreachable", "the fake metadata service is down")
             return {i: RecordMetadata(pmid=i, title=f"Known {i}") for i in ids if i != "99999999"}
 
         return [

@@ -20,8 +20,8 @@ from medlit.core.plugin import (
     PluginInfo,
     RecordMetadata,
     TierResult,
+    errors,
     hookimpl,
-    upstream_error,
 )
 from medlit.core.runtime import Runtime
 from medlit.core.server import tool_definitions
@@ -75,7 +75,7 @@ class FakeMetadata:
         async def lookup(kind, ids, ctx):
             self.calls.append((kind, list(ids)))
             if self.fail:
-                raise upstream_error("fakemeta", "unreachable", "the fake metadata service is down")
+                raise errors.upstream_error("fakemeta", "unreachable", "the fake metadata service is down")
             return {i: RECORDS[i] for i in ids if i in RECORDS}
 
         return [MetadataProvider(name="fakemeta", order=10, accepts=self.accepts, lookup=lookup)]
@@ -387,7 +387,7 @@ class MissingTier:
 
 
 def fulltext_host(meta: FakeMetadata, **env: str):
-    import medlit.core.fulltext as fulltext
+    import medlit.plugins.fulltext as fulltext
 
     inline = [("fulltext", fulltext), ("nowhere", MissingTier()), ("openurl", openurl), ("fakemeta", meta)]
     return load_host(load_settings(env), discover=False, inline=inline)

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from review_stores import create_database, drop_database, sqlite_url, store_params
 
-from medlit.core.review import store as store_module
-from medlit.core.review.store import SCHEMA_VERSION, Decision, Retrieval, Store, StoreError, backend_for
 from medlit.core.types import SourceRecord
+from medlit.plugins.review import store as store_module
+from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store, StoreError, backend_for
 
 pytestmark = pytest.mark.anyio
 

@@ -281,11 +281,11 @@ def test_tests_cannot_reach_the_network():
 
 
 def test_batches_split_ids_per_request_in_order():
-    from medlit.core.plugin.kit import batches
+    from medlit.core.plugin import identifiers
 
-    assert batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
-    assert batches(("a", "b"), 200) == [["a", "b"]]
-    assert batches([], 3) == []
+    assert identifiers.batches(["1", "2", "3", "4", "5"], 2) == [["1", "2"], ["3", "4"], ["5"]]
+    assert identifiers.batches(("a", "b"), 200) == [["a", "b"]]
+    assert identifiers.batches([], 3) == []
 
 
 def test_every_error_kind_the_code_raises_is_registered():

@@ -6,7 +6,7 @@ typed payloads, the report and the description all work without any built-in pro
 import pytest
 from aiohttp import web
 
-from medlit.core import fulltext
+from medlit.plugins import fulltext
 from medlit.core.host import load_host
 from medlit.core.plugin import (
     ExtractedTextArticle,
@@ -18,8 +18,8 @@ from medlit.core.plugin import (
     StructuredArticle,
     TierResult,
     hookimpl,
+    markup,
 )
-from medlit.core.plugin.kit import read_jats
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings
@@ -83,7 +83,7 @@ class Library:
             resp = await ctx.client("library").get(
                 "jats", {"ids": ",".join(r.pmcid for r in refs)}, expect="xml"
             )
-            articles = {a.ids.pmcid: a for a in read_jats(resp.body)}
+            articles = {a.ids.pmcid: a for a in markup.read_jats(resp.body)}
             return {
                 r.key: TierResult("hit", "", StructuredArticle(articles[r.pmcid], {"libraryId": r.pmcid}))
                 if r.pmcid in articles

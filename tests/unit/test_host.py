@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from medlit.core.host import CORE_PLUGINS, DIST_NAME, HostError, load_host
+from medlit.core.host import DIST_NAME, HostError, load_host
 from medlit.core.plugin import (
     FulltextTier,
     IdResolver,
@@ -298,11 +298,11 @@ async def test_secrets_in_a_plugin_errors_details_and_hint_are_redacted():
 
 
 # -- plugin selection: MEDLIT_LOAD_PLUGINS ----------------------------------------------------
-def _core_plugins_installed() -> set[str]:
+def _builtins_installed() -> set[str]:
     return {
         ep.name
         for ep in entry_points(group="medlit.plugins")
-        if ep.dist is not None and ep.dist.name == DIST_NAME and ep.name in CORE_PLUGINS
+        if ep.dist is not None and ep.dist.name == DIST_NAME
     }
 
 
@@ -318,16 +318,49 @@ def test_load_plugins_is_an_allowlist_and_skips_the_import(installed_example):
     assert "eutils_einfo" not in only_example.tools and set(only_example.services) == {"example_works"}
 
 
-def test_empty_load_plugins_loads_none_but_core():
+def test_empty_load_plugins_loads_none_and_no_builtin_is_privileged():
+    """No name list privileges a plugin: the workflows (full text, review sets, the reference
+    audit...) are selected and switched off exactly like the providers."""
     host = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": ""}))
-    core = _core_plugins_installed()
-    for name, record in host.plugins.items():
-        assert record.active == (name in core), (name, record.status)
-    assert host.services == {} and all(t.plugin in core for t in host.tools.values())
-    off = load_host(
-        load_settings({"MEDLIT_LOAD_PLUGINS": "", **{f"{c.upper()}_ENABLED": "false" for c in core}})
+    assert {"review", "references", "fulltext"} <= _builtins_installed()
+    assert not any(p.active for p in host.plugins.values())
+    assert host.services == {} and host.tools == {}
+    only = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": "review,ncbi"}))
+    assert {n for n, p in only.plugins.items() if p.active} == {"review", "ncbi"}
+    assert all(t.plugin in ("review", "ncbi") for t in only.tools.values())
+
+
+BROKEN_AT_IMPORT = """
+import pathlib, os
+pathlib.Path(os.environ["MEDLIT_TEST_MARKER"]).write_text("imported")
+raise RuntimeError("this plugin fails at import")
+"""
+
+
+def test_a_switched_off_plugin_is_never_imported(tmp_path, monkeypatch):
+    """A plugin switched off by its variable is listed disabled, naming the variable, and its
+    module never runs (a plugin that raises or has side effects at import included)."""
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("MEDLIT_TEST_MARKER", str(marker))
+    site = fake_dist(
+        tmp_path / "site",
+        "medlit-broken",
+        "1.0",
+        {"broken": "medlit_broken"},
+        {"medlit_broken": BROKEN_AT_IMPORT},
     )
-    assert not any(p.active for p in off.plugins.values())  # core's own plugins switch off like any
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        off = load_host(load_settings({"BROKEN_ENABLED": "false"}))
+        rec = off.plugins["broken"]
+        assert rec.status == "disabled" and rec.waiting_on == "BROKEN_ENABLED"
+        assert "BROKEN_ENABLED=false" in rec.detail
+        assert not marker.exists() and "medlit_broken" not in sys.modules
+        on = load_host(load_settings({}))  # the same plugin switched on: it runs, fails, is listed
+        assert on.plugins["broken"].status == "error" and "fails at import" in on.plugins["broken"].detail
+        assert marker.exists()
+    finally:
+        sys.modules.pop("medlit_broken", None)
 
 
 def test_load_plugins_naming_nothing_installed_is_logged(caplog):
@@ -552,7 +585,7 @@ async def test_context_holds_only_the_plugins_own_settings_and_clients():
     ctx = seen["ctx"]
     assert dict(ctx.settings) == {"ACME_TOKEN": "t0k", "ACME_MODE": "fast"}
     assert ctx.setting("NCBI_API_KEY") is None and ctx.setting("ACME_MODE") == "fast"
-    assert set(ctx.clients) == {"acme"} and ctx.core is None  # core's access is for core plugins
+    assert set(ctx.clients) == {"acme"} and ctx.host is None  # the host's services are asked for (PluginInfo.host_services)
     assert "ACME_TOKEN" not in ncbi_ctx.settings and "acme" not in ncbi_ctx.clients
     assert ncbi_ctx.settings["NCBI_API_KEY"] == "ncbi-secret"
 

@@ -8,15 +8,7 @@ from importlib.metadata import EntryPoint, entry_points
 import pytest
 
 from medlit.core.host import GROUP, HostError, loads
-from medlit.core.plugin import (
-    IdResolver,
-    PluginInfo,
-    PromptSpec,
-    ResourceSpec,
-    ToolSpec,
-    hookimpl,
-    lazy,
-)
+from medlit.core.plugin import IdResolver, PluginInfo, PromptSpec, ResourceSpec, ToolSpec, hookimpl, lazy
 from medlit.testing import make_host
 
 
@@ -87,10 +79,12 @@ def test_lazy_references_learn_their_slot_and_owner():
     assert r.resolve.owner == "medlit_id_resolvers(): IdResolver 'a_ids' resolve"
 
 
-def test_load_plugins_lets_only_builtin_core_plugins_through_unlisted():
+def test_load_plugins_lets_no_plugin_through_unlisted():
+    """Built-in workflows are selected by name like any plugin: no list privileges one."""
     builtin = {ep.name: ep for ep in entry_points(group=GROUP)}
     allow = frozenset({"ncbi"})
-    assert loads(builtin["ncbi"], allow) and loads(builtin["fulltext"], allow)
-    assert not loads(builtin["europepmc"], allow)
+    assert loads(builtin["ncbi"], allow) and not loads(builtin["fulltext"], allow)
+    assert not loads(builtin["europepmc"], allow) and not loads(builtin["review"], allow)
+    assert loads(builtin["review"], frozenset({"review"})) and loads(builtin["review"], None)
     impostor = EntryPoint("fulltext", "someone_else:plugin", GROUP)  # a third party's, same name
     assert not loads(impostor, allow) and loads(impostor, None)

@@ -36,9 +36,14 @@ from lxml import etree
 from pydantic import BaseModel, ValidationError
 
 from medlit.core.errors import MedlitError
-from medlit.core.fulltext.shape import apply_budget_structured, cap_sections, filter_sections, to_structured
 from medlit.core.jats.models import FulltextArticle
 from medlit.core.jats.reader import read_jats
+from medlit.plugins.fulltext.shape import (
+    apply_budget_structured,
+    cap_sections,
+    filter_sections,
+    to_structured,
+)
 from medlit.plugins.ncbi.citation_styles import STYLES, cite_key, format_citation
 from medlit.plugins.ncbi.parse.citmatch import parse_ecitmatch
 from medlit.plugins.ncbi.parse.einfo import parse_einfo

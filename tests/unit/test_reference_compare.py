@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from medlit.core.references.compare import (
+from medlit.core.types import RecordMetadata, RecordNotice
+from medlit.plugins.crossref.parse import parse_items
+from medlit.plugins.references.compare import (
     Work,
     compare_author,
     compare_title,
@@ -15,10 +17,8 @@ from medlit.core.references.compare import (
     journal_matches,
     judge,
 )
-from medlit.core.references.parse import parse_reference
-from medlit.core.references.tool import decide, merge_notices, to_query
-from medlit.core.types import RecordMetadata, RecordNotice
-from medlit.plugins.crossref.parse import parse_items
+from medlit.plugins.references.parse import parse_reference
+from medlit.plugins.references.tool import decide, merge_notices, to_query
 
 from corpus import corpus_bytes
 

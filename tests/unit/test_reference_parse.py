@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.references.parse import count_entries, parse_authors, parse_reference, split_entries
+from medlit.plugins.references.parse import count_entries, parse_authors, parse_reference, split_entries
 
 # (reference, style, first author, title starts, journal, year, volume, issue, first page, doi, pmid)
 VANCOUVER = [

@@ -97,7 +97,7 @@ def context(*plugins, **env):
         return ToolContext(plugin=plugin, settings=host.plugin_settings(plugin), progress=progress)
 
     core = _t.SimpleNamespace(catalog=host.catalog, context=plugin_context, call_deadline=50.0)
-    return ToolContext(plugin="fulltext", progress=_noop, core=core)
+    return ToolContext(plugin="fulltext", progress=_noop, host=core)
 
 
 def ref(key, **ids):
@@ -353,8 +353,8 @@ async def test_a_tier_labels_its_articles_and_only_its_declared_record_ids_pass(
     )
     lib = FakeTierPlugin("pb", "lib", 10, {"pmid"}, {"1": TierResult("hit", "", art)})
     plugin_ctx = context(lib)
-    tier = replace(plugin_ctx.core.catalog.tiers[0].record, source="acme-library", record_ids=("libId",))
-    state = plugin_ctx.core.catalog.tiers[0].state
+    tier = replace(plugin_ctx.host.catalog.tiers[0].record, source="acme-library", record_ids=("libId",))
+    state = plugin_ctx.host.catalog.tiers[0].state
     (res,) = (
         await run_chain([ref("1", pmid="1")], plugin_ctx, tiers=[(tier, state)], resolvers=[])
     ).resolutions
@@ -368,8 +368,8 @@ async def test_a_tier_labels_its_articles_and_only_its_declared_record_ids_pass(
 def test_one_vocabulary():
     from typing import get_args
 
-    from medlit.core.fulltext.models import Unavailable
     from medlit.core.types import TierOutcomeKind
+    from medlit.plugins.fulltext.models import Unavailable
 
     assert set(SPECIFICITY) | {NO_SOURCE_ENABLED} == set(get_args(UnavailableReason))
     assert Unavailable.model_fields["reason"].annotation == UnavailableReason

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.core.review.dedup import Indexed, Matcher, as_data, fuzzy_key, merge, title_key
 from medlit.core.types import SourceRecord
+from medlit.plugins.review.dedup import Indexed, Matcher, as_data, fuzzy_key, merge, title_key
 
 
 def rec(**kw) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from review_readers import READERS
 
-from medlit.core.review import exports as X
+from medlit.plugins.review import exports as X
 
 RECORDS = [
     {

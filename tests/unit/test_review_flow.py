@@ -8,8 +8,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from medlit.core.review.screening import REASON_CATEGORIES, flow, reconcile
-from medlit.core.review.store import Decision, Retrieval
+from medlit.plugins.review.screening import REASON_CATEGORIES, flow, reconcile
+from medlit.plugins.review.store import Decision, Retrieval
 
 
 def d(key, decision, stage="title_abstract", reviewer="model", category=None, at="2026-01-01T00:00:00Z"):
@@ -91,7 +91,7 @@ def test_flow_counts_follow_the_decisions_and_add_up():
 
 
 def test_the_reason_categories_are_the_described_ones():
-    from medlit.core.review import REASON_CATEGORIES_LIST
+    from medlit.plugins.review import REASON_CATEGORIES_LIST
 
     assert tuple(REASON_CATEGORIES) == REASON_CATEGORIES_LIST
 
@@ -103,7 +103,7 @@ def test_loading_the_server_does_not_import_the_diagram():
         "from medlit.core.settings import load_settings\n"
         "from medlit.core.server import tool_definitions\n"
         "tool_definitions(load_host(load_settings({})))\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('matplotlib', 'PIL', 'medlit.core.review.'))))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('matplotlib', 'PIL', 'medlit.plugins.review.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "matplotlib" not in out and "PIL" not in out and "medlit.core.review.diagram" not in out, out
+    assert "matplotlib" not in out and "PIL" not in out and "medlit.plugins.review.diagram" not in out, out

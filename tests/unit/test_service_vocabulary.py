@@ -16,8 +16,7 @@ from medlit.core.host import load_host
 from medlit.core.net.http import ServiceConfig, UpstreamClient
 from medlit.core.net.session import is_paced_session, new_session
 from medlit.core.net.webfetch import WebClient
-from medlit.core.plugin import CacheRule, OpenWebSpec, PluginInfo, ServiceSpec, hookimpl
-from medlit.core.plugin.kit import DAY
+from medlit.core.plugin import CacheRule, OpenWebSpec, PluginInfo, ServiceSpec, hookimpl, wire
 from medlit.core.settings import load_settings
 from medlit.testing import InlinePlugin, make_host, make_runtime
 
@@ -79,7 +78,7 @@ async def _requests_for_two_calls(fake, tmp_path, params: dict[str, str], body: 
     cache = SqliteCache(cache_setting(settings))
     try:
         async with new_session() as session:
-            config = _config(fake, cache_rules=(CacheRule("*", DAY),), **options)
+            config = _config(fake, cache_rules=(CacheRule("*", wire.DAY),), **options)
             client = UpstreamClient(session, config, load_settings(fake_env(fake)), cache=cache)
             for _ in range(2):
                 await client.get("q", params)

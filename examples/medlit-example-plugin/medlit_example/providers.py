@@ -12,6 +12,7 @@ from medlit.core.plugin import (
     ArticleRef,
     ExtractedTextArticle,
     FulltextTier,
+    IdKind,
     MedlitError,
     MetadataProvider,
     RecordMetadata,
@@ -21,9 +22,8 @@ from medlit.core.plugin import (
     SourceRecord,
     TierResult,
     ToolContext,
-    invalid_argument,
+    errors,
 )
-from medlit.core.plugin.kit import IdKind
 
 from .registry import NAME, SEARCH_ROWS, Text, Work, fetch_text, fetch_works, search_works
 
@@ -135,7 +135,7 @@ async def search_all(query: SourceQuery, ctx: ToolContext) -> SourcePage:
     """One page of a title search; the cursor is the next offset (plain text: any process can
     resume from it)."""
     if query.cursor is not None and not query.cursor.isdigit():
-        raise invalid_argument("The resume cursor is not an offset.", "Start the search again.")
+        raise errors.invalid_argument("The resume cursor is not an offset.", "Start the search again.")
     offset = int(query.cursor or 0)
     total, works = await search_works(ctx, query.query, offset, query.limit)
     end = offset + len(works)

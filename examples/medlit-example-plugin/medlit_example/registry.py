@@ -21,8 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.plugin import Probe, Response, ServiceSpec, ToolContext, errors, upstream_error
-from medlit.core.plugin.kit import PluginConfig, Repeated
+from medlit.core.plugin import PluginConfig, Probe, Response, ServiceSpec, ToolContext, errors, wire
 
 NAME = "example_works"
 BATCH = 50  # DOIs per /works request: the registry's documented maximum
@@ -42,7 +41,7 @@ def inspect(resp: Response) -> None:
     if isinstance(data, dict) and data.get("status") == "error":
         message = str(data.get("message") or "unspecified error")[:200]
         kind = errors.UNREACHABLE if "busy" in message.lower() else errors.UPSTREAM_ERROR
-        raise upstream_error(NAME, kind, f"the Example Works registry: {message}")
+        raise errors.upstream_error(NAME, kind, f"the Example Works registry: {message}")
 
 
 SERVICE = ServiceSpec(
@@ -117,7 +116,7 @@ async def fetch_works(ctx: ToolContext, dois: Sequence[str]) -> dict[str, Work]:
     for start in range(0, len(dois), BATCH):
         chunk = list(dois[start : start + BATCH])
         # DOIs may hold commas, so each goes as its own parameter (doi=a&doi=b), never joined.
-        resp = await client.get("works", {"doi": Repeated(tuple(chunk))}, expect="json")
+        resp = await client.get("works", {"doi": wire.Repeated(tuple(chunk))}, expect="json")
         data = resp.json()
         items = data.get("works") if isinstance(data, dict) else None
         for item in items if isinstance(items, list) else []:
@@ -147,7 +146,9 @@ async def fetch_text(ctx: ToolContext, doi: str) -> Text | None:
         return None
     data = resp.json()
     if not isinstance(data, dict):
-        raise upstream_error(NAME, errors.INVALID_RESPONSE, "the Example Works registry sent no text record")
+        raise errors.upstream_error(
+            NAME, errors.INVALID_RESPONSE, "the Example Works registry sent no text record"
+        )
     return Text(
         doi=doi,
         markdown=_text(data.get("markdown")),
@@ -168,7 +169,7 @@ async def search_works(ctx: ToolContext, query: str, offset: int, rows: int) -> 
     )
     data = resp.json()
     if not isinstance(data, dict):
-        raise upstream_error(
+        raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, "the Example Works registry sent no search object"
         )
     items = data.get("works")

@@ -7,15 +7,14 @@ from urllib.parse import quote
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    ResponseFormat,
-    as_json,
-    fence,
-    normalize_doi,
-    parse_list,
+from medlit.core.plugin import (
+    ArgumentError,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    identifiers,
+    outputs,
+    rendering,
 )
 
 from .registry import NAME, Work, fetch_works
@@ -35,14 +34,14 @@ class DoiLinkInput(ToolInput):
     doi: str = Field(
         min_length=1, max_length=300, description="A DOI, bare or as a URL. Example: '10.1038/nature12373'."
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("doi")
     @classmethod
     def _doi(cls, v: str) -> str:
         try:
-            return normalize_doi(v)
-        except IdentifierError as exc:
+            return identifiers.normalize_doi(v)
+        except identifiers.IdentifierError as exc:
             raise ArgumentError(str(exc), DOI_RECOVERY) from None
 
 
@@ -56,7 +55,7 @@ async def doi_link(args: DoiLinkInput, ctx: ToolContext) -> DoiLinkOutput:
 
 
 def render_link(out: DoiLinkOutput, args: DoiLinkInput) -> str:
-    return as_json(out) if args.responseFormat == "json" else f"{out.doi}: {out.url}"
+    return rendering.as_json(out) if args.responseFormat == "json" else f"{out.doi}: {out.url}"
 
 
 # -- example_works_lookup -------------------------------------------------------------------------
@@ -67,14 +66,14 @@ class WorksLookupInput(ToolInput):
         description="DOIs to look up (1-20), bare or as doi.org URLs; duplicates are folded. "
         "Example: ['10.5555/12345678', 'https://doi.org/10.5555/EXAMPLE.2'].",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("dois")
     @classmethod
     def _dois(cls, v: list[str]) -> list[str]:
         try:
-            dois = list(dict.fromkeys(i.value for i in parse_list("doi", v)))
-        except IdentifierError as exc:
+            dois = list(dict.fromkeys(i.value for i in identifiers.parse_list("doi", v)))
+        except identifiers.IdentifierError as exc:
             raise ArgumentError(str(exc), DOI_RECOVERY) from None
         if len(dois) > MAX_DOIS:
             raise ArgumentError(f"{len(dois)} DOIs given; at most {MAX_DOIS} per call", "Split the list.")
@@ -136,14 +135,14 @@ def _citation(w: WorkOut) -> str:
 
 def render_works(out: WorksLookupOutput, args: Any) -> str:
     if args.responseFormat == "json":
-        return as_json(out, NAME)
+        return rendering.as_json(out, NAME)
     total = len(out.works) + len(out.notFound)
     lines = [f"Found {len(out.works)} of {total} DOI(s) in the Example Works registry."]
     if out.works:
         listed = "\n".join(
             f"- {w.doi}: {_citation(w)}" + (" [open full text]" if w.hasFullText else "") for w in out.works
         )
-        lines.append(fence(listed, NAME))
+        lines.append(rendering.fence(listed, NAME))
     if out.notFound:
         lines.append("Not in the registry: " + ", ".join(out.notFound))
     return "\n\n".join(lines)

@@ -29,8 +29,8 @@ async def test_entry_point_discovered_and_switchable(fake_upstream, medlit_host)
 @needs_install
 async def test_full_text_tool_serves_the_tier_without_other_providers(fake_upstream, medlit_runtime):
     serve_registry(fake_upstream)
-    # Only this plugin (and core's own full-text chain) loads.
-    async with medlit_runtime(discover=True, env={"MEDLIT_LOAD_PLUGINS": "example"}) as rt:
+    # Only this plugin and the full-text workflow load.
+    async with medlit_runtime(discover=True, env={"MEDLIT_LOAD_PLUGINS": "example,fulltext"}) as rt:
         if "pubmed_fetch_fulltext" not in rt.host.tools:
             pytest.skip("this medlit-mcp has no core full-text tool")
         out = await rt.call("pubmed_fetch_fulltext", {"dois": ["10.5555/alpha.1", "10.5555/nobody"]})

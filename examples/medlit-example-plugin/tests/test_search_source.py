@@ -7,7 +7,7 @@ import medlit_example
 import pytest
 from registry_fake import SERVICE, serve_registry
 
-import medlit.core.review as review
+import medlit.plugins.review as review
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,7 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
 
-from medlit.core.plugin import MedlitError, errors, upstream_error
-from medlit.core.plugin.kit import XMLRefused, localname, parse_xml, text_of
+from medlit.core.plugin import MedlitError, errors, markup
 
 SERVICE = "ncbi"
 
@@ -36,7 +35,7 @@ class NcbiModel(BaseModel):
 
 
 def invalid_response(message: str, **details: Any) -> MedlitError:
-    return upstream_error(SERVICE, errors.INVALID_RESPONSE, message, **details)
+    return errors.upstream_error(SERVICE, errors.INVALID_RESPONSE, message, **details)
 
 
 def ncbi_error(messages: Iterable[str]) -> MedlitError:
@@ -44,18 +43,18 @@ def ncbi_error(messages: Iterable[str]) -> MedlitError:
     msgs = [m for m in messages if m]
     text = "; ".join(msgs) or "NCBI reported an error"
     kind = errors.RESOURCE_NOT_FOUND if any(_NOT_FOUND_RE.search(m) for m in msgs) else errors.UPSTREAM_ERROR
-    return upstream_error(SERVICE, kind, f"NCBI reported: {text}", ncbi_errors=msgs)
+    return errors.upstream_error(SERVICE, kind, f"NCBI reported: {text}", ncbi_errors=msgs)
 
 
 def xml_root(data: bytes | str, expected: tuple[str, ...]) -> etree._Element:
     """Parse and check the root tag; a root ``<ERROR>`` raises the NCBI error it carries."""
     try:
-        root = parse_xml(data)
-    except (etree.XMLSyntaxError, XMLRefused) as exc:
+        root = markup.parse_xml(data)
+    except (etree.XMLSyntaxError, markup.XMLRefused) as exc:
         raise invalid_response(f"NCBI sent malformed XML ({exc})") from exc
-    name = localname(root)
+    name = markup.localname(root)
     if name == "ERROR":
-        raise ncbi_error([text_of(root)])
+        raise ncbi_error([markup.text_of(root)])
     if name not in expected:
         raise invalid_response(f"NCBI sent <{name}> where <{expected[0]}> was expected")
     return root
@@ -75,13 +74,13 @@ def load_json(data: bytes | str) -> Any:
 
 def first_child(el: etree._Element, name: str) -> etree._Element | None:
     for c in el:
-        if localname(c) == name:
+        if markup.localname(c) == name:
             return c
     return None
 
 
 def children_named(el: etree._Element, name: str) -> list[etree._Element]:
-    return [c for c in el if localname(c) == name]
+    return [c for c in el if markup.localname(c) == name]
 
 
 def grandchildren(el: etree._Element, container: str, name: str) -> list[etree._Element]:
@@ -94,11 +93,11 @@ def child_text(el: etree._Element | None, name: str) -> str | None:
     if el is None:
         return None
     c = first_child(el, name)
-    return None if c is None else text_of(c)
+    return None if c is None else markup.text_of(c)
 
 
 def child_texts(el: etree._Element | None, name: str) -> list[str]:
-    return [] if el is None else [text_of(c) for c in children_named(el, name)]
+    return [] if el is None else [markup.text_of(c) for c in children_named(el, name)]
 
 
 def error_texts(el: etree._Element) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import Field
 
-from medlit.core.plugin import invalid_argument
+from medlit.core.plugin import errors
 
 from .body import NcbiModel
 
@@ -61,13 +61,15 @@ def parse_citation_string(s: str) -> dict[str, str]:
         "empty), e.g. 'proc natl acad sci u s a|1991|88|3248|mann bj|Art1|'."
     )
     if len(parts) != 6:
-        raise invalid_argument(
+        raise errors.invalid_argument(
             f"Citation {raw!r} has {len(parts)} pipe-separated fields; {CITATION_FORMAT} needs 6.",
             recovery,
             citation=raw,
         )
     if not any(parts[:5]):
-        raise invalid_argument(f"Citation {raw!r} has no bibliographic fields.", recovery, citation=raw)
+        raise errors.invalid_argument(
+            f"Citation {raw!r} has no bibliographic fields.", recovery, citation=raw
+        )
     return dict(zip(_CITATION_FIELDS, parts, strict=True))
 
 

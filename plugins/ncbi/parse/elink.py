@@ -9,7 +9,7 @@ from typing import Any
 from lxml import etree
 from pydantic import Field
 
-from medlit.core.plugin.kit import localname, text_of
+from medlit.core.plugin import markup
 
 from .body import (
     NcbiModel,
@@ -222,11 +222,11 @@ def _objurl_xml(o: etree._Element) -> ObjUrl:
 def _idchecks_xml(lst: etree._Element | None) -> list[IdCheck]:
     out: list[IdCheck] = []
     for el in lst if lst is not None else ():
-        name = localname(el)
+        name = markup.localname(el)
         if name == "Id":  # ncheck / lcheck: flags as attributes
             out.append(
                 IdCheck(
-                    id=text_of(el),
+                    id=markup.text_of(el),
                     has_neighbor=yes_no(el.get("HasNeighbor")),
                     has_linkout=yes_no(el.get("HasLinkOut")),
                 )
@@ -235,7 +235,7 @@ def _idchecks_xml(lst: etree._Element | None) -> list[IdCheck]:
             id_el = first_child(el, "Id")
             out.append(
                 IdCheck(
-                    id=text_of(id_el),
+                    id=markup.text_of(id_el),
                     link_infos=[_linkinfo_xml(i) for i in children_named(el, "LinkInfo")],
                     has_neighbor=yes_no(id_el.get("HasNeighbor")) if id_el is not None else None,
                     has_linkout=yes_no(id_el.get("HasLinkOut")) if id_el is not None else None,

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import Field
 
-from medlit.core.plugin.kit import IdentifierError, XMLRefused, localname, normalize_pmcid, parse_xml, text_of
+from medlit.core.plugin import identifiers, markup
 
 from .body import (
     NcbiModel,
@@ -217,9 +217,9 @@ def _esearch_xml(data: bytes | str) -> ESearchResult:
 def _stack_xml(stack: etree._Element | None) -> list[TranslationTerm | str]:
     out: list[TranslationTerm | str] = []
     for el in stack if stack is not None else ():
-        name = localname(el)
+        name = markup.localname(el)
         if name == "OP":
-            out.append(text_of(el))
+            out.append(markup.text_of(el))
         elif name == "TermSet":
             out.append(
                 TranslationTerm(
@@ -316,7 +316,7 @@ def _esummary_xml(data: bytes | str) -> ESummaryResult:
     errors = _root_docsum_errors(error_texts(root))
     db_build = None
     for el in root:
-        name = localname(el)
+        name = markup.localname(el)
         if name == "DocSum":
             docs.append(_docsum_v1(el))
         elif name == "DocumentSummarySet":
@@ -377,7 +377,7 @@ def _docsum_v2(el: etree._Element, docs: list[DocSum], errors: list[DocSumError]
     if err:
         errors.append(DocSumError(uid=uid or _uid_in_message(err), message=err))
         return
-    fields = _group((localname(c), _v2_value(c)) for c in el if isinstance(c.tag, str))
+    fields = _group((markup.localname(c), _v2_value(c)) for c in el if isinstance(c.tag, str))
     docs.append(DocSum(uid=uid, fields=fields))
 
 
@@ -387,15 +387,15 @@ def _v2_value(el: etree._Element) -> Any:
     if not kids:
         text = (el.text or "").strip()
         return {**attrs, "value": text} if attrs else text
-    tags = {localname(c) for c in kids}
+    tags = {markup.localname(c) for c in kids}
     if len(tags) == 1 and (len(kids) > 1 or _is_list_container(el, kids[0])):
         return [_v2_value(c) for c in kids]
-    return {**attrs, **_group((localname(c), _v2_value(c)) for c in kids)}
+    return {**attrs, **_group((markup.localname(c), _v2_value(c)) for c in kids)}
 
 
 def _is_list_container(parent: etree._Element, child: etree._Element) -> bool:
     # v2 DocSums wrap repeated values: <Lang><string/>, <Authors><Author/>, <History><PubMedPubDate/>.
-    ptag, ctag = localname(parent), localname(child)
+    ptag, ctag = markup.localname(parent), markup.localname(child)
     return ctag[:1].islower() or ptag.endswith(("s", "List", "Set")) or ptag == "History"
 
 
@@ -512,8 +512,8 @@ def _pmcid_from(value: str | None) -> str | None:
     # v2 sends the pmcid idtype as "pmc-id: PMC1762328;manuscript-id: ...", the pmc idtype as "PMC1762328".
     m = re.search(r"PMC\d+(?:\.\d+)?", value or "", re.IGNORECASE)
     try:
-        return normalize_pmcid(m.group(0)) if m else None
-    except IdentifierError:
+        return identifiers.normalize_pmcid(m.group(0)) if m else None
+    except identifiers.IdentifierError:
         return None
 
 
@@ -543,7 +543,7 @@ def parse_espell(data: bytes | str) -> ESpellResult:
     segments = []
     spelled = first_child(root, "SpelledQuery")
     for el in spelled if spelled is not None else ():
-        kind = _SEGMENT_KINDS.get(localname(el).lower())
+        kind = _SEGMENT_KINDS.get(markup.localname(el).lower())
         # Segment text keeps its spaces (" AND mus "): the segments concatenate to the query.
         if kind is not None and el.text:
             segments.append(SpellSegment(kind=kind, text=el.text))
@@ -563,7 +563,7 @@ def parse_egquery(data: bytes | str) -> EGQueryResult:
     errors = error_texts(root)
     if errors:
         raise ncbi_error(errors)
-    holder = first_child(root, "eGQueryResult") if localname(root) == "Result" else root
+    holder = first_child(root, "eGQueryResult") if markup.localname(root) == "Result" else root
     items = [
         EGQueryItem(
             db_name=child_text(it, "DbName") or "",
@@ -611,13 +611,13 @@ def _efetch_xml_error(raw: bytes, head: bytes) -> str | None:
     if root_name not in ("ERROR", "eFetchResult"):
         return None
     try:
-        root = parse_xml(raw)
-    except (etree.XMLSyntaxError, XMLRefused):
+        root = markup.parse_xml(raw)
+    except (etree.XMLSyntaxError, markup.XMLRefused):
         m = re.search(rb"<ERROR>(.*?)</ERROR>", raw, re.S)
         return m.group(1).decode("utf-8", errors="replace").strip() if m else "malformed eFetchResult"
-    if localname(root) == "ERROR":
-        return text_of(root) or "NCBI returned an empty ERROR"
-    errors = [text_of(e) for e in root.iter("ERROR") if text_of(e)]
+    if markup.localname(root) == "ERROR":
+        return markup.text_of(root) or "NCBI returned an empty ERROR"
+    errors = [markup.text_of(e) for e in root.iter("ERROR") if markup.text_of(e)]
     return "; ".join(errors) or None
 
 

@@ -9,8 +9,7 @@ from urllib.parse import unquote
 
 from pydantic import Field
 
-from medlit.core.plugin import MedlitError, errors, upstream_error
-from medlit.core.plugin.kit import IdentifierError, normalize_pmcid, text_of
+from medlit.core.plugin import MedlitError, errors, identifiers, markup
 
 from .body import (
     SERVICE,
@@ -68,7 +67,7 @@ def parse_idconv(data: bytes | str) -> IdConvResult:
 
 def _idconv_fail(message: str) -> MedlitError:
     # A top-level status=error is the converter rejecting the request (e.g. "ID type ... is unknown").
-    return upstream_error(
+    return errors.upstream_error(
         SERVICE,
         errors.BAD_REQUEST,
         f"PMC ID Converter reported: {message}",
@@ -149,8 +148,8 @@ def _norm_pmcid(value: Any) -> str | None:
     or not a PMC ID at all."""
     s = str_or_none(value)
     try:
-        return normalize_pmcid(s) if s else None
-    except IdentifierError:
+        return identifiers.normalize_pmcid(s) if s else None
+    except identifiers.IdentifierError:
         return None
 
 
@@ -158,7 +157,9 @@ def _idconv_xml(data: bytes | str) -> IdConvResult:
     root = xml_root(data, ("pmcids",))
     status = (root.get("status") or "ok").lower()
     if status == "error":
-        raise _idconv_fail(unquote(root.get("message") or child_text(root, "message") or text_of(root)))
+        raise _idconv_fail(
+            unquote(root.get("message") or child_text(root, "message") or markup.text_of(root))
+        )
     records = []
     for rec in children_named(root, "record"):
         attrs: dict[str, Any] = dict(rec.attrib)

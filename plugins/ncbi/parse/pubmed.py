@@ -14,17 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from medlit.core.plugin.kit import (
-    IdentifierError,
-    flatten_mathml,
-    localname,
-    normalize_orcid,
-    normalize_pmcid,
-    parse_xml,
-    text_of,
-    to_subscript,
-    to_superscript,
-)
+from medlit.core.plugin import identifiers, markup, rendering
 
 from .pubmed_records import (
     AbstractSection,
@@ -65,7 +55,7 @@ def _script(text: str, sup: bool) -> str:
     t = "".join(text.split())
     if not t:
         return ""
-    raised = to_superscript(t) if sup else to_subscript(t)
+    raised = rendering.to_superscript(t) if sup else rendering.to_subscript(t)
     if raised:
         return raised
     if t.isalpha() or set(t) <= _PLAIN_MARKS:
@@ -83,7 +73,7 @@ def _children_text(el: Element, render: Callable[[Element], str]) -> str:
 
 
 def _inline(el: Element) -> str:
-    name = localname(el)
+    name = markup.localname(el)
     if name == "math":
         return _math(el)
     if name in ("sup", "sub"):
@@ -93,7 +83,7 @@ def _inline(el: Element) -> str:
 
 def _math(el: Element) -> str:
     # PubMed writes plain <sup>/<sub> as Unicode scripts (Ca²⁺), so formulas use them too.
-    text = flatten_mathml(el, scripts="unicode")
+    text = rendering.flatten_mathml(el, scripts="unicode")
     return f" {text} " if text else ""
 
 
@@ -204,8 +194,8 @@ def _person(el: Element, affs: _Affiliations) -> Author:
     for ident in idents:
         if (ident.get("Source") or "").upper() == "ORCID":
             try:
-                orcid = normalize_orcid(text_of(ident))
-            except IdentifierError:
+                orcid = identifiers.normalize_orcid(markup.text_of(ident))
+            except identifiers.IdentifierError:
                 continue
             break
     indexes: list[int] = []
@@ -289,7 +279,7 @@ def _grants(parent: Element | None) -> list[Grant]:
 def _article_ids(id_list: Element | None) -> dict[str, str]:
     ids: dict[str, str] = {}
     for aid in [] if id_list is None else id_list.findall("ArticleId"):
-        kind, value = (aid.get("IdType") or "").lower(), text_of(aid)
+        kind, value = (aid.get("IdType") or "").lower(), markup.text_of(aid)
         if kind and value:
             ids.setdefault(kind, value)
     return ids
@@ -298,7 +288,7 @@ def _article_ids(id_list: Element | None) -> dict[str, str]:
 def _elocations(parent: Element | None) -> dict[str, str]:
     locs: dict[str, str] = {}
     for el in [] if parent is None else parent.findall("ELocationID"):
-        kind, value = (el.get("EIdType") or "").lower(), text_of(el)
+        kind, value = (el.get("EIdType") or "").lower(), markup.text_of(el)
         if kind and value and (el.get("ValidYN") or "Y").upper() == "Y":
             locs.setdefault(kind, value)
     return locs
@@ -306,8 +296,8 @@ def _elocations(parent: Element | None) -> dict[str, str]:
 
 def _pmcid(value: str | None) -> str | None:
     try:
-        return normalize_pmcid(value) if value else None
-    except IdentifierError:
+        return identifiers.normalize_pmcid(value) if value else None
+    except identifiers.IdentifierError:
         return None
 
 
@@ -432,7 +422,9 @@ def _databanks(article: Element) -> list[DataBank]:
     return [
         DataBank(
             name=_find_text(db, "DataBankName") or "",
-            accessionNumbers=_dedupe(text_of(a) for a in db.findall("AccessionNumberList/AccessionNumber")),
+            accessionNumbers=_dedupe(
+                markup.text_of(a) for a in db.findall("AccessionNumberList/AccessionNumber")
+            ),
         )
         for db in article.findall("DataBankList/DataBank")
         if _find_text(db, "DataBankName")
@@ -517,7 +509,7 @@ def _journal_article(rec: Element, investigators: bool, grants: bool) -> PubMedA
         chemicals=_chemicals(citation),
         keywords=_keywords(citation),
         publicationTypes=types,
-        language=_dedupe(text_of(lang) for lang in article.findall("Language")),
+        language=_dedupe(markup.text_of(lang) for lang in article.findall("Language")),
         grants=_grants(article) if grants else None,
         databanks=_databanks(article),
         notices=notices,
@@ -545,7 +537,7 @@ def _book(book_el: Element | None, affs: _Affiliations) -> Book:
         volume=_find_text(book_el, "Volume"),
         volumeTitle=_find_text(book_el, "VolumeTitle"),
         editors=_people(_author_lists(book_el, "editors"), affs),
-        isbn=_dedupe(text_of(i) for i in book_el.findall("Isbn")),
+        isbn=_dedupe(markup.text_of(i) for i in book_el.findall("Isbn")),
         beginningDate=_date(book_el.find("BeginningDate")),
         endingDate=_date(book_el.find("EndingDate")),
         medium=_find_text(book_el, "Medium"),
@@ -602,7 +594,7 @@ def _book_article(rec: Element, investigators: bool, grants: bool) -> PubMedArti
         bookAccession=ids.get("bookaccession"),
         keywords=_keywords(doc),
         publicationTypes=types,
-        language=_dedupe(text_of(lang) for lang in doc.findall("Language")),
+        language=_dedupe(markup.text_of(lang) for lang in doc.findall("Language")),
         grants=_grants(doc) if grants else None,
         isRetracted=_is_retracted(types, []),
         referenceCount=_reference_count(doc.findall("ReferenceList")),
@@ -625,26 +617,28 @@ _MANDATORY = {"PubmedArticle": "MedlineCitation", "PubmedBookArticle": "BookDocu
 
 def _complete(rec: Element) -> bool:
     """False (logged at debug) for a record missing its mandatory wrapper: it carries no citation."""
-    wrapper = _MANDATORY[localname(rec)]
+    wrapper = _MANDATORY[markup.localname(rec)]
     if rec.find(wrapper) is not None:
         return True
     ids = _article_ids(rec.find("PubmedData/ArticleIdList")) or _article_ids(
         rec.find("PubmedBookData/ArticleIdList")
     )
-    log.debug("skipping a %s without %s (PMID %s)", localname(rec), wrapper, ids.get("pubmed", "unknown"))
+    log.debug(
+        "skipping a %s without %s (PMID %s)", markup.localname(rec), wrapper, ids.get("pubmed", "unknown")
+    )
     return False
 
 
 def _records(root: Element) -> list[Element]:
-    name = localname(root)
+    name = markup.localname(root)
     if name in _RECORD_TAGS:
         return [root] if _complete(root) else []
     if name in _SET_TAGS:
         # DeleteCitation (baseline/update files) lists withdrawn PMIDs: not records.
-        return [child for child in root if localname(child) in _RECORD_TAGS and _complete(child)]
+        return [child for child in root if markup.localname(child) in _RECORD_TAGS and _complete(child)]
     error = root.find(".//ERROR")
     if error is not None:
-        raise ValueError(f"NCBI returned an error instead of PubMed XML: {text_of(error)[:200]}")
+        raise ValueError(f"NCBI returned an error instead of PubMed XML: {markup.text_of(error)[:200]}")
     raise ValueError(f"not PubMed XML: root element <{name}>, expected <PubmedArticleSet> or <PubmedArticle>")
 
 
@@ -664,14 +658,14 @@ def parse_pubmed_xml(
         if not data or not data.strip():
             raise ValueError("empty response body: not PubMed XML")
         try:
-            root = parse_xml(data)
+            root = markup.parse_xml(data)
         except etree.XMLSyntaxError as exc:
             raise ValueError(f"not well-formed XML: {exc}") from exc
     else:
         root = data
     out = []
     for rec in _records(root):
-        if localname(rec) == "PubmedBookArticle":
+        if markup.localname(rec) == "PubmedBookArticle":
             out.append(_book_article(rec, include_investigators, include_grants))
         else:
             out.append(_journal_article(rec, include_investigators, include_grants))

@@ -8,8 +8,15 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, MedlitError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
+from medlit.core.plugin import (
+    ArgumentError,
+    MedlitError,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    outputs,
+    rendering,
+)
 
 from ..citation_styles import STYLE_ALIASES, STYLES, CitationStyle, correction_notes, format_citation
 from ..client import esummary_pubmed, fetch_pubmed
@@ -93,7 +100,7 @@ class LookupCitationInput(ToolInput):
         description="References, each matched on its own; more fields, better matches. Example: "
         "[{'journal': 'science', 'year': '1987', 'volume': '235', 'firstPage': '182'}].",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class CitationWarning(ToolOutput):
@@ -230,7 +237,7 @@ async def lookup_citation(args: LookupCitationInput, ctx: ToolContext) -> Lookup
 
 def render_lookup(out: LookupCitationOutput, args: LookupCitationInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "ecitmatch")
+        return rendering.as_json(out, "ecitmatch")
     lines = [
         f"**{out.totalMatched} of {out.totalSubmitted} citation(s) matched**, {out.totalWarnings} with warnings."
     ]
@@ -249,7 +256,7 @@ def render_lookup(out: LookupCitationOutput, args: LookupCitationInput) -> str:
         for w in r.warnings or []:
             s += f"\n   warning {w.code}: {w.message}"
         items.append(s)
-    lines.append(fence("\n".join(items), "ecitmatch"))
+    lines.append(rendering.fence("\n".join(items), "ecitmatch"))
     return "\n".join(lines)
 
 
@@ -291,7 +298,7 @@ class FormatCitationsInput(ToolInput):
         description="One style, a list of styles, or 'all'. Example: ['apa', 'bibtex'].",
         json_schema_extra=_style_schema,
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod
@@ -397,7 +404,7 @@ async def format_citations(args: FormatCitationsInput, ctx: ToolContext) -> Form
 
 def render_format(out: FormatCitationsOutput, args: FormatCitationsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "citations")
+        return rendering.as_json(out, "citations")
     lines = [f"**{out.totalFormatted} of {out.totalSubmitted} formatted** ({', '.join(args.format)})."]
     if out.notice:
         lines.append(f"Notice: {out.notice}")
@@ -408,5 +415,5 @@ def render_format(out: FormatCitationsOutput, args: FormatCitationsInput) -> str
             head += " [" + "; ".join(c.correctionNotes) + "]"
         blocks.append(head + "\n" + "\n\n".join(f"{s.upper()}:\n{t}" for s, t in c.citations.items()))
     if blocks:
-        lines.append(fence("\n\n---\n".join(blocks), "citations"))
+        lines.append(rendering.fence("\n\n---\n".join(blocks), "citations"))
     return "\n".join(lines)

@@ -7,15 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    IdentifierError,
-    ResponseFormat,
-    as_json,
-    fence,
-    md_table,
-    parse_list,
+from medlit.core.plugin import (
+    ArgumentError,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    identifiers,
+    outputs,
+    rendering,
 )
 
 from ..idconv import convert_ids
@@ -42,7 +41,7 @@ class ConvertIdsInput(ToolInput):
         "(doi: or URL prefix accepted); packed strings split, duplicates dropped. Example: ['10.1093/nar/gks1195'].",
         json_schema_extra={"minItems": 1, "maxItems": CONVERT_LIMIT},
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("ids", mode="before")
     @classmethod
@@ -55,8 +54,8 @@ class ConvertIdsInput(ToolInput):
         if kind is None:
             return v  # idType itself is invalid; its own error reports that
         try:
-            out = list(dict.fromkeys(i.value for i in parse_list(kind, v)))
-        except IdentifierError as exc:
+            out = list(dict.fromkeys(i.value for i in identifiers.parse_list(kind, v)))
+        except identifiers.IdentifierError as exc:
             raise ArgumentError(
                 _own_fields(str(exc)),
                 f"Every id must be a {kind} (set idType to the kind you send; one kind per call), e.g. "
@@ -127,7 +126,7 @@ async def convert(args: ConvertIdsInput, ctx: ToolContext) -> ConvertIdsOutput:
 
 def render_convert(out: ConvertIdsOutput, args: ConvertIdsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pmc-idconv")
+        return rendering.as_json(out, "pmc-idconv")
     rows = [
         [
             r.requestedId,
@@ -141,5 +140,9 @@ def render_convert(out: ConvertIdsOutput, args: ConvertIdsInput) -> str:
     lines = [f"**{out.totalConverted} of {out.totalSubmitted} converted.**"]
     if out.notice:
         lines.append(f"Notice: {out.notice}")
-    lines.append(fence(md_table(["Requested", "PMID", "PMCID", "DOI", "Status"], rows), "pmc-idconv"))
+    lines.append(
+        rendering.fence(
+            rendering.md_table(["Requested", "PMID", "PMCID", "DOI", "Status"], rows), "pmc-idconv"
+        )
+    )
     return "\n".join(lines)

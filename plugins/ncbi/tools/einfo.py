@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ToolContext, ToolInput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
+from medlit.core.plugin import ToolContext, ToolInput, outputs, rendering
 
 from ..client import database_names, describe_database
 from ..inputs import DB_LENGTH, check_db
@@ -18,7 +17,7 @@ class EInfoInput(ToolInput):
         max_length=DB_LENGTH,
         description="Database to describe; omit to list them all. Example: 'gene'.",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("db")
     @classmethod
@@ -35,7 +34,7 @@ async def einfo(args: EInfoInput, ctx: ToolContext) -> EInfoOutput:
 
 def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-einfo")
+        return rendering.as_json(out, "ncbi-einfo")
     if out.databases is not None:
         return (
             f"**{len(out.databases)} Entrez databases**: "
@@ -51,15 +50,17 @@ def render_einfo(out: EInfoOutput, args: EInfoInput) -> str:
         f"Last update: {d.last_update or 'unknown'}; build: {d.build or 'unknown'}",
         "",
         f"### Search fields ({len(d.fields)}) — use as term[TAG]",
-        md_table(
+        rendering.md_table(
             ["Tag", "Name", "Description"],
             [[f.name, f.full_name, f.description] for f in d.fields if not f.is_hidden],
         ),
         "",
         f"### Links ({len(d.links)}) — use as eutils_elink linkname",
-        md_table(["Link name", "To", "Description"], [[li.name, li.db_to, li.description] for li in d.links]),
+        rendering.md_table(
+            ["Link name", "To", "Description"], [[li.name, li.db_to, li.description] for li in d.links]
+        ),
     ]
-    text = f"## Entrez database `{d.name}`\n" + fence("\n".join(body), "ncbi-einfo")
-    return cap_text(
+    text = f"## Entrez database `{d.name}`\n" + rendering.fence("\n".join(body), "ncbi-einfo")
+    return rendering.cap_text(
         text, "Every field and link is in the structured result (database.fields, database.links)."
     )

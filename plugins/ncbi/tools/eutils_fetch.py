@@ -6,8 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput, outputs, rendering
 
 from ..client import (
     ESUMMARY_BATCH,
@@ -91,7 +90,7 @@ class ESummaryInput(_SetInput):
         20, ge=1, le=SUMMARY_LIMIT, description="With history: summaries to return. Example: 200."
     )
     _retmax = retmax_cap(SUMMARY_LIMIT, "Page through the history handle with retstart/retmax.")
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @model_validator(mode="after")
     def _check(self) -> ESummaryInput:
@@ -226,23 +225,27 @@ def _summary_line(r: SummaryRecord) -> str:
 
 def render_esummary(out: ESummaryOutput, args: ESummaryInput) -> str:
     if args.response_format == "json":
-        text = as_json(out, "ncbi-esummary")
+        text = rendering.as_json(out, "ncbi-esummary")
     else:
         of = f" of {out.total:,}" if out.total is not None else ""
         head = f"## {out.count:,}{of} `{out.database}` summaries (offset {out.offset:,}, {out.batches} request(s))"
         body = "\n".join(_summary_line(r) for r in out.records)
-        parts = [head, fence(body, "ncbi-esummary") if body else "No summaries."]
+        parts = [head, rendering.fence(body, "ncbi-esummary") if body else "No summaries."]
         if out.errors:
             parts.append(
                 "Per-id errors:\n"
-                + fence("\n".join(f"{e.uid or '?'}: {e.message}" for e in out.errors), "ncbi-esummary")
+                + rendering.fence(
+                    "\n".join(f"{e.uid or '?'}: {e.message}" for e in out.errors), "ncbi-esummary"
+                )
             )
         if out.has_more:
             parts.append(f"More in the stored set: call again with retstart={out.next_offset}.")
         if out.notice:
             parts.append(out.notice)
         text = "\n\n".join(parts)
-    return cap_text(text, "Ask for fewer summaries (smaller retmax, fewer uids) and page with retstart.")
+    return rendering.cap_text(
+        text, "Ask for fewer summaries (smaller retmax, fewer uids) and page with retstart."
+    )
 
 
 # ----------------------------------------------------------------------------- eutils_efetch
@@ -283,7 +286,7 @@ class EFetchInput(_SetInput):
         le=4,
         description="Sequences: 0 whole blob, 1 bioseq only, 2 bioseq-set, 3 nuc-prot, 4 pub-set. Example: 1.",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _rettype = field_validator("rettype")(lambda cls, v: check_rettype(v))
 
@@ -462,7 +465,7 @@ async def search_then_fetch_tool(args: SearchThenFetchInput, ctx: ToolContext) -
 
 def render_search_then_fetch(out: SearchThenFetchOutput, args: SearchThenFetchInput) -> str:
     if args.response_format == "json":
-        return cap_text(as_json(out, "ncbi-efetch"), FETCH_HINT)
+        return rendering.cap_text(rendering.as_json(out, "ncbi-efetch"), FETCH_HINT)
     parts = [
         f"## {out.total:,} `{out.database}` records match; {len(out.uids)} fetched from offset {out.offset:,} "
         f"as {out.rettype or 'default'}/{out.retmode}"
@@ -470,7 +473,7 @@ def render_search_then_fetch(out: SearchThenFetchOutput, args: SearchThenFetchIn
     if out.notice:
         parts.append(out.notice)
     if out.text:
-        parts.append(fence(out.text, "ncbi-efetch"))
+        parts.append(rendering.fence(out.text, "ncbi-efetch"))
     if out.has_more:
         parts.append(
             f"Next page: this tool with retstart={out.next_offset}, or eutils_efetch with the handle and "
@@ -478,4 +481,4 @@ def render_search_then_fetch(out: SearchThenFetchOutput, args: SearchThenFetchIn
         )
     if out.history:
         parts.append(history_line(out.history))
-    return cap_text("\n\n".join(parts), FETCH_HINT)
+    return rendering.cap_text("\n\n".join(parts), FETCH_HINT)

@@ -6,16 +6,7 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    Repeated,
-    ResponseFormat,
-    as_json,
-    cap_text,
-    fence,
-    md_table,
-)
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput, outputs, rendering, wire
 
 from ..client import efetch, history_of, history_params, ncbi_get, run_esearch, spelling_suggestion
 from ..inputs import (
@@ -115,7 +106,7 @@ class ELinkInput(_LinkSource):
         True,
         description="neighbor/neighbor_score: one link group per source UID; false merges them.",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: None if v is None else check_db(v))
 
@@ -209,7 +200,7 @@ async def run_elink(
         params["linkname"] = linkname
     if uids is not None and per_source and len(uids) > 1 and cmd in _PER_SOURCE_CMDS:
         # id=1&id=2 makes ELink answer one link set per source instead of merging them (same one request)
-        params["id"] = Repeated(tuple(uids))
+        params["id"] = wire.Repeated(tuple(uids))
     elif uids is not None:
         params["id"] = ",".join(uids)
     else:
@@ -333,7 +324,9 @@ async def elink_tool(args: ELinkInput, ctx: ToolContext) -> ELinkOutput:
 
 def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
     if args.response_format == "json":
-        return cap_text(as_json(out, "ncbi-elink"), "Narrow to one linkname or fewer uids.")
+        return rendering.cap_text(
+            rendering.as_json(out, "ncbi-elink"), "Narrow to one linkname or fewer uids."
+        )
     parts = [f"## ELink {out.command}: `{out.dbfrom}` -> `{out.dbto or 'all'}`"]
     for g in out.groups:
         shown = g.ids if g.scores is None else [f"{i} ({s})" for i, s in zip(g.ids, g.scores, strict=False)]
@@ -343,7 +336,9 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
         parts.append(f"### {h.linkname} -> {h.dbto}\n{history_line(h.history)}")
     if out.linkout:
         rows = [[u.id, u.provider or "", u.url, "; ".join(u.attributes)] for u in out.linkout]
-        parts.append(fence(md_table(["UID", "Provider", "URL", "Access"], rows), "ncbi-elink"))
+        parts.append(
+            rendering.fence(rendering.md_table(["UID", "Provider", "URL", "Access"], rows), "ncbi-elink")
+        )
     if out.checks:
         check_rows = [
             [
@@ -354,13 +349,13 @@ def render_elink(out: ELinkOutput, args: ELinkInput) -> str:
             ]
             for c in out.checks
         ]
-        parts.append(md_table(["UID", "Has neighbors", "Has LinkOut", "Links"], check_rows))
+        parts.append(rendering.md_table(["UID", "Has neighbors", "Has LinkOut", "Links"], check_rows))
     for e in out.errors:
         where = f"{e.linkname or e.dbfrom}" + (f" (ids {', '.join(e.ids)})" if e.ids else "")
         parts.append(f"**NCBI error** {where}: {e.error}")
     if out.notice:
         parts.append(out.notice)
-    return cap_text(
+    return rendering.cap_text(
         "\n\n".join(parts), "Narrow to one linkname, fewer uids, or use cmd='neighbor_history' and page."
     )
 
@@ -381,7 +376,7 @@ class LinkThenFetchInput(_LinkSource):
     )
     rettype: str | None = Field(None, max_length=RETTYPE_LENGTH, description=RETTYPE_DESC)
     retmode: Literal["text", "xml"] | None = Field(None, description=RETMODE_DESC)
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
     _rettype = field_validator("rettype")(lambda cls, v: check_rettype(v))

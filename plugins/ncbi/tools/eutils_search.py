@@ -7,8 +7,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, MedlitError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, cap_text, fence, md_table
+from medlit.core.plugin import (
+    ArgumentError,
+    MedlitError,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    outputs,
+    rendering,
+)
 
 from ..client import history_of, ncbi_get, run_esearch, spelling_suggestion, translate_db_error
 from ..inputs import (
@@ -137,7 +144,7 @@ ESEARCH_HINT = (
 
 def render_esearch(out: ESearchOutput, args: ESearchInput) -> str:
     if args.response_format == "json":
-        return cap_text(as_json(out, "ncbi-esearch"), ESEARCH_HINT)
+        return rendering.cap_text(rendering.as_json(out, "ncbi-esearch"), ESEARCH_HINT)
     lines = [
         f"## ESearch `{out.database}`: {out.total:,} records",
         f"Showing {out.count:,} from offset {out.offset:,}"
@@ -150,12 +157,12 @@ def render_esearch(out: ESearchOutput, args: ESearchInput) -> str:
     if out.notice:
         lines += ["", out.notice]
     if out.warnings:
-        lines += ["", "Warnings:", fence("\n".join(out.warnings), "ncbi-esearch")]
+        lines += ["", "Warnings:", rendering.fence("\n".join(out.warnings), "ncbi-esearch")]
     if out.query_translation:
-        lines += ["", "Query translation:", fence(out.query_translation, "ncbi-esearch")]
+        lines += ["", "Query translation:", rendering.fence(out.query_translation, "ncbi-esearch")]
     if out.uids:
         lines += ["", "UIDs: " + ", ".join(out.uids)]
-    return cap_text("\n".join(lines), ESEARCH_HINT)
+    return rendering.cap_text("\n".join(lines), ESEARCH_HINT)
 
 
 # ----------------------------------------------------------------------------- eutils_epost
@@ -169,7 +176,7 @@ class EPostInput(ToolInput):
         description="UIDs, numbers accepted. Example: ['7173', '22018'].",
         json_schema_extra={"maxItems": EPOST_LIMIT},
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
 
@@ -205,13 +212,13 @@ async def epost_tool(args: EPostInput, ctx: ToolContext) -> EPostOutput:
 
 def render_epost(out: EPostOutput, args: EPostInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-epost")
+        return rendering.as_json(out, "ncbi-epost")
     lines = [
         f"Stored {out.uploaded:,} `{out.database}` UIDs on the History server.",
         history_line(out.history),
     ]
     if out.warnings:
-        lines.append("NCBI noted:\n" + fence("\n".join(out.warnings), "ncbi-epost"))
+        lines.append("NCBI noted:\n" + rendering.fence("\n".join(out.warnings), "ncbi-epost"))
     return "\n".join(lines)
 
 
@@ -225,7 +232,7 @@ class ESpellInput(ToolInput):
     term: str = Field(
         max_length=QUERY_LENGTH, description="Query to check. Example: 'Netch AND Mus musclus'."
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _db = field_validator("db")(lambda cls, v: check_db(v))
     _term = field_validator("term")(lambda cls, v: check_term(v))
@@ -253,10 +260,10 @@ async def espell_tool(args: ESpellInput, ctx: ToolContext) -> ESpellOutput:
 
 def render_espell(out: ESpellOutput, args: ESpellInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-espell")
+        return rendering.as_json(out, "ncbi-espell")
     if not out.changed:
         return f"NCBI has no spelling correction for this query in `{out.database}`."
-    return f"NCBI suggests, for `{out.database}`:\n" + fence(out.corrected_query, "ncbi-espell")
+    return f"NCBI suggests, for `{out.database}`:\n" + rendering.fence(out.corrected_query, "ncbi-espell")
 
 
 # ----------------------------------------------------------------------------- eutils_egquery
@@ -284,7 +291,7 @@ FALLBACK_REASONS = frozenset(
 
 class EGQueryInput(ToolInput):
     term: str = Field(max_length=QUERY_LENGTH, description="Entrez query. Example: 'Notch AND mouse'.")
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _term = field_validator("term")(lambda cls, v: check_term(v))
 
@@ -371,14 +378,14 @@ async def egquery_tool(args: EGQueryInput, ctx: ToolContext) -> EGQueryOutput:
 
 def render_egquery(out: EGQueryOutput, args: EGQueryInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-egquery")
+        return rendering.as_json(out, "ncbi-egquery")
     lines = [
         f"**{out.databases_with_hits}** of {out.databases_searched} databases have records for this term."
     ]
     if out.degraded:
         lines.append(f"DEGRADED: {out.degraded_reason}")
     if out.hits:
-        lines.append(md_table(["Database", "Records"], [[h.db, f"{h.count:,}"] for h in out.hits]))
+        lines.append(rendering.md_table(["Database", "Records"], [[h.db, f"{h.count:,}"] for h in out.hits]))
     if out.empty_databases:
         lines.append("No records: " + ", ".join(out.empty_databases))
     if out.uncounted:
@@ -399,7 +406,7 @@ class ECitMatchInput(ToolInput):
         description=f"Each {CITATION_FORMAT}; leave unknown fields empty, key is your label. Example: "
         "['proc natl acad sci u s a|1991|88|3248|mann bj|Art1|'].",
     )
-    response_format: ResponseFormat = RESPONSE_FORMAT_FIELD
+    response_format: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("citations", mode="before")
     @classmethod
@@ -472,13 +479,15 @@ async def ecitmatch_tool(args: ECitMatchInput, ctx: ToolContext) -> ECitMatchOut
 
 def render_ecitmatch(out: ECitMatchOutput, args: ECitMatchInput) -> str:
     if args.response_format == "json":
-        return as_json(out, "ncbi-ecitmatch")
+        return rendering.as_json(out, "ncbi-ecitmatch")
     rows = [
         [r.key or str(i), r.status.upper(), r.pmid or ", ".join(r.candidates) or "", r.detail or ""]
         for i, r in enumerate(out.records, 1)
     ]
     return (
         f"**{out.matched} of {out.submitted}** citations matched a PMID.\n\n"
-        + fence(md_table(["Key", "Status", "PMID / candidates", "Note"], rows), "ncbi-ecitmatch")
+        + rendering.fence(
+            rendering.md_table(["Key", "Status", "PMID / candidates", "Note"], rows), "ncbi-ecitmatch"
+        )
         + "\n\nFetch matched records with eutils_esummary or eutils_efetch (db='pubmed')."
     )

@@ -7,8 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence, md_table
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput, outputs, rendering
 
 from ..client import run_esearch
 from ..inputs import check_query
@@ -34,7 +33,7 @@ class LookupMeshInput(ToolInput):
     includeDetails: bool = Field(
         True, description="Scope note, tree numbers and entry terms; false: names and ids."
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _q = field_validator("query", mode="before")(lambda cls, v: check_query(v, "asthma"))
 
@@ -144,7 +143,7 @@ async def lookup_mesh(args: LookupMeshInput, ctx: ToolContext) -> LookupMeshOutp
 
 def render_mesh(out: LookupMeshOutput, args: LookupMeshInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "mesh")
+        return rendering.as_json(out, "mesh")
     lines = [f"**{out.totalCount} MeSH record(s)** for `{out.query}` (from offset {out.offset})."]
     if out.notice:
         lines.append(f"Notice: {out.notice}")
@@ -162,7 +161,10 @@ def render_mesh(out: LookupMeshOutput, args: LookupMeshInput) -> str:
     ]
     if rows:
         lines.append(
-            fence(md_table(["Heading", "MeSH UI", "Tree numbers", "Entry terms", "Scope note"], rows), "mesh")
+            rendering.fence(
+                rendering.md_table(["Heading", "MeSH UI", "Tree numbers", "Entry terms", "Scope note"], rows),
+                "mesh",
+            )
         )
         lines.append(
             'Search with a heading as "Heading"[mh], or pass it in meshTerms of pubmed_search_articles.'

@@ -7,16 +7,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    DeferredIds,
-    ResponseFormat,
-    apply_budget,
-    as_json,
-    fence,
-    json_size,
-)
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput, outputs, rendering
 
 from ..client import fetch_pubmed
 from ..inputs import Pmids, check_pmids, pmids_field
@@ -41,7 +32,7 @@ class FetchArticlesInput(ToolInput):
         le=RESPONSE_MAX,
         description="Ceiling on the articles' JSON size; later articles are deferred whole. Example: 60000.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("pmids", mode="before")
     @classmethod
@@ -256,7 +247,7 @@ class ArticleOut(ToolOutput):
     bookSections: list[BookSectionOut] | None = None
 
 
-class ArticlesDeferred(DeferredIds):
+class ArticlesDeferred(outputs.DeferredIds):
     """Continuation state for articles `maxResponseCharacters` withheld (same shape as pubmed_fetch_fulltext)."""
 
     ids: list[str] = Field(description="PMIDs withheld, in response order: re-call with these as `pmids`")
@@ -441,7 +432,7 @@ async def fetch_articles(args: FetchArticlesInput, ctx: ToolContext) -> FetchArt
         ctx, args.pmids, investigators=args.includeInvestigators, grants=args.includeGrants
     )
     articles = [to_output(a, args) for a in records]
-    split = apply_budget(articles, args.maxResponseCharacters, lambda a: a.pmid, json_size)
+    split = outputs.apply_budget(articles, args.maxResponseCharacters, lambda a: a.pmid, outputs.json_size)
     notices = []
     if not articles:
         notices.append(
@@ -525,12 +516,12 @@ def _article_md(a: ArticleOut) -> str:
         body.append("Keywords: " + "; ".join(a.keywords))
     body.append("")
     body.append(a.abstractText or "(no abstract)")
-    return "\n".join(head) + "\n" + fence("\n".join(body), f"pubmed-{a.pmid}")
+    return "\n".join(head) + "\n" + rendering.fence("\n".join(body), f"pubmed-{a.pmid}")
 
 
 def render_fetch(out: FetchArticlesOutput, args: FetchArticlesInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "pubmed-efetch")
+        return rendering.as_json(out, "pubmed-efetch")
     lines = [f"**{out.totalReturned} PubMed record(s)** of {len(args.pmids)} requested."]
     if out.notice:
         lines.append(f"Notice: {out.notice}")

@@ -10,15 +10,7 @@ from urllib.parse import urlencode
 
 from pydantic import Field, field_validator, model_validator
 
-from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import (
-    RESPONSE_FORMAT_FIELD,
-    ResponseFormat,
-    as_json,
-    cap_text,
-    fence,
-    strip_invisible,
-)
+from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput, outputs, rendering
 
 from ..client import esummary_pubmed, ncbi_json
 from ..inputs import QUERY_LENGTH, has_term, strip_inline_tags
@@ -123,7 +115,7 @@ def _check_filter(name: str, v: Any) -> Any:
             return None
         if not has_term(v, drop_field_tags=True, drop_quotes=True):
             raise _blank_filter(name)
-        return strip_invisible(strip_inline_tags(v)).strip()
+        return rendering.strip_invisible(strip_inline_tags(v)).strip()
     return v
 
 
@@ -176,7 +168,7 @@ class SearchArticlesInput(ToolInput):
         le=500,  # as maxResults: served at SUMMARY_CAP with a notice
         description=f"Summaries of the first N PMIDs ({SUMMARY_CAP} at most). Example: 10.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("query", mode="before")
     @classmethod
@@ -198,7 +190,7 @@ class SearchArticlesInput(ToolInput):
                     "Shorten the query or split it.",
                     reason="query_too_long",
                 )
-            return strip_invisible(strip_inline_tags(v))
+            return rendering.strip_invisible(strip_inline_tags(v))
         return v
 
     @field_validator("author", "journal", "language", mode="before")
@@ -531,7 +523,7 @@ SEARCH_HINT = "Lower maxResults or summaryCount and page on with offset=nextOffs
 
 def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
     if args.responseFormat == "json":
-        return cap_text(as_json(out, "pubmed-search"), SEARCH_HINT)
+        return rendering.cap_text(rendering.as_json(out, "pubmed-search"), SEARCH_HINT)
     shown = f"{out.offset + 1:,}-{out.offset + len(out.pmids):,}" if out.pmids else "none"
     lines = [
         f"**{out.totalCount:,} PubMed records** match; showing {shown}.",
@@ -551,6 +543,6 @@ def render_search(out: SearchArticlesOutput, args: SearchArticlesInput) -> str:
             who = (s.authors or "No authors").rstrip(".")
             items.append(f"{i}. {s.title}\n   {who}. {where} {s.pubDate or ''}. {ids}")
         lines.append("")
-        lines.append(fence("\n".join(items), "pubmed-esummary"))
+        lines.append(rendering.fence("\n".join(items), "pubmed-esummary"))
     lines.append(f"PubMed: {out.searchUrl}")
-    return cap_text("\n".join(lines), SEARCH_HINT)
+    return rendering.cap_text("\n".join(lines), SEARCH_HINT)

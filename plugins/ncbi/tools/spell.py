@@ -7,8 +7,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from medlit.core.plugin import ToolContext, ToolInput, ToolOutput
-from medlit.core.plugin.kit import RESPONSE_FORMAT_FIELD, ResponseFormat, as_json, fence
+from medlit.core.plugin import ToolContext, ToolInput, ToolOutput, outputs, rendering
 
 from ..inputs import check_query
 from ..parse.eutils import parse_espell
@@ -39,7 +38,7 @@ class SpellCheckInput(ToolInput):
         max_length=4000,
         description="PubMed query as you would search it. Example: 'alzhiemer diseese AND aged[mh]'.",
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     _q = field_validator("query", mode="before")(lambda cls, v: check_query(v, "alzhiemer diseese"))
 
@@ -137,11 +136,11 @@ async def spell_check(args: SpellCheckInput, ctx: ToolContext) -> SpellCheckOutp
 
 def render_spell(out: SpellCheckOutput, args: SpellCheckInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "ncbi-espell")
+        return rendering.as_json(out, "ncbi-espell")
     if not out.hasSuggestion:
         return "No correction; search the query as written."
     changes = ", ".join(f"{c.original} → {c.corrected}" for c in out.corrections)
     # The corrected words come from NCBI: fenced like any other upstream text.
-    return "Suggested query (re-run pubmed_search_articles with it):\n" + fence(
+    return "Suggested query (re-run pubmed_search_articles with it):\n" + rendering.fence(
         f"{out.corrected}\nChanged: {changes}", "ncbi-espell"
     )

@@ -9,24 +9,31 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ..errors import ArgumentError
-from ..identifiers import FIELD_OF, IdentifierError, parse_list
-from ..jats.models import UnextractableReason
-from ..models import ResponseFormat, ToolInput, response_format_field
-from ..text import strip_invisible
-from ..types import ContentFormat, IdKind, TierOutcomeKind, UnavailableReason
+from medlit.core.plugin import (
+    ArgumentError,
+    IdKind,
+    ToolInput,
+    identifiers,
+    kinds,
+    markup,
+    outputs,
+    rendering,
+)
+
 from .describe import FETCH_LIMIT, MAX_IDS
 
 IdType = IdKind
-KIND_OF: dict[str, IdKind] = {field: kind for kind, field in FIELD_OF.items()}  # "pmcids" -> "pmcid"
+KIND_OF: dict[str, IdKind] = {
+    field: kind for kind, field in identifiers.FIELD_OF.items()
+}  # "pmcids" -> "pmcid"
 
 
 def _ids(kind: IdKind, value: Any) -> list[str] | None:
     if value is None:
         return None
     try:
-        parsed = parse_list(kind, value)
-    except IdentifierError as exc:
+        parsed = identifiers.parse_list(kind, value)
+    except identifiers.IdentifierError as exc:
         raise ArgumentError(
             str(exc),
             "Send PMC IDs in `pmcids` (e.g. 'PMC9575052'), PubMed IDs in `pmids` (e.g. '33533846') and DOIs "
@@ -96,9 +103,9 @@ class FulltextInput(ToolInput):
         description="Ceiling on the whole reply, default none; later articles are deferred whole. "
         "Example: 60000.",
     )
-    responseFormat: ResponseFormat = response_format_field()
+    responseFormat: outputs.ResponseFormat = outputs.response_format_field()
 
-    @field_validator(*FIELD_OF.values(), mode="before")
+    @field_validator(*identifiers.FIELD_OF.values(), mode="before")
     @classmethod
     def _id_list(cls, v: Any, info: ValidationInfo) -> list[str] | None:
         return _ids(KIND_OF[info.field_name or ""], v)
@@ -118,7 +125,7 @@ class FulltextInput(ToolInput):
                 return v  # let the type check report it
             if term == "":
                 continue
-            cleaned = strip_invisible(term).strip()
+            cleaned = rendering.strip_invisible(term).strip()
             if not cleaned:
                 raise ArgumentError(
                     f"sections element {term!r} holds no visible character, so it names no heading",
@@ -129,13 +136,13 @@ class FulltextInput(ToolInput):
 
     @model_validator(mode="after")
     def _some_ids(self) -> FulltextInput:
-        kinds = [self.pmcids or [], self.pmids or [], self.dois or []]
-        if not any(kinds):
+        lists = [self.pmcids or [], self.pmids or [], self.dois or []]
+        if not any(lists):
             raise ArgumentError(
                 "no identifier given",
                 'Name at least one article in `pmcids`, `pmids` or `dois`, e.g. {"pmcids": ["PMC9575052"]}.',
             )
-        total = sum(len(k) for k in kinds)
+        total = sum(len(k) for k in lists)
         if total > MAX_IDS:
             raise ArgumentError(
                 f"{total} distinct identifiers given; one call accepts at most {MAX_IDS}",
@@ -227,7 +234,7 @@ class TablePartOut(_Out):
     rows: list[list[str]] = Field(
         description="This part's cells by row, spans expanded by repetition so the grid is rectangular"
     )
-    unextractableReason: UnextractableReason | None = Field(
+    unextractableReason: markup.UnextractableReason | None = Field(
         None, description="Why this part's `rows` is empty, set only then (codes as on the table)"
     )
 
@@ -243,7 +250,7 @@ class TableOut(_Out):
         description="Cells by row, spans expanded by repetition so the grid is rectangular. When `parts` is "
         "set, this is only the first part whose cells could be read"
     )
-    unextractableReason: UnextractableReason | None = Field(
+    unextractableReason: markup.UnextractableReason | None = Field(
         None,
         description="Why `rows` is empty, set only then: 'graphic-only' (deposited as an image with no cell "
         "markup), 'cals-tgroup' (CALS/OASIS <tgroup> markup, not extracted), 'no-rows' (the markup carries no "
@@ -285,7 +292,7 @@ class TriedTier(_Out):
     tier: str = Field(
         description="A full-text tier or an ID resolution step, as the tool description names them"
     )
-    outcome: TierOutcomeKind
+    outcome: kinds.TierOutcomeKind
     detail: str | None = None
 
 
@@ -327,7 +334,7 @@ class ExtractedFulltext(_Out):
     kind: Literal["extracted"] = "extracted"
     source: str = Field(description="The source that served the text, as its tier labels it")
     viaSource: str = Field(description="The tier that served the text")
-    contentFormat: ContentFormat
+    contentFormat: kinds.ContentFormat
     doi: str
     sourceUrl: str = Field(description="URL the content was fetched from")
     content: str = Field(description="Full article text, Markdown or plain text per `contentFormat`")
@@ -354,7 +361,7 @@ Article = Annotated[StructuredFulltext | ExtractedFulltext, Field(discriminator=
 class Unavailable(_Out):
     id: str = Field(description="The identifier as requested (normalised)")
     idType: IdType = Field(description="The input field it was sent in")
-    reason: UnavailableReason = Field(
+    reason: kinds.UnavailableReason = Field(
         description="The most specific signal any step reported; 'service-error' is worth a retry"
     )
     triedTiers: list[TriedTier] = Field(

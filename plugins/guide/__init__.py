@@ -1,4 +1,4 @@
-"""The guide plugin, part of core: the ``medlit://guide`` resource and the ``research_plan``
+"""The guide plugin: the ``medlit://guide`` resource and the ``research_plan``
 prompt, both built from what the enabled plugins contribute and naming only the tools served in
 this configuration (``MEDLIT_TOOLS``, ``<NAME>_ENABLED`` switches, plugins waiting on a setting).
 
@@ -11,8 +11,8 @@ plugins not serving here. Core names no plugin's tool: every name comes from the
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
-from ..types import PluginInfo, PromptArgument, PromptSpec, ResourceSpec
+from medlit.core.plugin import PluginInfo, PromptArgument, PromptSpec, ResourceSpec, hookimpl
+
 from .render import read_guide, render_research_plan
 
 GUIDE_RESOURCE = ResourceSpec(
@@ -45,6 +45,7 @@ def medlit_plugin_info() -> PluginInfo:
         name="guide",
         title="Guide",
         description="The guide resource and the research-plan prompt, built from what the other plugins serve.",
+        host_services=True,
     )
 
 

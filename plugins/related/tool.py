@@ -12,12 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from .. import errors as E
-from ..context import ToolContext
-from ..errors import MedlitError
-from ..models import cap_text
-from ..render import as_json, fence, md_table
-from ..types import Catalog, RecordMetadata, RelatedQuery, RelatedResult
+from medlit.core.plugin import (
+    Catalog,
+    MedlitError,
+    RecordMetadata,
+    RelatedQuery,
+    RelatedResult,
+    ToolContext,
+    rendering,
+)
+from medlit.core.plugin import errors as E
+
 from .chain import Asked, Attempt, ask
 from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
 
@@ -87,7 +92,7 @@ class _Source:
 
 def _check_pmid(ctx: ToolContext) -> str:
     """Advice for an unknown PMID, naming the served tools that find or convert one."""
-    catalog = ctx.core.catalog if ctx.core is not None else None
+    catalog = ctx.host.catalog if ctx.host is not None else None
     search = catalog.tool_for("search") if catalog else None
     convert = catalog.tool_for("id_conversion") if catalog else None
     ways = [
@@ -99,17 +104,19 @@ def _check_pmid(ctx: ToolContext) -> str:
 
 
 async def find_related(args: FindRelatedInput, ctx: ToolContext) -> FindRelatedOutput:
-    core = ctx.core
-    if core is None:  # only core's own plugins get it; anything else is a wiring fault
-        raise E.plugin_fault("related", "pubmed_find_related needs core's access to reach the providers")
-    catalog = core.catalog
+    host = ctx.host
+    if host is None:  # PluginInfo(host_services=True) gives it; anything else is a wiring fault
+        raise E.plugin_fault(
+            "related", "pubmed_find_related needs the host's services to reach the providers"
+        )
+    catalog = host.catalog
     started = time.monotonic()
-    until = started + max(5.0, core.call_deadline - SUMMARY_RESERVE)
+    until = started + max(5.0, host.call_deadline - SUMMARY_RESERVE)
     want = min(args.maxResults, PER_CALL)
     query = RelatedQuery(pmid=args.pmid, kind=args.relationship, offset=args.offset, limit=want)
     source = _Source(ctx, args.pmid)
 
-    asked = await ask(ctx, catalog.related, query, until=until, on_empty=source.on_empty)
+    asked = await ask(ctx, host, catalog.related, query, until=until, on_empty=source.on_empty)
     final = asked.answer or _first_empty(asked)
     if final is None:
         raise _none_answered(asked, query, catalog)
@@ -290,11 +297,13 @@ def _notice(
 
 def render_related(out: FindRelatedOutput, args: FindRelatedInput) -> str:
     if args.responseFormat == "json":
-        return cap_text(as_json(out, "related"), "Ask for fewer articles (maxResults) and page with offset.")
+        return rendering.cap_text(
+            rendering.as_json(out, "related"), "Ask for fewer articles (maxResults) and page with offset."
+        )
     head = f"## Articles {_KIND_WORDS[out.relationship]} PMID {out.sourcePmid} (source: {out.source})"
     lines = [head]
     if out.sourceTitle:
-        lines.append(fence(out.sourceTitle, "pubmed-title"))
+        lines.append(rendering.fence(out.sourceTitle, "pubmed-title"))
     shown = f"{out.offset + 1}-{out.offset + len(out.articles)}" if out.articles else "none on this page"
     total = f"{out.totalCount:,}" if out.totalCount is not None else "unknown"
     lines.append(
@@ -316,11 +325,11 @@ def render_related(out: FindRelatedOutput, args: FindRelatedInput) -> str:
             ]
             for a in out.articles
         ]
-        lines.append(fence(md_table(headers, rows), "related"))
+        lines.append(rendering.fence(rendering.md_table(headers, rows), "related"))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     trail = "; ".join(
         f"{p.provider} {p.outcome}" + (f" ({p.reason})" if p.reason else "") for p in out.providers
     )
     lines.append(f"Providers: {trail}")
-    return cap_text("\n\n".join(lines), "Ask for fewer articles (maxResults) and page with offset.")
+    return rendering.cap_text("\n\n".join(lines), "Ask for fewer articles (maxResults) and page with offset.")

@@ -12,14 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import errors as E
-from ..budget import apply_budget, json_size
-from ..context import ToolContext
-from ..errors import MedlitError
-from ..identifiers import FIELD_OF, ID_KINDS
-from ..jats.models import UNEXTRACTABLE_REASONS
-from ..resolution import ChainResult, Resolution, report_progress, run_chain
-from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, TierOptions
+from medlit.core.plugin import (
+    ArticleRef,
+    ChainResult,
+    ExtractedTextArticle,
+    HostServices,
+    IdKind,
+    MedlitError,
+    Resolution,
+    StructuredArticle,
+    TierOptions,
+    ToolContext,
+    identifiers,
+    markup,
+    outputs,
+)
+from medlit.core.plugin import errors as E
+
 from .describe import FETCH_LIMIT
 from .models import (
     ExtractedFulltext,
@@ -58,7 +67,11 @@ class _Asked:
 # -- identifiers ------------------------------------------------------------------------------
 def _routed(args: FulltextInput) -> list[_Asked]:
     """Every distinct id in routing order: pmcids, then pmids, then dois."""
-    return [_Asked(kind, v) for kind in ID_KINDS for v in getattr(args, FIELD_OF[kind]) or []]
+    return [
+        _Asked(kind, v)
+        for kind in identifiers.ID_KINDS
+        for v in getattr(args, identifiers.FIELD_OF[kind]) or []
+    ]
 
 
 def _groups(asked: Sequence[_Asked]) -> dict[str, Any]:
@@ -67,19 +80,19 @@ def _groups(asked: Sequence[_Asked]) -> dict[str, Any]:
     if len(kinds) == 1:
         return {"ids": ids, "idType": next(iter(kinds))}
     out: dict[str, Any] = {"ids": ids}
-    for kind in ID_KINDS:
+    for kind in identifiers.ID_KINDS:
         values = [a.value for a in asked if a.kind == kind]
         if values:
-            out[FIELD_OF[kind]] = values
+            out[identifiers.FIELD_OF[kind]] = values
     return out
 
 
 def _resend(asked: Sequence[_Asked]) -> str:
     parts = []
-    for kind in ID_KINDS:
+    for kind in identifiers.ID_KINDS:
         values = [a.value for a in asked if a.kind == kind]
         if values:
-            parts.append(f"{FIELD_OF[kind]}={json.dumps(values)}")
+            parts.append(f"{identifiers.FIELD_OF[kind]}={json.dumps(values)}")
     return " and ".join(parts)
 
 
@@ -134,8 +147,7 @@ def _unavailable(res: Resolution, asked: Sequence[_Asked]) -> list[Unavailable]:
 async def _add_access_links(ctx: ToolContext, refs: list[ArticleRef], unavailable: list[Unavailable]) -> None:
     """The access-link providers' link (a library resolver) on each unavailable entry they can link;
     a provider that fails only leaves the field out."""
-    assert ctx.core is not None  # checked by the handler
-    links = await ctx.core.access_links(refs)
+    links = await _host(ctx).access_links(refs)
     by_id = {v: links[ref.key] for ref in refs if ref.key in links for v in ref.requested}
     for u in unavailable:
         u.institutionalLink = by_id.get(u.id)
@@ -168,17 +180,24 @@ def _no_tiers() -> MedlitError:
 
 
 # -- the handler ------------------------------------------------------------------------------
+def _host(ctx: ToolContext) -> HostServices:
+    if ctx.host is None:  # PluginInfo(host_services=True) gives it; a wiring fault otherwise
+        raise E.plugin_fault("fulltext", "the full-text tool runs without the host's services")
+    return ctx.host
+
+
 async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutput:
-    catalog = ctx.core.catalog if ctx.core is not None else None
-    if catalog is None or not catalog.tiers:
+    host = _host(ctx)
+    catalog = host.catalog
+    if not catalog.tiers:
         raise _no_tiers()
     routed = _routed(args)
     fetch, over = routed[:FETCH_LIMIT], routed[FETCH_LIMIT:]
-    await report_progress(ctx, 0, f"resolving {len(fetch)} identifier(s)")
+    await ctx.report(0, f"resolving {len(fetch)} identifier(s)")
 
     refs = [ArticleRef(key=a.value, requested=(a.value,), **{a.kind: a.value}) for a in fetch]
-    chain = await run_chain(
-        refs, ctx, TierOptions(include_references=args.includeReferences, include_assets=args.includeAssets)
+    chain = await host.fulltext(
+        refs, TierOptions(include_references=args.includeReferences, include_assets=args.includeAssets)
     )
     if chain.all_failed_for_service_reasons():
         raise _all_failed(chain)
@@ -245,11 +264,11 @@ def _shape(
         if report is not None:
             reports[index] = report
 
-    split = apply_budget(
+    split = outputs.apply_budget(
         list(range(len(records))),
         args.maxResponseCharacters,
         id_of=lambda i: records[i][0][0].value,
-        size_of=lambda i: json_size(records[i][1]),
+        size_of=lambda i: outputs.json_size(records[i][1]),
     )
     kept, kept_set = split.kept, set(split.kept)
     out = FulltextOutput(articles=[records[i][1] for i in kept], totalReturned=len(kept))
@@ -315,7 +334,7 @@ def _shape(
         )
     unextractable = [
         f"{t.label or t.id or 'a table'} in {article_id(rec)} "
-        f"({UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
+        f"({markup.UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
         for rec in (records[i][1] for i in kept)
         if isinstance(rec, StructuredFulltext)
         for t in rec.tables or []

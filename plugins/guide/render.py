@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..context import ToolContext
-from ..errors import plugin_fault
-from ..types import Capability, Catalog
+from medlit.core.plugin import Catalog, ToolContext, errors, kinds
 
 TITLE = "# medlit: searching and reading the biomedical literature"
 
@@ -49,14 +47,14 @@ def guide_text(catalog: Catalog) -> str:
 
 
 async def read_guide(ctx: ToolContext) -> str:
-    if ctx.core is None:
-        raise plugin_fault("guide", "the guide needs core's access to the catalog")
-    return guide_text(ctx.core.catalog)
+    if ctx.host is None:
+        raise errors.plugin_fault("guide", "the guide needs the host's services (the catalog)")
+    return guide_text(ctx.host.catalog)
 
 
 # The research plan's phases: what each asks of the model, and the capability whose served tools
 # it names (with their one-line task from the guide).
-PHASES: tuple[tuple[str, str, Capability | None], ...] = (
+PHASES: tuple[tuple[str, str, kinds.Capability | None], ...] = (
     (
         "Scope",
         "turn the keywords into controlled-vocabulary terms and a query combining subject headings and "

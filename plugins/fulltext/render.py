@@ -4,8 +4,8 @@ unavailable ids with every step of their report."""
 
 from __future__ import annotations
 
-from ..jats.models import UNEXTRACTABLE_REASONS
-from ..render import as_json, fence, md_table
+from medlit.core.plugin import markup, rendering
+
 from .models import ExtractedFulltext, FulltextInput, FulltextOutput, StructuredFulltext, TableOut, TriedTier
 from .shape import article_id
 
@@ -62,7 +62,7 @@ def _render_pmc(art: StructuredFulltext) -> str:
     if art.references:
         body += ["", "### References"]
         body += [f"{r.label or '-'} {r.citation}" for r in art.references]
-    lines.append(fence("\n".join(body).strip(), art.viaSource))
+    lines.append(rendering.fence("\n".join(body).strip(), art.viaSource))
     return "\n".join(lines)
 
 
@@ -87,18 +87,18 @@ def _render_table(t: TableOut) -> list[str]:
 def _render_grid(rows: list[list[str]], header_rows: int, unextractable: str | None) -> str:
     """A grid as a markdown table, its header rows joined per column; else why it has no cells."""
     if not rows:
-        why = UNEXTRACTABLE_REASONS.get(unextractable or "", unextractable)
+        why = markup.UNEXTRACTABLE_REASONS.get(unextractable or "", unextractable)
         return f"(cells not extractable [{unextractable}]: {why})"
     width = max(len(r) for r in rows)
     head_rows = rows[:header_rows]
     header = [" / ".join(dict.fromkeys(r[c] for r in head_rows if c < len(r))) for c in range(width)]
     header = header if head_rows else [f"col {c + 1}" for c in range(width)]
-    return md_table(header, [r + [""] * (width - len(r)) for r in rows[header_rows:]])
+    return rendering.md_table(header, [r + [""] * (width - len(r)) for r in rows[header_rows:]])
 
 
 def _render_text(art: ExtractedFulltext) -> str:
     head = f"## {art.title or art.doi}\nDOI {art.doi} · {art.contentFormat} from {art.sourceUrl} (via {art.viaSource})"
-    return head + _chain(art.triedTiers) + "\n" + fence(art.content, art.viaSource)
+    return head + _chain(art.triedTiers) + "\n" + rendering.fence(art.content, art.viaSource)
 
 
 def _chain(tried: list[TriedTier] | None) -> str:
@@ -110,7 +110,7 @@ def _chain(tried: list[TriedTier] | None) -> str:
 
 def render_fulltext(out: FulltextOutput, args: FulltextInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "fulltext")
+        return rendering.as_json(out, "fulltext")
     parts = [
         f"**{out.totalReturned} full-text article(s)**"
         + (f", {len(out.unavailable)} id(s) unavailable" if out.unavailable else "")

@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .. import errors as E
-from ..context import ToolContext
-from ..errors import MedlitError
-from ..identifiers import IdentifierError, normalize_pmid
-from ..resolution import report_progress, run_step, step_context, step_limit
-from ..types import Declared, RelatedProvider, RelatedQuery, RelatedResult
+from medlit.core.plugin import (
+    Declared,
+    HostServices,
+    MedlitError,
+    RelatedProvider,
+    RelatedQuery,
+    RelatedResult,
+    ToolContext,
+    identifiers,
+)
+from medlit.core.plugin import errors as E
+
 from .models import Outcome
 
 
@@ -59,8 +65,8 @@ def clean(result: RelatedResult, source: str) -> RelatedResult:
     scores: dict[str, float] = {}
     for raw in result.pmids or []:
         try:
-            pmid = normalize_pmid(str(raw))
-        except IdentifierError:
+            pmid = identifiers.normalize_pmid(str(raw))
+        except identifiers.IdentifierError:
             dropped += 1
             continue
         if pmid == source or pmid in pmids:
@@ -96,6 +102,7 @@ async def _answer(provider: RelatedProvider, query: RelatedQuery, ctx: ToolConte
 
 async def ask(
     ctx: ToolContext,
+    host: HostServices,
     pairs: Sequence[Declared[RelatedProvider]],
     query: RelatedQuery,
     *,
@@ -127,20 +134,21 @@ async def ask(
             asked.attempts.append(Attempt(provider, "failed", err.message, error=err))
             continue
         step += 1
-        await report_progress(ctx, step, f"asking {provider.name} ({query.kind} of PMID {query.pmid})")
-        out = await run_step(
+        await ctx.report(step, f"asking {provider.name} ({query.kind} of PMID {query.pmid})")
+        out = await host.run_step(
             provider.name,
             provider.plugin,
+            partial(_answer, provider, query),
             # an equal share of what is left while other providers may still be asked
-            step_limit(provider.timeout, len(askable) - askable.index(provider.name) - 1, until),
-            partial(_answer, provider, query, step_context(ctx, provider.plugin)),
-            RelatedResult,  # anything else is its plugin's fault
-            "a RelatedResult",
+            limit=host.step_limit(provider.timeout, len(askable) - askable.index(provider.name) - 1, until),
+            expect=RelatedResult,  # anything else is its plugin's fault
+            expected="a RelatedResult",
         )
         if out.error is not None:
             asked.attempts.append(Attempt(provider, "failed", out.error.message, error=out.error))
             continue
-        result: RelatedResult = out.answer
+        result = out.answer
+        assert isinstance(result, RelatedResult)  # run_step checked it
         if is_empty(result, query):
             attempt = Attempt(provider, "empty", result.detail, result=result)
             asked.attempts.append(attempt)

@@ -7,9 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from ..errors import ArgumentError
-from ..models import ResponseFormat, ToolInput, ToolOutput, response_format_field
-from ..types import NoticeKind
+from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, kinds, outputs
 
 MAX_REFERENCES = 100
 MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
@@ -58,7 +56,7 @@ class VerifyReferencesInput(ToolInput):
         description=f"Up to {MAX_REFERENCES} references: strings in any style (Vancouver, APA, AMA, Harvard, "
         "numbered, BibTeX, RIS) or field objects. Example: ['Wakefield AJ, et al. Lancet. 1998;351:637-41.'].",
     )
-    responseFormat: ResponseFormat = response_format_field()
+    responseFormat: outputs.ResponseFormat = outputs.response_format_field()
 
     @field_validator("references", mode="before")
     @classmethod
@@ -120,14 +118,16 @@ class NoticeSource(ToolOutput):
     source: str = Field(
         description="The provider, with the depositor where the provider names one: '<provider>:<depositor>'"
     )
-    type: NoticeKind = Field(description="The type as this source gives it (folded onto the five kinds)")
+    type: kinds.NoticeKind = Field(
+        description="The type as this source gives it (folded onto the five kinds)"
+    )
     label: str = Field("", description="The source's own word for the type")
     id: str | None = None
     date: str | None = None
 
 
 class NoticeOut(ToolOutput):
-    type: NoticeKind = Field(description="The gravest type the sources give this notice")
+    type: kinds.NoticeKind = Field(description="The gravest type the sources give this notice")
     id: str | None = Field(None, description="The notice's DOI, else its PMID")
     date: str | None = None
     source: str = Field(description="Every source reporting it, comma-separated")

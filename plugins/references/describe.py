@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..types import Capability, Catalog, Declared
+from medlit.core.plugin import Catalog, Declared, kinds
 
 NAME = "pubmed_verify_references"
 
@@ -16,7 +16,7 @@ def _names(pairs: Sequence[Declared[Any]]) -> str:
 
 
 def describe(catalog: Catalog) -> str:
-    wanted: tuple[tuple[Capability, str], ...] = (
+    wanted: tuple[tuple[kinds.Capability, str], ...] = (
         ("citation_match", "to find PMIDs for structured citations use"),
         ("citations", "to format citations"),
     )

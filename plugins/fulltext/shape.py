@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from ..jats.models import FulltextArticle, Table
-from ..types import ArticleRef, ExtractedTextArticle
+from medlit.core.plugin import ArticleRef, ExtractedTextArticle, markup
+
 from .models import (
     ArticleLedger,
     AssetOut,
@@ -73,7 +73,7 @@ def _strip_asset_markers(text: str) -> str:
 
 
 def to_structured(
-    art: FulltextArticle,
+    art: markup.FulltextArticle,
     via: str,
     *,
     source: str = "",
@@ -190,7 +190,7 @@ def to_extracted(
     )
 
 
-def _table_out(t: Table) -> TableOut:
+def _table_out(t: markup.Table) -> TableOut:
     parts = [
         TablePartOut(
             caption=p.caption,

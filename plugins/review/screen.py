@@ -14,13 +14,9 @@ from collections.abc import Callable
 from typing import Any, Literal, TextIO, cast
 from urllib.parse import quote
 
-from .. import errors as E
-from ..context import ToolContext
-from ..errors import MedlitError
-from ..identifiers import IdentifierError, classify
-from ..render import as_json, fence, md_table
-from ..resolution import REASON_OF, report_progress, run_chain
-from ..types import NO_SOURCE_ENABLED, ArticleRef, TierOptions
+from medlit.core.plugin import ArticleRef, MedlitError, TierOptions, ToolContext, identifiers, rendering
+from medlit.core.plugin import errors as E
+
 from . import exports as X
 from .dedup import clean_doi
 from .models import (
@@ -38,7 +34,7 @@ from .models import (
 )
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, flow, reconcile
 from .store import Decision, Retrieval, now
-from .tool import EXPORT_FAILED, EXPORT_URI, _catalog, _existing, export_dir, set_state, workspace
+from .tool import EXPORT_FAILED, EXPORT_URI, _existing, _host, export_dir, set_state, workspace
 
 CATEGORIES = ", ".join(REASON_CATEGORIES)
 RECONCILIATION = (
@@ -75,8 +71,8 @@ def _id_kind(value: str) -> tuple[str, str | None]:
     """A string id's column and matching form (the store's: DOIs lower case), as the shared
     :func:`~medlit.core.identifiers.classify` reads it; ``None`` when it is no id at all."""
     try:
-        ident = classify(value)
-    except IdentifierError:
+        ident = identifiers.classify(value)
+    except identifiers.IdentifierError:
         return "pmid", None
     return ident.kind, clean_doi(ident.value) if ident.kind == "doi" else ident.value
 
@@ -172,20 +168,26 @@ async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
 
 def render_screen(out: ScreenOutput, args: ScreenInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-screen")
+        return rendering.as_json(out, "review-screen")
     lines = [
         f"## {out.set}: {out.recorded} decision(s) recorded, {out.replaced} replaced (reviewer {out.reviewer}, "
         f"{out.decidedAt})"
     ]
     if out.refused:
         rows = [[str(r.index), str(r.id), r.reason] for r in out.refused]
-        lines.append("Refused: " + fence(md_table(["Item", "Id", "Reason"], rows), "review-refused"))
+        lines.append(
+            "Refused: "
+            + rendering.fence(rendering.md_table(["Item", "Id", "Reason"], rows), "review-refused")
+        )
     if out.conflicts:
         rows = [
             [str(c.key), c.stage, ", ".join(f"{k}: {v}" for k, v in c.decisions.items())]
             for c in out.conflicts
         ]
-        lines.append("Conflicts: " + fence(md_table(["Key", "Stage", "Decisions"], rows), "review-conflicts"))
+        lines.append(
+            "Conflicts: "
+            + rendering.fence(rendering.md_table(["Key", "Stage", "Decisions"], rows), "review-conflicts")
+        )
     lines.append(f"Unresolved conflicts in the set: {out.conflictsInSet}.")
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
@@ -193,9 +195,6 @@ def render_screen(out: ScreenOutput, args: ScreenInput) -> str:
 
 
 # -- review_retrieve ----------------------------------------------------------------------------
-
-# Outcomes that say nothing of the report (a source failed, or none was on): asked again next call.
-UNSETTLED: frozenset[str] = frozenset({REASON_OF["service-error"], NO_SOURCE_ENABLED})
 
 
 def _ref(key: int, data: dict[str, Any]) -> ArticleRef | None:
@@ -206,7 +205,8 @@ def _ref(key: int, data: dict[str, Any]) -> ArticleRef | None:
 async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
-    catalog = _catalog(ctx)
+    host = _host(ctx)
+    catalog = host.catalog
     if not catalog.tiers:
         raise MedlitError(
             E.UNAVAILABLE,
@@ -224,8 +224,8 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
         else:
             refs.append(ref)
     if refs:
-        await report_progress(ctx, 0, f"full-text availability of {len(refs)} record(s) of {row.name}")
-        chain = await run_chain(refs, ctx, TierOptions(include_references=False, include_assets=False))
+        await ctx.report(0, f"full-text availability of {len(refs)} record(s) of {row.name}")
+        chain = await host.fulltext(refs, TierOptions(include_references=False, include_assets=False))
         pending: list[ArticleRef] = []
         for res in chain.resolutions:
             tried = [a.as_dict() for a in res.tried]
@@ -244,18 +244,20 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
                         stamp,
                     )
                 else:
+                    # a source failed, or none was on: that says nothing of the report, so it is
+                    # asked again next call and never counted as "not retrieved"
                     reason = res.reason or "not-found"
-                    state = "failed" if reason in UNSETTLED else "not_retrieved"
+                    state = "failed" if res.unsettled else "not_retrieved"
                     outcomes[key] = Retrieval(key, state, None, None, reason, tried, None, stamp)
-            if not res.resolved and (res.reason or "") not in UNSETTLED:
+            if not res.resolved and not res.unsettled:
                 pending.append(res.ref)
-        if pending and catalog.access_links and ctx.core is not None:
-            links = await ctx.core.access_links(pending)
+        if pending and catalog.access_links:
+            links = await host.access_links(pending)
             for ref in pending:
                 if ref.key in links:
                     for requested in ref.requested:
                         outcomes[int(requested)].link = links[ref.key]
-        await report_progress(ctx, len(refs), "full-text availability recorded")
+        await ctx.report(len(refs), "full-text availability recorded")
     if outcomes:
         await store.save_retrievals(row.id, list(outcomes.values()))
     _, remaining = await store.to_retrieve(row.id, 1, False)
@@ -303,7 +305,7 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
 
 def render_retrieve(out: RetrieveOutput, args: RetrieveInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-retrieve")
+        return rendering.as_json(out, "review-retrieve")
     lines = [
         f"## {out.set}: full text for {len(out.checked)} record(s) · sought {out.sought} · retrieved "
         f"{out.retrieved} · not retrieved {out.notRetrieved} · remaining {out.remaining}"
@@ -314,8 +316,9 @@ def render_retrieve(out: RetrieveOutput, args: RetrieveInput) -> str:
     ]
     if rows:
         lines.append(
-            fence(
-                md_table(["Key", "State", "Tier / reason", "Title", "Library link"], rows), "review-retrieve"
+            rendering.fence(
+                rendering.md_table(["Key", "State", "Tier / reason", "Title", "Library link"], rows),
+                "review-retrieve",
             )
         )
     if out.notice:
@@ -363,7 +366,7 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     if args.format != "json":
         from .diagram import draw
 
-        titles = {d.record.name: d.record.title for d in (ctx.core.catalog.sources if ctx.core else ())}
+        titles = {d.record.name: d.record.title for d in _host(ctx).catalog.sources}
         fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
         data = await asyncio.to_thread(draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles)
         if args.format == "png":
@@ -410,10 +413,10 @@ def _counts_table(c: PrismaCounts) -> list[list[str]]:
 
 def render_prisma(out: PrismaOutput, args: PrismaInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-prisma")
+        return rendering.as_json(out, "review-prisma")
     lines = [
         f"## PRISMA 2020 flow: {out.set}",
-        fence(md_table(["Box", "n"], _counts_table(out.counts)), "review-prisma"),
+        rendering.fence(rendering.md_table(["Box", "n"], _counts_table(out.counts)), "review-prisma"),
         out.reconciliation,
     ]
     if out.uri:

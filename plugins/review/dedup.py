@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..identifiers import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
-from ..types import SourceRecord
+from medlit.core.plugin import SourceRecord, identifiers
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
@@ -40,23 +39,23 @@ FIELDS = (
 
 def clean_pmid(value: str | None) -> str | None:
     try:
-        return normalize_pmid(value) if value else None
-    except IdentifierError:
+        return identifiers.normalize_pmid(value) if value else None
+    except identifiers.IdentifierError:
         return None
 
 
 def clean_pmcid(value: str | None) -> str | None:
     try:
-        return normalize_pmcid(value) if value else None
-    except IdentifierError:
+        return identifiers.normalize_pmcid(value) if value else None
+    except identifiers.IdentifierError:
         return None
 
 
 def clean_doi(value: str | None) -> str | None:
     """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
     try:
-        return normalize_doi(value).lower() if value else None
-    except IdentifierError:
+        return identifiers.normalize_doi(value).lower() if value else None
+    except identifiers.IdentifierError:
         return None
 
 

@@ -18,23 +18,22 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from .. import errors as E
-from ..context import ToolContext
-from ..errors import MedlitError
-from ..identifiers import IdentifierError, normalize_doi, normalize_pmid
-from ..models import cap_text
-from ..render import as_json, fence, md_table
-from ..resolution import report_progress, run_step, step_context
-from ..types import (
-    MatchStage,
-    NoticeKind,
+from medlit.core.plugin import (
+    HostServices,
+    MedlitError,
     NoticeProvider,
     RecordMetadata,
     RecordNotice,
     ReferenceCandidate,
     ReferenceMatcher,
     ReferenceQuery,
+    ToolContext,
+    identifiers,
+    kinds,
+    rendering,
 )
+from medlit.core.plugin import errors as E
+
 from .compare import Verdict, Work, judge
 from .models import (
     MAX_REFERENCES,
@@ -57,9 +56,9 @@ from .models import (
 )
 from .parse import StatedReference, count_entries, parse_authors, parse_reference, split_entries
 
-STAGES: tuple[MatchStage, ...] = ("identifiers", "citation", "search")
+STAGES: tuple[kinds.MatchStage, ...] = ("identifiers", "citation", "search")
 NOTICE_RESERVE = 10.0  # seconds of the call deadline kept for the notice lookups
-SEVERITY: dict[NoticeKind, int] = {
+SEVERITY: dict[kinds.NoticeKind, int] = {
     "retraction": 5,
     "withdrawal": 4,
     "expression_of_concern": 3,
@@ -107,13 +106,13 @@ def _fields_to_stated(f: ReferenceFields) -> StatedReference:
 
 def _checked_ids(s: StatedReference, index: int, strict: bool) -> None:
     """Canonical DOI and PMID; a malformed one given as a field is refused, one read from text dropped."""
-    for attr, norm in (("doi", normalize_doi), ("pmid", normalize_pmid)):
+    for attr, norm in (("doi", identifiers.normalize_doi), ("pmid", identifiers.normalize_pmid)):
         value = getattr(s, attr)
         if not value:
             continue
         try:
             setattr(s, attr, norm(value))
-        except IdentifierError as exc:
+        except identifiers.IdentifierError as exc:
             if strict:
                 raise E.invalid_argument(
                     f"references[{index}].{attr}: {exc}",
@@ -302,8 +301,14 @@ def _by_stated_id(ref: ReferenceQuery, w: Work) -> bool:
     )
 
 
+def _host(ctx: ToolContext) -> HostServices:
+    if ctx.host is None:  # PluginInfo(host_services=True) gives it; anything else is a wiring fault
+        raise E.plugin_fault("references", "pubmed_verify_references needs the host's services")
+    return ctx.host
+
+
 async def _resolve(
-    m: ReferenceMatcher, refs: list[ReferenceQuery], stage: MatchStage, ctx: ToolContext
+    m: ReferenceMatcher, refs: list[ReferenceQuery], stage: kinds.MatchStage, ctx: ToolContext
 ) -> Any:
     return await m.resolve(refs, stage, ctx)
 
@@ -313,7 +318,7 @@ async def _ask(
     m: ReferenceMatcher,
     trail: Trail,
     refs: list[ReferenceQuery],
-    stage: MatchStage,
+    stage: kinds.MatchStage,
     pool: Pool,
     until: float,
 ) -> None:
@@ -328,13 +333,13 @@ async def _ask(
         return
     trail.stages.append(stage)
     trail.asked_keys |= {r.key for r in refs}
-    out = await run_step(
+    out = await _host(ctx).run_step(
         m.name,
         m.plugin,
-        min(m.timeout, left),
-        partial(_resolve, m, refs, stage, step_context(ctx, m.plugin)),
-        Mapping,
-        "a mapping of candidates by reference key",
+        partial(_resolve, m, refs, stage),
+        limit=min(m.timeout, left),
+        expect=Mapping,
+        expected="a mapping of candidates by reference key",
     )
     if out.error is not None:
         # The first failure is the cause worth naming: a later stage that then runs out of time (its
@@ -345,7 +350,7 @@ async def _ask(
     pool.add(m.name, out.answer, {r.key for r in refs}, m.order)
 
 
-def _wants(ref: ReferenceQuery, stage: MatchStage) -> bool:
+def _wants(ref: ReferenceQuery, stage: kinds.MatchStage) -> bool:
     if stage == "identifiers":
         return bool(ref.doi or ref.pmid)
     if stage == "citation":
@@ -363,7 +368,7 @@ async def run_matchers(
     with_ids = [r for r in refs if _wants(r, "identifiers")]
     if with_ids:
         step += 1
-        await report_progress(ctx, step, f"checking {len(with_ids)} stated DOI(s)/PMID(s)")
+        await ctx.report(step, f"checking {len(with_ids)} stated DOI(s)/PMID(s)")
         await asyncio.gather(
             *(
                 _ask(ctx, m, t, with_ids, "identifiers", pool, until)
@@ -371,7 +376,7 @@ async def run_matchers(
                 if "identifiers" in m.stages
             )
         )
-    later: tuple[MatchStage, ...] = ("citation", "search")
+    later: tuple[kinds.MatchStage, ...] = ("citation", "search")
     for stage in later:
         for m, t in active:
             if stage not in m.stages:
@@ -380,7 +385,7 @@ async def run_matchers(
             if not todo:
                 continue
             step += 1
-            await report_progress(ctx, step, f"{m.name}: {stage} for {len(todo)} reference(s)")
+            await ctx.report(step, f"{m.name}: {stage} for {len(todo)} reference(s)")
             await _ask(ctx, m, t, todo, stage, pool, until)
     return pool
 
@@ -414,13 +419,13 @@ async def run_notices(
             t.error = MedlitError(E.CALL_DEADLINE_EXCEEDED, "not asked: out of time", recovery="Retry.")
             return
         t.stages.append(kind)
-        out = await run_step(
+        out = await _host(ctx).run_step(
             p.name,
             p.plugin,
-            min(p.timeout, left),
-            partial(_lookup, p, kind, wanted, step_context(ctx, p.plugin)),
-            Mapping,
-            "a mapping of notices by id",
+            partial(_lookup, p, kind, wanted),
+            limit=min(p.timeout, left),
+            expect=Mapping,
+            expected="a mapping of notices by id",
         )
         if out.error is not None:
             t.error, t.detail = out.error, out.detail
@@ -668,16 +673,12 @@ def _inactive_why(record: Any) -> str:
 
 
 async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> VerifyReferencesOutput:
-    core = ctx.core
-    if core is None:  # only core's own plugins get it; anything else is a wiring fault
-        raise E.plugin_fault(
-            "references", "pubmed_verify_references needs core's access to reach the providers"
-        )
-    catalog = core.catalog
+    host = _host(ctx)
+    catalog = host.catalog
     read, total = read_references(args.references)  # refused input raises here, before any request
     refs = [to_query(str(n + 1), s) for n, (_, s) in enumerate(read)]
     started = time.monotonic()
-    budget = core.call_deadline
+    budget = host.call_deadline
     deadline = started + max(0.5, budget * 0.95 - 0.5)  # the runtime stops the handler at the deadline
     match_until = deadline - min(NOTICE_RESERVE, budget * 0.2)
 
@@ -821,7 +822,7 @@ def _worst_first(r: ReferenceResult) -> tuple[int, int, int]:
 
 def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) -> str:
     if args.responseFormat == "json":
-        return cap_text(as_json(out, "references"), "Audit fewer references per call.")
+        return rendering.cap_text(rendering.as_json(out, "references"), "Audit fewer references per call.")
     s = out.summary
     lines = [
         f"## Reference audit: {len(out.results)} reference(s)",
@@ -855,8 +856,10 @@ def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) 
             ]
         )
     lines.append(
-        fence(
-            md_table(["#", "Match", "Conf.", "Notices", "Discrepancies", "Record", "Sources"], rows),
+        rendering.fence(
+            rendering.md_table(
+                ["#", "Match", "Conf.", "Notices", "Discrepancies", "Record", "Sources"], rows
+            ),
             "references",
         )
     )
@@ -868,4 +871,6 @@ def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) 
         for p in out.providers
     )
     lines.append(f"Providers: {trail}")
-    return cap_text("\n\n".join(lines), "Audit fewer references per call, or ask for responseFormat 'json'.")
+    return rendering.cap_text(
+        "\n\n".join(lines), "Audit fewer references per call, or ask for responseFormat 'json'."
+    )

@@ -7,8 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints
 
-from ..errors import ArgumentError
-from ..models import RESPONSE_FORMAT_FIELD, Image, ResourceLink, ResponseFormat, ToolInput, ToolOutput
+from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, outputs
 
 SET_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
 PAGE_MAX = 200
@@ -45,7 +44,7 @@ class SearchInput(ToolInput):
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class SourceReport(ToolOutput):
@@ -109,7 +108,7 @@ class RecordsInput(ToolInput):
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class SetRecord(ToolOutput):
@@ -148,7 +147,7 @@ class ExportInput(ToolInput):
         None, description="Only records decided so at `stage`. Example: 'include'"
     )
     stage: Stage = Field("title_abstract", description="Example: 'full_text'")
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class ExportOutput(ToolOutput):
@@ -164,17 +163,17 @@ class ExportOutput(ToolOutput):
     notice: str | None = None
     mimeType: str
 
-    def resource_links(self) -> list[ResourceLink]:
+    def resource_links(self) -> list[outputs.ResourceLink]:
         name = self.path.rsplit("/", 1)[-1]
         return [
-            ResourceLink(
+            outputs.ResourceLink(
                 uri=self.uri,
                 name=name,
                 mimeType=self.mimeType,
                 title=f"{self.set} ({self.format})",
                 size=self.bytes,
             ),
-            ResourceLink(
+            outputs.ResourceLink(
                 uri=self.logUri,
                 name=self.logPath.rsplit("/", 1)[-1],
                 mimeType="text/markdown",
@@ -193,7 +192,7 @@ class SetsInput(ToolInput):
     confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(
         None, description="delete: the set's name again. Example: 'asthma-kids'"
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class SetSummary(ToolOutput):
@@ -253,7 +252,7 @@ class ScreenInput(ToolInput):
     reviewer: Reviewer = Field(
         "model", description="Who decides: 'model', a person, 'final' (settles conflicts). Example: 'Dr Lee'"
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class Refused(ToolOutput):
@@ -312,7 +311,7 @@ class RetrieveInput(ToolInput):
         RETRIEVE_MAX, ge=1, le=RETRIEVE_MAX, description="Records this call, at most 25. Example: 10"
     )
     retry: bool = Field(False, description="Ask again about records not retrieved before. Example: true")
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class Retrieved(RetrievalState):
@@ -338,7 +337,7 @@ class PrismaInput(ToolInput):
     format: Literal["json", "svg", "png"] = Field(
         "json", description="json (counts), svg (file + resource) or png (image). Example: 'svg'"
     )
-    responseFormat: ResponseFormat = RESPONSE_FORMAT_FIELD
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
 class PrismaCounts(ToolOutput):
@@ -369,11 +368,11 @@ class PrismaOutput(ToolOutput):
     _image: bytes | None = PrivateAttr(None)  # png: sent as image content, not in the JSON
     notice: str | None = None
 
-    def resource_links(self) -> list[ResourceLink]:
+    def resource_links(self) -> list[outputs.ResourceLink]:
         if not self.uri or not self.path:
             return []
         return [
-            ResourceLink(
+            outputs.ResourceLink(
                 uri=self.uri,
                 name=self.path.rsplit("/", 1)[-1],
                 mimeType="image/svg+xml",
@@ -385,8 +384,8 @@ class PrismaOutput(ToolOutput):
     def set_image(self, data: bytes) -> None:
         self._image = data
 
-    def images(self) -> list[Image]:
-        return [Image(data=self._image, mimeType="image/png")] if self._image else []
+    def images(self) -> list[outputs.Image]:
+        return [outputs.Image(data=self._image, mimeType="image/png")] if self._image else []
 
 
 for _model in (RecordsInput, SetRecord, RecordsOutput, ExportInput):

@@ -1,18 +1,24 @@
-"""The review workspace, part of core: whole searches over the search sources plugins declare
+"""The review workspace: whole searches over the search sources plugins declare
 (``medlit_search_sources``), deduplicated into named sets in a real store, logged for PRISMA-S
 and exported for reference managers.
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``review``, so
 ``REVIEW_ENABLED=false`` switches it off, and ``MEDLIT_TOOLS=-review_*`` drops its tools). It
-declares no service: each source runs under its own plugin's context (``ctx.core``).
+declares no service: each source runs under its own plugin's context (``ctx.host``).
 """
 
 from __future__ import annotations
 
-from ..errors import ErrorKind
-from ..hookspecs import hookimpl
-from ..lazy import lazy
-from ..types import Catalog, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
+from medlit.core.plugin import (
+    Catalog,
+    PluginInfo,
+    ResourceSpec,
+    SettingSpec,
+    ToolSpec,
+    errors,
+    hookimpl,
+    lazy,
+)
 
 SEARCH = "review_search"
 # The full-text exclusion reasons (core/review/screening.py holds their labels; a test keeps both equal).
@@ -216,18 +222,25 @@ def medlit_plugin_info() -> PluginInfo:
             ),
         ),
         error_kinds=(
-            ErrorKind("unknown_set", "List the sets with review_sets, or create one with review_search."),
-            ErrorKind(
+            errors.ErrorKind(
+                "unknown_set", "List the sets with review_sets, or create one with review_search."
+            ),
+            errors.ErrorKind(
                 "invalid_set_name", "Use letters, digits, spaces, '-', '_' or '.' (no path characters)."
             ),
-            ErrorKind(
+            errors.ErrorKind(
                 "set_too_large", "Narrow the query (dates, fields) or raise MEDLIT_REVIEW_MAX_RECORDS."
             ),
-            ErrorKind("review_busy", "Retry when the running import finishes (review_sets shows it).", True),
-            ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
-            ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
-            ErrorKind("store_unavailable", "Check MEDLIT_STORE (sqlite:///path or postgresql://...).", True),
+            errors.ErrorKind(
+                "review_busy", "Retry when the running import finishes (review_sets shows it).", True
+            ),
+            errors.ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
+            errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
+            errors.ErrorKind(
+                "store_unavailable", "Check MEDLIT_STORE (sqlite:///path or postgresql://...).", True
+            ),
         ),
+        host_services=True,
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from ..types import RecordMetadata, ReferenceQuery
+from medlit.core.plugin import RecordMetadata, ReferenceQuery
 
 Agreement = Literal["same", "close", "different", "unknown"]
 FIELDS = ("title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid")

@@ -1,18 +1,16 @@
-"""The related-articles plugin, part of core: ``pubmed_find_related`` over every plugin's related
+"""The related-articles plugin: ``pubmed_find_related`` over every plugin's related
 providers (``medlit_related_providers``).
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``related``, so
 ``RELATED_ENABLED=false`` switches it off). It declares no service and no provider of its own: it
-asks the providers other plugins declare, each under that plugin's own context, which is why core
-gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
+asks the providers other plugins declare, each under that plugin's own context, through the host's
+services (``ctx.host``), which it asks for like any workflow plugin.
 """
 
 from __future__ import annotations
 
-from ..errors import ErrorKind
-from ..hookspecs import hookimpl
-from ..lazy import lazy
-from ..types import PluginInfo, ToolSpec
+from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy
+
 from .describe import NAME, describe
 
 # Declarations only: the models and the chain are imported at the tool's first call.
@@ -37,9 +35,12 @@ def medlit_plugin_info() -> PluginInfo:
         title="Related articles",
         description="Similar, citing and cited articles from the related-article providers other plugins declare.",
         error_kinds=(
-            ErrorKind("pmid_not_found", "Check the PMID; find or convert it with the search tools."),
-            ErrorKind("all_providers_failed", "Retry in a minute; the failures are listed in details.", True),
+            errors.ErrorKind("pmid_not_found", "Check the PMID; find or convert it with the search tools."),
+            errors.ErrorKind(
+                "all_providers_failed", "Retry in a minute; the failures are listed in details.", True
+            ),
         ),
+        host_services=True,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..types import Capability, Catalog, PluginState
+from medlit.core.plugin import Catalog, PluginState, kinds
 
 NAME = "pubmed_find_related"
 
@@ -28,7 +28,7 @@ def _brief(description: str) -> str:
 
 def _siblings(catalog: Catalog) -> str:
     """Where to go instead, naming only the tools served here."""
-    wanted: tuple[tuple[Capability, str], ...] = (
+    wanted: tuple[tuple[kinds.Capability, str], ...] = (
         ("search", "for topic searches use {}"),
         ("records", "for the full records {}"),
         ("links", "for other link types or databases {}"),

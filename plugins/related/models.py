@@ -6,10 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ..errors import ArgumentError
-from ..identifiers import IdentifierError, normalize_pmid
-from ..models import ResponseFormat, ToolInput, ToolOutput, response_format_field
-from ..types import RelatedKind
+from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, identifiers, kinds, outputs
 
 PER_CALL = 100  # articles per call: one metadata batch, one OpenAlex OR filter, a readable table
 MAX_OFFSET = 1_000_000
@@ -21,7 +18,7 @@ class FindRelatedInput(ToolInput):
         max_length=64,
         description="The source article's PMID; numbers, 'PMID:' labels and URLs accepted. Example: '33533846'.",
     )
-    relationship: RelatedKind = Field(
+    relationship: kinds.RelatedKind = Field(
         "similar",
         description="'similar' (ranked), 'cited_by' (articles citing it) or 'references' (articles it cites). "
         "Example: 'cited_by'.",
@@ -33,7 +30,7 @@ class FindRelatedInput(ToolInput):
         description=f"Served at most {PER_CALL} (more: a notice). Example: 50.",
     )
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Pass nextOffset. Example: 100.")
-    responseFormat: ResponseFormat = response_format_field()
+    responseFormat: outputs.ResponseFormat = outputs.response_format_field()
 
     @field_validator("pmid", mode="before")
     @classmethod
@@ -42,8 +39,8 @@ class FindRelatedInput(ToolInput):
             v = str(v)
         if isinstance(v, str):
             try:
-                return normalize_pmid(v)
-            except IdentifierError as exc:
+                return identifiers.normalize_pmid(v)
+            except identifiers.IdentifierError as exc:
                 raise ArgumentError(
                     str(exc),
                     "Send one PMID of digits, e.g. '33533846' (the search and ID-conversion tools find one).",
@@ -90,7 +87,7 @@ class FindRelatedOutput(ToolOutput):
     sourceTitle: str | None = Field(
         None, description="The source article's title, when a metadata provider knows it"
     )
-    relationship: RelatedKind
+    relationship: kinds.RelatedKind
     source: str = Field(description="The provider whose list this is")
     offset: int
     totalCount: int | None = Field(

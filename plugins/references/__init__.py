@@ -1,19 +1,17 @@
-"""The reference-audit plugin, part of core: ``pubmed_verify_references`` over every plugin's
+"""The reference-audit plugin: ``pubmed_verify_references`` over every plugin's
 reference matchers (``medlit_reference_matchers``) and notice providers
 (``medlit_notice_providers``).
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``references``, so
 ``REFERENCES_ENABLED=false`` switches it off). It declares no service of its own: it asks the
-providers other plugins declare, each under that plugin's own context, which is why core gives it
-``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
+providers other plugins declare, each under that plugin's own context, through the
+host's services (``ctx.host``), which it asks for like any workflow plugin.
 """
 
 from __future__ import annotations
 
-from ..errors import ErrorKind
-from ..hookspecs import hookimpl
-from ..lazy import lazy
-from ..types import PluginInfo, ToolSpec
+from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy
+
 from .describe import NAME, describe
 
 TOOL = ToolSpec(
@@ -46,11 +44,14 @@ def medlit_plugin_info() -> PluginInfo:
         description="Checks reference lists against the reference matchers and notice providers other plugins declare.",
         guide=GUIDE,
         error_kinds=(
-            ErrorKind("empty_reference", "Remove the empty item or give the reference's text or fields."),
-            ErrorKind(
+            errors.ErrorKind(
+                "empty_reference", "Remove the empty item or give the reference's text or fields."
+            ),
+            errors.ErrorKind(
                 "reference_too_long", "Give one reference per item, at most a few thousand characters."
             ),
         ),
+        host_services=True,
     )
 
 

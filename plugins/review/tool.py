@@ -26,12 +26,19 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 from urllib.parse import quote, unquote
 
-from .. import errors as E
-from ..budget import json_size
-from ..context import Progress, ToolContext, no_progress
-from ..errors import MedlitError
-from ..render import as_json, fence, md_table
-from ..types import Catalog, Declared, SearchSource, SourcePage, SourceQuery
+from medlit.core.plugin import (
+    Catalog,
+    Declared,
+    HostServices,
+    MedlitError,
+    SearchSource,
+    SourceQuery,
+    ToolContext,
+    outputs,
+    rendering,
+)
+from medlit.core.plugin import errors as E
+
 from . import exports as X
 from .models import (
     ExportInput,
@@ -91,7 +98,7 @@ class Job:
     set_id: int
     searches: list[int]
     task: asyncio.Task[None] | None = None
-    progress: Progress = no_progress
+    watcher: ToolContext | None = None  # the call waiting on the import: its progress is reported
     fetched: dict[int, int] = field(default_factory=dict)
     found: dict[int, int] = field(default_factory=dict)
     notices: dict[int, str] = field(default_factory=dict)
@@ -103,8 +110,9 @@ class Job:
     async def report(self, message: str) -> None:
         done = sum(self.fetched.values())
         total = sum(self.found.values()) or None
-        with contextlib.suppress(Exception):
-            await self.progress(done, total, message)
+        if self.watcher is not None:
+            with contextlib.suppress(Exception):
+                await self.watcher.progress(done, total, message)
 
 
 class Workspace:
@@ -165,14 +173,16 @@ def workspace(ctx: ToolContext) -> Workspace:
     return ws
 
 
-def _catalog(ctx: ToolContext) -> Catalog:
-    if ctx.core is None:
-        raise E.plugin_fault("review", "the review tools need core's access to the search sources")
-    return ctx.core.catalog
+def _host(ctx: ToolContext) -> HostServices:
+    if ctx.host is None:  # PluginInfo(host_services=True) gives it; a wiring fault otherwise
+        raise E.plugin_fault(
+            "review", "the review tools need the host's services (search sources, full text)"
+        )
+    return ctx.host
 
 
 def _wait(ctx: ToolContext) -> float:
-    deadline = ctx.core.call_deadline if ctx.core is not None else 50.0
+    deadline = ctx.host.call_deadline if ctx.host is not None else 50.0
     return max(1.0, min(MAX_WAIT, deadline - WAIT_MARGIN))
 
 
@@ -230,7 +240,7 @@ def _check_queries(queries: dict[str, str], catalog: Catalog) -> dict[str, Searc
 
 
 async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
-    catalog = _catalog(ctx)
+    catalog = _host(ctx).catalog
     ws = workspace(ctx)
     if args.queries:
         _check_queries(args.queries, catalog)
@@ -273,27 +283,22 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
         notice = "An import into this set is already running; its state is shown. Call again when it is done."
     if job is not None and job.task is not None:
         # Wait for the import (never past the host's patience); it goes on when this call returns.
-        job.progress = ctx.progress
+        job.watcher = ctx
         try:
             await asyncio.wait([job.task], timeout=_wait(ctx))
         finally:
-            job.progress = no_progress
+            job.watcher = None
     return await set_state(ws, store, row, notice)
 
 
 def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo: list[SearchRow]) -> Job:
-    core = ctx.core
-    assert core is not None
+    host = _host(ctx)
     job = Job(set_id=row.id, searches=[s.id for s in todo])
     sources = _sources(catalog)
 
     async def run_all() -> None:
         await asyncio.gather(
-            *(
-                _import(ws, job, sources[s.source].record, core.context(sources[s.source].record.plugin), s)
-                for s in todo
-                if s.source in sources
-            )
+            *(_import(ws, job, sources[s.source].record, host, s) for s in todo if s.source in sources)
         )
 
     # A fresh context: the import outlives this call, so it must not inherit the call's deadline.
@@ -304,7 +309,7 @@ def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo:
 
 
 async def _import(
-    ws: Workspace, job: Job, source: SearchSource, sctx: ToolContext, search: SearchRow
+    ws: Workspace, job: Job, source: SearchSource, host: HostServices, search: SearchRow
 ) -> None:
     """Fetch one search page by page from its cursor, storing each page with the next cursor."""
     store = ws.store
@@ -317,12 +322,8 @@ async def _import(
     started = search.found is None and search.fetched == 0
     while True:
         try:
-            async with asyncio.timeout(source.timeout):
-                page = await source.run(SourceQuery(search.query, cursor, source.batch, split), sctx)
-            if not isinstance(page, SourcePage):
-                raise E.plugin_fault(
-                    source.plugin, f"search source {source.name} answered {type(page).__name__}"
-                )
+            # run under the source's own plugin, within its timeout (the host checks the answer)
+            page = await host.search(source.name, SourceQuery(search.query, cursor, source.batch, split))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -450,7 +451,7 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
 
 def render_state(out: SetState, args: Any) -> str:
     if getattr(args, "responseFormat", "markdown") == "json":
-        return as_json(out, "review-set")
+        return rendering.as_json(out, "review-set")
     head = f"## Review set {out.set}: {out.total:,} records" + (
         " (complete)" if out.complete else " (incomplete)"
     )
@@ -467,7 +468,9 @@ def render_state(out: SetState, args: Any) -> str:
     ]
     lines = [
         head,
-        fence(md_table(["Source", "State", "Found", "Fetched", "Run at", "Query"], rows), "review-log"),
+        rendering.fence(
+            rendering.md_table(["Source", "State", "Found", "Fetched", "Run at", "Query"], rows), "review-log"
+        ),
     ]
     rules = ", ".join(f"{k} {v:,}" for k, v in out.duplicatesByRule.items())
     lines.append(
@@ -476,7 +479,7 @@ def render_state(out: SetState, args: Any) -> str:
     )
     errors = [f"{r.source}: {r.error}" for r in out.sources if r.error]
     if errors:
-        lines.append("Errors: " + fence("; ".join(errors), "review-errors"))
+        lines.append("Errors: " + rendering.fence("; ".join(errors), "review-errors"))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     return "\n\n".join(lines)
@@ -562,7 +565,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     cut = False
     for key, data in rows:
         rec = _screening(_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
-        size = json_size(rec.model_dump(exclude_none=True))
+        size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             cut = True
             break
@@ -593,7 +596,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
 
 def render_records(out: RecordsOutput, args: RecordsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-records")
+        return rendering.as_json(out, "review-records")
     shown = f"{out.offset + 1}-{out.offset + len(out.records)}" if out.records else "none"
     lines = [
         f"## {out.set}: records {shown} of {out.total:,}"
@@ -612,12 +615,15 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
         for r in out.records
     ]
     lines.append(
-        fence(md_table(["Key", "Year", "Title", "Authors", "PMID", "DOI", "Sources"], rows), "review-records")
+        rendering.fence(
+            rendering.md_table(["Key", "Year", "Title", "Authors", "PMID", "DOI", "Sources"], rows),
+            "review-records",
+        )
     )
     if not args.brief:
         for r in out.records:
             if r.abstract:
-                lines.append(f"**{r.key}** " + fence(r.abstract, "abstract"))
+                lines.append(f"**{r.key}** " + rendering.fence(r.abstract, "abstract"))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     return "\n\n".join(lines)
@@ -680,7 +686,7 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
 async def read_set_log(ctx: ToolContext) -> str:
     ws = workspace(ctx)
     store, row = await _existing(ws, unquote(ctx.params.get("set", "")), ctx.principal)
-    return await search_log(ws, store, row, ctx.core.catalog if ctx.core else None)
+    return await search_log(ws, store, row, ctx.host.catalog if ctx.host else None)
 
 
 # -- review_export ------------------------------------------------------------------------------
@@ -708,7 +714,7 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         log_path = X.target(directory, f"{stem}.{X.LOG_EXTENSION}")
     except ValueError as exc:  # not reachable with a valid set name; kept as the guard
         raise E.invalid_argument(str(exc), "Rename the set to letters, digits, '-' and '_'.") from None
-    catalog = ctx.core.catalog if ctx.core else None
+    catalog = ctx.host.catalog if ctx.host else None
     loop = asyncio.get_running_loop()
     picked = {"decision": args.decision, "stage": args.stage} if args.decision else {}
     rows = store.stream(row.id, EXPORT_CHUNK, **picked)
@@ -794,7 +800,7 @@ def _for_export(key: int, data: dict[str, Any], catalog: Catalog | None) -> dict
 
 def render_export(out: ExportOutput, args: ExportInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-export")
+        return rendering.as_json(out, "review-export")
     return (
         f"Exported {out.records:,} records of {out.set} as {out.format} ({out.bytes:,} bytes).\n\n"
         f"File: {out.path}\nResource: {out.uri}\nSearch log: {out.logUri}"
@@ -881,7 +887,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
 
 def render_sets(out: SetsOutput, args: SetsInput) -> str:
     if args.responseFormat == "json":
-        return as_json(out, "review-sets")
+        return rendering.as_json(out, "review-sets")
     if out.action == "rename":
         return f"Renamed {args.set} to {out.renamed}."
     if out.action == "delete":
@@ -899,6 +905,6 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
         ]
         for s in out.sets
     ]
-    return f"## Review sets ({out.store})\n\n" + fence(
-        md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
+    return f"## Review sets ({out.store})\n\n" + rendering.fence(
+        rendering.md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
     )

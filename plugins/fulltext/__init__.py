@@ -1,17 +1,16 @@
-"""The full-text plugin, part of core: ``pubmed_fetch_fulltext`` over the resolution chain.
+"""The full-text plugin: ``pubmed_fetch_fulltext`` over the resolution chain.
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``fulltext``, so
 ``FULLTEXT_ENABLED=false`` switches it off). It declares no service and no tier of its own: it
 runs the tiers and ID resolvers other plugins declare, each under that plugin's own context,
-which is why core gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
+through the host's services (``ctx.host``), which it asks for like any workflow plugin.
 """
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
-from ..lazy import lazy
-from ..types import PluginInfo, ToolSpec
-from .describe import NAME, describe, guide
+from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy
+
+from .describe import NAME, chain_summary, describe, guide
 
 # Declarations only: the models, the chain and the JATS shaping are imported at the first call.
 TOOL = ToolSpec(
@@ -35,6 +34,8 @@ def medlit_plugin_info() -> PluginInfo:
         title="Full text",
         description="Full text through the chain of the full-text tiers and ID resolvers other plugins declare.",
         guide=guide,
+        instructions=chain_summary,
+        host_services=True,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..types import Catalog, PluginState
+from medlit.core.plugin import Catalog, PluginState
 
 NAME = "pubmed_fetch_fulltext"
 MAX_IDS = 50  # distinct identifiers one call may name
