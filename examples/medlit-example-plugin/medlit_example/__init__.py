@@ -1,4 +1,5 @@
-"""An example third-party medlit plugin: its own upstream, two tools, a tier and a metadata provider.
+"""An example third-party medlit plugin: its own upstream, two tools, a tier, a metadata provider, a
+search source, and a workflow tool built on the host's services (``ctx.host``).
 
 Install it next to medlit-mcp (``pip install ./examples/medlit-example-plugin``) and the host
 discovers it through the ``medlit.plugins`` entry point: ``medlit plugins`` lists it,
@@ -48,6 +49,22 @@ WORKS_LOOKUP = ToolSpec(
 )
 
 
+OPEN_COVERAGE = ToolSpec(
+    name="example_open_coverage",
+    title="Which full-text source serves these DOIs",
+    description=(
+        "Check which of up to 10 DOIs have full text on this server and from which source, without "
+        "fetching the articles: it runs the installed full-text chain (every source any plugin "
+        "declares). Use it to plan reading; to read the articles use pubmed_fetch_fulltext instead. "
+        "A DOI whose sources failed is 'unknown' (ask again), never 'closed'."
+    ),
+    input_model=lazy(".coverage:CoverageInput", __name__),
+    output_model=lazy(".coverage:CoverageOutput", __name__),
+    handler=lazy(".coverage:open_coverage", __name__),
+    render=lazy(".coverage:render_coverage", __name__),
+)
+
+
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
@@ -55,6 +72,7 @@ def medlit_plugin_info() -> PluginInfo:
         title="Example plugin",
         version=__version__,
         description="DOI links and the Example Works registry: lookups, open full text, metadata.",
+        host_services=True,  # example_open_coverage runs the full-text chain through ctx.host
         settings=(
             SettingSpec(
                 "EXAMPLE_MAILTO",
@@ -73,7 +91,7 @@ def medlit_services():
 
 @hookimpl
 def medlit_tools():
-    return [DOI_LINK, WORKS_LOOKUP]
+    return [DOI_LINK, WORKS_LOOKUP, OPEN_COVERAGE]
 
 
 @hookimpl
