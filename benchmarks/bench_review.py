@@ -91,7 +91,7 @@ async def run(store_kind: str, fast: bool) -> dict:
             page = await rt.call("review_records", {"set": "bench", "offset": 7000, "limit": 100})
             page_time = time.perf_counter() - t
             ws = rt.caches["review"]["review.workspace"]
-            store_size = await ws.store.db.size()
+            store_size = await ws.store.db.size("review_")
         result = {
             "store": store_kind,
             "paced": not fast,

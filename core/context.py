@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
@@ -70,6 +71,44 @@ class OpenWebClient(Protocol):
     ) -> WebResponse: ...
 
 
+Row = tuple[Any, ...]  # a result row as the driver gives it (SQL values are typed by the schema)
+
+
+class Transaction(Protocol):
+    """One transaction's statements (``async with db.transaction() as tx``)."""
+
+    async def execute(self, sql: str, *args: object) -> None: ...
+    async def fetch(self, sql: str, *args: object) -> list[Row]: ...
+    async def insert(self, sql: str, *args: object) -> int: ...
+
+    async def lock(self, table: str, row_id: int) -> None:
+        """Hold ``table``'s row ``row_id`` until the transaction ends (writers to one parent row queue)."""
+        ...
+
+
+class Database(Protocol):
+    """The host's SQL store (``await ctx.host.store()``, ``MEDLIT_STORE``: SQLite or PostgreSQL),
+    shared by the plugins that keep user data. One SQL text serves both: ``?`` placeholders, and
+    ``{pk}`` in a migration's DDL for the auto-numbered primary key (``dialect`` names the backend).
+    A plugin names its tables after itself and applies its own versioned migrations once at first
+    use (``await db.migrate("review", MIGRATIONS)``: ``(version, name, statements)`` each, run in
+    one transaction apiece). ``insert`` returns the new row's ``id``."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    @property
+    def pk(self) -> str: ...
+
+    async def execute(self, sql: str, *args: object) -> None: ...
+    async def fetch(self, sql: str, *args: object) -> list[Row]: ...
+    async def insert(self, sql: str, *args: object) -> int: ...
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    async def migrate(self, owner: str, migrations: Sequence[tuple[int, str, Sequence[str]]]) -> int: ...
+    async def version(self, owner: str) -> int: ...
+    async def size(self, prefix: str) -> int: ...
+
+
 class HostServices(Protocol):
     """The host's services to a plugin that asks for them (``PluginInfo(host_services=True)``):
     ``ctx.host``, ``None`` for a plugin that did not ask. A workflow plugin (review sets, the
@@ -85,7 +124,9 @@ class HostServices(Protocol):
       raising: its answer, or the error its failure amounts to;
     - ``step_limit(timeout, later)``: a step's fair share of what is left of the call;
     - ``search(source, query)``: one page of a declared search source, run under its plugin;
-    - ``access_links(refs)``: institutional links from the access-link providers (best effort).
+    - ``access_links(refs)``: institutional links from the access-link providers (best effort);
+    - ``store()``: the host's SQL store for the plugin's user data (:class:`Database`), opened
+      once per process; raises ``store_unavailable`` (retryable) when it cannot be opened.
     """
 
     @property
@@ -114,6 +155,8 @@ class HostServices(Protocol):
     async def search(self, source: str, query: SourceQuery) -> SourcePage: ...
 
     async def access_links(self, refs: Sequence[ArticleRef]) -> Mapping[str, str]: ...
+
+    async def store(self) -> Database: ...
 
 
 MetadataLookup = Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]]

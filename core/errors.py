@@ -50,6 +50,7 @@ REDIRECT_REFUSED = "redirect_refused"
 UPSTREAM_ERROR = "upstream_error"
 ADDRESS_REFUSED = "address_refused"  # the open-web client's guard
 ACCESS_DENIED = "access_denied"
+STORE_UNAVAILABLE = "store_unavailable"  # the host's store (MEDLIT_STORE) could not be opened or used
 
 _FIX = "Fix the named fields (see the tool's input schema and field descriptions) and call again."
 
@@ -124,6 +125,7 @@ _CORE_KINDS = (
         ADDRESS_REFUSED, "The copy is on a host this server may not reach; try another source.", False, True
     ),
     ErrorKind(ACCESS_DENIED, "The host refused access to this copy; try another source.", False, True),
+    ErrorKind(STORE_UNAVAILABLE, "Check MEDLIT_STORE (sqlite:///path or postgresql://...).", True),
 )
 
 _registry: dict[str, ErrorKind] = {k.name: k for k in _CORE_KINDS}

@@ -820,6 +820,14 @@ def load_host(
         cache_setting(settings)  # a malformed MEDLIT_CACHE stops start-up, not the first call
     except SettingsError as exc:
         raise HostError(str(exc)) from None
+    store = settings.get("MEDLIT_STORE")
+    if store:
+        from .store import StoreError, store_for
+
+        try:
+            store_for(store)  # a malformed MEDLIT_STORE stops start-up too (nothing is opened here)
+        except StoreError as exc:
+            raise HostError(str(exc)) from None
     host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
     host.services = _services(records.values(), settings)
     host.catalog = host.build_catalog()

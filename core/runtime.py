@@ -31,6 +31,7 @@ from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
+from .store import SqlStore, StoreError, default_store_url, open_store
 from .types import (
     ArticleRef,
     Catalog,
@@ -83,6 +84,8 @@ class Runtime:
         self._clients: dict[str, UpstreamClient | WebClient] | None = None
         self.caches: dict[str, dict[str, Any]] = {}  # per plugin, process-wide
         self.cache: Cache | None = None  # the persistent response cache (MEDLIT_CACHE)
+        self._store: SqlStore | None = None  # the host's store (MEDLIT_STORE), opened at first ask
+        self._store_lock = asyncio.Lock()
         self.redact = Redactor(host.secrets)
         self._warming: asyncio.Future[None] | None = None
         self._active = 0  # tool calls running: the warm-up steps aside for them
@@ -191,6 +194,9 @@ class Runtime:
             close = getattr(pacer, "close", None)  # shared pacers hold a Redis connection
             if close is not None:
                 await close()
+        if self._store is not None:  # after the plugins that write to it
+            await self._store.close()
+            self._store = None
         if self.cache is not None:
             await self.cache.close()
         if self._own_session and self.session is not None:
@@ -227,6 +233,25 @@ class Runtime:
             metadata_kinds=frozenset(k for m in self.host.catalog.metadata for k in m.accepts),
             principal=principal,
         )
+
+    async def store(self) -> SqlStore:
+        """The host's store (``MEDLIT_STORE``), opened at the first ask and kept for the process."""
+        async with self._store_lock:
+            if self._store is None:
+                url = self.host.settings.get("MEDLIT_STORE") or default_store_url()
+                backend = "postgresql" if url.startswith(("postgresql:", "postgres:")) else "sqlite"
+                try:
+                    self._store = await open_store(url)
+                except StoreError as exc:
+                    raise MedlitError(E.STORE_UNAVAILABLE, str(exc), retryable=False) from None
+                except Exception as exc:  # the database's own failure: never its address in the answer
+                    log.warning("the store could not be opened: %s", self.redact(str(exc)))
+                    raise MedlitError(
+                        E.STORE_UNAVAILABLE,
+                        f"The store ({backend}) could not be opened: {type(exc).__name__}.",
+                        retryable=True,
+                    ) from None
+            return self._store
 
     async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> dict[str, RecordMetadata]:
         """Ask the metadata providers in order, each only for the ids earlier ones did not know."""
@@ -647,6 +672,9 @@ class _Services:
 
     async def access_links(self, refs: Sequence[ArticleRef]) -> dict[str, str]:
         return await self.runtime.access_links(refs)
+
+    async def store(self) -> SqlStore:
+        return await self.runtime.store()
 
     def context(self, plugin: str, progress: Progress | None = None) -> ToolContext:
         """A plugin's own context (the chain runner gives each step its plugin's)."""

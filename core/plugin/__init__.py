@@ -14,7 +14,7 @@ contract's closed vocabularies). A test holds the names importable from here to 
 """
 
 from .. import errors
-from ..context import HostServices, ToolContext
+from ..context import Database, HostServices, ToolContext
 from ..errors import ArgumentError, MedlitError
 from ..hookspecs import hookimpl
 from ..lazy import lazy
@@ -92,6 +92,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # what the callables receive and return
     "ToolContext",
     "HostServices",
+    "Database",
     "Catalog",
     "Declared",
     "PluginState",

@@ -204,11 +204,6 @@ def medlit_plugin_info() -> PluginInfo:
         ),
         settings=(
             SettingSpec(
-                "MEDLIT_STORE",
-                "Review store: sqlite:///path (default: review.db in the user data directory) or postgresql://...",
-                example="sqlite:////var/lib/medlit/review.db",
-            ),
-            SettingSpec(
                 "MEDLIT_EXPORT_DIR", "Where review exports are written (default: the user data directory)"
             ),
             SettingSpec(
@@ -236,9 +231,6 @@ def medlit_plugin_info() -> PluginInfo:
             ),
             errors.ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
             errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
-            errors.ErrorKind(
-                "store_unavailable", "Check MEDLIT_STORE (sqlite:///path or postgresql://...).", True
-            ),
         ),
         host_services=True,
     )

@@ -1,8 +1,9 @@
-"""The review store: sets, their search log and their deduplicated records, in SQLite or
-PostgreSQL (``MEDLIT_STORE``), with versioned migrations.
+"""The review store: sets, their search log and their deduplicated records, as the review tables
+of the host's store (``ctx.host.store()``: SQLite or PostgreSQL, ``MEDLIT_STORE``), with versioned
+migrations.
 
-One SQL text serves both backends (``?`` placeholders, rewritten to ``$n`` for PostgreSQL; the
-primary-key column type is the only dialect word). Every batch of records is stored in one
+One SQL text serves both backends (``?`` placeholders; the primary-key column type is the only
+dialect word, and the host's store handles both). Every batch of records is stored in one
 transaction together with its search's resume cursor, under a lock on its set (SQLite: ``BEGIN
 IMMEDIATE``, one writer at a time; PostgreSQL: ``SELECT ... FOR UPDATE`` on the set's row), so
 concurrent writers to one set never duplicate a record and a killed import leaves the last
@@ -24,20 +25,18 @@ go with it.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import re
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import unquote, urlsplit
+
+from medlit.core.plugin import Database
 
 from .dedup import Indexed, Matcher, as_data, keys_of, merge
 
 SCHEMA_VERSION = 2
+OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 Row = tuple[Any, ...]
 
 MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
@@ -101,12 +100,8 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class StoreError(Exception):
-    """A store that cannot be opened or used (the message names the setting)."""
-
-
 class Db(Protocol):
-    """What the store needs of a connection (or of one transaction's)."""
+    """What the store needs of the database or of one of its transactions."""
 
     async def execute(self, sql: str, *args: Any) -> None: ...
     async def fetch(self, sql: str, *args: Any) -> list[Row]: ...
@@ -202,242 +197,36 @@ class BatchResult:
     repeated: int = 0  # hits this search had stored already (a page served twice)
 
 
-# -- backends ------------------------------------------------------------------------------------
-
-
-class SqliteDb:
-    dialect = "sqlite"
-    pk = "INTEGER PRIMARY KEY"
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.conn: Any = None
-        self.lock = asyncio.Lock()
-
-    async def open(self) -> None:
-        import aiosqlite
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        pending = aiosqlite.connect(str(self.path), timeout=60.0, isolation_level=None)
-        with contextlib.suppress(AttributeError):  # a forgotten close must not hold the process open
-            pending._thread.daemon = True
-        self.conn = await pending
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=60000", "synchronous=NORMAL"):
-            await self.conn.execute(f"PRAGMA {pragma}")
-
-    async def close(self) -> None:
-        if self.conn is not None:
-            await self.conn.close()
-            self.conn = None
-
-    # One connection serves the process: a statement outside a transaction waits for the lock, so
-    # it never runs inside (and never sees, or is rolled back with) another caller's transaction.
-    async def execute(self, sql: str, *args: Any) -> None:
-        async with self.lock:
-            await _SqliteTx(self.conn).execute(sql, *args)
-
-    async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        async with self.lock:
-            return await _SqliteTx(self.conn).fetch(sql, *args)
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        async with self.lock:
-            return await _SqliteTx(self.conn).insert(sql, *args)
-
-    @contextlib.asynccontextmanager
-    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
-        """One writer transaction: this process's callers queue on a lock, other processes on
-        SQLite's own (``BEGIN IMMEDIATE`` with a busy timeout)."""
-        async with self.lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield _SqliteTx(self.conn)
-            except BaseException:
-                await self.conn.execute("ROLLBACK")
-                raise
-            await self.conn.execute("COMMIT")
-
-    async def size(self) -> int:
-        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
-
-
-class _SqliteTx:
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    async def execute(self, sql: str, *args: Any) -> None:
-        await self.conn.execute(sql, args)
-
-    async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        async with self.conn.execute(sql, args) as cur:
-            return [tuple(r) for r in await cur.fetchall()]
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        async with self.conn.execute(sql + " RETURNING id", args) as cur:
-            row = await cur.fetchone()
-        return int(row[0])
-
-
-class _PgTx:
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    async def execute(self, sql: str, *args: Any) -> None:
-        await self.conn.execute(_pg(sql), *args)
-
-    async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        return [tuple(r) for r in await self.conn.fetch(_pg(sql), *args)]
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        return int(await self.conn.fetchval(_pg(sql + " RETURNING id"), *args))
-
-
-_QMARK = re.compile(r"\?")
-
-
-def _pg(sql: str) -> str:
-    count = 0
-
-    def number(_: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        return f"${count}"
-
-    return _QMARK.sub(number, sql)
-
-
-class PostgresDb:
-    dialect = "postgresql"
-    pk = "BIGSERIAL PRIMARY KEY"
-
-    def __init__(self, dsn: str) -> None:
-        self.dsn = dsn
-        self.pool: Any = None
-
-    async def open(self) -> None:
-        try:
-            import asyncpg  # type: ignore[import-untyped]
-        except ImportError:  # pragma: no cover - a dependency
-            raise StoreError(
-                "MEDLIT_STORE names PostgreSQL, but the asyncpg driver is not installed"
-            ) from None
-        self.pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=4, command_timeout=60)
-
-    async def close(self) -> None:
-        if self.pool is not None:
-            await self.pool.close()
-            self.pool = None
-
-    async def execute(self, sql: str, *args: Any) -> None:
-        async with self.pool.acquire() as conn:
-            await _PgTx(conn).execute(sql, *args)
-
-    async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        async with self.pool.acquire() as conn:
-            return await _PgTx(conn).fetch(sql, *args)
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        async with self.pool.acquire() as conn:
-            return await _PgTx(conn).insert(sql, *args)
-
-    @contextlib.asynccontextmanager
-    async def transaction(self, lock_set: int | None = None) -> AsyncIterator[Db]:
-        async with self.pool.acquire() as conn, conn.transaction():
-            tx = _PgTx(conn)
-            if lock_set is not None:
-                await tx.execute("SELECT id FROM review_sets WHERE id = ? FOR UPDATE", lock_set)
-            yield tx
-
-    async def size(self) -> int:
-        rows = await self.fetch(
-            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-            "WHERE c.relname LIKE 'review_%' AND c.relkind = 'r'"
-        )
-        return int(rows[0][0])
-
-
-Backend = SqliteDb | PostgresDb
-
-
-def backend_for(url: str) -> Backend:
-    """``sqlite:///absolute/path.db`` (``sqlite:///~/x.db`` expands the home) or
-    ``postgresql://user:pass@host/db``."""
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":  # sqlite:///abs/path (or sqlite:////abs/path), as MEDLIT_CACHE reads it
-        raw = unquote(url[len("sqlite://") :])
-        if raw.startswith("//"):
-            raw = raw[1:]
-        if raw.startswith("/~"):
-            raw = raw[1:]
-        path = Path(raw).expanduser()
-        if not raw or raw == "/":
-            raise StoreError(
-                "MEDLIT_STORE=sqlite:/// needs a file path (sqlite:////var/lib/medlit/review.db)"
-            )
-        return SqliteDb(path)
-    if parts.scheme in ("postgresql", "postgres"):
-        return PostgresDb(url)
-    raise StoreError(
-        "MEDLIT_STORE must be sqlite:///path or postgresql://..., not " + (parts.scheme or "a bare path")
-    )
-
-
 def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
 
 class Store:
-    """The review store over one backend: ``store = await Store.open(url)``."""
+    """The review tables of the host's store: ``store = await Store.on(await ctx.host.store())``."""
 
-    def __init__(self, db: Backend) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
 
     @classmethod
-    async def open(cls, url: str) -> Store:
-        store = cls(backend_for(url))
-        await store.db.open()
-        try:
-            await store.migrate()
-        except BaseException:
-            await store.db.close()
-            raise
+    async def on(cls, db: Database) -> Store:
+        """The review store over ``db``, its migrations applied."""
+        store = cls(db)
+        await store.migrate()
         return store
 
     async def close(self) -> None:
-        await self.db.close()
+        """Close the database (a store opened for itself: tests, tools; the host closes its own)."""
+        close = getattr(self.db, "close", None)
+        if close is not None:
+            await close()
 
     # -- schema ----------------------------------------------------------------------------
     async def migrate(self) -> int:
         """Apply the migrations this store lacks, each in its own transaction; returns the version."""
-        db = self.db
-        async with db.transaction() as tx:
-            if db.dialect == "postgresql":  # two replicas starting at once: one creates it
-                await tx.execute("SELECT pg_advisory_xact_lock(7241901)")
-            await tx.execute(
-                "CREATE TABLE IF NOT EXISTS review_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, "
-                "applied_at TEXT NOT NULL)"
-            )
-        for version, name, statements in MIGRATIONS:
-            async with db.transaction() as tx:
-                if db.dialect == "postgresql":  # two replicas starting at once: one migrates
-                    await tx.execute("SELECT pg_advisory_xact_lock(7241901)")
-                done = await tx.fetch("SELECT version FROM review_migrations WHERE version = ?", version)
-                if done:
-                    continue
-                for sql in statements:
-                    await tx.execute(sql.format(pk=db.pk))
-                await tx.execute(
-                    "INSERT INTO review_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    version,
-                    name,
-                    now(),
-                )
-        rows = await db.fetch("SELECT MAX(version) FROM review_migrations")
-        return int(rows[0][0] or 0)
+        return await self.db.migrate(OWNER, MIGRATIONS)
 
     async def version(self) -> int:
-        rows = await self.db.fetch("SELECT MAX(version) FROM review_migrations")
-        return int(rows[0][0] or 0)
+        return await self.db.version(OWNER)
 
     # -- sets ------------------------------------------------------------------------------
     async def get_set(self, name: str, owner: str = "") -> SetRow | None:
@@ -472,14 +261,16 @@ class Store:
         return [SetRow(*r) for r in rows]
 
     async def rename_set(self, set_id: int, new_name: str) -> None:
-        async with self.db.transaction(set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
             await tx.execute(
                 "UPDATE review_sets SET name = ?, updated_at = ? WHERE id = ?", new_name, now(), set_id
             )
 
     async def delete_set(self, set_id: int) -> int:
         """Delete a set and everything in it; returns the records deleted."""
-        async with self.db.transaction(set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
             rows = await tx.fetch("SELECT COUNT(*) FROM review_records WHERE set_id = ?", set_id)
             searches = "SELECT id FROM review_searches WHERE set_id = ?"
             await tx.execute("DELETE FROM review_decisions WHERE set_id = ?", set_id)
@@ -495,7 +286,8 @@ class Store:
         self, set_id: int, queries: Mapping[str, str], options: Mapping[str, Any]
     ) -> list[SearchRow]:
         """A new run of ``queries`` (source -> query): one search row each, state ``running``."""
-        async with self.db.transaction(set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
             rows = await tx.fetch("SELECT runs FROM review_sets WHERE id = ?", set_id)
             run = int(rows[0][0]) + 1
             stamp = now()
@@ -552,7 +344,8 @@ class Store:
         search's new cursor, in one transaction (``cursor=None``: the search is complete)."""
         out = BatchResult()
         incoming = [(r.source_id, as_data(r)) for r in records]
-        async with self.db.transaction(search.set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", search.set_id)
             seen = {
                 r[0]
                 for r in await _chunked(
@@ -748,7 +541,8 @@ class Store:
         """Record decisions in one transaction (all or none): each replaces the same reviewer's
         decision on the same record and stage. Returns (new, replaced)."""
         new = replaced = 0
-        async with self.db.transaction(set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
             for d in decisions:
                 had = await tx.fetch(
                     "SELECT 1 FROM review_decisions WHERE record_id = ? AND stage = ? AND reviewer = ?",
@@ -790,7 +584,8 @@ class Store:
     # -- full-text retrieval -----------------------------------------------------------------
     async def save_retrievals(self, set_id: int, rows: Sequence[Retrieval]) -> None:
         """Record retrieval outcomes in one transaction, each replacing the record's earlier one."""
-        async with self.db.transaction(set_id) as tx:
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
             for r in rows:
                 await tx.execute(
                     "INSERT INTO review_retrievals (set_id, record_id, state, tier, source, reason, tried, link, "

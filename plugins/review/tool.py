@@ -20,7 +20,7 @@ import contextlib
 import contextvars
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -28,6 +28,7 @@ from urllib.parse import quote, unquote
 
 from medlit.core.plugin import (
     Catalog,
+    Database,
     Declared,
     HostServices,
     MedlitError,
@@ -55,7 +56,7 @@ from .models import (
     SetSummary,
     SourceReport,
 )
-from .store import Decision, Retrieval, SearchRow, SetRow, Store, StoreError
+from .store import Decision, Retrieval, SearchRow, SetRow, Store
 
 log = logging.getLogger("medlit.review")
 
@@ -68,7 +69,7 @@ UNKNOWN_SET = "unknown_set"
 OVER_CAP = "set_too_large"
 BUSY = "review_busy"
 EXPORT_FAILED = "export_failed"
-STORE_UNAVAILABLE = "store_unavailable"
+STORE_UNAVAILABLE = E.STORE_UNAVAILABLE  # the host's kind
 
 
 def _int_setting(ctx: ToolContext, name: str, default: int) -> int:
@@ -77,12 +78,6 @@ def _int_setting(ctx: ToolContext, name: str, default: int) -> int:
         return int(raw) if raw else default
     except ValueError:
         return default
-
-
-def default_store_url() -> str:
-    import platformdirs
-
-    return "sqlite:///" + str(Path(platformdirs.user_data_dir("medlit")) / "review.db")
 
 
 def default_export_dir() -> Path:
@@ -119,8 +114,10 @@ class Workspace:
     """The process's review store and its running imports (kept in the plugin's cache; closed
     with the runtime)."""
 
-    def __init__(self, url: str, export_dir: Path, max_records: int, max_jobs: int) -> None:
-        self.url, self.export_dir = url, export_dir
+    def __init__(
+        self, database: Callable[[], Awaitable[Database]], export_dir: Path, max_records: int, max_jobs: int
+    ) -> None:
+        self.database, self.export_dir = database, export_dir
         self.max_records, self.max_jobs = max_records, max_jobs
         self.store: Store | None = None
         self.jobs: dict[int, Job] = {}
@@ -129,21 +126,21 @@ class Workspace:
     async def open(self) -> Store:
         async with self._lock:
             if self.store is None:
+                db = await self.database()  # the host's store: store_unavailable when it cannot open
                 try:
-                    self.store = await Store.open(self.url)
-                except StoreError as exc:
-                    raise MedlitError(STORE_UNAVAILABLE, str(exc)) from None
-                except Exception as exc:
+                    self.store = await Store.on(db)
+                except Exception as exc:  # the migration failed: the database's own words stay out
                     raise MedlitError(
                         STORE_UNAVAILABLE,
-                        f"The review store ({self.backend}) could not be opened: {type(exc).__name__}: {exc}",
+                        f"The review tables could not be prepared in the store ({db.dialect}): "
+                        f"{type(exc).__name__}.",
                         retryable=True,
                     ) from None
             return self.store
 
     @property
     def backend(self) -> str:
-        return "postgresql" if self.url.startswith(("postgresql:", "postgres:")) else "sqlite"
+        return self.store.db.dialect if self.store is not None else ""
 
     def running(self, set_id: int) -> Job | None:
         job = self.jobs.get(set_id)
@@ -155,16 +152,14 @@ class Workspace:
                 job.task.cancel()
                 with contextlib.suppress(BaseException):
                     await job.task
-        if self.store is not None:
-            await self.store.close()
-            self.store = None
+        self.store = None  # the host closes its store, after every plugin
 
 
 def workspace(ctx: ToolContext) -> Workspace:
     ws = ctx.cache.get(WORKSPACE_KEY)
     if ws is None:
         ws = ctx.cache[WORKSPACE_KEY] = Workspace(
-            ctx.setting("MEDLIT_STORE") or default_store_url(),
+            _host(ctx).store,
             Path(ctx.setting("MEDLIT_EXPORT_DIR") or default_export_dir()).expanduser(),
             _int_setting(ctx, "MEDLIT_REVIEW_MAX_RECORDS", DEFAULT_MAX_RECORDS),
             _int_setting(ctx, "MEDLIT_REVIEW_JOBS", DEFAULT_JOBS),

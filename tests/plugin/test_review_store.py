@@ -9,9 +9,10 @@ import asyncio
 import pytest
 from review_stores import create_database, drop_database, sqlite_url, store_params
 
+from medlit.core.store import StoreError, open_store, store_for
 from medlit.core.types import SourceRecord
 from medlit.plugins.review import store as store_module
-from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store, StoreError, backend_for
+from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store
 
 pytestmark = pytest.mark.anyio
 
@@ -38,14 +39,14 @@ def records(n: int, source: str = "a", start: int = 0) -> list[SourceRecord]:
 
 
 async def test_migrations_are_applied_once_and_recorded(url):
-    first = await Store.open(url)
+    first = await Store.on(await open_store(url))
     try:
         assert await first.version() == SCHEMA_VERSION
         rows = await first.db.fetch("SELECT version, name FROM review_migrations")
         assert [r[0] for r in rows] == [1, 2]
     finally:
         await first.close()
-    again = await Store.open(url)  # reopening an existing store migrates nothing
+    again = await Store.on(await open_store(url))  # reopening an existing store migrates nothing
     try:
         assert await again.migrate() == SCHEMA_VERSION
         assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 2
@@ -54,7 +55,7 @@ async def test_migrations_are_applied_once_and_recorded(url):
 
 
 async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
-    store = await Store.open(url)
+    store = await Store.on(await open_store(url))
     try:
         row = await store.create_set("s")
         (search,) = await store.start_run(row.id, {"a": "q"}, {})
@@ -86,7 +87,7 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
 
 async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
-    old = await Store.open(url)
+    old = await Store.on(await open_store(url))
     try:
         assert await old.version() == 1
         row = await old.create_set("kept")
@@ -95,7 +96,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     finally:
         await old.close()
     monkeypatch.undo()
-    store = await Store.open(url)
+    store = await Store.on(await open_store(url))
     try:
         assert await store.version() == SCHEMA_VERSION == 2
         row = await store.get_set("kept")
@@ -109,7 +110,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
 
 
 async def test_decisions_are_saved_whole_or_not_at_all(url):
-    store = await Store.open(url)
+    store = await Store.on(await open_store(url))
     try:
         row = await store.create_set("s")
         (search,) = await store.start_run(row.id, {"a": "q"}, {})
@@ -137,7 +138,7 @@ async def test_decisions_are_saved_whole_or_not_at_all(url):
 
 
 async def test_two_writers_on_one_set_never_duplicate(url):
-    a, b = await Store.open(url), await Store.open(url)
+    a, b = await Store.on(await open_store(url)), await Store.on(await open_store(url))
     try:
         row = await a.create_set("shared")
         (sa,) = await a.start_run(row.id, {"a": "q"}, {})
@@ -156,8 +157,8 @@ async def test_two_writers_on_one_set_never_duplicate(url):
 
 def test_store_urls_are_checked():
     with pytest.raises(StoreError):
-        backend_for("mysql://x")
+        store_for("mysql://x")
     with pytest.raises(StoreError):
-        backend_for("sqlite:///")
-    assert backend_for("sqlite:////tmp/x.db").path.as_posix() == "/tmp/x.db"
-    assert backend_for("sqlite:///tmp/x.db").path.as_posix() == "/tmp/x.db"
+        store_for("sqlite:///")
+    assert store_for("sqlite:////tmp/x.db").path.as_posix() == "/tmp/x.db"
+    assert store_for("sqlite:///tmp/x.db").path.as_posix() == "/tmp/x.db"

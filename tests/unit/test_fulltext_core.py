@@ -6,7 +6,6 @@ typed payloads, the report and the description all work without any built-in pro
 import pytest
 from aiohttp import web
 
-from medlit.plugins import fulltext
 from medlit.core.host import load_host
 from medlit.core.plugin import (
     ExtractedTextArticle,
@@ -23,6 +22,7 @@ from medlit.core.plugin import (
 from medlit.core.runtime import Runtime
 from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings
+from medlit.plugins import fulltext
 
 from fake_upstream import Req, json_response
 

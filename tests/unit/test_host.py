@@ -585,7 +585,9 @@ async def test_context_holds_only_the_plugins_own_settings_and_clients():
     ctx = seen["ctx"]
     assert dict(ctx.settings) == {"ACME_TOKEN": "t0k", "ACME_MODE": "fast"}
     assert ctx.setting("NCBI_API_KEY") is None and ctx.setting("ACME_MODE") == "fast"
-    assert set(ctx.clients) == {"acme"} and ctx.host is None  # the host's services are asked for (PluginInfo.host_services)
+    assert (
+        set(ctx.clients) == {"acme"} and ctx.host is None
+    )  # the host's services are asked for (PluginInfo.host_services)
     assert "ACME_TOKEN" not in ncbi_ctx.settings and "acme" not in ncbi_ctx.clients
     assert ncbi_ctx.settings["NCBI_API_KEY"] == "ncbi-secret"
 
