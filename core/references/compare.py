@@ -1,6 +1,7 @@
 """Is a candidate record the work a reference states, and what differs?
 
-Everything is compared after folding diacritics, case and punctuation; titles also lose a
+Everything is compared after folding diacritics, case and punctuation (:func:`~medlit.core.text.fold`,
+the review's duplicate rule folds the same way); titles also lose a
 "RETRACTED:"-style prefix sources add; journals match as full titles, abbreviations (each word a
 prefix of the full title's word, small words skipped: "N Engl J Med", "Int J Doc Anal Recognit")
 or acronyms ("IJDAR"). A candidate is the same work when its title agrees (equal, near-equal or
@@ -12,11 +13,11 @@ Without a stated title, three of journal, year, volume, first page and first aut
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
+from ..text import fold
 from ..types import RecordMetadata, ReferenceQuery
 
 Agreement = Literal["same", "close", "different", "unknown"]
@@ -30,19 +31,6 @@ NOTICE_TYPES = frozenset(
 _NOTICE_TITLE = re.compile(
     r"^\s*(retraction|erratum|correction|corrigendum|expression of concern|notice of retraction)\b", re.I
 )
-
-
-def fold(text: str | None) -> str:
-    """Diacritics, case and punctuation folded away; runs of space collapsed."""
-    if not text:
-        return ""
-    norm = unicodedata.normalize(
-        "NFKD",
-        text.replace("ß", "ss").replace("ø", "o").replace("Ø", "o").replace("ł", "l").replace("Ł", "l"),
-    )
-    norm = "".join(c for c in norm if not unicodedata.combining(c)).lower()
-    norm = re.sub(r"<[^>]{1,40}>", " ", norm)
-    return re.sub(r"[^\w]+|_", " ", norm).strip()
 
 
 def title_key(title: str | None) -> str:

@@ -11,12 +11,12 @@ and the merged record remembers every source that found it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..identifiers import IdentifierError, normalize_doi, normalize_pmcid, normalize_pmid
+from ..text import fold
 from ..types import SourceRecord
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
@@ -61,9 +61,9 @@ def clean_doi(value: str | None) -> str | None:
 
 
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-    return re.sub(r"[\W_]+", "", plain)
+    # The reference audit's fold (one fold, so the two never disagree on a title), compacted:
+    # a key needs no word boundaries.
+    return fold(text).replace(" ", "")
 
 
 def title_key(title: str | None) -> str:
