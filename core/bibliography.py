@@ -122,24 +122,26 @@ def initials(given: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_BIB_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+_BIB_SPECIALS = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "{": r"\{",
+        "}": r"\}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+    }
+)
 
 
 def bib_escape(text: str) -> str:
     """TeX specials escaped, on one line; UTF-8 letters stay as they are (biber and bibtex8 read
     them, and LaTeX macros would garble them for every other reader)."""
-    return "".join(_BIB_SPECIALS.get(ch, ch) for ch in _one_line(text))
+    return _one_line(text).translate(_BIB_SPECIALS)
 
 
 _SMALL_WORDS = frozenset(
@@ -210,20 +212,18 @@ def _ris_date(d: Date | None) -> str:
 
 
 @cache
-def _ris_writer() -> type[BaseWriter]:
+def _ris_writer() -> BaseWriter:
     from rispy import RisWriter
 
     class Writer(RisWriter):  # type: ignore[misc]  # rispy ships no types
         def set_header(self, count: int) -> str:
             return ""  # rispy numbers references ("1."); reference managers expect TY first
 
-    return Writer
+    return Writer(list_tags=_RIS_LIST_TAGS)
 
 
 def ris(record: Record) -> str:
     """One record as an RIS entry, ``TY`` to ``ER  - `` (no trailing newline)."""
-    import rispy
-
     r = record
     tags: list[tuple[str, str | list[str]]] = [
         ("authors", [_ris_name(p) for p in r.authors]),
@@ -261,7 +261,7 @@ def ris(record: Record) -> str:
                 entry[label] = lines
         elif text := _one_line(value):
             entry[label] = text
-    out: str = rispy.dumps([entry], implementation=_ris_writer(), list_tags=_RIS_LIST_TAGS)
+    out: str = _ris_writer().formats([entry])
     return out.rstrip("\n")
 
 
@@ -336,7 +336,7 @@ def _bib_fields(r: Record, entry_type: str) -> dict[str, str]:
         "abstract": r.abstract,
         "note": "; ".join(r.notes),
     }
-    fields = {name: "{" + bib_escape(value) + "}" for name, value in text.items() if _one_line(value)}
+    fields = {name: "{" + escaped + "}" for name, value in text.items() if (escaped := bib_escape(value))}
     if r.authors:
         fields["author"] = "{" + _bib_names(r.authors) + "}"
     if r.editors:
