@@ -1,5 +1,7 @@
 """Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``) and CSV, each streaming records
-(the store's JSON shape, see :func:`~medlit.core.review.dedup.as_data`) into a text file.
+(the store's JSON shape, see :func:`~medlit.core.review.dedup.as_data`) into a text file. RIS
+and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
+``pubmed_format_citations`` too), fed by :func:`as_record`.
 
 Files land under the export directory only: the name comes from the set name with everything but
 letters, digits, ``-`` and ``_`` replaced, and the resolved path is checked to sit inside the

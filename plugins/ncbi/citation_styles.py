@@ -6,6 +6,8 @@ Output is plain text (no italics). Titles are kept as PubMed gives them (sentenc
 re-cased); journal names are title-cased for APA/MLA. Vancouver follows PubMed's own "NLM"
 citation (MEDLINE abbreviations, ``doi: 10.x``, PMID/PMCID, "Retraction in: ..." notes);
 APA and MLA print DOIs as https://doi.org/ links and end with a bracketed correction note.
+BibTeX and RIS are written by the shared writers (``medlit.core.plugin.bibliography``) from a
+neutral record, the same ones the review exports use.
 """
 
 from __future__ import annotations
