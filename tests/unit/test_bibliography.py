@@ -1,9 +1,11 @@
 """The shared RIS and BibTeX writers (medlit.core.plugin.bibliography), read back by independent
 readers: rispy for RIS, bibtexparser v2 (its co-author and name-part middlewares, as a reference
-manager splits names) with pylatexenc for BibTeX's escapes. Group authors, non-ASCII names,
+manager splits names) with pylatexenc for BibTeX's escapes, and citeproc-py's BibTeX reader. Group authors, non-ASCII names,
 structured abstracts, books and chapters; and the one title fold both matchers use."""
 
 from __future__ import annotations
+
+import io
 
 import bibtexparser
 import pytest
@@ -168,6 +170,39 @@ def test_bibtex_chapter_and_book():
     assert book["type"] == "book" and book["series"] == "Series & Co" and book["edition"] == "2nd"
     assert book["isbn"] == "978-0-309-00000-1, 0-309-00000-2"
     assert _people(book["author"]) == ["Committee on Toxicology"]
+
+
+def test_bibtex_renders_through_citeproc():
+    """citeproc-py's own BibTeX reader, rendered with its bundled style, as a word processor's
+    citation plugin would: the groups are authors, TeX escapes come back as text."""
+    from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
+    from citeproc.source.bibtex import BibTeX
+
+    record = B.Record(
+        title="Effects of X",
+        authors=(B.Name("Müller", "Anna B"), GROUP, TAX),
+        year=2020,
+        container_title="J Test",
+        volume="3",
+        first_page="1",
+        last_page="9",
+    )
+    text = B.bibtex(record, "k1") + "\n\n" + B.bibtex(BOOK, "k2")
+    source = BibTeX(io.StringIO(text))
+    assert [a["family"] for a in source["k1"]["author"]] == [
+        "Müller",
+        "Society of Obstetricians and Gynaecologists of Canada",
+        "TAX 325 Study Group",
+    ]
+    style = CitationStylesStyle("harvard-cite-them-right", validate=False)
+    bib = CitationStylesBibliography(style, source, formatter.plain)
+    for key in ("k1", "k2"):
+        bib.register(Citation([CitationItem(key)]))
+    article, book = (str(b) for b in bib.bibliography())
+    assert article.startswith(
+        "Müller, A.B., Society of Obstetricians and Gynaecologists of Canada and TAX 325 Study Group (2020)"
+    )
+    assert book.startswith("Committee on Toxicology (2015) Application of modern toxicology approaches")
 
 
 def test_bibtex_escapes_tex_specials_and_keeps_utf8():
