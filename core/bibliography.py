@@ -53,6 +53,8 @@ class Name:
 
 @dataclass(frozen=True)
 class Date:
+    """A publication date as far as it is known (a year, perhaps its month and day)."""
+
     year: int
     month: int | None = None
     day: int | None = None

@@ -143,6 +143,8 @@ def as_record(rec: dict[str, Any]) -> bibliography.Record:
     sources that found it go in a note."""
     first, last = page_range(rec.get("pages"))
     year = rec.get("year")
+    if isinstance(year, str):  # a year a file import kept as text
+        year = int(year) if year.isdecimal() and len(year) == 4 else None
     return bibliography.Record(
         kind=_kind(rec),
         title=_text(rec.get("title")),

@@ -257,7 +257,7 @@ RECORDS = [
         "title": "A chapter",
         "authors": ["Lee, Ann"],
         "journal": "The book",
-        "year": 2020,
+        "year": "2020",  # as a file import may keep it
         "publication_types": ["Book Chapter"],
         "sources": ["x"],
     },
