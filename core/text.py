@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Characters a reader does not see and that are not white space: zero-width spaces and joiners,
 # direction marks and embeddings, the word joiner and invisible operators, the BOM, the soft hyphen
@@ -15,3 +16,28 @@ INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
 def strip_invisible(text: str) -> str:
     """``text`` without invisible characters (they split words a reader sees as one)."""
     return INVISIBLE.sub("", text)
+
+
+# Letters NFKD does not decompose into a base letter and an accent (Ł is not L + a mark), so
+# folding to plain letters needs them spelled out.
+TRANSLIT = str.maketrans(
+    {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ß": "ss", "Æ": "AE", "æ": "ae",
+     "Œ": "OE", "œ": "oe", "Þ": "Th", "þ": "th", "ı": "i"}
+)  # fmt: skip
+_MARKUP = re.compile(r"<[^>]{1,40}>")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def fold(text: str | None) -> str:
+    """``text`` as matching sees it: markup, diacritics, case and punctuation folded away, words
+    kept apart by single spaces (``"<i>Łódź</i>: Ærø-Studie"`` -> ``"lodz aero studie"``).
+
+    One fold for every matcher (the review's duplicate rule, the reference audit), so two modules
+    never disagree about whether two titles are the same. Words stay apart because a matcher that
+    compares words needs them; one that wants a compact key drops the spaces.
+    """
+    if not text:
+        return ""
+    plain = unicodedata.normalize("NFKD", _MARKUP.sub(" ", text).translate(TRANSLIT))
+    plain = "".join(c for c in plain if not unicodedata.combining(c)).casefold()
+    return _NOT_WORD.sub(" ", plain).strip()

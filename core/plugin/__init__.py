@@ -9,8 +9,8 @@ the reference audit) do exactly that. The hooks are documented in :mod:`medlit.c
 The helpers come as small namespaces named for their concern, imported as modules
 (``from medlit.core.plugin import identifiers`` then ``identifiers.normalize_pmid(x)``):
 ``identifiers``, ``rendering`` (upstream text fenced, tables, MathML), ``markup`` (hardened XML,
-JATS), ``outputs`` (response formats, budgets), ``wire`` (request values, TTLs) and ``kinds`` (the
-contract's closed vocabularies). A test holds the names importable from here to 60.
+JATS), ``outputs`` (response formats, budgets), ``wire`` (request values, TTLs), ``kinds`` (the
+contract's closed vocabularies) and ``bibliography`` (RIS/BibTeX writers, cite keys, the title fold). A test holds the names importable from here to 60.
 """
 
 from .. import errors
@@ -63,7 +63,7 @@ from ..types import (
     TierResult,
     ToolSpec,
 )
-from . import identifiers, kinds, markup, outputs, rendering, wire
+from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
 
 __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # declaring
@@ -129,4 +129,5 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "outputs",
     "wire",
     "kinds",
+    "bibliography",
 ]

@@ -6,14 +6,18 @@ Output is plain text (no italics). Titles are kept as PubMed gives them (sentenc
 re-cased); journal names are title-cased for APA/MLA. Vancouver follows PubMed's own "NLM"
 citation (MEDLINE abbreviations, ``doi: 10.x``, PMID/PMCID, "Retraction in: ..." notes);
 APA and MLA print DOIs as https://doi.org/ links and end with a bracketed correction note.
+BibTeX and RIS are written by the shared writers (``medlit.core.plugin.bibliography``) from a
+neutral record, the same ones the review exports use.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal, get_args
+
+from medlit.core.plugin import bibliography
 
 from .parse.pubmed_records import Author, Notice, PartialDate, PubMedArticle, month_number
 
@@ -115,13 +119,7 @@ def _people_split(authors: list[Author]) -> list[Author]:
 def _initial_letters(p: Author) -> list[str]:
     """Initials as a list, hyphenated forenames kept together (Jean-Pierre -> J.-P.)."""
     if p.foreName and ("-" in p.foreName or not p.initials):  # Jean-Pierre: J.-P.
-        out: list[str] = []
-        for token in p.foreName.replace(".", " ").split():
-            if token.isupper() and len(token) <= 3 and "-" not in token:
-                out.extend(token)
-            else:
-                out.append("-".join(part[:1] for part in token.split("-") if part))
-        return [i for i in out if i]
+        return list(bibliography.initials(p.foreName))
     initials = (p.initials or "").replace(".", "").replace(" ", "")
     if initials.isalpha() and initials.isupper():
         return list(initials)
@@ -219,14 +217,18 @@ def _apa_list(names: list[str]) -> str:
     return ", ".join(names[:19]) + f", . . . {names[-1]}"
 
 
+def _english_title(a: PubMedArticle) -> str:
+    """A translated title without PubMed's brackets ("[Effects of X.]" -> "Effects of X")."""
+    return _strip_period(a.title).lstrip("[").rstrip("].").strip()
+
+
 def _apa_title(a: PubMedArticle) -> str:
+    if a.vernacularTitle:
+        # Non-English work: original title, then the English translation in brackets.
+        return f"{_strip_period(a.vernacularTitle)} [{_english_title(a)}]"
     title = (
         _strip_period(a.title) if a.title and not a.title.rstrip().endswith(("?", "!")) else (a.title or "")
     )
-    if a.vernacularTitle:
-        # Non-English work: original title, then the English translation in brackets.
-        english = title.strip().lstrip("[").rstrip("].").strip()
-        return f"{_strip_period(a.vernacularTitle)} [{english}]"
     return title.strip()
 
 
@@ -584,180 +586,82 @@ def format_vancouver(a: PubMedArticle) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# BibTeX
+# BibTeX and RIS: the shared writers, fed a neutral record
 # ---------------------------------------------------------------------------------------------
 
-_BIB_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-_KEY_STOPWORDS = _SMALL_WORDS | {"is", "are", "do", "does", "new", "its"}
+
+def _name(p: Author) -> bibliography.Name:
+    if p.collectiveName:
+        return bibliography.Name(literal=p.collectiveName)
+    return bibliography.Name(family=p.lastName or "", given=_forename_mla(p), suffix=p.suffix or "")
 
 
-def _bib_escape(text: str) -> str:
-    """Escape TeX specials; UTF-8 letters stay as they are (biber/bibtex8 read them)."""
-    return "".join(_BIB_SPECIALS.get(ch, ch) for ch in text)
+_KINDS: dict[str, bibliography.Kind] = {"journal-article": "article", "book-chapter": "chapter"}
 
 
-# Letters that do not decompose under NFKD (Ł is not L + accent).
-_TRANSLIT = str.maketrans(
-    {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ß": "ss", "Æ": "AE", "æ": "ae",
-     "Œ": "OE", "œ": "oe", "Þ": "Th", "þ": "th", "ı": "i"}
-)  # fmt: skip
-
-
-def _ascii_word(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.translate(_TRANSLIT)).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9]", "", folded)
+def _record(a: PubMedArticle) -> bibliography.Record:
+    """A PubMed record as the shared writers take it: names, titles and the journal as the other
+    styles print them (title-cased journal, MEDLINE abbreviation, the translated title beside the
+    original)."""
+    book, j, d = a.book, a.journal, a.pubDate
+    rec = bibliography.Record(
+        kind=_KINDS.get(a.recordType, "book"),
+        title=_english_title(a) if a.vernacularTitle else _strip_period(a.title),
+        original_title=_strip_period(a.vernacularTitle),
+        authors=tuple(_name(p) for p in _people_split(a.authors)),
+        editors=tuple(_name(e) for e in book.editors) if book else (),
+        year=_year(a),
+        issued=bibliography.Date(d.year, month_number(d.month), d.day) if d and d.year else None,
+        doi=a.doi or "",
+        pmid=a.pmid,
+        pmcid=a.pmcid or "",
+        url=_link(a) or f"https://pubmed.ncbi.nlm.nih.gov/{a.pmid}/",
+        database="PubMed",
+        language=tuple(a.language),
+        keywords=tuple(a.keywords),
+        abstract=a.abstract or "",
+        notes=tuple(correction_notes(a)),
+    )
+    if rec.kind == "article":
+        rec = replace(rec, container_title=_journal_name(a), container_abbrev=_journal_abbrev(a))
+        if j is not None:
+            number = j.elocationId if _is_article_number(j.elocationId) else None
+            rec = replace(
+                rec,
+                volume=j.volume or "",
+                issue=j.issue or "",
+                first_page=j.startPage or "",
+                last_page=j.endPage or "",
+                pages=j.pages or "",
+                article_number=number or "",
+                issn=j.issn or "",
+            )
+    elif book is not None:
+        rec = replace(
+            rec,
+            container_title=(book.title or "") if rec.kind == "chapter" else "",
+            edition=book.edition or "",
+            volume=book.volume or "",
+            collection_title=book.collectionTitle or "",
+            publisher=book.publisher or "",
+            publisher_place=book.publisherLocation or "",
+            isbn=tuple(book.isbn),
+        )
+    return rec
 
 
 def cite_key(a: PubMedArticle) -> str:
     """Stable key: first author's family name + year + first significant title word."""
-    people = _people_split(a.authors) or (a.book.editors if a.book else [])
-    if people:
-        first = people[0]
-        name = _ascii_word(first.lastName or (first.collectiveName or "").split(" ")[0])
-    else:
-        name = "Anon"
-    word = ""
-    for token in re.split(r"[\s\-/:]+", a.title or ""):
-        candidate = _ascii_word(token)
-        if candidate and candidate.lower() not in _KEY_STOPWORDS and not candidate.isdigit():
-            word = candidate[:1].upper() + candidate[1:]
-            break
-    return f"{name or 'Anon'}{_year(a) or 'nd'}{word}" or f"pmid{a.pmid}"
-
-
-def _bib_name(p: Author) -> str:
-    if p.collectiveName:
-        return "{" + _bib_escape(p.collectiveName) + "}"
-    last = _bib_escape(p.lastName or "")
-    if p.suffix:
-        return f"{last}, {_bib_escape(p.suffix)}, {_bib_escape(_forename_mla(p))}"
-    first = _forename_mla(p)
-    return f"{last}, {_bib_escape(first)}" if first else last
-
-
-def _bib_names(people: list[Author]) -> str:
-    return " and ".join(_bib_name(p) for p in people)
-
-
-def _bib_entry_type(a: PubMedArticle) -> str:
-    return {"journal-article": "article", "book-chapter": "incollection"}.get(a.recordType, "book")
-
-
-def _bib_fields(a: PubMedArticle) -> list[tuple[str, str]]:
-    people = _people_split(a.authors)
-    book = a.book
-    fields: list[tuple[str, str]] = []
-    if people:
-        fields.append(("author", _bib_names(people)))
-    if a.recordType == "book" and book and book.editors:
-        fields.append(("editor", _bib_names(book.editors)))
-    fields.append(("title", _bib_escape(_apa_title(a) if a.vernacularTitle else _strip_period(a.title))))
-    if a.recordType == "journal-article":
-        j = a.journal
-        fields.append(("journal", _bib_escape(_journal_name(a))))
-        fields.append(("year", str(_year(a) or "")))
-        month = month_number(a.pubDate.month if a.pubDate else None)
-        if month:
-            fields.append(("month", _MONTHS[month - 1].lower()))
-        if j:
-            pages = _full_pages(a, "--") or (j.elocationId if _is_article_number(j.elocationId) else None)
-            fields += [("volume", j.volume or ""), ("number", j.issue or ""), ("pages", pages or "")]
-            fields.append(("issn", j.issn or ""))
-    else:
-        if a.recordType == "book-chapter" and book:
-            fields.append(("booktitle", _bib_escape(book.title or "")))
-            fields.append(("editor", _bib_names(book.editors)))
-        if book:
-            fields += [
-                ("edition", book.edition or ""),
-                ("volume", book.volume or ""),
-                ("series", _bib_escape(book.collectionTitle or "")),
-                ("publisher", _bib_escape(book.publisher or "")),
-                ("address", _bib_escape(book.publisherLocation or "")),
-                ("isbn", ", ".join(book.isbn)),
-            ]
-        fields.append(("year", str(_year(a) or "")))
-        fields.append(("url", _bookshelf_url(a) or ""))
-    fields += [("doi", _bib_escape(a.doi or "")), ("pmid", a.pmid), ("pmcid", a.pmcid or "")]
-    fields.append(("language", ", ".join(a.language)))
-    fields.append(("note", _bib_escape("; ".join(correction_notes(a)))))
-    return [(k, v) for k, v in fields if v]
+    return bibliography.cite_key(_record(a))
 
 
 def format_bibtex(a: PubMedArticle) -> str:
-    lines = [f"@{_bib_entry_type(a)}{{{cite_key(a)},"]
-    for key, value in _bib_fields(a):
-        rendered = value if key == "month" else "{" + value + "}"
-        lines.append(f"  {key} = {rendered},")
-    lines.append("}")
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------
-# RIS
-# ---------------------------------------------------------------------------------------------
-
-
-def _ris_date(d: PartialDate | None) -> str:
-    if d is None or not d.year:
-        return ""
-    month = month_number(d.month)
-    if not month:
-        return f"{d.year}///"
-    day = f"{d.day:02d}" if d.day else ""
-    return f"{d.year}/{month:02d}/{day}/"
-
-
-def _ris_lines(a: PubMedArticle) -> list[tuple[str, str]]:
-    ris_type = {"journal-article": "JOUR", "book-chapter": "CHAP"}.get(a.recordType, "BOOK")
-    book = a.book
-    lines: list[tuple[str, str]] = [("TY", ris_type)]
-    lines += [("AU", _mla_name(p, inverted=True)) for p in _people_split(a.authors)]
-    if book:
-        lines += [("A2", _mla_name(e, inverted=True)) for e in book.editors]
-    lines.append(("TI", _apa_title(a) if a.vernacularTitle else _strip_period(a.title)))
-    if a.recordType == "journal-article":
-        j = a.journal
-        lines += [("T2", _journal_name(a)), ("JO", _journal_abbrev(a))]
-        if j:
-            sp = j.startPage or (j.elocationId if _is_article_number(j.elocationId) else None)
-            lines += [
-                ("VL", j.volume or ""),
-                ("IS", j.issue or ""),
-                ("SP", sp or ""),
-                ("EP", j.endPage or ""),
-            ]
-            lines.append(("SN", j.issn or ""))
-    elif book:
-        if a.recordType == "book-chapter":
-            lines.append(("T2", book.title or ""))
-        lines += [("ET", book.edition or ""), ("VL", book.volume or ""), ("T3", book.collectionTitle or "")]
-        lines += [("PB", book.publisher or ""), ("CY", book.publisherLocation or "")]
-        lines += [("SN", isbn) for isbn in book.isbn]
-    lines += [("PY", str(_year(a) or "")), ("DA", _ris_date(a.pubDate))]
-    lines += [("DO", a.doi or ""), ("UR", _link(a) or f"https://pubmed.ncbi.nlm.nih.gov/{a.pmid}/")]
-    lines += [("AN", a.pmid), ("C2", a.pmcid or ""), ("DB", "PubMed")]
-    lines += [("LA", lang) for lang in a.language]
-    lines += [("KW", kw) for kw in a.keywords]
-    lines.append(("AB", (a.abstract or "").replace("\n\n", " ")))
-    lines += [("N1", note) for note in correction_notes(a)]
-    return [(tag, value) for tag, value in lines if value]
+    # A reference string, not a library export: the abstract stays out of it.
+    return bibliography.bibtex(replace(_record(a), abstract=""))
 
 
 def format_ris(a: PubMedArticle) -> str:
-    body = [f"{tag}  - {value}" for tag, value in _ris_lines(a)]
-    return "\n".join([*body, "ER  - "])
+    return bibliography.ris(_record(a))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Is a candidate record the work a reference states, and what differs?
 
-Everything is compared after folding diacritics, case and punctuation; titles also lose a
+Everything is compared after folding diacritics, case and punctuation (``bibliography.fold``,
+the review's duplicate rule folds the same way); titles also lose a
 "RETRACTED:"-style prefix sources add; journals match as full titles, abbreviations (each word a
 prefix of the full title's word, small words skipped: "N Engl J Med", "Int J Doc Anal Recognit")
 or acronyms ("IJDAR"). A candidate is the same work when its title agrees (equal, near-equal or
@@ -12,12 +13,11 @@ Without a stated title, three of journal, year, volume, first page and first aut
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from medlit.core.plugin import RecordMetadata, ReferenceQuery
+from medlit.core.plugin import RecordMetadata, ReferenceQuery, bibliography
 
 Agreement = Literal["same", "close", "different", "unknown"]
 FIELDS = ("title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid")
@@ -32,21 +32,8 @@ _NOTICE_TITLE = re.compile(
 )
 
 
-def fold(text: str | None) -> str:
-    """Diacritics, case and punctuation folded away; runs of space collapsed."""
-    if not text:
-        return ""
-    norm = unicodedata.normalize(
-        "NFKD",
-        text.replace("ß", "ss").replace("ø", "o").replace("Ø", "o").replace("ł", "l").replace("Ł", "l"),
-    )
-    norm = "".join(c for c in norm if not unicodedata.combining(c)).lower()
-    norm = re.sub(r"<[^>]{1,40}>", " ", norm)
-    return re.sub(r"[^\w]+|_", " ", norm).strip()
-
-
 def title_key(title: str | None) -> str:
-    return fold(_PREFIX.sub("", title or ""))
+    return bibliography.fold(_PREFIX.sub("", title or ""))
 
 
 def _ratio(a: str, b: str) -> float:
@@ -84,7 +71,7 @@ def compare_title(stated: str | None, actual: str | None) -> Agreement:
 
 def family_of(name: str | None) -> str:
     """The family name of ``"Family Initials"`` (or of a bare family name), folded."""
-    words = fold(name).split()
+    words = bibliography.fold(name).split()
     if len(words) > 1 and len(words[-1]) <= 3 and words[-1].isalpha():
         words = words[:-1]
     return " ".join(words)
@@ -111,13 +98,13 @@ def compare_year(stated: int | None, actual: int | None, other: int | None = Non
 
 
 def _journal_words(text: str | None) -> list[str]:
-    return [w for w in fold(re.sub(r"\([^)]*\)", " ", text or "")).split() if w not in _SMALL]
+    return [w for w in bibliography.fold(re.sub(r"\([^)]*\)", " ", text or "")).split() if w not in _SMALL]
 
 
 def _acronyms(text: str | None) -> set[str]:
     """A journal's acronyms: its words' initials, and one in parentheses ("... Recognition (IJDAR)")."""
     out = {"".join(w[0] for w in _journal_words(text))}
-    out |= {fold(m) for m in re.findall(r"\(([A-Za-z]{3,12})\)", text or "")}
+    out |= {bibliography.fold(m) for m in re.findall(r"\(([A-Za-z]{3,12})\)", text or "")}
     return {a for a in out if len(a) >= 3}
 
 

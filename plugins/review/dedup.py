@@ -11,12 +11,11 @@ and the merged record remembers every source that found it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from medlit.core.plugin import SourceRecord, identifiers
+from medlit.core.plugin import SourceRecord, bibliography, identifiers
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
@@ -60,9 +59,9 @@ def clean_doi(value: str | None) -> str | None:
 
 
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-    return re.sub(r"[\W_]+", "", plain)
+    # The reference audit's fold (one fold, so the two never disagree on a title), compacted:
+    # a key needs no word boundaries.
+    return bibliography.fold(text).replace(" ", "")
 
 
 def title_key(title: str | None) -> str:

@@ -1,5 +1,7 @@
 """Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``) and CSV, each streaming records
-(the store's JSON shape, see :func:`~medlit.core.review.dedup.as_data`) into a text file.
+(the store's JSON shape, see :func:`~medlit.plugins.review.dedup.as_data`) into a text file. RIS
+and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
+``pubmed_format_citations`` too), fed by :func:`as_record`.
 
 Files land under the export directory only: the name comes from the set name with everything but
 letters, digits, ``-`` and ``_`` replaced, and the resolved path is checked to sit inside the
@@ -20,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from medlit.core.plugin import bibliography
 
 from .dedup import FIELDS
 
@@ -92,11 +96,6 @@ def split_name(name: str) -> tuple[str, str]:
     return name.strip(), ""
 
 
-def initials(given: str) -> str:
-    parts = re.split(r"[\s.\-]+", given)
-    return "".join(p[0].upper() for p in parts if p and p[0].isalpha())
-
-
 def page_range(pages: str | None) -> tuple[str | None, str | None]:
     if not pages:
         return None, None
@@ -109,117 +108,87 @@ def _is_type(rec: dict[str, Any], *words: str) -> bool:
     return any(w in types for w in words)
 
 
-# -- RIS ------------------------------------------------------------------------------------------
+def _kind(rec: dict[str, Any]) -> bibliography.Kind:
+    if _is_type(rec, "preprint"):
+        return "preprint"
+    if _is_type(rec, "book chapter", "chapter"):
+        return "chapter"
+    if _is_type(rec, "book"):
+        return "book"
+    return "article"
 
 
 def _ris_type(rec: dict[str, Any]) -> str:
-    if _is_type(rec, "preprint"):
-        return "UNPB"
-    if _is_type(rec, "book chapter", "chapter"):
-        return "CHAP"
-    if _is_type(rec, "book"):
-        return "BOOK"
-    return "JOUR"
+    return {"preprint": "UNPB", "chapter": "CHAP", "book": "BOOK"}.get(_kind(rec), "JOUR")
 
 
 def _one_line(text: str | None) -> str:
     return " ".join(str(text or "").split())
 
 
+def _name(text: str) -> bibliography.Name:
+    """A stored author: ``"Family, Given"`` is a person; without a comma, one word is a family
+    name and several are a group ("WHO Collaborative Group"), as the sources write them."""
+    family, given = split_name(text)
+    if given or " " not in family:
+        return bibliography.Name(family=family, given=given)
+    return bibliography.Name(literal=family)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def as_record(rec: dict[str, Any]) -> bibliography.Record:
+    """A stored record as the shared writers take it; the set's key is its RIS ID, and the
+    sources that found it go in a note."""
+    first, last = page_range(rec.get("pages"))
+    year = rec.get("year")
+    if isinstance(year, str):  # a year a file import kept as text
+        year = int(year) if year.isdecimal() and len(year) == 4 else None
+    return bibliography.Record(
+        kind=_kind(rec),
+        title=_text(rec.get("title")),
+        authors=tuple(_name(a) for a in rec.get("authors") or []),
+        container_title=_text(rec.get("journal")),
+        year=year if isinstance(year, int) else None,
+        volume=_text(rec.get("volume")),
+        issue=_text(rec.get("issue")),
+        first_page=first or "",
+        last_page=last or "",
+        pages=_text(rec.get("pages")),
+        doi=_text(rec.get("doi")),
+        pmid=_text(rec.get("pmid")),
+        pmcid=_text(rec.get("pmcid")),
+        url=_text(rec.get("url")),
+        language=(rec["language"],) if rec.get("language") else (),
+        keywords=tuple(rec.get("publication_types") or ()),
+        abstract=_text(rec.get("abstract")),
+        notes=("Sources: " + ", ".join(rec.get("sources") or []),),
+        id=_text(rec.get("key")),
+    )
+
+
+# -- RIS ------------------------------------------------------------------------------------------
+
+
 def write_ris(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     n = 0
     for rec in records:
-        lines = [f"TY  - {_ris_type(rec)}"]
-
-        def tag(name: str, value: Any, lines: list[str] = lines) -> None:
-            text = _one_line(value)
-            if text:
-                lines.append(f"{name}  - {text}")
-
-        tag("TI", rec.get("title"))
-        for author in rec.get("authors") or []:
-            tag("AU", author)
-        tag("PY", rec.get("year"))
-        tag("T2", rec.get("journal"))
-        tag("VL", rec.get("volume"))
-        tag("IS", rec.get("issue"))
-        first, last = page_range(rec.get("pages"))
-        tag("SP", first)
-        tag("EP", last)
-        tag("DO", rec.get("doi"))
-        tag("AB", rec.get("abstract"))
-        tag("LA", rec.get("language"))
-        tag("AN", rec.get("pmid"))
-        tag("UR", rec.get("url"))
-        if rec.get("pmcid"):
-            tag("C2", rec["pmcid"])
-        for kw in rec.get("publication_types") or []:
-            tag("KW", kw)
-        tag("ID", rec.get("key"))
-        tag("N1", "Sources: " + ", ".join(rec.get("sources") or []))
-        lines.append("ER  - ")
-        out.write("\n".join(lines) + "\n\n")
+        out.write(bibliography.ris(as_record(rec)) + "\n\n")
         n += 1
     return n
 
 
 # -- BibTeX ---------------------------------------------------------------------------------------
 
-_BIB_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def bib_escape(text: str) -> str:
-    return "".join(_BIB_ESCAPES.get(c, c) for c in _one_line(text))
-
-
-def bib_key(rec: dict[str, Any], used: set[str]) -> str:
-    family = split_name((rec.get("authors") or ["anon"])[0])[0]
-    base = re.sub(r"[^A-Za-z0-9]", "", family)[:20] or "anon"
-    base += str(rec.get("year") or "")
-    base += (rec.get("pmid") or str(rec.get("key") or ""))[-8:]
-    key, n = base, 1
-    while key in used:
-        n += 1
-        key = f"{base}_{n}"
-    used.add(key)
-    return key
-
 
 def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     used: set[str] = set()
     n = 0
     for rec in records:
-        kind = "article" if _ris_type(rec) == "JOUR" else "misc"
-        fields: list[tuple[str, Any]] = [
-            ("title", rec.get("title")),
-            ("author", " and ".join(rec.get("authors") or [])),
-            ("journal" if kind == "article" else "howpublished", rec.get("journal")),
-            ("year", rec.get("year")),
-            ("volume", rec.get("volume")),
-            ("number", rec.get("issue")),
-            ("pages", (rec.get("pages") or "").replace("-", "--")),
-            ("doi", rec.get("doi")),
-            ("pmid", rec.get("pmid")),
-            ("pmcid", rec.get("pmcid")),
-            ("language", rec.get("language")),
-            ("abstract", rec.get("abstract")),
-            ("note", "Sources: " + ", ".join(rec.get("sources") or [])),
-        ]
-        body = ",\n".join(
-            f"  {name} = {{{bib_escape(str(value))}}}" for name, value in fields if value not in (None, "")
-        )
-        out.write(f"@{kind}{{{bib_key(rec, used)},\n{body}\n}}\n\n")
+        record = as_record(rec)
+        out.write(bibliography.bibtex(record, bibliography.cite_key(record, used)) + "\n\n")
         n += 1
     return n
 
@@ -289,7 +258,7 @@ def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
             family, given = split_name(name)
             if given:
                 lines += _medline("FAU", f"{family}, {given}")
-                lines += _medline("AU", f"{family} {initials(given)}")
+                lines += _medline("AU", f"{family} {''.join(bibliography.initials(given)).replace('-', '')}")
             else:
                 lines += _medline("CN", family)
         lines += _medline("LA", rec.get("language"))

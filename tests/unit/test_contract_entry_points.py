@@ -69,8 +69,7 @@ def medlit_tools(host):  # the contract's hooks take no argument
 
 # A JATS tier of a third party: its articles must carry its own source label and record ids.
 JATS_TIER = '''
-from medlit.core.plugin.kit import read_jats
-from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
+from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl, markup
 
 JATS = b"""<article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>
 <article-id pub-id-type="pmid">37100001</article-id><article-id pub-id-type="doi">10.5555/acme.1</article-id>
@@ -79,7 +78,7 @@ JATS = b"""<article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-m
 
 
 async def resolve(refs, ctx, options):
-    (article,) = read_jats(JATS)
+    (article,) = markup.read_jats(JATS)
     return {r.key: TierResult("hit", "", StructuredArticle(article, record_ids={"acmeId": "A-1", "x": "y"}))
             for r in refs}
 

@@ -76,7 +76,7 @@ def test_every_record_of_the_contract_is_covered():
     assert {"PromptSpec", "PromptArgument", "TierOptions", "Catalog"} <= names
 
 
-HELPERS = ("identifiers", "rendering", "markup", "outputs", "wire", "kinds")
+HELPERS = ("identifiers", "rendering", "markup", "outputs", "wire", "kinds", "bibliography")
 
 
 def _helpers() -> list[ModuleType]:

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
+from medlit.core.text import fold
 from medlit.core.types import RecordMetadata, RecordNotice
 from medlit.plugins.crossref.parse import parse_items
 from medlit.plugins.references.compare import (
     Work,
     compare_author,
     compare_title,
-    fold,
     journal_matches,
     judge,
 )
