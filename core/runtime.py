@@ -22,16 +22,26 @@ from pydantic import BaseModel, ValidationError
 
 from . import errors as E
 from .cache import Cache, cache_setting, open_cache
-from .context import Progress, ToolContext, no_progress
+from .context import Progress, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
 from .models import Image, ResourceLink
 from .net.clients import build_clients
-from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
+from .net.http import UpstreamClient
+from .net.wire import CALL_DEADLINE, CALL_PROGRESS
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
-from .types import ArticleRef, Catalog, IdKind, LoadedTool, PromptMessages, RecordMetadata, ToolSpec
+from .types import (
+    ArticleRef,
+    Catalog,
+    IdKind,
+    LoadedTool,
+    PromptMessages,
+    RecordMetadata,
+    ToolContext,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     import aiohttp

@@ -3,29 +3,30 @@ between the host and a plugin's callables.
 
 Hooks return the declaration records (:class:`ToolSpec`, :class:`FulltextTier`, ...); the host
 stamps each with the contributing plugin's name (``plugin``) and runs their callables with a
-:class:`~medlit.core.context.ToolContext`. Every callable slot says whether it is ``async`` (awaited
-by the host) or sync (called inline: it must not do I/O); the host checks each at load. Nothing
-here does I/O, and nothing here is mutable: a step returns new values, it never edits its inputs.
+:class:`ToolContext`, defined here too: the records' callable slots name the context and the
+context names records. Every callable slot says whether it is ``async`` (awaited by the host) or
+sync (called inline: it must not do I/O); the host checks each at load. Nothing here does I/O, and
+nothing here is mutable but a context's ``cache``: a step returns new values, it never edits its
+inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import ErrorKind
+from .context import ApiClient, OpenWebClient, Progress, no_progress
+from .errors import ErrorKind, plugin_fault
 from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
-    from .context import ToolContext
     from .jats.models import FulltextArticle
-    from .net.http import Response
+    from .net.wire import Expect, Response
 
 IdKind = Literal["pmcid", "pmid", "doi"]
-Expect = Literal["xml", "json", "text", "bytes"]
 PluginConfig = Mapping[str, "str | None"]
 """A plugin's own settings: every :class:`SettingSpec` it declared, by variable name."""
 
@@ -910,6 +911,97 @@ class NoticeProvider:
     description: str = ""
     timeout: float = 30.0
     plugin: str = ""
+
+
+# -- what a plugin's callables get while they run --------------------------------------------------
+class CoreAccess(Protocol):
+    """What core's own plugins see of the others: the declarations (``catalog``), a context to run
+    another plugin's callable under (its own settings and clients), the access links, and how long
+    one call may take. Given only to core's plugins (``ctx.core``); ``None`` for every other."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    @property
+    def call_deadline(self) -> float: ...
+
+    def context(self, plugin: str, progress: Progress | None = None) -> ToolContext: ...
+
+    async def access_links(self, refs: Sequence[ArticleRef]) -> Mapping[str, str]: ...
+
+
+# The installed metadata providers run in order for one call (``ctx.metadata``); a provider's own
+# lookup is :data:`MetadataLookup`, which takes the context as well.
+RunMetadata = Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]]
+
+
+def _fault(plugin: str, message: str) -> Exception:
+    return plugin_fault(plugin, message)
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool handler, tier, resolver or provider may use while it runs.
+
+    ``settings`` holds the running plugin's own declared settings only (secrets included, other
+    plugins' never); ``clients`` the clients of the services it declared; ``cache`` a dict private
+    to the plugin that lives as long as the server process (the one mutable thing here).
+    """
+
+    plugin: str = ""
+    settings: PluginConfig = field(default_factory=dict)
+    clients: Mapping[str, ApiClient | OpenWebClient] = field(default_factory=dict)
+    web_services: frozenset[str] = frozenset()  # which of ``clients`` are open-web clients
+    progress: Progress = no_progress
+    cache: dict[str, Any] = field(default_factory=dict)
+    core: CoreAccess | None = None
+    metadata: RunMetadata | None = None  # runs the installed metadata providers
+    # The id kinds some active metadata provider accepts: an id of another kind is absent from
+    # lookup_metadata's answer because nobody could be asked, not because it is unknown.
+    metadata_kinds: frozenset[IdKind] = frozenset()
+    # A resource template's placeholder values for the URI being read (``{"stem": "x"}``).
+    params: Mapping[str, str] = field(default_factory=dict)
+    # Whom the call runs for: "" is the local user (stdio, or HTTP without authentication), else
+    # the principal authenticated over Streamable HTTP. Data a tool keeps per user is keyed by it.
+    principal: str = ""
+
+    def client(self, service: str) -> ApiClient:
+        """The paced client for a service this plugin declared (``medlit_services``)."""
+        client = self._declared(service)
+        if service in self.web_services:
+            raise _fault(self.plugin, f"service {service!r} is declared as an OpenWebSpec: use ctx.web()")
+        return client  # type: ignore[return-value]  # narrowed by web_services
+
+    def web(self, service: str) -> OpenWebClient:
+        """The client of an open-web service this plugin declared."""
+        client = self._declared(service)
+        if service not in self.web_services:
+            raise _fault(
+                self.plugin, f"service {service!r} is a ServiceSpec, not an OpenWebSpec: use ctx.client()"
+            )
+        return client  # type: ignore[return-value]
+
+    def _declared(self, service: str) -> ApiClient | OpenWebClient:
+        try:
+            return self.clients[service]
+        except KeyError:
+            raise _fault(
+                self.plugin,
+                f"asked for service {service!r}, which it does not declare "
+                f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
+            ) from None
+
+    def setting(self, name: str) -> str | None:
+        """One of the plugin's declared settings (its default when unset), else ``None``."""
+        return self.settings.get(name)
+
+    async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> Mapping[str, RecordMetadata]:
+        """Brief metadata for canonical PMIDs or DOIs from the installed metadata providers (each
+        provider is asked only for the ids earlier ones did not know). Ids nobody knows are absent.
+        Raises :class:`~medlit.core.errors.MedlitError` only when every provider that was asked failed."""
+        if self.metadata is None or not ids:
+            return {}
+        return await self.metadata(kind, ids)
 
 
 # -- what core's own plugins see of the others -------------------------------------------------------

@@ -14,12 +14,11 @@ from typing import Any
 
 from .. import errors as E
 from ..budget import apply_budget, json_size
-from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import FIELD_OF, ID_KINDS
 from ..jats.models import UNEXTRACTABLE_REASONS
 from ..resolution import ChainResult, Resolution, report_progress, run_chain
-from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, TierOptions
+from ..types import ArticleRef, ExtractedTextArticle, IdKind, StructuredArticle, TierOptions, ToolContext
 from .describe import FETCH_LIMIT
 from .models import (
     ExtractedFulltext,

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..context import ToolContext
 from ..errors import plugin_fault
-from ..types import Capability, Catalog
+from ..types import Capability, Catalog, ToolContext
 
 TITLE = "# medlit: searching and reading the biomedical literature"
 

@@ -8,13 +8,13 @@ is not part of the contract belongs in the kit.
 """
 
 from .. import errors
-from ..context import ApiClient, OpenWebClient, ToolContext
+from ..context import ApiClient, OpenWebClient
 from ..errors import ArgumentError, ErrorKind, MedlitError, invalid_argument, plugin_fault, upstream_error
 from ..hookspecs import hookimpl
 from ..lazy import lazy
 from ..models import ToolInput, ToolOutput
-from ..net.http import Response
 from ..net.webfetch import WebResponse
+from ..net.wire import Response
 from ..types import (
     AccessLinkProvider,
     ArticleRef,
@@ -49,6 +49,7 @@ from ..types import (
     StructuredArticle,
     TierOptions,
     TierResult,
+    ToolContext,
     ToolSpec,
 )
 

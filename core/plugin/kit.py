@@ -42,8 +42,8 @@ from ..identifiers import (
 from ..lazy import on_access
 from ..mathml import Scripts, flatten_mathml, to_subscript, to_superscript
 from ..models import RESPONSE_FORMAT_FIELD, DeferredIds, Image, ResourceLink, ResponseFormat, cap_text
-from ..net.http import call_deadline
 from ..net.request import Repeated
+from ..net.wire import call_deadline
 from ..render import TEXT_LIMIT, as_json, cap, defuse, fence, md_escape_cell, md_table
 from ..text import INVISIBLE, INVISIBLE_CHARS, strip_invisible
 from ..types import (

@@ -19,7 +19,6 @@ from functools import partial
 from typing import Any
 
 from .. import errors as E
-from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, normalize_doi, normalize_pmid
 from ..models import cap_text
@@ -34,6 +33,7 @@ from ..types import (
     ReferenceCandidate,
     ReferenceMatcher,
     ReferenceQuery,
+    ToolContext,
 )
 from .compare import Verdict, Work, judge
 from .models import (

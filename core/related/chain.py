@@ -17,11 +17,10 @@ from functools import partial
 from typing import Any
 
 from .. import errors as E
-from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, normalize_pmid
 from ..resolution import report_progress, run_step, step_context, step_limit
-from ..types import Declared, RelatedProvider, RelatedQuery, RelatedResult
+from ..types import Declared, RelatedProvider, RelatedQuery, RelatedResult, ToolContext
 from .models import Outcome
 
 

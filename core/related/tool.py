@@ -13,11 +13,10 @@ import time
 from collections.abc import Mapping
 
 from .. import errors as E
-from ..context import ToolContext
 from ..errors import MedlitError
 from ..models import cap_text
 from ..render import as_json, fence, md_table
-from ..types import Catalog, RecordMetadata, RelatedQuery, RelatedResult
+from ..types import Catalog, RecordMetadata, RelatedQuery, RelatedResult, ToolContext
 from .chain import Asked, Attempt, ask
 from .models import PER_CALL, FindRelatedInput, FindRelatedOutput, ProviderReport, RelatedArticle
 

@@ -15,12 +15,11 @@ from typing import Any, Literal, TextIO, cast
 from urllib.parse import quote
 
 from .. import errors as E
-from ..context import ToolContext
 from ..errors import MedlitError
 from ..identifiers import IdentifierError, classify
 from ..render import as_json, fence, md_table
 from ..resolution import REASON_OF, report_progress, run_chain
-from ..types import NO_SOURCE_ENABLED, ArticleRef, TierOptions
+from ..types import NO_SOURCE_ENABLED, ArticleRef, TierOptions, ToolContext
 from . import exports as X
 from .dedup import clean_doi
 from .models import (

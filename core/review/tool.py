@@ -28,10 +28,10 @@ from urllib.parse import quote, unquote
 
 from .. import errors as E
 from ..budget import json_size
-from ..context import Progress, ToolContext, no_progress
+from ..context import Progress, no_progress
 from ..errors import MedlitError
 from ..render import as_json, fence, md_table
-from ..types import Catalog, Declared, SearchSource, SourcePage, SourceQuery
+from ..types import Catalog, Declared, SearchSource, SourcePage, SourceQuery, ToolContext
 from . import exports as X
 from .models import (
     ExportInput,
