@@ -46,7 +46,7 @@ class ApiClient(Protocol):
 
 class OpenWebClient(Protocol):
     """The open-web client of a declared open-web service (``ctx.web(name)``): fetches absolute
-    public http(s) URLs with every hop vetted (see :class:`~medlit.core.webfetch.WebClient`)."""
+    public http(s) URLs with every hop vetted (see :class:`~medlit.core.net.webfetch.WebClient`)."""
 
     async def fetch(
         self,
