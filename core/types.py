@@ -935,10 +935,6 @@ class CoreAccess(Protocol):
 RunMetadata = Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]]
 
 
-def _fault(plugin: str, message: str) -> Exception:
-    return plugin_fault(plugin, message)
-
-
 @dataclass(frozen=True)
 class ToolContext:
     """What a tool handler, tier, resolver or provider may use while it runs.
@@ -969,14 +965,16 @@ class ToolContext:
         """The paced client for a service this plugin declared (``medlit_services``)."""
         client = self._declared(service)
         if service in self.web_services:
-            raise _fault(self.plugin, f"service {service!r} is declared as an OpenWebSpec: use ctx.web()")
+            raise plugin_fault(
+                self.plugin, f"service {service!r} is declared as an OpenWebSpec: use ctx.web()"
+            )
         return client  # type: ignore[return-value]  # narrowed by web_services
 
     def web(self, service: str) -> OpenWebClient:
         """The client of an open-web service this plugin declared."""
         client = self._declared(service)
         if service not in self.web_services:
-            raise _fault(
+            raise plugin_fault(
                 self.plugin, f"service {service!r} is a ServiceSpec, not an OpenWebSpec: use ctx.client()"
             )
         return client  # type: ignore[return-value]
@@ -985,7 +983,7 @@ class ToolContext:
         try:
             return self.clients[service]
         except KeyError:
-            raise _fault(
+            raise plugin_fault(
                 self.plugin,
                 f"asked for service {service!r}, which it does not declare "
                 f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
