@@ -41,7 +41,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from medlit.core.host import load_host
-from medlit.core.net.http import Response
+from medlit.core.net.wire import Response
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 from medlit.core.xml import parse_xml

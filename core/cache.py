@@ -32,11 +32,11 @@ from urllib.parse import urlsplit
 
 from . import errors as E
 from .errors import MedlitError
+from .net.wire import Response
 from .settings import Settings, SettingsError, parse_number
 
 if TYPE_CHECKING:
-    from .net.http import Response, ServiceConfig
-    from .net.request import Call
+    from .net.request import Call, ServiceConfig
     from .types import CacheRule, RecordRule
 
 log = logging.getLogger("medlit.cache")
@@ -459,8 +459,6 @@ class _RecordBatch:
 
 
 def _response(status: int, url: str, content_type: str, body: bytes) -> Response:
-    from .net.http import Response  # the client module is loaded by now (it made this object)
-
     return Response(status, url, {"Content-Type": content_type}, body)
 
 

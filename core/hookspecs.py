@@ -3,7 +3,7 @@
 A plugin is a module (or object) with functions marked ``@hookimpl`` named after the hooks
 below. Hooks are **synchronous and declarative**: they take no argument, return frozen records
 from :mod:`medlit.core.plugin` and never do I/O; the host runs the callables inside those records
-with a :class:`~medlit.core.context.ToolContext` holding the paced clients of the plugin's own
+with a :class:`~medlit.core.types.ToolContext` holding the paced clients of the plugin's own
 services and the plugin's own settings. Each callable slot says whether it is ``async`` (awaited:
 handlers, tiers, resolvers, providers, readers) or sync (called inline: renders, describes,
 settings checks, cache splitters); the host checks both at load time.

@@ -37,10 +37,10 @@ from functools import partial
 from typing import Any, get_args
 
 from . import errors as E
-from .context import Progress, ToolContext
+from .context import Progress
 from .errors import MedlitError
 from .identifiers import ID_KINDS
-from .net.http import CALL_DEADLINE
+from .net.wire import CALL_DEADLINE
 from .types import (
     NO_SOURCE_ENABLED,
     OUTCOME_REASONS,
@@ -58,6 +58,7 @@ from .types import (
     TierOptions,
     TierOutcomeKind,
     TierResult,
+    ToolContext,
     UnavailableReason,
 )
 

@@ -22,12 +22,13 @@ from pydantic import BaseModel, ValidationError
 
 from . import errors as E
 from .cache import Cache, cache_setting, open_cache
-from .context import Progress, ToolContext, no_progress
+from .context import Progress, no_progress
 from .errors import MedlitError
 from .host import Host
 from .models import Image, ResourceLink
 from .net.clients import build_clients
-from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
+from .net.http import UpstreamClient
+from .net.wire import CALL_DEADLINE, CALL_PROGRESS
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
@@ -44,6 +45,7 @@ from .types import (
     SourceQuery,
     StepOutcome,
     TierOptions,
+    ToolContext,
     ToolSpec,
 )
 

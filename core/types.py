@@ -3,29 +3,32 @@ between the host and a plugin's callables.
 
 Hooks return the declaration records (:class:`ToolSpec`, :class:`FulltextTier`, ...); the host
 stamps each with the contributing plugin's name (``plugin``) and runs their callables with a
-:class:`~medlit.core.context.ToolContext`. Every callable slot says whether it is ``async`` (awaited
-by the host) or sync (called inline: it must not do I/O); the host checks each at load. Nothing
-here does I/O, and nothing here is mutable: a step returns new values, it never edits its inputs.
+:class:`ToolContext`, defined here too: the records' callable slots name the context and the
+context names records. Every callable slot says whether it is ``async`` (awaited by the host) or
+sync (called inline: it must not do I/O); the host checks each at load. Nothing here does I/O, and
+nothing here is mutable but a context's ``cache``: a step returns new values, it never edits its
+inputs.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import ErrorKind, MedlitError
+from .context import ApiClient, OpenWebClient, Progress, no_progress
+from .errors import ErrorKind, MedlitError, plugin_fault
 from .lazy import Lazy, resolved
 
 if TYPE_CHECKING:
-    from .context import ToolContext
     from .jats.models import FulltextArticle
-    from .net.http import Response
+    from .net.wire import Expect, Response
 
 IdKind = Literal["pmcid", "pmid", "doi"]
-Expect = Literal["xml", "json", "text", "bytes"]
 PluginConfig = Mapping[str, "str | None"]
 """A plugin's own settings: every :class:`SettingSpec` it declared, by variable name."""
 
@@ -1000,7 +1003,176 @@ class NoticeProvider:
     plugin: str = ""
 
 
-# -- the catalog: what a workflow plugin sees of the others (ctx.host.catalog) -------------------------------------------------------
+# -- what a plugin's callables get while they run --------------------------------------------------
+Row = tuple[Any, ...]  # a result row as the driver gives it (SQL values are typed by the schema)
+
+
+class Transaction(Protocol):
+    """One transaction's statements (``async with db.transaction() as tx``)."""
+
+    async def execute(self, sql: str, *args: object) -> None: ...
+    async def fetch(self, sql: str, *args: object) -> list[Row]: ...
+    async def insert(self, sql: str, *args: object) -> int: ...
+
+    async def lock(self, table: str, row_id: int) -> None:
+        """Hold ``table``'s row ``row_id`` until the transaction ends (writers to one parent row queue)."""
+        ...
+
+
+class Database(Protocol):
+    """The host's SQL store (``await ctx.host.store()``, ``MEDLIT_STORE``: SQLite or PostgreSQL),
+    shared by the plugins that keep user data. One SQL text serves both: ``?`` placeholders, and
+    ``{pk}`` in a migration's DDL for the auto-numbered primary key (``dialect`` names the backend).
+    A plugin names its tables after itself and applies its own versioned migrations once at first
+    use (``await db.migrate("review", MIGRATIONS)``: ``(version, name, statements)`` each, run in
+    one transaction apiece). ``insert`` returns the new row's ``id``."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    @property
+    def pk(self) -> str: ...
+
+    async def execute(self, sql: str, *args: object) -> None: ...
+    async def fetch(self, sql: str, *args: object) -> list[Row]: ...
+    async def insert(self, sql: str, *args: object) -> int: ...
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    async def migrate(self, owner: str, migrations: Sequence[tuple[int, str, Sequence[str]]]) -> int: ...
+    async def version(self, owner: str) -> int: ...
+    async def size(self, prefix: str) -> int: ...
+
+
+class HostServices(Protocol):
+    """The host's services to a plugin that asks for them (``PluginInfo(host_services=True)``):
+    ``ctx.host``, ``None`` for a plugin that did not ask. A workflow plugin (review sets, the
+    reference audit, the full-text and related-article tools) composes the other plugins'
+    declarations through it, exactly as a third-party plugin would:
+
+    - ``catalog``: what is installed, each declaration with the standing of its plugin;
+    - ``call_deadline``: how long one tool call may take, in seconds;
+    - ``fulltext(refs, options)``: the full-text resolution chain (ID resolvers, then each tier in
+      order), every tier's outcome reported per article;
+    - ``run_step(name, plugin, call, limit=...)``: another plugin's callable run under that
+      plugin's own context (its settings, clients and cache) within ``limit`` seconds, never
+      raising: its answer, or the error its failure amounts to;
+    - ``step_limit(timeout, later)``: a step's fair share of what is left of the call;
+    - ``search(source, query)``: one page of a declared search source, run under its plugin;
+    - ``access_links(refs)``: institutional links from the access-link providers (best effort);
+    - ``store()``: the host's SQL store for the plugin's user data (:class:`Database`), opened
+      once per process; raises ``store_unavailable`` (retryable) when it cannot be opened.
+    """
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    @property
+    def call_deadline(self) -> float: ...
+
+    async def fulltext(
+        self, refs: Sequence[ArticleRef], options: TierOptions | None = None
+    ) -> ChainResult: ...
+
+    async def run_step(
+        self,
+        name: str,
+        plugin: str,
+        call: Callable[[ToolContext], Awaitable[object]],
+        *,
+        limit: float,
+        expect: type | tuple[type, ...] = object,
+        expected: str = "",
+    ) -> StepOutcome: ...
+
+    def step_limit(self, timeout: float, later: int, until: float | None = None) -> float: ...
+
+    async def search(self, source: str, query: SourceQuery) -> SourcePage: ...
+
+    async def access_links(self, refs: Sequence[ArticleRef]) -> Mapping[str, str]: ...
+
+    async def store(self) -> Database: ...
+
+
+# The installed metadata providers run in order for one call (``ctx.metadata``); a provider's own
+# lookup is :data:`MetadataLookup`, which takes the context as well.
+RunMetadata = Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool handler, tier, resolver or provider may use while it runs.
+
+    ``settings`` holds the running plugin's own declared settings only (secrets included, other
+    plugins' never); ``clients`` the clients of the services it declared; ``cache`` a dict private
+    to the plugin that lives as long as the server process (the one mutable thing here).
+    """
+
+    plugin: str = ""
+    settings: PluginConfig = field(default_factory=dict)
+    clients: Mapping[str, ApiClient | OpenWebClient] = field(default_factory=dict)
+    web_services: frozenset[str] = frozenset()  # which of ``clients`` are open-web clients
+    progress: Progress = no_progress
+    cache: dict[str, Any] = field(default_factory=dict)
+    host: HostServices | None = None  # for plugins declaring PluginInfo(host_services=True)
+    metadata: RunMetadata | None = None  # runs the installed metadata providers
+    # The id kinds some active metadata provider accepts: an id of another kind is absent from
+    # lookup_metadata's answer because nobody could be asked, not because it is unknown.
+    metadata_kinds: frozenset[IdKind] = frozenset()
+    # A resource template's placeholder values for the URI being read (``{"stem": "x"}``).
+    params: Mapping[str, str] = field(default_factory=dict)
+    # Whom the call runs for: "" is the local user (stdio, or HTTP without authentication), else
+    # the principal authenticated over Streamable HTTP. Data a tool keeps per user is keyed by it.
+    principal: str = ""
+
+    def client(self, service: str) -> ApiClient:
+        """The paced client for a service this plugin declared (``medlit_services``)."""
+        client = self._declared(service)
+        if service in self.web_services:
+            raise plugin_fault(
+                self.plugin, f"service {service!r} is declared as an OpenWebSpec: use ctx.web()"
+            )
+        return client  # type: ignore[return-value]  # narrowed by web_services
+
+    def web(self, service: str) -> OpenWebClient:
+        """The client of an open-web service this plugin declared."""
+        client = self._declared(service)
+        if service not in self.web_services:
+            raise plugin_fault(
+                self.plugin, f"service {service!r} is a ServiceSpec, not an OpenWebSpec: use ctx.client()"
+            )
+        return client  # type: ignore[return-value]
+
+    def _declared(self, service: str) -> ApiClient | OpenWebClient:
+        try:
+            return self.clients[service]
+        except KeyError:
+            raise plugin_fault(
+                self.plugin,
+                f"asked for service {service!r}, which it does not declare "
+                f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
+            ) from None
+
+    async def report(self, step: float, message: str) -> None:
+        """A progress notification (``step`` counts up; no total), best effort: a failing one
+        never fails the call."""
+        try:
+            await self.progress(step, None, message)
+        except Exception:
+            logging.getLogger("medlit.context").debug("progress notification failed", exc_info=True)
+
+    def setting(self, name: str) -> str | None:
+        """One of the plugin's declared settings (its default when unset), else ``None``."""
+        return self.settings.get(name)
+
+    async def lookup_metadata(self, kind: IdKind, ids: Sequence[str]) -> Mapping[str, RecordMetadata]:
+        """Brief metadata for canonical PMIDs or DOIs from the installed metadata providers (each
+        provider is asked only for the ids earlier ones did not know). Ids nobody knows are absent.
+        Raises :class:`~medlit.core.errors.MedlitError` only when every provider that was asked failed."""
+        if self.metadata is None or not ids:
+            return {}
+        return await self.metadata(kind, ids)
+
+
+# -- the catalog: what a workflow plugin sees of the others (ctx.host.catalog) ----------------------
 @dataclass(frozen=True)
 class PluginState:
     """A plugin's standing as a step's report needs it: ``status`` (``active`` runs; an

@@ -28,18 +28,34 @@ import asyncio
 import functools
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlencode
 
 from .. import errors as E
 from ..errors import MedlitError, upstream_error
-from .request import POST_THRESHOLD, Call, Repeated, pairs
+from .request import POST_THRESHOLD, Call, Repeated, ServiceConfig, pairs
+from .wire import Response
 
 if TYPE_CHECKING:
     from ..types import RecordRule
-    from .http import Response, UpstreamClient
+
+
+class Sender(Protocol):
+    """What a batch needs of the client it rides on (an ``UpstreamClient``; named by shape so
+    this module need not import the client that imports it)."""
+
+    @property
+    def config(self) -> ServiceConfig: ...
+
+    @property
+    def batching(self) -> Batching: ...
+
+    async def _with_retries(self, call: Call, batch: Batch | None = None) -> Response: ...
+
+    def _parsed(self, resp: Response, parse: Callable[[Response], Any]) -> Any: ...
+
 
 # Errors of the service itself (its state, the network, the pace): every caller of the batch gets
 # them. Any other error of a merged request (refused, not found, over the byte cap, an error
@@ -68,7 +84,7 @@ class _Member:
 class Batch:
     """One pending (then sealed) batched request and the callers riding in it."""
 
-    def __init__(self, client: UpstreamClient, rule: RecordRule, key: tuple[Any, ...], first: Call) -> None:
+    def __init__(self, client: Sender, rule: RecordRule, key: tuple[Any, ...], first: Call) -> None:
         self.client, self.rule, self.key, self.template = client, rule, key, first
         self.members: list[_Member] = []
         self.sealed: Call | None = None
@@ -152,7 +168,7 @@ class Batch:
 class Batching:
     """The batches of one client: pending ones by what their requests share."""
 
-    def __init__(self, client: UpstreamClient) -> None:
+    def __init__(self, client: Sender) -> None:
         self.client = client
         self.pending: dict[tuple[Any, ...], Batch] = {}
         self.joined = 0  # callers that rode in another caller's request (for tests and benchmarks)
@@ -267,8 +283,6 @@ class Batching:
 
 
 def _copy(resp: Response, body: bytes, content_type: str | None = None) -> Response:
-    from .http import Response  # loaded by now: it made `resp`
-
     headers = {
         k: v for k, v in resp.headers.items() if k.lower() not in ("content-length", "content-encoding")
     }

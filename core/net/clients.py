@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from ..redact import Redactor
 from ..types import PACE_CEILING, OpenWebSpec
-from .http import ServiceConfig, UpstreamClient
+from .http import UpstreamClient
 from .pacing import Pacer, Pacing
+from .request import ServiceConfig
 from .shared_pacer import RedisPacer
 from .webfetch import WebClient, WebConfig
 

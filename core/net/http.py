@@ -10,146 +10,44 @@ answer is decided by :class:`~medlit.core.cache.CachedCalls`, which sends throug
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import email.utils
-import json
 import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 from urllib.parse import urljoin, urlsplit
 
 from .. import errors as E
 from .. import xml as _xml
+from ..cache import Cache, CachedCalls, matching
 from ..errors import MedlitError, upstream_error
 from ..redact import Redactor
 from ..settings import Settings
-from ..xml import XMLRefused, parse_xml, scan_prolog
+from ..xml import XMLRefused, scan_prolog
 from .batching import Batch, Batching
 from .pacing import Pacing, Slots
-from .request import Call, Expect, Repeated, pairs, prepare
+from .request import Call, Repeated, ServiceConfig, pairs, prepare
+from .wire import (
+    CALL_PROGRESS,
+    REDIRECT_STATUSES,
+    Expect,
+    RequestOptions,
+    Response,
+    call_deadline,
+    rate_limit_wait,
+    read_capped,
+)
 
 if TYPE_CHECKING:  # aiohttp costs ~0.1 s to import; `medlit tools` and `plugins` never send
     import aiohttp
 
-    from ..cache import Cache, CachedCalls
-    from ..types import CacheRule, RecordRule
-
 log = logging.getLogger("medlit.http")
 
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-
-
-# The deadline and progress of the tool call in flight (set by the runtime for each call): every
-# request of the call shares one deadline, and waiting on a retry is reported as progress.
-CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "medlit_call_deadline", default=None
-)
 # What a DNS failure or a refused connection means here: the machine's network, not the service.
 OFFLINE_HINT = (
     "Check this machine's network connection, DNS and proxy settings (HTTPS_PROXY / HTTP_PROXY): "
     "the service's host could not be reached from here."
 )
-CALL_PROGRESS: contextvars.ContextVar[Callable[[str], Awaitable[None]] | None] = contextvars.ContextVar(
-    "medlit_call_progress", default=None
-)
-
-
-def call_deadline(default: float, deadline: float | None = None) -> float:
-    """The ``time.monotonic()`` instant a request must be answered by: ``deadline``, or
-    ``default`` seconds from now, never past the deadline of the tool call in flight (set by the
-    runtime)."""
-    limit = time.monotonic() + default if deadline is None else deadline
-    current = CALL_DEADLINE.get()
-    return min(limit, current) if current is not None else limit
-
-
-async def read_capped(r: Any, cap: int, sender: str, too_large: Callable[[str], MedlitError]) -> bytes:
-    """The body of the aiohttp response ``r``; ``too_large(message)`` is raised as soon as its
-    declared length or the bytes read so far pass ``cap`` (the message names ``sender``)."""
-    length = r.headers.get("Content-Length", "")
-    if length.isdigit() and int(length) > cap:
-        raise too_large(f"{sender} declared {int(length):,} bytes, over the {cap:,}-byte cap")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in r.content.iter_chunked(65536):
-        size += len(chunk)
-        if size > cap:
-            raise too_large(f"{sender} sent more than the {cap:,}-byte cap")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-@dataclass(frozen=True)
-class ServiceConfig:
-    """How to talk to one upstream service."""
-
-    name: str
-    base_url: str
-    error_prefix: str
-    allowed_hosts: frozenset[str]
-    identify: Mapping[str, str] = field(default_factory=dict)  # params added to every request
-    concurrency: int = 4
-    max_queue: int = 64
-    # Classifies errors hidden in a 2xx body; raises MedlitError or returns None.
-    inspect: Callable[[Response], None] | None = None
-    title: str = ""  # how messages name the service ("NCBI E-utilities")
-    headers: Mapping[str, str] = field(default_factory=dict)  # sent with every request
-    max_retries: int | None = None  # None: MEDLIT_MAX_RETRIES
-    lane: float | None = None  # this service's own limit when below its pacing group's
-    cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
-    record_rules: tuple[RecordRule, ...] = ()
-    get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
-    # The service's own vocabulary (see ServiceSpec): parameters that make a request uncacheable
-    # (compared case-insensitively), bytes that make an answer uncacheable (in its first 4 KB),
-    # how a Python bool is sent, and the JSON keys of an error body worth quoting.
-    uncacheable_params: frozenset[str] = frozenset()
-    uncacheable_markers: tuple[bytes, ...] = ()
-    bool_values: tuple[str, str] = ("true", "false")
-    error_keys: tuple[str, ...] = ("error", "message", "detail")
-    # Reads the rate (requests/s) a service announces in its answers' headers; None: says nothing.
-    pace_from: Callable[[Mapping[str, str]], float | None] | None = None
-    pace_ceiling: float = 0.0  # the highest rate pace_from may set (0: no adjusting)
-
-    @property
-    def label(self) -> str:
-        return self.title or self.name
-
-
-@dataclass
-class Response:
-    """One upstream answer. ``json()`` and ``xml()`` parse the body once and keep the result, so
-    the service's ``inspect`` and the request's ``parse`` share one tree (or one JSON value):
-    read it, never change it. ``xml()`` is core's hardened parser (``parse_xml``)."""
-
-    status: int
-    url: str  # redacted, no query string
-    headers: Mapping[str, str]
-    body: bytes
-
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("Content-Type", "").split(";")[0].strip().lower()
-
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
-
-    parsed: Any = None  # what the request's `parse` callable made of the body
-    from_cache: bool = False  # served from the persistent cache (no upstream request)
-
-    def json(self) -> Any:
-        if not hasattr(self, "_json"):  # parsed once: classification and the caller share it
-            self._json = json.loads(_strip_json_noise(self.body))
-        return self._json
-
-    def xml(self) -> Any:  # -> the lxml root element, parsed once (shared: never modify it)
-        """The body as a hardened XML tree, parsed at the first call; raises ``XMLRefused`` or
-        ``XMLSyntaxError`` (each time it is asked) when the body is refused or malformed."""
-        if not hasattr(self, "_xml"):
-            self._xml = parse_xml(self.body)
-        return self._xml
 
 
 class _Retry(Exception):
@@ -157,14 +55,6 @@ class _Retry(Exception):
 
     def __init__(self, error: MedlitError, retry_after: float | None = None) -> None:
         self.error, self.retry_after = error, retry_after
-
-
-def _strip_json_noise(body: bytes) -> bytes:
-    # Hand-kept samples (and some proxies) prepend blank lines or a `//` comment line.
-    text = body.lstrip()
-    while text.startswith(b"//"):
-        text = text.split(b"\n", 1)[1].lstrip() if b"\n" in text else b""
-    return text
 
 
 def looks_html(body: bytes, content_type: str) -> bool:
@@ -179,40 +69,6 @@ def looks_html(body: bytes, content_type: str) -> bool:
 def xml_stops_after_prolog(body: bytes) -> bool:
     """True for an XML body with a declaration/DOCTYPE but no root element (a reset upstream)."""
     return scan_prolog(body)[0] is None
-
-
-def rate_limit_wait(headers: Mapping[str, str], cap: float) -> float:
-    """Seconds a 429 answer asks for: its ``Retry-After`` (1 s when absent or unreadable), at
-    most ``cap`` (``MEDLIT_RETRY_AFTER_CAP``)."""
-    asked = parse_retry_after(headers.get("Retry-After"))
-    return min(asked if asked is not None else 1.0, cap)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
-class RequestOptions(TypedDict, total=False):
-    """The keyword options of :meth:`UpstreamClient.get` and ``post`` (see ``request``)."""
-
-    expect: Expect
-    deadline: float | None
-    ok_statuses: frozenset[int] | set[int]
-    headers: Mapping[str, str] | None
-    identify: bool
-    parse: Callable[[Response], Any] | None
-    share: bool
-    cached: bool
 
 
 class UpstreamClient:
@@ -249,8 +105,6 @@ class UpstreamClient:
         self._batched = tuple(r for r in config.record_rules if r.batch_size > 0)
         self._cached: CachedCalls | None = None
         if cache is not None:
-            from ..cache import CachedCalls
-
             self._cached = CachedCalls(cache, config, self._route, self.redact, self._fail)
 
     @property
@@ -320,8 +174,6 @@ class UpstreamClient:
     async def _route(self, call: Call, path: str | None = None) -> Response:
         """Send ``call`` through a batch when a batching rule covers it, else shared as usual."""
         if self._batched:
-            from ..cache import matching
-
             if path is None:
                 path = self._path_of(call.url)
             rule = matching(self._batched, path, call.sent)
@@ -669,6 +521,6 @@ def _brief(resp: Response, keys: tuple[str, ...]) -> str:
         return ""
     if isinstance(data, dict):
         for key in keys:
-            if isinstance(data.get(key), str):
-                return f": {data[key][:200]}"
+            if isinstance(value := data.get(key), str):
+                return f": {value[:200]}"
     return ""

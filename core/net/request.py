@@ -1,22 +1,60 @@
-"""How a request to a declared service is written: parameters as the service spells them
-(lists comma-joined, booleans in its own words, :class:`Repeated` values once each),
-identification added, a long GET turned into a POST form, the service's headers merged. The
-result, a :class:`Call`, is what the client sends, retries, shares and caches by."""
+"""How to talk to a declared service (:class:`ServiceConfig`) and how a request to it is written:
+parameters as the service spells them (lists comma-joined, booleans in its own words,
+:class:`Repeated` values once each), identification added, a long GET turned into a POST form,
+the service's headers merged. The result, a :class:`Call`, is what the client sends, retries,
+shares and caches by."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-if TYPE_CHECKING:
-    from .http import Response, ServiceConfig
+from .wire import Expect, Response
 
-Expect = Literal["xml", "json", "text", "bytes"]
+if TYPE_CHECKING:
+    from ..types import CacheRule, RecordRule
+
 # Query strings longer than this go as a POST form body (NCBI answers 414 past ~8 KB; peers
 # switch around 2,000 characters).
 POST_THRESHOLD = 1800
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """How to talk to one upstream service."""
+
+    name: str
+    base_url: str
+    error_prefix: str
+    allowed_hosts: frozenset[str]
+    identify: Mapping[str, str] = field(default_factory=dict)  # params added to every request
+    concurrency: int = 4
+    max_queue: int = 64
+    # Classifies errors hidden in a 2xx body; raises MedlitError or returns None.
+    inspect: Callable[[Response], None] | None = None
+    title: str = ""  # how messages name the service ("NCBI E-utilities")
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent with every request
+    max_retries: int | None = None  # None: MEDLIT_MAX_RETRIES
+    lane: float | None = None  # this service's own limit when below its pacing group's
+    cache_rules: tuple[CacheRule, ...] = ()  # what the persistent cache may keep, per endpoint
+    record_rules: tuple[RecordRule, ...] = ()
+    get_only: bool = False  # a long GET query stays in the URL (the service documents GET only)
+    # The service's own vocabulary (see ServiceSpec): parameters that make a request uncacheable
+    # (compared case-insensitively), bytes that make an answer uncacheable (in its first 4 KB),
+    # how a Python bool is sent, and the JSON keys of an error body worth quoting.
+    uncacheable_params: frozenset[str] = frozenset()
+    uncacheable_markers: tuple[bytes, ...] = ()
+    bool_values: tuple[str, str] = ("true", "false")
+    error_keys: tuple[str, ...] = ("error", "message", "detail")
+    # Reads the rate (requests/s) a service announces in its answers' headers; None: says nothing.
+    pace_from: Callable[[Mapping[str, str]], float | None] | None = None
+    pace_ceiling: float = 0.0  # the highest rate pace_from may set (0: no adjusting)
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from .. import errors as E
 from ..errors import MedlitError, upstream_error
 from ..redact import Redactor
 from ..settings import Settings, parse_bool
-from .http import REDIRECT_STATUSES, call_deadline, rate_limit_wait, read_capped
 from .pacing import Pacer, Slots
+from .wire import REDIRECT_STATUSES, call_deadline, rate_limit_wait, read_capped
 
 if TYPE_CHECKING:
     import aiohttp

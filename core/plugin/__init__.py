@@ -14,22 +14,23 @@ contract's closed vocabularies) and ``bibliography`` (RIS/BibTeX writers, cite k
 """
 
 from .. import errors
-from ..context import Database, HostServices, ToolContext
 from ..errors import ArgumentError, MedlitError
 from ..hookspecs import hookimpl
 from ..lazy import lazy
 from ..models import ToolInput, ToolOutput
-from ..net.http import Response
 from ..net.webfetch import WebResponse
+from ..net.wire import Response
 from ..types import (
     AccessLinkProvider,
     ArticleRef,
     CacheRule,
     Catalog,
     ChainResult,
+    Database,
     Declared,
     ExtractedTextArticle,
     FulltextTier,
+    HostServices,
     IdKind,
     IdResolver,
     MetadataProvider,
@@ -61,6 +62,7 @@ from ..types import (
     StructuredArticle,
     TierOptions,
     TierResult,
+    ToolContext,
     ToolSpec,
 )
 from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire

@@ -7,8 +7,8 @@
 """
 
 from ..errors import queue_full
-from ..net.http import call_deadline
 from ..net.request import Repeated
+from ..net.wire import call_deadline
 from ..types import DAY, HOUR, MINUTE
 
 __all__ = ["DAY", "HOUR", "MINUTE", "Repeated", "call_deadline", "queue_full"]

@@ -76,7 +76,8 @@ async def search(
         raise errors.upstream_error(
             NAME, errors.INVALID_RESPONSE, "Europe PMC sent a search answer that is not an object"
         )
-    results = (data.get("resultList") or {}).get("result") or []
+    result_list = data.get("resultList")
+    results = result_list.get("result") if isinstance(result_list, dict) else None
     if not isinstance(results, list):
         results = []
     records = [r for r in (read_record(x) for x in results if isinstance(x, dict)) if r is not None]
@@ -84,13 +85,14 @@ async def search(
     request = data.get("request")
     if not isinstance(request, dict):
         request = {}
+    echo = request.get("queryString") or request.get("query")
     return SearchPage(
         records=records,
         hit_count=_int(data.get("hitCount"), len(results)),
         next_cursor=str(nxt) if isinstance(nxt, str) and nxt else None,
         raw_count=len(results),
         skipped=len(results) - len(records),
-        query_echo=request.get("queryString") or request.get("query"),
+        query_echo=echo if isinstance(echo, str) else None,
     )
 
 
@@ -159,8 +161,10 @@ async def linked_page(
         )
     key, item = ("citationList", "citation") if endpoint == "citations" else ("referenceList", "reference")
     block = data.get(key) or {}
-    rows = block.get(item) if isinstance(block, dict) else None
-    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    listed = block.get(item) if isinstance(block, dict) else None
+    rows: list[Mapping[str, Any]] = (
+        [r for r in listed if isinstance(r, dict)] if isinstance(listed, list) else []
+    )
     request = data.get("request")
     if not isinstance(request, dict):
         request = {}

@@ -59,7 +59,7 @@ def _search(resp: Response) -> SearchPage:
 def _search_and_raw(resp: Response) -> tuple[SearchPage, list[Mapping[str, Any]]]:
     data = resp.json()
     raw = data.get("results") if isinstance(data, dict) else None
-    return read_search(data), [r for r in raw or [] if isinstance(r, dict)]
+    return read_search(data), [r for r in raw if isinstance(r, dict)] if isinstance(raw, list) else []
 
 
 async def search_with_rows(

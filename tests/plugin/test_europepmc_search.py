@@ -295,3 +295,12 @@ async def test_a_real_cursor_shape_goes_upstream(rt, fake):
     fake.route("europepmc", "search", handler)
     await search(rt, query="otters", cursorMark="AoIIP4ZawSg1MzEyODI1MA==")
     assert seen == ["AoIIP4ZawSg1MzEyODI1MA=="]
+
+
+async def test_a_result_list_that_is_no_object_reads_as_no_hits(rt, fake):
+    """Read through the typed JSON value: a shape Europe PMC never documented (a string where the
+    result list goes, a query echo that is not text) is no records, not a crash in the parser."""
+    page = {"hitCount": 0, "resultList": "unavailable", "request": {"queryString": ["otters"]}}
+    fake.respond("europepmc", "search", json.dumps(page).encode())
+    out = await search(rt, query="otters")
+    assert out.data["hits"] == [] and out.data["totalCount"] == 0

@@ -118,7 +118,7 @@ async def test_one_xml_parse_per_efetch_answer(rt, fake, monkeypatch):
         parsed.append(len(data))
         return real(data, **kw)
 
-    monkeypatch.setattr("medlit.core.net.http.parse_xml", counting)
+    monkeypatch.setattr("medlit.core.net.wire.parse_xml", counting)
     monkeypatch.setattr("medlit.core.plugin.markup.parse_xml", counting)  # what plugins call
     await _ok(rt, "pubmed_fetch_articles", {"pmids": sorted(record_index())[:10]})
     assert len(fake.requests) == 1 and len(parsed) == 1

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from medlit.core.net.http import ServiceConfig, UpstreamClient
+from medlit.core.net.http import UpstreamClient
 from medlit.core.net.pacing import Pacer
+from medlit.core.net.request import ServiceConfig
 from medlit.core.net.session import new_session
 from medlit.core.settings import load_settings
 from medlit.core.types import RecordRule

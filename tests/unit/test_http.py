@@ -12,16 +12,11 @@ from aiohttp import web
 from medlit.core.errors import MedlitError
 from medlit.core.host import load_host
 from medlit.core.net.clients import build_clients
-from medlit.core.net.http import (
-    Response,
-    ServiceConfig,
-    UpstreamClient,
-    parse_retry_after,
-    rate_limit_wait,
-    xml_stops_after_prolog,
-)
+from medlit.core.net.http import UpstreamClient, xml_stops_after_prolog
 from medlit.core.net.pacing import Pacer
+from medlit.core.net.request import ServiceConfig
 from medlit.core.net.session import new_session
+from medlit.core.net.wire import Response, parse_retry_after, rate_limit_wait
 from medlit.core.redact import Redactor
 from medlit.core.settings import load_settings
 
@@ -481,7 +476,7 @@ async def test_a_body_that_never_parses_is_reported_after_the_retries(clients, f
 
 
 async def test_the_call_deadline_caps_every_request_of_a_tool_call(clients, fake):
-    from medlit.core.net.http import CALL_DEADLINE
+    from medlit.core.net.wire import CALL_DEADLINE
 
     fake.fault("timeout", "ncbi", "einfo.fcgi", times=99, delay=5)
     token = CALL_DEADLINE.set(time.monotonic() + 0.6)

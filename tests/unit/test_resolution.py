@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from medlit.core.context import ToolContext
 from medlit.core.host import load_host
 from medlit.core.jats.models import FulltextArticle
 from medlit.core.plugin import (
@@ -29,7 +28,7 @@ from medlit.core.resolution import (
     run_chain,
 )
 from medlit.core.settings import load_settings
-from medlit.core.types import PluginState
+from medlit.core.types import PluginState, ToolContext
 
 pytestmark = pytest.mark.anyio
 

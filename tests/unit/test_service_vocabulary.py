@@ -13,7 +13,8 @@ from aiohttp import web
 from medlit.core.cache import SqliteCache, cache_setting
 from medlit.core.errors import MedlitError
 from medlit.core.host import load_host
-from medlit.core.net.http import ServiceConfig, UpstreamClient
+from medlit.core.net.http import UpstreamClient
+from medlit.core.net.request import ServiceConfig
 from medlit.core.net.session import is_paced_session, new_session
 from medlit.core.net.webfetch import WebClient
 from medlit.core.plugin import CacheRule, OpenWebSpec, PluginInfo, ServiceSpec, hookimpl, wire

@@ -9,8 +9,8 @@ import pytest
 from aiohttp import web
 
 from medlit.core.errors import MedlitError
-from medlit.core.net.http import CALL_DEADLINE, call_deadline
 from medlit.core.net.webfetch import WebClient, WebConfig
+from medlit.core.net.wire import CALL_DEADLINE, call_deadline
 from medlit.core.settings import load_settings
 
 pytestmark = pytest.mark.anyio
