@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..errors import ErrorKind
 from ..hookspecs import hookimpl
 from ..lazy import lazy
-from ..types import Catalog, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
+from ..settings import require_extra
+from ..types import Catalog, PluginConfig, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
 
 SEARCH = "review_search"
 # The full-text exclusion reasons (core/review/screening.py holds their labels; a test keeps both equal).
@@ -181,6 +182,14 @@ RESOURCES = [
 ]
 
 
+def check_store(config: PluginConfig) -> None:
+    """A PostgreSQL store needs the driver of the ``postgres`` extra: without it the server
+    refuses to start (a ``ValueError``), rather than failing at the first review call."""
+    scheme = (config.get("MEDLIT_STORE") or "").split(":", 1)[0].strip().lower()
+    if scheme in ("postgresql", "postgres"):
+        require_extra("postgres", "MEDLIT_STORE names PostgreSQL")
+
+
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
@@ -196,6 +205,7 @@ def medlit_plugin_info() -> PluginInfo:
             "screening tool. Page the set with `review_records`; a large import goes on in the server and "
             "the next call reports it."
         ),
+        check_settings=check_store,
         settings=(
             SettingSpec(
                 "MEDLIT_STORE",

@@ -319,7 +319,8 @@ class PostgresDb:
             import asyncpg  # type: ignore[import-untyped]
         except ImportError:  # pragma: no cover - a dependency
             raise StoreError(
-                "MEDLIT_STORE names PostgreSQL, but the asyncpg driver is not installed"
+                "MEDLIT_STORE names PostgreSQL, but the asyncpg driver is not installed: "
+                "pip install 'medlit-mcp[postgres]'"
             ) from None
         self.pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=4, command_timeout=60)
 
