@@ -7,8 +7,8 @@ includes' full texts checked in batches at the real NCBI pacing (3 requests/s), 
 In-process: a Runtime against the loopback fake of tests/screening_routes.py (generated records;
 PMC serves every sixth paper's PMCID). Reports the time of a 200-decision review_screen call, the
 review_records decision/conflict filters, upstream requests and wall time per review_retrieve
-batch of 25 (with the library link on), and review_prisma json/svg/png (the first diagram call
-imports matplotlib: reported apart). docs/benchmarks.md records a run.
+batch of 25 (with the library link on), and review_prisma json/svg/png (the first SVG imports the
+diagram module, the first PNG Pillow: reported apart). docs/benchmarks.md records a run.
 """
 
 from __future__ import annotations
@@ -152,9 +152,9 @@ def report(r: dict) -> str:
             for i, x in enumerate(b)
         ),
         f"| review_prisma json | {r['prisma']['json'][0] * 1000:.0f} ms |",
-        f"| review_prisma svg (first diagram: imports matplotlib) | {r['prisma']['svg'][0] * 1000:.0f} ms |",
+        f"| review_prisma svg (first diagram: imports the diagram module) | {r['prisma']['svg'][0] * 1000:.0f} ms |",
         f"| review_prisma svg (warm) | {r['prisma']['svg'][1] * 1000:.0f} ms, {r['prisma']['svg_bytes'][0] / 1000:.0f} kB |",
-        f"| review_prisma png | {r['prisma']['png'][0] * 1000:.0f} ms first, {r['prisma']['png'][1] * 1000:.0f} ms warm, "
+        f"| review_prisma png | {r['prisma']['png'][0] * 1000:.0f} ms first (imports Pillow), {r['prisma']['png'][1] * 1000:.0f} ms warm, "
         f"{r['prisma']['png_bytes'][0] / 1000:.0f} kB |",
         f"| flow | screened {r['counts']['screened']:,}, sought {r['counts']['sought']:,}, not retrieved "
         f"{r['counts']['notRetrieved']:,}, pending {r['counts']['pendingScreening']} / {r['counts']['pendingFullText']} |",

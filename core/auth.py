@@ -39,6 +39,8 @@ from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import AccessToken
 
+from .settings import SettingsError, require_extra
+
 log = logging.getLogger("medlit.auth")
 
 LOCAL_PRINCIPAL = ""  # the local user: stdio, or HTTP bound to loopback without authentication
@@ -342,6 +344,10 @@ def load_auth(env: Mapping[str, str], *, default_resource: str | None = None) ->
         for name, url in (("MEDLIT_AUTH_ISSUER", issuer), ("MEDLIT_AUTH_JWKS_URL", jwks_url or "https://x")):
             if urlsplit(url).scheme not in ("https", "http") or not urlsplit(url).netloc:
                 raise AuthConfigError(f"{name}={url!r} is not an http(s) URL")
+        try:
+            require_extra("oauth", "MEDLIT_AUTH_ISSUER asks for OAuth access tokens")
+        except SettingsError as exc:
+            raise AuthConfigError(str(exc)) from None
         config.jwt = JwtVerifier(issuer, audience, jwks_url)
         config.resource_url = resource or (audience if audience.startswith(("https://", "http://")) else None)
         config.resource_url = config.resource_url or default_resource

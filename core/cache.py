@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from . import errors as E
 from .errors import MedlitError
 from .net.wire import Response
-from .settings import Settings, SettingsError, parse_number
+from .settings import Settings, SettingsError, parse_number, require_extra
 
 if TYPE_CHECKING:
     from .net.request import Call, ServiceConfig
@@ -73,6 +73,8 @@ def cache_setting(settings: Settings) -> CacheSetting:
             path = path[1:] if path.startswith("//") else path
         return CacheSetting("sqlite", path or str(default_path()), max_bytes)
     if parts.scheme in ("redis", "rediss", "unix"):
+        # the shared pacer draws on the same Redis (net/clients.py), so this one check covers both
+        require_extra("redis", "MEDLIT_CACHE names Redis (the shared cache and pacing)")
         return CacheSetting("redis", raw, max_bytes)
     raise SettingsError(
         f"MEDLIT_CACHE={raw!r} is not a cache: use sqlite:///path/to/cache.sqlite3, redis://host:6379/0 or off"

@@ -474,6 +474,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     host = _host()
     logging.getLogger().setLevel(logging.WARNING)  # the report is stdout; no request chatter on stderr
     s = host.settings
+    from .auth import AuthConfigError, load_auth
+
+    try:  # refused here as `serve --transport http` refuses it (a missing extra included)
+        load_auth(s.env)
+    except AuthConfigError as exc:
+        raise SettingsError(str(exc)) from None
     secrets = set(host.secrets)
     print("Configuration")
     print(f"  body cap: {s.max_body_bytes:,} bytes   call deadline: {s.call_deadline:g}s")

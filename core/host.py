@@ -43,6 +43,7 @@ from .settings import (
     is_loopback_host,
     parse_bool,
     parse_number,
+    require_extra,
     select_tool,
 )
 from .tool_schemas import SchemaStore
@@ -821,12 +822,15 @@ def load_host(
     except SettingsError as exc:
         raise HostError(str(exc)) from None
     store = settings.get("MEDLIT_STORE")
-    if store:
+    # the store serves plugins that ask for the host's services: with none of them on, it is never opened
+    if store and any(r.active and r.info is not None and r.info.host_services for r in records.values()):
         from .store import StoreError, store_for
 
         try:
-            store_for(store)  # a malformed MEDLIT_STORE stops start-up too (nothing is opened here)
-        except StoreError as exc:
+            backend = store_for(store)  # a malformed MEDLIT_STORE stops start-up too (nothing is opened)
+            if backend.dialect == "postgresql":  # its driver is an extra: refuse now, not at first use
+                require_extra("postgres", "MEDLIT_STORE names PostgreSQL")
+        except (StoreError, SettingsError) as exc:
             raise HostError(str(exc)) from None
     host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
     host.services = _services(records.values(), settings)

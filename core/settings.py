@@ -6,6 +6,7 @@ Plugins never read ``os.environ``: a plugin declares the variables it needs
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 import re
@@ -24,6 +25,25 @@ _TRUE = {"1", "true", "yes", "on", "enabled"}
 
 class SettingsError(ValueError):
     """The environment asks for something the server refuses to run with."""
+
+
+# pyproject's optional extras for configured back-ends, and the top-level modules each installs.
+EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"postgres": ("asyncpg",), "redis": ("redis",), "oauth": ("jwt", "cryptography")}
+)
+
+
+def require_extra(extra: str, because: str) -> None:
+    """Refuse to start (:class:`SettingsError`) when a configuration needs an extra that is not
+    installed; ``because`` says which setting asks for it (never its value: a URL may hold a
+    password). ``find_spec`` looks for the modules without importing them, so the check costs
+    start-up nothing even when they are there."""
+    missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SettingsError(
+            f"{because}, which needs the {extra!r} extra, but {', '.join(missing)} is not installed: "
+            f"pip install 'medlit-mcp[{extra}]'"
+        )
 
 
 def is_loopback_host(host: str | None) -> bool:

@@ -21,7 +21,7 @@ from medlit.core.plugin import (
 )
 
 SEARCH = "review_search"
-# The full-text exclusion reasons (core/review/screening.py holds their labels; a test keeps both equal).
+# The full-text exclusion reasons (plugins/review/screening.py holds their labels; a test keeps both equal).
 REASON_CATEGORIES_LIST = (
     "wrong_population",
     "wrong_intervention",

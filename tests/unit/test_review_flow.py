@@ -1,7 +1,7 @@
 """The PRISMA 2020 flow counts from screening decisions, reconciled over reviewers (pure functions,
 no store): every box follows the decisions exactly, the boxes add up, conflicts and maybes are
-pending rather than counted, a final decision settles a conflict, and the diagram module (with
-matplotlib) is not imported by loading the server."""
+pending rather than counted, a final decision settles a conflict, and neither the diagram module
+nor its PNG renderer (Pillow) is imported by loading the server."""
 
 from __future__ import annotations
 
