@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from .errors import ErrorKind
 from .lazy import Lazy, resolved
@@ -670,14 +671,21 @@ class SearchSource:
 
 
 # -- tools, resources, prompts ---------------------------------------------------------------------
-ToolHandler = Callable[[Any, "ToolContext"], Awaitable[BaseModel]]
+# A tool's input and output models. mypy infers them from ``input_model`` and ``output_model`` and
+# holds ``handler`` and ``render`` to them. The default (``ToolSpec`` unparametrised) is the host's
+# view of a list of different tools, which no single pair of models describes.
+In = DefaultedTypeVar("In", bound=BaseModel, default=Any)
+Out = DefaultedTypeVar("Out", bound=BaseModel, default=Any)
+ToolHandler = Callable[[In, "ToolContext"], Awaitable[Out]]
+ToolRender = Callable[[Out, In], str]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Generic[In, Out]):
     """One MCP tool. ``handler(args, ctx)`` (async) gets a validated ``input_model`` instance and
     returns an ``output_model`` instance; ``render(result, args)`` (sync) gives the text block
-    (default: the result as fenced JSON). Renderings over 25,000 characters are cut by the host
+    (default: the result as fenced JSON). mypy checks both against the models (``ToolSpec[In, Out]``
+    is inferred from them). Renderings over 25,000 characters are cut by the host
     with a notice. ``capabilities`` say what the tool offers (:data:`Capability`), so that other
     tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
     ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
@@ -686,7 +694,8 @@ class ToolSpec:
     the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
     PMIDs"); without it the row shows ``title``.
 
-    The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
+    The models, handler and render may be lazy references (attributes of a
+    :func:`~medlit.core.lazy.lazy_module`, or :func:`~medlit.core.lazy.lazy` strings): the module
     holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
     the schema store, so a session that never calls the tool never imports it.
     ``describe(catalog)`` (sync), for a tool whose description depends on what is installed, is
@@ -696,10 +705,10 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    input_model: type[BaseModel] | Lazy[type[BaseModel]]
-    output_model: type[BaseModel] | Lazy[type[BaseModel]]
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None = None
+    input_model: type[In] | Lazy[type[In]]
+    output_model: type[Out] | Lazy[type[Out]]
+    handler: ToolHandler[In, Out]
+    render: ToolRender[Out, In] | None = None
     describe: Callable[[Catalog], str] | None = None
     capabilities: frozenset[Capability] = frozenset()
     idempotent: bool = True
@@ -709,7 +718,7 @@ class ToolSpec:
     guide: str = ""
     plugin: str = ""
 
-    def loaded(self) -> LoadedTool:
+    def loaded(self) -> LoadedTool[In, Out]:
         """This tool with its lazy references imported (the first call pays the import)."""
         return LoadedTool(
             spec=self,
@@ -721,14 +730,14 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
-class LoadedTool:
+class LoadedTool(Generic[In, Out]):
     """A :class:`ToolSpec` whose models and callables are the objects themselves."""
 
-    spec: ToolSpec
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None
+    spec: ToolSpec[In, Out]
+    input_model: type[In]
+    output_model: type[Out]
+    handler: ToolHandler[In, Out]
+    render: ToolRender[Out, In] | None
 
     @property
     def name(self) -> str:
