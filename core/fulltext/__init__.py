@@ -8,10 +8,19 @@ which is why core gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..hookspecs import hookimpl
-from ..lazy import lazy
+from ..lazy import lazy_module
 from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe, guide
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models, render, tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    models = lazy_module(".models", __name__)
+    render = lazy_module(".render", __name__)
+    tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models, the chain and the JATS shaping are imported at the first call.
 TOOL = ToolSpec(
@@ -19,10 +28,10 @@ TOOL = ToolSpec(
     title="Fetch full-text articles",
     description="Fetch the full text of articles from the installed full-text sources.",  # see describe
     describe=describe,
-    input_model=lazy(".models:FulltextInput", __name__),
-    output_model=lazy(".models:FulltextOutput", __name__),
-    handler=lazy(".tool:fetch_fulltext", __name__),
-    render=lazy(".render:render_fulltext", __name__),
+    input_model=models.FulltextInput,
+    output_model=models.FulltextOutput,
+    handler=tool.fetch_fulltext,
+    render=render.render_fulltext,
     guide="PMCIDs / PMIDs / DOIs, want the full text",
     capabilities=frozenset({"full_text"}),
 )

@@ -10,21 +10,29 @@ providers other plugins declare, each under that plugin's own context, which is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ErrorKind
 from ..hookspecs import hookimpl
-from ..lazy import lazy
+from ..lazy import lazy_module
 from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models, tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    models = lazy_module(".models", __name__)
+    tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
     name=NAME,
     title="Verify a reference list (exists, which record, what is wrong, retracted?)",
     description="Audit a reference list: existence, matching record, discrepancies, retractions.",  # see describe
     describe=describe,
-    input_model=lazy(".models:VerifyReferencesInput", __name__),
-    output_model=lazy(".models:VerifyReferencesOutput", __name__),
-    handler=lazy(".tool:verify_references", __name__),
-    render=lazy(".tool:render_references", __name__),
+    input_model=models.VerifyReferencesInput,
+    output_model=models.VerifyReferencesOutput,
+    handler=tool.verify_references,
+    render=tool.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
 )

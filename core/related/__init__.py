@@ -9,11 +9,19 @@ gives it ``ctx.core`` (see ``CORE_PLUGINS`` in core/host.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ErrorKind
 from ..hookspecs import hookimpl
-from ..lazy import lazy
+from ..lazy import lazy_module
 from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models, tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    models = lazy_module(".models", __name__)
+    tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models and the chain are imported at the tool's first call.
 TOOL = ToolSpec(
@@ -21,10 +29,10 @@ TOOL = ToolSpec(
     title="Find related articles (similar, citing, cited)",
     description="Find similar, citing or cited articles of one article named by PMID.",  # see describe
     describe=describe,
-    input_model=lazy(".models:FindRelatedInput", __name__),
-    output_model=lazy(".models:FindRelatedOutput", __name__),
-    handler=lazy(".tool:find_related", __name__),
-    render=lazy(".tool:render_related", __name__),
+    input_model=models.FindRelatedInput,
+    output_model=models.FindRelatedOutput,
+    handler=tool.find_related,
+    render=tool.render_related,
     guide="a PMID, want similar, citing or cited articles",
     capabilities=frozenset({"related"}),
 )

@@ -13,6 +13,8 @@ related-article provider), ``resources`` and ``guide`` (light: the database-info
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from medlit.core.plugin import (
     ErrorKind,
     FulltextTier,
@@ -26,17 +28,28 @@ from medlit.core.plugin import (
     SearchSource,
     SettingSpec,
     hookimpl,
-    lazy,
+    lazy_module,
 )
 
 from . import guide, service
 from .tools import TOOLS
 
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import idconv, metadata, pmc_tier, references, related, resources, review_source
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    idconv = lazy_module(".idconv", __name__)
+    metadata = lazy_module(".metadata", __name__)
+    pmc_tier = lazy_module(".pmc_tier", __name__)
+    references = lazy_module(".references", __name__)
+    related = lazy_module(".related", __name__)
+    resources = lazy_module(".resources", __name__)
+    review_source = lazy_module(".review_source", __name__)
+
 PMC_TIER = FulltextTier(
     name="pmc",
     order=10,
     accepts=frozenset({"pmcid"}),
-    resolve=lazy(".pmc_tier:resolve_pmc", __name__),
+    resolve=pmc_tier.resolve_pmc,
     description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
     timeout=60.0,
     source="pmc",
@@ -47,7 +60,7 @@ IDCONV_RESOLVER = IdResolver(
     order=10,
     accepts=frozenset({"pmid", "doi"}),
     provides=frozenset({"pmcid", "doi"}),
-    resolve=lazy(".idconv:resolve_pmcids", __name__),
+    resolve=idconv.resolve_pmcids,
     description="NCBI PMC ID Converter, one request for every PMID and DOI of the call",
 )
 
@@ -55,7 +68,7 @@ METADATA_PROVIDER = MetadataProvider(
     name="pubmed",
     order=10,
     accepts=frozenset({"pmid"}),
-    lookup=lazy(".metadata:lookup", __name__),
+    lookup=metadata.lookup,
     description="PubMed records by PMID (journal articles, Bookshelf books and chapters), one request per 200.",
 )
 
@@ -64,7 +77,7 @@ DOI_RESOLVER = IdResolver(
     order=20,
     accepts=frozenset({"pmid"}),
     provides=frozenset({"doi"}),
-    resolve=lazy(".metadata:resolve_dois", __name__),
+    resolve=metadata.resolve_dois,
     description="The DOI PubMed records for a PMID (any article PubMed holds, not only PMC's).",
 )
 
@@ -72,7 +85,7 @@ RELATED_PROVIDER = RelatedProvider(
     name="ncbi",
     order=10,
     kinds=frozenset({"similar", "cited_by", "references"}),  # the keys of related.LINKNAMES
-    resolve=lazy(".related:related", __name__),
+    resolve=related.related,
     description="NCBI ELink; citing and references only from reference lists PMC holds",
 )
 
@@ -80,7 +93,7 @@ MATCHER = ReferenceMatcher(
     name="ncbi",
     order=10,
     stages=frozenset({"identifiers", "citation", "search"}),
-    resolve=lazy(".references:match", __name__),
+    resolve=references.match,
     description="PubMed: stated PMIDs and DOIs (one ESearch, one EFetch), ECitMatch, title search",
 )
 
@@ -88,14 +101,14 @@ NOTICES = NoticeProvider(
     name="ncbi",
     order=10,
     accepts=frozenset({"pmid"}),
-    lookup=lazy(".references:notices", __name__),
+    lookup=references.notices,
     description="PubMed CommentsCorrections (RetractionIn, ErratumIn, ExpressionOfConcernIn, ...)",
 )
 
 PUBMED_SOURCE = SearchSource(
     name="pubmed",
     title="PubMed",
-    run=lazy(".review_source:run_pubmed", __name__),
+    run=review_source.run_pubmed,
     syntax="PubMed query syntax (asthma[mh] AND child*[tiab] AND 2015:2024[dp])",
     order=10,
     batch=500,
@@ -109,7 +122,7 @@ DATABASE_INFO = ResourceSpec(
     title="PubMed database info",
     description="PubMed's record count, last update, searchable field tags and link names (NCBI EInfo, cached "
     "for the process).",
-    read=lazy(".resources:read_pubmed_info", __name__),
+    read=resources.read_pubmed_info,
 )
 
 

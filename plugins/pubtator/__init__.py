@@ -6,15 +6,36 @@ tool's first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import ErrorKind, PluginInfo, SearchSource, SettingSpec, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import (
+    ErrorKind,
+    PluginInfo,
+    SearchSource,
+    SettingSpec,
+    ToolSpec,
+    hookimpl,
+    lazy_module,
+)
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import annotations_tool, entity_tool, inputs, models, related_tool, review_source, search_tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    annotations_tool = lazy_module(".annotations_tool", __name__)
+    entity_tool = lazy_module(".entity_tool", __name__)
+    inputs = lazy_module(".inputs", __name__)
+    models = lazy_module(".models", __name__)
+    related_tool = lazy_module(".related_tool", __name__)
+    review_source = lazy_module(".review_source", __name__)
+    search_tool = lazy_module(".search_tool", __name__)
 
 # The review workspace's source: whole searches, ten records a page (PubTator3's search page).
 SEARCH_SOURCE = SearchSource(
     name="pubtator",
     title="PubTator3",
-    run=lazy(".review_source:run_pubtator", __name__),
+    run=review_source.run_pubtator,
     syntax="PubTator3 search (@GENE_BRAF AND @DISEASE_Melanoma, relations:treat|@CHEMICAL_x|@DISEASE_y, words)",
     order=30,
     batch=10,
@@ -30,10 +51,10 @@ FIND_ENTITY = ToolSpec(
         "Use it first: pubtator_search and pubtator_related take these ids. For MeSH headings in PubMed "
         "queries use pubmed_lookup_mesh. One request."
     ),
-    input_model=lazy(".inputs:FindEntityInput", __name__),
-    output_model=lazy(".models:FindEntityOutput", __name__),
-    handler=lazy(".entity_tool:find_entity", __name__),
-    render=lazy(".entity_tool:render_find_entity", __name__),
+    input_model=inputs.FindEntityInput,
+    output_model=models.FindEntityOutput,
+    handler=entity_tool.find_entity,
+    render=entity_tool.render_find_entity,
     guide="a gene, disease, chemical or variant name, want its PubTator entity id",
     capabilities=frozenset({"vocabulary"}),
 )
@@ -48,10 +69,10 @@ SEARCH = ToolSpec(
         "a page. Get ids with pubtator_find_entity; for MeSH, field tags and filters use "
         "pubmed_search_articles. One request per page."
     ),
-    input_model=lazy(".inputs:SearchInput", __name__),
-    output_model=lazy(".models:SearchOutput", __name__),
-    handler=lazy(".search_tool:search_pubtator", __name__),
-    render=lazy(".search_tool:render_search", __name__),
+    input_model=inputs.SearchInput,
+    output_model=models.SearchOutput,
+    handler=search_tool.search_pubtator,
+    render=search_tool.render_search,
     guide="entity ids or relations, want the articles mentioning them",
 )
 
@@ -65,10 +86,10 @@ ANNOTATIONS = ToolSpec(
         "request; pmcids: open-access full text. Unknown ids are listed in notFound. To read the article use "
         "pubmed_fetch_articles or pubmed_fetch_fulltext."
     ),
-    input_model=lazy(".inputs:AnnotationsInput", __name__),
-    output_model=lazy(".models:AnnotationsOutput", __name__),
-    handler=lazy(".annotations_tool:fetch_annotations", __name__),
-    render=lazy(".annotations_tool:render_annotations", __name__),
+    input_model=inputs.AnnotationsInput,
+    output_model=models.AnnotationsOutput,
+    handler=annotations_tool.fetch_annotations,
+    render=annotations_tool.render_annotations,
     guide="PMIDs / PMCIDs, want the genes, diseases, chemicals and variants they mention",
 )
 
@@ -81,10 +102,10 @@ RELATED = ToolSpec(
         "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
         "search per entity in pmidsFor."
     ),
-    input_model=lazy(".inputs:RelatedInput", __name__),
-    output_model=lazy(".models:RelatedOutput", __name__),
-    handler=lazy(".related_tool:related", __name__),
-    render=lazy(".related_tool:render_related", __name__),
+    input_model=inputs.RelatedInput,
+    output_model=models.RelatedOutput,
+    handler=related_tool.related,
+    render=related_tool.render_related,
     guide="an entity, want entities related to it (a disease's treating chemicals)",
 )
 

@@ -77,7 +77,8 @@ def test_every_record_of_the_contract_is_covered():
 
 
 def test_the_contract_stays_small():
-    assert len(plugin.__all__) <= 50, "the contract is the names an author holds in their head"
+    # 51: lazy_module joined lazy (issue 29: the checked form of a lazy declaration)
+    assert len(plugin.__all__) <= 51, "the contract is the names an author holds in their head"
     assert len(set(plugin.__all__)) == len(plugin.__all__)
     assert not set(plugin.__all__) & set(kit.__all__), "a name lives in the contract or the kit, not both"
     for module in (plugin, kit):

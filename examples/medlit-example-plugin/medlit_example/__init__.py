@@ -10,9 +10,16 @@ never calls a tool never imports its module (``tools/list`` reads the stored sch
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy_module
 
 from . import providers, registry
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import tools
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    tools = lazy_module(".tools", __name__)
 
 __version__ = "0.2.0"
 
@@ -24,10 +31,10 @@ DOI_LINK = ToolSpec(
         "clickable link; to check that a DOI exists and read its citation details use "
         "example_works_lookup instead."
     ),
-    input_model=lazy(".tools:DoiLinkInput", __name__),
-    output_model=lazy(".tools:DoiLinkOutput", __name__),
-    handler=lazy(".tools:doi_link", __name__),
-    render=lazy(".tools:render_link", __name__),
+    input_model=tools.DoiLinkInput,
+    output_model=tools.DoiLinkOutput,
+    handler=tools.doi_link,
+    render=tools.render_link,
     open_world=False,
 )
 
@@ -41,10 +48,10 @@ WORKS_LOOKUP = ToolSpec(
         "registry is one of its tiers). DOIs the registry does not know are listed in notFound; a "
         "registry failure is retryable."
     ),
-    input_model=lazy(".tools:WorksLookupInput", __name__),
-    output_model=lazy(".tools:WorksLookupOutput", __name__),
-    handler=lazy(".tools:works_lookup", __name__),
-    render=lazy(".tools:render_works", __name__),
+    input_model=tools.WorksLookupInput,
+    output_model=tools.WorksLookupOutput,
+    handler=tools.works_lookup,
+    render=tools.render_works,
 )
 
 
