@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, Unpack
+from typing import TYPE_CHECKING, Protocol, TypeVar, Unpack, cast, get_origin
 
 from .types import ArticleRef, Catalog, IdKind, PluginConfig, RecordMetadata
 
@@ -36,11 +36,11 @@ class ApiClient(Protocol):
     (read the body inside the retry loop: a garbled answer is asked again), ``share``."""
 
     async def get(
-        self, path: str = "", params: Mapping[str, Any] | None = None, **options: Unpack[RequestOptions]
+        self, path: str = "", params: Mapping[str, object] | None = None, **options: Unpack[RequestOptions]
     ) -> Response: ...
 
     async def post(
-        self, path: str = "", data: Mapping[str, Any] | None = None, **options: Unpack[RequestOptions]
+        self, path: str = "", data: Mapping[str, object] | None = None, **options: Unpack[RequestOptions]
     ) -> Response: ...
 
 
@@ -75,6 +75,7 @@ class CoreAccess(Protocol):
 
 
 MetadataLookup = Callable[[IdKind, Sequence[str]], Awaitable[Mapping[str, RecordMetadata]]]
+T = TypeVar("T")
 
 
 def _fault(plugin: str, message: str) -> Exception:
@@ -89,7 +90,8 @@ class ToolContext:
 
     ``settings`` holds the running plugin's own declared settings only (secrets included, other
     plugins' never); ``clients`` the clients of the services it declared; ``cache`` a dict private
-    to the plugin that lives as long as the server process (the one mutable thing here).
+    to the plugin that lives as long as the server process (the one mutable thing here), typed
+    through :meth:`keep`.
     """
 
     plugin: str = ""
@@ -97,7 +99,7 @@ class ToolContext:
     clients: Mapping[str, ApiClient | OpenWebClient] = field(default_factory=dict)
     web_services: frozenset[str] = frozenset()  # which of ``clients`` are open-web clients
     progress: Progress = no_progress
-    cache: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str, object] = field(default_factory=dict)
     core: CoreAccess | None = None
     metadata: MetadataLookup | None = None  # runs the installed metadata providers
     # The id kinds some active metadata provider accepts: an id of another kind is absent from
@@ -134,6 +136,21 @@ class ToolContext:
                 f"asked for service {service!r}, which it does not declare "
                 f"(declared: {', '.join(sorted(self.clients)) or 'none'})",
             ) from None
+
+    def keep(self, key: str, make: Callable[[], T]) -> T:
+        """What the plugin keeps under ``key`` for the life of the process (a memo, a small store,
+        a shared task), made by ``make()`` at the first call: ``ctx.keep("seen", OrderedDict)``.
+        mypy types the answer by ``make`` (or the annotation it is assigned to). One key holds one
+        kind of object: a value of another class under the key is the plugin's bug, said so."""
+        if key not in self.cache:
+            self.cache[key] = make()
+        value = self.cache[key]
+        kind = get_origin(make) or make  # dict[str, int] -> dict
+        if isinstance(kind, type) and not isinstance(value, kind):
+            raise _fault(
+                self.plugin, f"ctx.keep({key!r}) holds a {type(value).__name__}, not a {kind.__name__}"
+            )
+        return cast(T, value)
 
     def setting(self, name: str) -> str | None:
         """One of the plugin's declared settings (its default when unset), else ``None``."""
