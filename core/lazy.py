@@ -6,9 +6,12 @@ plugin's hook module names the modules that hold the work (models, parsers, hand
 against its slot while nothing is imported at run time::
 
     if TYPE_CHECKING:
-        from . import tool                   # mypy: the real module, the real signatures
+        from . import tool as _tool             # mypy: the real module, the real signatures
     else:
-        tool = lazy_module(".tool", __name__)  # run time: ``tool.x`` is a Lazy reference
+        _tool = lazy_module(".tool", __name__)  # run time: ``_tool.x`` is a Lazy reference
+
+The private name keeps the package's ``tool`` attribute free for the real submodule: bound as
+``tool``, the proxy would be what ``from package import tool`` finds (in a test, say).
 
 :func:`lazy` names one object by a ``"package.module:attribute"`` string (unchecked by mypy). The
 first call imports the module; tool schemas for ``tools/list`` come from the schema store
@@ -160,9 +163,9 @@ class LazyModule:
 
 def lazy_module(module: str, package: str | None = None) -> LazyModule:
     """``lazy_module(".tool", __name__)``: the module, imported at the first use of one of the
-    references its attributes give (``tool.search`` is ``lazy(".tool:search", __name__)``). Bind
-    it in the ``else`` of ``if TYPE_CHECKING: from . import tool``, so mypy checks every record
-    field given ``tool.x`` against the real ``x``."""
+    references its attributes give (``_tool.search`` is ``lazy(".tool:search", __name__)``). Bind
+    it to a private name in the ``else`` of ``if TYPE_CHECKING: from . import tool as _tool``, so
+    mypy checks every record field given ``_tool.x`` against the real ``x``."""
     if not isinstance(module, str) or not _MODULE.match(module):
         raise LazyError(f"lazy module {module!r} is not 'package.module' or '.module'")
     return LazyModule(_absolute(module, package, module))

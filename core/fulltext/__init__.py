@@ -16,11 +16,13 @@ from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe, guide
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import models, render, tool
+    from . import models as _models
+    from . import render as _render
+    from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    models = lazy_module(".models", __name__)
-    render = lazy_module(".render", __name__)
-    tool = lazy_module(".tool", __name__)
+    _models = lazy_module(".models", __name__)
+    _render = lazy_module(".render", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models, the chain and the JATS shaping are imported at the first call.
 TOOL = ToolSpec(
@@ -28,10 +30,10 @@ TOOL = ToolSpec(
     title="Fetch full-text articles",
     description="Fetch the full text of articles from the installed full-text sources.",  # see describe
     describe=describe,
-    input_model=models.FulltextInput,
-    output_model=models.FulltextOutput,
-    handler=tool.fetch_fulltext,
-    render=render.render_fulltext,
+    input_model=_models.FulltextInput,
+    output_model=_models.FulltextOutput,
+    handler=_tool.fetch_fulltext,
+    render=_render.render_fulltext,
     guide="PMCIDs / PMIDs / DOIs, want the full text",
     capabilities=frozenset({"full_text"}),
 )

@@ -19,20 +19,21 @@ from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import models, tool
+    from . import models as _models
+    from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    models = lazy_module(".models", __name__)
-    tool = lazy_module(".tool", __name__)
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
     name=NAME,
     title="Verify a reference list (exists, which record, what is wrong, retracted?)",
     description="Audit a reference list: existence, matching record, discrepancies, retractions.",  # see describe
     describe=describe,
-    input_model=models.VerifyReferencesInput,
-    output_model=models.VerifyReferencesOutput,
-    handler=tool.verify_references,
-    render=tool.render_references,
+    input_model=_models.VerifyReferencesInput,
+    output_model=_models.VerifyReferencesOutput,
+    handler=_tool.verify_references,
+    render=_tool.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
 )

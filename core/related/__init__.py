@@ -18,10 +18,11 @@ from ..types import PluginInfo, ToolSpec
 from .describe import NAME, describe
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import models, tool
+    from . import models as _models
+    from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    models = lazy_module(".models", __name__)
-    tool = lazy_module(".tool", __name__)
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models and the chain are imported at the tool's first call.
 TOOL = ToolSpec(
@@ -29,10 +30,10 @@ TOOL = ToolSpec(
     title="Find related articles (similar, citing, cited)",
     description="Find similar, citing or cited articles of one article named by PMID.",  # see describe
     describe=describe,
-    input_model=models.FindRelatedInput,
-    output_model=models.FindRelatedOutput,
-    handler=tool.find_related,
-    render=tool.render_related,
+    input_model=_models.FindRelatedInput,
+    output_model=_models.FindRelatedOutput,
+    handler=_tool.find_related,
+    render=_tool.render_related,
     guide="a PMID, want similar, citing or cited articles",
     capabilities=frozenset({"related"}),
 )

@@ -17,11 +17,13 @@ from ..lazy import lazy_module
 from ..types import Catalog, PluginInfo, ResourceSpec, SettingSpec, ToolSpec
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import models, screen, tool
+    from . import models as _models
+    from . import screen as _screen
+    from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    models = lazy_module(".models", __name__)
-    screen = lazy_module(".screen", __name__)
-    tool = lazy_module(".tool", __name__)
+    _models = lazy_module(".models", __name__)
+    _screen = lazy_module(".screen", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 SEARCH = "review_search"
 # The full-text exclusion reasons (core/review/screening.py holds their labels; a test keeps both equal).
@@ -69,10 +71,10 @@ TOOLS = (
         title="Search sources into a review set",
         description="Run whole searches into a review set.",  # see describe_search
         describe=describe_search,
-        input_model=models.SearchInput,
-        output_model=models.SetState,
-        handler=tool.review_search,
-        render=tool.render_state,
+        input_model=_models.SearchInput,
+        output_model=_models.SetState,
+        handler=_tool.review_search,
+        render=_tool.render_state,
         idempotent=False,
         read_only=False,
         capabilities=frozenset({"review_set"}),
@@ -85,10 +87,10 @@ TOOLS = (
         "abstracts) with their screening decisions, filtered by source, year, abstract, decision, conflicts or "
         "undecided. For records outside a set use the search tools; to hand the set to a reference manager use "
         "review_export.",
-        input_model=models.RecordsInput,
-        output_model=models.RecordsOutput,
-        handler=tool.review_records,
-        render=tool.render_records,
+        input_model=_models.RecordsInput,
+        output_model=_models.RecordsOutput,
+        handler=_tool.review_records,
+        render=_tool.render_records,
         open_world=False,
         guide="a review set, want its records page by page",
     ),
@@ -98,10 +100,10 @@ TOOLS = (
         description="Write a review set (or only its records with one decision, e.g. the includes) to a file for "
         "Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, nbib, csv) with its PRISMA-S search log; "
         "answers the path and a resource uri (resources/read). To read records in the chat use review_records.",
-        input_model=models.ExportInput,
-        output_model=models.ExportOutput,
-        handler=tool.review_export,
-        render=tool.render_export,
+        input_model=_models.ExportInput,
+        output_model=_models.ExportOutput,
+        handler=_tool.review_export,
+        render=_tool.render_export,
         read_only=False,
         open_world=False,
         guide="a review set, want a file for Rayyan, Covidence, Zotero or EndNote",
@@ -115,10 +117,10 @@ TOOLS = (
         f"reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items come back refused, the rest are "
         "recorded; conflicts between reviewers are listed. Find records to screen with review_records "
         "(undecided=true).",
-        input_model=models.ScreenInput,
-        output_model=models.ScreenOutput,
-        handler=screen.review_screen,
-        render=screen.render_screen,
+        input_model=_models.ScreenInput,
+        output_model=_models.ScreenOutput,
+        handler=_screen.review_screen,
+        render=_screen.render_screen,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -131,10 +133,10 @@ TOOLS = (
         "25 a call through the full-text sources and record per record which tier has it, or each tier's "
         "outcome and the library link; answers `remaining` (call again). To read a full text use the full-text "
         "tool.",
-        input_model=models.RetrieveInput,
-        output_model=models.RetrieveOutput,
-        handler=screen.review_retrieve,
-        render=screen.render_retrieve,
+        input_model=_models.RetrieveInput,
+        output_model=_models.RetrieveOutput,
+        handler=_screen.review_retrieve,
+        render=_screen.render_retrieve,
         read_only=False,
         guide="screened includes, want which full texts can be retrieved (PRISMA)",
     ),
@@ -144,10 +146,10 @@ TOOLS = (
         description="The PRISMA 2020 flow of a review set from its searches and screening decisions: json (the "
         "counts), svg (the diagram as a file and resource uri, for a manuscript) or png (the diagram as an "
         "image). Undecided records and reviewer conflicts are reported as pending, not counted.",
-        input_model=models.PrismaInput,
-        output_model=models.PrismaOutput,
-        handler=screen.review_prisma,
-        render=screen.render_prisma,
+        input_model=_models.PrismaInput,
+        output_model=_models.PrismaOutput,
+        handler=_screen.review_prisma,
+        render=_screen.render_prisma,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -158,10 +160,10 @@ TOOLS = (
         title="List, rename or delete review sets",
         description="List the review sets (records, runs, complete or still importing), rename one, or delete one "
         "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
-        input_model=models.SetsInput,
-        output_model=models.SetsOutput,
-        handler=tool.review_sets,
-        render=tool.render_sets,
+        input_model=_models.SetsInput,
+        output_model=_models.SetsOutput,
+        handler=_tool.review_sets,
+        render=_tool.render_sets,
         read_only=False,
         idempotent=False,
         open_world=False,
@@ -177,7 +179,7 @@ RESOURCES = [
         title="Review set search log (PRISMA-S)",
         description="Per source the exact query, when it ran and the records found; totals before and after "
         "deduplication, by rule.",
-        read=tool.read_set_log,
+        read=_tool.read_set_log,
         mime_type="text/markdown",
     ),
     ResourceSpec(
@@ -186,7 +188,7 @@ RESOURCES = [
         title="Review export file",
         description="A file review_export or review_prisma wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV, the search log, "
         "the SVG flow diagram); its uri is in the tool result.",
-        read=tool.read_export,
+        read=_tool.read_export,
         mime_type="",  # each file's own: RIS, BibTeX, JSON, CSV, the SVG flow diagram
     ),
 ]

@@ -22,15 +22,15 @@ from medlit.core.plugin import (
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import provider
+    from . import provider as _provider
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    provider = lazy_module(".provider", __name__)
+    _provider = lazy_module(".provider", __name__)
 
 MATCHER = ReferenceMatcher(
     name="crossref",
     order=20,
     stages=frozenset({"identifiers", "search"}),
-    resolve=provider.match,
+    resolve=_provider.match,
     description="Crossref: stated DOIs in one filter per 40; query.bibliographic for what is unsettled",
 )
 
@@ -38,7 +38,7 @@ NOTICES = NoticeProvider(
     name="crossref",
     order=20,
     accepts=frozenset({"doi"}),
-    lookup=provider.notices,
+    lookup=_provider.notices,
     description="Crossref update-to/updated-by (publisher and Retraction Watch) and filter=updates:",
 )
 
@@ -46,7 +46,7 @@ METADATA = MetadataProvider(
     name="crossref",
     order=20,
     accepts=frozenset({"doi"}),
-    lookup=provider.metadata,
+    lookup=_provider.metadata,
     description="Crossref works by DOI, one request per 40 DOIs",
 )
 

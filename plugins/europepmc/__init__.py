@@ -19,21 +19,27 @@ from medlit.core.plugin import (
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import fetch_tool, inputs, models, related, review_source, search_tool, tier
+    from . import fetch_tool as _fetch_tool
+    from . import inputs as _inputs
+    from . import models as _models
+    from . import related as _related
+    from . import review_source as _review_source
+    from . import search_tool as _search_tool
+    from . import tier as _tier
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    fetch_tool = lazy_module(".fetch_tool", __name__)
-    inputs = lazy_module(".inputs", __name__)
-    models = lazy_module(".models", __name__)
-    related = lazy_module(".related", __name__)
-    review_source = lazy_module(".review_source", __name__)
-    search_tool = lazy_module(".search_tool", __name__)
-    tier = lazy_module(".tier", __name__)
+    _fetch_tool = lazy_module(".fetch_tool", __name__)
+    _inputs = lazy_module(".inputs", __name__)
+    _models = lazy_module(".models", __name__)
+    _related = lazy_module(".related", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+    _search_tool = lazy_module(".search_tool", __name__)
+    _tier = lazy_module(".tier", __name__)
 
 # Declarations only: models, queries and parsers are imported at first use.
 SEARCH_SOURCE = SearchSource(
     name="europepmc",
     title="Europe PMC",
-    run=review_source.run_europepmc,
+    run=_review_source.run_europepmc,
     syntax="Europe PMC syntax (TITLE:asthma AND PUB_YEAR:[2015 TO 2024] AND SRC:MED)",
     order=20,
     batch=1000,
@@ -48,10 +54,10 @@ SEARCH_TOOL = ToolSpec(
         "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
         "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
     ),
-    input_model=inputs.SearchInput,
-    output_model=models.SearchOutput,
-    handler=search_tool.search_europepmc,
-    render=search_tool.render_search,
+    input_model=_inputs.SearchInput,
+    output_model=_models.SearchOutput,
+    handler=_search_tool.search_europepmc,
+    render=_search_tool.render_search,
     guide="preprints, patents, Agricola or words in open full texts (Europe PMC)",
 )
 
@@ -65,10 +71,10 @@ FETCH_TOOL = ToolSpec(
         "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
         "does not know are listed in notFound."
     ),
-    input_model=inputs.FetchInput,
-    output_model=models.FetchOutput,
-    handler=fetch_tool.fetch_records,
-    render=fetch_tool.render_fetch,
+    input_model=_inputs.FetchInput,
+    output_model=_models.FetchOutput,
+    handler=_fetch_tool.fetch_records,
+    render=_fetch_tool.render_fetch,
     guide="Europe PMC hits ({source, epmcId}), want whole records",
 )
 
@@ -76,7 +82,7 @@ TIER = FulltextTier(
     name="europepmc",
     order=20,
     accepts=frozenset({"pmcid", "pmid", "doi"}),
-    resolve=tier.resolve_europepmc,
+    resolve=_tier.resolve_europepmc,
     description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
     timeout=45.0,
     source="europepmc",
@@ -87,7 +93,7 @@ PROVIDER = RelatedProvider(
     name="europepmc",
     order=20,
     kinds=frozenset({"cited_by", "references"}),
-    resolve=related.related_europepmc,
+    resolve=_related.related_europepmc,
     description="Europe PMC citations and references lists (PubMed records only; others counted as dropped)",
     timeout=30.0,
 )

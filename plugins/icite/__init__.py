@@ -12,10 +12,11 @@ from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy_module
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import models, tool
+    from . import models as _models
+    from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    models = lazy_module(".models", __name__)
-    tool = lazy_module(".tool", __name__)
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
     name="pubmed_fetch_citation_metrics",
@@ -27,10 +28,10 @@ TOOL = ToolSpec(
         "papers, pubmed_search_articles; the papers citing one, pubmed_find_related. iCite does not flag "
         "retractions: check pubmed_fetch_articles. 200 PMIDs per request; the rest are listed in overLimit."
     ),
-    input_model=models.CitationMetricsInput,
-    output_model=models.CitationMetricsOutput,
-    handler=tool.fetch_metrics,
-    render=tool.render_metrics,
+    input_model=_models.CitationMetricsInput,
+    output_model=_models.CitationMetricsOutput,
+    handler=_tool.fetch_metrics,
+    render=_tool.render_metrics,
     guide="PMIDs, want citation counts and RCR",
 )
 

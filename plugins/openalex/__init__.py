@@ -10,17 +10,18 @@ from medlit.core.plugin import NoticeProvider, PluginInfo, RelatedProvider, Sett
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import notices, related
+    from . import notices as _notices
+    from . import related as _related
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    notices = lazy_module(".notices", __name__)
-    related = lazy_module(".related", __name__)
+    _notices = lazy_module(".notices", __name__)
+    _related = lazy_module(".related", __name__)
 
 # Declarations only: the client and parsers are imported at first use.
 PROVIDER = RelatedProvider(
     name="openalex",
     order=30,
     kinds=frozenset({"similar", "cited_by", "references"}),
-    resolve=related.related,
+    resolve=_related.related,
     description="OpenAlex; its similar is related_works, not PubMed's ranking",
 )
 
@@ -28,7 +29,7 @@ NOTICES = NoticeProvider(
     name="openalex",
     order=30,
     accepts=frozenset({"doi"}),
-    lookup=notices.notices,
+    lookup=_notices.notices,
     description="OpenAlex is_retracted, one request per 100 DOIs",
 )
 

@@ -21,21 +21,27 @@ from medlit.core.plugin import (
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import annotations_tool, entity_tool, inputs, models, related_tool, review_source, search_tool
+    from . import annotations_tool as _annotations_tool
+    from . import entity_tool as _entity_tool
+    from . import inputs as _inputs
+    from . import models as _models
+    from . import related_tool as _related_tool
+    from . import review_source as _review_source
+    from . import search_tool as _search_tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    annotations_tool = lazy_module(".annotations_tool", __name__)
-    entity_tool = lazy_module(".entity_tool", __name__)
-    inputs = lazy_module(".inputs", __name__)
-    models = lazy_module(".models", __name__)
-    related_tool = lazy_module(".related_tool", __name__)
-    review_source = lazy_module(".review_source", __name__)
-    search_tool = lazy_module(".search_tool", __name__)
+    _annotations_tool = lazy_module(".annotations_tool", __name__)
+    _entity_tool = lazy_module(".entity_tool", __name__)
+    _inputs = lazy_module(".inputs", __name__)
+    _models = lazy_module(".models", __name__)
+    _related_tool = lazy_module(".related_tool", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+    _search_tool = lazy_module(".search_tool", __name__)
 
 # The review workspace's source: whole searches, ten records a page (PubTator3's search page).
 SEARCH_SOURCE = SearchSource(
     name="pubtator",
     title="PubTator3",
-    run=review_source.run_pubtator,
+    run=_review_source.run_pubtator,
     syntax="PubTator3 search (@GENE_BRAF AND @DISEASE_Melanoma, relations:treat|@CHEMICAL_x|@DISEASE_y, words)",
     order=30,
     batch=10,
@@ -51,10 +57,10 @@ FIND_ENTITY = ToolSpec(
         "Use it first: pubtator_search and pubtator_related take these ids. For MeSH headings in PubMed "
         "queries use pubmed_lookup_mesh. One request."
     ),
-    input_model=inputs.FindEntityInput,
-    output_model=models.FindEntityOutput,
-    handler=entity_tool.find_entity,
-    render=entity_tool.render_find_entity,
+    input_model=_inputs.FindEntityInput,
+    output_model=_models.FindEntityOutput,
+    handler=_entity_tool.find_entity,
+    render=_entity_tool.render_find_entity,
     guide="a gene, disease, chemical or variant name, want its PubTator entity id",
     capabilities=frozenset({"vocabulary"}),
 )
@@ -69,10 +75,10 @@ SEARCH = ToolSpec(
         "a page. Get ids with pubtator_find_entity; for MeSH, field tags and filters use "
         "pubmed_search_articles. One request per page."
     ),
-    input_model=inputs.SearchInput,
-    output_model=models.SearchOutput,
-    handler=search_tool.search_pubtator,
-    render=search_tool.render_search,
+    input_model=_inputs.SearchInput,
+    output_model=_models.SearchOutput,
+    handler=_search_tool.search_pubtator,
+    render=_search_tool.render_search,
     guide="entity ids or relations, want the articles mentioning them",
 )
 
@@ -86,10 +92,10 @@ ANNOTATIONS = ToolSpec(
         "request; pmcids: open-access full text. Unknown ids are listed in notFound. To read the article use "
         "pubmed_fetch_articles or pubmed_fetch_fulltext."
     ),
-    input_model=inputs.AnnotationsInput,
-    output_model=models.AnnotationsOutput,
-    handler=annotations_tool.fetch_annotations,
-    render=annotations_tool.render_annotations,
+    input_model=_inputs.AnnotationsInput,
+    output_model=_models.AnnotationsOutput,
+    handler=_annotations_tool.fetch_annotations,
+    render=_annotations_tool.render_annotations,
     guide="PMIDs / PMCIDs, want the genes, diseases, chemicals and variants they mention",
 )
 
@@ -102,10 +108,10 @@ RELATED = ToolSpec(
         "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
         "search per entity in pmidsFor."
     ),
-    input_model=inputs.RelatedInput,
-    output_model=models.RelatedOutput,
-    handler=related_tool.related,
-    render=related_tool.render_related,
+    input_model=_inputs.RelatedInput,
+    output_model=_models.RelatedOutput,
+    handler=_related_tool.related,
+    render=_related_tool.render_related,
     guide="an entity, want entities related to it (a disease's treating chemicals)",
 )
 

@@ -14,9 +14,9 @@ from medlit.core.plugin import FulltextTier, PluginInfo, hookimpl, lazy_module
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import tier
+    from . import tier as _tier
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    tier = lazy_module(".tier", __name__)
+    _tier = lazy_module(".tier", __name__)
 
 TIMEOUT = 48.0  # the chain's guard for this tier; a tool call has 50 s in all
 
@@ -25,7 +25,7 @@ TIER = FulltextTier(
     name="unpaywall",
     order=30,
     accepts=frozenset({"doi"}),
-    resolve=tier.resolve_unpaywall,
+    resolve=_tier.resolve_unpaywall,
     description="Open-access copies found through Unpaywall (publisher and repository PDFs and pages)",
     timeout=TIMEOUT,
 )

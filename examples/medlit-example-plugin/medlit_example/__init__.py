@@ -17,9 +17,9 @@ from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
 from . import providers, registry
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import tools
+    from . import tools as _tools
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    tools = lazy_module(".tools", __name__)
+    _tools = lazy_module(".tools", __name__)
 
 __version__ = "0.2.0"
 
@@ -31,10 +31,10 @@ DOI_LINK = ToolSpec(
         "clickable link; to check that a DOI exists and read its citation details use "
         "example_works_lookup instead."
     ),
-    input_model=tools.DoiLinkInput,
-    output_model=tools.DoiLinkOutput,
-    handler=tools.doi_link,
-    render=tools.render_link,
+    input_model=_tools.DoiLinkInput,
+    output_model=_tools.DoiLinkOutput,
+    handler=_tools.doi_link,
+    render=_tools.render_link,
     open_world=False,
 )
 
@@ -48,10 +48,10 @@ WORKS_LOOKUP = ToolSpec(
         "registry is one of its tiers). DOIs the registry does not know are listed in notFound; a "
         "registry failure is retryable."
     ),
-    input_model=tools.WorksLookupInput,
-    output_model=tools.WorksLookupOutput,
-    handler=tools.works_lookup,
-    render=tools.render_works,
+    input_model=_tools.WorksLookupInput,
+    output_model=_tools.WorksLookupOutput,
+    handler=_tools.works_lookup,
+    render=_tools.render_works,
 )
 
 
