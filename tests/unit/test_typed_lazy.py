@@ -288,3 +288,15 @@ def test_toolspec_models_and_callables_load_as_themselves():
     )
     loaded = spec.loaded()
     assert loaded.handler is asyncio.sleep and loaded.input_model.__name__ == "ToolInput"
+
+
+def test_the_example_plugin_declarations_type_check(tmp_path):
+    # A third party's plugin, outside the package mypy checks by default: its lazy declarations
+    # (lazy_module under TYPE_CHECKING) fit their slots.
+    from mypy import api
+
+    example = ROOT / "examples" / "medlit-example-plugin" / "medlit_example"
+    stdout, stderr, status = api.run(
+        [str(example), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache")],
+    )
+    assert status == 0, stdout + stderr
