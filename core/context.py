@@ -9,7 +9,7 @@ context names records (one module, not two importing each other).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, Unpack
+from typing import TYPE_CHECKING, Protocol, Unpack
 
 if TYPE_CHECKING:
     from .net.webfetch import WebResponse
@@ -36,11 +36,11 @@ class ApiClient(Protocol):
     (read the body inside the retry loop: a garbled answer is asked again), ``share``."""
 
     async def get(
-        self, path: str = "", params: Mapping[str, Any] | None = None, **options: Unpack[RequestOptions]
+        self, path: str = "", params: Mapping[str, object] | None = None, **options: Unpack[RequestOptions]
     ) -> Response: ...
 
     async def post(
-        self, path: str = "", data: Mapping[str, Any] | None = None, **options: Unpack[RequestOptions]
+        self, path: str = "", data: Mapping[str, object] | None = None, **options: Unpack[RequestOptions]
     ) -> Response: ...
 
 

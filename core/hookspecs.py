@@ -106,18 +106,25 @@ def medlit_tools() -> Iterable[ToolSpec]:
     say what the tool offers (``search``, ``records``, ...), so workflow tools name it as a
     sibling without knowing its name.
 
-    The models and callables may be ``lazy(".module:attribute", __name__)`` references (any record's
-    callables may): the module is imported at the tool's first call, and ``tools/list`` reads the
-    schemas from the schema store, so a session that never calls the tool never imports it.
+    The models and callables may be lazy references (any record's callables may): attributes of a
+    ``lazy_module``, which mypy checks against their slots, or ``lazy(".module:attribute",
+    __name__)`` strings. The module is imported at the tool's first call, and ``tools/list`` reads
+    the schemas from the schema store, so a session that never calls the tool never imports it.
 
     Example::
 
+        if TYPE_CHECKING:
+            from . import lookup as _lookup
+        else:
+            _lookup = lazy_module(".lookup", __name__)
+
+        LOOKUP = ToolSpec(name="crossref_lookup", title="Look up a DOI", description="...",
+                          input_model=_lookup.LookupIn, output_model=_lookup.LookupOut,
+                          handler=_lookup.lookup)
+
         @hookimpl
         def medlit_tools():
-            return [ToolSpec(name="crossref_lookup", title="Look up a DOI", description="...",
-                             input_model=lazy(".lookup:LookupIn", __name__),
-                             output_model=lazy(".lookup:LookupOut", __name__),
-                             handler=lazy(".lookup:lookup", __name__))]
+            return [LOOKUP]
     """
 
 

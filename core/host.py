@@ -20,19 +20,23 @@ Order of work (no I/O, nothing at import time):
 
 from __future__ import annotations
 
+import builtins
+import collections.abc
 import logging
 import re
+import sys
+import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
 import pluggy
 
 from . import hookspecs
 from .errors import register_kinds
-from .lazy import Lazy, is_async
+from .lazy import Lazy, is_async, misfit
 from .settings import (
     BASE_URL_PREFIX,
     TIER_ORDER_PREFIX,
@@ -446,6 +450,9 @@ def _check_record(item: Any, kind: _Kind) -> None:
     for attr in kind.syncs:
         if hasattr(item, attr):
             _check_sync(label, attr, getattr(item, attr))
+    _check_arities(label, item)  # after async-ness: "not async" is the clearer message for both
+    for rule in item.records if isinstance(item, ServiceSpec) else ():
+        _check_arities(f"{label} record rule {rule.scope!r}", rule)
     if isinstance(item, ServiceSpec | OpenWebSpec) and not _NAME.match(item.name):
         raise HostError(f"service name {item.name!r} must be lower-case letters, digits and _")
     if isinstance(item, ServiceSpec | OpenWebSpec):
@@ -458,6 +465,55 @@ def _check_record(item: Any, kind: _Kind) -> None:
                 _check_sync(f"{label} record rule {rule.scope!r}", attr, getattr(rule, attr))
         if urlsplit(item.base_url).scheme not in ("http", "https"):
             raise HostError(f"service {item.name!r} has base_url {item.base_url!r}, not an http(s) URL")
+
+
+def _check_arities(label: str, record: Any) -> None:
+    """Each callable of ``record`` must take the positional arguments its slot passes: a plain
+    function is checked now, a lazy reference when it is imported (nothing is imported here)."""
+    record_type: type[object] = type(record)
+    for f in fields(record):
+        fn = getattr(record, f.name)
+        arity = slot_arity(record_type, f.name)
+        if arity is None or fn is None or isinstance(fn, type) or not callable(fn):
+            continue
+        if isinstance(fn, Lazy):
+            fn.arity = arity
+            fn.owner = fn.owner or f"{label} {f.name}"
+        elif wrong := misfit(fn, arity):
+            raise HostError(f"{label} has a {f.name} that {wrong}")
+
+
+class _Names(dict[str, object]):
+    """A module's names for evaluating its annotations, where one it imports for type checking
+    only (``ToolContext``) stands for a class of that name: counting a ``Callable``'s parameters
+    needs no more of it. (Lookups try these locals first, so builtins are answered here too.)"""
+
+    def __missing__(self, key: str) -> object:
+        return getattr(builtins, key, None) or type(key, (), {})
+
+
+_ARITIES: dict[tuple[type[object], str], int | None] = {}
+
+
+def slot_arity(record: type[object], name: str) -> int | None:
+    """How many positional arguments the host passes to a record's callable field: read from its
+    annotation (``Callable[[A, B], R]``: 2), so the contract's types are the one statement of
+    each slot, for mypy and for this check alike. ``None`` for a field that takes no callable."""
+    if (record, name) not in _ARITIES:
+        _ARITIES[record, name] = _arity(record, name)
+    return _ARITIES[record, name]
+
+
+def _arity(record: type[object], name: str) -> int | None:
+    annotation = next((f.type for f in fields(record) if f.name == name), None)  # type: ignore[arg-type]
+    if isinstance(annotation, str):  # ``from __future__ import annotations``: ours, evaluated once
+        annotation = eval(annotation, {}, _Names(vars(sys.modules[record.__module__])))
+    members = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+    for member in members:
+        if get_origin(member) is collections.abc.Callable:
+            params = get_args(member)[0]
+            return len(params) if isinstance(params, list) else None
+    return None
 
 
 def _check_sync(label: str, attr: str, fn: Any) -> None:
@@ -476,6 +532,7 @@ def _identify(pm: pluggy.PluginManager, record: PluginRecord, obj: Any) -> None:
     if info.name != record.name:
         raise HostError(f"plugin registered as {record.name!r} calls itself {info.name!r}")
     _check_sync(f"plugin {record.name!r} PluginInfo", "check_settings", info.check_settings)
+    _check_arities(f"plugin {record.name!r} PluginInfo", info)
     record.info = info
     record.version = record.version or info.version
     record.origin = str(getattr(obj, "__file__", None) or "")

@@ -4,7 +4,7 @@ control-character guard every input passes and the lean JSON schema tools are ad
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
@@ -19,7 +19,7 @@ from .render import TEXT_LIMIT, cap
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def find_control_character(value: Any, path: str = "") -> tuple[str, int, str] | None:
+def find_control_character(value: object, path: str = "") -> tuple[str, int, str] | None:
     """The first control character in ``value`` (strings, lists and objects walked): its field
     path, its position and the character; ``None`` when there is none."""
     if isinstance(value, str):
@@ -38,7 +38,10 @@ def find_control_character(value: Any, path: str = "") -> tuple[str, int, str] |
     return None
 
 
-def refuse_control_characters(value: Any) -> Any:
+V = TypeVar("V")
+
+
+def refuse_control_characters(value: V) -> V:
     """Raise ``ArgumentError`` naming the field when ``value`` holds a control character."""
     found = find_control_character(value)
     if found:
@@ -107,7 +110,7 @@ class ToolInput(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_control_characters(cls, data: Any) -> Any:
+    def _no_control_characters(cls, data: object) -> object:
         return refuse_control_characters(data)
 
     @classmethod
@@ -174,7 +177,7 @@ class DeferredIds(ToolOutput):
     )
 
     @classmethod
-    def from_split(cls, split: BudgetSplit[Any], ceiling: int | None) -> Self | None:
+    def from_split(cls, split: BudgetSplit[V], ceiling: int | None) -> Self | None:
         """What :func:`apply_budget` deferred, or ``None`` when everything fit."""
         if split.deferred is None:
             return None
@@ -190,11 +193,12 @@ class DeferredIds(ToolOutput):
 ResponseFormat = Literal["markdown", "json"]
 
 
-def response_format_field() -> Any:
+def response_format_field() -> ResponseFormat:
     """The ``responseFormat`` argument (``response_format`` accepted too): how the text block
     renders the result. Declare it under either attribute name; the schema shows ``responseFormat``."""
+    default: ResponseFormat = "markdown"
     return Field(
-        "markdown",
+        default,
         validation_alias=AliasChoices("responseFormat", "response_format"),
         description="Example: 'json'.",
     )

@@ -141,8 +141,8 @@ class Runtime:
                     while self._active:  # never compete with a running call for the GIL
                         time.sleep(0.02)
                     try:
-                        tool = spec.loaded()
-                        accepted_names(tool.input_model)
+                        model: type[BaseModel] = spec.loaded().input_model
+                        accepted_names(model)
                     except Exception as exc:  # that tool's call will report it
                         log.debug("warm-up: tool %s not loaded: %s", spec.name, exc)
             except BaseException as exc:
@@ -591,9 +591,10 @@ def validate_arguments(spec: ToolSpec | LoadedTool, arguments: dict[str, Any]) -
         )
     # Unknown fields are refused for every tool, whatever its model's own `extra` says: a
     # misspelt filter silently ignored is a wrong answer.
-    unknown = sorted(k for k in arguments if k not in accepted_names(spec.input_model))
+    model: type[BaseModel] = spec.input_model  # the host's view: any tool's model
+    unknown = sorted(k for k in arguments if k not in accepted_names(model))
     if unknown:
-        fields = ", ".join(spec.input_model.model_fields)
+        fields = ", ".join(model.model_fields)
         raise E.invalid_argument(
             f"Invalid arguments for {spec.name}: "
             + "; ".join(f"{k[:60]}: unknown field; accepted fields are {fields}" for k in unknown[:5]),
@@ -601,7 +602,7 @@ def validate_arguments(spec: ToolSpec | LoadedTool, arguments: dict[str, Any]) -
             problems=[f"{k[:60]}: unknown field" for k in unknown[:20]],
         )
     try:
-        return spec.input_model.model_validate(normalise_arguments(spec.input_model, arguments))
+        return model.model_validate(normalise_arguments(model, arguments))
     except ValidationError as exc:
         raise validation_error(spec, exc) from None
 

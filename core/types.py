@@ -16,9 +16,10 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeVar, cast, get_origin
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from .context import ApiClient, OpenWebClient, Progress, no_progress
 from .errors import ErrorKind, MedlitError, plugin_fault
@@ -761,14 +762,21 @@ class SearchSource:
 
 
 # -- tools, resources, prompts ---------------------------------------------------------------------
-ToolHandler = Callable[[Any, "ToolContext"], Awaitable[BaseModel]]
+# A tool's input and output models. mypy infers them from ``input_model`` and ``output_model`` and
+# holds ``handler`` and ``render`` to them. The default (``ToolSpec`` unparametrised) is the host's
+# view of a list of different tools, which no single pair of models describes.
+In = DefaultedTypeVar("In", bound=BaseModel, default=Any)
+Out = DefaultedTypeVar("Out", bound=BaseModel, default=Any)
+ToolHandler = Callable[[In, "ToolContext"], Awaitable[Out]]
+ToolRender = Callable[[Out, In], str]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Generic[In, Out]):
     """One MCP tool. ``handler(args, ctx)`` (async) gets a validated ``input_model`` instance and
     returns an ``output_model`` instance; ``render(result, args)`` (sync) gives the text block
-    (default: the result as fenced JSON). Renderings over 25,000 characters are cut by the host
+    (default: the result as fenced JSON). mypy checks both against the models (``ToolSpec[In, Out]``
+    is inferred from them). Renderings over 25,000 characters are cut by the host
     with a notice. ``capabilities`` say what the tool offers (:data:`Capability`), so that other
     tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
     ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
@@ -777,7 +785,8 @@ class ToolSpec:
     the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
     PMIDs"); without it the row shows ``title``.
 
-    The models, handler and render may be :func:`~medlit.core.lazy.lazy` references: the module
+    The models, handler and render may be lazy references (attributes of a
+    :func:`~medlit.core.lazy.lazy_module`, or :func:`~medlit.core.lazy.lazy` strings): the module
     holding them is imported at the tool's first call, and ``tools/list`` reads the schemas from
     the schema store, so a session that never calls the tool never imports it.
     ``describe(catalog)`` (sync), for a tool whose description depends on what is installed, is
@@ -787,10 +796,10 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    input_model: type[BaseModel] | Lazy[type[BaseModel]]
-    output_model: type[BaseModel] | Lazy[type[BaseModel]]
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None = None
+    input_model: type[In] | Lazy[type[In]]
+    output_model: type[Out] | Lazy[type[Out]]
+    handler: ToolHandler[In, Out]
+    render: ToolRender[Out, In] | None = None
     describe: Callable[[Catalog], str] | None = None
     capabilities: frozenset[Capability] = frozenset()
     idempotent: bool = True
@@ -800,7 +809,7 @@ class ToolSpec:
     guide: str = ""
     plugin: str = ""
 
-    def loaded(self) -> LoadedTool:
+    def loaded(self) -> LoadedTool[In, Out]:
         """This tool with its lazy references imported (the first call pays the import)."""
         return LoadedTool(
             spec=self,
@@ -812,14 +821,14 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
-class LoadedTool:
+class LoadedTool(Generic[In, Out]):
     """A :class:`ToolSpec` whose models and callables are the objects themselves."""
 
-    spec: ToolSpec
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
-    handler: ToolHandler
-    render: Callable[[Any, Any], str] | None
+    spec: ToolSpec[In, Out]
+    input_model: type[In]
+    output_model: type[Out]
+    handler: ToolHandler[In, Out]
+    render: ToolRender[Out, In] | None
 
     @property
     def name(self) -> str:
@@ -1103,7 +1112,8 @@ class ToolContext:
 
     ``settings`` holds the running plugin's own declared settings only (secrets included, other
     plugins' never); ``clients`` the clients of the services it declared; ``cache`` a dict private
-    to the plugin that lives as long as the server process (the one mutable thing here).
+    to the plugin that lives as long as the server process (the one mutable thing here), typed
+    through :meth:`keep`.
     """
 
     plugin: str = ""
@@ -1111,7 +1121,7 @@ class ToolContext:
     clients: Mapping[str, ApiClient | OpenWebClient] = field(default_factory=dict)
     web_services: frozenset[str] = frozenset()  # which of ``clients`` are open-web clients
     progress: Progress = no_progress
-    cache: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str, object] = field(default_factory=dict)
     host: HostServices | None = None  # for plugins declaring PluginInfo(host_services=True)
     metadata: RunMetadata | None = None  # runs the installed metadata providers
     # The id kinds some active metadata provider accepts: an id of another kind is absent from
@@ -1159,6 +1169,21 @@ class ToolContext:
         except Exception:
             logging.getLogger("medlit.context").debug("progress notification failed", exc_info=True)
 
+    def keep(self, key: str, make: Callable[[], T]) -> T:
+        """What the plugin keeps under ``key`` for the life of the process (a memo, a small store,
+        a shared task), made by ``make()`` at the first call: ``ctx.keep("seen", OrderedDict)``.
+        mypy types the answer by ``make`` (or the annotation it is assigned to). One key holds one
+        kind of object: a value of another class under the key is the plugin's bug, said so."""
+        if key not in self.cache:
+            self.cache[key] = make()
+        value = self.cache[key]
+        kind = get_origin(make) or make  # dict[str, int] -> dict
+        if isinstance(kind, type) and not isinstance(value, kind):
+            raise plugin_fault(
+                self.plugin, f"ctx.keep({key!r}) holds a {type(value).__name__}, not a {kind.__name__}"
+            )
+        return cast(T, value)
+
     def setting(self, name: str) -> str | None:
         """One of the plugin's declared settings (its default when unset), else ``None``."""
         return self.settings.get(name)
@@ -1189,6 +1214,7 @@ class PluginState:
 
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class Declared(NamedTuple, Generic[R]):

@@ -10,13 +10,14 @@ The helpers come as small namespaces named for their concern, imported as module
 (``from medlit.core.plugin import identifiers`` then ``identifiers.normalize_pmid(x)``):
 ``identifiers``, ``rendering`` (upstream text fenced, tables, MathML), ``markup`` (hardened XML,
 JATS), ``outputs`` (response formats, budgets), ``wire`` (request values, TTLs), ``kinds`` (the
-contract's closed vocabularies) and ``bibliography`` (RIS/BibTeX writers, cite keys, the title fold). A test holds the names importable from here to 60.
+contract's closed vocabularies) and ``bibliography`` (RIS/BibTeX writers, cite keys, the title
+fold). A test holds the names importable from here to 60.
 """
 
 from .. import errors
 from ..errors import ArgumentError, MedlitError
 from ..hookspecs import hookimpl
-from ..lazy import lazy
+from ..lazy import lazy, lazy_module
 from ..models import ToolInput, ToolOutput
 from ..net.webfetch import WebResponse
 from ..net.wire import Response
@@ -70,6 +71,7 @@ from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
 __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # declaring
     "hookimpl",
+    "lazy_module",
     "lazy",
     "PluginInfo",
     "SettingSpec",

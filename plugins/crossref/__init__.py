@@ -7,6 +7,8 @@ Declarations only: the client and parsers are imported at first use.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from medlit.core.plugin import (
     MetadataProvider,
     NoticeProvider,
@@ -14,16 +16,21 @@ from medlit.core.plugin import (
     ReferenceMatcher,
     SettingSpec,
     hookimpl,
-    lazy,
+    lazy_module,
 )
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import provider as _provider
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _provider = lazy_module(".provider", __name__)
 
 MATCHER = ReferenceMatcher(
     name="crossref",
     order=20,
     stages=frozenset({"identifiers", "search"}),
-    resolve=lazy(".provider:match", __name__),
+    resolve=_provider.match,
     description="Crossref: stated DOIs in one filter per 40; query.bibliographic for what is unsettled",
 )
 
@@ -31,7 +38,7 @@ NOTICES = NoticeProvider(
     name="crossref",
     order=20,
     accepts=frozenset({"doi"}),
-    lookup=lazy(".provider:notices", __name__),
+    lookup=_provider.notices,
     description="Crossref update-to/updated-by (publisher and Retraction Watch) and filter=updates:",
 )
 
@@ -39,7 +46,7 @@ METADATA = MetadataProvider(
     name="crossref",
     order=20,
     accepts=frozenset({"doi"}),
-    lookup=lazy(".provider:metadata", __name__),
+    lookup=_provider.metadata,
     description="Crossref works by DOI, one request per 40 DOIs",
 )
 

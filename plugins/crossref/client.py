@@ -36,7 +36,7 @@ _CACHE = "crossref:works"
 
 
 def _store(ctx: ToolContext) -> dict[str, tuple[float, Work | None]]:
-    store: dict[str, tuple[float, Work | None]] = ctx.cache.setdefault(_CACHE, {})
+    store: dict[str, tuple[float, Work | None]] = ctx.keep(_CACHE, dict)
     return store
 
 

@@ -3,6 +3,8 @@ open-access full-text tier after PMC, and citations/references for related-artic
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from medlit.core.plugin import (
     FulltextTier,
     PluginInfo,
@@ -11,16 +13,33 @@ from medlit.core.plugin import (
     SettingSpec,
     ToolSpec,
     hookimpl,
-    lazy,
+    lazy_module,
 )
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import fetch_tool as _fetch_tool
+    from . import inputs as _inputs
+    from . import models as _models
+    from . import related as _related
+    from . import review_source as _review_source
+    from . import search_tool as _search_tool
+    from . import tier as _tier
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _fetch_tool = lazy_module(".fetch_tool", __name__)
+    _inputs = lazy_module(".inputs", __name__)
+    _models = lazy_module(".models", __name__)
+    _related = lazy_module(".related", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+    _search_tool = lazy_module(".search_tool", __name__)
+    _tier = lazy_module(".tier", __name__)
 
 # Declarations only: models, queries and parsers are imported at first use.
 SEARCH_SOURCE = SearchSource(
     name="europepmc",
     title="Europe PMC",
-    run=lazy(".review_source:run_europepmc", __name__),
+    run=_review_source.run_europepmc,
     syntax="Europe PMC syntax (TITLE:asthma AND PUB_YEAR:[2015 TO 2024] AND SRC:MED)",
     order=20,
     batch=1000,
@@ -35,10 +54,10 @@ SEARCH_TOOL = ToolSpec(
         "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
         "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
     ),
-    input_model=lazy(".inputs:SearchInput", __name__),
-    output_model=lazy(".models:SearchOutput", __name__),
-    handler=lazy(".search_tool:search_europepmc", __name__),
-    render=lazy(".search_tool:render_search", __name__),
+    input_model=_inputs.SearchInput,
+    output_model=_models.SearchOutput,
+    handler=_search_tool.search_europepmc,
+    render=_search_tool.render_search,
     guide="preprints, patents, Agricola or words in open full texts (Europe PMC)",
 )
 
@@ -52,10 +71,10 @@ FETCH_TOOL = ToolSpec(
         "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
         "does not know are listed in notFound."
     ),
-    input_model=lazy(".inputs:FetchInput", __name__),
-    output_model=lazy(".models:FetchOutput", __name__),
-    handler=lazy(".fetch_tool:fetch_records", __name__),
-    render=lazy(".fetch_tool:render_fetch", __name__),
+    input_model=_inputs.FetchInput,
+    output_model=_models.FetchOutput,
+    handler=_fetch_tool.fetch_records,
+    render=_fetch_tool.render_fetch,
     guide="Europe PMC hits ({source, epmcId}), want whole records",
 )
 
@@ -63,7 +82,7 @@ TIER = FulltextTier(
     name="europepmc",
     order=20,
     accepts=frozenset({"pmcid", "pmid", "doi"}),
-    resolve=lazy(".tier:resolve_europepmc", __name__),
+    resolve=_tier.resolve_europepmc,
     description="Europe PMC open-access JATS, preprints included: one search for all ids, then fullTextXML per article",
     timeout=45.0,
     source="europepmc",
@@ -74,7 +93,7 @@ PROVIDER = RelatedProvider(
     name="europepmc",
     order=20,
     kinds=frozenset({"cited_by", "references"}),
-    resolve=lazy(".related:related_europepmc", __name__),
+    resolve=_related.related_europepmc,
     description="Europe PMC citations and references lists (PubMed records only; others counted as dropped)",
     timeout=30.0,
 )

@@ -8,9 +8,20 @@ through the host's services (``ctx.host``), which it asks for like any workflow 
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy_module
 
 from .describe import NAME, chain_summary, describe, guide
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models as _models
+    from . import render as _render
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _models = lazy_module(".models", __name__)
+    _render = lazy_module(".render", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models, the chain and the JATS shaping are imported at the first call.
 TOOL = ToolSpec(
@@ -18,10 +29,10 @@ TOOL = ToolSpec(
     title="Fetch full-text articles",
     description="Fetch the full text of articles from the installed full-text sources.",  # see describe
     describe=describe,
-    input_model=lazy(".models:FulltextInput", __name__),
-    output_model=lazy(".models:FulltextOutput", __name__),
-    handler=lazy(".tool:fetch_fulltext", __name__),
-    render=lazy(".render:render_fulltext", __name__),
+    input_model=_models.FulltextInput,
+    output_model=_models.FulltextOutput,
+    handler=_tool.fetch_fulltext,
+    render=_render.render_fulltext,
     guide="PMCIDs / PMIDs / DOIs, want the full text",
     capabilities=frozenset({"full_text"}),
 )

@@ -5,9 +5,18 @@ references and imported at its first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy_module
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models as _models
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
     name="pubmed_fetch_citation_metrics",
@@ -19,10 +28,10 @@ TOOL = ToolSpec(
         "papers, pubmed_search_articles; the papers citing one, pubmed_find_related. iCite does not flag "
         "retractions: check pubmed_fetch_articles. 200 PMIDs per request; the rest are listed in overLimit."
     ),
-    input_model=lazy(".models:CitationMetricsInput", __name__),
-    output_model=lazy(".models:CitationMetricsOutput", __name__),
-    handler=lazy(".tool:fetch_metrics", __name__),
-    render=lazy(".tool:render_metrics", __name__),
+    input_model=_models.CitationMetricsInput,
+    output_model=_models.CitationMetricsOutput,
+    handler=_tool.fetch_metrics,
+    render=_tool.render_metrics,
     guide="PMIDs, want citation counts and RCR",
 )
 

@@ -13,6 +13,8 @@ related-article provider), ``resources`` and ``guide`` (light: the database-info
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from medlit.core.plugin import (
     FulltextTier,
     IdResolver,
@@ -26,17 +28,34 @@ from medlit.core.plugin import (
     SettingSpec,
     errors,
     hookimpl,
-    lazy,
+    lazy_module,
 )
 
 from . import guide, service
 from .tools import TOOLS
 
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import idconv as _idconv
+    from . import metadata as _metadata
+    from . import pmc_tier as _pmc_tier
+    from . import references as _references
+    from . import related as _related
+    from . import resources as _resources
+    from . import review_source as _review_source
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _idconv = lazy_module(".idconv", __name__)
+    _metadata = lazy_module(".metadata", __name__)
+    _pmc_tier = lazy_module(".pmc_tier", __name__)
+    _references = lazy_module(".references", __name__)
+    _related = lazy_module(".related", __name__)
+    _resources = lazy_module(".resources", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+
 PMC_TIER = FulltextTier(
     name="pmc",
     order=10,
     accepts=frozenset({"pmcid"}),
-    resolve=lazy(".pmc_tier:resolve_pmc", __name__),
+    resolve=_pmc_tier.resolve_pmc,
     description="NCBI PubMed Central JATS, one efetch request for every PMCID of the call",
     timeout=60.0,
     source="pmc",
@@ -47,7 +66,7 @@ IDCONV_RESOLVER = IdResolver(
     order=10,
     accepts=frozenset({"pmid", "doi"}),
     provides=frozenset({"pmcid", "doi"}),
-    resolve=lazy(".idconv:resolve_pmcids", __name__),
+    resolve=_idconv.resolve_pmcids,
     description="NCBI PMC ID Converter, one request for every PMID and DOI of the call",
 )
 
@@ -55,7 +74,7 @@ METADATA_PROVIDER = MetadataProvider(
     name="pubmed",
     order=10,
     accepts=frozenset({"pmid"}),
-    lookup=lazy(".metadata:lookup", __name__),
+    lookup=_metadata.lookup,
     description="PubMed records by PMID (journal articles, Bookshelf books and chapters), one request per 200.",
 )
 
@@ -64,7 +83,7 @@ DOI_RESOLVER = IdResolver(
     order=20,
     accepts=frozenset({"pmid"}),
     provides=frozenset({"doi"}),
-    resolve=lazy(".metadata:resolve_dois", __name__),
+    resolve=_metadata.resolve_dois,
     description="The DOI PubMed records for a PMID (any article PubMed holds, not only PMC's).",
 )
 
@@ -72,7 +91,7 @@ RELATED_PROVIDER = RelatedProvider(
     name="ncbi",
     order=10,
     kinds=frozenset({"similar", "cited_by", "references"}),  # the keys of related.LINKNAMES
-    resolve=lazy(".related:related", __name__),
+    resolve=_related.related,
     description="NCBI ELink; citing and references only from reference lists PMC holds",
 )
 
@@ -80,7 +99,7 @@ MATCHER = ReferenceMatcher(
     name="ncbi",
     order=10,
     stages=frozenset({"identifiers", "citation", "search"}),
-    resolve=lazy(".references:match", __name__),
+    resolve=_references.match,
     description="PubMed: stated PMIDs and DOIs (one ESearch, one EFetch), ECitMatch, title search",
 )
 
@@ -88,14 +107,14 @@ NOTICES = NoticeProvider(
     name="ncbi",
     order=10,
     accepts=frozenset({"pmid"}),
-    lookup=lazy(".references:notices", __name__),
+    lookup=_references.notices,
     description="PubMed CommentsCorrections (RetractionIn, ErratumIn, ExpressionOfConcernIn, ...)",
 )
 
 PUBMED_SOURCE = SearchSource(
     name="pubmed",
     title="PubMed",
-    run=lazy(".review_source:run_pubmed", __name__),
+    run=_review_source.run_pubmed,
     syntax="PubMed query syntax (asthma[mh] AND child*[tiab] AND 2015:2024[dp])",
     order=10,
     batch=500,
@@ -109,7 +128,7 @@ DATABASE_INFO = ResourceSpec(
     title="PubMed database info",
     description="PubMed's record count, last update, searchable field tags and link names (NCBI EInfo, cached "
     "for the process).",
-    read=lazy(".resources:read_pubmed_info", __name__),
+    read=_resources.read_pubmed_info,
 )
 
 

@@ -146,10 +146,10 @@ def history_of(r: ESearchResult, db: str) -> HistoryHandle | None:
 async def database_names(ctx: ToolContext) -> list[str]:
     """The live Entrez database list, fetched once per process (concurrent callers share one request)."""
     task = ctx.cache.get(DBLIST_CACHE_KEY)
-    if task is None or (task.done() and task.exception() is not None):
-        task = asyncio.ensure_future(_fetch_database_names(ctx))
-        ctx.cache[DBLIST_CACHE_KEY] = task
-    return list(await asyncio.shield(task))
+    if not isinstance(task, asyncio.Future) or (task.done() and task.exception() is not None):
+        task = ctx.cache[DBLIST_CACHE_KEY] = asyncio.ensure_future(_fetch_database_names(ctx))
+    names: list[str] = await asyncio.shield(task)
+    return list(names)
 
 
 async def _fetch_database_names(ctx: ToolContext) -> list[str]:
@@ -273,10 +273,7 @@ def _pubmed_parser(investigators: bool, grants: bool) -> Callable[[Response], li
 
 
 def _record_cache(ctx: ToolContext) -> OrderedDict[CacheKey, tuple[float, PubMedArticle]]:
-    cache = ctx.cache.get(RECORD_CACHE_KEY)
-    if cache is None:
-        cache = ctx.cache[RECORD_CACHE_KEY] = OrderedDict()
-    return cache
+    return ctx.keep(RECORD_CACHE_KEY, OrderedDict)
 
 
 def _serving(investigators: bool, grants: bool) -> list[tuple[bool, bool]]:

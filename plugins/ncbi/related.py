@@ -55,7 +55,7 @@ def links_of(result: ELinkResult, source: str, linkname: str) -> tuple[Links, st
 
 
 async def _elink(ctx: ToolContext, pmid: str, linkname: str) -> tuple[Links, str]:
-    cache = ctx.cache.setdefault(_CACHE_KEY, {})
+    cache: dict[tuple[str, str], tuple[float, Links, str]] = ctx.keep(_CACHE_KEY, dict)
     hit = cache.get((pmid, linkname))
     if hit is not None and time.monotonic() - hit[0] <= _TTL:
         return hit[1], hit[2]

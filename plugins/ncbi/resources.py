@@ -14,7 +14,7 @@ CACHE_KEY = "ncbi.pubmed.database_info"
 async def read_pubmed_info(ctx: ToolContext) -> str:
     """EInfo for PubMed as JSON, fetched once per process (one NCBI request)."""
     cached = ctx.cache.get(CACHE_KEY)
-    if cached is None:
+    if not isinstance(cached, str):
         db = await describe_database(ctx, "pubmed")
         cached = json.dumps(
             {

@@ -37,9 +37,7 @@ MAX_SLICES = 400
 
 
 def _handles(ctx: ToolContext) -> dict[str, tuple[float, str, str, int]]:
-    found = ctx.cache.setdefault("ncbi.review.history", {})
-    assert isinstance(found, dict)
-    return found
+    return ctx.keep("ncbi.review.history", dict)
 
 
 async def _history(ctx: ToolContext, term: str, fresh: bool = False) -> tuple[str, str, int]:

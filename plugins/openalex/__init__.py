@@ -3,16 +3,25 @@ citation graph, for PubMed articles, as the last fallback after NCBI and Europe 
 
 from __future__ import annotations
 
-from medlit.core.plugin import NoticeProvider, PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import NoticeProvider, PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy_module
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import notices as _notices
+    from . import related as _related
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _notices = lazy_module(".notices", __name__)
+    _related = lazy_module(".related", __name__)
 
 # Declarations only: the client and parsers are imported at first use.
 PROVIDER = RelatedProvider(
     name="openalex",
     order=30,
     kinds=frozenset({"similar", "cited_by", "references"}),
-    resolve=lazy(".related:related", __name__),
+    resolve=_related.related,
     description="OpenAlex; its similar is related_works, not PubMed's ranking",
 )
 
@@ -20,7 +29,7 @@ NOTICES = NoticeProvider(
     name="openalex",
     order=30,
     accepts=frozenset({"doi"}),
-    lookup=lazy(".notices:notices", __name__),
+    lookup=_notices.notices,
     description="OpenAlex is_retracted, one request per 100 DOIs",
 )
 

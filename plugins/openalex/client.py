@@ -43,7 +43,7 @@ class Window:
 
 
 def _cache(ctx: ToolContext, name: str) -> dict[Any, Any]:
-    return ctx.cache.setdefault(f"openalex:{name}", {})
+    return ctx.keep(f"openalex:{name}", dict)
 
 
 def _remember(store: dict[Any, Any], key: object, value: object) -> None:

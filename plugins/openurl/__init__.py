@@ -7,9 +7,18 @@ uses for the articles it could not serve.
 
 from __future__ import annotations
 
-from medlit.core.plugin import AccessLinkProvider, PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import AccessLinkProvider, PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy_module
 
 from . import presets
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import access as _access
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _access = lazy_module(".access", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 # Declarations only: KEV building, the metadata lookup and the models load at first use.
 TOOL = ToolSpec(
@@ -23,17 +32,17 @@ TOOL = ToolSpec(
         "Nothing is fetched from the resolver. unavailable lists PMIDs PubMed does not know; a DOI outside "
         "PubMed gets a DOI-only link."
     ),
-    input_model=lazy(".tool:InstitutionalLinkInput", __name__),
-    output_model=lazy(".tool:InstitutionalLinkOutput", __name__),
-    handler=lazy(".tool:institutional_link", __name__),
-    render=lazy(".tool:render", __name__),
+    input_model=_tool.InstitutionalLinkInput,
+    output_model=_tool.InstitutionalLinkOutput,
+    handler=_tool.institutional_link,
+    render=_tool.render,
     guide="no open copy, want a link through the user's library",
 )
 
 PROVIDER = AccessLinkProvider(
     name="openurl",
     order=10,
-    build=lazy(".access:resolver_links", __name__),
+    build=_access.resolver_links,
     description="OpenURL 1.0 link to the library's link resolver (OPENURL_RESOLVER or OPENURL_PRESET)",
 )
 

@@ -6,15 +6,42 @@ tool's first call."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SearchSource, SettingSpec, ToolSpec, errors, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import (
+    PluginInfo,
+    SearchSource,
+    SettingSpec,
+    ToolSpec,
+    errors,
+    hookimpl,
+    lazy_module,
+)
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import annotations_tool as _annotations_tool
+    from . import entity_tool as _entity_tool
+    from . import inputs as _inputs
+    from . import models as _models
+    from . import related_tool as _related_tool
+    from . import review_source as _review_source
+    from . import search_tool as _search_tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _annotations_tool = lazy_module(".annotations_tool", __name__)
+    _entity_tool = lazy_module(".entity_tool", __name__)
+    _inputs = lazy_module(".inputs", __name__)
+    _models = lazy_module(".models", __name__)
+    _related_tool = lazy_module(".related_tool", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+    _search_tool = lazy_module(".search_tool", __name__)
 
 # The review workspace's source: whole searches, ten records a page (PubTator3's search page).
 SEARCH_SOURCE = SearchSource(
     name="pubtator",
     title="PubTator3",
-    run=lazy(".review_source:run_pubtator", __name__),
+    run=_review_source.run_pubtator,
     syntax="PubTator3 search (@GENE_BRAF AND @DISEASE_Melanoma, relations:treat|@CHEMICAL_x|@DISEASE_y, words)",
     order=30,
     batch=10,
@@ -30,10 +57,10 @@ FIND_ENTITY = ToolSpec(
         "Use it first: pubtator_search and pubtator_related take these ids. For MeSH headings in PubMed "
         "queries use pubmed_lookup_mesh. One request."
     ),
-    input_model=lazy(".inputs:FindEntityInput", __name__),
-    output_model=lazy(".models:FindEntityOutput", __name__),
-    handler=lazy(".entity_tool:find_entity", __name__),
-    render=lazy(".entity_tool:render_find_entity", __name__),
+    input_model=_inputs.FindEntityInput,
+    output_model=_models.FindEntityOutput,
+    handler=_entity_tool.find_entity,
+    render=_entity_tool.render_find_entity,
     guide="a gene, disease, chemical or variant name, want its PubTator entity id",
     capabilities=frozenset({"vocabulary"}),
 )
@@ -48,10 +75,10 @@ SEARCH = ToolSpec(
         "a page. Get ids with pubtator_find_entity; for MeSH, field tags and filters use "
         "pubmed_search_articles. One request per page."
     ),
-    input_model=lazy(".inputs:SearchInput", __name__),
-    output_model=lazy(".models:SearchOutput", __name__),
-    handler=lazy(".search_tool:search_pubtator", __name__),
-    render=lazy(".search_tool:render_search", __name__),
+    input_model=_inputs.SearchInput,
+    output_model=_models.SearchOutput,
+    handler=_search_tool.search_pubtator,
+    render=_search_tool.render_search,
     guide="entity ids or relations, want the articles mentioning them",
 )
 
@@ -65,10 +92,10 @@ ANNOTATIONS = ToolSpec(
         "request; pmcids: open-access full text. Unknown ids are listed in notFound. To read the article use "
         "pubmed_fetch_articles or pubmed_fetch_fulltext."
     ),
-    input_model=lazy(".inputs:AnnotationsInput", __name__),
-    output_model=lazy(".models:AnnotationsOutput", __name__),
-    handler=lazy(".annotations_tool:fetch_annotations", __name__),
-    render=lazy(".annotations_tool:render_annotations", __name__),
+    input_model=_inputs.AnnotationsInput,
+    output_model=_models.AnnotationsOutput,
+    handler=_annotations_tool.fetch_annotations,
+    render=_annotations_tool.render_annotations,
     guide="PMIDs / PMCIDs, want the genes, diseases, chemicals and variants they mention",
 )
 
@@ -81,10 +108,10 @@ RELATED = ToolSpec(
         "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
         "search per entity in pmidsFor."
     ),
-    input_model=lazy(".inputs:RelatedInput", __name__),
-    output_model=lazy(".models:RelatedOutput", __name__),
-    handler=lazy(".related_tool:related", __name__),
-    render=lazy(".related_tool:render_related", __name__),
+    input_model=_inputs.RelatedInput,
+    output_model=_models.RelatedOutput,
+    handler=_related_tool.related,
+    render=_related_tool.render_related,
     guide="an entity, want entities related to it (a disease's treating chemicals)",
 )
 

@@ -10,19 +10,28 @@ host's services (``ctx.host``), which it asks for like any workflow plugin.
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy_module
 
 from .describe import NAME, describe
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models as _models
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
     name=NAME,
     title="Verify a reference list (exists, which record, what is wrong, retracted?)",
     description="Audit a reference list: existence, matching record, discrepancies, retractions.",  # see describe
     describe=describe,
-    input_model=lazy(".models:VerifyReferencesInput", __name__),
-    output_model=lazy(".models:VerifyReferencesOutput", __name__),
-    handler=lazy(".tool:verify_references", __name__),
-    render=lazy(".tool:render_references", __name__),
+    input_model=_models.VerifyReferencesInput,
+    output_model=_models.VerifyReferencesOutput,
+    handler=_tool.verify_references,
+    render=_tool.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
 )

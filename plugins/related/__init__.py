@@ -9,9 +9,18 @@ services (``ctx.host``), which it asks for like any workflow plugin.
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, ToolSpec, errors, hookimpl, lazy_module
 
 from .describe import NAME, describe
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models as _models
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _models = lazy_module(".models", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 # Declarations only: the models and the chain are imported at the tool's first call.
 TOOL = ToolSpec(
@@ -19,10 +28,10 @@ TOOL = ToolSpec(
     title="Find related articles (similar, citing, cited)",
     description="Find similar, citing or cited articles of one article named by PMID.",  # see describe
     describe=describe,
-    input_model=lazy(".models:FindRelatedInput", __name__),
-    output_model=lazy(".models:FindRelatedOutput", __name__),
-    handler=lazy(".tool:find_related", __name__),
-    render=lazy(".tool:render_related", __name__),
+    input_model=_models.FindRelatedInput,
+    output_model=_models.FindRelatedOutput,
+    handler=_tool.find_related,
+    render=_tool.render_related,
     guide="a PMID, want similar, citing or cited articles",
     capabilities=frozenset({"related"}),
 )

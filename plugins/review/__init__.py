@@ -9,6 +9,8 @@ declares no service: each source runs under its own plugin's context (``ctx.host
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from medlit.core.plugin import (
     Catalog,
     PluginInfo,
@@ -17,8 +19,17 @@ from medlit.core.plugin import (
     ToolSpec,
     errors,
     hookimpl,
-    lazy,
+    lazy_module,
 )
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import models as _models
+    from . import screen as _screen
+    from . import tool as _tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _models = lazy_module(".models", __name__)
+    _screen = lazy_module(".screen", __name__)
+    _tool = lazy_module(".tool", __name__)
 
 SEARCH = "review_search"
 # The full-text exclusion reasons (plugins/review/screening.py holds their labels; a test keeps both equal).
@@ -58,16 +69,18 @@ def describe_search(catalog: Catalog) -> str:
     )
 
 
-TOOLS = [
+# A tuple keeps each tool's own ToolSpec[In, Out] (a list joins them to object); annotated
+# `list[ToolSpec]`, mypy would infer Any models from the annotation and check no handler.
+TOOLS = (
     ToolSpec(
         name=SEARCH,
         title="Search sources into a review set",
         description="Run whole searches into a review set.",  # see describe_search
         describe=describe_search,
-        input_model=lazy(".models:SearchInput", __name__),
-        output_model=lazy(".models:SetState", __name__),
-        handler=lazy(".tool:review_search", __name__),
-        render=lazy(".tool:render_state", __name__),
+        input_model=_models.SearchInput,
+        output_model=_models.SetState,
+        handler=_tool.review_search,
+        render=_tool.render_state,
         idempotent=False,
         read_only=False,
         capabilities=frozenset({"review_set"}),
@@ -80,10 +93,10 @@ TOOLS = [
         "abstracts) with their screening decisions, filtered by source, year, abstract, decision, conflicts or "
         "undecided. For records outside a set use the search tools; to hand the set to a reference manager use "
         "review_export.",
-        input_model=lazy(".models:RecordsInput", __name__),
-        output_model=lazy(".models:RecordsOutput", __name__),
-        handler=lazy(".tool:review_records", __name__),
-        render=lazy(".tool:render_records", __name__),
+        input_model=_models.RecordsInput,
+        output_model=_models.RecordsOutput,
+        handler=_tool.review_records,
+        render=_tool.render_records,
         open_world=False,
         guide="a review set, want its records page by page",
     ),
@@ -93,10 +106,10 @@ TOOLS = [
         description="Write a review set (or only its records with one decision, e.g. the includes) to a file for "
         "Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, nbib, csv) with its PRISMA-S search log; "
         "answers the path and a resource uri (resources/read). To read records in the chat use review_records.",
-        input_model=lazy(".models:ExportInput", __name__),
-        output_model=lazy(".models:ExportOutput", __name__),
-        handler=lazy(".tool:review_export", __name__),
-        render=lazy(".tool:render_export", __name__),
+        input_model=_models.ExportInput,
+        output_model=_models.ExportOutput,
+        handler=_tool.review_export,
+        render=_tool.render_export,
         read_only=False,
         open_world=False,
         guide="a review set, want a file for Rayyan, Covidence, Zotero or EndNote",
@@ -110,10 +123,10 @@ TOOLS = [
         f"reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items come back refused, the rest are "
         "recorded; conflicts between reviewers are listed. Find records to screen with review_records "
         "(undecided=true).",
-        input_model=lazy(".models:ScreenInput", __name__),
-        output_model=lazy(".models:ScreenOutput", __name__),
-        handler=lazy(".screen:review_screen", __name__),
-        render=lazy(".screen:render_screen", __name__),
+        input_model=_models.ScreenInput,
+        output_model=_models.ScreenOutput,
+        handler=_screen.review_screen,
+        render=_screen.render_screen,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -126,10 +139,10 @@ TOOLS = [
         "25 a call through the full-text sources and record per record which tier has it, or each tier's "
         "outcome and the library link; answers `remaining` (call again). To read a full text use the full-text "
         "tool.",
-        input_model=lazy(".models:RetrieveInput", __name__),
-        output_model=lazy(".models:RetrieveOutput", __name__),
-        handler=lazy(".screen:review_retrieve", __name__),
-        render=lazy(".screen:render_retrieve", __name__),
+        input_model=_models.RetrieveInput,
+        output_model=_models.RetrieveOutput,
+        handler=_screen.review_retrieve,
+        render=_screen.render_retrieve,
         read_only=False,
         guide="screened includes, want which full texts can be retrieved (PRISMA)",
     ),
@@ -139,10 +152,10 @@ TOOLS = [
         description="The PRISMA 2020 flow of a review set from its searches and screening decisions: json (the "
         "counts), svg (the diagram as a file and resource uri, for a manuscript) or png (the diagram as an "
         "image). Undecided records and reviewer conflicts are reported as pending, not counted.",
-        input_model=lazy(".models:PrismaInput", __name__),
-        output_model=lazy(".models:PrismaOutput", __name__),
-        handler=lazy(".screen:review_prisma", __name__),
-        render=lazy(".screen:render_prisma", __name__),
+        input_model=_models.PrismaInput,
+        output_model=_models.PrismaOutput,
+        handler=_screen.review_prisma,
+        render=_screen.render_prisma,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -153,17 +166,17 @@ TOOLS = [
         title="List, rename or delete review sets",
         description="List the review sets (records, runs, complete or still importing), rename one, or delete one "
         "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
-        input_model=lazy(".models:SetsInput", __name__),
-        output_model=lazy(".models:SetsOutput", __name__),
-        handler=lazy(".tool:review_sets", __name__),
-        render=lazy(".tool:render_sets", __name__),
+        input_model=_models.SetsInput,
+        output_model=_models.SetsOutput,
+        handler=_tool.review_sets,
+        render=_tool.render_sets,
         read_only=False,
         idempotent=False,
         open_world=False,
         destructive=True,
         guide="review sets, want to list, rename or delete one",
     ),
-]
+)
 
 RESOURCES = [
     ResourceSpec(
@@ -172,7 +185,7 @@ RESOURCES = [
         title="Review set search log (PRISMA-S)",
         description="Per source the exact query, when it ran and the records found; totals before and after "
         "deduplication, by rule.",
-        read=lazy(".tool:read_set_log", __name__),
+        read=_tool.read_set_log,
         mime_type="text/markdown",
     ),
     ResourceSpec(
@@ -181,7 +194,7 @@ RESOURCES = [
         title="Review export file",
         description="A file review_export or review_prisma wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV, the search log, "
         "the SVG flow diagram); its uri is in the tool result.",
-        read=lazy(".tool:read_export", __name__),
+        read=_tool.read_export,
         mime_type="",  # each file's own: RIS, BibTeX, JSON, CSV, the SVG flow diagram
     ),
 ]

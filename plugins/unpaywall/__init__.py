@@ -7,9 +7,16 @@ the variable.
 
 from __future__ import annotations
 
-from medlit.core.plugin import FulltextTier, PluginInfo, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import FulltextTier, PluginInfo, hookimpl, lazy_module
 
 from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import tier as _tier
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _tier = lazy_module(".tier", __name__)
 
 TIMEOUT = 48.0  # the chain's guard for this tier; a tool call has 50 s in all
 
@@ -18,7 +25,7 @@ TIER = FulltextTier(
     name="unpaywall",
     order=30,
     accepts=frozenset({"doi"}),
-    resolve=lazy(".tier:resolve_unpaywall", __name__),
+    resolve=_tier.resolve_unpaywall,
     description="Open-access copies found through Unpaywall (publisher and repository PDFs and pages)",
     timeout=TIMEOUT,
 )

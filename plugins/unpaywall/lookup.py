@@ -141,7 +141,7 @@ def path_for(doi: str) -> str:
 async def lookup(ctx: ToolContext, doi: str, deadline: float) -> OaRecord | NoRecord:
     """The record for one canonical (lower-case) DOI, from the plugin's cache when fresh.
     Upstream failures raise :class:`~medlit.core.errors.MedlitError` (never cached)."""
-    cache: dict[str, tuple[float, OaRecord | NoRecord]] = ctx.cache.setdefault(_CACHE_KEY, {})
+    cache: dict[str, tuple[float, OaRecord | NoRecord]] = ctx.keep(_CACHE_KEY, dict)
     now = time.monotonic()
     hit = cache.get(doi)
     if hit is not None and now - hit[0] < CACHE_SECONDS:

@@ -20,7 +20,7 @@ def _sync_read(ctx):
     return "{}"
 
 
-def _render(args):
+def _render(args, catalog):
     return [("user", "hi")]
 
 
@@ -75,6 +75,8 @@ def test_lazy_references_learn_their_slot_and_owner():
     [t], [r], [p] = record.tools, record.resolvers, record.prompts
     assert (t.input_model.expect, t.output_model.expect, t.handler.expect) == ("model", "model", "async")
     assert r.resolve.expect == "async" and p.render.expect == "sync"
+    # and how many positional arguments each slot passes, read from the record's annotations
+    assert (t.handler.arity, r.resolve.arity, p.render.arity, t.input_model.arity) == (2, 2, 2, None)
     assert t.handler.owner == "medlit_tools(): ToolSpec 'a_tool' handler"
     assert r.resolve.owner == "medlit_id_resolvers(): IdResolver 'a_ids' resolve"
 

@@ -107,12 +107,16 @@ def test_every_builtin_reference_resolves_and_fits_its_slot():
             *plugin.metadata,
             *plugin.access_links,
             *plugin.related,
+            *plugin.matchers,
+            *plugin.notices,
+            *plugin.sources,
             *plugin.resources,
             *plugin.prompts,
         ]
         for record in records:
             for name, value in vars(record).items() if hasattr(record, "__dict__") else ():
-                if isinstance(value, Lazy):
+                if isinstance(value, Lazy):  # resolving checks async-ness and arity against the slot
+                    assert value.expect == "model" or value.arity is not None, f"{record!r}.{name}"
                     assert value.resolve() is not None, f"{plugin.name}: {record!r}.{name}"
                     seen += 1
     assert seen >= 60  # every built-in tool (4 references each) and the tiers and providers

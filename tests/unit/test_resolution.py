@@ -315,9 +315,13 @@ async def test_a_failing_resolver_is_a_service_error_for_its_articles_only():
     assert only.all_failed_for_service_reasons()
 
 
+async def _never_asked(refs, ctx, options):  # a tier of the waiting plugin: the host checks its arity
+    raise AssertionError("a waiting plugin's tier ran")
+
+
 async def test_an_inactive_resolver_is_reported_and_its_tier_counted_unqueried():
     off = FakeResolverPlugin("conv", "conv", 10, {"pmid"}, {"pmcid", "doi"},
-                             tiers=[FulltextTier("pmc", 10, frozenset({"pmcid"}), FakeTierPlugin.resolve)])  # fmt: skip
+                             tiers=[FulltextTier("pmc", 10, frozenset({"pmcid"}), _never_asked)])  # fmt: skip
     oa = FakeTierPlugin("pb", "oa", 30, {"doi"})
     off.required = "CONV_KEY"  # switched on, waiting on a setting: its steps are known, not run
     ctx = context(off, oa)

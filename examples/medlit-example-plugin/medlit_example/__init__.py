@@ -11,9 +11,18 @@ never calls a tool never imports its module (``tools/list`` reads the stored sch
 
 from __future__ import annotations
 
-from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy_module
 
 from . import providers, registry
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import coverage as _coverage
+    from . import tools as _tools
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _coverage = lazy_module(".coverage", __name__)
+    _tools = lazy_module(".tools", __name__)
 
 __version__ = "0.2.0"
 
@@ -25,10 +34,10 @@ DOI_LINK = ToolSpec(
         "clickable link; to check that a DOI exists and read its citation details use "
         "example_works_lookup instead."
     ),
-    input_model=lazy(".tools:DoiLinkInput", __name__),
-    output_model=lazy(".tools:DoiLinkOutput", __name__),
-    handler=lazy(".tools:doi_link", __name__),
-    render=lazy(".tools:render_link", __name__),
+    input_model=_tools.DoiLinkInput,
+    output_model=_tools.DoiLinkOutput,
+    handler=_tools.doi_link,
+    render=_tools.render_link,
     open_world=False,
 )
 
@@ -42,10 +51,10 @@ WORKS_LOOKUP = ToolSpec(
         "registry is one of its tiers). DOIs the registry does not know are listed in notFound; a "
         "registry failure is retryable."
     ),
-    input_model=lazy(".tools:WorksLookupInput", __name__),
-    output_model=lazy(".tools:WorksLookupOutput", __name__),
-    handler=lazy(".tools:works_lookup", __name__),
-    render=lazy(".tools:render_works", __name__),
+    input_model=_tools.WorksLookupInput,
+    output_model=_tools.WorksLookupOutput,
+    handler=_tools.works_lookup,
+    render=_tools.render_works,
 )
 
 
@@ -58,10 +67,10 @@ OPEN_COVERAGE = ToolSpec(
         "declares). Use it to plan reading; to read the articles use pubmed_fetch_fulltext instead. "
         "A DOI whose sources failed is 'unknown' (ask again), never 'closed'."
     ),
-    input_model=lazy(".coverage:CoverageInput", __name__),
-    output_model=lazy(".coverage:CoverageOutput", __name__),
-    handler=lazy(".coverage:open_coverage", __name__),
-    render=lazy(".coverage:render_coverage", __name__),
+    input_model=_coverage.CoverageInput,
+    output_model=_coverage.CoverageOutput,
+    handler=_coverage.open_coverage,
+    render=_coverage.render_coverage,
 )
 
 

@@ -5,8 +5,7 @@ source (whole title searches, for core's review workspace: ``review_search``).""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from medlit.core.plugin import (
     ArticleRef,
@@ -20,6 +19,7 @@ from medlit.core.plugin import (
     SourcePage,
     SourceQuery,
     SourceRecord,
+    TierOptions,
     TierResult,
     ToolContext,
     errors,
@@ -47,7 +47,7 @@ def _result(text: Text | None) -> TierResult:
 
 
 async def resolve_text(
-    refs: Sequence[ArticleRef], ctx: ToolContext, options: Mapping[str, Any]
+    refs: Sequence[ArticleRef], ctx: ToolContext, options: TierOptions
 ) -> dict[str, TierResult]:
     """One request per article (the registry serves text one DOI at a time); the paced client
     spaces them, so they are started together."""

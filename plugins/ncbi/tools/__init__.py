@@ -4,7 +4,32 @@ lives a floor down (``client``, ``parse``, ``inputs``, ``render``, ``citation_st
 
 from __future__ import annotations
 
-from medlit.core.plugin import ToolSpec, lazy
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import ToolSpec, lazy_module
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
+    from . import convert as _convert
+    from . import einfo as _einfo
+    from . import eutils_fetch as _eutils_fetch
+    from . import eutils_link as _eutils_link
+    from . import eutils_search as _eutils_search
+    from . import mesh as _mesh
+    from . import pubmed_fetch as _pubmed_fetch
+    from . import pubmed_search as _pubmed_search
+    from . import spell as _spell
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
+    _convert = lazy_module(".convert", __name__)
+    _einfo = lazy_module(".einfo", __name__)
+    _eutils_fetch = lazy_module(".eutils_fetch", __name__)
+    _eutils_link = lazy_module(".eutils_link", __name__)
+    _eutils_search = lazy_module(".eutils_search", __name__)
+    _mesh = lazy_module(".mesh", __name__)
+    _pubmed_fetch = lazy_module(".pubmed_fetch", __name__)
+    _pubmed_search = lazy_module(".pubmed_search", __name__)
+    _spell = lazy_module(".spell", __name__)
 
 TOOLS = (
     # einfo.py
@@ -17,10 +42,10 @@ TOOLS = (
             "choosing a linkname; not to search (eutils_esearch, pubmed_search_articles) or to count a query per "
             "database (eutils_egquery). An unknown database is refused with the valid names."
         ),
-        input_model=lazy(".einfo:EInfoInput", __name__),
-        output_model=lazy(".einfo:EInfoOutput", __name__),
-        handler=lazy(".einfo:einfo", __name__),
-        render=lazy(".einfo:render_einfo", __name__),
+        input_model=_einfo.EInfoInput,
+        output_model=_einfo.EInfoOutput,
+        handler=_einfo.einfo,
+        render=_einfo.render_einfo,
         guide="the field tags or link names of an Entrez database",
     ),
     # eutils_search.py
@@ -34,10 +59,10 @@ TOOLS = (
             "eutils_egquery. Page with retstart = next_offset; PubMed and PMC sets stop at 10,000 records: split by "
             "date (mindate/maxdate or reldate). No match is an empty result with a spelling suggestion."
         ),
-        input_model=lazy(".eutils_search:ESearchInput", __name__),
-        output_model=lazy(".eutils_search:ESearchOutput", __name__),
-        handler=lazy(".eutils_search:esearch_tool", __name__),
-        render=lazy(".eutils_search:render_esearch", __name__),
+        input_model=_eutils_search.ESearchInput,
+        output_model=_eutils_search.ESearchOutput,
+        handler=_eutils_search.esearch_tool,
+        render=_eutils_search.render_esearch,
         idempotent=False,
         guide="a query for any Entrez database (gene, protein, snp, ...), want UIDs and a History handle",
     ),
@@ -50,10 +75,10 @@ TOOLS = (
             "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
             "each call creates a new handle."
         ),
-        input_model=lazy(".eutils_search:EPostInput", __name__),
-        output_model=lazy(".eutils_search:EPostOutput", __name__),
-        handler=lazy(".eutils_search:epost_tool", __name__),
-        render=lazy(".eutils_search:render_epost", __name__),
+        input_model=_eutils_search.EPostInput,
+        output_model=_eutils_search.EPostOutput,
+        handler=_eutils_search.epost_tool,
+        render=_eutils_search.render_epost,
         idempotent=False,
         guide="a long UID list, to store on the History server",
     ),
@@ -66,10 +91,10 @@ TOOLS = (
             "keeps field values and gene symbols. eutils_esearch already adds this suggestion to empty results. "
             "changed=false means no suggestion."
         ),
-        input_model=lazy(".eutils_search:ESpellInput", __name__),
-        output_model=lazy(".eutils_search:ESpellOutput", __name__),
-        handler=lazy(".eutils_search:espell_tool", __name__),
-        render=lazy(".eutils_search:render_espell", __name__),
+        input_model=_eutils_search.ESpellInput,
+        output_model=_eutils_search.ESpellOutput,
+        handler=_eutils_search.espell_tool,
+        render=_eutils_search.render_espell,
         guide="a misspelt term for any Entrez database",
     ),
     ToolSpec(
@@ -82,10 +107,10 @@ TOOLS = (
             "come from one ESearch in each of 12 common databases and the result says "
             "degraded=true with degraded_reason; an error about the query itself is returned as an error."
         ),
-        input_model=lazy(".eutils_search:EGQueryInput", __name__),
-        output_model=lazy(".eutils_search:EGQueryOutput", __name__),
-        handler=lazy(".eutils_search:egquery_tool", __name__),
-        render=lazy(".eutils_search:render_egquery", __name__),
+        input_model=_eutils_search.EGQueryInput,
+        output_model=_eutils_search.EGQueryOutput,
+        handler=_eutils_search.egquery_tool,
+        render=_eutils_search.render_egquery,
         guide="a query, want its match count in every Entrez database",
     ),
     ToolSpec(
@@ -96,10 +121,10 @@ TOOLS = (
             "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
             "with each match checked, use pubmed_lookup_citation; for topic searches, eutils_esearch. One request."
         ),
-        input_model=lazy(".eutils_search:ECitMatchInput", __name__),
-        output_model=lazy(".eutils_search:ECitMatchOutput", __name__),
-        handler=lazy(".eutils_search:ecitmatch_tool", __name__),
-        render=lazy(".eutils_search:render_ecitmatch", __name__),
+        input_model=_eutils_search.ECitMatchInput,
+        output_model=_eutils_search.ECitMatchOutput,
+        handler=_eutils_search.ecitmatch_tool,
+        render=_eutils_search.render_ecitmatch,
         guide="citation strings (journal|year|volume|page|author|key|), want PMIDs",
     ),
     # eutils_fetch.py
@@ -113,10 +138,10 @@ TOOLS = (
             "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
             "come back."
         ),
-        input_model=lazy(".eutils_fetch:ESummaryInput", __name__),
-        output_model=lazy(".eutils_fetch:ESummaryOutput", __name__),
-        handler=lazy(".eutils_fetch:esummary_tool", __name__),
-        render=lazy(".eutils_fetch:render_esummary", __name__),
+        input_model=_eutils_fetch.ESummaryInput,
+        output_model=_eutils_fetch.ESummaryOutput,
+        handler=_eutils_fetch.esummary_tool,
+        render=_eutils_fetch.render_esummary,
         guide="UIDs of any Entrez database, want document summaries",
     ),
     ToolSpec(
@@ -129,10 +154,10 @@ TOOLS = (
             "eutils_esummary; to search, eutils_search_then_fetch. Page a history with retstart/retmax. "
             "Non-sequence databases other than pubmed need rettype or retmode='xml'."
         ),
-        input_model=lazy(".eutils_fetch:EFetchInput", __name__),
-        output_model=lazy(".eutils_fetch:EFetchOutput", __name__),
-        handler=lazy(".eutils_fetch:efetch_tool", __name__),
-        render=lazy(".eutils_fetch:render_efetch", __name__),
+        input_model=_eutils_fetch.EFetchInput,
+        output_model=_eutils_fetch.EFetchOutput,
+        handler=_eutils_fetch.efetch_tool,
+        render=_eutils_fetch.render_efetch,
         guide="UIDs of any Entrez database, want records (XML, FASTA, GenBank, MEDLINE)",
     ),
     ToolSpec(
@@ -144,10 +169,10 @@ TOOLS = (
             "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
             "screen titles first, eutils_esearch then eutils_esummary. Page with retstart or the History handle."
         ),
-        input_model=lazy(".eutils_fetch:SearchThenFetchInput", __name__),
-        output_model=lazy(".eutils_fetch:SearchThenFetchOutput", __name__),
-        handler=lazy(".eutils_fetch:search_then_fetch_tool", __name__),
-        render=lazy(".eutils_fetch:render_search_then_fetch", __name__),
+        input_model=_eutils_fetch.SearchThenFetchInput,
+        output_model=_eutils_fetch.SearchThenFetchOutput,
+        handler=_eutils_fetch.search_then_fetch_tool,
+        render=_eutils_fetch.render_search_then_fetch,
         idempotent=False,
         guide="a query for any Entrez database, want the matching records in one call",
     ),
@@ -163,10 +188,10 @@ TOOLS = (
             "records themselves, eutils_link_then_fetch; PMID <-> PMC ID <-> DOI, pubmed_convert_ids. Give one of "
             "uids or history. No links is an empty result with a hint."
         ),
-        input_model=lazy(".eutils_link:ELinkInput", __name__),
-        output_model=lazy(".eutils_link:ELinkOutput", __name__),
-        handler=lazy(".eutils_link:elink_tool", __name__),
-        render=lazy(".eutils_link:render_elink", __name__),
+        input_model=_eutils_link.ELinkInput,
+        output_model=_eutils_link.ELinkOutput,
+        handler=_eutils_link.elink_tool,
+        render=_eutils_link.render_elink,
         idempotent=False,
         guide="UIDs, want the linked UIDs of another Entrez database (pubmed -> gene, protein -> nuccore)",
     ),
@@ -181,10 +206,10 @@ TOOLS = (
             "pubmed_find_related. Select sources with one of term, uids or history. Follows linkname, else "
             "'<dbfrom>_<db>'. Returns a History handle to page the linked set with eutils_efetch."
         ),
-        input_model=lazy(".eutils_link:LinkThenFetchInput", __name__),
-        output_model=lazy(".eutils_link:LinkThenFetchOutput", __name__),
-        handler=lazy(".eutils_link:link_then_fetch_tool", __name__),
-        render=lazy(".eutils_link:render_link_then_fetch", __name__),
+        input_model=_eutils_link.LinkThenFetchInput,
+        output_model=_eutils_link.LinkThenFetchOutput,
+        handler=_eutils_link.link_then_fetch_tool,
+        render=_eutils_link.render_link_then_fetch,
         idempotent=False,
         guide="UIDs, want the linked records of another Entrez database in one call",
     ),
@@ -199,10 +224,10 @@ TOOLS = (
             "eutils_esearch (eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search. "
             "At most 9,999 records: split by dateRange."
         ),
-        input_model=lazy(".pubmed_search:SearchArticlesInput", __name__),
-        output_model=lazy(".pubmed_search:SearchArticlesOutput", __name__),
-        handler=lazy(".pubmed_search:search_articles", __name__),
-        render=lazy(".pubmed_search:render_search", __name__),
+        input_model=_pubmed_search.SearchArticlesInput,
+        output_model=_pubmed_search.SearchArticlesOutput,
+        handler=_pubmed_search.search_articles,
+        render=_pubmed_search.render_search,
         guide="a topic, want PMIDs (+ brief summaries)",
     ),
     # pubmed_fetch.py
@@ -218,10 +243,10 @@ TOOLS = (
             "eutils_efetch (eutils_esummary for DocSums). One request per 200 PMIDs; unknown ones are listed in "
             "unavailablePmids."
         ),
-        input_model=lazy(".pubmed_fetch:FetchArticlesInput", __name__),
-        output_model=lazy(".pubmed_fetch:FetchArticlesOutput", __name__),
-        handler=lazy(".pubmed_fetch:fetch_articles", __name__),
-        render=lazy(".pubmed_fetch:render_fetch", __name__),
+        input_model=_pubmed_fetch.FetchArticlesInput,
+        output_model=_pubmed_fetch.FetchArticlesOutput,
+        handler=_pubmed_fetch.fetch_articles,
+        render=_pubmed_fetch.render_fetch,
         guide="PMIDs, want abstracts, authors, MeSH, retraction notices",
     ),
     # spell.py
@@ -235,10 +260,10 @@ TOOLS = (
             "tags, operators, indexed values (aged[mh]), all-capital gene symbols and words with digits stay. "
             "hasSuggestion=false means nothing changed."
         ),
-        input_model=lazy(".spell:SpellCheckInput", __name__),
-        output_model=lazy(".spell:SpellCheckOutput", __name__),
-        handler=lazy(".spell:spell_check", __name__),
-        render=lazy(".spell:render_spell", __name__),
+        input_model=_spell.SpellCheckInput,
+        output_model=_spell.SpellCheckOutput,
+        handler=_spell.spell_check,
+        render=_spell.render_spell,
         guide="a misspelt PubMed query",
         capabilities=frozenset({"vocabulary"}),
     ),
@@ -252,10 +277,10 @@ TOOLS = (
             'pubmed_search_articles meshTerms or "term"[mh] queries; not to search articles (pubmed_search_articles). '
             "Page with offset = nextOffset (absent on the last page). No match is an empty list with a notice."
         ),
-        input_model=lazy(".mesh:LookupMeshInput", __name__),
-        output_model=lazy(".mesh:LookupMeshOutput", __name__),
-        handler=lazy(".mesh:lookup_mesh", __name__),
-        render=lazy(".mesh:render_mesh", __name__),
+        input_model=_mesh.LookupMeshInput,
+        output_model=_mesh.LookupMeshOutput,
+        handler=_mesh.lookup_mesh,
+        render=_mesh.render_mesh,
         guide="a concept, want its MeSH heading",
         capabilities=frozenset({"vocabulary"}),
     ),
@@ -271,10 +296,10 @@ TOOLS = (
             "eutils_elink. pubmed_fetch_fulltext resolves ids itself. One request. An id not converted carries its "
             "own errmsg; embargoed articles carry releaseDate."
         ),
-        input_model=lazy(".convert:ConvertIdsInput", __name__),
-        output_model=lazy(".convert:ConvertIdsOutput", __name__),
-        handler=lazy(".convert:convert", __name__),
-        render=lazy(".convert:render_convert", __name__),
+        input_model=_convert.ConvertIdsInput,
+        output_model=_convert.ConvertIdsOutput,
+        handler=_convert.convert,
+        render=_convert.render_convert,
         guide="PMIDs <-> PMCIDs <-> DOIs of articles in PMC",
     ),
     # citations.py
@@ -289,10 +314,10 @@ TOOLS = (
             "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch. "
             "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
         ),
-        input_model=lazy(".citations:LookupCitationInput", __name__),
-        output_model=lazy(".citations:LookupCitationOutput", __name__),
-        handler=lazy(".citations:lookup_citation", __name__),
-        render=lazy(".citations:render_lookup", __name__),
+        input_model=_citations.LookupCitationInput,
+        output_model=_citations.LookupCitationOutput,
+        handler=_citations.lookup_citation,
+        render=_citations.render_lookup,
         guide="a reference (journal, year, volume, page, author), want its PMID",
     ),
     ToolSpec(
@@ -305,10 +330,10 @@ TOOLS = (
             "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles. Unknown PMIDs "
             "are listed in unavailablePmids. Plain text, no italics."
         ),
-        input_model=lazy(".citations:FormatCitationsInput", __name__),
-        output_model=lazy(".citations:FormatCitationsOutput", __name__),
-        handler=lazy(".citations:format_citations", __name__),
-        render=lazy(".citations:render_format", __name__),
+        input_model=_citations.FormatCitationsInput,
+        output_model=_citations.FormatCitationsOutput,
+        handler=_citations.format_citations,
+        render=_citations.render_format,
         guide="PMIDs, want formatted references (APA, MLA, Vancouver, ...)",
     ),
 )
