@@ -451,11 +451,12 @@ def _check_tools(host: Host) -> None:
     """Import every served tool (a broken lazy reference shows here, not at a user's first call)
     and fill the schema store, so the next launch lists tools without importing them."""
     from .lazy import LazyError
+    from .loaded import load_tool
 
     broken = []
     for spec in host.tools.values():
         try:
-            spec.loaded()
+            load_tool(spec)
             host.tool_schemas(spec)
         except LazyError as exc:
             broken.append(f"  {spec.name}: {exc}")

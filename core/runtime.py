@@ -25,6 +25,7 @@ from .cache import Cache, cache_setting, open_cache
 from .context import Progress, no_progress
 from .errors import MedlitError
 from .host import Host
+from .loaded import LoadedTool, load_tool
 from .models import Image, ResourceLink
 from .net.clients import build_clients
 from .net.http import UpstreamClient
@@ -38,7 +39,6 @@ from .types import (
     Catalog,
     ChainResult,
     IdKind,
-    LoadedTool,
     PromptMessages,
     RecordMetadata,
     SourcePage,
@@ -141,7 +141,7 @@ class Runtime:
                     while self._active:  # never compete with a running call for the GIL
                         time.sleep(0.02)
                     try:
-                        model: type[BaseModel] = spec.loaded().input_model
+                        model: type[BaseModel] = load_tool(spec).input_model
                         accepted_names(model)
                     except Exception as exc:  # that tool's call will report it
                         log.debug("warm-up: tool %s not loaded: %s", spec.name, exc)
@@ -324,7 +324,7 @@ class Runtime:
         report = _monotonic(progress)
 
         async def run() -> CallOutcome:
-            tool = spec.loaded()  # a lazy tool's module is imported at its first call
+            tool = load_tool(spec)  # a lazy tool's module is imported at its first call
             args = validate_arguments(tool, arguments or {})
             result = await tool.handler(args, self.context(spec.plugin, report, principal))
             if not isinstance(result, tool.output_model):
@@ -584,7 +584,7 @@ def accepted_names(model: type[BaseModel]) -> frozenset[str]:
 
 def validate_arguments(spec: ToolSpec | LoadedTool, arguments: dict[str, Any]) -> BaseModel:
     if isinstance(spec, ToolSpec):
-        spec = spec.loaded()
+        spec = load_tool(spec)
     if not isinstance(arguments, dict):
         raise E.invalid_argument(
             "Arguments must be a JSON object.", "Send the arguments as an object of named fields."

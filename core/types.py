@@ -23,7 +23,7 @@ from typing_extensions import TypeVar as DefaultedTypeVar
 
 from .context import ApiClient, OpenWebClient, Progress, no_progress
 from .errors import ErrorKind, MedlitError, plugin_fault
-from .lazy import Lazy, resolved
+from .lazy import Lazy
 
 if TYPE_CHECKING:
     from .jats.models import FulltextArticle
@@ -179,7 +179,6 @@ class Probe:
 
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
-PACE_CEILING = 10.0  # how far past its declared rate a service's announced rate may take its pacer
 
 
 @dataclass(frozen=True)
@@ -246,7 +245,7 @@ class ServiceSpec:
     a 2xx body (retried when ``retryable``). ``pace_from(headers)`` reads the rate a service
     announces in its answers' headers (requests/s, or ``None`` when it says nothing): the client
     then paces the service's group at that rate, never above the declared ``rate`` times
-    :data:`PACE_CEILING` (start low, follow what the service says). ``concurrency`` may be a
+    ``PACE_CEILING`` (10; start low, follow what the service says). ``concurrency`` may be a
     callable of the plugin's settings (a pool with more parallel requests for identified clients). ``error_prefix`` starts the reasons of its errors
     (``<prefix>_rate_limited``); ``max_retries`` overrides ``MEDLIT_MAX_RETRIES``. ``cache`` and
     ``records`` declare what the persistent cache may keep (:class:`CacheRule`,
@@ -808,35 +807,6 @@ class ToolSpec(Generic[In, Out]):
     destructive: bool = False
     guide: str = ""
     plugin: str = ""
-
-    def loaded(self) -> LoadedTool[In, Out]:
-        """This tool with its lazy references imported (the first call pays the import)."""
-        return LoadedTool(
-            spec=self,
-            input_model=resolved(self.input_model),
-            output_model=resolved(self.output_model),
-            handler=resolved(self.handler),
-            render=resolved(self.render),
-        )
-
-
-@dataclass(frozen=True)
-class LoadedTool(Generic[In, Out]):
-    """A :class:`ToolSpec` whose models and callables are the objects themselves."""
-
-    spec: ToolSpec[In, Out]
-    input_model: type[In]
-    output_model: type[Out]
-    handler: ToolHandler[In, Out]
-    render: ToolRender[Out, In] | None
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def plugin(self) -> str:
-        return self.spec.plugin
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..redact import Redactor
-from ..types import PACE_CEILING, OpenWebSpec
+from ..types import OpenWebSpec
 from .http import UpstreamClient
 from .pacing import Pacer, Pacing
 from .request import ServiceConfig
 from .shared_pacer import RedisPacer
 from .webfetch import WebClient, WebConfig
+
+PACE_CEILING = 10.0  # how far past its declared rate a service's announced rate may take its pacer
 
 if TYPE_CHECKING:
     import aiohttp

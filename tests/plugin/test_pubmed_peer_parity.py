@@ -7,6 +7,7 @@ accepts; our advertised schema must accept it and our input model must too, with
 import jsonschema
 import pytest
 
+from medlit.core.loaded import load_tool
 from medlit.core.server import tool_definitions
 
 pytestmark = pytest.mark.anyio
@@ -73,7 +74,7 @@ async def test_peer_shaped_call_is_valid(rt, fake, name):
     tool = next(t for t in tool_definitions(rt.host) if t.name == name)
     args = PEER_CALLS[name]
     jsonschema.validate(args, tool.input_schema)  # a client that checks the schema lets it through
-    rt.host.tools[name].loaded().input_model.model_validate(args)  # and so do we
+    load_tool(rt.host.tools[name]).input_model.model_validate(args)  # and so do we
     assert fake.requests == []
 
 

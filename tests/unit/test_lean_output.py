@@ -133,10 +133,12 @@ async def test_a_failing_warm_up_breaks_nothing(monkeypatch):
     async with make_runtime(env={"MEDLIT_CACHE": "off"}, discover=True) as rt:
         spec = rt.host.tools["pubmed_spell_check"]
 
-        def broken() -> None:
+        assert spec.name == "pubmed_spell_check"
+
+        def broken(_spec: object) -> None:
             raise RuntimeError("cannot import")
 
-        monkeypatch.setattr(type(spec), "loaded", lambda self: broken(), raising=True)
+        monkeypatch.setattr("medlit.core.runtime.load_tool", broken, raising=True)
         await rt.start_warm_up()  # logged, never raised
         assert rt._clients is not None
         monkeypatch.undo()

@@ -18,6 +18,7 @@ from medlit.core import types
 from medlit.core.errors import MedlitError
 from medlit.core.host import slot_arity
 from medlit.core.lazy import Lazy, LazyError, LazyModule, lazy_module
+from medlit.core.loaded import load_tool
 from medlit.core.plugin import FulltextTier, PluginInfo, ToolContext, ToolSpec, hookimpl, lazy
 from medlit.testing import make_host, make_runtime
 
@@ -287,7 +288,7 @@ def test_toolspec_models_and_callables_load_as_themselves():
         output_model=lazy("medlit.core.plugin:ToolOutput"),
         handler=lazy("asyncio:sleep"),
     )
-    loaded = spec.loaded()
+    loaded = load_tool(spec)
     assert loaded.handler is asyncio.sleep and loaded.input_model.__name__ == "ToolInput"
 
 
