@@ -462,11 +462,11 @@ async def _call(
     """Run one step. Returns its answers by key, or the failure every article of the call gets
     (recorded in ``errors`` too)."""
     out = await run_step(name, plugin, limit, call, Mapping, "a mapping of results by key")
-    if out.error is None:
-        answers: Mapping[str, Any] = out.answer
-        return answers
-    errors.append(out.error)
-    return TierAttempt(name, "service-error", out.detail)
+    if out.error is None and isinstance(out.answer, Mapping):  # run_step checked it is one
+        return out.answer
+    error = out.error or E.plugin_fault(plugin, f"{name} returned no mapping")
+    errors.append(error)
+    return TierAttempt(name, "service-error", out.detail or error.message)
 
 
 async def _progress(ctx: ToolContext, counter: list[int], message: str) -> None:

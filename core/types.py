@@ -494,7 +494,7 @@ class StepOutcome:
     """``ctx.host.run_step``: What one provider call came to: its answer, or the error its failure amounts to and a line
     saying what went wrong (a step's own MedlitError as ``reason: message``)."""
 
-    answer: Any = None
+    answer: object = None
     error: MedlitError | None = None
     detail: str = ""
 

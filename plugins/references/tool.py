@@ -230,7 +230,7 @@ class Pool:
 
     found: dict[str, list[tuple[int, str, ReferenceCandidate]]] = field(default_factory=dict)
 
-    def add(self, provider: str, answer: Any, keys: set[str], order: int = 0) -> None:
+    def add(self, provider: str, answer: object, keys: set[str], order: int = 0) -> None:
         if not isinstance(answer, Mapping):
             return
         for key, cands in answer.items():
@@ -427,7 +427,7 @@ async def run_notices(
             expect=Mapping,
             expected="a mapping of notices by id",
         )
-        if out.error is not None:
+        if out.error is not None or not isinstance(out.answer, Mapping):  # run_step checked the type
             t.error, t.detail = out.error, out.detail
             return
         for key, notices in out.answer.items():
