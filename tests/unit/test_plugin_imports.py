@@ -78,6 +78,23 @@ def test_plugin_imports_only_the_public_api(path: Path):
     assert not bad, f"{path.relative_to(ROOT)} imports outside medlit.core.plugin's names: {bad}"
 
 
+EXAMPLE = ROOT / "examples" / "medlit-example-plugin" / "medlit_example"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLE.glob("*.py")), ids=lambda p: p.name)
+def test_the_third_party_example_imports_only_the_public_api(path: Path):
+    """The example plugin (a provider and a workflow on ctx.host) is held to the built-ins' rule."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    names = [
+        f"{n.module}.{a.name}" if isinstance(n, ast.ImportFrom) else a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom) and not getattr(n, "level", 0)
+        for a in n.names
+    ]
+    bad = [n for n in names if _violation(n, "-") or n.startswith("medlit.plugins")]
+    assert not bad, f"{path.name} imports outside medlit.core.plugin's names: {bad}"
+
+
 def test_the_checker_catches_every_spelling(tmp_path: Path):
     names = {
         "from medlit.core.errors import MedlitError": True,
