@@ -115,12 +115,19 @@ def _one_name(raw: str) -> str | None:
     if "," in s:
         family, given = s.split(",", 1)
         return name_family_first(family, given)
-    words = s.split()
+    words = re.sub(r"\s+(?:Jr|Sr|II|III|IV|2nd|3rd)\.?$", "", s).split()
     if len(words) == 1:
         return words[0]
-    # Vancouver: "Tkaczyk D", "Walker-Smith JA", "van der Berg J"
-    if re.fullmatch(r"[A-Z]{1,4}", words[-1]) or re.fullmatch(r"(?:[A-Z]\.){1,4}", words[-1]):
-        return name_family_first(" ".join(words[:-1]), words[-1])
+    if len(words) >= 3 and not any(
+        re.fullmatch(r"[A-Z]{1,4}|(?:[A-Z]\.-?){1,4}", w) or w.lower() in _PARTICLES for w in words
+    ):
+        return s  # a group author: "American Diabetes Association", "The Today Study Group"
+    # Vancouver: "Tkaczyk D", "Walker-Smith JA", "van der Berg J"; Frontiers: "Braff D. L."
+    i = len(words)
+    while i > 1 and re.fullmatch(r"[A-Z]{1,4}|(?:[A-Z]\.-?){1,4}", words[i - 1]):
+        i -= 1
+    if i < len(words):
+        return name_family_first(" ".join(words[:i]), " ".join(words[i:]))
     # "D. Tkaczyk", "D.-J. Kim", "Dominika Tkaczyk": the last word (with particles) is the family
     i = len(words) - 1
     while i > 0 and words[i - 1].lower() in _PARTICLES:
@@ -315,57 +322,260 @@ def _clean_title(s: str | None) -> str | None:
     return s if len(s) >= 3 else None
 
 
-def _parse_vancouver(body: str, m: re.Match[str], out: StatedReference) -> None:
-    out.style = "vancouver"
-    out.year = int(m.group(1))
-    out.volume, out.issue, out.first_page, out.last_page = m.group(2), m.group(3), m.group(4), m.group(5)
-    head = body[: m.start()].strip(" .")
-    segments = [
-        s.strip() for s in re.split(r"(?<=[^\s.A-Z][a-z\d)\]?!])\.\s+|\.\s+(?=[A-Z\d])", head) if s.strip()
-    ]
-    if len(segments) >= 3:
-        out.authors = parse_authors(segments[0])
-        out.journal = segments[-1].strip(" .")
-        out.title = _clean_title(". ".join(segments[1:-1]))
-    elif len(segments) == 2:
-        out.authors = parse_authors(segments[0])
-        out.journal = segments[1]
-    elif segments:
-        out.journal = segments[0]
+# The free-text reader works in three cuts, each found by what marks it in every style rather than
+# by guessing the style first: (1) where the authors end (a parenthesised year, a bare year, a
+# stop or colon after a run of names, or an opening quote), (2) where the locator begins (the
+# year/volume/issue/pages block, in whichever of the common shapes it is printed), (3) between
+# them, where the title ends and the journal begins (the earliest stop after which the remainder
+# reads as a journal name). Styles differ mostly in the locator's shape, so only that is a list.
+
+_MON = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+_PG = r"[A-Za-z]{0,2}\d+[A-Za-z]?"
+_RANGE = rf"(?P<p>{_PG})(?:\s*[-–—‐‑]+\s*(?P<q>{_PG}))?"
+_ISS = r"(?:\s*\((?P<i>[^()]{1,20})\))?"
+_END = r"(?=[\s.,;)]|$)"
+_LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # Vancouver / AMA / Diabetes Care: "2015 Feb 6;18(4):317-35", "2023;55:101762"
+    (
+        "vancouver",
+        re.compile(
+            rf"(?P<y>{_YEAR[1:-1]})[a-z]?(?:\s+{_MON}(?:\s*[-/]\s*{_MON})?(?:\s+\d{{1,2}})?)?\s*;\s*"
+            rf"(?P<v>[\w\-]+(?:\s+Suppl\s*\w*)?)?{_ISS}(?:\s*:\s*{_RANGE})?{_END}"
+        ),
+    ),
+    # Frontiers: "J Oncol. (2019) 2019:4508794", "(2020) 17:807–21"
+    ("vancouver", re.compile(rf"\((?P<y>{_YEAR[1:-1]})\)\s*(?P<v>[\w\-]+){_ISS}\s*:\s*{_RANGE}{_END}")),
+    # Chicago: "12, no. 40 (2025): e10004"
+    (
+        "chicago",
+        re.compile(
+            rf"(?<![\w.])(?P<v>\d+)\s*,\s*no\.\s*(?P<i>[\w\-]+)\s*\((?:{_MON}\s+)?(?P<y>{_YEAR[1:-1]})\)"
+            rf"(?:\s*:\s*{_RANGE})?{_END}"
+        ),
+    ),
+    # Nature / Cell: "18, 317–335 (2015)"
+    ("nature", re.compile(rf"(?<![\w.])(?P<v>\d{{1,5}})\s*,\s*{_RANGE}\s*\((?P<y>{_YEAR[1:-1]})\)")),
+    # APA / Harvard / PLOS: "18(4), 317–335", "83: 52–57", "18(4), pp. 317-335", "33, 21"
+    (
+        "",
+        re.compile(
+            rf"(?<![\w.,\-/])(?P<v>[A-Z]?\d{{1,5}}[A-Z]?){_ISS}\s*(?:[,:]|(?<=\))(?=\s))\s*(?:pp?\.\s*)?{_RANGE}"
+            r"(?=[\s.,;]|$)"
+        ),
+    ),
+)
+_LABELS_OR_YEAR = re.compile(rf"[,.]?\s*(?:\bvol\.|\bvolume\b|\bno\.|\bpp?\.|\(?\b{_YEAR[1:-1]}\b)", re.I)
+_NAME_WORDS = _PARTICLES | {
+    "and",
+    "of",
+    "on",
+    "for",
+    "the",
+    "in",
+    "at",
+    "et",
+    "al",
+    "y",
+    "e",
+    "und",
+    "to",
+    "with",
+}
+_JOURNAL_WORDS = {
+    "of",
+    "and",
+    "the",
+    "in",
+    "for",
+    "on",
+    "&",
+    "de",
+    "la",
+    "y",
+    "et",
+    "und",
+    "für",
+    "der",
+    "des",
+    "du",
+}
+_QUOTE_OPEN = re.compile(r"(?:^|(?<=[.,:;)]\s))[“\"‘']")
+_BOUNDARY = re.compile(r"(?:\.\s*:?|:)\s+")
+_NEXT_IS_NAME = re.compile(r"^(?:[A-Z][\w'’\-]*,|[A-Z]\.[\s,]|[A-Z]\.-?[A-Z]\.|[A-Z][\w'’\-]+\s+[A-Z]\.)")
 
 
-def _parse_author_year(body: str, m: re.Match[str], out: StatedReference) -> None:
-    """APA / Harvard: ``Authors (2015). Title. Journal, 18(4), 317-335.`` or ``Authors (2015)
-    'Title', Journal, 18(4), pp. 317-335.``"""
-    out.style = "apa" if body[m.end() : m.end() + 1] == "." else "harvard"
-    out.year = int(m.group(1))
-    out.authors = parse_authors(body[: m.start()])
-    rest = body[m.end() :].strip(" .,")
-    q = _QUOTED.match(rest)
-    if q:
-        out.title = _clean_title(q.group(1))
-        after = rest[q.end() :].strip(" .,")
+def looks_like_authors(s: str) -> bool:
+    """A run of names (persons or a group): short comma-separated pieces with no lower-case word
+    but particles and the small words of a group's name ("Study Group on ...")."""
+    s = _ETAL.sub("", s).strip(" ,.;:&")
+    if not s or len(s) > 5000 or "?" in s:
+        return False
+    for w in re.findall(r"[^\s,;&]+", s):
+        core = w.strip(".()[]'’\"“”")
+        if core and core[0].islower() and core.lower() not in _NAME_WORDS and not re.search(r"-[A-Z]", core):
+            return False
+    return all(len(p.split()) <= 10 for p in re.split(r"[,;&]|\s+and\s+", s))
+
+
+def _looks_like_journal(s: str) -> bool:
+    words = s.split()
+    if not 1 <= len(words) <= 12 or re.search(r"[?:;]", s):
+        return False
+    for w in words:
+        core = w.strip(".,()[]")
+        if not core:
+            continue
+        if core.lower() in _JOURNAL_WORDS or core[0].isupper() or core[0].isdigit():
+            continue
+        if re.fullmatch(r"[a-z]{1,3}[A-Z][\w\-]*|npj", core):
+            continue  # eLife, mBio, iScience, npj
+        return False
+    return True
+
+
+def _authors_end(body: str) -> tuple[int, int] | None:
+    """Where the author list ends and what follows begins: the first stop or colon after a run of
+    names, not one inside a name's initials ("D. L., Freedman R.", "X. Zhou, R. Deng")."""
+    for m in _BOUNDARY.finditer(body):
+        left = body[: m.start()]
+        if not left.strip() or not looks_like_authors(left):
+            if left.strip():
+                return None  # the first stop already ends something that is not names
+            continue
+        if m.group(0).startswith(".") and (
+            (re.search(r"(?:^|[\s,.\-])[A-Z]$", left) and _NEXT_IS_NAME.match(body[m.end() :]))
+            or re.search(r"\b[A-Z]\.[A-Z]$", left)  # "U.S. Preventive Services Task Force"
+        ):
+            continue
+        return m.start(), m.end()
+    return None
+
+
+def _quoted_title(rest: str) -> tuple[str, str] | None:
+    """A title in quotes at the start of ``rest`` (IEEE, Chicago, Harvard): (title, after)."""
+    m = re.match(r"\s*[“\"‘']", rest)
+    if not m:
+        return None
+    close = {"“": "”", '"': '"', "‘": "’", "'": "'"}[m.group(0).strip()]
+    alt = '"' if close == "”" else "'" if close == "’" else close
+    end = re.compile(rf"[{re.escape(close + alt)}](?=[\s,.:;]|$)")
+    e = end.search(rest, m.end() + 8)
+    if not e:
+        return None
+    return rest[m.end() : e.start()], rest[e.end() :]
+
+
+def _locate(rest: str) -> tuple[str, re.Match[str]] | None:
+    for style, pattern in _LOCATORS:
+        found = [m for m in pattern.finditer(rest) if m.start() > 0 or style == "vancouver"]
+        if found:
+            # the bare "18(4), 317" shape also occurs inside titles ("1,3,4-oxadiazol", "phase 2, 3"):
+            # the locator is the last one; the others are marked enough to take the first
+            return style, found[-1] if not style else found[0]
+    return None
+
+
+def _title_and_journal(tj: str) -> tuple[str | None, str | None]:
+    """Split "Title. Journal": at the earliest stop (or ?, !, closing quote) after which the rest
+    reads as a journal name; failing that, the last stop (a journal written in lower case)."""
+    tj = tj.strip(" ,;")
+    chapter = re.search(r"\.\s+In:?\s+(?=[A-Z])", tj)
+    if chapter:
+        book = tj[chapter.end() :]
+        book = re.sub(r"^.{0,300}?(?:\(eds?\.?\)|\beds?\.)[.,:]?\s+", "", book, flags=re.I)
+        return tj[: chapter.start()], re.split(r"\.\s+", book)[0].strip(" .,") or None
+    points = [m.end() for m in re.finditer(r"[.?!”\"’]\s+", tj)]
+    for p in points:
+        cand = tj[p:].strip(" .,")
+        # "The Da Qing IGT and Diabetes Study. Diabetes Care": a stop after three or more words is
+        # a sentence of the title, not an abbreviation ("Schizophr. Bull.", "Am. J. Med. Genet.")
+        sentences = re.split(r"\.\s+", cand)[:-1]
+        if _looks_like_journal(cand) and not any(len(x.split()) >= 3 for x in sentences):
+            return tj[:p], cand or None
+    if points:
+        p = points[-1]
+        return tj[:p], tj[p:].strip(" .,") or None
+    return tj, None
+
+
+def _apply_locator(style: str, m: re.Match[str], out: StatedReference) -> None:
+    groups = m.groupdict()
+    if groups.get("y") and out.year is None:
+        out.year = int(groups["y"])
+    out.volume = groups.get("v") or out.volume
+    out.issue = groups.get("i") or out.issue
+    if groups.get("p"):
+        out.first_page, out.last_page = groups["p"], groups.get("q")
+
+
+def parse_free_text(text: str) -> StatedReference:
+    out = StatedReference(text=text)
+    out.doi = _doi(text)
+    if m := PMID.search(text):
+        out.pmid = m.group(1)
+    body = _strip_ids(_NUMBERING.sub("", text, count=1))
+    body = re.sub(r"\s*\(?\b(?:accepted|in press|submitted)\)?(?=[.,;]?\s*$)", "", body, flags=re.I)
+    rest, author_year = body, None
+    # (1) the authors
+    quote = next((q for q in _QUOTE_OPEN.finditer(body) if q.start() > 0), None)
+    paren = next(
+        (p for p in _PAREN_YEAR.finditer(body) if looks_like_authors(body[: p.start()])),
+        None,
+    )
+    if quote and (paren is None or quote.start() < paren.start()):
+        before = body[: quote.start()]
+        if looks_like_authors(before) or not before.strip(" ,."):
+            out.authors = parse_authors(before)
+            rest = body[quote.start() :]
+    if rest is body and paren is not None:
+        out.authors = parse_authors(body[: paren.start()])
+        author_year = int(paren.group(1))
+        out.style = "apa" if body[paren.end() : paren.end() + 1] == "." else "harvard"
+        rest = body[paren.end() :]
+    elif rest is body and (cut := _authors_end(body)):
+        out.authors = parse_authors(body[: cut[0]])
+        rest = body[cut[1] :]
+        if bare := re.match(rf"{_YEAR}[a-z]?\.?\s+(?=\S)", rest):
+            author_year, rest = int(bare.group(1)), rest[bare.end() :]  # "Albert DM. 1991 Title"
+    rest = rest.strip(" .,")
+    out.year = author_year
+    # (2) a quoted title, then the locator
+    quoted = _quoted_title(rest)
+    if quoted:
+        out.title = _clean_title(quoted[0])
+        rest = quoted[1].strip(" .,")
+        if out.style == "unknown":
+            out.style = "ieee"
+    # IEEE labels its numbers ("vol. 18, no. 4, pp. 317-335"): read by label, not by shape
+    located = None if re.search(r"\bvol\.|\bvolume\s+\d", rest, re.I) else _locate(rest)
+    if located:
+        style, m = located
+        _apply_locator(style, m, out)
+        head, tail = rest[: m.start()], rest[m.end() :]
+        if out.style == "unknown":
+            out.style = style or "vancouver"
+        out.year = out.year or _last_year(tail) or _last_year(head)
     else:
-        parts = re.split(r"(?<=[^\s.A-Z])[.?!]\s+", rest, maxsplit=1)
-        out.title = _clean_title(parts[0])
-        after = parts[1] if len(parts) > 1 else ""
-    _journal_and_numbers(after, out)
-
-
-def _journal_and_numbers(after: str, out: StatedReference) -> None:
-    vip = _VOL_ISSUE_PAGES.search(after)
-    if vip:
-        out.journal = after[: vip.start()].strip(" .,;") or None
-        out.volume, out.issue, out.first_page, out.last_page = (
-            vip.group(1),
-            vip.group(2),
-            vip.group(3),
-            vip.group(4),
-        )
-        return
-    _numbers_by_label(after, out)
-    cut = re.search(r",?\s*(?:vol\.|volume|no\.|pp?\.|\d)", after, re.I)
-    out.journal = (after[: cut.start()] if cut else after).strip(" .,;") or None
+        _numbers_by_label(rest, out)
+        cut_at = _LABELS_OR_YEAR.search(rest)
+        head = (rest[: cut_at.start()] if cut_at else rest).rstrip(" (.,;")
+        out.year = out.year or _last_year(rest)
+    # (3) title and journal
+    if out.title is not None:
+        out.journal = head.strip(" .,;") or None
+    else:
+        title, journal = _title_and_journal(head)
+        out.title = _clean_title(title)
+        out.journal = journal
+        if not out.authors and out.journal is None and located is None and out.title:
+            out.style = "title" if out.style == "unknown" else out.style
+    if out.journal:
+        out.journal = re.sub(r"\s*\[[^\]]*\]$", "", out.journal).strip(" .,;") or None
+    if out.journal and len(out.journal) > 200:
+        out.journal = None
+    if out.year is None and out.volume and re.fullmatch(_YEAR, out.volume):
+        out.year, out.volume = int(out.volume), None  # a proceedings' "2011:1875-1878": year, pages
+    return out
 
 
 def _numbers_by_label(text: str, out: StatedReference) -> None:
@@ -377,47 +587,9 @@ def _numbers_by_label(text: str, out: StatedReference) -> None:
         out.first_page, out.last_page = p.group(1), p.group(2)
 
 
-def _parse_quoted(body: str, q: re.Match[str], out: StatedReference) -> None:
-    """IEEE-like: ``D. Tkaczyk, P. Szostek, "Title," Journal, vol. 18, no. 4, pp. 317-335, 2015.``"""
-    out.style = "ieee"
-    out.title = _clean_title(q.group(1))
-    out.authors = parse_authors(body[: q.start()])
-    after = body[q.end() :].strip(" .,")
-    _numbers_by_label(after, out)
-    years = re.findall(_YEAR, after)
-    out.year = int(years[-1]) if years else None
-    cut = re.search(r",\s*(?:vol\.|volume|no\.|pp?\.|\d|[A-Z][a-z]{2}\.?\s+\d)", after, re.I)
-    out.journal = (after[: cut.start()] if cut else after.split(",")[0]).strip(" .,;") or None
-
-
-def parse_free_text(text: str) -> StatedReference:
-    out = StatedReference(text=text)
-    out.doi = _doi(text)
-    if m := PMID.search(text):
-        out.pmid = m.group(1)
-    body = _strip_ids(_NUMBERING.sub("", text, count=1))
-    if (q := _QUOTED.search(body)) and not _PAREN_YEAR.search(body[: q.start()]):
-        _parse_quoted(body, q, out)
-    elif (py := _PAREN_YEAR.search(body)) and py.start() < max(200, len(body) // 2):
-        _parse_author_year(body, py, out)
-    elif v := _VANCOUVER.search(body):
-        _parse_vancouver(body, v, out)
-    else:
-        years = re.findall(_YEAR, body)
-        out.year = int(years[-1]) if years else None
-        segments = [s.strip() for s in re.split(r"\.\s+", body) if s.strip()]
-        if len(segments) >= 2:
-            out.authors = parse_authors(segments[0])
-            out.title = _clean_title(segments[1])
-        if len(segments) >= 3:
-            out.journal = re.split(r"[,;]|\d", segments[2])[0].strip() or None
-        _numbers_by_label(body, out)
-        if out.title is None and not out.authors and len(re.findall(r"[^\W\d_]{2,}", body)) >= 3:
-            out.title = _clean_title(body)  # a bare title
-            out.style = "title"
-    if out.journal and len(out.journal) > 200:
-        out.journal = None
-    return out
+def _last_year(text: str) -> int | None:
+    years = re.findall(_YEAR, text)
+    return int(years[-1]) if years else None
 
 
 def parse_reference(text: str) -> StatedReference:
