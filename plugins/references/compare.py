@@ -21,8 +21,16 @@ from medlit.core.plugin import RecordMetadata, ReferenceQuery, bibliography
 
 Agreement = Literal["same", "close", "different", "unknown"]
 FIELDS = ("title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid")
+_PARTICLES = frozenset("van von de der den da di del la le du dos ten ter".split())
 _SMALL = frozenset("a an and the of on in for to at by with de des la le du der die und &".split())
-_PREFIX = re.compile(r"^\s*(retracted|withdrawn|removed)\s*(article)?\s*[:.\-]\s*", re.I)
+# What sources put before a retracted or withdrawn work's own title: Elsevier's "RETRACTED:",
+# Springer's "RETRACTED ARTICLE:", IEEE's "Notice of Retraction:" (sometimes without the colon,
+# the title following on the same line), Wiley's "Retracted:". The work is still the one cited.
+_PREFIX = re.compile(
+    r"^\s*(?:(?:retracted|withdrawn|removed)\s*(?:article|paper|publication)?\s*[:.\-–]"
+    r"|notice\s+of\s+(?:retraction|removal|withdrawal)\s*[:.\-–]?)\s*",
+    re.I,
+)
 # Records that are notices about another record (a stated article is never one of these).
 NOTICE_TYPES = frozenset(
     {"retraction of publication", "published erratum", "expression of concern", "retraction notice"}
@@ -33,7 +41,7 @@ _NOTICE_TITLE = re.compile(
 
 
 def title_key(title: str | None) -> str:
-    return bibliography.fold(_PREFIX.sub("", title or ""))
+    return bibliography.fold(_PREFIX.sub("", _PREFIX.sub("", title or "", count=1), count=1))
 
 
 def _ratio(a: str, b: str) -> float:
@@ -83,9 +91,11 @@ def compare_author(stated: str | None, actual: str | None) -> Agreement:
         return "unknown"
     if a == b or a.replace(" ", "") == b.replace(" ", ""):
         return "same"
-    ta, tb = a.split(), b.split()
-    if ta[-1] == tb[-1] or set(ta) & set(tb) - _SMALL:
-        return "same"  # particles written or not ("van der Berg" / "Berg")
+    ta, tb = set(a.split()) - _SMALL - _PARTICLES, set(b.split()) - _SMALL - _PARTICLES
+    if ta and tb and (ta <= tb or tb <= ta):
+        # particles written or not ("van der Berg" / "Berg"), half of a compound surname
+        # ("García" / "García-Tabar"); a word shared is not enough: "Garcia-Taber" is a misspelling
+        return "same"
     return "close" if _ratio(a, b) >= 0.75 else "different"
 
 

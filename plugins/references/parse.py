@@ -475,7 +475,7 @@ def _locate(rest: str) -> tuple[str, re.Match[str]] | None:
     return None
 
 
-def _title_and_journal(tj: str) -> tuple[str | None, str | None]:
+def _title_and_journal(tj: str, located: bool) -> tuple[str | None, str | None]:
     """Split "Title. Journal": at the earliest stop (or ?, !, closing quote) after which the rest
     reads as a journal name; failing that, the last stop (a journal written in lower case)."""
     tj = tj.strip(" ,;")
@@ -495,6 +495,8 @@ def _title_and_journal(tj: str) -> tuple[str | None, str | None]:
     if points:
         p = points[-1]
         return tj[:p], tj[p:].strip(" .,") or None
+    if located and _looks_like_journal(tj):
+        return None, tj  # "Watson JD. Nature 1953;171:737.": a journal before the locator, no title
     return tj, None
 
 
@@ -564,7 +566,7 @@ def parse_free_text(text: str) -> StatedReference:
     if out.title is not None:
         out.journal = head.strip(" .,;") or None
     else:
-        title, journal = _title_and_journal(head)
+        title, journal = _title_and_journal(head, located is not None)
         out.title = _clean_title(title)
         out.journal = journal
         if not out.authors and out.journal is None and located is None and out.title:

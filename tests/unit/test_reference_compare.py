@@ -188,3 +188,47 @@ def test_notices_merge_with_both_sources_and_the_gravest_type():
     top = merged[0]
     assert top.source == "crossref:publisher, crossref:retraction-watch, pubmed" and top.disagreement
     assert {s.type for s in top.sources} == {"erratum", "retraction"} and top.date == "2020-06"
+
+
+# Issue 31: a misspelt first author is a discrepancy; a retraction prefix is the same title.
+def test_a_one_letter_misspelling_of_a_compound_surname_is_not_the_same_author():
+    assert compare_author("Garcia-Taber I", "Garcia-Tabar I") == "close"
+    assert compare_author("García I", "García-Tabar I") == "same"  # half a compound surname
+    assert compare_author("van der Berg J", "Berg J") == "same"
+    assert compare_author("Garcia-Lopez A", "Garcia-Tabar I") == "different"
+
+
+def test_the_misspelt_first_author_comes_back_mismatch_naming_the_author():
+    record = RecordMetadata(
+        doi="10.1109/iembs.2011.6090532",
+        title="A shuttle run test for athletes",
+        container_title="Conf Proc IEEE Eng Med Biol Soc",
+        year=2011,
+        first_page="1875",
+        last_page="1878",
+        authors=("Garcia-Tabar I", "Gorostiaga EM"),
+        source="crossref",
+    )
+    q = ref(
+        "Garcia-Taber I, Gorostiaga EM. A shuttle run test for athletes. Conf Proc IEEE Eng Med Biol Soc "
+        "2011:1875-1878."
+    )
+    d = decide(q, [Work([record], ["crossref"], ["bibliographic"])], failures=False)
+    assert d.match == "mismatch" and d.verdict is not None
+    assert ("authors", "Garcia-Taber I", "Garcia-Tabar I") in d.verdict.discrepancies
+    assert d.verdict.fields["year"] == "same" and d.verdict.fields["pages"] == "same"
+
+
+@pytest.mark.parametrize(
+    "prefixed",
+    [
+        "Notice of Retraction: A shuttle run test for athletes",
+        "Notice of Retraction A shuttle run test for athletes",
+        "RETRACTED ARTICLE: A shuttle run test for athletes",
+        "Retracted: A shuttle run test for athletes",
+        "RETRACTED: Notice of Retraction: A shuttle run test for athletes",
+    ],
+)
+def test_a_retraction_prefix_compares_as_the_same_title(prefixed):
+    assert compare_title("A shuttle run test for athletes.", prefixed) == "same"
+    assert compare_title("Notice of the shuttle run test", "A shuttle run test for athletes") == "different"

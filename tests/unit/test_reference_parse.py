@@ -345,3 +345,144 @@ def test_broken_bibtex_is_a_value_error():
 )
 def test_author_segments(segment, names):
     assert parse_authors(segment) == names
+
+
+# Issue 31: reference lists as journals published them (the issue's own examples).
+def test_diabetes_care_colon_after_authors_reads_the_title():
+    s = parse_reference(
+        "Aljasem LI, Peyrot M, Wissow L, Rubin RR: The impact of barriers and self-efficacy on self-care "
+        "behaviors in type 2 diabetes. Diabetes Educ 2001;27(3):393–404"
+    )
+    assert s.authors[0] == "Aljasem LI"
+    assert s.title == "The impact of barriers and self-efficacy on self-care behaviors in type 2 diabetes"
+    assert (s.journal, s.year, s.volume, s.issue, s.first_page) == ("Diabetes Educ", 2001, "27", "3", "393")
+
+
+def test_title_ending_in_a_question_mark():
+    s = parse_reference(
+        "Lai JS, Wagner LI, Jacobsen PB, Cella D. Self‐reported cognitive concerns and abilities: two sides of "
+        "one coin? Psychooncology 2014;23:1133–1141."
+    )
+    assert s.title == "Self‐reported cognitive concerns and abilities: two sides of one coin?"
+    assert (s.journal, s.year, s.volume, s.first_page) == ("Psychooncology", 2014, "23", "1133")
+
+
+def test_quotes_inside_a_title_are_not_a_quoted_title():
+    s = parse_reference(
+        'Smith J, Jones K. A "Blood Relationship" Between the gut and the brain. J Neurosci 2012;32:100-9.'
+    )
+    assert s.title == 'A "Blood Relationship" Between the gut and the brain'
+    assert (s.journal, s.year, s.volume) == ("J Neurosci", 2012, "32")
+
+
+def test_frontiers_year_in_parentheses_before_volume():
+    s = parse_reference(
+        "Sambi M, Bagheri L, Szewczuk MR. Current challenges in cancer immunotherapy: multimodal approaches to "
+        "improve efficacy and patient response rates. J Oncol. (2019) 2019:4508794. doi: 10.1155/2019/4508794"
+    )
+    assert s.title and s.title.startswith("Current challenges in cancer immunotherapy")
+    assert (s.journal, s.year, s.volume, s.first_page) == ("J Oncol", 2019, "2019", "4508794")
+
+
+def test_chicago_volume_no_issue_year():
+    s = parse_reference(
+        "X. Zhou, R. Deng, Z. Liao, et al. “Integrating Metabolic Modulation and Nanomedicine for Cancer "
+        "Immunotherapy.” Adv. Sci. 12, no. 40 (2025): e10004."
+    )
+    assert s.authors[0] == "Zhou X"
+    assert s.title == "Integrating Metabolic Modulation and Nanomedicine for Cancer Immunotherapy"
+    assert (s.journal, s.year, s.volume, s.issue, s.first_page) == ("Adv. Sci", 2025, "12", "40", "e10004")
+
+
+def test_bare_year_after_the_authors():
+    s = parse_reference(
+        "Albert DM, Bowyer RT. 1991 Factors related to growth rates of white-tailed deer fawns. "
+        "Southwest Nat 36: 321–329"
+    )
+    assert s.authors == ["Albert DM", "Bowyer RT"]
+    assert s.title == "Factors related to growth rates of white-tailed deer fawns"
+    assert (s.journal, s.year, s.volume, s.first_page) == ("Southwest Nat", 1991, "36", "321")
+
+
+def test_long_apa_list_ending_in_a_group_author():
+    authors = ", ".join(f"Author{i}, A." for i in range(20))
+    s = parse_reference(
+        f"{authors}, & GEMARA-SEIMC/CIBERINFEC Study Group on Infections in Critically Ill Patients (PROTECT) "
+        "(2024). Antifungal stewardship in intensive care units. Clinical Microbiology and Infection, 30(2), 200–206."
+    )
+    assert s.authors[0] == "Author0 A" and s.year == 2024
+    assert s.title == "Antifungal stewardship in intensive care units"
+    assert (s.journal, s.volume, s.issue, s.first_page) == (
+        "Clinical Microbiology and Infection",
+        "30",
+        "2",
+        "200",
+    )
+
+
+def test_conference_page_range_is_not_the_year():
+    s = parse_reference(
+        "Garcia-Tabar I, Gorostiaga EM. A shuttle run test for athletes. Conf Proc IEEE Eng Med Biol Soc "
+        "2011:1875-1878."
+    )
+    assert s.year == 2011 and s.volume is None
+    assert (s.first_page, s.last_page) == ("1875", "1878")
+    assert s.journal == "Conf Proc IEEE Eng Med Biol Soc"
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "journal"),
+    [
+        # a title's second sentence in title case stays in the title
+        (
+            "Pan XR, Li GW. Effects of diet in preventing NIDDM. The Da Qing IGT and Diabetes Study. "
+            "Diabetes Care 1997;20(4):537–44",
+            "Effects of diet in preventing NIDDM. The Da Qing IGT and Diabetes Study",
+            "Diabetes Care",
+        ),
+        # a dotted abbreviation is one journal
+        (
+            "Braff D. L., Freedman R. (2007). Deconstructing schizophrenia. Schizophr. Bull. 33, 21",
+            "Deconstructing schizophrenia",
+            "Schizophr. Bull",
+        ),
+        # a journal written in lower case
+        ("WHO (2007) Outbreaks of fever in Kenya. Weekly epidemiological news 20: 169–178", None, None),
+        # a book chapter: the book is the container
+        (
+            "Wing RR: Exercise and weight control. In Ruderman N, Devlin JT: Eds. Handbook of Exercise in "
+            "Diabetes. Alexandria (VA): American Diabetes Association; 2002 p. 355–64",
+            "Exercise and weight control",
+            "Handbook of Exercise in Diabetes",
+        ),
+    ],
+)
+def test_title_and_journal_split(text, title, journal):
+    s = parse_reference(text)
+    if title is None:
+        assert (s.title, s.journal) == ("Outbreaks of fever in Kenya", "Weekly epidemiological news")
+        return
+    assert (s.title, s.journal) == (title, journal)
+
+
+@pytest.mark.parametrize(
+    ("segment", "first"),
+    [
+        ("American Diabetes Association", "American Diabetes Association"),
+        ("Paffenbarger RS Jr, Hyde RT", "Paffenbarger RS"),
+        ("Braff D. L., Freedman R.", "Braff DL"),
+        ("Sprooten E., ffrench-Constant C.", "Sprooten E"),
+    ],
+)
+def test_group_authors_suffixes_and_dotted_initials(segment, first):
+    assert parse_authors(segment)[0] == first
+
+
+def test_reading_100_references_takes_well_under_a_second():
+    import time
+
+    lines = [text for text, *_ in ALL] * 7
+    t0 = time.perf_counter()
+    for line in lines[:100]:
+        parse_reference(line)
+    assert time.perf_counter() - t0 < 0.5
