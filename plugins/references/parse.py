@@ -536,7 +536,7 @@ def parse_free_text(text: str) -> StatedReference:
         rest = body[paren.end() :]
     elif rest is body and (cut := _authors_end(body)):
         out.authors = parse_authors(body[: cut[0]])
-        rest = body[cut[1] :]
+        rest = re.sub(r"^et\.?\s+al\.?[,:]?\s*", "", body[cut[1] :])  # "Tkaczyk, D. et al. Title"
         if bare := re.match(rf"{_YEAR}[a-z]?\.?\s+(?=\S)", rest):
             author_year, rest = int(bare.group(1)), rest[bare.end() :]  # "Albert DM. 1991 Title"
     rest = rest.strip(" .,")

@@ -486,3 +486,12 @@ def test_reading_100_references_takes_well_under_a_second():
     for line in lines[:100]:
         parse_reference(line)
     assert time.perf_counter() - t0 < 0.5
+
+
+def test_nature_volume_pages_then_year():
+    s = parse_reference(
+        "1. Tkaczyk, D. et al. CERMINE: automatic extraction of structured metadata from scientific literature. "
+        "Int. J. Doc. Anal. Recognit. 18, 317–335 (2015)."
+    )
+    assert s.authors[0] == "Tkaczyk D" and s.title and s.title.startswith("CERMINE")
+    assert (s.journal, s.year, s.volume, s.first_page) == ("Int. J. Doc. Anal. Recognit", 2015, "18", "317")
