@@ -19,7 +19,7 @@ from typing import Any
 DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
 PMID = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.I)
 PMCID = re.compile(r"\bPMCID?\s*:?\s*(PMC\d+)\b", re.I)
-_NUMBERING = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}[.)](?=\s))\s*")
+_NUMBERING = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}[.)](?=\s)|\d{1,3}\s+(?=[A-Z]))\s*")
 _YEAR = r"(1[6-9]\d\d|20\d\d)"
 # Vancouver / AMA: "2015;18(4):317-35" (also "2015 Feb 6;351(9103):637-41", "2015;18:317")
 _VANCOUVER = re.compile(
@@ -149,6 +149,18 @@ def _is_initials(part: str) -> bool:
     )
 
 
+def _is_given(part: str) -> bool:
+    """Given names written out ("Isabel", "Lee Palmer", "Mary J."): capitalised words, no family
+    name with its initials ("Smith J")."""
+    words = part.split()
+    return (
+        1 <= len(words) <= 3
+        and all(w[0].isupper() for w in words)
+        and not _is_initials(words[-1].rstrip(".") if len(words) > 1 and len(words[-1]) > 2 else "x")
+        and not (len(words) > 1 and re.fullmatch(r"[A-Z]{1,4}", words[-1]))
+    )
+
+
 def parse_authors(segment: str) -> list[str]:
     """An author segment in any common style -> ``"Family Initials"`` names."""
     s = _ETAL.sub("", segment).strip(" .,;")
@@ -156,11 +168,13 @@ def parse_authors(segment: str) -> list[str]:
         return []
     s = re.sub(r"\s+(?:and|&)\s+", ", ", s)
     parts = [p.strip() for p in s.split(",") if p.strip()]
-    if len(parts) >= 2 and _is_initials(parts[1]):
-        # APA/Harvard: "Tkaczyk, D., Szostek, P." -> pairs of family, initials
+    if len(parts) >= 2 and (_is_initials(parts[1]) or (" " not in parts[0] and _is_given(parts[1]))):
+        # APA/Harvard: "Tkaczyk, D., Szostek, P." -> pairs of family, initials; MLA/Chicago with
+        # given names written out: "Reynolds, Isabel and Nobuhiro, Emi"
         names, i = [], 0
         while i < len(parts):
-            if i + 1 < len(parts) and _is_initials(parts[i + 1]):
+            nxt = parts[i + 1] if i + 1 < len(parts) else ""
+            if nxt and (_is_initials(nxt) or (" " not in parts[i] and _is_given(nxt))):
                 names.append(name_family_first(parts[i], parts[i + 1]))
                 i += 2
             else:
@@ -349,9 +363,21 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "chicago",
         re.compile(
-            rf"(?<![\w.])(?P<v>\d+)\s*,\s*no\.\s*(?P<i>[\w\-]+)\s*\((?:{_MON}\s+)?(?P<y>{_YEAR[1:-1]})\)"
+            rf"(?<![\w.\-–])(?P<v>\d+)\s*,\s*no\.\s*(?P<i>[\w\-]+)\s*\((?:[A-Z][a-z]+\.?\s+)?(?P<y>{_YEAR[1:-1]})\)"
             rf"(?:\s*:\s*{_RANGE})?{_END}"
         ),
+    ),
+    # Chicago without an issue: "17 (Fall 1998): 124-55"
+    (
+        "chicago",
+        re.compile(
+            rf"(?<![\w.\-–])(?P<v>\d+)\s*\((?:[A-Z][a-z]+\.?\s+)?(?P<y>{_YEAR[1:-1]})\)\s*:\s*{_RANGE}{_END}"
+        ),
+    ),
+    # ACS / RSC: "Journal 2015, 18, 317–335", "2015, 18 (4), 317"
+    (
+        "acs",
+        re.compile(rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}}){_ISS}\s*,\s*{_RANGE}{_END}"),
     ),
     # Nature / Cell: "18, 317–335 (2015)"
     ("nature", re.compile(rf"(?<![\w.])(?P<v>\d{{1,5}})\s*,\s*{_RANGE}\s*\((?P<y>{_YEAR[1:-1]})\)")),
@@ -359,7 +385,7 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "",
         re.compile(
-            rf"(?<![\w.,\-/])(?P<v>[A-Z]?\d{{1,5}}[A-Z]?){_ISS}\s*(?:[,:]|(?<=\))(?=\s))\s*(?:pp?\.\s*)?{_RANGE}"
+            rf"(?<![\w.,\-/])(?P<v>[A-Z]?\d{{1,5}}[A-Z]?){_ISS}\s*(?:[,:]|(?<=\))\.?(?=\s))\s*(?:pp?\.\s*)?{_RANGE}"
             r"(?=[\s.,;]|$)"
         ),
     ),
@@ -401,7 +427,9 @@ _JOURNAL_WORDS = {
 }
 _QUOTE_OPEN = re.compile(r"(?:^|(?<=[.,:;)]\s))[“\"‘']")
 _BOUNDARY = re.compile(r"(?:\.\s*:?|:)\s+")
-_NEXT_IS_NAME = re.compile(r"^(?:[A-Z][\w'’\-]*,|[A-Z]\.[\s,]|[A-Z]\.-?[A-Z]\.|[A-Z][\w'’\-]+\s+[A-Z]\.)")
+_NEXT_IS_NAME = re.compile(
+    r"^(?:(?:&|and)\s+)?(?:[A-Z][\w'’\-]*,|[A-Z]\.[\s,]|[A-Z]\.-?[A-Z]\.|[A-Z][\w'’\-]+\s+[A-Z]\.)"
+)
 
 
 def looks_like_authors(s: str) -> bool:
@@ -443,12 +471,24 @@ def _authors_end(body: str) -> tuple[int, int] | None:
                 return None  # the first stop already ends something that is not names
             continue
         if m.group(0).startswith(".") and (
-            (re.search(r"(?:^|[\s,.\-])[A-Z]$", left) and _NEXT_IS_NAME.match(body[m.end() :]))
-            or re.search(r"\b[A-Z]\.[A-Z]$", left)  # "U.S. Preventive Services Task Force"
+            _inside_a_name(left, body[m.end() :])
+            or re.fullmatch(r"(?:[A-Z]\.)+[A-Z]", left)  # "U.S. Task Force"
         ):
             continue
         return m.start(), m.end()
     return None
+
+
+def _inside_a_name(left: str, after: str) -> bool:
+    """Is the stop that ends ``left`` one after an initial, with the list going on? After
+    "Hunter, R. H" (family first) the name is complete and the list ends unless a name follows
+    ("& Reed, R. C."); after "D., I. Stavness and B" (given names first) the family name follows."""
+    pieces = [p.strip() for p in re.split(r",|\s+and\s+|&", left) if p.strip()]
+    if not pieces or not _is_initials(pieces[-1] + "."):
+        return False
+    previous = pieces[-2] if len(pieces) > 1 else ""
+    family_first = bool(previous) and not _is_initials(previous) and not _is_initials(previous.split()[0])
+    return not family_first or bool(_NEXT_IS_NAME.match(after))
 
 
 def _quoted_title(rest: str) -> tuple[str, str] | None:
@@ -575,6 +615,8 @@ def parse_free_text(text: str) -> StatedReference:
         out.journal = re.sub(r"\s*\[[^\]]*\]$", "", out.journal).strip(" .,;") or None
     if out.journal and len(out.journal) > 200:
         out.journal = None
+    if out.year is None and out.first_page and not out.last_page and re.fullmatch(_YEAR, out.first_page):
+        out.year, out.first_page = int(out.first_page), None  # "Artificial Intelligence, 32, 1987."
     if out.year is None and out.volume and re.fullmatch(_YEAR, out.volume):
         out.year, out.volume = int(out.volume), None  # a proceedings' "2011:1875-1878": year, pages
     return out
