@@ -374,6 +374,13 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"(?<![\w.\-–])(?P<v>\d+)\s*\((?:[A-Z][a-z]+\.?\s+)?(?P<y>{_YEAR[1:-1]})\)\s*:\s*{_RANGE}{_END}"
         ),
     ),
+    # EndNote numbered: "Curr Biol, 1996. 6(12): p. 1653-63."
+    (
+        "vancouver",
+        re.compile(
+            rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})[a-z]?\.\s*(?P<v>[\w\-]+){_ISS}\s*:\s*(?:pp?\.\s*)?{_RANGE}{_END}"
+        ),
+    ),
     # ACS / RSC: "Journal 2015, 18, 317–335", "2015, 18 (4), 317"
     (
         "acs",
@@ -491,6 +498,32 @@ def _inside_a_name(left: str, after: str) -> bool:
     return not family_first or bool(_NEXT_IS_NAME.match(after))
 
 
+_PERSON = re.compile(
+    r"(?:(?:and|&)\s+)?(?:"
+    r"[A-Z][\w'’\-]+(?:\s+[a-z]{1,3})*(?:\s+[A-Z][\w'’\-]+)?\s+(?:[A-Z]\.?-?){1,4}"  # Tkaczyk D / van Berg JA
+    r"|(?:[A-Z]\.\s*-?){1,4}\s*(?:[a-z]{1,3}\s+)*[A-Z][\w'’\-]+"  # D. Tkaczyk, J.W. Lichtman
+    r"|(?:[A-Z]\.\s*-?){1,4}|[A-Z]{1,3}"  # the initials of "Tkaczyk, D."
+    r"|[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?"  # a family name before its initials
+    r"|et\.?\s+al\.?)"
+)
+
+
+def _authors_by_commas(body: str) -> int | None:
+    """Where a comma-separated author list ends when a comma, not a stop, comes before the title
+    (EndNote's numbered style, ACS, older physics and CS styles): "Siemering, K.R., et al.,
+    Mutations that ...", "Magrassi, L., D. Purves, and J.W. Lichtman, Fluorescent probes ..."."""
+    pos, names = 0, 0
+    for m in re.finditer(r"[,;]\s+", body):
+        piece = body[pos : m.start()].strip()
+        if not _PERSON.fullmatch(piece):
+            break
+        names += 1
+        if not _PERSON.fullmatch(body[m.end() :].split(",")[0].strip()) and names >= 2:
+            return m.end()  # "Family, I." pairs give at least two pieces; the title starts here
+        pos = m.end()
+    return None
+
+
 def _quoted_title(rest: str) -> tuple[str, str] | None:
     """A title in quotes at the start of ``rest`` (IEEE, Chicago, Harvard): (title, after)."""
     m = re.match(r"\s*[“\"‘']", rest)
@@ -574,7 +607,9 @@ def parse_free_text(text: str) -> StatedReference:
         author_year = int(paren.group(1))
         out.style = "apa" if body[paren.end() : paren.end() + 1] == "." else "harvard"
         rest = body[paren.end() :]
-    elif rest is body and (cut := _authors_end(body)):
+    elif rest is body and (
+        (cut := _authors_end(body)) or ((c := _authors_by_commas(body)) is not None and (cut := (c, c)))
+    ):
         out.authors = parse_authors(body[: cut[0]])
         rest = re.sub(r"^et\.?\s+al\.?[,:]?\s*", "", body[cut[1] :])  # "Tkaczyk, D. et al. Title"
         if bare := re.match(rf"{_YEAR}[a-z]?\.?\s+(?=\S)", rest):
