@@ -384,7 +384,9 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # ACS / RSC: "Journal 2015, 18, 317–335", "2015, 18 (4), 317"
     (
         "acs",
-        re.compile(rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}}){_ISS}\s*,\s*{_RANGE}{_END}"),
+        re.compile(
+            rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}})(?:\s*,)?{_ISS}\s*,\s*{_RANGE}{_END}"
+        ),
     ),
     # Nature / Cell: "18, 317–335 (2015)"
     ("nature", re.compile(rf"(?<![\w.])(?P<v>\d{{1,5}})\s*,\s*{_RANGE}\s*\((?P<y>{_YEAR[1:-1]})\)")),
