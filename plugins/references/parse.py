@@ -388,6 +388,13 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}})(?:\s*,)?{_ISS}\s*,\s*{_RANGE}{_END}"
         ),
     ),
+    # Elsevier: "Diabetes Educ., 36 (2010), pp. 629-639", "Opt. Soc. Am. A27 (2010) 268"
+    (
+        "elsevier",
+        re.compile(
+            rf"(?<![\w.\-–])(?P<v>[A-Z]?\d{{1,5}}[A-Z]?)\s*\((?P<y>{_YEAR[1:-1]})\)\s*,?\s*(?:pp?\.\s*)?{_RANGE}{_END}"
+        ),
+    ),
     # Nature / Cell: "18, 317–335 (2015)"
     ("nature", re.compile(rf"(?<![\w.])(?P<v>\d{{1,5}})\s*,\s*{_RANGE}\s*\((?P<y>{_YEAR[1:-1]})\)")),
     # APA / Harvard / PLOS: "18(4), 317–335", "83: 52–57", "18(4), pp. 317-335", "33, 21"
@@ -479,6 +486,9 @@ def _authors_end(body: str) -> tuple[int, int] | None:
             if left.strip():
                 return None  # the first stop already ends something that is not names
             continue
+        if year := re.search(rf"[,\s]+\(?{_YEAR}[a-z]?\)?$", left):
+            # "Brennan, C.A., 2011. Title" (Elsevier Harvard): the names end before their year
+            return (year.start(), year.start()) if looks_like_authors(left[: year.start()]) else None
         if m.group(0).startswith(".") and (
             _inside_a_name(left, body[m.end() :])
             or re.fullmatch(r"(?:[A-Z]\.)+[A-Z]", left)  # "U.S. Task Force"
@@ -493,7 +503,7 @@ def _inside_a_name(left: str, after: str) -> bool:
     "Hunter, R. H" (family first) the name is complete and the list ends unless a name follows
     ("& Reed, R. C."); after "D., I. Stavness and B" (given names first) the family name follows."""
     pieces = [p.strip() for p in re.split(r",|\s+and\s+|&", left) if p.strip()]
-    if not pieces or not _is_initials(pieces[-1] + "."):
+    if not pieces or not re.fullmatch(r"(?:[A-Z]\.?[\s\-]*){1,4}", pieces[-1]):
         return False
     previous = pieces[-2] if len(pieces) > 1 else ""
     family_first = bool(previous) and not _is_initials(previous) and not _is_initials(previous.split()[0])
@@ -515,13 +525,15 @@ def _authors_by_commas(body: str) -> int | None:
     (EndNote's numbered style, ACS, older physics and CS styles): "Siemering, K.R., et al.,
     Mutations that ...", "Magrassi, L., D. Purves, and J.W. Lichtman, Fluorescent probes ..."."""
     pos, names = 0, 0
-    for m in re.finditer(r"[,;]\s+", body):
+    for m in re.finditer(r"[,;]\s*", body):
         piece = body[pos : m.start()].strip()
         if not _PERSON.fullmatch(piece):
             break
         names += 1
-        if not _PERSON.fullmatch(body[m.end() :].split(",")[0].strip()) and names >= 2:
-            return m.end()  # "Family, I." pairs give at least two pieces; the title starts here
+        if not _PERSON.fullmatch(body[m.end() :].split(",")[0].strip()) and (
+            names >= 2 or re.search(r"[A-Z]\.", piece)
+        ):
+            return m.end()  # "Family, I." pairs give two pieces, "A. Bertrand" one; the title starts here
         pos = m.end()
     return None
 
