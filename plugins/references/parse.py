@@ -32,7 +32,7 @@ _VOL_ISSUE_PAGES = re.compile(
     r"(?<![\w.])(\d{1,5})\s*(?:\(([^)]{1,20})\))?\s*[,:]\s*(?:pp?\.\s*)?([A-Za-z]?\d+[A-Za-z]?)"
     r"(?:\s*[-–—]\s*([A-Za-z]?\d+[A-Za-z]?))?(?=[\s.,;]|$)"
 )
-_VOL = re.compile(r"\bvol(?:ume)?\.?\s*(\w+)", re.I)
+_VOL = re.compile(r"\b(?:vol(?:ume)?\.?|v\.)\s*(\w+)", re.I)
 _NO = re.compile(r"\b(?:no|issue|nr)\.?\s*(\w+)", re.I)
 _PP = re.compile(r"\bpp?\.\s*([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–—]+\s*([A-Za-z]?\d+[A-Za-z]?))?")
 _PAREN_YEAR = re.compile(r"\(\s*" + _YEAR + r"[a-z]?(?:,\s*[^)]{0,30})?\s*\)")
@@ -331,7 +331,7 @@ def _strip_ids(text: str) -> str:
 def _clean_title(s: str | None) -> str | None:
     if not s:
         return None
-    s = s.strip(" .,;:“”\"'‘’")
+    s = s.strip(" .,;:“”\"'‘’«»")
     s = re.sub(r"\s*\[[^\]]*\]\s*$", "", s)  # "[Internet]", "[Review]"
     return s if len(s) >= 3 else None
 
@@ -406,7 +406,9 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_LABELS_OR_YEAR = re.compile(rf"[,.]?\s*(?:\bvol\.|\bvolume\b|\bno\.|\bpp?\.|\(?\b{_YEAR[1:-1]}\b)", re.I)
+_LABELS_OR_YEAR = re.compile(
+    rf"[,.]?\s*(?:\bvol\.|\bv\.\s*\d|\bvolume\b|\bno\.|\bpp?\.|\(?\b{_YEAR[1:-1]}\b)", re.I
+)
 _NAME_WORDS = _PARTICLES | {
     "and",
     "of",
@@ -441,7 +443,7 @@ _JOURNAL_WORDS = {
     "des",
     "du",
 }
-_QUOTE_OPEN = re.compile(r"(?:^|(?<=[.,:;)]\s))[“\"‘']")
+_QUOTE_OPEN = re.compile(r"(?:^|(?<=[.,:;)]\s))[“\"‘'«]")
 _BOUNDARY = re.compile(r"(?:\.\s*:?|:)\s+")
 _NEXT_IS_NAME = re.compile(
     r"^(?:(?:&|and)\s+)?(?:[A-Z][\w'’\-]*,|[A-Z]\.[\s,]|[A-Z]\.-?[A-Z]\.|[A-Z][\w'’\-]+\s+[A-Z]\.)"
@@ -540,10 +542,10 @@ def _authors_by_commas(body: str) -> int | None:
 
 def _quoted_title(rest: str) -> tuple[str, str] | None:
     """A title in quotes at the start of ``rest`` (IEEE, Chicago, Harvard): (title, after)."""
-    m = re.match(r"\s*[“\"‘']", rest)
+    m = re.match(r"\s*[“\"‘'«]", rest)
     if not m:
         return None
-    close = {"“": "”", '"': '"', "‘": "’", "'": "'"}[m.group(0).strip()]
+    close = {"“": "”", '"': '"', "‘": "’", "'": "'", "«": "»"}[m.group(0).strip()]
     alt = '"' if close == "”" else "'" if close == "’" else close
     end = re.compile(rf"[{re.escape(close + alt)}](?=[\s,.:;]|$)")
     e = end.search(rest, m.end() + 8)
@@ -582,6 +584,10 @@ def _title_and_journal(tj: str, located: bool) -> tuple[str | None, str | None]:
     if points:
         p = points[-1]
         return tj[:p], tj[p:].strip(" .,") or None
+    commas = [m.end() for m in re.finditer(r",\s+", tj)]
+    for p in reversed(commas):
+        if _looks_like_journal(tj[p:]):
+            return tj[:p], tj[p:]  # "Title, J. Symbolic Logic" (older CS and physics styles)
     if located and _looks_like_journal(tj):
         return None, tj  # "Watson JD. Nature 1953;171:737.": a journal before the locator, no title
     return tj, None
@@ -638,7 +644,7 @@ def parse_free_text(text: str) -> StatedReference:
         if out.style == "unknown":
             out.style = "ieee"
     # IEEE labels its numbers ("vol. 18, no. 4, pp. 317-335"): read by label, not by shape
-    located = None if re.search(r"\bvol\.|\bvolume\s+\d", rest, re.I) else _locate(rest)
+    located = None if re.search(r"\b(?:vol|v)\.\s*\d|\bvolume\s+\d", rest, re.I) else _locate(rest)
     if located:
         style, m = located
         _apply_locator(style, m, out)
