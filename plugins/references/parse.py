@@ -527,7 +527,7 @@ def _authors_by_commas(body: str) -> int | None:
     (EndNote's numbered style, ACS, older physics and CS styles): "Siemering, K.R., et al.,
     Mutations that ...", "Magrassi, L., D. Purves, and J.W. Lichtman, Fluorescent probes ..."."""
     pos, names = 0, 0
-    for m in re.finditer(r"[,;]\s*", body):
+    for m in re.finditer(r"[,;]\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+", body):
         piece = body[pos : m.start()].strip()
         if not _PERSON.fullmatch(piece):
             break
@@ -631,8 +631,8 @@ def parse_free_text(text: str) -> StatedReference:
         (cut := _authors_end(body)) or ((c := _authors_by_commas(body)) is not None and (cut := (c, c)))
     ):
         out.authors = parse_authors(body[: cut[0]])
-        rest = re.sub(r"^et\.?\s+al\.?[,:]?\s*", "", body[cut[1] :])  # "Tkaczyk, D. et al. Title"
-        if bare := re.match(rf"{_YEAR}[a-z]?\.?\s+(?=\S)", rest):
+        rest = re.sub(r"^[\s,;]*(?:et\.?\s+al\.?[,:]?\s*)?", "", body[cut[1] :])  # "Tkaczyk, D. et al. Title"
+        if bare := re.match(rf"\(?{_YEAR}[a-z]?\)?[.,]?\s+(?=\S)", rest):
             author_year, rest = int(bare.group(1)), rest[bare.end() :]  # "Albert DM. 1991 Title"
     rest = rest.strip(" .,")
     out.year = author_year
