@@ -166,6 +166,8 @@ def parse_authors(segment: str) -> list[str]:
     s = _ETAL.sub("", segment).strip(" .,;")
     if not s:
         return []
+    if ";" in s:  # ACS, RSC: "Stahl, H.; Appenzeller, J.; & Martel, R." -- each piece one name
+        return [n for p in s.split(";") if (n := _one_name(p)) is not None]
     s = re.sub(r"\s+(?:and|&)\s+", ", ", s)
     parts = [p.strip() for p in s.split(",") if p.strip()]
     if len(parts) >= 2 and (_is_initials(parts[1]) or (" " not in parts[0] and _is_given(parts[1]))):
@@ -454,13 +456,21 @@ def looks_like_authors(s: str) -> bool:
     """A run of names (persons or a group): short comma-separated pieces with no lower-case word
     but particles and the small words of a group's name ("Study Group on ...")."""
     s = _ETAL.sub("", s).strip(" ,.;:&")
-    if not s or len(s) > 5000 or "?" in s:
+    return bool(s) and len(s) <= _MAX_AUTHORS and _names_only(s)
+
+
+_MAX_AUTHORS = 5000  # characters: a list of a few hundred names; beyond it, not an author list
+_PIECES = re.compile(r"[,;&]|\s+and\s+")
+
+
+def _names_only(s: str) -> bool:
+    if "?" in s:
         return False
     for w in re.findall(r"[^\s,;&]+", s):
         core = w.strip(".()[]'’\"“”")
         if core and core[0].islower() and core.lower() not in _NAME_WORDS and not re.search(r"-[A-Z]", core):
             return False
-    return all(len(p.split()) <= 10 for p in re.split(r"[,;&]|\s+and\s+", s))
+    return all(len(p.split()) <= 10 for p in _PIECES.split(s))
 
 
 def _looks_like_journal(s: str) -> bool:
@@ -482,17 +492,20 @@ def _looks_like_journal(s: str) -> bool:
 def _authors_end(body: str) -> tuple[int, int] | None:
     """Where the author list ends and what follows begins: the first stop or colon after a run of
     names, not one inside a name's initials ("D. L., Freedman R.", "X. Zhou, R. Deng")."""
-    for m in _BOUNDARY.finditer(body):
+    checked = 0  # names were checked up to here: each stop checks only what is new (linear time)
+    for m in _BOUNDARY.finditer(body, 0, _MAX_AUTHORS):
         left = body[: m.start()]
-        if not left.strip() or not looks_like_authors(left):
-            if left.strip():
-                return None  # the first stop already ends something that is not names
+        if not left.strip(" ,.;:&"):
             continue
+        last_piece = _PIECES.split(left[-400:])[-1]
+        if not _names_only(body[checked : m.start()]) or not _names_only(last_piece):
+            return None  # the first stop already ends something that is not names
+        checked = m.start()
         if year := re.search(rf"[,\s]+\(?{_YEAR}[a-z]?\)?$", left):
             # "Brennan, C.A., 2011. Title" (Elsevier Harvard): the names end before their year
             return (year.start(), year.start()) if looks_like_authors(left[: year.start()]) else None
         if m.group(0).startswith(".") and (
-            _inside_a_name(left, body[m.end() :])
+            _inside_a_name(left[-400:], body[m.end() : m.end() + 200])
             or re.fullmatch(r"(?:[A-Z]\.)+[A-Z]", left)  # "U.S. Task Force"
         ):
             continue
@@ -527,12 +540,12 @@ def _authors_by_commas(body: str) -> int | None:
     (EndNote's numbered style, ACS, older physics and CS styles): "Siemering, K.R., et al.,
     Mutations that ...", "Magrassi, L., D. Purves, and J.W. Lichtman, Fluorescent probes ..."."""
     pos, names = 0, 0
-    for m in re.finditer(r"[,;]\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+", body):
+    for m in re.finditer(r"[,;]\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+", body[:_MAX_AUTHORS]):
         piece = body[pos : m.start()].strip()
         if not _PERSON.fullmatch(piece):
             break
         names += 1
-        if not _PERSON.fullmatch(body[m.end() :].split(",")[0].strip()) and (
+        if not _PERSON.fullmatch(re.split(r"[,;]", body[m.end() : m.end() + 300])[0].strip()) and (
             names >= 2 or re.search(r"[A-Z]\.", piece)
         ):
             return m.end()  # "Family, I." pairs give two pieces, "A. Bertrand" one; the title starts here
@@ -564,6 +577,9 @@ def _locate(rest: str) -> tuple[str, re.Match[str]] | None:
     return None
 
 
+_MAX_JOURNAL = 300  # characters: the longest journal titles are about 200
+
+
 def _title_and_journal(tj: str, located: bool) -> tuple[str | None, str | None]:
     """Split "Title. Journal": at the earliest stop (or ?, !, closing quote) after which the rest
     reads as a journal name; failing that, the last stop (a journal written in lower case)."""
@@ -574,7 +590,8 @@ def _title_and_journal(tj: str, located: bool) -> tuple[str | None, str | None]:
         book = re.sub(r"^.{0,300}?(?:\(eds?\.?\)|\beds?\.)[.,:]?\s+", "", book, flags=re.I)
         return tj[: chapter.start()], re.split(r"\.\s+", book)[0].strip(" .,") or None
     points = [m.end() for m in re.finditer(r"[.?!”\"’]\s+", tj)]
-    for p in points:
+    near_end = [p for p in points if len(tj) - p <= _MAX_JOURNAL]  # linear time on a long line
+    for p in near_end:
         cand = tj[p:].strip(" .,")
         # "The Da Qing IGT and Diabetes Study. Diabetes Care": a stop after three or more words is
         # a sentence of the title, not an abbreviation ("Schizophr. Bull.", "Am. J. Med. Genet.")
@@ -584,7 +601,7 @@ def _title_and_journal(tj: str, located: bool) -> tuple[str | None, str | None]:
     if points:
         p = points[-1]
         return tj[:p], tj[p:].strip(" .,") or None
-    commas = [m.end() for m in re.finditer(r",\s+", tj)]
+    commas = [m.end() for m in re.finditer(r",\s+", tj) if len(tj) - m.end() <= _MAX_JOURNAL]
     for p in reversed(commas):
         if _looks_like_journal(tj[p:]):
             return tj[:p], tj[p:]  # "Title, J. Symbolic Logic" (older CS and physics styles)
@@ -614,7 +631,7 @@ def parse_free_text(text: str) -> StatedReference:
     # (1) the authors
     quote = next((q for q in _QUOTE_OPEN.finditer(body) if q.start() > 0), None)
     paren = next(
-        (p for p in _PAREN_YEAR.finditer(body) if looks_like_authors(body[: p.start()])),
+        (p for p in _PAREN_YEAR.finditer(body, 0, _MAX_AUTHORS) if looks_like_authors(body[: p.start()])),
         None,
     )
     if quote and (paren is None or quote.start() < paren.start()):
