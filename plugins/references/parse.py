@@ -1,6 +1,7 @@
 """Reading references as people write them: BibTeX entries (bibtexparser), RIS records (rispy) and
-free-text lines in the common styles (Vancouver/NLM, AMA, APA, Harvard, IEEE-like numbered
-lines), into the fields the audit compares.
+free-text lines in the common styles (Vancouver/NLM, AMA, APA, Harvard, Chicago, IEEE, Nature/Cell,
+ACS, Elsevier, PLOS, Frontiers, BMC and Diabetes Care's, EndNote's numbered lists), into the fields
+the audit compares. ``benchmarks/bench_reference_reading.py`` measures it on published lists.
 
 Free text is read with a few patterns rather than a library: the libraries that extract references
 from free text either target another field's journals and knowledge bases (refextract: high-energy
