@@ -384,11 +384,11 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})[a-z]?\.\s*(?P<v>[\w\-]+){_ISS}\s*:\s*(?:pp?\.\s*)?{_RANGE}{_END}"
         ),
     ),
-    # ACS / RSC: "Journal 2015, 18, 317–335", "2015, 18 (4), 317"
+    # ACS / RSC: "Journal 2015, 18, 317–335", "2015, 18 (4), 317"; BMC: "Stat Methods Med Res 1999, 8: 3–15"
     (
         "acs",
         re.compile(
-            rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}})(?:\s*,)?{_ISS}\s*,\s*{_RANGE}{_END}"
+            rf"(?<![\w.])(?P<y>{_YEAR[1:-1]})\s*,\s*(?P<v>\d{{1,5}})(?:\s*,)?{_ISS}\s*[,:]\s*{_RANGE}{_END}"
         ),
     ),
     # Elsevier: "Diabetes Educ., 36 (2010), pp. 629-639", "Opt. Soc. Am. A27 (2010) 268"
@@ -408,9 +408,11 @@ _LOCATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?=[\s.,;]|$)"
         ),
     ),
+    # older physics and computing lists: "Biological Cybernetics, 50 363-396, 1984" (a page range only)
+    ("", re.compile(r"(?<![\w.,\-/])(?P<v>\d{1,4})\s+(?P<p>\d{1,6})\s*[-–—]\s*(?P<q>\d{1,6})(?=[\s.,;]|$)")),
 )
 _LABELS_OR_YEAR = re.compile(
-    rf"[,.]?\s*(?:\bvol\.|\bv\.\s*\d|\bvolume\b|\bno\.|\bpp?\.|\(?\b{_YEAR[1:-1]}\b)", re.I
+    rf"[,.]?\s*(?:\bvol\.|\bv\.\s*[\dIVXLC]|\bvolume\b|\bno\.|\bpp?\.|\(?\b{_YEAR[1:-1]}\b)", re.I
 )
 _NAME_WORDS = _PARTICLES | {
     "and",
@@ -662,7 +664,8 @@ def parse_free_text(text: str) -> StatedReference:
         if out.style == "unknown":
             out.style = "ieee"
     # IEEE labels its numbers ("vol. 18, no. 4, pp. 317-335"): read by label, not by shape
-    located = None if re.search(r"\b(?:vol|v)\.\s*\d|\bvolume\s+\d", rest, re.I) else _locate(rest)
+    labelled = re.search(r"\bvol\.\s*\w|\bv\.\s*[\dIVXLC]|\bvolume\s+\d", rest, re.I)
+    located = None if labelled else _locate(rest)
     if located:
         style, m = located
         _apply_locator(style, m, out)

@@ -602,3 +602,34 @@ def test_a_long_pathological_line_reads_in_linear_time(unit):
     t0 = time.perf_counter()
     parse_reference(text)
     assert time.perf_counter() - t0 < 0.25  # ~0.03 s here; quadratic scans took 0.4-1.7 s
+
+
+@pytest.mark.parametrize(
+    ("text", "journal", "year", "vol", "page"),
+    [
+        (
+            "Schafer JL: Multiple imputation: a primer. Stat Methods Med Res 1999, 8: 3–15.",
+            "Stat Methods Med Res",
+            1999,
+            "8",
+            "3",
+        ),
+        (
+            "J. J. Koenderink. The structure of images. Biological Cybernetics, 50 363-396, 1984.",
+            "Biological Cybernetics",
+            1984,
+            "50",
+            "363",
+        ),
+        (
+            "Hörz, F., Ostertag, R., The transient cavity of the Ries crater (abstract). Lunar and Planetary Science, v. X, pp. 570-572. 1979.",
+            "Lunar and Planetary Science",
+            1979,
+            "X",
+            "570",
+        ),
+    ],
+)
+def test_older_bmc_and_physics_locators(text, journal, year, vol, page):
+    s = parse_reference(text)
+    assert (s.journal, s.year, s.volume, s.first_page) == (journal, year, vol, page)
