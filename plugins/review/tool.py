@@ -357,12 +357,15 @@ async def _import(
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the batch was rolled back whole: the cursor before it stands
-            log.exception("storing a page of %s failed", source.name)
+            if isinstance(exc, MedlitError):  # the store's outage, already worded without addresses
+                log.warning("storing a page of %s failed: %s", source.name, exc)
+                why = exc.message
+            else:
+                log.exception("storing a page of %s failed", source.name)
+                why = f"{type(exc).__name__}: {exc}"
             with contextlib.suppress(Exception):
                 await store.finish_search(
-                    search.id,
-                    "failed",
-                    f"{STORE_UNAVAILABLE}: storing a page failed: {type(exc).__name__}: {exc}",
+                    search.id, "failed", f"{STORE_UNAVAILABLE}: storing a page failed: {why}"
                 )
             return
         started = False
