@@ -317,7 +317,10 @@ class AuthConfig:
                     token="",
                     client_id=str(claims.get("client_id") or claims.get("azp") or principal),
                     scopes=scope.split() if isinstance(scope, str) else [],
-                    expires_at=int(exp) if isinstance(exp, int | float) else None,
+                    # The SDK's bearer backend refuses a token past expires_at with no leeway
+                    # of its own: the skew we allowed on exp above is added here, so a token 5 s
+                    # past exp (accepted by us) is not refused by it after all.
+                    expires_at=int(exp) + LEEWAY if isinstance(exp, int | float) else None,
                     subject=str(claims["sub"]),
                     claims={"iss": claims.get("iss")},
                     principal=principal,

@@ -19,6 +19,7 @@ writing that plumbing; ``redis`` (its asyncio client) is the maintained client f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import functools
 import hashlib
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 
 from . import errors as E
 from .errors import MedlitError
+from .net.redis_breaker import CALL_BUDGET, RedisBreaker, RedisUnavailable, breaker_for
 from .net.wire import Response
 from .settings import Settings, SettingsError, parse_number, require_extra
 
@@ -329,39 +331,55 @@ STATS = "medlit:stats:"
 @dataclass
 class RedisCache:
     """Entries as keys with a TTL (Redis evicts by its own ``maxmemory`` policy); hit counters per
-    service in a hash."""
+    service in a hash. Every per-call operation runs through the process's breaker for this Redis
+    (shared with the pacer): bounded well under a second, and not attempted while Redis is known
+    to be away, so a hung Redis costs a call at most one budget, not one per operation."""
 
     setting: CacheSetting
     _redis: Any = None
+    _breaker: RedisBreaker | None = None
+
+    @property
+    def breaker(self) -> RedisBreaker:
+        if self._breaker is None:
+            self._breaker = breaker_for(self.setting.target)
+        return self._breaker
 
     def client(self) -> Any:
         if self._redis is None:
-            import redis.asyncio as aioredis
-
-            self._redis = aioredis.from_url(self.setting.target)
+            self._redis = self.breaker.client()
         return self._redis
 
     async def get_many(self, keys: Sequence[str], service: str) -> dict[str, bytes]:
         if not keys:
             return {}
-        r = self.client()
-        values = await r.mget([PREFIX + k for k in keys])
-        out = {k: v for k, v in zip(keys, values, strict=True) if v is not None}
-        pipe = r.pipeline(transaction=False)
-        pipe.hincrby(STATS + service, "hits", len(out))
-        pipe.hincrby(STATS + service, "misses", len(keys) - len(out))
-        await pipe.execute()
-        return out
+
+        async def read() -> dict[str, bytes]:
+            r = self.client()
+            values = await r.mget([PREFIX + k for k in keys])
+            out = {k: v for k, v in zip(keys, values, strict=True) if v is not None}
+            pipe = r.pipeline(transaction=False)
+            pipe.hincrby(STATS + service, "hits", len(out))
+            pipe.hincrby(STATS + service, "misses", len(keys) - len(out))
+            await pipe.execute()
+            return out
+
+        return await self.breaker.call(read)
 
     async def set_many(self, entries: Sequence[Entry]) -> None:
         if not entries:
             return
-        pipe = self.client().pipeline(transaction=False)
-        for e in entries:
-            pipe.set(PREFIX + e.key, e.value, px=max(1, int(e.ttl * 1000)))
-        await pipe.execute()
+
+        async def write() -> None:
+            pipe = self.client().pipeline(transaction=False)
+            for e in entries:
+                pipe.set(PREFIX + e.key, e.value, px=max(1, int(e.ttl * 1000)))
+            await pipe.execute()
+
+        await self.breaker.call(write)
 
     async def stats(self) -> list[ServiceStats]:
+        # `medlit cache` only: a scan of the whole cache, each command bounded by the socket timeout
         r = self.client()
         out: dict[str, ServiceStats] = {}
         async for key in r.scan_iter(match=PREFIX + "*", count=1000):
@@ -390,20 +408,28 @@ class RedisCache:
         return n
 
     async def claim(self, keys: Sequence[str], lease: float) -> set[str]:
-        pipe = self.client().pipeline(transaction=False)
-        for key in keys:
-            pipe.set(CLAIM + key, b"1", nx=True, px=max(1, int(lease * 1000)))
-        won = await pipe.execute()
-        return {k for k, ok in zip(keys, won, strict=True) if ok}
+        async def take() -> set[str]:
+            pipe = self.client().pipeline(transaction=False)
+            for key in keys:
+                pipe.set(CLAIM + key, b"1", nx=True, px=max(1, int(lease * 1000)))
+            won = await pipe.execute()
+            return {k for k, ok in zip(keys, won, strict=True) if ok}
+
+        return await self.breaker.call(take)
 
     async def release(self, keys: Sequence[str]) -> None:
         if keys:
-            await self.client().delete(*(CLAIM + k for k in keys))
+            await self.breaker.call(lambda: self.client().delete(*(CLAIM + k for k in keys)))
 
     async def close(self) -> None:
         if self._redis is not None:
-            await self._redis.aclose()
+            with contextlib.suppress(Exception):  # a hung Redis must not hold the shutdown
+                async with asyncio.timeout(CALL_BUDGET):
+                    await self._redis.aclose()
             self._redis = None
+        if self._breaker is not None:
+            self._breaker.detach()
+            self._breaker = None
 
 
 def open_cache(setting: CacheSetting) -> Cache | None:
@@ -590,18 +616,22 @@ class CachedCalls:
 
     async def _read(self, keys: Mapping[str, str]) -> dict[str, bytes]:
         """Cached records by id (an empty record marks an id known to be unknown)."""
+        return await self._try_read(keys) or {}
+
+    async def _try_read(self, keys: Mapping[str, str]) -> dict[str, bytes] | None:
+        """As :meth:`_read`, but ``None`` when the cache could not be read."""
         try:
             found = await self.cache.get_many(list(keys.values()), self.config.name)
         except Exception as exc:  # a broken cache must never break a call
-            log.warning("cache read failed (%s); asking %s", exc, self.config.label)
-            return {}
+            _cache_failed("read", exc, f"asking {self.config.label}")
+            return None
         return {i: found[k] for i, k in keys.items() if k in found}
 
     async def _claim(self, keys: list[str]) -> set[str]:
         try:
             return await self.cache.claim(keys, CLAIM_LEASE)
         except Exception as exc:
-            log.warning("cache claim failed (%s); fetching without it", exc)
+            _cache_failed("claim", exc, "fetching without it")
             return set(keys)
 
     async def _release(self, keys: list[str]) -> None:
@@ -609,16 +639,20 @@ class CachedCalls:
             try:
                 await self.cache.release(keys)
             except Exception as exc:
-                log.warning("cache release failed (%s); the claims expire on their own", exc)
+                _cache_failed("release", exc, "the claims expire on their own")
 
     async def _await_records(self, keys: Mapping[str, str], deadline: float | None) -> dict[str, bytes]:
-        """Wait (briefly, polling) for records another process is fetching to reach the cache."""
+        """Wait (briefly, polling) for records another process is fetching to reach the cache;
+        not at all once the cache cannot be read (the caller then fetches them itself)."""
         give_up = time.monotonic() + CLAIM_LEASE
         if deadline is not None:
             give_up = min(give_up, deadline - 1.0)
         found: dict[str, bytes] = {}
         while True:
-            found.update(await self._read({i: k for i, k in keys.items() if i not in found}))
+            more = await self._try_read({i: k for i, k in keys.items() if i not in found})
+            if more is None:
+                return found
+            found.update(more)
             if len(found) == len(keys) or time.monotonic() >= give_up:
                 return found
             await asyncio.sleep(0.1)
@@ -637,4 +671,10 @@ class CachedCalls:
         try:
             await self.cache.set_many(entries)
         except Exception as exc:
-            log.warning("cache write failed (%s); the answer is returned uncached", exc)
+            _cache_failed("write", exc, "the answer is returned uncached")
+
+
+def _cache_failed(what: str, exc: Exception, instead: str) -> None:
+    # While the breaker is open every call skips Redis: the breaker said so once, not each call.
+    level = logging.DEBUG if isinstance(exc, RedisUnavailable) else logging.WARNING
+    log.log(level, "cache %s failed (%s); %s", what, exc, instead)

@@ -12,12 +12,18 @@ callers queue on a lock and other processes on SQLite's own (``BEGIN IMMEDIATE``
 timeout); on PostgreSQL ``await tx.lock(table, id)`` takes the row (``SELECT ... FOR UPDATE``) so
 writers to one parent row (a set) serialise. A kill mid-transaction leaves the last committed
 state (SQLite's WAL, PostgreSQL's own). The drivers (aiosqlite, asyncpg) are imported at open.
+
+A database that fails under a call (PostgreSQL shut down or unreachable, a SQLite file on a
+read-only or full disk) raises ``store_unavailable``, retryable, naming the store's backend and
+the driver's error class, never its address: an outage is transient and an operator's matter,
+not a fault of the plugin that asked. Errors in the SQL itself stay the driver's (a plugin's bug).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import zlib
 from collections.abc import AsyncIterator, Sequence
@@ -25,6 +31,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from . import errors as E
+from .errors import MedlitError
+
+log = logging.getLogger("medlit.store")
 
 Row = tuple[Any, ...]
 Migration = tuple[int, str, Sequence[str]]
@@ -35,6 +46,55 @@ DEFAULT_FILE = "review.db"  # the name the first store had: an existing user's d
 
 class StoreError(Exception):
     """A store that cannot be opened or used (the message names the setting)."""
+
+
+# SQLite's primary result codes that mean the file, not the statement, failed: PERM, BUSY, LOCKED,
+# NOMEM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB.
+_SQLITE_OUTAGE = frozenset({3, 5, 6, 7, 8, 10, 11, 13, 14, 26})
+# asyncpg's classes for a server that is gone, going or full (SQLSTATE classes 08, 57, 53)
+_PG_OUTAGE = ("PostgresConnectionError", "OperatorInterventionError", "InsufficientResourcesError")
+
+
+def _is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database could not be reached or written, as opposed to a
+    statement it refused."""
+    if isinstance(exc, OSError | TimeoutError):  # refused, reset, unreachable; command_timeout
+        return True
+    import sqlite3
+
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return code is not None and code & 0xFF in _SQLITE_OUTAGE
+    kinds = {c.__name__ for c in type(exc).__mro__ if c.__module__.startswith("asyncpg")}
+    if kinds & set(_PG_OUTAGE):
+        return True
+    # asyncpg's own side of a lost server: "connection is closed", "pool is closing"
+    return "InterfaceError" in kinds and ("clos" in str(exc) or "connection" in str(exc))
+
+
+def unavailable(dialect: str, exc: BaseException) -> MedlitError:
+    """The ``store_unavailable`` error for an outage of the ``dialect`` store (no address)."""
+    return MedlitError(
+        E.STORE_UNAVAILABLE,
+        f"The host's store ({dialect}, MEDLIT_STORE) is unavailable: {type(exc).__name__}. "
+        "Other tools are unaffected; this one works again once the database answers.",
+        recovery="Retry in a moment; if it persists, an operator should check the database behind MEDLIT_STORE.",
+        retryable=True,
+    )
+
+
+@contextlib.asynccontextmanager
+async def _guarded(dialect: str) -> AsyncIterator[None]:
+    """Turn a database outage inside the block into ``store_unavailable``."""
+    try:
+        yield
+    except MedlitError:
+        raise
+    except Exception as exc:
+        if not _is_outage(exc):
+            raise
+        log.warning("the %s store failed: %s: %s", dialect, type(exc).__name__, exc)
+        raise unavailable(dialect, exc) from None
 
 
 def _now() -> str:
@@ -136,14 +196,15 @@ class _SqliteTx(_Tx):
 
     # The whole database is this transaction's (BEGIN IMMEDIATE): a row lock or a key adds nothing.
     async def execute(self, sql: str, *args: object) -> None:
-        await self.conn.execute(sql, args)
+        async with _guarded(self.dialect):
+            await self.conn.execute(sql, args)
 
     async def fetch(self, sql: str, *args: object) -> list[Row]:
-        async with self.conn.execute(sql, args) as cur:
+        async with _guarded(self.dialect), self.conn.execute(sql, args) as cur:
             return [tuple(r) for r in await cur.fetchall()]
 
     async def insert(self, sql: str, *args: object) -> int:
-        async with self.conn.execute(sql + " RETURNING id", args) as cur:
+        async with _guarded(self.dialect), self.conn.execute(sql + " RETURNING id", args) as cur:
             row = await cur.fetchone()
         return int(row[0])
 
@@ -152,13 +213,16 @@ class _PgTx(_Tx):
     dialect = "postgresql"
 
     async def execute(self, sql: str, *args: object) -> None:
-        await self.conn.execute(_pg(sql), *args)
+        async with _guarded(self.dialect):
+            await self.conn.execute(_pg(sql), *args)
 
     async def fetch(self, sql: str, *args: object) -> list[Row]:
-        return [tuple(r) for r in await self.conn.fetch(_pg(sql), *args)]
+        async with _guarded(self.dialect):
+            return [tuple(r) for r in await self.conn.fetch(_pg(sql), *args)]
 
     async def insert(self, sql: str, *args: object) -> int:
-        return int(await self.conn.fetchval(_pg(sql + " RETURNING id"), *args))
+        async with _guarded(self.dialect):
+            return int(await self.conn.fetchval(_pg(sql + " RETURNING id"), *args))
 
     async def lock(self, table: str, row_id: int) -> None:
         await self.execute(f"SELECT id FROM {_identifier(table, 'table')} WHERE id = ? FOR UPDATE", row_id)
@@ -208,12 +272,13 @@ class SqliteStore(_Sql):
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Tx]:
-        async with self.lock:
+        async with self.lock, _guarded(self.dialect):
             await self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield _SqliteTx(self.conn)
             except BaseException:
-                await self.conn.execute("ROLLBACK")
+                with contextlib.suppress(Exception):  # a failed BEGIN/statement may have ended it
+                    await self.conn.execute("ROLLBACK")
                 raise
             await self.conn.execute("COMMIT")
 
@@ -246,20 +311,20 @@ class PostgresStore(_Sql):
             self.pool = None
 
     async def execute(self, sql: str, *args: object) -> None:
-        async with self.pool.acquire() as conn:
+        async with _guarded(self.dialect), self.pool.acquire() as conn:
             await _PgTx(conn).execute(sql, *args)
 
     async def fetch(self, sql: str, *args: object) -> list[Row]:
-        async with self.pool.acquire() as conn:
+        async with _guarded(self.dialect), self.pool.acquire() as conn:
             return await _PgTx(conn).fetch(sql, *args)
 
     async def insert(self, sql: str, *args: object) -> int:
-        async with self.pool.acquire() as conn:
+        async with _guarded(self.dialect), self.pool.acquire() as conn:
             return await _PgTx(conn).insert(sql, *args)
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Tx]:
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with _guarded(self.dialect), self.pool.acquire() as conn, conn.transaction():
             yield _PgTx(conn)
 
     async def size(self, prefix: str) -> int:

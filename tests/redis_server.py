@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -46,8 +47,18 @@ class RedisProcess:
                 time.sleep(0.05)
         raise RuntimeError("redis-server did not start")
 
+    def pause(self) -> None:
+        """SIGSTOP: the port still accepts connections, nothing is ever answered (a hung Redis)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused process still dies, but wake it anyway
             self.proc.kill()  # an outage, not a clean shutdown
             self.proc.wait(timeout=10)
             self.proc = None

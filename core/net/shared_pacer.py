@@ -17,6 +17,11 @@ of replicas that drew on it in the last five minutes (the script counts them in 
 together they stay within the limit as long as no new replica starts during the outage; a
 process that never reached Redis assumes :data:`UNKNOWN_REPLICAS`. Meanwhile
 :func:`degraded` lists the groups paced locally (``/health`` and ``medlit doctor`` report them).
+
+A Redis that hangs rather than refuses is the same outage: every script runs through the
+:class:`~medlit.core.net.redis_breaker.RedisBreaker` this process shares with the response cache
+(each call bounded well under a second; none attempted while it is open), and the breaker's own
+probe, not the next request, notices Redis back, so ``/health`` says so within a second or two.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any
 
 from ..errors import queue_full
 from .pacing import Pacer
+from .redis_breaker import CALL_BUDGET, RedisUnavailable, breaker_for
 
 log = logging.getLogger("medlit.pacing")
 
@@ -100,7 +106,6 @@ return back + settle - now
 HEADROOM = 0.92  # 3 req/s -> one send every 362 ms: inside NCBI's limit, 2.76 a second together
 UNKNOWN_REPLICAS = 4  # replicas assumed by a process that never reached Redis (compose runs 3)
 RETRY_SECONDS = 2.0  # while Redis is unreachable, how often a send tries it again
-REDIS_TIMEOUT = 1.0  # seconds to connect or to answer, so an outage costs a send little time
 
 # group -> (monotonic time Redis was lost, share of the budget paced locally): process-wide, read
 # by /health and `medlit doctor`.
@@ -156,14 +161,13 @@ class RedisPacer:
         self._retry_at = 0.0
         self._settle_until: float | None = None  # Redis is back: local pacing until then
         self._local: Pacer | None = None
+        self.breaker = breaker_for(url)
+        self.breaker.on_recovery(self._redis_back)
+        self._attached = True
 
     def _client(self) -> Any:
         if self._redis is None:
-            import redis.asyncio as aioredis
-
-            self._redis = aioredis.from_url(
-                self.url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
-            )
+            self._redis = self.breaker.client()
             self._admit = self._redis.register_script(_ADMIT)
             self._cool = self._redis.register_script(_COOL)
             self._back = self._redis.register_script(_BACK)
@@ -180,10 +184,12 @@ class RedisPacer:
         self._local_cool = max(self._local_cool, time.monotonic() + seconds)
         if self._local is not None:
             self._local.cooldown(seconds)
-        if self.degraded_since is not None:
+        if self.degraded_since is not None or not self.breaker.available():
             return  # Redis is away: the local cooldown is all there is
         self._client()
-        task = asyncio.ensure_future(self._cool(keys=[self._keys[1]], args=[seconds]))
+        task = asyncio.ensure_future(
+            self.breaker.call(lambda: self._cool(keys=[self._keys[1]], args=[seconds]))
+        )
         task.add_done_callback(_report_cooldown)
 
     @property
@@ -210,7 +216,12 @@ class RedisPacer:
         now = time.monotonic()
         self._retry_at = now + RETRY_SECONDS
         self._settle_until = None
-        if self.degraded_since is None:
+        if not isinstance(exc, RedisUnavailable):
+            self.breaker.trip(exc)
+        if self.degraded_since is not None:
+            # Redis was seen back (the report cleared) but failed again before settling: report it
+            _DEGRADED.setdefault(self.group, (now, self.share))
+        else:
             self.degraded_since = now
             self._local = None  # rebuilt at the share known now
             self._fallback()
@@ -236,11 +247,18 @@ class RedisPacer:
             self._settle_until = None
             _DEGRADED.pop(self.group, None)
 
+    def _redis_back(self) -> None:
+        """The breaker saw Redis answer: ``/health`` says so now, and the next send starts the
+        settling period at once instead of waiting for its retry time."""
+        _DEGRADED.pop(self.group, None)
+        self._retry_at = 0.0
+
     async def check(self) -> str:
         """'' when Redis answers (``medlit doctor``), else what the pacer does instead."""
-        try:
-            await self._client().ping()
-        except Exception as exc:  # redis.exceptions.RedisError, OSError
+        try:  # asked even while the breaker is open: the doctor wants to know now
+            async with asyncio.timeout(CALL_BUDGET):
+                await self._client().ping()
+        except Exception as exc:  # redis.exceptions.RedisError, OSError, TimeoutError
             self._degrade(exc)
             return f"Redis unreachable ({type(exc).__name__}); pacing locally at 1/{self.share} of the budget"
         if self.degraded_since is not None:
@@ -250,18 +268,23 @@ class RedisPacer:
     async def acquire(
         self, deadline: float, service: str, lane: float | None = None, *, hold: bool = False
     ) -> Callable[[], None]:
+        if self.degraded_since is None and not self.breaker.available():
+            self._degrade(RedisUnavailable(self.breaker.cause))  # the cache found it away first
         if self.degraded_since is not None:
             now = time.monotonic()
-            if self._settle_until is None and now >= self._retry_at:
+            # while the breaker is open its probe watches Redis: no send waits on a hung one
+            if self._settle_until is None and now >= self._retry_at and self.breaker.available():
                 self._retry_at = now + RETRY_SECONDS  # one caller asks; the others pace locally
                 self._client()
+                local_interval = self.share / (self.rate * self.headroom)
                 try:
-                    local_interval = self.share / (self.rate * self.headroom)
-                    left = await self._back(
-                        keys=[self._keys[4], self._keys[1]],
-                        args=[int(self.settle_seconds * 1e6), int(2 * local_interval * 1e6)],
+                    left = await self.breaker.call(
+                        lambda: self._back(
+                            keys=[self._keys[4], self._keys[1]],
+                            args=[int(self.settle_seconds * 1e6), int(2 * local_interval * 1e6)],
+                        )
                     )
-                except Exception as exc:  # redis.exceptions.RedisError, OSError: still down
+                except Exception as exc:  # RedisUnavailable, or an error Redis sent: still away
                     self._degrade(exc)
                 else:
                     self._settle_until = time.monotonic() + max(0.0, int(left) / 1e6)
@@ -308,8 +331,10 @@ class RedisPacer:
                         wait = local_next - now
                     else:
                         try:
-                            waited, replicas = await self._admit(keys=keys, args=args)
-                        except Exception as exc:  # redis.exceptions.RedisError, OSError
+                            waited, replicas = await self.breaker.call(
+                                lambda: self._admit(keys=keys, args=args)
+                            )
+                        except Exception as exc:  # RedisUnavailable, or an error Redis sent
                             raise _RedisDown(exc) from exc
                         self.replicas = max(self.replicas, int(replicas))
                         wait = int(waited) / 1e6
@@ -333,8 +358,16 @@ class RedisPacer:
         if self.degraded_since is not None:
             _DEGRADED.pop(self.group, None)
         if self._redis is not None:
-            await self._redis.aclose()
+            try:  # a hung Redis must not hold the shutdown
+                async with asyncio.timeout(CALL_BUDGET):
+                    await self._redis.aclose()
+            except Exception as exc:
+                log.debug("closing the Redis client: %s", exc)
             self._redis = None
+        if self._attached:  # closing twice gives the breaker back once
+            self._attached = False
+            self.breaker.forget(self._redis_back)
+            self.breaker.detach()
 
 
 class _RedisDown(Exception):

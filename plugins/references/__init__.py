@@ -41,8 +41,9 @@ GUIDE = """\
 Audit any reference list before it is cited or submitted, and always references a language model
 drafted or that were copied from elsewhere: invented references, chimeras of two papers, wrong
 years, volumes or DOIs and retracted papers are common. Fix every `mismatch` from its
-`discrepancies`, replace or drop `not_found` entries, choose among `ambiguous` candidates, and cite
-work with a `retraction` or `withdrawal` notice only as retracted."""
+`discrepancies`, replace or drop `not_found` entries, audit `unverified` ones again later (a source
+failed), choose among `ambiguous` candidates, and cite work with a `retraction` or `withdrawal`
+notice only as retracted."""
 
 
 @hookimpl

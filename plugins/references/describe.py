@@ -25,7 +25,7 @@ def describe(catalog: Catalog) -> str:
         "Audit a reference list: does each reference exist, which record is it, what is wrong with it (title, "
         "authors, year, journal, volume, issue, pages, DOI), is it retracted or corrected? Stated DOIs and PMIDs are "
         "checked, not believed. Each comes back verified, mismatch (discrepancies; chimeras flagged), ambiguous "
-        f"(top candidates) or not_found (sources named). Matchers: {_names(catalog.matchers)}; "
+        f"(top candidates), not_found (sources named) or unverified (a source failed: retry later). Matchers: {_names(catalog.matchers)}; "
         f"notices: {_names(catalog.notices)}. Use it before submitting a manuscript or when citing "
         "unfamiliar or model-drafted references" + "".join("; " + s for s in siblings) + "."
     )

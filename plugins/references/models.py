@@ -12,7 +12,9 @@ from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, kinds, outp
 MAX_REFERENCES = 100
 MAX_ITEM_CHARS = 20_000  # one reference string (a BibTeX or RIS blob of many entries stays under it)
 Short = Annotated[str, Field(max_length=30)]
-Match = Literal["verified", "mismatch", "ambiguous", "not_found"]
+# unverified: no source knew it, but a source that was asked failed (or the deadline kept it from
+# being asked), so "no such paper" is not established: retrying later may settle it.
+Match = Literal["verified", "mismatch", "ambiguous", "not_found", "unverified"]
 Confidence = Literal["high", "medium", "low"]
 Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
 
@@ -162,6 +164,10 @@ class Evidence(ToolOutput):
         default_factory=list, description="How it was found: doi, pmid, citation, title, bibliographic"
     )
     notAsked: list[str] = Field(default_factory=list, description="Providers not asked, with why")
+    failed: list[str] = Field(
+        default_factory=list,
+        description="Providers that failed on this reference (or that the call's deadline kept from it)",
+    )
     note: str | None = None
 
 
@@ -169,8 +175,12 @@ class ReferenceResult(ToolOutput):
     index: int = Field(description="1-based position in the audited list")
     input: str = Field(description="The reference as given (cut to 200 characters)")
     stated: StatedOut
-    match: Match
+    match: Match = Field(
+        description="verified, mismatch, ambiguous, not_found (every source asked answered: none knows "
+        "it) or unverified (none knew it, but a source failed: not established either way; retry later)"
+    )
     confidence: Confidence
+    retryable: bool | None = Field(None, description="unverified: retrying later may settle it")
     record: MatchedRecord | None = None
     discrepancies: list[Discrepancy] = Field(default_factory=list)
     notices: list[NoticeOut] = Field(default_factory=list)
@@ -188,6 +198,7 @@ class Summary(ToolOutput):
     mismatch: int = 0
     ambiguous: int = 0
     not_found: int = 0
+    unverified: int = Field(0, description="Not found, but a source failed: retry later")
     retracted: int = Field(0, description="Matched works with a retraction or withdrawal")
     withNotices: int = 0
 

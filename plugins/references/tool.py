@@ -742,7 +742,21 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
             note = ((note + "; ") if note else "") + "; ".join(
                 f"{t.name} failed ({t.error.reason if t.error else '?'})" for t in failed
             )
-        if d.match == "not_found":
+        match = d.match
+        # A source that failed (or was never asked in time) is not one that answered "no": a paper
+        # only it knows would read as non-existent. Not found is said only when every source answered.
+        unsure = [t.name for t in failed] + [name for name in late if name not in {t.name for t in failed}]
+        if match == "not_found" and unsure:
+            match = "unverified"
+            answered = [a for a in asked if a not in unsure]
+            note = ((note + "; ") if note else "") + (
+                f"unverifiable for now: {', '.join(unsure)} could not be asked or failed"
+                + (f"; not found by {', '.join(answered)}" if answered else "")
+                + "; retry later"
+            )
+            if not_asked:
+                note += "; not asked: " + ", ".join(not_asked)
+        if match == "not_found":
             asked_text = ", ".join(asked) or "no source"
             note = ((note + "; ") if note else "") + f"not found by {asked_text}"
             if not_asked:
@@ -759,8 +773,9 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
                 index=n + 1,
                 input=shown if len(shown) <= 200 else shown[:197] + "...",
                 stated=_stated(s),
-                match=d.match,
+                match=match,
                 confidence=d.confidence,
+                retryable=True if match == "unverified" else None,
                 record=_record(d.work) if d.work is not None else None,
                 discrepancies=[
                     Discrepancy(field=f, stated=st, actual=ac)  # type: ignore[arg-type]
@@ -774,6 +789,7 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
                     agreed=list(d.work.providers) if d.work else [],
                     via=list(d.work.via) if d.work else [],
                     notAsked=not_asked,
+                    failed=unsure,
                     note=note,
                 ),
             )
@@ -797,7 +813,8 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
         parts.append(
             "Failed: "
             + "; ".join(f"{t.name} ({t.error.reason if t.error else '?'})" for t in broken)
-            + ". References they would have settled may be reported not_found or without notices: retry later."
+            + ". References only they could settle are reported unverified (not not_found), and notices "
+            "they hold are missing: retry later."
         )
     over = None
     if total > len(refs):
@@ -812,7 +829,7 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
 
 # -- rendering ----------------------------------------------------------------------------------------
 
-_RANK = {"not_found": 0, "mismatch": 1, "ambiguous": 2, "verified": 3}
+_RANK = {"not_found": 0, "unverified": 1, "mismatch": 2, "ambiguous": 3, "verified": 4}
 
 
 def _worst_first(r: ReferenceResult) -> tuple[int, int, int]:
@@ -827,7 +844,8 @@ def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) 
     lines = [
         f"## Reference audit: {len(out.results)} reference(s)",
         f"verified {s.verified} · mismatch {s.mismatch} · ambiguous {s.ambiguous} · not found {s.not_found} · "
-        f"retracted {s.retracted} · with notices {s.withNotices}",
+        + (f"unverified {s.unverified} (a source failed: retry later) · " if s.unverified else "")
+        + f"retracted {s.retracted} · with notices {s.withNotices}",
     ]
     rows = []
     for r in sorted(out.results, key=_worst_first):

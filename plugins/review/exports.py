@@ -5,8 +5,9 @@ and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
 
 Files land under the export directory only: the name comes from the set name with everything but
 letters, digits, ``-`` and ``_`` replaced, and the resolved path is checked to sit inside the
-directory. Each file is written to a temporary name and moved into place, so a reader never sees
-half a file.
+directory. Each file is written to a temporary name (``.export-*``) and moved into place, so a
+reader never sees half a file: a name starting with ``.`` is never served, and the temporaries a
+killed process left behind are swept when the review workspace opens (:func:`sweep_temporary`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import re
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,9 @@ FORMATS: dict[str, FormatInfo] = {
     "csv": FormatInfo("csv", "text/csv", "CSV (spreadsheets, Rayyan)"),
 }
 LOG_EXTENSION = "search-log.md"
+TEMPORARY_PREFIX = ".export-"
+NAME_MAX = 255  # bytes in one file name on the file systems we run on (ext4, APFS, NTFS)
+STALE_TEMPORARY = 600.0  # seconds untouched before a temporary counts as a killed writer's
 
 
 def file_stem(set_name: str) -> str:
@@ -55,8 +60,16 @@ def file_stem(set_name: str) -> str:
     return stem or "set"
 
 
+def servable(name: str) -> bool:
+    """Whether ``name`` may name an export to read: one file name the file system can hold, not a
+    hidden one (the temporaries a writer is filling, or one a killed writer left)."""
+    return bool(name) and not name.startswith(".") and len(name.encode("utf-8", "replace")) <= NAME_MAX
+
+
 def target(directory: Path, name: str) -> Path:
     """``directory/name``, refused unless it resolves inside ``directory``."""
+    if len(name.encode("utf-8", "replace")) > NAME_MAX:
+        raise ValueError(f"export file name of {len(name.encode('utf-8', 'replace'))} bytes is too long")
     base = directory.resolve()
     path = (base / name).resolve()
     if path.parent != base:
@@ -67,7 +80,7 @@ def target(directory: Path, name: str) -> Path:
 def write_atomic(path: Path, write: Callable[[TextIO], None]) -> int:
     """Write through a temporary file in the same directory, then move it into place; returns bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".export-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TEMPORARY_PREFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             write(fh)
@@ -76,6 +89,27 @@ def write_atomic(path: Path, write: Callable[[TextIO], None]) -> int:
         with_suppress_unlink(tmp)
         raise
     return path.stat().st_size
+
+
+def sweep_temporary(directory: Path, older_than: float = STALE_TEMPORARY) -> int:
+    """Remove the temporaries killed writers left under ``directory`` (principals' directories
+    too); returns how many. One modified within ``older_than`` seconds may be another process's
+    export in progress (replicas share the directory) and is left alone."""
+    if not directory.is_dir():
+        return 0
+    cutoff = time.time() - older_than
+    swept = 0
+    for tmp in [
+        *directory.glob(TEMPORARY_PREFIX + "*"),
+        *directory.glob(f"principals/*/{TEMPORARY_PREFIX}*"),
+    ]:
+        try:
+            if tmp.is_file() and tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+                swept += 1
+        except OSError:  # gone already (another replica swept it) or not ours to remove
+            continue
+    return swept
 
 
 def with_suppress_unlink(name: str) -> None:

@@ -153,11 +153,14 @@ class ExportInput(ToolInput):
 class ExportOutput(ToolOutput):
     set: str
     format: str
-    path: str = Field(description="The file on the server's disk")
+    path: str = Field(
+        description="The file on the server's disk for the local user; for a remote (HTTP) principal "
+        "only its name: read it through uri"
+    )
     uri: str = Field(description="The file as an MCP resource (resources/read)")
     records: int
     bytes: int
-    logPath: str
+    logPath: str = Field(description="The search log's path, or its name for a remote principal")
     logUri: str = Field(description="The PRISMA-S search log written with it")
     complete: bool
     notice: str | None = None
@@ -222,12 +225,15 @@ Reviewer = Annotated[
     StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$"),
 ]
 Stage = Literal["title_abstract", "full_text"]
+# A record key is a BIGINT row id; bounded where JSON clients still read integers exactly (2^53),
+# so a larger one is refused as an argument rather than overflowing the database driver.
+KEY_MAX = 2**53 - 1
 Decision = Literal["include", "exclude", "maybe"]
 
 
 class ScreenItem(ToolInput):
     # Loose on purpose: an item outside the vocabulary is refused on its own, the rest recorded.
-    id: int | Annotated[str, StringConstraints(max_length=200)] = Field(
+    id: Annotated[int, Field(ge=0, le=KEY_MAX)] | Annotated[str, StringConstraints(max_length=200)] = Field(
         description="The record's key (review_records) or its PMID, DOI or PMCID"
     )
     stage: Annotated[str, StringConstraints(max_length=40)] = Field(description="title_abstract or full_text")

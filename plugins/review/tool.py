@@ -122,9 +122,19 @@ class Workspace:
         self.store: Store | None = None
         self.jobs: dict[int, Job] = {}
         self._lock = asyncio.Lock()
+        self._swept = False
 
     async def open(self) -> Store:
         async with self._lock:
+            if not self._swept:  # what a killed export left: never served, and it would pile up
+                self._swept = True
+                try:
+                    swept = await asyncio.to_thread(X.sweep_temporary, self.export_dir)
+                except OSError as exc:  # an unreadable export directory fails the export, not this
+                    log.warning("review exports: temporaries not swept (%s)", exc.strerror or exc)
+                else:
+                    if swept:
+                        log.info("review exports: removed %d temporary files of killed exports", swept)
             if self.store is None:
                 db = await self.database()  # the host's store: store_unavailable when it cannot open
                 try:
@@ -347,12 +357,15 @@ async def _import(
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the batch was rolled back whole: the cursor before it stands
-            log.exception("storing a page of %s failed", source.name)
+            if isinstance(exc, MedlitError):  # the store's outage, already worded without addresses
+                log.warning("storing a page of %s failed: %s", source.name, exc)
+                why = exc.message
+            else:
+                log.exception("storing a page of %s failed", source.name)
+                why = f"{type(exc).__name__}: {exc}"
             with contextlib.suppress(Exception):
                 await store.finish_search(
-                    search.id,
-                    "failed",
-                    f"{STORE_UNAVAILABLE}: storing a page failed: {type(exc).__name__}: {exc}",
+                    search.id, "failed", f"{STORE_UNAVAILABLE}: storing a page failed: {why}"
                 )
             return
         started = False
@@ -704,6 +717,9 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     info = X.FORMATS[args.format]
     stem = X.file_stem(row.name) + (f"-{args.stage}-{args.decision}" if args.decision else "")
     directory = export_dir(ws, ctx.principal)
+    # A remote principal (HTTP, authenticated) learns file names and resource URIs, never where the
+    # server keeps them; the local stdio user owns the disk and gets the path to open.
+    remote = bool(ctx.principal)
     try:
         path = X.target(directory, f"{stem}.{info.extension}")
         log_path = X.target(directory, f"{stem}.{X.LOG_EXTENSION}")
@@ -739,9 +755,10 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
         await asyncio.to_thread(X.write_atomic, log_path, write_log)
     except OSError as exc:
         await _close(rows)
+        where = "the export directory" if remote else str(directory)
         raise MedlitError(
             EXPORT_FAILED,
-            f"Could not write the export under {directory}: {exc.strerror or exc}",
+            f"Could not write the export under {where}: {exc.strerror or type(exc).__name__}",
             recovery="Check MEDLIT_EXPORT_DIR points at a writable directory.",
         ) from None
     latest = await store.latest(row.id)
@@ -749,11 +766,11 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
     return ExportOutput(
         set=row.name,
         format=args.format,
-        path=str(path),
+        path=path.name if remote else str(path),
         uri=EXPORT_URI + quote(path.name),
         records=written,
         bytes=size,
-        logPath=str(log_path),
+        logPath=log_path.name if remote else str(log_path),
         logUri=EXPORT_URI + quote(log_path.name),
         complete=complete,
         notice=None
@@ -806,18 +823,26 @@ def render_export(out: ExportOutput, args: ExportInput) -> str:
 async def read_export(ctx: ToolContext) -> str:
     ws = workspace(ctx)
     name = unquote(ctx.params.get("file", ""))
+    refused = E.invalid_argument(f"No export named {name[:80]!r}.", "Use the uri review_export answered.")
+    if not X.servable(name):  # too long for a file name, or a temporary being written
+        raise refused
     try:
         path = X.target(export_dir(ws, ctx.principal), name)
     except ValueError:
-        raise E.invalid_argument(
-            f"No export named {name[:80]!r}.", "Use the uri review_export answered."
+        raise refused from None
+    try:
+        if not path.is_file():
+            raise E.invalid_argument(
+                f"No export file {name[:80]!r} (yet).",
+                "Write it with review_export, then read the uri it answers.",
+            )
+        return await asyncio.to_thread(path.read_text, "utf-8")
+    except OSError as exc:  # the file system's words only: its message would name the path
+        raise MedlitError(
+            EXPORT_FAILED,
+            f"The export {name[:80]!r} could not be read: {exc.strerror or type(exc).__name__}.",
+            recovery="Write it again with review_export.",
         ) from None
-    if not path.is_file():
-        raise E.invalid_argument(
-            f"No export file {name[:80]!r} (yet).",
-            "Write it with review_export, then read the uri it answers.",
-        )
-    return await asyncio.to_thread(path.read_text, "utf-8")
 
 
 # -- review_sets --------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
         "mismatch": 10,
         "ambiguous": 1,
         "not_found": 5,
+        "unverified": 0,
         "retracted": 3,
         "withNotices": 4,
     }
@@ -137,10 +138,35 @@ async def test_crossref_failing_is_reported_and_pubmed_still_answers(fake, make_
     assert out.data is not None, out.text
     watson, cermine = out.data["results"]
     assert (
-        watson["match"] == "verified" and cermine["match"] == "not_found" and cermine["confidence"] == "low"
+        watson["match"] == "verified" and cermine["match"] == "unverified" and cermine["confidence"] == "low"
     )
     assert "crossref failed (crossref_server_error)" in cermine["evidence"]["note"]
     assert "Failed: crossref" in out.data["notice"]
+
+
+async def test_a_reference_only_a_failed_source_knows_is_unverified_never_not_found(fake, make_runtime):
+    """Crossref answering 503: a DOI only Crossref knows is not reported as a paper that does not
+    exist; it is unverified, retryable, the failed source named, counted apart in the summary."""
+    lib.install(fake)
+    invented = "Nobody N. Invented study of nothing at all. J None. 2020;1:1-2."
+    async with make_runtime(MEDLIT_MAX_RETRIES="0") as rt:
+        healthy = await rt.call(TOOL, {"references": ["doi:10.1007/s10032-015-0249-8", invented]})
+    fake.fault("503", "crossref", None, times=1000)
+    async with make_runtime(MEDLIT_MAX_RETRIES="0") as rt:  # a new server: nothing remembered
+        out = await rt.call(TOOL, {"references": ["doi:10.1007/s10032-015-0249-8", invented]})
+    assert healthy.data is not None and healthy.data["results"][0]["match"] == "verified", healthy.text
+    assert out.data is not None, out.text
+    cermine, nobody = out.data["results"]
+    for r in (cermine, nobody):
+        assert r["match"] == "unverified" and r["retryable"] is True, r
+        assert r["evidence"]["failed"] == ["crossref"]
+        assert "unverifiable for now: crossref" in r["evidence"]["note"]
+    assert "not found by ncbi" in nobody["evidence"]["note"]  # PubMed answered; Crossref did not
+    assert out.data["summary"]["unverified"] == 2 and out.data["summary"]["not_found"] == 0
+    assert "unverified 2 (a source failed: retry later)" in out.text
+    rows = [line for line in out.text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert all("| unverified |" in row for row in rows), rows
+    assert "reported unverified" in out.data["notice"]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +242,7 @@ async def test_what_the_deadline_cuts_off_is_named(fake, make_runtime):
         out = await rt.call(TOOL, {"references": [lib.MIXED[0][0]]})
     assert out.data is not None, out.text
     (r,) = out.data["results"]
-    assert r["match"] == "not_found" and r["confidence"] == "low"
+    assert r["match"] == "unverified" and r["confidence"] == "low" and r["retryable"] is True
     assert "not asked: the call ran out of time (ncbi, crossref)" in r["evidence"]["note"]
     assert {p["outcome"] for p in out.data["providers"] if p["kind"] == "matcher"} == {"failed"}
     assert fake.requests == []

@@ -63,7 +63,14 @@ ENV = {
     "MEDLIT_TOOLS": "-review_*",
 }
 HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
-SLACK = 1.0  # event-loop lag allowed past the deadline (the runtime's own guard fires at +1.5 s)
+# Whether a call kept its deadline is judged by what it answered, not by a stopwatch: the
+# runtime's own guard (deadline + DEADLINE_GRACE, a timer on the same event loop as the call's
+# requests) answers call_deadline_exceeded only if the tool did not stop by then, and a busy CPU
+# delays both alike. The stopwatch is left only to catch a hang: a bound far from any honest time.
+HANG_BOUND = 3 * CALL_DEADLINE
+# The baselines and the transient faults check that nothing is lost, not time: they run with a
+# deadline a starved CPU cannot reach (48 cases share one event loop), so load cannot fail them.
+LOOSE_DEADLINE = 60.0
 CONCURRENCY = 48  # matrix cases in flight at once (each slot: its own fake, host and pacer)
 
 # ----------------------------------------------------------------------------- the faults
@@ -432,18 +439,22 @@ class Slot:
 
     def __init__(self) -> None:
         self.fake = FakeUpstream(ncbi_limit=NCBI_RATE)
-        self.host: Host | None = None
+        self.host: Host | None = None  # the documented settings: permanent faults, judged on time
+        self.loose: Host | None = None  # the same with LOOSE_DEADLINE: baselines, transient faults
 
     async def __aenter__(self) -> Slot:
         await self.fake.start()
         self.host = load_host(load_settings(fake_env(self.fake, **ENV)))
+        loose = {**ENV, "MEDLIT_CALL_DEADLINE": f"{LOOSE_DEADLINE:g}"}
+        self.loose = load_host(load_settings(fake_env(self.fake, **loose)))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.fake.stop()
 
-    async def run(self, case: Case, fault: Fault | None, times: int) -> Result:
-        """``case``'s call on a fresh runtime, with ``fault`` answering ``times`` times."""
+    async def run(self, case: Case, fault: Fault | None, times: int, loose: bool = False) -> Result:
+        """``case``'s call on a fresh runtime, with ``fault`` answering ``times`` times (on the
+        host with LOOSE_DEADLINE when ``loose``)."""
         fake = self.fake
         fake.faults.clear()
         fake.requests.clear()  # also restarts the fake's one-second rate window
@@ -452,8 +463,9 @@ class Slot:
         if fault is not None:
             kind, options = fault_options(fault, case)
             fake.fault(kind, case.service, case.path, times=times, **options)
-        assert self.host is not None
-        async with Runtime(self.host) as rt:
+        host = self.loose if loose else self.host
+        assert host is not None
+        async with Runtime(host) as rt:
             started = time.monotonic()
             out = await rt.call(case.tool, case.args)
             elapsed = time.monotonic() - started
@@ -474,7 +486,9 @@ async def run_matrix(keys: set[tuple[str, str, str]]) -> dict[tuple[str, str, st
             key = todo.pop()
             name, fault_name, mode = key
             times = 99 if mode == "permanent" else 1
-            results[key] = await slot.run(CASE_BY_NAME[name], FAULT_BY_NAME.get(fault_name), times)
+            results[key] = await slot.run(
+                CASE_BY_NAME[name], FAULT_BY_NAME.get(fault_name), times, loose=mode != "permanent"
+            )
 
     async with contextlib.AsyncExitStack() as stack:
         # Every slot is ready before the first case starts, and the baselines (a few requests
@@ -546,26 +560,41 @@ def test_transient_fault_loses_nothing(matrix, case_name, fault_name):
     assert result.rate_limited == [], result.violations()
 
 
+def documented_reasons(case: Case, kind: str, retryable: bool) -> set[str]:
+    """The reasons a permanent fault of ``kind`` may end in. A retryable fault is retried until the
+    attempts or the call's deadline run out, whichever comes first; which one depends on how fast
+    the machine runs, so the deadline's reasons (docs/reliability.md) are documented outcomes too:
+    the request's own deadline, or the pacer's queue that could not start it before the deadline."""
+    reasons = {f"{case.prefix}_{kind}"}
+    if retryable:
+        reasons |= {f"{case.prefix}_{E.DEADLINE_EXCEEDED}", E.QUEUE_FULL}
+    return reasons
+
+
 @pytest.mark.parametrize(("case_name", "fault_name"), list(_params("permanent")))
 def test_permanent_fault_gives_the_documented_error_in_time(matrix, case_name, fault_name):
     case, fault = CASE_BY_NAME[case_name], FAULT_BY_NAME[fault_name]
     result = matrix[(case_name, fault_name, "permanent")]
     out = result.outcome
     kind = expected_kind(fault, case)
-    reason = f"{case.prefix}_{kind}"
     retryable = E.upstream_error(case.prefix, kind, "").retryable  # the documented rule per kind
-    assert result.elapsed <= CALL_DEADLINE + SLACK, f"answered after {result.elapsed:.1f} s"
+    reasons = documented_reasons(case, kind, retryable)
+    # In time: the tool stopped at its deadline itself (the runtime's guard, on the same loop and
+    # delayed by load exactly as the tool is, did not have to); and no hang.
+    assert not (out.is_error and out.error.reason == E.CALL_DEADLINE_EXCEEDED), out.text
+    assert result.elapsed <= HANG_BOUND, f"answered after {result.elapsed:.1f} s: a hang"
     assert result.rate_limited == [], result.violations()
-    if out.is_error and out.error.reason == reason:
-        assert out.error.retryable == retryable, out.text
+    if out.is_error and out.error.reason in reasons:
+        assert out.error.retryable == retryable, out.text  # the deadline's reasons are retryable too
         return
     # Only a tool with a fallback may answer otherwise, and then it names the failure: in its result
     # (e.g. a tier's report) or in the error that says every provider failed.
     assert case.fallback, out.text if out.is_error else f"{fault_name} every time, yet: {out.text[:500]}"
     where = out.error.to_dict() if out.is_error else out.data
-    assert reason in json.dumps(where), f"{reason} is not named: {json.dumps(where)[:800]}"
+    text = json.dumps(where)
+    assert any(r in text for r in reasons), f"none of {sorted(reasons)} is named: {text[:800]}"
     for named in named_failures(where):
-        if named["reason"] == reason:
+        if named["reason"] == f"{case.prefix}_{kind}":
             assert named.get("retryable", retryable) == retryable, named
 
 

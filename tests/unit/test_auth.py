@@ -268,3 +268,24 @@ def test_a_removed_file_lets_no_one_in_until_it_is_back(tmp_path):
     assert tokens.principal_for("one") is None
     write(path, f"alice {hexdigest('one')}\n", 1_000_000_000_000_000_000)
     assert tokens.principal_for("one") == "alice"
+
+
+async def test_the_documented_skew_holds_on_exp_through_the_sdks_bearer_backend(issuer):
+    """README: 30 s of clock skew on exp and nbf. The SDK's BearerAuthBackend checks
+    ``expires_at`` itself, so the leeway must hold there too, not only in our verifier."""
+    import time
+
+    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
+    from starlette.requests import HTTPConnection
+
+    backend = BearerAuthBackend(oauth(issuer))
+
+    async def authenticated(token: str) -> bool:
+        scope = {"type": "http", "headers": [(b"authorization", f"Bearer {token}".encode())]}
+        return await backend.authenticate(HTTPConnection(scope)) is not None
+
+    now = int(time.time())
+    assert await authenticated(issuer.token(exp=now - 5))  # within the skew: accepted
+    assert await authenticated(issuer.token(nbf=now + 5))
+    assert not await authenticated(issuer.token(exp=now - 60))  # beyond it: refused
+    assert not await authenticated(issuer.token(nbf=now + 60))
