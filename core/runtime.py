@@ -21,21 +21,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
-from .cache import Cache, cache_setting, open_cache
-from .context import Progress, ToolContext, no_progress
 from .errors import MedlitError
 from .host import CORE_PLUGINS, Host
-from .models import Image, ResourceLink
-from .net.clients import build_clients
-from .net.http import CALL_DEADLINE, CALL_PROGRESS, UpstreamClient
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
 from .types import ArticleRef, Catalog, IdKind, LoadedTool, PromptMessages, RecordMetadata, ToolSpec
 
+# The cache, the context and the network layer are imported by the warm-up or the first call:
+# a server answers `initialize` and `tools/list` without them (tests/unit/test_launch_imports.py).
 if TYPE_CHECKING:
     import aiohttp
 
+    from .cache import Cache
+    from .context import Progress, ToolContext
+    from .models import Image, ResourceLink
+    from .net.http import UpstreamClient
     from .net.webfetch import WebClient
 
 log = logging.getLogger("medlit.runtime")
@@ -117,6 +118,7 @@ class Runtime:
             try:
                 import aiohttp  # noqa: F401
 
+                from . import auth, cache, context, lean  # noqa: F401
                 from .net import clients, http, session, webfetch  # noqa: F401
 
                 for spec in specs:
@@ -144,6 +146,8 @@ class Runtime:
         if self._clients is None:
             import aiohttp
 
+            from .cache import cache_setting, open_cache
+            from .net.clients import build_clients
             from .net.session import new_session
 
             if self.session is None:
@@ -196,6 +200,7 @@ class Runtime:
         """A plugin's context: its own settings, the clients of its own services, its own cache.
         Core's own plugins (the full-text chain, related articles) also get ``core``: they run
         other plugins' steps, each under that plugin's own context."""
+        from .context import ToolContext, no_progress
         from .net.webfetch import WebClient
 
         core = plugin in CORE_PLUGINS and self.host.plugins.get(plugin, None) is not None
@@ -317,6 +322,9 @@ class Runtime:
         runs: under the call deadline (requests stop at it themselves; this guard stops work that
         goes on past it), with any exception mapped to an error naming the plugin, and secrets
         redacted from what an error says. Never raises (but for cancellation)."""
+        from .context import no_progress
+        from .net.http import CALL_DEADLINE, CALL_PROGRESS
+
         limit = self.host.settings.call_deadline
         tokens = (
             CALL_DEADLINE.set(time.monotonic() + limit),
