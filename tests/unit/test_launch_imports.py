@@ -1,0 +1,177 @@
+"""What ``medlit serve`` imports before it answers ``tools/list`` (issue 29: launch as light as the
+SDK allows). The server runs as a host starts it, over stdio, with its warm-up pushed out of the
+way (it imports what a first call needs, after ``tools/list``, and is tested on its own); the
+imports come from ``-X importtime`` up to the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ALL_PLUGINS = {"UNPAYWALL_EMAIL": "t@example.org", "OPENURL_RESOLVER": "https://r.example.org/openurl"}
+
+SERVE = """
+import sys
+import medlit.core.server as server
+server.WARM_UP_DELAY = 3600.0  # no warm-up during the test: only what tools/list needs
+from medlit.core.cli import main
+sys.exit(main(["serve"]))
+"""
+
+HANDSHAKE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+    )
+    + '\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    + '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+).encode()
+
+# Imported by the first call or the warm-up, never before tools/list: the HTTP stack and the
+# clients built on it, shared pacing, the response cache's stores, authentication, the
+# lean-output pruner, JATS, XML and extraction libraries, validation and plotting stacks. None of
+# them is imported by the SDK's own stdio server either (checked below), so any that shows up is
+# medlit's doing.
+DEFERRED = (
+    "aiohttp",
+    "medlit.core.net.clients",
+    "medlit.core.net.session",
+    "medlit.core.net.shared_pacer",
+    "medlit.core.auth",
+    "medlit.core.lean",
+    "medlit.core.jats",
+    "lxml",
+    "sqlite3",
+    "aiosqlite",
+    "redis",
+    "asyncpg",
+    "jsonschema",
+    "jwt",
+    "pypdf",
+    "trafilatura",
+    "selectolax",
+    "matplotlib",
+    "numpy",
+)
+# The network modules the contract (medlit.core.plugin) imports for its value types (Response,
+# WebResponse) and the call deadline; no other network module loads before tools/list.
+CONTRACT_NET = {
+    "medlit.core.net",
+    "medlit.core.net.http",
+    "medlit.core.net.request",
+    "medlit.core.net.batching",
+    "medlit.core.net.pacing",
+    "medlit.core.net.webfetch",
+}
+# The work behind tools, tiers and providers (tests/unit/test_lazy.py checks the same in process).
+HEAVY_SUFFIXES = (".models", ".tool", "_tool", ".tier", ".parse", ".client", ".chain")
+
+
+def launch_imports(code: list[str], env: dict[str, str]) -> tuple[list[str], int]:
+    """Spawn ``code`` under ``-X importtime``, answer the handshake and ``tools/list``, kill it
+    at the answer: the modules imported by then, and how many tools were listed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", *code],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    err: list[bytes] = []
+    stderr = proc.stderr
+    reader = threading.Thread(target=lambda: err.extend(iter(stderr.readline, b"")), daemon=True)
+    reader.start()  # a full stderr pipe would stall the server
+    try:
+        proc.stdin.write(HANDSHAKE)
+        proc.stdin.flush()
+        tools = -1
+        while tools < 0:
+            line = proc.stdout.readline()
+            assert line, b"".join(err[-30:]).decode(errors="replace")
+            msg = json.loads(line)
+            if msg.get("id") == 2:
+                tools = len(msg["result"]["tools"])
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+        proc.stdin.close()
+        proc.stdout.close()
+        stderr.close()
+    modules = [
+        line.decode().split("|", 2)[2].strip()
+        for line in err
+        if line.startswith(b"import time:") and b"self [us]" not in line
+    ]
+    return modules, tools
+
+
+def _is(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+BARE_SERVER = """
+import anyio
+from mcp import types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
+
+server = Server("bare", on_list_tools=list_tools)
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
+"""
+
+
+def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEDLIT_", "XDG_"))}
+    env.update(
+        ALL_PLUGINS,
+        HOME=str(tmp_path),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),  # the response cache stays on, in here
+        MEDLIT_SCHEMA_CACHE=str(tmp_path / "schemas.json"),
+    )
+    serve = ["-c", SERVE]
+    launch_imports(serve, env)  # fills the schema store, as any earlier launch would have
+    modules, tools = launch_imports(serve, env)
+    assert tools >= 20
+    # The probe sees what it should: the host, the declarations, the SDK's stdio server.
+    assert {"medlit.core.host", "medlit.plugins.ncbi.service", "mcp.server.stdio"} <= set(modules)
+
+    deferred = [m for m in modules if _is(m, DEFERRED)]
+    heavy = [
+        m
+        for m in modules
+        if m.startswith("medlit.")
+        and (m.endswith(HEAVY_SUFFIXES) or ".tools." in m or ".parse." in m)
+        and m != "medlit.core.models"  # the ToolInput/ToolOutput bases the contract exports
+    ]
+    network = [m for m in modules if m.startswith("medlit.core.net") and m not in CONTRACT_NET]
+    assert deferred == [] and heavy == [] and network == [], (deferred, heavy, network)
+
+    bare = tmp_path / "bare.py"
+    bare.write_text(BARE_SERVER)
+    sdk, _ = launch_imports([str(bare)], env)
+    assert "mcp.server.stdio" in sdk
+    assert [m for m in sdk if _is(m, DEFERRED)] == []  # the list names only what medlit could avoid
