@@ -13,6 +13,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 ALL_PLUGINS = {"UNPAYWALL_EMAIL": "t@example.org", "OPENURL_RESOLVER": "https://r.example.org/openurl"}
 
 SERVE = """
@@ -175,3 +177,44 @@ def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) ->
     sdk, _ = launch_imports([str(bare)], env)
     assert "mcp.server.stdio" in sdk
     assert [m for m in sdk if _is(m, DEFERRED)] == []  # the list names only what medlit could avoid
+
+
+def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) -> None:
+    """``medlit serve`` pauses the cyclic collector while it imports and loads the plugins, then
+    freezes what start-up made and resumes it before serving; a short command resumes it once
+    parsed; whatever happens, ``main`` leaves it running."""
+    import gc
+
+    from medlit.core import cli
+
+    seen: dict[str, object] = {}
+    real_host = cli._host
+
+    def host_spy():
+        seen["loading plugins"] = gc.isenabled()
+        return real_host()
+
+    def serve_spy(host):
+        seen["serving"] = gc.isenabled()
+        seen["frozen"] = gc.get_freeze_count()
+        return 0
+
+    monkeypatch.setattr(cli, "_host", host_spy)
+    monkeypatch.setattr(cli, "_serve_stdio", serve_spy)
+    monkeypatch.setattr(cli.signal, "signal", lambda *a: None)  # keep pytest's own handlers
+    frozen_before = gc.get_freeze_count()
+    try:
+        assert cli.main(["serve"]) == 0
+    finally:
+        gc.unfreeze()  # the test session's objects go back to being collected
+    assert seen["loading plugins"] is False
+    assert seen["serving"] is True and seen["frozen"] > frozen_before
+    assert gc.isenabled()
+
+    seen.clear()
+    assert cli.main(["config"]) == 0  # a short command: the collector runs while it works
+    assert seen["loading plugins"] is True and gc.isenabled()
+
+    with pytest.raises(SystemExit):
+        cli.main(["--no-such-flag"])
+    assert gc.isenabled()
