@@ -29,6 +29,9 @@ differences beside it.
 
 ``--compare before=/path/to/other/venv/bin/python`` adds medlit from another checkout (its own
 venv or editable install) to the same rotation, for before/after figures from one run.
+``--bare-paused`` adds the bare server with medlit's start-up treatment of the cyclic collector
+(paused while it starts, start-up's objects frozen before serving), to tell that gain, which any
+server could have, from medlit's own work.
 
 ``--importtime`` runs both under ``python -X importtime`` instead and lists what medlit imports
 before ``tools/list`` that the bare server does not (median self and cumulative time over the
@@ -84,6 +87,12 @@ async def main():
 
 anyio.run(main)
 """
+
+# The bare server with medlit's start-up treatment of the cyclic collector (core/cli.py
+# pause_collector / started_up): what the SDK alone would gain from it.
+BARE_PAUSED = "import gc\ngc.disable()\n" + BARE_SERVER.replace(
+    "anyio.run(main)", "gc.freeze()\ngc.enable()\nanyio.run(main)"
+)
 
 HANDSHAKE = (
     json.dumps(
@@ -213,6 +222,9 @@ def timed(
 ) -> None:
     servers = [("bare", bare), ("medlit", medlit)]
     servers += [(f"medlit {label}", [python, *medlit[1:]]) for label, python in args.compare]
+    if args.bare_paused:
+        (work / "bare_paused.py").write_text(BARE_PAUSED)
+        servers.append(("bare, collector paused", [bare[0], str(work / "bare_paused.py")]))
     for _, cmd in servers[2:]:
         launch(cmd, env)  # its bytecode and schema store, as for the others
     runs: dict[str, list[Launch]] = defaultdict(list)
@@ -226,7 +238,7 @@ def timed(
 
     tools = runs["medlit"][0].tools
     print(
-        f"python {sys.version.split()[0]}, {args.runs} runs each, alternating; medlit serves {tools} tools"
+        f"python {sys.version.split()[0]}, {args.runs} runs each, in rotation; medlit serves {tools} tools"
         f"{' (every built-in plugin)' if args.all_plugins else ' (default environment)'}; "
         f"bytecode {'cached' if not args.no_bytecode else 'not written (compiled at every launch)'}"
     )
@@ -326,6 +338,9 @@ def main() -> None:
     ap.add_argument("--no-bytecode", action="store_true", help="compile every module at every launch")
     ap.add_argument("--importtime", action="store_true", help="what is imported before tools/list")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument(
+        "--bare-paused", action="store_true", help="also the bare server with start-up's collector paused"
+    )
     ap.add_argument("--medlit-python", default=sys.executable, help="the interpreter medlit runs on")
     ap.add_argument(
         "--compare",
