@@ -266,58 +266,73 @@ def timed(
         )
 
 
-def import_times(lines: list[bytes]) -> dict[str, tuple[int, int, int]]:
-    """``-X importtime`` lines -> {module: (self us, cumulative us, nesting depth)}."""
-    out: dict[str, tuple[int, int, int]] = {}
+Row = tuple[str, int, int, int]  # module, self us, cumulative us, nesting depth
+
+
+def import_times(lines: list[bytes]) -> list[Row]:
+    """``-X importtime`` lines, in their order (a module's imports come before it, one level deeper)."""
+    out: list[Row] = []
     for raw in lines:
         line = raw.decode(errors="replace")
         if not line.startswith("import time:") or "self [us]" in line:
             continue
         own, cumulative, name = line[len("import time:") :].split("|", 2)
         depth = (len(name) - len(name.lstrip(" ")) - 1) // 2
-        out[name.strip()] = (int(own), int(cumulative), depth)
+        out.append((name.strip(), int(own), int(cumulative), depth))
+    return out
+
+
+def extra_cumulative(rows: list[Row], extra: set[str]) -> dict[str, int]:
+    """Each module's self time plus its imports', counting only modules in ``extra`` (those the
+    bare server does not import): what importing it costs beyond the SDK's own start-up."""
+    out: dict[str, int] = {}
+    done: list[tuple[int, int]] = []  # (depth, total) of subtrees waiting for their importer
+    for name, own, _, depth in rows:
+        total = own if name in extra else 0
+        while done and done[-1][0] > depth:
+            total += done.pop()[1]
+        out[name] = total
+        done.append((depth, total))
     return out
 
 
 def importtime(args: argparse.Namespace, bare: list[str], medlit: list[str], env: dict[str, str]) -> None:
-    samples: dict[str, list[dict[str, tuple[int, int, int]]]] = defaultdict(list)
+    samples: dict[str, list[list[Row]]] = defaultdict(list)
     for _ in range(args.runs):
         for name, cmd in (("bare", bare), ("medlit", medlit)):
             run = launch([cmd[0], "-X", "importtime", *cmd[1:]], env, keep_stderr=True)
             samples[name].append(import_times(run.stderr))
 
-    def median_of(name: str) -> dict[str, tuple[float, float, int]]:
-        seen = samples[name]
+    def median_self(name: str) -> dict[str, float]:
+        seen = [{m: own for m, own, _, _ in rows} for rows in samples[name]]
         modules = set.intersection(*(set(s) for s in seen))  # imported in every run
-        return {
-            m: (
-                statistics.median(s[m][0] for s in seen) / 1000,
-                statistics.median(s[m][1] for s in seen) / 1000,
-                seen[0][m][2],
-            )
-            for m in modules
-        }
+        return {m: statistics.median(s[m] for s in seen) / 1000 for m in modules}
 
-    b, m = median_of("bare"), median_of("medlit")
-    extra = {k: v for k, v in m.items() if k not in b}
+    b, m = median_self("bare"), median_self("medlit")
+    extra = {k for k in m if k not in b}
+    per_run = [extra_cumulative(rows, extra) for rows in samples["medlit"]]
+    cumulative = {k: statistics.median(r.get(k, 0) for r in per_run) / 1000 for k in extra}
     print(
         f"`-X importtime` up to the `tools/list` answer, medians of {args.runs} runs: the bare server "
-        f"imports {len(b)} modules ({sum(v[0] for v in b.values()):.0f} ms of import time), medlit "
-        f"{len(m)} ({sum(v[0] for v in m.values()):.0f} ms); the {len(extra)} medlit imports beyond the "
-        f"bare server's take {sum(v[0] for v in extra.values()):.0f} ms."
+        f"imports {len(b)} modules ({sum(b.values()):.0f} ms of import time), medlit "
+        f"{len(m)} ({sum(m.values()):.0f} ms); the {len(extra)} medlit imports beyond the "
+        f"bare server's take {sum(m[k] for k in extra):.0f} ms."
     )
     print()
-    print(f"Top {args.top} of medlit's imports the bare server does not make (cumulative includes children):")
+    print(
+        f"Top {args.top} of the modules medlit imports and the bare server does not; "
+        "cumulative counts only such modules among its imports:"
+    )
     print()
     print("| module | self | cumulative |")
     print("|---|---:|---:|")
-    for name, (own, cumulative, _) in sorted(extra.items(), key=lambda kv: -kv[1][1])[: args.top]:
-        print(f"| `{name}` | {own:.1f} ms | {cumulative:.1f} ms |")
+    for name in sorted(extra, key=lambda k: (-cumulative[k], k))[: args.top]:
+        print(f"| `{name}` | {m[name]:.1f} ms | {cumulative[name]:.1f} ms |")
     print()
 
-    def by_package(times: dict[str, tuple[float, float, int]]) -> dict[str, float]:
+    def by_package(times: dict[str, float]) -> dict[str, float]:
         out: dict[str, float] = defaultdict(float)
-        for name, (own, _, _) in times.items():
+        for name, own in times.items():
             out[name.split(".")[0]] += own
         return out
 
