@@ -758,9 +758,9 @@ def _json_flag_first(argv: list[str]) -> list[str]:
 def pause_collector() -> None:
     """Pause the cyclic garbage collector for start-up (``python -m medlit`` pauses it before
     any import). Start-up makes ~130k objects that live as long as the process (modules,
-    classes, the SDK's and the plugins' pydantic models, tool definitions); the collector would
+    classes, the SDK's and the plugins' pydantic models and declarations); the collector would
     walk them again and again while they are made (~200 young and one or two full collections:
-    about 50 ms of a 0.5 s launch, as much as all of medlit's own start-up work)."""
+    about 45 ms of a 0.5 s launch, two thirds of medlit's own start-up work; docs/benchmarks.md)."""
     gc.disable()
 
 
