@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import functools
 import logging
 import re
 import sys
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import Distribution, EntryPoint, entry_points
 from typing import Any, Literal, NamedTuple, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
@@ -787,7 +788,17 @@ def _entry_points() -> list[EntryPoint]:
 
 
 def _is_builtin(ep: EntryPoint) -> bool:
-    return ep.dist is not None and ep.dist.name == DIST_NAME
+    return ep.dist is not None and _dist_facts(ep.dist)[0] == DIST_NAME
+
+
+@functools.cache
+def _dist_facts(dist: Distribution) -> tuple[str, str]:
+    """A distribution's name and version, its metadata parsed once. ``Distribution.name`` and
+    ``.version`` parse the whole METADATA file (README included) at every access, ~0.7 ms each;
+    a launch asked 39 times for 13 entry points of one distribution, a third of medlit's own
+    launch cost. The entry points of one ``entry_points()`` call share their ``dist`` object."""
+    meta = dist.metadata
+    return meta["Name"], meta["Version"]
 
 
 def loads(ep: EntryPoint, allow: frozenset[str] | None) -> bool:
@@ -814,7 +825,7 @@ def load_host(
         for ep in _entry_points():
             is_builtin = _is_builtin(ep)
             rec = PluginRecord(ep.name, "builtin" if is_builtin else "entry point")
-            rec.version = ep.dist.version if ep.dist else None
+            rec.version = _dist_facts(ep.dist)[1] if ep.dist else None
             if not loads(ep, allow):
                 rec.status, rec.detail, rec.waiting_on = "disabled", "not listed in MEDLIT_LOAD_PLUGINS", ""
                 records.setdefault(ep.name, rec)

@@ -21,15 +21,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
-from .cache import Cache, cache_setting, open_cache
 from .context import Progress, no_progress
 from .errors import MedlitError
 from .host import Host
 from .loaded import LoadedTool, load_tool
-from .models import Image, ResourceLink
-from .net.clients import build_clients
-from .net.http import UpstreamClient
-from .net.wire import CALL_DEADLINE, CALL_PROGRESS
 from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
@@ -49,9 +44,14 @@ from .types import (
     ToolSpec,
 )
 
+# The cache and the network layer are imported by the warm-up or the first call:
+# a server answers `initialize` and `tools/list` without them (tests/unit/test_launch_imports.py).
 if TYPE_CHECKING:
     import aiohttp
 
+    from .cache import Cache
+    from .models import Image, ResourceLink
+    from .net.http import UpstreamClient
     from .net.webfetch import WebClient
 
 log = logging.getLogger("medlit.runtime")
@@ -135,6 +135,7 @@ class Runtime:
             try:
                 import aiohttp  # noqa: F401
 
+                from . import auth, cache, context, lean  # noqa: F401
                 from .net import clients, http, session, webfetch  # noqa: F401
 
                 for spec in specs:
@@ -162,6 +163,8 @@ class Runtime:
         if self._clients is None:
             import aiohttp
 
+            from .cache import cache_setting, open_cache
+            from .net.clients import build_clients
             from .net.session import new_session
 
             if self.session is None:
@@ -358,6 +361,8 @@ class Runtime:
         runs: under the call deadline (requests stop at it themselves; this guard stops work that
         goes on past it), with any exception mapped to an error naming the plugin, and secrets
         redacted from what an error says. Never raises (but for cancellation)."""
+        from .net.wire import CALL_DEADLINE, CALL_PROGRESS
+
         limit = self.host.settings.call_deadline
         tokens = (
             CALL_DEADLINE.set(time.monotonic() + limit),

@@ -25,18 +25,21 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from .auth import AuthConfig, principal_of
 from .errors import MedlitError
 from .host import Host
 from .lazy import LazyError
-from .lean import Pruner, compile_pruner
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
 
+# What only a call needs (authentication, the lean-output pruner) is imported at the first call:
+# nothing a served tool does not need at `tools/list` is imported before it.
 if TYPE_CHECKING:
     import uvicorn
     from starlette.applications import Starlette
+
+    from .auth import AuthConfig
+    from .lean import Pruner
 
 log = logging.getLogger("medlit.server")
 ERROR_META_KEY = "medlit/error"
@@ -127,6 +130,8 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     def pruner(name: str) -> Pruner | None:
         """The tool's lean-output pruner, compiled from its listed output schema at first use."""
         if name not in pruners:
+            from .lean import compile_pruner
+
             schema = output_schemas.get(name)
             pruners[name] = compile_pruner(schema) if schema else None
         return pruners[name]
@@ -140,6 +145,8 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        from .auth import principal_of
+
         rt: Runtime = ctx.lifespan_context["runtime"]
 
         async def progress(done: float, total: float | None = None, message: str | None = None) -> None:
@@ -226,6 +233,8 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        from .auth import principal_of
+
         rt: Runtime = ctx.lifespan_context["runtime"]
         uri = str(params.uri)
         text, err = await rt.read_resource(uri, principal=principal_of(ctx.request))

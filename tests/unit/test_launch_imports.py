@@ -1,0 +1,220 @@
+"""What ``medlit serve`` imports before it answers ``tools/list`` (issue 29: launch as light as the
+SDK allows). The server runs as a host starts it, over stdio, with its warm-up pushed out of the
+way (it imports what a first call needs, after ``tools/list``, and is tested on its own); the
+imports come from ``-X importtime`` up to the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ALL_PLUGINS = {"UNPAYWALL_EMAIL": "t@example.org", "OPENURL_RESOLVER": "https://r.example.org/openurl"}
+
+SERVE = """
+import sys
+import medlit.core.server as server
+server.WARM_UP_DELAY = 3600.0  # no warm-up during the test: only what tools/list needs
+from medlit.core.cli import main
+sys.exit(main(["serve"]))
+"""
+
+HANDSHAKE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+    )
+    + '\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    + '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+).encode()
+
+# Imported by the first call or the warm-up, never before tools/list: the HTTP stack and the
+# clients built on it, shared pacing, the response cache's stores, authentication, the
+# lean-output pruner, JATS, XML and extraction libraries, validation and plotting stacks. None of
+# them is imported by the SDK's own stdio server either (checked below), so any that shows up is
+# medlit's doing.
+DEFERRED = (
+    "aiohttp",
+    "medlit.core.net.clients",
+    "medlit.core.net.session",
+    "medlit.core.net.shared_pacer",
+    "medlit.core.auth",
+    "medlit.core.lean",
+    "medlit.core.jats",
+    "lxml",
+    "sqlite3",
+    "aiosqlite",
+    "redis",
+    "asyncpg",
+    "jsonschema",
+    "jwt",
+    "pypdf",
+    "trafilatura",
+    "selectolax",
+    "matplotlib",
+    "numpy",
+)
+# The network modules the contract (medlit.core.plugin) imports for its value types (Response,
+# WebResponse) and the call deadline; no other network module loads before tools/list.
+CONTRACT_NET = {
+    "medlit.core.net",
+    "medlit.core.net.wire",  # the wire values the contract names (Response): a leaf, stdlib only
+    "medlit.core.net.webfetch",  # WebResponse, the open-web answer the contract names, and its
+    "medlit.core.net.request",  # request values and
+    "medlit.core.net.pacing",  # pacer (small, stdlib only)
+    "medlit.core.net.redis_breaker",  # with core/cache.py, whose setting the host checks at start-up
+}
+# The work behind tools, tiers and providers (tests/unit/test_lazy.py checks the same in process).
+HEAVY_SUFFIXES = (".models", ".tool", "_tool", ".tier", ".parse", ".client", ".chain")
+
+
+def launch_imports(code: list[str], env: dict[str, str]) -> tuple[list[str], int]:
+    """Spawn ``code`` under ``-X importtime``, answer the handshake and ``tools/list``, kill it
+    at the answer: the modules imported by then, and how many tools were listed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", *code],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    err: list[bytes] = []
+    stderr = proc.stderr
+    reader = threading.Thread(target=lambda: err.extend(iter(stderr.readline, b"")), daemon=True)
+    reader.start()  # a full stderr pipe would stall the server
+    try:
+        proc.stdin.write(HANDSHAKE)
+        proc.stdin.flush()
+        tools = -1
+        while tools < 0:
+            line = proc.stdout.readline()
+            assert line, b"".join(err[-30:]).decode(errors="replace")
+            msg = json.loads(line)
+            if msg.get("id") == 2:
+                tools = len(msg["result"]["tools"])
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+        proc.stdin.close()
+        proc.stdout.close()
+        stderr.close()
+    modules = [
+        line.decode().split("|", 2)[2].strip()
+        for line in err
+        if line.startswith(b"import time:") and b"self [us]" not in line
+    ]
+    return modules, tools
+
+
+def _is(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+BARE_SERVER = """
+import anyio
+from mcp import types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
+
+server = Server("bare", on_list_tools=list_tools)
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
+"""
+
+
+def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEDLIT_", "XDG_"))}
+    env.update(
+        ALL_PLUGINS,
+        HOME=str(tmp_path),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),  # the response cache stays on, in here
+        MEDLIT_SCHEMA_CACHE=str(tmp_path / "schemas.json"),
+    )
+    serve = ["-c", SERVE]
+    launch_imports(serve, env)  # fills the schema store, as any earlier launch would have
+    modules, tools = launch_imports(serve, env)
+    assert tools >= 20
+    # The probe sees what it should: the host, the declarations, the SDK's stdio server.
+    assert {"medlit.core.host", "medlit.plugins.ncbi.service", "mcp.server.stdio"} <= set(modules)
+
+    deferred = [m for m in modules if _is(m, DEFERRED)]
+    heavy = [
+        m
+        for m in modules
+        if m.startswith("medlit.")
+        and (m.endswith(HEAVY_SUFFIXES) or ".tools." in m or ".parse." in m)
+        and m != "medlit.core.models"  # the ToolInput/ToolOutput bases the contract exports
+    ]
+    network = [m for m in modules if m.startswith("medlit.core.net") and m not in CONTRACT_NET]
+    assert deferred == [] and heavy == [] and network == [], (deferred, heavy, network)
+
+    bare = tmp_path / "bare.py"
+    bare.write_text(BARE_SERVER)
+    sdk, _ = launch_imports([str(bare)], env)
+    assert "mcp.server.stdio" in sdk
+    assert [m for m in sdk if _is(m, DEFERRED)] == []  # the list names only what medlit could avoid
+
+
+def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) -> None:
+    """``medlit serve`` pauses the cyclic collector while it imports and loads the plugins, then
+    freezes what start-up made and resumes it before serving; a short command resumes it once
+    parsed; whatever happens, ``main`` leaves it running."""
+    import gc
+
+    from medlit.core import cli
+
+    seen: dict[str, object] = {}
+    real_host = cli._host
+
+    def host_spy():
+        seen["loading plugins"] = gc.isenabled()
+        return real_host()
+
+    def serve_spy(host):
+        seen["serving"] = gc.isenabled()
+        seen["frozen"] = gc.get_freeze_count()
+        return 0
+
+    monkeypatch.setattr(cli, "_host", host_spy)
+    monkeypatch.setattr(cli, "_serve_stdio", serve_spy)
+    monkeypatch.setattr(cli.signal, "signal", lambda *a: None)  # keep pytest's own handlers
+    frozen_before = gc.get_freeze_count()
+    try:
+        assert cli.main(["serve"]) == 0
+    finally:
+        gc.unfreeze()  # the test session's objects go back to being collected
+    assert seen["loading plugins"] is False
+    assert seen["serving"] is True and seen["frozen"] > frozen_before
+    assert gc.isenabled()
+
+    seen.clear()
+    assert cli.main(["config"]) == 0  # a short command: the collector runs while it works
+    assert seen["loading plugins"] is True and gc.isenabled()
+
+    with pytest.raises(SystemExit):
+        cli.main(["--no-such-flag"])
+    assert gc.isenabled()
