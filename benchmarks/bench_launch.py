@@ -94,19 +94,19 @@ BARE_PAUSED = "import gc\ngc.disable()\n" + BARE_SERVER.replace(
     "anyio.run(main)", "gc.freeze()\ngc.enable()\nanyio.run(main)"
 )
 
+# The client's `initialize` (bench_speed.py sends it too).
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
+}
 HANDSHAKE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        }
-    )
+    json.dumps(INIT)
     + "\n"
     + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
     + '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
