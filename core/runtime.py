@@ -716,7 +716,7 @@ class _Services:
         """``call`` with ``plugin``'s own context, within ``limit`` seconds, never raising."""
         from .resolution import run_step
 
-        ctx = self.runtime.context(plugin, None)
+        ctx = self.runtime.context(plugin, self.progress)  # the step reports to the caller's progress
         return await run_step(name, plugin, limit, lambda: call(ctx), expect, expected)
 
     def step_limit(self, timeout: float, later: int, until: float | None = None) -> float:
