@@ -120,9 +120,7 @@ class NoticeSource(ToolOutput):
     source: str = Field(
         description="The provider, with the depositor where the provider names one: '<provider>:<depositor>'"
     )
-    type: kinds.NoticeKind = Field(
-        description="The type as this source gives it (folded onto the five kinds)"
-    )
+    type: kinds.NoticeKind = Field(description="The type as this source gives it (folded onto the six kinds)")
     label: str = Field("", description="The source's own word for the type")
     id: str | None = None
     date: str | None = None

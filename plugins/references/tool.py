@@ -59,8 +59,9 @@ from .parse import StatedReference, count_entries, parse_authors, parse_referenc
 STAGES: tuple[kinds.MatchStage, ...] = ("identifiers", "citation", "search")
 NOTICE_RESERVE = 10.0  # seconds of the call deadline kept for the notice lookups
 SEVERITY: dict[kinds.NoticeKind, int] = {
-    "retraction": 5,
-    "withdrawal": 4,
+    "retraction": 6,
+    "withdrawal": 5,
+    "partial_retraction": 4,
     "expression_of_concern": 3,
     "correction": 2,
     "erratum": 1,
