@@ -114,6 +114,9 @@ class Discrepancy(ToolOutput):
     field: Field_
     stated: str | None = None
     actual: str | None = None
+    belongsTo: MatchedRecord | None = Field(
+        None, description="doi/pmid: the work the stated identifier belongs to, as its source gives it"
+    )
 
 
 class NoticeSource(ToolOutput):
