@@ -570,7 +570,9 @@ def _owner(ref: ReferenceQuery, field: str, works: list[Work], matched: Work | N
     return None
 
 
-def _title_notices(w: Work, notices: list[NoticeOut]) -> list[NoticeOut]:
+def _title_notices(
+    w: Work, notices: list[NoticeOut], offered: Sequence[tuple[int, str, ReferenceCandidate]]
+) -> list[NoticeOut]:
     """A retraction the work's own title states, when no source gave it as a notice: Crossref keeps
     many retracted conference papers only as "Notice of Retraction: <title>", with no notice record."""
     if any(n.type in ("retraction", "withdrawal") for n in notices):
@@ -580,7 +582,8 @@ def _title_notices(w: Work, notices: list[NoticeOut]) -> list[NoticeOut]:
         if found is not None:
             kind, prefix = found
             label = f"title: {prefix}"
-            source = r.source or "?"
+            # The provider whose record carries the title (works() keeps the candidates' objects).
+            source = next((p for _, p, c in offered if c.record is r), None) or r.source or "?"
             return [
                 NoticeOut(
                     type=kind,
@@ -814,7 +817,7 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
             raw = [x for k in dict.fromkeys(keys) for x in notices.get(k, [])]
             work_notices = merge_notices(raw)
             work_notices = sorted(
-                [*_title_notices(d.work, work_notices), *work_notices],
+                [*_title_notices(d.work, work_notices, pool.found.get(ref.key, [])), *work_notices],
                 key=lambda x: (-SEVERITY[x.type], x.date or ""),
             )
         works = pool.works(ref.key)

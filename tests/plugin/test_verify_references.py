@@ -325,3 +325,43 @@ async def test_identifiers_and_bare_titles(fake, make_runtime):
     ]
     assert out.data["results"][1]["evidence"]["agreed"] == ["ncbi", "crossref"]
     assert "belongs to another paper" in out.data["results"][4]["evidence"]["note"]
+
+
+async def test_a_notice_of_retraction_title_is_the_work_and_flagged_retracted(
+    fake, make_runtime, monkeypatch
+):
+    # Crossref keeps many retracted IEEE conference papers only as "Notice of Retraction: <title>",
+    # with no update-to, updated-by or PubMed record: the title itself is the notice.
+    ieee = lib.Lib(
+        "ieee",
+        "Notice of Retraction: A shuttle run test for soccer athletes based on wireless sensor networks",
+        [("Liang", "Wei"), ("Zhou", "Qiang")],
+        "2011 International Conference on Electrical and Control Engineering",
+        "2011 International Conference on Electrical and Control Engineering",
+        2011,
+        None,
+        None,
+        "1875-1878",
+        "10.5555/icece.2011.1875",
+        None,
+        pubmed=False,
+        crossref_type="proceedings-article",
+    )
+    monkeypatch.setattr(lib, "WORKS", [*lib.WORKS, ieee])
+    lib.install(fake)
+    ref = (
+        "Liang W, Zhou Q. A shuttle run test for soccer athletes based on wireless sensor networks. In: 2011 "
+        "International Conference on Electrical and Control Engineering. 2011:1875-1878."
+    )
+    async with make_runtime() as rt:
+        out = await rt.call(TOOL, {"references": [ref, lib.MIXED[0][0]]})
+        text = await rt.call(TOOL, {"references": [ref]})
+    assert out.data is not None, out.text
+    r, plain = out.data["results"]
+    assert r["match"] == "verified", r
+    assert [(n["type"], n["source"]) for n in r["notices"]] == [("retraction", "crossref")]
+    assert r["notices"][0]["sources"][0]["label"] == "title: Notice of Retraction:"
+    assert plain["notices"] == []  # an ordinary title states nothing
+    assert out.data["summary"]["retracted"] == 1
+    row = next(line for line in text.text.splitlines() if line.startswith("| 1 "))
+    assert "| !!! |" in row and "RETRACTION" in row
