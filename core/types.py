@@ -942,13 +942,15 @@ class ReferenceMatcher:
     plugin: str = ""
 
 
-NoticeKind = Literal["retraction", "erratum", "correction", "expression_of_concern", "withdrawal"]
+NoticeKind = Literal[
+    "retraction", "partial_retraction", "erratum", "correction", "expression_of_concern", "withdrawal"
+]
 
 
 @dataclass(frozen=True)
 class RecordNotice:
-    """A notice attached to a record: a retraction, erratum, correction, expression of concern or
-    withdrawal. ``label`` is the type as the source words it (``"RetractionIn"``, ``"erratum"``);
+    """A notice attached to a record: a retraction, partial retraction, erratum, correction,
+    expression of concern or withdrawal. ``label`` is the type as the source words it (``"RetractionIn"``, ``"erratum"``);
     ``origin`` who deposited or curated it within the source (``"publisher"``,
     ``"retraction-watch"``), empty when the source does not say; ``doi``/``pmid`` identify the
     notice itself when known; ``date`` is ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""

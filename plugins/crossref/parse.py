@@ -21,10 +21,11 @@ from typing import Any
 
 from medlit.core.plugin import RecordMetadata, RecordNotice, identifiers, kinds, rendering
 
-# Every update type Crossref uses, folded onto the five the audit reports.
+# Every update type Crossref uses, folded onto the six the audit reports (a partial retraction
+# kept as one: the work stands, in part).
 NOTICE_TYPES: dict[str, kinds.NoticeKind] = {
     "retraction": "retraction",
-    "partial_retraction": "retraction",
+    "partial_retraction": "partial_retraction",
     "withdrawal": "withdrawal",
     "removal": "withdrawal",
     "expression_of_concern": "expression_of_concern",

@@ -45,7 +45,7 @@ _STOP = frozenset(
 # CommentsCorrections types that put a notice on the record (the *Of types are the notice's own side).
 NOTICE_REFTYPES: dict[str, kinds.NoticeKind] = {
     "RetractionIn": "retraction",
-    "PartialRetractionIn": "retraction",
+    "PartialRetractionIn": "partial_retraction",
     "ErratumIn": "erratum",
     "ExpressionOfConcernIn": "expression_of_concern",
     "CorrectedandRepublishedIn": "correction",

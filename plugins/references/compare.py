@@ -31,6 +31,20 @@ _PREFIX = re.compile(
     r"|notice\s+of\s+(?:retraction|removal|withdrawal)\s*[:.\-–]?)\s*",
     re.I,
 )
+
+
+def title_notice(title: str | None) -> tuple[Literal["retraction", "withdrawal"], str] | None:
+    """The notice a source's prefix on a work's own title states ("Notice of Retraction:" is how
+    Crossref carries IEEE's retracted papers, often with no separate notice record), and the prefix."""
+    m = _PREFIX.match(title or "")
+    if m is None:
+        return None
+    kind: Literal["retraction", "withdrawal"] = (
+        "retraction" if "retract" in m.group(0).lower() else "withdrawal"
+    )
+    return kind, m.group(0).strip()
+
+
 # Records that are notices about another record (a stated article is never one of these).
 NOTICE_TYPES = frozenset(
     {"retraction of publication", "published erratum", "expression of concern", "retraction notice"}

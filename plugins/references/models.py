@@ -114,15 +114,16 @@ class Discrepancy(ToolOutput):
     field: Field_
     stated: str | None = None
     actual: str | None = None
+    belongsTo: MatchedRecord | None = Field(
+        None, description="doi/pmid: the work the stated identifier belongs to, as its source gives it"
+    )
 
 
 class NoticeSource(ToolOutput):
     source: str = Field(
         description="The provider, with the depositor where the provider names one: '<provider>:<depositor>'"
     )
-    type: kinds.NoticeKind = Field(
-        description="The type as this source gives it (folded onto the five kinds)"
-    )
+    type: kinds.NoticeKind = Field(description="The type as this source gives it (folded onto the six kinds)")
     label: str = Field("", description="The source's own word for the type")
     id: str | None = None
     date: str | None = None

@@ -34,7 +34,7 @@ from medlit.core.plugin import (
 )
 from medlit.core.plugin import errors as E
 
-from .compare import Verdict, Work, judge
+from .compare import Verdict, Work, judge, title_notice
 from .models import (
     MAX_REFERENCES,
     CandidateOut,
@@ -59,8 +59,9 @@ from .parse import StatedReference, count_entries, parse_authors, parse_referenc
 STAGES: tuple[kinds.MatchStage, ...] = ("identifiers", "citation", "search")
 NOTICE_RESERVE = 10.0  # seconds of the call deadline kept for the notice lookups
 SEVERITY: dict[kinds.NoticeKind, int] = {
-    "retraction": 5,
-    "withdrawal": 4,
+    "retraction": 6,
+    "withdrawal": 5,
+    "partial_retraction": 4,
     "expression_of_concern": 3,
     "correction": 2,
     "erratum": 1,
@@ -547,6 +548,52 @@ def _why(v: Verdict) -> str:
     )
 
 
+def cite(r: MatchedRecord) -> str:
+    """A work named the way a reader recognises it: first author, year, title, journal."""
+    parts = [x for x in ((r.authors or [""])[0], str(r.year or "")) if x]
+    head = " ".join(parts)
+    title = f"“{r.title}”" if r.title else ""
+    return ", ".join(x for x in (head, title, r.journal or "") if x) or (r.doi or r.pmid or "?")
+
+
+def _owner(ref: ReferenceQuery, field: str, works: list[Work], matched: Work | None) -> Work | None:
+    """The work a stated DOI or PMID resolves to, when it is not the matched one (a chimera by id)."""
+    wanted = ref.doi if field == "doi" else ref.pmid
+    if not wanted:
+        return None
+    for w in works:
+        if w is matched:
+            continue
+        have = {(r.doi or "").lower() for r in w.records} if field == "doi" else {r.pmid for r in w.records}
+        if wanted in have:
+            return w
+    return None
+
+
+def _title_notices(
+    w: Work, notices: list[NoticeOut], offered: Sequence[tuple[int, str, ReferenceCandidate]]
+) -> list[NoticeOut]:
+    """A retraction the work's own title states, when no source gave it as a notice: Crossref keeps
+    many retracted conference papers only as "Notice of Retraction: <title>", with no notice record."""
+    if any(n.type in ("retraction", "withdrawal") for n in notices):
+        return []
+    for r in w.records:
+        found = title_notice(r.title)
+        if found is not None:
+            kind, prefix = found
+            label = f"title: {prefix}"
+            # The provider whose record carries the title (works() keeps the candidates' objects).
+            source = next((p for _, p, c in offered if c.record is r), None) or r.source or "?"
+            return [
+                NoticeOut(
+                    type=kind,
+                    source=source,
+                    sources=[NoticeSource(source=source, type=kind, label=label)],
+                )
+            ]
+    return []
+
+
 def _candidate(w: Work, v: Verdict) -> CandidateOut:
     return CandidateOut(record=_record(w), providers=list(w.providers), score=w.score, why=_why(v))
 
@@ -606,7 +653,8 @@ def decide(ref: ReferenceQuery, works: list[Work], failures: bool) -> Decision:
                 w,
                 v,
                 near,
-                note=f"the stated {label} belongs to another paper; the stated work itself was not found",
+                note=f"the stated {label} belongs to another paper ({cite(_record(w))}); the stated work "
+                "itself was not found",
             )
         return Decision("not_found", "low" if failures else ("medium" if works else "high"), candidates=near)
     stated_hit = next(((w, v) for w, v in accepted if _by_stated_id(ref, w)), None)
@@ -768,6 +816,20 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
             ]
             raw = [x for k in dict.fromkeys(keys) for x in notices.get(k, [])]
             work_notices = merge_notices(raw)
+            work_notices = sorted(
+                [*_title_notices(d.work, work_notices, pool.found.get(ref.key, [])), *work_notices],
+                key=lambda x: (-SEVERITY[x.type], x.date or ""),
+            )
+        works = pool.works(ref.key)
+        discrepancies = []
+        for f, st, ac in d.verdict.discrepancies if d.verdict and d.match != "verified" else []:
+            owner = _owner(ref, f, works, d.work) if f in ("doi", "pmid") else None
+            belongs = _record(owner) if owner is not None else None
+            discrepancies.append(Discrepancy(field=f, stated=st, actual=ac, belongsTo=belongs))  # type: ignore[arg-type]
+            if belongs is not None:
+                note = ((note + "; ") if note else "") + (
+                    f"the stated {f.upper()} is another paper's: {cite(belongs)}"
+                )
         results.append(
             ReferenceResult(
                 index=n + 1,
@@ -777,10 +839,7 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
                 confidence=d.confidence,
                 retryable=True if match == "unverified" else None,
                 record=_record(d.work) if d.work is not None else None,
-                discrepancies=[
-                    Discrepancy(field=f, stated=st, actual=ac)  # type: ignore[arg-type]
-                    for f, st, ac in (d.verdict.discrepancies if d.verdict and d.match != "verified" else [])
-                ],
+                discrepancies=discrepancies,
                 notices=work_notices,
                 candidates=d.candidates,
                 chimera=True if d.chimera else None,
@@ -829,12 +888,28 @@ async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> Ve
 
 # -- rendering ----------------------------------------------------------------------------------------
 
-_RANK = {"not_found": 0, "unverified": 1, "mismatch": 2, "ambiguous": 3, "verified": 4}
+MAX_CANDIDATES_SHOWN = 3
+CANDIDATES_SHOWN_FOR = ("not_found", "unverified")
 
 
-def _worst_first(r: ReferenceResult) -> tuple[int, int, int]:
-    grave = 0 if any(n.type in ("retraction", "withdrawal") for n in r.notices) else 1
-    return (grave, _RANK[r.match], r.index)
+def severity_mark(r: ReferenceResult) -> str:
+    """The row's severity as a marker, so the table can keep the order the list was pasted in (a
+    reader checks it against their manuscript) and still show what to look at first: ``!!!``
+    retracted or withdrawn, ``!!`` not found, unverified or a mismatch, ``!`` ambiguous or another
+    notice, blank when verified without notices."""
+    if any(n.type in ("retraction", "withdrawal") for n in r.notices):
+        return "!!!"
+    if r.match in ("not_found", "unverified", "mismatch"):
+        return "!!"
+    if r.match == "ambiguous" or r.notices:
+        return "!"
+    return ""
+
+
+def _ids(rec: MatchedRecord) -> str:
+    return " ".join(
+        x for x in (f"PMID {rec.pmid}" if rec.pmid else "", f"doi:{rec.doi}" if rec.doi else "") if x
+    )
 
 
 def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) -> str:
@@ -848,23 +923,32 @@ def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) 
         + f"retracted {s.retracted} · with notices {s.withNotices}",
     ]
     rows = []
-    for r in sorted(out.results, key=_worst_first):
+    nearest: list[str] = []
+    for r in out.results:  # the order given: results[i] is the i-th reference pasted
         rec = r.record
         found = ""
         if rec is not None:
-            ids = " ".join(
-                x for x in (f"PMID {rec.pmid}" if rec.pmid else "", f"doi:{rec.doi}" if rec.doi else "") if x
-            )
-            found = f"{(rec.authors or ['?'])[0]} {rec.year or ''} {(rec.title or '')[:70]} ({ids})"
-        issues = "; ".join(f"{d.field}: {d.stated or '-'} → {d.actual or '-'}"[:90] for d in r.discrepancies)
+            found = f"{(rec.authors or ['?'])[0]} {rec.year or ''} {(rec.title or '')[:70]} ({_ids(rec)})"
+        issues = "; ".join(
+            f"{d.field}: {d.stated or '-'} → {d.actual or '-'}"[:90]
+            + (f" (the stated {d.field.upper()} is {cite(d.belongsTo)[:120]})" if d.belongsTo else "")
+            for d in r.discrepancies
+        )
         if r.chimera:
             issues = "chimera; " + issues
         notes = "; ".join(f"{n.type.upper()} {n.id or ''} ({n.source})" for n in r.notices)
         if r.match == "ambiguous" and r.candidates:
             found = " | ".join(f"{c.record.pmid or c.record.doi}" for c in r.candidates)
+        if r.match in CANDIDATES_SHOWN_FOR and r.candidates:
+            nearest.append(f"#{r.index} ({r.match}), nearest records, none accepted:")
+            nearest += [
+                f"- {cite(c.record)[:160]} ({_ids(c.record) or 'no id'}; {', '.join(c.providers)}): {c.why}"
+                for c in r.candidates[:MAX_CANDIDATES_SHOWN]
+            ]
         rows.append(
             [
                 r.index,
+                severity_mark(r),
                 r.match,
                 r.confidence,
                 notes,
@@ -876,11 +960,16 @@ def render_references(out: VerifyReferencesOutput, args: VerifyReferencesInput) 
     lines.append(
         rendering.fence(
             rendering.md_table(
-                ["#", "Match", "Conf.", "Notices", "Discrepancies", "Record", "Sources"], rows
+                ["#", "!", "Match", "Conf.", "Notices", "Discrepancies", "Record", "Sources"], rows
             ),
             "references",
         )
     )
+    lines.append(
+        "`!!!` retracted or withdrawn · `!!` not found, unverified or mismatch · `!` ambiguous or a notice"
+    )
+    if nearest:
+        lines.append("\n".join(nearest))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     trail = "; ".join(

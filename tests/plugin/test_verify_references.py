@@ -51,13 +51,25 @@ async def test_mixed_list_each_class_with_its_evidence_in_few_requests(fake, mak
         "withNotices": 4,
     }
     by = {r["index"]: r for r in results}
-    # a stated DOI belonging to another paper: the real one is the record, the DOI the discrepancy
+    # a stated DOI belonging to another paper: the real one is the record, the DOI the discrepancy,
+    # and the paper the DOI is named as its source gives it (a chimera by DOI)
     wrong_doi = next(d for d in by[13]["discrepancies"] if d["field"] == "doi")
+    owner = wrong_doi.pop("belongsTo")
     assert wrong_doi == {
         "field": "doi",
         "stated": "10.5555/dcare.2018.1412",
         "actual": "10.5555/jamaneurol.2022.498",
     }
+    assert owner["title"].startswith("Intermittent fasting versus continuous calorie restriction")
+    assert (owner["authors"][0], owner["year"], owner["journal"]) == ("Andersen L", 2018, "Diabetes Care")
+    assert (
+        "the stated DOI is another paper's: Andersen L 2018, “Intermittent fasting"
+        in by[13]["evidence"]["note"]
+    )
+    # a DOI that resolves nowhere has no owner to name; a PMID of another paper is named like a DOI
+    assert all(d.get("belongsTo") is None for d in by[14]["discrepancies"])
+    wrong_pmid = next(d for d in by[30]["discrepancies"] if d["field"] == "pmid")
+    assert wrong_pmid["belongsTo"]["pmid"] == "99000006"
     # invented: the sources asked are named
     assert all("not found by ncbi, crossref" in by[i]["evidence"]["note"] for i in range(15, 20))
     # ambiguous: the top candidates
@@ -220,20 +232,45 @@ async def test_entries_past_100_are_named_over_the_limit(fake, make_runtime):
     assert "50 reference(s) past the first 100 were not audited" in out.data["notice"]
 
 
-async def test_text_table_worst_first(fake, make_runtime):
+async def test_text_table_in_the_order_pasted_with_severity_marked(fake, make_runtime):
     lib.install(fake)
     refs = [lib.MIXED[0][0], lib.MIXED[14][0], lib.MIXED[22][0], lib.MIXED[8][0]]
     async with make_runtime() as rt:
         out = await rt.call(TOOL, {"references": refs})
+        data = await rt.call(TOOL, {"references": refs, "responseFormat": "json"})
     rows = [line for line in out.text.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert [row.split("|")[1].strip() for row in rows] == [
-        "3",
-        "2",
-        "4",
-        "1",
-    ]  # retracted, not found, mismatch, verified
-    assert "RETRACTION" in rows[0] and "year: 2021 → 2023" in rows[2]
+    cells = [[c.strip() for c in row.split("|")[1:4]] for row in rows]
+    # verified, not found, retracted, mismatch: as pasted, the severity a marker beside each
+    assert cells == [
+        ["1", "", "verified"],
+        ["2", "!!", "not_found"],
+        ["3", "!!!", "verified"],
+        ["4", "!!", "mismatch"],
+    ]
+    assert "RETRACTION" in rows[2] and "year: 2021 → 2023" in rows[3]
     assert "verified 2 · mismatch 1 · ambiguous 0 · not found 1 · retracted 1" in out.text
+    assert data.data is not None and [r["index"] for r in data.data["results"]] == [1, 2, 3, 4]
+
+
+async def test_text_names_a_wrong_ids_paper_and_an_unfound_references_nearest_records(fake, make_runtime):
+    lib.install(fake)
+    unfound = "Rossi G. Thrombectomy after stroke in children with congenital heart disease. Pediatrics. 2010;5:1-2."
+    refs = [lib.MIXED[12][0], unfound]
+    async with make_runtime() as rt:
+        out = await rt.call(TOOL, {"references": refs, "responseFormat": "json"})
+        text = await rt.call(TOOL, {"references": refs})
+    assert out.data is not None, out.text
+    doi_row, unfound_row = out.data["results"]
+    assert doi_row["match"] == "mismatch"
+    assert unfound_row["match"] == "not_found" and unfound_row["candidates"], unfound_row
+    rows = [line for line in text.text.splitlines() if line.startswith("| 1 ")]
+    assert "(the stated DOI is Andersen L 2018, “Intermittent fasting" in rows[0]
+    # the JSON's nearest candidates, in the text too, each with why it was not accepted
+    first = unfound_row["candidates"][0]
+    assert "#2 (not_found), nearest records, none accepted:" in text.text
+    listed = [line for line in text.text.splitlines() if line.startswith("- ")]
+    assert 1 <= len(listed) <= 3
+    assert first["record"]["title"][:40] in listed[0] and first["why"] in listed[0]
 
 
 async def test_what_the_deadline_cuts_off_is_named(fake, make_runtime):
@@ -288,3 +325,43 @@ async def test_identifiers_and_bare_titles(fake, make_runtime):
     ]
     assert out.data["results"][1]["evidence"]["agreed"] == ["ncbi", "crossref"]
     assert "belongs to another paper" in out.data["results"][4]["evidence"]["note"]
+
+
+async def test_a_notice_of_retraction_title_is_the_work_and_flagged_retracted(
+    fake, make_runtime, monkeypatch
+):
+    # Crossref keeps many retracted IEEE conference papers only as "Notice of Retraction: <title>",
+    # with no update-to, updated-by or PubMed record: the title itself is the notice.
+    ieee = lib.Lib(
+        "ieee",
+        "Notice of Retraction: A shuttle run test for soccer athletes based on wireless sensor networks",
+        [("Liang", "Wei"), ("Zhou", "Qiang")],
+        "2011 International Conference on Electrical and Control Engineering",
+        "2011 International Conference on Electrical and Control Engineering",
+        2011,
+        None,
+        None,
+        "1875-1878",
+        "10.5555/icece.2011.1875",
+        None,
+        pubmed=False,
+        crossref_type="proceedings-article",
+    )
+    monkeypatch.setattr(lib, "WORKS", [*lib.WORKS, ieee])
+    lib.install(fake)
+    ref = (
+        "Liang W, Zhou Q. A shuttle run test for soccer athletes based on wireless sensor networks. In: 2011 "
+        "International Conference on Electrical and Control Engineering. 2011:1875-1878."
+    )
+    async with make_runtime() as rt:
+        out = await rt.call(TOOL, {"references": [ref, lib.MIXED[0][0]]})
+        text = await rt.call(TOOL, {"references": [ref]})
+    assert out.data is not None, out.text
+    r, plain = out.data["results"]
+    assert r["match"] == "verified", r
+    assert [(n["type"], n["source"]) for n in r["notices"]] == [("retraction", "crossref")]
+    assert r["notices"][0]["sources"][0]["label"] == "title: Notice of Retraction:"
+    assert plain["notices"] == []  # an ordinary title states nothing
+    assert out.data["summary"]["retracted"] == 1
+    row = next(line for line in text.text.splitlines() if line.startswith("| 1 "))
+    assert "| !!! |" in row and "RETRACTION" in row

@@ -143,7 +143,7 @@ def test_filter_updates_notice_names_what_it_updates():
     got = updates_of(notice, "10.5555/notice.1")
     assert [(t, n.type, n.label, n.doi, n.date) for t, n in got] == [
         ("10.5555/target.1", "retraction", "retraction", "10.5555/notice.1", "2021-03-04"),
-        ("10.5555/target.2", "retraction", "partial_retraction", "10.5555/notice.1", "2021"),
+        ("10.5555/target.2", "partial_retraction", "partial_retraction", "10.5555/notice.1", "2021"),
     ]
     # the notice itself carries none: its update-to is about other records
     assert notices_of(notice, "10.5555/notice.1") == []
@@ -158,11 +158,12 @@ def test_filter_updates_notice_names_what_it_updates():
         ("expression_of_concern", "expression_of_concern"),
         ("withdrawal", "withdrawal"),
         ("removal", "withdrawal"),
+        ("partial_retraction", "partial_retraction"),  # not a correction, nor the whole work retracted
         ("new_version", "correction"),
         ("corrigendum", "correction"),
     ],
 )
-def test_every_crossref_update_type_folds_onto_the_five(label, kind):
+def test_every_crossref_update_type_folds_onto_the_six(label, kind):
     work = {"DOI": "10.5555/a", "updated-by": [{"DOI": "10.5555/n", "type": label, "source": "publisher"}]}
     (n,) = notices_of(work, "10.5555/a")
     assert (n.type, n.label) == (kind, label)

@@ -21,6 +21,7 @@ def test_comments_corrections_become_notices_and_the_notice_side_is_ignored():
             Notice(type="RetractionIn", pmid="20137807", refSource="Lancet. 2010 Feb 6;375(9713):445"),
             Notice(type="ErratumIn", pmid="15016483", refSource="Lancet. 2004 Mar 6;363(9411):750"),
             Notice(type="ExpressionOfConcernIn", pmid="1", refSource="X. 2020 Jun"),
+            Notice(type="PartialRetractionIn", pmid="4", refSource="X. 2021"),
             Notice(type="CommentIn", pmid="2"),
             Notice(type="RetractionOf", pmid="3"),
         ],
@@ -30,6 +31,7 @@ def test_comments_corrections_become_notices_and_the_notice_side_is_ignored():
         ("retraction", "RetractionIn", "20137807", "2010-02-06"),
         ("erratum", "ErratumIn", "15016483", "2004-03-06"),
         ("expression_of_concern", "ExpressionOfConcernIn", "1", "2020-06"),
+        ("partial_retraction", "PartialRetractionIn", "4", "2021"),
     ]
     bare = PubMedArticle(pmid="1", publicationTypes=["Retracted Publication"])
     assert [(n.type, n.pmid) for n in notices_of(bare)] == [("retraction", None)]

@@ -16,6 +16,7 @@ from medlit.plugins.references.compare import (
     compare_title,
     journal_matches,
     judge,
+    title_notice,
 )
 from medlit.plugins.references.parse import parse_reference
 from medlit.plugins.references.tool import decide, merge_notices, to_query
@@ -232,3 +233,19 @@ def test_the_misspelt_first_author_comes_back_mismatch_naming_the_author():
 def test_a_retraction_prefix_compares_as_the_same_title(prefixed):
     assert compare_title("A shuttle run test for athletes.", prefixed) == "same"
     assert compare_title("Notice of the shuttle run test", "A shuttle run test for athletes") == "different"
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        ("Notice of Retraction: A shuttle run test for athletes", "retraction"),
+        ("Notice of Retraction A shuttle run test for athletes", "retraction"),
+        ("RETRACTED ARTICLE: A shuttle run test for athletes", "retraction"),
+        ("WITHDRAWN: A shuttle run test for athletes", "withdrawal"),
+        ("A shuttle run test for athletes", None),
+        ("Retraction notice to \u201cA shuttle run test\u201d", None),  # a notice, not a retracted work
+    ],
+)
+def test_a_retraction_prefix_on_the_works_own_title_states_its_notice(title, kind):
+    found = title_notice(title)
+    assert (found[0] if found else None) == kind
