@@ -1141,6 +1141,15 @@ class ToolContext:
         except Exception:
             logging.getLogger("medlit.context").debug("progress notification failed", exc_info=True)
 
+    def services(self) -> HostServices:
+        """``ctx.host``, or this plugin's fault when it runs without them: a plugin that needs the
+        host's services declares ``PluginInfo(host_services=True)``, and forgetting to is its bug."""
+        if self.host is None:
+            raise plugin_fault(
+                self.plugin, "needs the host's services: declare PluginInfo(host_services=True)"
+            )
+        return self.host
+
     def keep(self, key: str, make: Callable[[], T]) -> T:
         """What the plugin keeps under ``key`` for the life of the process (a memo, a small store,
         a shared task), made by ``make()`` at the first call: ``ctx.keep("seen", OrderedDict)``.

@@ -16,7 +16,6 @@ from medlit.core.plugin import (
     ArticleRef,
     ChainResult,
     ExtractedTextArticle,
-    HostServices,
     IdKind,
     MedlitError,
     Resolution,
@@ -147,7 +146,7 @@ def _unavailable(res: Resolution, asked: Sequence[_Asked]) -> list[Unavailable]:
 async def _add_access_links(ctx: ToolContext, refs: list[ArticleRef], unavailable: list[Unavailable]) -> None:
     """The access-link providers' link (a library resolver) on each unavailable entry they can link;
     a provider that fails only leaves the field out."""
-    links = await _host(ctx).access_links(refs)
+    links = await ctx.services().access_links(refs)
     by_id = {v: links[ref.key] for ref in refs if ref.key in links for v in ref.requested}
     for u in unavailable:
         u.institutionalLink = by_id.get(u.id)
@@ -180,14 +179,8 @@ def _no_tiers() -> MedlitError:
 
 
 # -- the handler ------------------------------------------------------------------------------
-def _host(ctx: ToolContext) -> HostServices:
-    if ctx.host is None:  # PluginInfo(host_services=True) gives it; a wiring fault otherwise
-        raise E.plugin_fault("fulltext", "the full-text tool runs without the host's services")
-    return ctx.host
-
-
 async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutput:
-    host = _host(ctx)
+    host = ctx.services()
     catalog = host.catalog
     if not catalog.tiers:
         raise _no_tiers()

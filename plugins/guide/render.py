@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from medlit.core.plugin import Catalog, ToolContext, errors, kinds
+from medlit.core.plugin import Catalog, ToolContext, kinds
 
 TITLE = "# medlit: searching and reading the biomedical literature"
 
@@ -47,9 +47,7 @@ def guide_text(catalog: Catalog) -> str:
 
 
 async def read_guide(ctx: ToolContext) -> str:
-    if ctx.host is None:
-        raise errors.plugin_fault("guide", "the guide needs the host's services (the catalog)")
-    return guide_text(ctx.host.catalog)
+    return guide_text(ctx.services().catalog)
 
 
 # The research plan's phases: what each asks of the model, and the capability whose served tools

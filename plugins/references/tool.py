@@ -19,7 +19,6 @@ from functools import partial
 from typing import Any
 
 from medlit.core.plugin import (
-    HostServices,
     MedlitError,
     NoticeProvider,
     RecordMetadata,
@@ -302,12 +301,6 @@ def _by_stated_id(ref: ReferenceQuery, w: Work) -> bool:
     )
 
 
-def _host(ctx: ToolContext) -> HostServices:
-    if ctx.host is None:  # PluginInfo(host_services=True) gives it; anything else is a wiring fault
-        raise E.plugin_fault("references", "pubmed_verify_references needs the host's services")
-    return ctx.host
-
-
 async def _resolve(
     m: ReferenceMatcher, refs: list[ReferenceQuery], stage: kinds.MatchStage, ctx: ToolContext
 ) -> Any:
@@ -334,7 +327,7 @@ async def _ask(
         return
     trail.stages.append(stage)
     trail.asked_keys |= {r.key for r in refs}
-    out = await _host(ctx).run_step(
+    out = await ctx.services().run_step(
         m.name,
         m.plugin,
         partial(_resolve, m, refs, stage),
@@ -420,7 +413,7 @@ async def run_notices(
             t.error = MedlitError(E.CALL_DEADLINE_EXCEEDED, "not asked: out of time", recovery="Retry.")
             return
         t.stages.append(kind)
-        out = await _host(ctx).run_step(
+        out = await ctx.services().run_step(
             p.name,
             p.plugin,
             partial(_lookup, p, kind, wanted),
@@ -721,7 +714,7 @@ def _inactive_why(record: Any) -> str:
 
 
 async def verify_references(args: VerifyReferencesInput, ctx: ToolContext) -> VerifyReferencesOutput:
-    host = _host(ctx)
+    host = ctx.services()
     catalog = host.catalog
     read, total = read_references(args.references)  # refused input raises here, before any request
     refs = [to_query(str(n + 1), s) for n, (_, s) in enumerate(read)]

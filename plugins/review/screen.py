@@ -34,7 +34,7 @@ from .models import (
 )
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, flow, reconcile
 from .store import Decision, Retrieval, now
-from .tool import EXPORT_FAILED, EXPORT_URI, _existing, _host, export_dir, set_state, workspace
+from .tool import EXPORT_FAILED, EXPORT_URI, _existing, export_dir, set_state, workspace
 
 CATEGORIES = ", ".join(REASON_CATEGORIES)
 RECONCILIATION = (
@@ -205,7 +205,7 @@ def _ref(key: int, data: dict[str, Any]) -> ArticleRef | None:
 async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
-    host = _host(ctx)
+    host = ctx.services()
     catalog = host.catalog
     if not catalog.tiers:
         raise MedlitError(
@@ -366,7 +366,7 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     if args.format != "json":
         from .diagram import draw
 
-        titles = {d.record.name: d.record.title for d in _host(ctx).catalog.sources}
+        titles = {d.record.name: d.record.title for d in ctx.services().catalog.sources}
         fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
         data = await asyncio.to_thread(draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles)
         if args.format == "png":

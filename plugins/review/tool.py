@@ -169,21 +169,13 @@ def workspace(ctx: ToolContext) -> Workspace:
     ws = ctx.cache.get(WORKSPACE_KEY)
     if ws is None:
         ws = ctx.cache[WORKSPACE_KEY] = Workspace(
-            _host(ctx).store,
+            ctx.services().store,
             Path(ctx.setting("MEDLIT_EXPORT_DIR") or default_export_dir()).expanduser(),
             _int_setting(ctx, "MEDLIT_REVIEW_MAX_RECORDS", DEFAULT_MAX_RECORDS),
             _int_setting(ctx, "MEDLIT_REVIEW_JOBS", DEFAULT_JOBS),
         )
     assert isinstance(ws, Workspace)
     return ws
-
-
-def _host(ctx: ToolContext) -> HostServices:
-    if ctx.host is None:  # PluginInfo(host_services=True) gives it; a wiring fault otherwise
-        raise E.plugin_fault(
-            "review", "the review tools need the host's services (search sources, full text)"
-        )
-    return ctx.host
 
 
 def _wait(ctx: ToolContext) -> float:
@@ -245,7 +237,7 @@ def _check_queries(queries: dict[str, str], catalog: Catalog) -> dict[str, Searc
 
 
 async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
-    catalog = _host(ctx).catalog
+    catalog = ctx.services().catalog
     ws = workspace(ctx)
     if args.queries:
         _check_queries(args.queries, catalog)
@@ -297,7 +289,7 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
 
 
 def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo: list[SearchRow]) -> Job:
-    host = _host(ctx)
+    host = ctx.services()
     job = Job(set_id=row.id, searches=[s.id for s in todo])
     sources = _sources(catalog)
 

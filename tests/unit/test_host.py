@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from medlit.core.errors import MedlitError
 from medlit.core.host import DIST_NAME, HostError, load_host
 from medlit.core.plugin import (
     FulltextTier,
@@ -588,6 +589,9 @@ async def test_context_holds_only_the_plugins_own_settings_and_clients():
     assert (
         set(ctx.clients) == {"acme"} and ctx.host is None
     )  # the host's services are asked for (PluginInfo.host_services)
+    with pytest.raises(MedlitError) as refused:  # asking without declaring is the plugin's bug, named
+        ctx.services()
+    assert refused.value.reason == "plugin_error" and "host_services=True" in refused.value.message
     assert "ACME_TOKEN" not in ncbi_ctx.settings and "acme" not in ncbi_ctx.clients
     assert ncbi_ctx.settings["NCBI_API_KEY"] == "ncbi-secret"
 

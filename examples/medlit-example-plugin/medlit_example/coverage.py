@@ -12,7 +12,6 @@ from pydantic import Field, field_validator
 from medlit.core.plugin import (
     ArgumentError,
     ArticleRef,
-    HostServices,
     MedlitError,
     TierOptions,
     ToolContext,
@@ -59,14 +58,8 @@ class CoverageOutput(ToolOutput):
     sources: list[str] = Field(description="The full-text sources asked, in chain order")
 
 
-def _host(ctx: ToolContext) -> HostServices:
-    if ctx.host is None:  # the plugin declares PluginInfo(host_services=True)
-        raise errors.plugin_fault("example", "example_open_coverage runs without the host's services")
-    return ctx.host
-
-
 async def open_coverage(args: CoverageInput, ctx: ToolContext) -> CoverageOutput:
-    host = _host(ctx)
+    host = ctx.services()
     tiers = [t.name for t, state in host.catalog.tiers if state.active]
     if not tiers:
         raise MedlitError(
