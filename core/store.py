@@ -184,6 +184,9 @@ class _Tx:
     async def insert(self, sql: str, *args: object) -> int:
         raise NotImplementedError
 
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        raise NotImplementedError
+
     async def lock(self, table: str, row_id: int) -> None:
         """Hold ``table``'s row ``row_id`` until the transaction ends (writers to it queue)."""
 
@@ -208,6 +211,11 @@ class _SqliteTx(_Tx):
             row = await cur.fetchone()
         return int(row[0])
 
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        if rows:
+            async with _guarded(self.dialect):
+                await self.conn.executemany(sql, [tuple(r) for r in rows])
+
 
 class _PgTx(_Tx):
     dialect = "postgresql"
@@ -223,6 +231,11 @@ class _PgTx(_Tx):
     async def insert(self, sql: str, *args: object) -> int:
         async with _guarded(self.dialect):
             return int(await self.conn.fetchval(_pg(sql + " RETURNING id"), *args))
+
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        if rows:
+            async with _guarded(self.dialect):
+                await self.conn.executemany(_pg(sql), [tuple(r) for r in rows])
 
     async def lock(self, table: str, row_id: int) -> None:
         await self.execute(f"SELECT id FROM {_identifier(table, 'table')} WHERE id = ? FOR UPDATE", row_id)

@@ -23,11 +23,15 @@ from medlit.core.plugin import (
 )
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import importing as _importing
     from . import models as _models
+    from . import rulings as _rulings
     from . import screen as _screen
     from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _importing = lazy_module(".importing", __name__)
     _models = lazy_module(".models", __name__)
+    _rulings = lazy_module(".rulings", __name__)
     _screen = lazy_module(".screen", __name__)
     _tool = lazy_module(".tool", __name__)
 
@@ -85,6 +89,43 @@ TOOLS = (
         read_only=False,
         capabilities=frozenset({"review_set"}),
         guide="a systematic or scoping review: every record of queries across databases, deduplicated (a set, not paged searches)",
+    ),
+    ToolSpec(
+        name="review_import",
+        title="Import a database's export file into a review set",
+        description="Bring the results of a database this server cannot search (Embase, Scopus, Web of Science, "
+        "CINAHL, PsycINFO, Cochrane CENTRAL, via Ovid, EBSCOhost, ProQuest...) into a review set as that "
+        "database's search: an export file in RIS, MEDLINE/nbib, EndNote XML, Web of Science text or tab-"
+        "delimited, BibTeX, CSL-JSON or CSV (detected from the content), deduplicated against the set and "
+        "counted for PRISMA. Give `database`, the date searched and the query as run there for the PRISMA-S log. "
+        "`path` reads a file inside MEDLIT_IMPORT_DIRS (local server); `content` sends it (in parts when large). "
+        "Every record is stored or listed as skipped with why; a large file goes on in the server (call again "
+        "with the same file for its state; the same file is never stored twice). For PubMed or Europe PMC run "
+        "the query with review_search instead; correct a wrong merge with review_merge.",
+        input_model=_models.ImportInput,
+        output_model=_models.ImportOutput,
+        handler=_importing.review_import,
+        render=_importing.render_import,
+        read_only=False,
+        idempotent=True,
+        open_world=False,
+        guide="export files from Embase, Scopus, WoS, CINAHL... and want them in a review set",
+    ),
+    ToolSpec(
+        name="review_merge",
+        title="Split or join deduplicated records",
+        description="Correct deduplication in a review set: split input records (from a record's mergedFrom in "
+        "review_records brief=false) out of a wrong merge, or join records that are one work; `log` lists the "
+        "rulings. Rulings are logged and later searches and imports follow them. Screening decisions of "
+        "joined records move to the record kept. To see records use review_records.",
+        input_model=_models.MergeInput,
+        output_model=_models.MergeOutput,
+        handler=_rulings.review_merge,
+        render=_rulings.render_merge,
+        read_only=False,
+        idempotent=False,
+        open_world=False,
+        guide="a review set with a wrong merge or a missed duplicate",
     ),
     ToolSpec(
         name="review_records",
@@ -226,6 +267,16 @@ def medlit_plugin_info() -> PluginInfo:
                 default="50000",
             ),
             SettingSpec(
+                "MEDLIT_IMPORT_DIRS",
+                "Directories review_import may read export files from (os.pathsep-separated; none: paths refused)",
+            ),
+            SettingSpec(
+                "MEDLIT_IMPORT_MAX_BYTES",
+                "Largest export file review_import reads",
+                kind="int",
+                default="200000000",
+            ),
+            SettingSpec(
                 "MEDLIT_REVIEW_JOBS", "Imports that may run in the server at once", kind="int", default="2"
             ),
         ),
@@ -243,6 +294,14 @@ def medlit_plugin_info() -> PluginInfo:
                 "review_busy", "Retry when the running import finishes (review_sets shows it).", True
             ),
             errors.ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
+            errors.ErrorKind(
+                "import_path_refused",
+                "Put the export in a directory MEDLIT_IMPORT_DIRS allows, or send its content in `content`.",
+            ),
+            errors.ErrorKind(
+                "import_unreadable",
+                "Export the records again as RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON or CSV.",
+            ),
             errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
         ),
         host_services=True,

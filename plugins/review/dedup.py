@@ -1,18 +1,15 @@
-"""Deduplication of review records: the rules, in order, and how two records merge.
-
-A record matches one already in the set by, first to hit: PMID, DOI (case-insensitive), PMCID,
-then the normalised title + year + first author's family name (``fuzzy``: accents, case,
-punctuation and a translated title's brackets ignored). Records whose PMIDs, DOIs or PMCIDs
-differ are never merged by a later rule. The first record keeps its values; a
-duplicate only fills what it lacks (a Europe PMC copy adds a PMCID a PubMed record had not, say),
-and the merged record remembers every source that found it.
+"""The store's identifier keys of a review record: PMID, DOI (case-insensitive), PMCID and the
+normalised title + year + first author's family name (``fuzzy``: accents, case, punctuation and
+a translated title's brackets ignored), kept as indexed columns for lookups (screening by PMID or
+DOI) and counted per rule; and :func:`as_data`, a search source's record as the store keeps it.
+Whether two records are one work is :mod:`.matching`'s business; the merged record of a group
+is :mod:`.merging`'s.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from medlit.core.plugin import SourceRecord, bibliography, identifiers
@@ -120,62 +117,3 @@ def keys_of(data: Mapping[str, Any]) -> dict[Rule, str | None]:
         "pmcid": data.get("pmcid"),
         "title": fuzzy_key(data.get("title"), data.get("year"), data.get("authors") or ()),
     }
-
-
-def merge(kept: dict[str, Any], new: Mapping[str, Any]) -> bool:
-    """Fill what ``kept`` lacks from ``new`` and add its source; True when ``kept`` changed."""
-    changed = False
-    for name in FIELDS:
-        if kept.get(name) in (None, "", []) and new.get(name) not in (None, "", []):
-            kept[name] = new[name]
-            changed = True
-    for source in new.get("sources") or ():
-        if source not in kept.setdefault("sources", []):
-            kept["sources"].append(source)
-            changed = True
-    ids = kept.setdefault("source_ids", {})
-    for source, sid in (new.get("source_ids") or {}).items():
-        if source not in ids:
-            ids[source] = sid
-            changed = True
-    return changed
-
-
-@dataclass
-class Indexed:
-    """A record of the set as the matcher sees it: its id in the store and its data."""
-
-    id: int
-    data: dict[str, Any]
-    dirty: bool = False
-    fresh: bool = False  # created by this batch
-
-
-@dataclass
-class Matcher:
-    """An index of the set's records by every rule's key, for one batch: records found already in
-    the store are loaded into it, new ones join it as they are added (duplicates within a batch
-    are found too)."""
-
-    by: dict[Rule, dict[str, Indexed]] = field(default_factory=lambda: {r: {} for r in RULES})
-
-    def add(self, rec: Indexed) -> None:
-        for rule, key in keys_of(rec.data).items():
-            if key:
-                self.by[rule].setdefault(key, rec)
-
-    def find(self, data: Mapping[str, Any]) -> tuple[Indexed, Rule] | None:
-        """The record ``data`` duplicates and the rule that says so. Two records whose PMIDs,
-        DOIs or PMCIDs differ are never duplicates, whatever a later rule says (an article and
-        its erratum may share a title, year and first author)."""
-        keys = keys_of(data)
-        for rule in RULES:
-            key = keys[rule]
-            found = self.by[rule].get(key) if key else None
-            if found is not None and not _conflict(found.data, data):
-                return found, rule
-        return None
-
-
-def _conflict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return any(a.get(k) and b.get(k) and a[k] != b[k] for k in ("pmid", "doi", "pmcid"))

@@ -77,6 +77,142 @@ class SetState(ToolOutput):
     notice: str | None = None
 
 
+# -- imports --------------------------------------------------------------------------------------
+
+ImportFormat = Literal[
+    "auto", "ris", "medline", "endnote_xml", "wos", "wos_tab", "bibtex", "csljson", "csv", "tsv"
+]
+CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
+
+
+class ImportInput(ToolInput):
+    set: SetName
+    database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
+        description="The database searched, as the review reports it. Example: 'Embase'"
+    )
+    path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
+        None,
+        description="The export file on this machine, inside a directory MEDLIT_IMPORT_DIRS allows "
+        "(local server only). Example: '~/review/embase-2026-11-30.ris'",
+    )
+    content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
+        None, description="The file's content instead of a path (over HTTP); large files in parts"
+    )
+    contentEncoding: Literal["text", "base64"] = Field(
+        "text", description="base64 for a file whose bytes must arrive as they are (UTF-16). Default: 'text'"
+    )
+    fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
+        None, description="The file's name for the log, with content. Example: 'scopus.csv'"
+    )
+    upload: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")] | None = Field(
+        None, description="With parts > 1: one id for all parts of the file. Example: 'embase-1'"
+    )
+    part: int = Field(1, ge=1, le=1000, description="This part's number (1-based). Default: 1")
+    parts: int = Field(1, ge=1, le=1000, description="How many parts the file is sent in. Default: 1")
+    format: ImportFormat = Field(
+        "auto",
+        description="auto (from the content) or ris, medline (PubMed nbib, Ovid MEDLINE), endnote_xml, wos "
+        "(Web of Science plain text), wos_tab, bibtex, csljson, csv, tsv. Default: 'auto'",
+    )
+    searchedOn: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = Field(
+        None, description="The date the search ran (PRISMA-S). Example: '2026-11-30'"
+    )
+    query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
+        None,
+        description="The search as run there, for the log (PRISMA-S). Example: \"'asthma'/exp AND child*:ti,ab\"",
+    )
+    interface: Annotated[str, StringConstraints(max_length=80)] | None = Field(
+        None, description="The platform the database was searched on. Example: 'Ovid'"
+    )
+    recordsReported: int | None = Field(
+        None,
+        ge=0,
+        le=10_000_000,
+        description="Records the database said the search found, checked against the file",
+    )
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class SkippedRecord(ToolOutput):
+    position: int = Field(description="The record's position in the file (1-based)")
+    id: str | None = Field(None, description="Its own id in the file, when it has one")
+    reason: str
+
+
+class ImportOutput(ToolOutput):
+    set: str
+    database: str
+    fileName: str
+    format: str = Field(description="The format the file was read as")
+    recordsInFile: int = Field(description="Records in the file: stored + skipped")
+    stored: int = Field(
+        description="Records of the file stored so far (new or merged into one already there)"
+    )
+    newRecords: int = Field(description="Stored as records the set did not have")
+    duplicates: int = Field(description="Stored as duplicates of records the set had (merged into them)")
+    skipped: int = Field(description="Records that could not be read (listed in skippedRecords)")
+    skippedRecords: list[SkippedRecord] = Field(default_factory=list, description="The first 50 skipped")
+    total: int = Field(description="Records in the set now")
+    complete: bool = Field(description="Every record of the file is stored")
+    running: bool = Field(description="The import goes on in the server; call again for its state")
+    notice: str | None = None
+
+
+class MergeRef(ToolInput):
+    source: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
+        description="The source or imported database. Example: 'Embase'"
+    )
+    id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
+        description="The input record's id there (mergedFrom). Example: 'L2004123456'"
+    )
+
+
+class MergeInput(ToolInput):
+    set: SetName
+    action: Literal["split", "join", "log"] = Field(
+        description="split (key, inputs: move those input records to a record of their own), join (keys: "
+        "make them one record) or log (the rulings so far). Example: 'split'"
+    )
+    key: int | None = Field(None, ge=0, le=2**53 - 1, description="split: the record. Example: 12")
+    inputs: list[MergeRef] | None = Field(
+        None,
+        min_length=1,
+        max_length=50,
+        description='split: from its mergedFrom. Example: [{"source": "Embase", "id": "L1"}]',
+    )
+    keys: list[Annotated[int, Field(ge=0, le=2**53 - 1)]] | None = Field(
+        None,
+        min_length=2,
+        max_length=20,
+        description="join: the records that are one work. Example: [12, 40]",
+    )
+    reviewer: Annotated[
+        str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$")
+    ] = Field("model", description="Who rules. Default: 'model'")
+    reason: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
+        None, description="Why, for the log. Example: 'erratum, not the article'"
+    )
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class MergeLogEntry(ToolOutput):
+    action: str
+    detail: str
+    reviewer: str
+    at: str
+
+
+class MergeOutput(ToolOutput):
+    set: str
+    action: str
+    keys: list[int] = Field(
+        default_factory=list, description="The records after the ruling (split: old, new)"
+    )
+    records: list[SetRecord] = Field(default_factory=list)
+    log: list[MergeLogEntry] = Field(default_factory=list)
+    notice: str | None = None
+
+
 class RecordsInput(ToolInput):
     set: SetName
     offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
@@ -111,6 +247,11 @@ class RecordsInput(ToolInput):
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
+class InputRecord(ToolOutput):
+    source: str
+    id: str
+
+
 class SetRecord(ToolOutput):
     key: int = Field(description="The record's key in the set")
     title: str | None = None
@@ -121,6 +262,9 @@ class SetRecord(ToolOutput):
     pmcid: str | None = None
     doi: str | None = None
     sources: list[str]
+    mergedFrom: list[InputRecord] | None = Field(
+        None, description="The input records merged into this one as [{source, id}], the one kept first"
+    )
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None

@@ -10,7 +10,7 @@ the flow make no upstream request.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TextIO, cast
 from urllib.parse import quote
 
@@ -31,6 +31,7 @@ from .models import (
     ScreenInput,
     ScreenItem,
     ScreenOutput,
+    SourceReport,
 )
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, flow, reconcile
 from .store import Decision, Retrieval, now
@@ -329,6 +330,14 @@ def render_retrieve(out: RetrieveOutput, args: RetrieveInput) -> str:
 # -- review_prisma ------------------------------------------------------------------------------
 
 
+def _per_source(sources: Sequence[SourceReport]) -> dict[str, int]:
+    """Records identified per database: the files imported from one database add up."""
+    out: dict[str, int] = {}
+    for s in sources:
+        out[s.source] = out.get(s.source, 0) + s.fetched
+    return out
+
+
 async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
@@ -337,7 +346,7 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         await store.keys(row.id),
         reconcile(await store.decisions(row.id)),
         await store.retrievals(row.id),
-        {s.source: s.fetched for s in state.sources},
+        _per_source(state.sources),
         state.duplicatesRemoved,
     )
     counts = PrismaCounts(

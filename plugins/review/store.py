@@ -25,17 +25,22 @@ go with it.
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from medlit.core.plugin import Database
+from medlit.core.plugin import Database, SourceRecord
 
-from .dedup import Indexed, Matcher, as_data, keys_of, merge
+from .dedup import as_data, keys_of
+from .matching import Clusterer, block_keys, normalize
+from .merging import best_of
+from .record import WORK_FIELDS, RecordData
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 Row = tuple[Any, ...]
 
@@ -91,7 +96,50 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX review_retrievals_set ON review_retrievals (set_id, state)",
         ),
     ),
+    (
+        3,
+        "imported files, members' own data, blocking keys, manual merge links and their log",
+        (
+            # each hit keeps the record as its source gave it: the merged record is recomputed
+            # from its members (best of each field), and a wrong merge can be split again
+            "ALTER TABLE review_hits ADD COLUMN data TEXT",
+            "ALTER TABLE review_hits ADD COLUMN position BIGINT",
+            # the candidate keys of every member, per record: a new record is compared with the
+            # members of the records it shares a key with, not with the whole set
+            """CREATE TABLE review_keys (
+                set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                record_id BIGINT NOT NULL REFERENCES review_records(id) ON DELETE CASCADE,
+                key TEXT NOT NULL, UNIQUE (record_id, key))""",
+            "CREATE INDEX review_keys_key ON review_keys (set_id, key)",
+            "ALTER TABLE review_sets ADD COLUMN keys_version BIGINT NOT NULL DEFAULT 0",
+            # a file brought to review_import: kept (compressed) until its import completes, so
+            # a killed server resumes from the search's cursor without the file again
+            """CREATE TABLE review_files (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                search_id BIGINT REFERENCES review_searches(id) ON DELETE CASCADE,
+                name TEXT NOT NULL, sha256 TEXT NOT NULL, format TEXT, bytes BIGINT NOT NULL,
+                content TEXT, skipped TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL)""",
+            "CREATE INDEX review_files_set ON review_files (set_id, sha256)",
+            # parts of a file sent in several calls (HTTP), until the last one arrives
+            """CREATE TABLE review_uploads (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                upload TEXT NOT NULL, part BIGINT NOT NULL, parts BIGINT NOT NULL, content TEXT NOT NULL,
+                created_at TEXT NOT NULL, UNIQUE (set_id, upload, part))""",
+            # a person's (or the model's) ruling on two input records: 'apart' (never one record)
+            # or 'together' (one record); re-runs and later imports follow it
+            """CREATE TABLE review_links (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                a_source TEXT NOT NULL, a_id TEXT NOT NULL, b_source TEXT NOT NULL, b_id TEXT NOT NULL,
+                relation TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT, decided_at TEXT NOT NULL)""",
+            "CREATE INDEX review_links_set ON review_links (set_id)",
+            """CREATE TABLE review_merge_log (
+                id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                action TEXT NOT NULL, detail TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL)""",
+            "CREATE INDEX review_merge_log_set ON review_merge_log (set_id, id)",
+        ),
+    ),
 )
+KEYS_VERSION = 1  # the matcher's key scheme: a set keyed under an older one is keyed again
 
 FINAL = "final"  # the reviewer label of a reconciled decision: it wins over every other
 
@@ -106,6 +154,7 @@ class Db(Protocol):
     async def execute(self, sql: str, *args: Any) -> None: ...
     async def fetch(self, sql: str, *args: Any) -> list[Row]: ...
     async def insert(self, sql: str, *args: Any) -> int: ...
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None: ...
 
 
 @dataclass
@@ -135,6 +184,11 @@ class SearchRow:
     detail: str
     options: dict[str, Any] = field(default_factory=dict)
     retryable: bool | None = None  # of the failure that stopped it
+
+    @property
+    def is_import(self) -> bool:
+        """A file brought with review_import, not a search source's run."""
+        return "import" in self.options
 
 
 SEARCH_COLUMNS = "id, set_id, run, source, query, started_at, finished_at, found, fetched, cursor, state, error, detail, options, retryable"
@@ -195,6 +249,93 @@ class BatchResult:
     added: int = 0  # records new to the set
     merged: dict[str, int] = field(default_factory=dict)  # duplicates by rule
     repeated: int = 0  # hits this search had stored already (a page served twice)
+
+
+@dataclass
+class FileRow:
+    """An imported file: its name as the user gave it, digest, format read, size, records in
+    it, and the records that could not be read ([{position, id, reason}])."""
+
+    name: str
+    sha256: str
+    format: str | None
+    bytes: int
+    records: int
+    skipped: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One record arriving in the set: its source's (or file's) own id, its data, and its
+    position in the file it was read from (``None`` for a search source's record)."""
+
+    source_id: str
+    data: RecordData
+    position: int | None = None
+
+
+@dataclass
+class Member:
+    """One input record of a set's record (a hit) with the data its source gave."""
+
+    hit: int
+    source: str
+    source_id: str
+    data: RecordData
+    legacy: bool = False  # stored before members kept their data: the record's own data stands in
+
+
+@dataclass
+class Group:
+    """The records a batch may join, their members' input ids, and the clusterer over them."""
+
+    clusterer: Clusterer = field(default_factory=Clusterer)
+    members: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # record -> (source, id)
+    where: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, id) -> record
+
+    def join(self, record_id: int, member: int, me: tuple[str, str], data: RecordData) -> None:
+        self.clusterer.add(record_id, member, data)
+        self.members.setdefault(record_id, []).append(me)
+        self.where[me] = record_id
+
+    def forced(self, partners: Iterable[tuple[str, str]] | None) -> int | None:
+        """The record a 'together' ruling puts an input record in, when its partner is loaded."""
+        for partner in partners or ():
+            if partner in self.where:
+                return self.where[partner]
+        return None
+
+
+@dataclass
+class Links:
+    """Manual rulings on pairs of input records: 'apart' and 'together', both ways."""
+
+    apart: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)
+    together: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+
+    def add(self, a: tuple[str, str], b: tuple[str, str], relation: str) -> None:
+        # a later ruling on the same pair replaces an earlier one
+        for x, y in ((a, b), (b, a)):
+            self.apart.get(x, set()).discard(y)
+            if y in self.together.get(x, []):
+                self.together[x].remove(y)
+            if relation == "apart":
+                self.apart.setdefault(x, set()).add(y)
+            else:
+                self.together.setdefault(x, []).append(y)
+
+    def apart_from(self, me: tuple[str, str], members: Iterable[tuple[str, str]]) -> bool:
+        kept = self.apart.get(me, set())
+        return any(m in kept for m in members)
+
+
+def _json(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _work(data: Mapping[str, Any]) -> RecordData:
+    """A stored record's data without the set's bookkeeping (sources), as a member."""
+    return cast(RecordData, {k: v for k, v in data.items() if k in WORK_FIELDS})
 
 
 def _in(values: Sequence[Any]) -> str:
@@ -275,6 +416,14 @@ class Store:
             searches = "SELECT id FROM review_searches WHERE set_id = ?"
             await tx.execute("DELETE FROM review_decisions WHERE set_id = ?", set_id)
             await tx.execute("DELETE FROM review_retrievals WHERE set_id = ?", set_id)
+            for table in (
+                "review_keys",
+                "review_links",
+                "review_merge_log",
+                "review_uploads",
+                "review_files",
+            ):
+                await tx.execute(f"DELETE FROM {table} WHERE set_id = ?", set_id)
             await tx.execute(f"DELETE FROM review_hits WHERE search_id IN ({searches})", set_id)
             await tx.execute("DELETE FROM review_records WHERE set_id = ?", set_id)
             await tx.execute("DELETE FROM review_searches WHERE set_id = ?", set_id)
@@ -317,7 +466,9 @@ class Store:
         """The latest search of each source: what the set's counts and its log are about."""
         latest: dict[str, SearchRow] = {}
         for s in await self.searches(set_id):
-            latest[s.source] = s
+            # every imported file counts (two files of one database are two halves of its
+            # results); a search source's later run replaces its earlier one
+            latest[f"{s.source}\x00{s.id}" if s.is_import else s.source] = s
         return sorted(latest.values(), key=lambda s: s.id)
 
     async def finish_search(
@@ -330,80 +481,180 @@ class Store:
             args.append(value)
         await self.db.execute(f"UPDATE review_searches SET {', '.join(sets)} WHERE id = ?", *args, search_id)
 
+    # -- imported files --------------------------------------------------------------------
+    async def start_import(
+        self, set_id: int, source: str, query: str, options: Mapping[str, Any], file: FileRow, content: bytes
+    ) -> SearchRow:
+        """A new run of one imported file: its search row (state ``running``) and the file kept
+        beside it, compressed, until the import completes."""
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
+            rows = await tx.fetch("SELECT runs FROM review_sets WHERE id = ?", set_id)
+            run = int(rows[0][0]) + 1
+            stamp = now()
+            await tx.execute(
+                "UPDATE review_sets SET runs = ?, updated_at = ? WHERE id = ?", run, stamp, set_id
+            )
+            search_id = await tx.insert(
+                "INSERT INTO review_searches (set_id, run, source, query, started_at, found, fetched, state, options) "
+                "VALUES (?, ?, ?, ?, ?, ?, 0, 'running', ?)",
+                set_id,
+                run,
+                source,
+                query,
+                stamp,
+                file.records,
+                json.dumps(dict(options), sort_keys=True),
+            )
+            await tx.execute(
+                "INSERT INTO review_files (set_id, search_id, name, sha256, format, bytes, content, skipped, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                set_id,
+                search_id,
+                file.name,
+                file.sha256,
+                file.format,
+                len(content),
+                base64.b64encode(zlib.compress(content, 6)).decode("ascii"),
+                _json(file.skipped),
+                stamp,
+            )
+        return next(s for s in await self.searches(set_id) if s.id == search_id)
+
+    async def files(self, set_id: int) -> dict[int, FileRow]:
+        """The set's imported files by their search's id (without their content)."""
+        rows = await self.db.fetch(
+            "SELECT search_id, name, sha256, format, bytes, skipped FROM review_files WHERE set_id = ?",
+            set_id,
+        )
+        out = {}
+        for search_id, name, sha, fmt, size, skipped in rows:
+            listed = json.loads(skipped or "[]")
+            out[int(search_id)] = FileRow(str(name), str(sha), fmt, int(size), -1, listed)
+        return out
+
+    async def file_content(self, search_id: int) -> bytes | None:
+        rows = await self.db.fetch("SELECT content FROM review_files WHERE search_id = ?", search_id)
+        if not rows or rows[0][0] is None:
+            return None
+        return zlib.decompress(base64.b64decode(rows[0][0]))
+
+    async def release_file(self, search_id: int) -> None:
+        """An import is complete: its file's content is no longer needed (its name, digest and
+        skipped records stay for the log)."""
+        await self.db.execute("UPDATE review_files SET content = NULL WHERE search_id = ?", search_id)
+
+    async def add_part(self, set_id: int, upload: str, part: int, parts: int, content: str) -> list[int]:
+        """Keep one part of a file sent in several calls; returns the parts held so far."""
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
+            await tx.execute(
+                "INSERT INTO review_uploads (set_id, upload, part, parts, content, created_at) VALUES "
+                "(?, ?, ?, ?, ?, ?) ON CONFLICT (set_id, upload, part) DO UPDATE SET content = excluded.content, "
+                "parts = excluded.parts",
+                set_id,
+                upload,
+                part,
+                parts,
+                content,
+                now(),
+            )
+            rows = await tx.fetch(
+                "SELECT part FROM review_uploads WHERE set_id = ? AND upload = ? ORDER BY part",
+                set_id,
+                upload,
+            )
+        return [int(r[0]) for r in rows]
+
+    async def take_parts(self, set_id: int, upload: str) -> list[str]:
+        rows = await self.db.fetch(
+            "SELECT content FROM review_uploads WHERE set_id = ? AND upload = ? ORDER BY part", set_id, upload
+        )
+        return [str(r[0]) for r in rows]
+
+    async def drop_upload(self, set_id: int, upload: str) -> None:
+        await self.db.execute("DELETE FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload)
+
     # -- records ---------------------------------------------------------------------------
     async def add_batch(
         self,
         search: SearchRow,
-        records: Sequence[Any],
+        records: Sequence[Incoming | SourceRecord],
         *,
         found: int,
         cursor: str | None,
         detail: str = "",
     ) -> BatchResult:
-        """Store one page of a search: each record deduplicated against the set, its hit, and the
-        search's new cursor, in one transaction (``cursor=None``: the search is complete)."""
+        """Store one page of a search or one batch of an imported file: each record placed in the
+        set (a new record, or a member of the record it duplicates), its hit, the merged records
+        recomputed, and the search's new cursor, in one transaction (``cursor=None``: done)."""
         out = BatchResult()
-        incoming = [(r.source_id, as_data(r)) for r in records]
+        records = [r if isinstance(r, Incoming) else Incoming(r.source_id, as_data(r)) for r in records]
         async with self.db.transaction() as tx:
             await tx.lock("review_sets", search.set_id)
+            await self._ensure_keys(tx, search.set_id)
             seen = {
                 r[0]
                 for r in await _chunked(
                     tx,
                     "SELECT source_id FROM review_hits WHERE search_id = ? AND source_id IN {}",
                     [search.id],
-                    [sid for sid, _ in incoming],
+                    [r.source_id for r in records],
                 )
             }
-            matcher = Matcher()
-            for rec in await self._candidates(tx, search.set_id, [d for _, d in incoming]):
-                matcher.add(rec)
-            hits: list[tuple[int, str, str]] = []  # (record id, source id, rule)
-            touched: dict[int, Indexed] = {}
+            fresh = [r for r in records if r.source_id not in seen]
+            out.repeated = len(records) - len(fresh)
+            keyed = [(r, block_keys(normalize(r.data))) for r in fresh]
+            links = await self._links(tx, search.set_id)
+            partners = {p for rec, _ in keyed for p in links.together.get((search.source, rec.source_id), ())}
+            group = await self._group(
+                tx,
+                search.set_id,
+                {k for _, keys in keyed for k in keys},
+                await self._holding(tx, search.set_id, partners),
+            )
+            hits: list[tuple[int, Incoming, str]] = []  # (record id, input record, rule)
+            new_keys: dict[int, set[str]] = {}
             batch_ids: set[str] = set()
-            for sid, data in incoming:
-                if sid in seen or sid in batch_ids:
+            temp = 0
+            for rec, keys in keyed:
+                if rec.source_id in batch_ids:
                     out.repeated += 1
                     continue
-                batch_ids.add(sid)
-                match = matcher.find(data)
-                if match is None:
-                    rec = Indexed(0, data, fresh=True)
-                    rec.id = await tx.insert(
+                batch_ids.add(rec.source_id)
+                temp -= 1  # members of this batch have no hit id yet
+                me = (search.source, rec.source_id)
+                placed = group.clusterer.place(temp, rec.data)
+                # a person's ruling first, then where an earlier run put this input record, then
+                # the matcher (unless a ruling keeps the two apart)
+                record_id: int | None = group.forced(links.together.get(me)) or group.where.get(me)
+                rule = placed[2].rule if placed is not None and placed[0] == record_id else "manual"
+                if record_id is None and placed is not None:
+                    if not links.apart_from(me, group.members.get(placed[0], ())):
+                        record_id, rule = placed[0], placed[2].rule
+                if record_id is None:
+                    record_id = await tx.insert(
                         "INSERT INTO review_records (set_id, run, pmid, doi, pmcid, fuzzy, year, has_abstract, data) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        *_columns(search.set_id, search.run, data),
+                        *_columns(search.set_id, search.run, dict(rec.data)),
                     )
-                    matcher.add(rec)
+                    rule = "new"
                     out.added += 1
-                    rule: str = "new"
                 else:
-                    rec, matched = match
-                    if merge(rec.data, data):
-                        rec.dirty = True
-                        matcher.add(rec)  # keys it gained (a PMCID) find later duplicates
-                    rule = matched
-                    out.merged[matched] = out.merged.get(matched, 0) + 1
-                touched[rec.id] = rec
-                hits.append((rec.id, sid, rule))
-            for rec in touched.values():
-                if rec.dirty:
-                    cols = _columns(search.set_id, 0, rec.data)
-                    await tx.execute(
-                        "UPDATE review_records SET pmid = ?, doi = ?, pmcid = ?, fuzzy = ?, year = ?, "
-                        "has_abstract = ?, data = ? WHERE id = ?",
-                        *cols[2:],
-                        rec.id,
-                    )
-            for record_id, sid, rule in hits:
-                await tx.execute(
-                    "INSERT INTO review_hits (search_id, record_id, source, source_id, rule) VALUES (?, ?, ?, ?, ?)",
-                    search.id,
-                    record_id,
-                    search.source,
-                    sid,
-                    rule,
-                )
+                    out.merged[rule] = out.merged.get(rule, 0) + 1
+                group.join(record_id, temp, me, rec.data)
+                new_keys.setdefault(record_id, set()).update(keys)
+                hits.append((record_id, rec, rule))
+            await tx.execute_many(
+                "INSERT INTO review_hits (search_id, record_id, source, source_id, rule, data, position) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (search.id, rid, search.source, rec.source_id, rule, _json(rec.data), rec.position)
+                    for rid, rec, rule in hits
+                ],
+            )
+            await self._rekey(tx, search.set_id, new_keys)
+            await self._remerge(tx, search.set_id, sorted(new_keys))
             rows = await tx.fetch("SELECT COUNT(*) FROM review_hits WHERE search_id = ?", search.id)
             state = "complete" if cursor is None else "running"
             await tx.execute(
@@ -420,24 +671,259 @@ class Store:
             await tx.execute("UPDATE review_sets SET updated_at = ? WHERE id = ?", now(), search.set_id)
         return out
 
-    async def _candidates(self, tx: Db, set_id: int, incoming: list[dict[str, Any]]) -> list[Indexed]:
-        """Records of the set that share a key with any incoming record."""
-        by_column: dict[str, set[str]] = {"pmid": set(), "doi": set(), "pmcid": set(), "fuzzy": set()}
-        for data in incoming:
-            for rule, key in keys_of(data).items():
-                if key:
-                    by_column["fuzzy" if rule == "title" else rule].add(key)
-        found: dict[int, Indexed] = {}
-        for column, keys in by_column.items():
-            rows = await _chunked(
+    # -- duplicate groups --------------------------------------------------------------------
+    async def _group(self, tx: Db, set_id: int, keys: set[str], also: Iterable[int] = ()) -> Group:
+        """The records of the set that share a candidate key with ``keys`` (and ``also``), with
+        their members, loaded into a fresh clusterer."""
+        rows = await _chunked(
+            tx,
+            "SELECT DISTINCT record_id FROM review_keys WHERE set_id = ? AND key IN {}",
+            [set_id],
+            sorted(keys),
+        )
+        group = Group()
+        ids = sorted({int(r[0]) for r in rows} | set(also))
+        for record_id, members in (await self._members(tx, ids)).items():
+            for m in members:
+                group.join(record_id, m.hit, (m.source, m.source_id), m.data)
+        return group
+
+    async def _members(self, tx: Db, record_ids: Sequence[int]) -> dict[int, list[Member]]:
+        """Each record's members (its hits, first first) with the data its source gave; a record
+        stored before members kept their data stands as its own one member."""
+        out: dict[int, list[Member]] = {}
+        rows = await _chunked(
+            tx,
+            "SELECT h.record_id, h.id, h.source, h.source_id, h.data, r.data FROM review_hits h "
+            "JOIN review_records r ON r.id = h.record_id WHERE h.record_id IN {} ORDER BY h.id",
+            [],
+            record_ids,
+        )
+        for rid, hid, source, sid, data, merged in rows:
+            members = out.setdefault(int(rid), [])
+            if data is not None:
+                members.append(Member(int(hid), str(source), str(sid), json.loads(data)))
+            elif not any(m.legacy for m in members):
+                members.append(
+                    Member(int(hid), str(source), str(sid), _work(json.loads(merged)), legacy=True)
+                )
+        return out
+
+    async def _rekey(self, tx: Db, set_id: int, keys: Mapping[int, set[str]]) -> None:
+        await tx.execute_many(
+            "INSERT INTO review_keys (set_id, record_id, key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [(set_id, rid, k) for rid, ks in keys.items() for k in sorted(ks)],
+        )
+
+    async def _remerge(self, tx: Db, set_id: int, record_ids: Sequence[int]) -> None:
+        """Recompute each record from its members: the best of each field (deterministic, whatever
+        order they came in), the sources that found it and their ids."""
+        members = await self._members(tx, record_ids)
+        updates = []
+        for rid in record_ids:
+            ms = members.get(rid, [])
+            if not ms:
+                continue
+            data: dict[str, Any] = dict(best_of([m.data for m in ms]))
+            data["sources"] = list(dict.fromkeys(m.source for m in ms))
+            ids: dict[str, str] = {}
+            for m in ms:
+                ids.setdefault(m.source, m.source_id)
+            data["source_ids"] = ids
+            updates.append((*_columns(set_id, 0, data)[2:], rid))
+        await tx.execute_many(
+            "UPDATE review_records SET pmid = ?, doi = ?, pmcid = ?, fuzzy = ?, year = ?, has_abstract = ?, "
+            "data = ? WHERE id = ?",
+            updates,
+        )
+
+    async def _ensure_keys(self, tx: Db, set_id: int) -> None:
+        """Key a set stored under an older key scheme (or before keys were kept) again."""
+        rows = await tx.fetch("SELECT keys_version FROM review_sets WHERE id = ?", set_id)
+        if rows and int(rows[0][0] or 0) >= KEYS_VERSION:
+            return
+        await tx.execute("DELETE FROM review_keys WHERE set_id = ?", set_id)
+        ids = [int(r[0]) for r in await tx.fetch("SELECT id FROM review_records WHERE set_id = ?", set_id)]
+        for start in range(0, len(ids), 2000):
+            chunk = ids[start : start + 2000]
+            members = await self._members(tx, chunk)
+            await self._rekey(
                 tx,
-                f"SELECT id, data FROM review_records WHERE set_id = ? AND {column} IN {{}}",
-                [set_id],
-                sorted(keys),
+                set_id,
+                {rid: {k for m in ms for k in block_keys(normalize(m.data))} for rid, ms in members.items()},
             )
-            for rid, data in rows:
-                found.setdefault(int(rid), Indexed(int(rid), json.loads(data)))
-        return sorted(found.values(), key=lambda r: r.id)
+        await tx.execute("UPDATE review_sets SET keys_version = ? WHERE id = ?", KEYS_VERSION, set_id)
+
+    async def _holding(self, tx: Db, set_id: int, inputs: Iterable[tuple[str, str]]) -> set[int]:
+        """The records of the set that hold these input records (source, id)."""
+        out: set[int] = set()
+        for source, sid in sorted(set(inputs)):
+            rows = await tx.fetch(
+                "SELECT h.record_id FROM review_hits h JOIN review_records r ON r.id = h.record_id "
+                "WHERE r.set_id = ? AND h.source = ? AND h.source_id = ?",
+                set_id,
+                source,
+                sid,
+            )
+            out.update(int(r[0]) for r in rows)
+        return out
+
+    # -- manual rulings: split a wrong merge, join a missed pair -----------------------------
+    async def split(
+        self,
+        set_id: int,
+        record_id: int,
+        inputs: Sequence[tuple[str, str]],
+        reviewer: str,
+        reason: str | None,
+    ) -> int:
+        """Move these input records of ``record_id`` to a new record of their own; each is ruled
+        apart from every input record left behind (re-runs and imports keep it so). Returns the
+        new record's key."""
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
+            members = (await self._members(tx, [record_id])).get(record_id, [])
+            wanted = set(inputs)
+            hits = await tx.fetch(
+                "SELECT id, source, source_id FROM review_hits WHERE record_id = ? ORDER BY id", record_id
+            )
+            moving = [int(h[0]) for h in hits if (str(h[1]), str(h[2])) in wanted]
+            staying = {(str(h[1]), str(h[2])) for h in hits if (str(h[1]), str(h[2])) not in wanted}
+            moved = [m for m in members if (m.source, m.source_id) in wanted]
+            rows = await tx.fetch("SELECT run FROM review_records WHERE id = ?", record_id)
+            new_id = await tx.insert(
+                "INSERT INTO review_records (set_id, run, pmid, doi, pmcid, fuzzy, year, has_abstract, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                *_columns(set_id, int(rows[0][0]), dict(moved[0].data) if moved else {}),
+            )
+            await _chunked(tx, "UPDATE review_hits SET record_id = ? WHERE id IN {}", [new_id], moving)
+            stamp = now()
+            await tx.execute_many(
+                "INSERT INTO review_links (set_id, a_source, a_id, b_source, b_id, relation, reviewer, reason, "
+                "decided_at) VALUES (?, ?, ?, ?, ?, 'apart', ?, ?, ?)",
+                [(set_id, *a, *b, reviewer, reason, stamp) for a in sorted(wanted) for b in sorted(staying)],
+            )
+            await self._rekey_records(tx, set_id, [record_id, new_id])
+            await self._remerge(tx, set_id, [record_id, new_id])
+            await self._log(
+                tx,
+                set_id,
+                "split",
+                {"from": record_id, "to": new_id, "inputs": sorted(wanted)},
+                reviewer,
+                reason,
+            )
+        return new_id
+
+    async def join(self, set_id: int, record_ids: Sequence[int], reviewer: str, reason: str | None) -> int:
+        """Make these records one (the lowest key is kept): their input records become its
+        members, ruled together; a screening decision or retrieval of a record joined in moves
+        to the kept record unless it has its own for that stage and reviewer. Returns the key."""
+        keep, others = min(record_ids), sorted(set(record_ids) - {min(record_ids)})
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
+            firsts = {}
+            for rid in [keep, *others]:
+                rows = await tx.fetch(
+                    "SELECT source, source_id FROM review_hits WHERE record_id = ? ORDER BY id LIMIT 1", rid
+                )
+                if rows:
+                    firsts[rid] = (str(rows[0][0]), str(rows[0][1]))
+            for rid in others:
+                await tx.execute("UPDATE review_hits SET record_id = ? WHERE record_id = ?", keep, rid)
+                await tx.execute(
+                    "UPDATE review_decisions SET record_id = ? WHERE record_id = ? AND NOT EXISTS (SELECT 1 FROM "
+                    "review_decisions d WHERE d.record_id = ? AND d.stage = review_decisions.stage AND "
+                    "d.reviewer = review_decisions.reviewer)",
+                    keep,
+                    rid,
+                    keep,
+                )
+                await tx.execute(
+                    "UPDATE review_retrievals SET record_id = ? WHERE record_id = ? AND NOT EXISTS (SELECT 1 FROM "
+                    "review_retrievals t WHERE t.record_id = ?)",
+                    keep,
+                    rid,
+                    keep,
+                )
+                await tx.execute("DELETE FROM review_decisions WHERE record_id = ?", rid)
+                await tx.execute("DELETE FROM review_retrievals WHERE record_id = ?", rid)
+                await tx.execute("DELETE FROM review_keys WHERE record_id = ?", rid)
+                await tx.execute("DELETE FROM review_records WHERE id = ?", rid)
+            stamp = now()
+            if keep in firsts:
+                await tx.execute_many(
+                    "INSERT INTO review_links (set_id, a_source, a_id, b_source, b_id, relation, reviewer, reason, "
+                    "decided_at) VALUES (?, ?, ?, ?, ?, 'together', ?, ?, ?)",
+                    [
+                        (set_id, *firsts[keep], *firsts[r], reviewer, reason, stamp)
+                        for r in others
+                        if r in firsts
+                    ],
+                )
+            await self._rekey_records(tx, set_id, [keep])
+            await self._remerge(tx, set_id, [keep])
+            await self._log(tx, set_id, "join", {"kept": keep, "joined": others}, reviewer, reason)
+        return keep
+
+    async def _rekey_records(self, tx: Db, set_id: int, record_ids: Sequence[int]) -> None:
+        members = await self._members(tx, record_ids)
+        await _chunked(tx, "DELETE FROM review_keys WHERE record_id IN {}", [], list(record_ids))
+        await self._rekey(
+            tx,
+            set_id,
+            {rid: {k for m in ms for k in block_keys(normalize(m.data))} for rid, ms in members.items()},
+        )
+
+    async def _log(
+        self, tx: Db, set_id: int, action: str, detail: Mapping[str, Any], reviewer: str, reason: str | None
+    ) -> None:
+        await tx.execute(
+            "INSERT INTO review_merge_log (set_id, action, detail, reviewer, at) VALUES (?, ?, ?, ?, ?)",
+            set_id,
+            action,
+            _json({**detail, "reason": reason}),
+            reviewer,
+            now(),
+        )
+
+    async def merge_log(self, set_id: int) -> list[tuple[str, dict[str, Any], str, str]]:
+        rows = await self.db.fetch(
+            "SELECT action, detail, reviewer, at FROM review_merge_log WHERE set_id = ? ORDER BY id", set_id
+        )
+        return [(str(a), json.loads(d), str(r), str(t)) for a, d, r, t in rows]
+
+    async def _links(self, tx: Db, set_id: int) -> Links:
+        rows = await tx.fetch(
+            "SELECT a_source, a_id, b_source, b_id, relation FROM review_links WHERE set_id = ? ORDER BY id",
+            set_id,
+        )
+        links = Links()
+        for a_source, a_id, b_source, b_id, relation in rows:
+            links.add((str(a_source), str(a_id)), (str(b_source), str(b_id)), str(relation))
+        return links
+
+    async def merged_from(self, record_ids: Sequence[int]) -> dict[int, list[tuple[str, str]]]:
+        """The input records each record was made of, as (source, id), the first kept first
+        (one entry per input record, however many runs found it)."""
+        rows = await _chunked(
+            self.db,
+            "SELECT record_id, source, source_id, MIN(id) FROM review_hits WHERE record_id IN {} "
+            "GROUP BY record_id, source, source_id",
+            [],
+            sorted(set(record_ids)),
+        )
+        out: dict[int, list[tuple[int, str, str]]] = {}
+        for rid, source, sid, first in rows:
+            out.setdefault(int(rid), []).append((int(first), str(source), str(sid)))
+        return {rid: [(s, i) for _, s, i in sorted(v)] for rid, v in out.items()}
+
+    async def hit_rules(self, search_id: int) -> dict[str, int]:
+        """A search's stored records by how each was placed: 'new', or the rule that merged it."""
+        rows = await self.db.fetch(
+            "SELECT rule, COUNT(*) FROM review_hits WHERE search_id = ? GROUP BY rule", search_id
+        )
+        return {str(r): int(n) for r, n in rows}
 
     async def count(self, set_id: int, **filters: Any) -> int:
         where, args = _filters(set_id, filters)
@@ -455,6 +941,16 @@ class Store:
             offset,
         )
         return [(int(i), json.loads(d)) for i, d in rows]
+
+    async def page_of(self, set_id: int, keys: Sequence[int]) -> list[tuple[int, dict[str, Any]]]:
+        """These records of the set, in key order."""
+        rows = await _chunked(
+            self.db,
+            "SELECT id, data FROM review_records WHERE set_id = ? AND id IN {}",
+            [set_id],
+            sorted(set(keys)),
+        )
+        return sorted((int(i), json.loads(d)) for i, d in rows)
 
     async def stream(
         self, set_id: int, chunk: int = 2000, **filters: Any

@@ -21,7 +21,6 @@ import contextvars
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, cast
 from urllib.parse import quote, unquote
@@ -41,9 +40,12 @@ from medlit.core.plugin import (
 from medlit.core.plugin import errors as E
 
 from . import exports as X
+from .filejob import run_file
+from .jobs import Job
 from .models import (
     ExportInput,
     ExportOutput,
+    InputRecord,
     RecordsInput,
     RecordsOutput,
     RetrievalState,
@@ -84,30 +86,6 @@ def default_export_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("medlit")) / "exports"
-
-
-@dataclass
-class Job:
-    """An import running in this process: one task over the searches of one set."""
-
-    set_id: int
-    searches: list[int]
-    task: asyncio.Task[None] | None = None
-    watcher: ToolContext | None = None  # the call waiting on the import: its progress is reported
-    fetched: dict[int, int] = field(default_factory=dict)
-    found: dict[int, int] = field(default_factory=dict)
-    notices: dict[int, str] = field(default_factory=dict)
-
-    @property
-    def running(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-    async def report(self, message: str) -> None:
-        done = sum(self.fetched.values())
-        total = sum(self.found.values()) or None
-        if self.watcher is not None:
-            with contextlib.suppress(Exception):
-                await self.watcher.progress(done, total, message)
 
 
 class Workspace:
@@ -295,7 +273,12 @@ def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo:
 
     async def run_all() -> None:
         await asyncio.gather(
-            *(_import(ws, job, sources[s.source].record, host, s) for s in todo if s.source in sources)
+            *(run_file(ws.store, job, s) for s in todo if s.is_import),
+            *(
+                _import(ws, job, sources[s.source].record, host, s)
+                for s in todo
+                if not s.is_import and s.source in sources
+            ),
         )
 
     # A fresh context: the import outlives this call, so it must not inherit the call's deadline.
@@ -560,11 +543,15 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     for d in await store.decisions(row.id, keys) if keys else []:
         decided.setdefault(d.record_id, []).append(d)
     retrieved = await store.retrievals(row.id, keys) if keys else {}
+    merged = await store.merged_from(keys) if keys else {}
     records: list[SetRecord] = []
     used = 0
     cut = False
     for key, data in rows:
         rec = _screening(_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
+        inputs = merged.get(key, [])
+        if len(inputs) > 1 or (inputs and not args.brief):
+            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
         size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             cut = True
@@ -658,6 +645,31 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
             lines += [f"Error: {s.error}", ""]
         if s.notice:
             lines += [f"Note: {s.notice}", ""]
+    files = await store.files(row.id)
+    imported = [s for s in searches if s.is_import]
+    if imported:
+        lines += [
+            "## Imported files (databases searched elsewhere)",
+            "",
+            "| Database | Interface | Date searched | File | Format | Records in file | Stored | Skipped | Imported (UTC) |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for s in imported:
+            spec = s.options.get("import") or {}
+            f = files.get(s.id)
+            lines.append(
+                f"| {s.source} | {spec.get('interface') or ''} | {spec.get('searchedOn') or 'not given'} | "
+                f"{_cell(spec.get('fileName'))} | {spec.get('format') or ''} | {s.found if s.found is not None else '?'} "
+                f"| {s.fetched} | {len(f.skipped) if f else 0} | {s.started_at} |"
+            )
+        for s in imported:
+            f = files.get(s.id)
+            if f and f.skipped:
+                shown = "; ".join(
+                    f"#{k['position']} {k.get('id') or ''} ({k['reason']})" for k in f.skipped[:50]
+                )
+                lines += ["", f"Skipped in {s.source} ({_cell(f.name)}): {shown}"]
+        lines.append("")
     rules = ", ".join(f"{k}: {v}" for k, v in state.duplicatesByRule.items())
     lines += [
         "## Totals",
@@ -667,8 +679,11 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
         f"- Records after deduplication: {state.unique}",
         f"- Records in the set (all runs): {state.total}",
         "",
-        "Deduplication rules, in order: PMID, DOI (case-insensitive), PMCID, then normalised title + year + first "
-        "author's family name.",
+        "Deduplication: records with the same PMID, DOI (case-insensitive) or PMCID are one record; otherwise "
+        "two records are one when their normalised bibliographic fields (title, authors, year, journal or its "
+        "abbreviation, volume, issue, pages) agree closely, and never across conflicting identifiers, an "
+        "erratum or retraction notice and its article, a conference abstract and the journal paper, or two parts "
+        "of a series. Manual rulings (review_merge) are listed below and followed by every later search.",
         "",
         "## Every run",
         "",
@@ -680,7 +695,22 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
             f"| {run.run} | {titles.get(run.source, run.source)} | {run.started_at} | {run.finished_at or ''} | "
             f"{run.found if run.found is not None else '?'} | {run.fetched} | {run.state} |"
         )
+    rulings = await store.merge_log(row.id)
+    if rulings:
+        lines += [
+            "",
+            "## Deduplication rulings",
+            "",
+            "| When (UTC) | Action | Reviewer | Detail |",
+            "|---|---|---|---|",
+        ]
+        for action, detail, reviewer, at in rulings:
+            lines.append(f"| {at} | {action} | {_cell(reviewer)} | {_cell(detail)} |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: object) -> str:
+    return str(text or "").replace("|", "/").replace("\n", " ")
 
 
 async def read_set_log(ctx: ToolContext) -> str:

@@ -5,6 +5,7 @@ recorded, a batch stored whole or not at all, two writers on one set never dupli
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from review_stores import create_database, drop_database, sqlite_url, store_params
@@ -12,6 +13,7 @@ from review_stores import create_database, drop_database, sqlite_url, store_para
 from medlit.core.store import StoreError, open_store, store_for
 from medlit.core.types import SourceRecord
 from medlit.plugins.review import store as store_module
+from medlit.plugins.review.dedup import as_data
 from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store
 
 pytestmark = pytest.mark.anyio
@@ -43,13 +45,13 @@ async def test_migrations_are_applied_once_and_recorded(url):
     try:
         assert await first.version() == SCHEMA_VERSION
         rows = await first.db.fetch("SELECT version, name FROM review_migrations")
-        assert [r[0] for r in rows] == [1, 2]
+        assert [r[0] for r in rows] == [1, 2, 3]
     finally:
         await first.close()
     again = await Store.on(await open_store(url))  # reopening an existing store migrates nothing
     try:
         assert await again.migrate() == SCHEMA_VERSION
-        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 2
+        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 3
     finally:
         await again.close()
 
@@ -86,25 +88,48 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
 
 
 async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
+    """Records stored by version 1 (no members' data, no keys) survive the upgrade, are keyed
+    again, and a later search's duplicate of one of them joins it."""
     monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
     old = await Store.on(await open_store(url))
     try:
         assert await old.version() == 1
         row = await old.create_set("kept")
         (search,) = await old.start_run(row.id, {"a": "q"}, {})
-        await old.add_batch(search, records(5), found=5, cursor=None)
+        async with old.db.transaction() as tx:  # what version 1 wrote for a page of 5 records
+            for rec in records(5):
+                data = as_data(rec)
+                rid = await tx.insert(
+                    "INSERT INTO review_records (set_id, run, pmid, doi, pmcid, fuzzy, year, has_abstract, data) "
+                    "VALUES (?, 1, ?, NULL, NULL, NULL, 2020, 0, ?)",
+                    row.id,
+                    data["pmid"],
+                    json.dumps(data),
+                )
+                await tx.execute(
+                    "INSERT INTO review_hits (search_id, record_id, source, source_id, rule) VALUES (?, ?, 'a', ?, 'new')",
+                    search.id,
+                    rid,
+                    rec.source_id,
+                )
     finally:
         await old.close()
     monkeypatch.undo()
     store = await Store.on(await open_store(url))
     try:
-        assert await store.version() == SCHEMA_VERSION == 2
+        assert await store.version() == SCHEMA_VERSION == 3
         row = await store.get_set("kept")
         assert row is not None and await store.total(row.id) == 5
         key = (await store.keys(row.id))[0]
         assert await store.save_decisions(
             row.id, [Decision(key, "title_abstract", "model", "include", None, None, "t")]
         ) == (1, 0)
+        (later,) = await store.start_run(row.id, {"b": "q"}, {})
+        copy = SourceRecord(source="b", source_id="x", pmid="1000", title="Record number 0 here", year=2020)
+        result = await store.add_batch(later, [copy], found=1, cursor=None)
+        assert result.added == 0 and result.merged == {"pmid": 1}
+        assert await store.total(row.id) == 5
+        assert (await store.merged_from([key]))[key] == [("a", "0"), ("b", "x")]
     finally:
         await store.close()
 

@@ -1,0 +1,317 @@
+"""``review_import``: a database's export file into a review set, as one search of its own.
+
+Where the file comes from: a path, read only inside the directories ``MEDLIT_IMPORT_DIRS``
+allows and only for the local user (stdio); or the file's content in the call (any transport),
+a large file in parts under one ``upload`` id, kept in the store until the last part arrives.
+No other file is read: the path is resolved (symbolic links followed) and must be a regular file
+inside an allowed directory, at most ``MEDLIT_IMPORT_MAX_BYTES``.
+
+The file is read whole in the call (every record stored or listed as skipped with its position
+and why), kept compressed in the store, and stored batch by batch by a task of the server
+(:mod:`.filejob`): the call waits as ``review_search`` does, with progress, and a large file goes
+on in the background; a killed server resumes it from the last batch. The same file imported
+again into the set is recognised by its digest: an unfinished import resumes, a finished one is
+reported, never stored twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextvars
+import hashlib
+import os
+from pathlib import Path
+
+from medlit.core.plugin import MedlitError, ToolContext, rendering
+from medlit.core.plugin import errors as E
+
+from .filejob import run_file
+from .jobs import Job
+from .models import ImportInput, ImportOutput, SkippedRecord
+from .readers import ReadError, ReadResult, read
+from .store import FileRow, SearchRow, SetRow, Store
+from .tool import BUSY, Workspace, _retrieve, _wait, workspace
+
+DEFAULT_MAX_BYTES = 200_000_000
+SKIPPED_SHOWN = 50
+SKIPPED_KEPT = 5_000  # skipped records listed in the store (the count is always whole)
+PATH_REFUSED = "import_path_refused"
+FILE_UNREADABLE = "import_unreadable"
+
+
+def allowed_dirs(ctx: ToolContext) -> list[Path]:
+    raw = ctx.setting("MEDLIT_IMPORT_DIRS") or ""
+    out = []
+    for part in raw.split(os.pathsep):
+        if part.strip():
+            try:
+                out.append(Path(part.strip()).expanduser().resolve())
+            except OSError:
+                continue
+    return out
+
+
+def max_bytes(ctx: ToolContext) -> int:
+    raw = ctx.setting("MEDLIT_IMPORT_MAX_BYTES")
+    try:
+        return int(raw) if raw else DEFAULT_MAX_BYTES
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+def _refused(message: str, recovery: str) -> MedlitError:
+    return MedlitError(PATH_REFUSED, message, recovery=recovery)
+
+
+def read_path(ctx: ToolContext, given: str, limit: int) -> tuple[bytes, str]:
+    """The file at ``given`` if the user allowed it, else a refusal that names no server path
+    beyond what the caller gave."""
+    if ctx.principal:
+        raise _refused(
+            "A remote caller cannot name files on the server.",
+            "Send the file's content in `content` (in parts for a large file).",
+        )
+    roots = allowed_dirs(ctx)
+    if not roots:
+        raise _refused(
+            "No directory is allowed for imports.",
+            "Set MEDLIT_IMPORT_DIRS to the directories export files may be read from (separated by "
+            f"{os.pathsep!r}) and restart, or send the file's content in `content`.",
+        )
+    try:
+        path = Path(given).expanduser().resolve()
+    except (OSError, RuntimeError):
+        raise _refused("The path could not be resolved.", "Give the export file's full path.") from None
+    if not any(path.is_relative_to(root) for root in roots):
+        raise _refused(
+            "The file is outside the directories allowed for imports (MEDLIT_IMPORT_DIRS).",
+            "Move the export into an allowed directory, or send its content in `content`.",
+        )
+    if not path.is_file():
+        raise _refused(
+            "No regular file is at that path.", "Check the file name (an export file, not a folder)."
+        )
+    size = path.stat().st_size
+    if size > limit:
+        raise E.invalid_argument(
+            f"The file has {size:,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
+            "Export the database's results in several files and import each.",
+        )
+    try:
+        return path.read_bytes(), path.name
+    except OSError as exc:
+        raise _refused(f"The file could not be read ({exc.strerror}).", "Check its permissions.") from None
+
+
+def _decode(args: ImportInput, text: str) -> bytes:
+    if args.contentEncoding == "base64":
+        try:
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise E.invalid_argument(
+                "content is not valid base64.", "Send the bytes base64-encoded, or contentEncoding='text'."
+            ) from None
+    return text.encode("utf-8")
+
+
+async def _content(args: ImportInput, store: Store, row: SetRow, limit: int) -> tuple[bytes, str] | list[int]:
+    """The file sent in the call: whole, or (with parts) the parts received so far when some are
+    still to come."""
+    assert args.content is not None
+    name = args.fileName or f"{args.database}.import"
+    if args.parts == 1:
+        raw = _decode(args, args.content)
+    else:
+        if not args.upload:
+            raise E.invalid_argument(
+                "A file in parts needs an upload id.", "Give the same `upload` with every part."
+            )
+        if args.part > args.parts:
+            raise E.invalid_argument(f"part {args.part} of {args.parts}?", "Number parts 1 to parts.")
+        held = await store.add_part(row.id, args.upload, args.part, args.parts, args.content)
+        if len(held) < args.parts:
+            return held
+        raw = b"".join(_decode(args, p) for p in await store.take_parts(row.id, args.upload))
+        await store.drop_upload(row.id, args.upload)
+    if len(raw) > limit:
+        raise E.invalid_argument(
+            f"The file has {len(raw):,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
+            "Export the database's results in several files and import each.",
+        )
+    return raw, name
+
+
+def _parse(raw: bytes, name: str, fmt: str) -> ReadResult:
+    try:
+        return read(raw, name, None if fmt == "auto" else fmt)
+    except ReadError as exc:
+        raise MedlitError(
+            FILE_UNREADABLE,
+            f"The file could not be read: {exc.message}",
+            recovery="Export the records again as RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON or CSV "
+            "(or name the format in `format`).",
+            details={"cause": exc.reason},
+        ) from None
+
+
+def _skipped(result: ReadResult) -> list[dict[str, object]]:
+    return [
+        {"position": s.position, "id": s.input_id, "reason": s.reason} for s in result.skipped[:SKIPPED_KEPT]
+    ]
+
+
+async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
+    if bool(args.path) == bool(args.content):
+        raise E.invalid_argument(
+            "Give the export file as either `path` or `content`.",
+            "`path` for a file on this machine (local server), `content` to send it in the call.",
+        )
+    ws = workspace(ctx)
+    limit = max_bytes(ctx)
+    got = await asyncio.to_thread(read_path, ctx, args.path, limit) if args.path else None
+    store = await ws.open()
+    row = await store.get_set(args.set, ctx.principal) or await store.create_set(args.set, ctx.principal)
+    if ws.running(row.id):
+        raise MedlitError(
+            BUSY,
+            f"A search or import into {row.name!r} is running.",
+            recovery="Call again when it is done (review_sets shows the state).",
+            retryable=True,
+        )
+    if got is None:
+        sent = await _content(args, store, row, limit)
+        if isinstance(sent, list):
+            return ImportOutput(
+                set=row.name,
+                database=args.database,
+                fileName=args.fileName or "",
+                format="",
+                recordsInFile=0,
+                stored=0,
+                newRecords=0,
+                duplicates=0,
+                skipped=0,
+                total=await store.total(row.id),
+                complete=False,
+                running=False,
+                notice=f"Received parts {', '.join(map(str, sent))} of {args.parts} of upload {args.upload!r}; "
+                "send the rest with the same upload id.",
+            )
+        got = sent
+    raw, name = got
+    sha = hashlib.sha256(raw).hexdigest()
+    files = await store.files(row.id)
+    searches = {s.id: s for s in await store.searches(row.id)}
+    earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
+    notice = ""
+    result: ReadResult | None = None
+    if earlier:
+        search = searches[max(earlier)]
+        if search.state == "complete":
+            return await import_state(
+                ws, store, row, search, "This file was imported into the set before; nothing was added."
+            )
+        notice = "Resuming the unfinished import of this file from its last stored batch."
+    else:
+        result = await asyncio.to_thread(_parse, raw, name, args.format)
+        records = len(result.entries) + len(result.skipped)
+        options = {
+            "import": {
+                "fileName": name,
+                "format": result.format,
+                "searchedOn": args.searchedOn,
+                "interface": args.interface,
+                "recordsReported": args.recordsReported,
+                "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
+                "notices": result.notices[:20],
+            }
+        }
+        file = FileRow(name, sha, result.format, len(raw), records, _skipped(result))
+        search = await store.start_import(row.id, args.database, args.query or "", options, file, raw)
+    job = Job(set_id=row.id, searches=[search.id])
+    job.task = asyncio.get_running_loop().create_task(
+        run_file(store, job, search, result), context=contextvars.Context()
+    )
+    job.task.add_done_callback(_retrieve)
+    ws.jobs[row.id] = job
+    job.watcher = ctx
+    try:
+        await asyncio.wait([job.task], timeout=_wait(ctx))
+    finally:
+        job.watcher = None
+    return await import_state(ws, store, row, search, notice)
+
+
+async def import_state(
+    ws: Workspace, store: Store, row: SetRow, search: SearchRow, notice: str = ""
+) -> ImportOutput:
+    current = next(s for s in await store.searches(row.id) if s.id == search.id)
+    spec = current.options.get("import") or {}
+    file = (await store.files(row.id)).get(current.id)
+    listed = file.skipped if file else []
+    skipped_total = len(listed)
+    rules = await store.hit_rules(current.id)
+    new = rules.get("new", 0)
+    stored = sum(rules.values())
+    notes = [notice] if notice else []
+    notes += [n for n in spec.get("notices") or []]
+    reported = spec.get("recordsReported")
+    in_file = current.found if current.found is not None else stored + skipped_total
+    if reported is not None and reported != in_file:
+        notes.append(
+            f"The database reported {reported:,} records but the file holds {in_file:,}: check that the export "
+            "was complete (some databases export at most a few thousand records at a time)."
+        )
+    named = spec.get("databasesNamed") or []
+    if named:
+        notes.append(f"The file names its database(s) as: {', '.join(named)}.")
+    running = ws.running(row.id) is not None
+    if running:
+        notes.append(
+            "The import goes on in the server: call review_import again with the same file, or review_sets."
+        )
+    if current.state == "failed":
+        notes.append(
+            f"The import stopped: {current.error}. Calling review_import with the same file resumes it."
+        )
+    return ImportOutput(
+        set=row.name,
+        database=current.source,
+        fileName=str(spec.get("fileName") or ""),
+        format=str(spec.get("format") or ""),
+        recordsInFile=in_file,
+        stored=stored,
+        newRecords=new,
+        duplicates=stored - new,
+        skipped=skipped_total,
+        skippedRecords=[SkippedRecord.model_validate(s) for s in listed[:SKIPPED_SHOWN]],
+        total=await store.total(row.id),
+        complete=current.state == "complete",
+        running=running,
+        notice=" ".join(notes) or None,
+    )
+
+
+def render_import(out: ImportOutput, args: ImportInput) -> str:
+    if args.responseFormat == "json":
+        return rendering.as_json(out, "review-import")
+    state = "complete" if out.complete else "running in the server" if out.running else "incomplete"
+    lines = [
+        f"## {out.database} into {out.set}: {state}",
+        "",
+        f"- File: {out.fileName or '(parts)'} ({out.format or '?'}), {out.recordsInFile:,} records",
+        f"- Stored: {out.stored:,} ({out.newRecords:,} new, {out.duplicates:,} merged into records already in the set)",
+        f"- Skipped: {out.skipped:,}",
+        f"- Records in the set: {out.total:,}",
+    ]
+    if out.skippedRecords:
+        rows = [[str(s.position), s.id or "", s.reason] for s in out.skippedRecords]
+        lines += [
+            "",
+            rendering.fence(rendering.md_table(["Position", "Id", "Why skipped"], rows), "review-import"),
+        ]
+    if out.notice:
+        lines += ["", f"**Notice:** {out.notice}"]
+    return "\n".join(lines)

@@ -1,0 +1,34 @@
+"""A review set's running work: one task per set over its unfinished searches and imports,
+whose progress a waiting call reports."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+
+from medlit.core.plugin import ToolContext
+
+
+@dataclass
+class Job:
+    """An import running in this process: one task over the searches of one set."""
+
+    set_id: int
+    searches: list[int]
+    task: asyncio.Task[None] | None = None
+    watcher: ToolContext | None = None  # the call waiting on the import: its progress is reported
+    fetched: dict[int, int] = field(default_factory=dict)
+    found: dict[int, int] = field(default_factory=dict)
+    notices: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    async def report(self, message: str) -> None:
+        done = sum(self.fetched.values())
+        total = sum(self.found.values()) or None
+        if self.watcher is not None:
+            with contextlib.suppress(Exception):
+                await self.watcher.progress(done, total, message)

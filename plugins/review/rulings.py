@@ -1,0 +1,109 @@
+"""``review_merge``: a person's (or the model's) ruling on deduplication: split input records
+out of a wrong merge, join records that are one work, and the log of both. Rulings are kept by
+the input records' own ids, so re-running a search or importing the file again follows them."""
+
+from __future__ import annotations
+
+import json
+
+from medlit.core.plugin import ToolContext, rendering
+from medlit.core.plugin import errors as E
+
+from .models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
+from .store import Store
+from .tool import BUSY, _existing, _record, workspace
+
+
+async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
+    found = dict(await store.page_of(set_id, keys))
+    merged = await store.merged_from(keys)
+    out = []
+    for key in keys:
+        if key in found:
+            rec = _record(key, found[key], brief=True)
+            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in merged.get(key, [])]
+            out.append(rec)
+    return out
+
+
+async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
+    ws = workspace(ctx)
+    store, row = await _existing(ws, args.set, ctx.principal)
+    if args.action == "log":
+        entries = [
+            MergeLogEntry(action=a, detail=json.dumps(d, ensure_ascii=False), reviewer=r, at=t)
+            for a, d, r, t in await store.merge_log(row.id)
+        ]
+        return MergeOutput(set=row.name, action="log", log=entries[-200:])
+    if ws.running(row.id):
+        raise E.invalid_argument(
+            f"A search or import into {row.name!r} is running.",
+            "Rule on its records when it is done.",
+            kind=BUSY,
+        )
+    if args.action == "split":
+        if args.key is None or not args.inputs:
+            raise E.invalid_argument(
+                "split needs key and inputs.",
+                "Give the record's key and the input records (from its mergedFrom) to move out.",
+            )
+        if not await store.existing_keys(row.id, [args.key]):
+            raise E.invalid_argument(f"No record {args.key} in the set.", "Take keys from review_records.")
+        held = (await store.merged_from([args.key])).get(args.key, [])
+        wanted = [(i.source, i.id) for i in args.inputs]
+        missing = [f"{s}:{i}" for s, i in wanted if (s, i) not in held]
+        if missing:
+            raise E.invalid_argument(
+                f"Record {args.key} was not made of {', '.join(missing)}.",
+                f"Its input records are: {', '.join(f'{s}:{i}' for s, i in held)}.",
+            )
+        if len(set(wanted)) >= len(held):
+            raise E.invalid_argument(
+                "Splitting every input record out leaves nothing behind.",
+                "Name only the ones that are another work.",
+            )
+        new = await store.split(row.id, args.key, wanted, args.reviewer, args.reason)
+        keys = [args.key, new]
+    else:
+        if not args.keys or len(set(args.keys)) < 2:
+            raise E.invalid_argument(
+                "join needs at least two keys.", "Give the keys of the records that are one work."
+            )
+        missing_keys = sorted(set(args.keys) - await store.existing_keys(row.id, args.keys))
+        if missing_keys:
+            raise E.invalid_argument(
+                f"No record(s) {', '.join(map(str, missing_keys))} in the set.",
+                "Take keys from review_records.",
+            )
+        keys = [await store.join(row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
+    return MergeOutput(
+        set=row.name,
+        action=args.action,
+        keys=keys,
+        records=await records_with_inputs(store, row.id, keys),
+        notice="Logged; later searches and imports of this set follow the ruling.",
+    )
+
+
+def render_merge(out: MergeOutput, args: MergeInput) -> str:
+    if args.responseFormat == "json":
+        return rendering.as_json(out, "review-merge")
+    if out.action == "log":
+        if not out.log:
+            return f"No deduplication rulings in {out.set}."
+        rows = [[e.at, e.action, e.reviewer, e.detail] for e in out.log]
+        return f"## Deduplication rulings in {out.set}\n\n" + rendering.fence(
+            rendering.md_table(["When", "Action", "Reviewer", "Detail"], rows), "review-merge"
+        )
+    rows = [
+        [str(r.key), r.title or "", "; ".join(f"{m.source}:{m.id}" for m in r.mergedFrom or [])]
+        for r in out.records
+    ]
+    verb = "Split" if out.action == "split" else "Joined"
+    return (
+        f"## {verb} in {out.set}\n\n"
+        + rendering.fence(
+            rendering.md_table(["Key", "Title", "Input records (kept first)"], rows), "review-merge"
+        )
+        + (f"\n\n**Notice:** {out.notice}" if out.notice else "")
+    )

@@ -1,0 +1,243 @@
+"""review_import and review_merge against the fake, on SQLite and PostgreSQL: an export file
+beside a PubMed search in one set (deduplicated across them, counted per database for PRISMA),
+paths only inside MEDLIT_IMPORT_DIRS, content in parts, skipped records named, the same file never
+stored twice, mergedFrom, and rulings (split, join) that survive a re-run."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from review_routes import PUBMED_QUERY, Literature, install
+from review_stores import create_database, drop_database, sqlite_url, store_params
+
+from medlit.core.server import tool_definitions
+from medlit.testing import check_structured
+
+from conftest import fake_env
+
+pytestmark = pytest.mark.anyio
+
+
+def ris(*records: dict[str, str], banner: str = "") -> str:
+    out = [banner] if banner else []
+    for r in records:
+        out.append("TY  - JOUR")
+        for tag in ("ID", "TI", "AU", "PY", "DO", "JO", "VL", "SP", "AN"):
+            if tag in r:
+                for value in r[tag].split("|"):
+                    out.append(f"{tag}  - {value}")
+        out.append("ER  - ")
+        out.append("")
+    return "\n".join(out)
+
+
+EMBASE = ris(
+    {
+        "ID": "E1",
+        "TI": "Inhaled steroids in children with asthma",
+        "AU": "Smith, John|Lee, Ann",
+        "PY": "2019",
+        "DO": "10.1000/asthma.1",
+    },
+    {
+        "ID": "E2",
+        "TI": "A different trial of montelukast in preschool wheeze",
+        "AU": "Brown, Kim",
+        "PY": "2020",
+    },
+    {
+        "ID": "E3",
+        "TI": "Inhaled steroids in children with asthma",
+        "AU": "Smith, J",
+        "PY": "2019",
+        "DO": "10.1000/ASTHMA.1",
+    },
+    {"ID": "E4"},  # nothing to read: skipped, with its position
+)
+
+
+@pytest.fixture(params=store_params())
+async def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    dsn = await create_database()
+    try:
+        yield dsn
+    finally:
+        await drop_database(dsn)
+
+
+@pytest.fixture
+def runtime_for(fake, tmp_path, store_url):
+    from medlit.testing import make_runtime
+
+    def factory(**extra):
+        env = fake_env(
+            fake,
+            MEDLIT_STORE=store_url,
+            MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
+            MEDLIT_EUROPEPMC_RATE="200",
+            **extra,
+        )
+        return make_runtime(env=env, discover=True)
+
+    return factory
+
+
+async def call(rt, tool, **args):
+    out = await rt.call(tool, args)
+    assert not out.is_error, out.text
+    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
+    check_structured(out.data, schema)
+    return out
+
+
+async def refused(rt, tool, **args):
+    out = await rt.call(tool, args)
+    assert out.is_error, out.text
+    return out.error
+
+
+async def test_a_file_is_imported_as_its_database_with_every_record_accounted_for(runtime_for, tmp_path):
+    folder = tmp_path / "imports"
+    folder.mkdir()
+    (folder / "embase.ris").write_text(EMBASE)
+    async with runtime_for(MEDLIT_IMPORT_DIRS=str(folder)) as rt:
+        out = await call(
+            rt,
+            "review_import",
+            set="kids",
+            database="Embase",
+            path=str(folder / "embase.ris"),
+            searchedOn="2026-11-30",
+            query="'asthma'/exp AND child*:ti,ab",
+            interface="Embase.com",
+        )
+        d = out.data
+        assert (d["recordsInFile"], d["stored"], d["skipped"]) == (4, 3, 1)
+        assert d["skippedRecords"][0]["position"] == 4
+        assert (d["newRecords"], d["duplicates"]) == (2, 1)  # E3 is E1 (same DOI, any case)
+        assert d["complete"] and d["total"] == 2
+        assert "Embase" in out.text and "4" in out.text
+        page = await call(rt, "review_records", set="kids", brief=False)
+        merged = next(r for r in page.data["records"] if len(r.get("mergedFrom") or []) == 2)
+        assert merged["mergedFrom"] == [{"source": "Embase", "id": "E1"}, {"source": "Embase", "id": "E3"}]
+        assert merged["authors"].startswith("Smith, John")  # the full forename beats the initial
+        again = await call(
+            rt, "review_import", set="kids", database="Embase", path=str(folder / "embase.ris")
+        )
+        assert again.data["total"] == 2 and "imported into the set before" in again.data["notice"]
+        prisma = await call(rt, "review_prisma", set="kids", format="json")
+        assert prisma.data["counts"]["identified"] == {"Embase": 3}
+        log, _ = await rt.read_resource("review://sets/kids/log")
+        assert "Embase" in log and "'asthma'/exp AND child*:ti,ab" in log and "2026-11-30" in log
+
+
+async def test_paths_outside_the_allowed_directories_are_never_read(runtime_for, tmp_path):
+    folder = tmp_path / "imports"
+    folder.mkdir()
+    secret = tmp_path / "secret.ris"
+    secret.write_text(EMBASE)
+    (folder / "link.ris").symlink_to(secret)
+    async with runtime_for() as rt:  # no MEDLIT_IMPORT_DIRS: no path at all
+        err = await refused(rt, "review_import", set="s", database="Embase", path=str(secret))
+        assert err.reason == "import_path_refused" and "MEDLIT_IMPORT_DIRS" in err.recovery
+    async with runtime_for(MEDLIT_IMPORT_DIRS=str(folder)) as rt:
+        for path in (str(secret), str(folder / "link.ris"), str(folder / ".." / "secret.ris"), str(folder)):
+            err = await refused(rt, "review_import", set="s", database="Embase", path=path)
+            assert err.reason == "import_path_refused", path
+            assert str(tmp_path) not in err.message
+        err = await refused(rt, "review_import", set="s", database="Embase")
+        assert err.reason == "invalid_argument"
+
+
+async def test_content_in_parts_and_unreadable_content(runtime_for):
+    text = EMBASE
+    half = len(text) // 2
+    async with runtime_for() as rt:
+        first = await call(
+            rt, "review_import", set="p", database="Scopus", content=text[:half], upload="u1", part=1, parts=2
+        )
+        assert not first.data["complete"] and "send the rest" in first.data["notice"]
+        second = await call(
+            rt, "review_import", set="p", database="Scopus", content=text[half:], upload="u1", part=2, parts=2
+        )
+        assert second.data["complete"] and second.data["recordsInFile"] == 4
+        b64 = await call(
+            rt,
+            "review_import",
+            set="q",
+            database="Scopus",
+            content=base64.b64encode(text.encode()).decode(),
+            contentEncoding="base64",
+        )
+        assert b64.data["stored"] == 3
+        err = await refused(
+            rt, "review_import", set="q", database="X", content="Dear reviewer, this is a letter and not an export at all."
+        )
+        assert err.reason == "import_unreadable"
+
+
+async def test_an_import_deduplicates_against_a_search_and_rulings_survive_a_rerun(fake, runtime_for):
+    lit = Literature.build(pubmed=30, europepmc=0, shared={})
+    install(fake, lit)
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="mix", queries={"pubmed": PUBMED_QUERY})
+        page = await call(rt, "review_records", set="mix", brief=False, limit=3)
+        a, b = page.data["records"][0], page.data["records"][1]
+        # an Embase export holding a copy of PubMed record a (same DOI or PMID) and one of its own
+        copy = {"ID": "L1", "TI": a["title"], "AU": "Other, A", "PY": str(a["year"])}
+        if a.get("doi"):
+            copy["DO"] = a["doi"]
+        if a.get("pmid"):
+            copy["AN"] = a["pmid"]
+        own = {"ID": "L2", "TI": "An Embase-only conference paper on asthma", "AU": "Nguyen, T", "PY": "2021"}
+        out = await call(rt, "review_import", set="mix", database="Embase", content=ris(copy, own))
+        assert out.data["duplicates"] == 1 and out.data["newRecords"] == 1
+        # a person says the Embase copy is another work: split it out
+        merged = await call(rt, "review_records", set="mix", brief=False, limit=50)
+        holder = next(
+            r
+            for r in merged.data["records"]
+            if {"source": "Embase", "id": "L1"} in (r.get("mergedFrom") or [])
+        )
+        split = await call(
+            rt,
+            "review_merge",
+            set="mix",
+            action="split",
+            key=holder["key"],
+            inputs=[{"source": "Embase", "id": "L1"}],
+            reason="erratum",
+        )
+        old_key, new_key = split.data["keys"]
+        assert new_key != old_key
+        # and b and the Embase-only record are one work: join them
+        own_key = next(r["key"] for r in merged.data["records"] if r["title"] == own["TI"])
+        joined = await call(rt, "review_merge", set="mix", action="join", keys=[b["key"], own_key])
+        assert joined.data["keys"] == [min(b["key"], own_key)]
+        total = (await call(rt, "review_records", set="mix")).data["total"]
+        # the same searches again: the rulings hold
+        await call(rt, "review_search", set="mix", queries={"pubmed": PUBMED_QUERY + " "})
+        again = await call(rt, "review_import", set="mix", database="Embase", content=ris(copy, own) + "\n")
+        assert again.data["stored"] == 2
+        after = await call(rt, "review_records", set="mix", brief=False, limit=100)
+        assert after.data["total"] == total
+        by_input = {
+            (m["source"], m["id"]): r["key"] for r in after.data["records"] for m in r.get("mergedFrom") or []
+        }
+        assert by_input[("Embase", "L1")] == new_key
+        assert by_input[("Embase", "L2")] == min(b["key"], own_key)
+        log = await call(rt, "review_merge", set="mix", action="log")
+        assert [e["action"] for e in log.data["log"]] == ["split", "join"]
+        err = await refused(
+            rt,
+            "review_merge",
+            set="mix",
+            action="split",
+            key=old_key,
+            inputs=[{"source": "Embase", "id": "nope"}],
+        )
+        assert err.reason == "invalid_argument"
