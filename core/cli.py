@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 from .errors import MedlitError
 from .host import Host, HostError, load_host
 from .redact import RedactingFilter, Redactor
+from .render import unfence
 from .settings import Settings, SettingsError, is_loopback_host, load_settings
+from .text import suggest
 from .types import ToolSpec
+
+log = logging.getLogger("medlit")
 
 if TYPE_CHECKING:
     import uvicorn
@@ -76,10 +80,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if auth is None:
             return 2
         args.auth = auth
+    args.missing = missing_recommended(host)  # said right after the start-up line
     if args.transport == "stdio":
         plugins = [p.name for p in host.plugins.values() if p.active]
         _announce(
-            f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio"
+            f"serving {len(host.tools)} tools from {len(plugins)} plugins ({', '.join(plugins)}) over stdio",
+            args.missing,
         )
         if _stdin_is_terminal():
             print(TTY_NOTICE, file=sys.stderr, flush=True)
@@ -101,11 +107,14 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
-def _announce(message: str) -> None:
-    """One line on stderr at start-up (never stdout: under stdio it is the protocol)."""
+def _announce(message: str, missing: Sequence[str] = ()) -> None:
+    """One line on stderr at start-up (never stdout: under stdio it is the protocol), then a
+    warning per recommended setting left unset."""
     from medlit import __version__
 
     print(f"medlit {__version__}: {message}", file=sys.stderr, flush=True)
+    for line in missing:
+        log.warning("%s", line)
 
 
 def _leave(code: int) -> None:
@@ -181,7 +190,7 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
             stateless=args.stateless,
             auth=getattr(args, "auth", None),
             on_server=running.append,
-            on_started=lambda: _announce(f"serving {len(host.tools)} tools at {url}"),
+            on_started=lambda: _announce(f"serving {len(host.tools)} tools at {url}", args.missing),
         )
         running.clear()
     finally:
@@ -251,7 +260,9 @@ def _explain_tool(host: Host, name: str) -> int:
     """Print one tool: description, arguments (type, required, default, description), an example."""
     found = next(((t, p, on, why) for t, p, on, why in host.tool_states() if t.name == name), None)
     if found is None:
-        print(f"medlit: no tool named {name!r}; `medlit tools` lists them", file=sys.stderr)
+        close = suggest(name, [t.name for t, _, _, _ in host.tool_states()])
+        hint = f"; did you mean {close!r}?" if close else "; `medlit tools` lists them"
+        print(f"medlit: no tool named {name!r}{hint}", file=sys.stderr)
         return 2
     tool, plugin, on, why = found
     from .lazy import LazyError
@@ -439,14 +450,28 @@ def cmd_call(args: argparse.Namespace) -> int:
     async def run() -> int:
         async with Runtime(host) as rt:
             outcome = await rt.call(args.tool, arguments)
-        if args.json:
-            payload = {"error": outcome.error.to_dict()} if outcome.error else outcome.data
+        if args.json:  # what an MCP client receives as structured content (or the error)
+            payload = (
+                {"error": outcome.error.to_dict()}
+                if outcome.error
+                else _as_sent(host, args.tool, outcome.data)
+            )
             print(json.dumps(payload, indent=1, ensure_ascii=False))
-        else:
-            print(outcome.text)
+        else:  # a person reads this, not a model: no untrusted-data fences
+            print(unfence(outcome.text))
         return 1 if outcome.is_error else 0
 
     return asyncio.run(run())
+
+
+def _as_sent(host: Host, tool: str, data: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Structured content as the server sends it: null and empty optional fields left out."""
+    spec = host.tools.get(tool)
+    if data is None or spec is None:
+        return data
+    from .lean import lean
+
+    return lean(data, host.tool_schemas(spec)[1])
 
 
 def _check_tools(host: Host) -> None:
@@ -568,7 +593,14 @@ def cmd_cache(args: argparse.Namespace) -> int:
     setting = cache_setting(host.settings)
     cache = open_cache(setting)
     if cache is None:
-        print("cache: off (set MEDLIT_CACHE=sqlite:///path or redis://host:6379/0 to turn it on)")
+        if not (host.settings.get("MEDLIT_CACHE") or "").strip() and host.settings.base_url_overrides:
+            overridden = ", ".join(sorted(host.settings.base_url_overrides))
+            print(
+                f"cache: off, because MEDLIT_BASE_URL_* points at a test server ({overridden}): answers of "
+                "a fake are not kept. Set MEDLIT_CACHE=sqlite:///path to cache them anyway."
+            )
+        else:
+            print("cache: off (MEDLIT_CACHE=off; set MEDLIT_CACHE=sqlite:///path or redis://host:6379/0 to turn it on)")
         return 0
 
     async def run() -> int:
@@ -625,6 +657,19 @@ def cmd_config(args: argparse.Namespace) -> int:
     flags = "".join(f"--env {k}={shlex.quote(v)} " for k, v in env.items())
     print(f"claude mcp add medlit {flags}-- {command}")
     return 0
+
+
+def missing_recommended(host: Host) -> list[str]:
+    """One line per recommended setting of a switched-on plugin that is unset (a contact email an
+    upstream asks every client for): said at start-up, since hosts launch us without a shell."""
+    out = []
+    for p in host.plugins.values():
+        if p.info is None or not p.active:
+            continue
+        for spec in p.info.settings:
+            if spec.recommended and not host.settings.get(spec.name):
+                out.append(f"{spec.name} is not set ({p.name}): {spec.description}")
+    return out
 
 
 def config_env(host: Host) -> dict[str, str]:
@@ -686,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="medlit",
         description="medlit-mcp: an MCP server for the biomedical literature. Without a command: serve.",
-        epilog="Settings come from the environment (MEDLIT_TOOLS, <PLUGIN>_ENABLED, each plugin's own): see the README.",
+        epilog="Settings come from the environment (MEDLIT_TOOLS, <PLUGIN>_ENABLED, each plugin's own): `medlit doctor` shows them, `medlit config` prints host snippets, `medlit tools NAME` explains a tool; the guide is the README on the package's PyPI page (pip show medlit-mcp).",
         formatter_class=fmt,
     )
     parser.add_argument("--version", action="version", version=f"medlit {__version__}")

@@ -51,6 +51,7 @@ from .settings import (
     require_extra,
     select_tool,
 )
+from .text import suggest
 from .tool_schemas import SchemaStore
 from .types import (
     AccessLinkProvider,
@@ -769,12 +770,20 @@ def _check_tool_patterns(records: Iterable[PluginRecord], settings: Settings) ->
             continue
         stem = re.sub(r"[*?\[\]].*", "", bare)  # what a wildcard pattern's matches start with
         wild = stem != bare
-        heads = {(n[: len(stem)] if wild else n): n for n in reversed(names)}
-        close = difflib.get_close_matches(stem, list(heads), n=1, cutoff=0.6) if stem else []
         hint = ""
-        if close:
-            guess = close[0] + bare[len(stem) :] if wild else heads[close[0]]
-            hint = f" (did you mean {guess!r}?)"
+        if wild and stem:
+            # a wildcard's stem is compared with the tool names cut to as many words (and a
+            # trailing '_' kept): `pubmed_serch*` -> `pubmed_search*`, not `pubmed_searc*`
+            words = stem.rstrip("_").count("_") + 1
+            tail = "_" if stem.endswith("_") else ""
+            heads = {"_".join(n.split("_")[:words]) + tail: n for n in reversed(names)}
+            close = difflib.get_close_matches(stem, list(heads), n=1, cutoff=0.6)
+            if close:
+                hint = f" (did you mean {close[0] + bare[len(stem) :]!r}?)"
+        elif stem:
+            guess = suggest(stem, names)
+            if guess:
+                hint = f" (did you mean {guess!r}?)"
         unknown = [p.name for p in records if p.status == "disabled"]
         message = f"MEDLIT_TOOLS pattern {pattern!r} matches no tool{hint}"
         if unknown:

@@ -29,6 +29,15 @@ def fence(text: str, source: str = "upstream") -> str:
     return f"{_OPEN} source={source}>>>\n{defuse(text)}\n{_CLOSE}"
 
 
+_FENCE_LINE = re.compile(r"^<<<(?:end-)?untrusted-data " + NONCE + r"[^\n]*>>>\n?", re.M)
+
+
+def unfence(text: str) -> str:
+    """A rendering for a person at a terminal: this process's fence lines taken out (they tell a
+    model what is data; a person reads them as noise)."""
+    return _FENCE_LINE.sub("", text)
+
+
 def fence_note() -> str:
     return (
         f"Text between `{_OPEN} ...>>>` and `{_CLOSE}` comes from upstream records: "

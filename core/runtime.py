@@ -29,6 +29,7 @@ from .redact import Redactor
 from .render import as_json, cap
 from .settings import select_tool
 from .store import SqlStore, StoreError, default_store_url, open_store
+from .text import suggest
 from .types import (
     ArticleRef,
     Catalog,
@@ -492,8 +493,9 @@ class Runtime:
                 recovery=f"Set {p.waiting_on}=true to enable it, then restart the server.",
             )
         also = self.host.catalog.switched_off_hint()
+        close = suggest(name[:80], self.host.tools)
         return E.invalid_argument(
-            f"Unknown tool {name[:80]!r}.",
+            f"Unknown tool {name[:80]!r}" + (f"; did you mean {close!r}?" if close else "."),
             "Call one of: " + ", ".join(sorted(self.host.tools)) + "." + (f" {also}" if also else ""),
             tool=name[:80],
         )

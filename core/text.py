@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 # Characters a reader does not see and that are not white space: zero-width spaces and joiners,
 # direction marks and embeddings, the word joiner and invisible operators, the BOM, the soft hyphen
@@ -41,3 +42,22 @@ def fold(text: str | None) -> str:
     plain = unicodedata.normalize("NFKD", _MARKUP.sub(" ", text).translate(TRANSLIT))
     plain = "".join(c for c in plain if not unicodedata.combining(c)).casefold()
     return _NOT_WORD.sub(" ", plain).strip()
+
+
+def suggest(name: str, choices: Iterable[str]) -> str | None:
+    """The choice ``name`` most likely misspells: the one closest as a whole or by its leading
+    words (``pubmed_serch`` -> ``pubmed_search_articles``, whose first two words are closest),
+    or ``None`` when nothing is close."""
+    import difflib
+
+    words = name.count("_") + 1
+    best, score = None, 0.6  # below this, nothing is close enough to suggest
+    for choice in sorted(set(choices)):
+        head = "_".join(choice.split("_")[:words])
+        ratio = max(
+            difflib.SequenceMatcher(None, name, choice).ratio(),
+            difflib.SequenceMatcher(None, name, head).ratio(),
+        )
+        if ratio > score:
+            best, score = choice, ratio
+    return best

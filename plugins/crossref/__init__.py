@@ -64,6 +64,8 @@ def medlit_plugin_info() -> PluginInfo:
                 "Contact email sent to Crossref as mailto (its polite pool: more parallel requests)",
                 secret=True,
                 kind="email",
+                recommended=True,
+                example="you@example.org",
             ),
         ),
     )

@@ -93,15 +93,11 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Bring the results of a database this server cannot search (Embase, Scopus, Web of Science, "
-        "CINAHL, PsycINFO, Cochrane CENTRAL, via Ovid, EBSCOhost, ProQuest...) into a review set as that "
-        "database's search: an export file in RIS, MEDLINE/nbib, EndNote XML, Web of Science text or tab-"
-        "delimited, BibTeX, CSL-JSON or CSV (detected from the content), deduplicated against the set and "
-        "counted for PRISMA. Give `database`, the date searched and the query as run there for the PRISMA-S log. "
-        "`path` reads a file inside MEDLIT_IMPORT_DIRS (local server); `content` sends it (in parts when large). "
-        "Every record is stored or listed as skipped with why; a large file goes on in the server (call again "
-        "with the same file for its state; the same file is never stored twice). For PubMed or Europe PMC run "
-        "the query with review_search instead; correct a wrong merge with review_merge.",
+        description="Import a database's export file (Embase, Scopus, Web of Science, CINAHL, PsycINFO, CENTRAL; "
+        "RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: "
+        "deduplicated, counted for PRISMA, logged with date and query. `path` inside MEDLIT_IMPORT_DIRS, or "
+        "`content` (in parts). Unreadable records are listed; a large file goes on in the server (call again); "
+        "a file is never stored twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -114,10 +110,9 @@ TOOLS = (
     ToolSpec(
         name="review_merge",
         title="Split or join deduplicated records",
-        description="Correct deduplication in a review set: split input records (from a record's mergedFrom in "
-        "review_records brief=false) out of a wrong merge, or join records that are one work; `log` lists the "
-        "rulings. Rulings are logged and later searches and imports follow them. Screening decisions of "
-        "joined records move to the record kept. To see records use review_records.",
+        description="Correct a review set's deduplication: split input records (a record's mergedFrom, from "
+        "review_records brief=false) out of a wrong merge, or join records that are one work; log lists the "
+        "rulings, which later searches and imports follow. Joined records' decisions move to the one kept.",
         input_model=_models.MergeInput,
         output_model=_models.MergeOutput,
         handler=_rulings.review_merge,

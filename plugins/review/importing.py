@@ -2,7 +2,7 @@
 
 Where the file comes from: a path, read only inside the directories ``MEDLIT_IMPORT_DIRS``
 allows and only for the local user (stdio); or the file's content in the call (any transport),
-a large file in parts under one ``upload`` id, kept in the store until the last part arrives.
+a large file in parts (one file per set and database at a time), kept in the store until the last part arrives.
 No other file is read: the path is resolved (symbolic links followed) and must be a regular file
 inside an allowed directory, at most ``MEDLIT_IMPORT_MAX_BYTES``.
 
@@ -124,17 +124,13 @@ async def _content(args: ImportInput, store: Store, row: SetRow, limit: int) -> 
     if args.parts == 1:
         raw = _decode(args, args.content)
     else:
-        if not args.upload:
-            raise E.invalid_argument(
-                "A file in parts needs an upload id.", "Give the same `upload` with every part."
-            )
         if args.part > args.parts:
             raise E.invalid_argument(f"part {args.part} of {args.parts}?", "Number parts 1 to parts.")
-        held = await store.add_part(row.id, args.upload, args.part, args.parts, args.content)
+        held = await store.add_part(row.id, args.database, args.part, args.parts, args.content)
         if len(held) < args.parts:
             return held
-        raw = b"".join(_decode(args, p) for p in await store.take_parts(row.id, args.upload))
-        await store.drop_upload(row.id, args.upload)
+        raw = b"".join(_decode(args, p) for p in await store.take_parts(row.id, args.database))
+        await store.drop_upload(row.id, args.database)
     if len(raw) > limit:
         raise E.invalid_argument(
             f"The file has {len(raw):,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
@@ -196,8 +192,8 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
                 total=await store.total(row.id),
                 complete=False,
                 running=False,
-                notice=f"Received parts {', '.join(map(str, sent))} of {args.parts} of upload {args.upload!r}; "
-                "send the rest with the same upload id.",
+                notice=f"Received parts {', '.join(map(str, sent))} of {args.parts} of the {args.database} file; "
+                "send the rest (same set and database).",
             )
         got = sent
     raw, name = got

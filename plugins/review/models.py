@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints
+from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints, model_validator
 
 from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, outputs
 
@@ -88,47 +88,52 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched, as the review reports it. Example: 'Embase'"
+        description="The database searched. Example: 'Embase'"
+    )
+    content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
+        None,
+        description="The file's content. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="The export file on this machine, inside a directory MEDLIT_IMPORT_DIRS allows "
-        "(local server only). Example: '~/review/embase-2026-11-30.ris'",
-    )
-    content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
-        None, description="The file's content instead of a path (over HTTP); large files in parts"
+        description="A local file (stdio). Example: '~/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
-        "text", description="base64 for a file whose bytes must arrive as they are (UTF-16). Default: 'text'"
+        "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
     )
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
-        None, description="The file's name for the log, with content. Example: 'scopus.csv'"
+        None, description="content's file name. Example: 'scopus.csv'"
     )
-    upload: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")] | None = Field(
-        None, description="With parts > 1: one id for all parts of the file. Example: 'embase-1'"
-    )
-    part: int = Field(1, ge=1, le=1000, description="This part's number (1-based). Default: 1")
-    parts: int = Field(1, ge=1, le=1000, description="How many parts the file is sent in. Default: 1")
+    part: int = Field(1, ge=1, le=1000, description="This part of the file, 1-based. Example: 2")
+    parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto (from the content) or ris, medline (PubMed nbib, Ovid MEDLINE), endnote_xml, wos "
-        "(Web of Science plain text), wos_tab, bibtex, csljson, csv, tsv. Default: 'auto'",
+        description="auto, or the format (medline: nbib, Ovid MEDLINE). Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = Field(
-        None, description="The date the search ran (PRISMA-S). Example: '2026-11-30'"
+        None, description="Date of the search. Example: '2026-11-30'"
     )
     query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
         None,
-        description="The search as run there, for the log (PRISMA-S). Example: \"'asthma'/exp AND child*:ti,ab\"",
+        description="The search as run there. Example: \"'asthma'/exp\"",
     )
     interface: Annotated[str, StringConstraints(max_length=80)] | None = Field(
-        None, description="The platform the database was searched on. Example: 'Ovid'"
+        None, description="Platform searched on. Example: 'Ovid'"
     )
+
+    @model_validator(mode="after")
+    def _one_file(self) -> ImportInput:
+        if (self.path is None) == (self.content is None):
+            raise ValueError(
+                "give the export file as either `path` (a file on this machine, local server) or `content`"
+            )
+        return self
+
     recordsReported: int | None = Field(
         None,
         ge=0,
         le=10_000_000,
-        description="Records the database said the search found, checked against the file",
+        description="Hits it reported (checked). Example: 1200",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -160,39 +165,46 @@ class ImportOutput(ToolOutput):
 
 class MergeRef(ToolInput):
     source: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The source or imported database. Example: 'Embase'"
+        description="Example: 'Embase'"
     )
     id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
-        description="The input record's id there (mergedFrom). Example: 'L2004123456'"
+        description="Example: 'L2004123456'"
     )
 
 
 class MergeInput(ToolInput):
     set: SetName
     action: Literal["split", "join", "log"] = Field(
-        description="split (key, inputs: move those input records to a record of their own), join (keys: "
-        "make them one record) or log (the rulings so far). Example: 'split'"
+        description="split (key, inputs), join (keys) or log. Example: 'log'"
     )
-    key: int | None = Field(None, ge=0, le=2**53 - 1, description="split: the record. Example: 12")
+    key: int | None = Field(None, ge=0, le=2**53 - 1, description="split: its record. Example: 12")
     inputs: list[MergeRef] | None = Field(
         None,
         min_length=1,
         max_length=50,
-        description='split: from its mergedFrom. Example: [{"source": "Embase", "id": "L1"}]',
+        description='split: these mergedFrom entries. Example: [{"source": "Embase", "id": "L1"}]',
     )
     keys: list[Annotated[int, Field(ge=0, le=2**53 - 1)]] | None = Field(
         None,
         min_length=2,
         max_length=20,
-        description="join: the records that are one work. Example: [12, 40]",
+        description="join: one work's records. Example: [12, 40]",
     )
     reviewer: Annotated[
         str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$")
-    ] = Field("model", description="Who rules. Default: 'model'")
+    ] = Field("model", description="Who rules (default 'model'). Example: 'Dr Lee'")
     reason: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
-        None, description="Why, for the log. Example: 'erratum, not the article'"
+        None, description="Why, logged. Example: 'an erratum'"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+    @model_validator(mode="after")
+    def _what_the_action_needs(self) -> MergeInput:
+        if self.action == "split" and (self.key is None or not self.inputs):
+            raise ValueError("split needs `key` (the record) and `inputs` (from its mergedFrom)")
+        if self.action == "join" and not self.keys:
+            raise ValueError("join needs `keys`: two or more records that are one work")
+        return self
 
 
 class MergeLogEntry(ToolOutput):

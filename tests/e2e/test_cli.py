@@ -130,14 +130,14 @@ async def test_doctor_probes_a_third_party_service(fake, plugin_site):
     env = fake_env(
         fake,
         MEDLIT_BASE_URL_EXAMPLE_WORKS=fake.url("example_works"),
-        EXAMPLE_MAILTO="doc@example.org",
+        EXAMPLE_EMAIL="doc@example.org",
         MEDLIT_LOAD_PLUGINS="example",
     )
     out = await medlit(env, "doctor", site=plugin_site)
     assert out.returncode == 0, out.stdout + out.stderr
     line = next(x for x in out.stdout.splitlines() if x.strip().startswith("example_works:"))
     assert "example_works: ok, HTTP 200" in line and f"{fake.url('example_works')} (override)" in line
-    assert "5 req/s" in line and "EXAMPLE_MAILTO: set (***)" in out.stdout
+    assert "5 req/s" in line and "EXAMPLE_EMAIL: set (***)" in out.stdout
     [probe] = fake.of("example_works", "heartbeat")
     assert probe.params["mailto"] == "doc@example.org"  # sent like any of its requests
     assert "doc@example.org" not in out.stdout + out.stderr
@@ -156,7 +156,7 @@ async def test_doctor_probes_a_third_party_service(fake, plugin_site):
         ({"ACME_STRICT": "sometimes"}, "ACME_STRICT='sometimes' is not a boolean"),
         ({"ACME_CONTACT": "nobody"}, "ACME_CONTACT=*** is not an email address"),
         ({"ACME_ENABLED": "maybe"}, "ACME_ENABLED='maybe' is not a boolean"),
-        ({"EXAMPLE_MAILTO": "at-nowhere"}, "EXAMPLE_MAILTO=*** is not an email address"),
+        ({"EXAMPLE_EMAIL": "at-nowhere"}, "EXAMPLE_EMAIL=*** is not an email address"),
         ({"NCBI_EMAIL": "me-at-home"}, "NCBI_EMAIL='me-at-home' is not an email address: it has no @"),
     ],
 )
@@ -165,3 +165,40 @@ async def test_a_malformed_setting_stops_start_up_with_exit_code_2(plugin_site, 
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert out.stdout == ""
     assert "nobody" not in out.stderr or "ACME_CONTACT" not in env  # secrets are never quoted
+
+
+async def test_call_json_is_structured_content_as_sent_and_text_has_no_model_fences(fake):
+    """--json prints what an MCP client receives (null and empty optional fields left out); the
+    text a person reads carries no untrusted-data fences (a model's, not a terminal's)."""
+    env = fake_env(fake)
+    js = await medlit(env, "call", "eutils_einfo", '{"db": "pubmed"}', "--json")
+    payload = json.loads(js.stdout)
+
+    def has_empty(value) -> bool:
+        if isinstance(value, dict):
+            return any(v is None or v == [] or has_empty(v) for v in value.values())
+        if isinstance(value, list):
+            return any(has_empty(v) for v in value)
+        return False
+
+    assert payload["database"]["name"] == "pubmed" and not has_empty(payload)
+    text = await medlit(env, "call", "eutils_einfo", '{"db": "pubmed"}')
+    assert "untrusted-data" not in text.stdout and "Search fields" in text.stdout
+
+
+async def test_misspelt_tool_names_get_the_closest_everywhere(fake):
+    env = fake_env(fake)
+    called = await medlit(env, "call", "pubmed_serch_articles", '{"query": "asthma"}', "--json")
+    assert "did you mean 'pubmed_search_articles'?" in json.loads(called.stdout)["error"]["message"]
+    explained = await medlit(env, "tools", "pubmed_serch")
+    assert explained.returncode == 2 and "did you mean 'pubmed_search_articles'?" in explained.stderr
+    toolset = await medlit({**env, "MEDLIT_TOOLS": "pubmed_serch*"}, "tools")
+    assert toolset.returncode == 2 and "did you mean 'pubmed_search*'?" in toolset.stderr
+
+
+async def test_cache_stats_says_why_it_is_off(fake):
+    env = {k: v for k, v in fake_env(fake).items() if k != "MEDLIT_CACHE"}
+    out = await medlit(env, "cache", "stats")
+    assert "off, because MEDLIT_BASE_URL_*" in out.stdout and "MEDLIT_CACHE=sqlite" in out.stdout
+    off = await medlit({**fake_env(fake), "MEDLIT_CACHE": "off"}, "cache", "stats")
+    assert "MEDLIT_CACHE=off" in off.stdout

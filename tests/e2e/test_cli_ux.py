@@ -216,3 +216,29 @@ def test_a_terminal_on_stdin_gets_one_notice_on_stderr():
     text = (seen + rest).decode()
     assert text.count("waiting for an MCP client on stdin") == 1 and "medlit config" in text
     assert proc.stdout is not None
+
+
+def test_start_up_warns_of_a_missing_contact_email_after_its_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_EMAIL")}
+    env["MEDLIT_STORE"] = f"sqlite:///{tmp_path / 'store.db'}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "medlit", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,  # no client: the server ends at once
+    )
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("medlit ") and "over stdio" in lines[0]
+    assert any("NCBI_EMAIL is not set" in line and "WARNING" in line for line in lines[1:])
+    assert any("CROSSREF_EMAIL is not set" in line for line in lines[1:])
+    configured = subprocess.run(
+        [sys.executable, "-m", "medlit", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "NCBI_EMAIL": "me@example.org", "CROSSREF_EMAIL": "me@example.org"},
+        stdin=subprocess.DEVNULL,
+    )
+    assert "is not set" not in configured.stderr

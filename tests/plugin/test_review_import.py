@@ -158,11 +158,11 @@ async def test_content_in_parts_and_unreadable_content(runtime_for):
     half = len(text) // 2
     async with runtime_for() as rt:
         first = await call(
-            rt, "review_import", set="p", database="Scopus", content=text[:half], upload="u1", part=1, parts=2
+            rt, "review_import", set="p", database="Scopus", content=text[:half], part=1, parts=2
         )
         assert not first.data["complete"] and "send the rest" in first.data["notice"]
         second = await call(
-            rt, "review_import", set="p", database="Scopus", content=text[half:], upload="u1", part=2, parts=2
+            rt, "review_import", set="p", database="Scopus", content=text[half:], part=2, parts=2
         )
         assert second.data["complete"] and second.data["recordsInFile"] == 4
         b64 = await call(
@@ -175,7 +175,11 @@ async def test_content_in_parts_and_unreadable_content(runtime_for):
         )
         assert b64.data["stored"] == 3
         err = await refused(
-            rt, "review_import", set="q", database="X", content="Dear reviewer, this is a letter and not an export at all."
+            rt,
+            "review_import",
+            set="q",
+            database="X",
+            content="Dear reviewer, this is a letter and not an export at all.",
         )
         assert err.reason == "import_unreadable"
 

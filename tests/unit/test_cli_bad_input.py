@@ -146,7 +146,7 @@ def test_a_malformed_setting_fails_the_call_with_exit_2(env, capsys):
 @pytest.mark.parametrize(
     ("patterns", "named", "guess"),
     [
-        ("pubmed_serch*", "'pubmed_serch*'", "'pubmed_searc*'"),
+        ("pubmed_serch*", "'pubmed_serch*'", "'pubmed_search*'"),
         ("[[", "'[['", None),
         ("pubmed_*,-pubmed_spel_check", "'-pubmed_spel_check'", "'pubmed_spell_check'"),
     ],

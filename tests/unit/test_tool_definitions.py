@@ -81,6 +81,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
         "references": ["Watson JD, Crick FH. Molecular structure. Nature. 1953;171:737."]
     },
     "review_export": {"set": "kids", "format": "ris"},
+    "review_import": {"set": "kids", "database": "Embase", "content": "TY  - JOUR\nER  - "},
+    "review_merge": {"set": "kids", "action": "log"},
     "review_prisma": {"set": "kids"},
     "review_retrieve": {"set": "kids"},
     "review_screen": {

@@ -84,7 +84,7 @@ def medlit_plugin_info() -> PluginInfo:
         host_services=True,  # example_open_coverage runs the full-text chain through ctx.host
         settings=(
             SettingSpec(
-                "EXAMPLE_MAILTO",
+                "EXAMPLE_EMAIL",
                 "Contact email sent to the Example Works registry with every request",
                 secret=True,
                 kind="email",

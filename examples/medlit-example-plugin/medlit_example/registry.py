@@ -29,7 +29,7 @@ BATCH = 50  # DOIs per /works request: the registry's documented maximum
 
 def identify(config: PluginConfig) -> dict[str, str]:
     """Parameters sent with every request: the contact address, when the user configured one."""
-    mailto = config.get("EXAMPLE_MAILTO")
+    mailto = config.get("EXAMPLE_EMAIL")
     return {"mailto": mailto} if mailto else {}
 
 

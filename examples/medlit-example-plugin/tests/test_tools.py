@@ -56,7 +56,7 @@ async def test_mailto_identifies_every_request_but_never_shows(fake_upstream, me
     fake_upstream.respond(
         SERVICE, "works", {"status": "ok", "works": [{"doi": "10.5555/x", "title": "me@example.org"}]}
     )
-    async with medlit_runtime(medlit_example, env={"EXAMPLE_MAILTO": "me@example.org"}) as rt:
+    async with medlit_runtime(medlit_example, env={"EXAMPLE_EMAIL": "me@example.org"}) as rt:
         out = await rt.call("example_works_lookup", {"dois": ["10.5555/x"]})
     assert fake_upstream.of(SERVICE, "works")[0].params["mailto"] == "me@example.org"
     assert "me@example.org" not in out.text + str(out.data)
