@@ -281,7 +281,9 @@ def test_review_ris_is_the_shared_writer():
     text = X.render("ris", RECORDS)
     first = text.split("\n\n")[0]
     assert first == B.ris(X.as_record(RECORDS[0]))
-    assert "ID  - 7" in first and "N1  - Sources: pubmed" in first and "KW  - Journal Article" in first
+    assert "ID  - 7" in first and "N1  - Sources: pubmed" in first
+    # Publication types are notes, not keywords a reference manager would file as subjects.
+    assert "KW  - Journal Article" not in first and "N1  - Publication types: Journal Article" in first
 
 
 def test_review_medline_initials_from_initials():
