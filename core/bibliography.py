@@ -201,9 +201,9 @@ _RIS_TYPES: dict[Kind, str] = {
     "thesis": "THES",
     "report": "RPRT",
 }
-# rispy writes a list for these tags as one line per value; its defaults lack SN (ISSN and
-# ISBNs) and LA (one line per language).
-_RIS_LIST_TAGS = ["A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "SN", "LA"]
+# rispy writes a list for these tags as one line per value; its defaults lack LA (one line per
+# language).
+_RIS_LIST_TAGS = ["A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "LA"]
 
 
 def _ris_name(p: Name) -> str:
@@ -257,7 +257,8 @@ def ris(record: Record) -> str:
         ("tertiary_title", r.collection_title),
         ("publisher", r.publisher),
         ("place_published", r.publisher_place),
-        ("issn", [x for x in (*_issns(r.issn), *r.isbn) if x]),
+        # One SN line, several numbers ", "-apart: rispy, EndNote and Zotero keep one SN per record.
+        ("issn", ", ".join(x for x in (*_issns(r.issn), *r.isbn) if x)),
         ("year", str(r.year or "")),
         ("date", _ris_date(r.issued)),
         ("doi", r.doi),

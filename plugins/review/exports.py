@@ -504,8 +504,11 @@ def rayyan_row(rec: dict[str, Any]) -> dict[str, str]:
     return {
         "key": _cell(rec.get("key")),
         "title": _cell(rec.get("title")),
-        # Rayyan's own exports join authors with " and ".
-        "authors": " and ".join(rec.get("authors") or []),
+        # Rayyan's own exports join authors with " and ", so Rayyan splits a name at " and ": a
+        # group's own "and" becomes "&" to keep "Task and Finish Group" one author.
+        "authors": " and ".join(
+            a if "," in a else a.replace(" and ", " & ") for a in rec.get("authors") or []
+        ),
         "journal": _cell(rec.get("journal")),
         "issn": _cell(rec.get("issn") or rec.get("isbn")),
         "volume": _cell(rec.get("volume")),

@@ -136,7 +136,7 @@ def test_ris_chapter_and_book():
     (book,) = rispy.loads(B.ris(BOOK))
     assert book["type_of_reference"] == "BOOK" and book["edition"] == "2nd"
     assert book["tertiary_title"] == "Series & Co" and book["authors"] == ["Committee on Toxicology"]
-    assert "SN  - 978-0-309-00000-1\nSN  - 0-309-00000-2" in B.ris(BOOK)
+    assert "SN  - 978-0-309-00000-1, 0-309-00000-2" in B.ris(BOOK)
 
 
 # -- BibTeX ---------------------------------------------------------------------------------------
