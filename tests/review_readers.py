@@ -555,3 +555,73 @@ FULL_READERS = {
     "csv": (full_csv,),
     "rayyan_csv": (full_rayyan_csv,),
 }
+
+
+_EN_KINDS = {"17": "article", "5": "chapter", "6": "book", "47": "conference", "32": "thesis", "27": "report"}
+
+
+def _endnote_full(rec: Any) -> Full:
+    """One ``<record>`` (ElementTree's or lxml's element: the same API)."""
+
+    def text(path: str) -> str | None:
+        el = rec.find(path)
+        return "".join(el.itertext()).strip() or None if el is not None else None
+
+    def texts(path: str) -> list[str]:
+        return ["".join(el.itertext()).strip() for el in rec.findall(path)]
+
+    def people(path: str) -> list[str]:
+        return [n[:-1] if n.endswith(",") else n for n in texts(path)]  # "Group," is a group
+
+    numbers = [x.strip() for x in (text("isbn") or "").split(";") if x.strip()]
+    notes = (text("notes") or "").splitlines()
+    kind = _EN_KINDS.get(text("ref-type") or "", "article")
+    return _clean(
+        {
+            "kind": kind,
+            "title": text("titles/title"),
+            "authors": people("contributors/authors/author"),
+            "editors": people("contributors/secondary-authors/author"),
+            "journal": text("titles/secondary-title"),
+            "journal_abbrev": text("periodical/abbr-1") or text("titles/alt-title"),
+            "issn": [x for x in numbers if len(x.replace("-", "")) == 8],
+            "isbn": [x for x in numbers if len(x.replace("-", "")) != 8],
+            "publisher": text("publisher"),
+            "place": text("pub-location"),
+            "year": text("dates/year"),
+            "volume": text("volume"),
+            "issue": text("number"),
+            "pages": text("pages"),
+            "abstract": text("abstract"),
+            "terms": set(texts("keywords/keyword")),
+            "pmid": text("accession-num") or next((n[6:] for n in notes if n.startswith("PMID: ")), None),
+            "pmcid": text("custom2"),
+            "doi": text("electronic-resource-num"),
+            "urls": texts("urls/related-urls/url"),
+            "language": text("language"),
+        }
+    )
+
+
+def full_endnote_xml_etree(text: str) -> list[Full]:
+    import xml.etree.ElementTree as ET
+
+    return [_endnote_full(r) for r in ET.fromstring(text.encode("utf-8")).findall("records/record")]
+
+
+def full_endnote_xml_lxml(text: str) -> list[Full]:
+    from lxml import etree
+
+    root = etree.fromstring(text.encode("utf-8"), etree.XMLParser(resolve_entities=False))
+    return [_endnote_full(r) for r in root.findall("records/record")]
+
+
+def read_endnote_xml(text: str) -> list[dict[str, Any]]:
+    return [
+        {"title": r.get("title"), "doi": r.get("doi"), "authors": r.get("authors", []), "year": r.get("year")}
+        for r in full_endnote_xml_etree(text)
+    ]
+
+
+READERS["endnote_xml"] = read_endnote_xml
+FULL_READERS["endnote_xml"] = (full_endnote_xml_etree, full_endnote_xml_lxml)

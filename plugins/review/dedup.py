@@ -17,25 +17,13 @@ from typing import Any, Literal
 
 from medlit.core.plugin import SourceRecord, bibliography, identifiers
 
-from .record import KINDS
+from .record import KINDS, WORK_FIELDS
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
-FIELDS = (
-    "pmid",
-    "pmcid",
-    "doi",
-    "title",
-    "authors",
-    "journal",
-    "year",
-    "volume",
-    "issue",
-    "pages",
-    "abstract",
-    "publication_types",
-    "language",
-)
+# What a duplicate fills when the record kept lacks it (until the store merges with
+# :func:`~.merging.best_of`): every field of the work.
+FIELDS = WORK_FIELDS
 
 
 def clean_pmid(value: str | None) -> str | None:

@@ -1,6 +1,6 @@
-"""Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``), a full CSV and Rayyan's CSV, each
-streaming records (the store's JSON shape, :class:`~.record.RecordData`) into a text file. RIS
-and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
+"""Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``), a full CSV, Rayyan's CSV and
+EndNote XML (:mod:`.endnote_xml`), each streaming records (the store's JSON shape,
+:class:`~.record.RecordData`) into a text file. RIS and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
 ``pubmed_format_citations`` too), fed by :func:`as_record`.
 
 What a reference manager needs is written where its readers look: books and chapters typed as
@@ -34,9 +34,10 @@ from typing import Any, Literal, TextIO, cast
 
 from medlit.core.plugin import bibliography
 
+from . import endnote_xml
 from .record import WORK_FIELDS
 
-Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv"]
+Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ FORMATS: dict[str, FormatInfo] = {
     ),
     "csv": FormatInfo("csv", "text/csv", "CSV, every field (spreadsheets, ASReview)"),
     "rayyan_csv": FormatInfo("rayyan.csv", "text/csv", "CSV in Rayyan's columns (Rayyan)"),
+    "endnote_xml": FormatInfo("endnote.xml", "application/xml", "EndNote XML (Covidence, EndNote, Rayyan)"),
 }
 LOG_EXTENSION = "search-log.md"
 TEMPORARY_PREFIX = ".export-"
@@ -534,6 +536,24 @@ def write_rayyan_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     return n
 
 
+# -- EndNote XML -----------------------------------------------------------------------------------
+
+
+def write_endnote_xml(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    endnote_xml.write_header(out)
+    n = 0
+    for rec in records:
+        pmid = rec.get("pmid")
+        links = list(dict.fromkeys(u for u in (rec.get("url"), pubmed_url(pmid) if pmid else None) if u))
+        key = rec.get("key")
+        number = key if isinstance(key, int) else n + 1  # the set's record key, as RIS's ID
+        item = endnote_xml.endnote_record(rec, number, _kind(rec), links, notes(rec), _terms(rec))
+        out.write(item + "\n")
+        n += 1
+    endnote_xml.write_footer(out)
+    return n
+
+
 WRITERS: dict[str, Callable[[TextIO, Iterable[dict[str, Any]]], int]] = {
     "ris": write_ris,
     "bibtex": write_bibtex,
@@ -541,6 +561,7 @@ WRITERS: dict[str, Callable[[TextIO, Iterable[dict[str, Any]]], int]] = {
     "nbib": write_nbib,
     "csv": write_csv,
     "rayyan_csv": write_rayyan_csv,
+    "endnote_xml": write_endnote_xml,
 }
 
 

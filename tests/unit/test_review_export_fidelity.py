@@ -129,6 +129,12 @@ def test_pmids_reach_readers_that_look_only_at_urls(fmt, reader):
     assert "https://pubmed.ncbi.nlm.nih.gov/31000001/" in back[0]["urls"]
 
 
+def test_group_authors_stay_whole_in_endnote_xml():
+    # EndNote's own convention: a trailing comma marks a corporate author it must not invert.
+    xml = X.render("endnote_xml", RECORDS)
+    assert ">TAX 325 Study Group,</style>" in xml and ">Task and Finish Group,</style>" in xml
+
+
 def test_group_authors_stay_whole_in_bibtex():
     text = X.render("bibtex", RECORDS)
     assert "{TAX 325 Study Group} and {Task and Finish Group}" in text
@@ -155,6 +161,9 @@ def test_books_and_chapters_are_typed_in_every_format():
     assert "@incollection{Goldstein1993Single," in bib and "@book{Committee2015Application," in bib
     csl = X.render("csljson", RECORDS)
     assert '"type": "chapter"' in csl and '"type": "book"' in csl
+    xml = X.render("endnote_xml", RECORDS)
+    assert '<ref-type name="Book Section">5</ref-type>' in xml and '<ref-type name="Book">6</ref-type>' in xml
+    assert '<ref-type name="Journal Article">17</ref-type>' in xml
     nbib = X.render("nbib", RECORDS).split("\n\n")
     assert "BTI - GeneReviews®" in nbib[1] and "FED - Adam, Margaret P" in nbib[1]
     assert "PB  - University of Washington, Seattle" in nbib[1] and "ISBN- 9780000000001" in nbib[1]
