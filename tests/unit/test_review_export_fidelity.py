@@ -198,3 +198,47 @@ def test_rayyan_csv_columns_and_ids():
     )
     # A record without a PMID is linked by its DOI.
     assert rows[DOI_ONLY["title"]]["urls"] == ["https://doi.org/10.5555/only.doi"]
+
+
+# citation-js (npm), the reader Zotero's web tools and many static sites use, when installed:
+# CITATION_JS_DIR names a directory with node_modules/@citation-js/{core,plugin-ris,plugin-bibtex}.
+_CITATION_JS = """
+const { Cite } = require('@citation-js/core');
+require('@citation-js/plugin-ris'); require('@citation-js/plugin-bibtex');
+let text = ''; process.stdin.on('data', c => text += c);
+process.stdin.on('end', () => process.stdout.write(JSON.stringify(new Cite(text).data)));
+"""
+
+
+def _citation_js(text: str) -> list[dict[str, Any]]:
+    import json
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    where = os.environ.get("CITATION_JS_DIR")
+    if not where or not (Path(where) / "node_modules/@citation-js/core").is_dir() or not shutil.which("node"):
+        pytest.skip("citation-js not installed (set CITATION_JS_DIR to a directory with it in node_modules)")
+    done = subprocess.run(
+        ["node", "-e", _CITATION_JS], input=text, capture_output=True, text=True, cwd=where, check=True
+    )
+    items: list[dict[str, Any]] = json.loads(done.stdout)
+    return items
+
+
+@pytest.mark.parametrize("fmt", ["ris", "bibtex"])
+def test_citation_js_reads_groups_books_and_pmids(fmt):
+    items = _citation_js(X.render(fmt, RECORDS))
+    article, chapter, book, _ = items
+    groups = [a.get("literal") or a.get("family") for a in article["author"][2:]]
+    assert groups == ["TAX 325 Study Group", "Task and Finish Group"]
+    assert (chapter["type"], book["type"]) == ("chapter", "book")
+    assert chapter["container-title"] == "GeneReviews®" and chapter["editor"][0]["family"] == "Adam"
+    assert chapter["ISBN"] == "9780000000001" and chapter["publisher-place"] == "Seattle (WA)"
+    assert article["container-title-short"] == "J Synth Med"
+    if fmt == "bibtex":
+        assert article["PMID"] == "31000001"
+    else:  # citation-js maps no RIS tag to PMID: the PubMed page and the note carry it
+        assert article["URL"] == "https://pubmed.ncbi.nlm.nih.gov/31000001/"
+        assert "PMID: 31000001" in article["note"]
