@@ -195,3 +195,43 @@ VARIANTS: list[RecordData] = [
 def test_any_order_of_members_gives_the_same_record(pair):
     members, shuffled = pair
     assert best_of(members) == best_of(shuffled)
+
+
+NAMES = st.sampled_from(
+    ["Müller, Sören", "Muller, Soren", "Muller, S", "Smith, J A", "Smith, John A", "WHO Group"]
+)
+TEXTS = st.sampled_from(["Cu₂O trial.", "Cu2O trial.", "CU2O TRIAL", "BACKGROUND: a. METHODS: b.", "a. b."])
+MEMBER = st.fixed_dictionaries(
+    {
+        "sources": st.lists(
+            st.sampled_from(["pubmed", "europepmc", "embase", "scopus"]), min_size=1, max_size=2
+        )
+    },
+    optional={
+        "kind": st.sampled_from(["article", "chapter", "book", "preprint"]),
+        "pmid": st.sampled_from(["1", "2"]),
+        "doi": st.sampled_from(["10.1/a", "10.1/b"]),
+        "title": TEXTS,
+        "abstract": TEXTS,
+        "authors": st.lists(NAMES, max_size=4),
+        "editors": st.lists(NAMES, max_size=2),
+        "journal": st.sampled_from(["J Synth Med", "Journal of synthetic medicine", "J. Synth. Med."]),
+        "journal_abbrev": st.sampled_from(["J Synth Med", "J. Synth. Med."]),
+        "pages": st.sampled_from(["7196-9", "7196--9", "EP 9", "7196-7199", "e12"]),
+        "year": st.sampled_from([2020, "2020", 2021, None]),
+        "mesh": st.lists(st.sampled_from(["Humans", "*Asthma", "Adult"]), max_size=3),
+        "keywords": st.lists(st.sampled_from(["asthma", "Asthma", "kids"]), max_size=3),
+        "source_ids": st.dictionaries(st.sampled_from(["pubmed", "embase"]), st.sampled_from(["x", "y"])),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(MEMBER, min_size=1, max_size=5).flatmap(lambda xs: st.tuples(st.just(xs), st.permutations(xs)))
+)
+def test_any_order_of_generated_members_gives_the_same_record(pair):
+    members, shuffled = pair
+    merged = best_of(members)
+    assert merged == best_of(shuffled)
+    assert merged.get("pages") != "EP 9" or all(m.get("pages") in (None, "EP 9") for m in members)
