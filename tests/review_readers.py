@@ -475,7 +475,14 @@ def full_nbib_here(text: str) -> list[Full]:
 def full_nbib_biopython(text: str) -> list[Full]:
     from Bio import Medline
 
-    return [_medline_full(dict(r)) for r in Medline.parse(io.StringIO(text))]
+    out = []
+    for r in Medline.parse(io.StringIO(text)):
+        rec = dict(r)
+        # Bio.Medline knows no BTI tag: it keeps such a tag's continuation lines as list items.
+        if isinstance(rec.get("BTI"), list):
+            rec["BTI"] = " ".join(rec["BTI"])
+        out.append(_medline_full(rec))
+    return out
 
 
 def full_csv(text: str) -> list[Full]:

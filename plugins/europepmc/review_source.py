@@ -24,7 +24,7 @@ def _authors(rec: EpmcRecord) -> tuple[str, ...]:
     names = []
     for a in rec.authors:
         if a.collective:
-            names.append(a.name.replace(",", " "))
+            names.append(" ".join(a.name.replace(",", " ").split()))
         elif a.last_name:
             given = a.first_name or a.initials or ""
             names.append(f"{a.last_name}, {given}" if given else a.last_name)

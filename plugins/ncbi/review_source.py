@@ -94,7 +94,8 @@ def _name(a: Author) -> str | None:
         given = a.foreName or a.initials or ""
         return f"{a.lastName}, {given}" if given else a.lastName
     if a.collectiveName:
-        return a.collectiveName.replace(",", " ")
+        # A comma would read as "Family, Given": a group's commas become spaces, once.
+        return " ".join(a.collectiveName.replace(",", " ").split())
     return None
 
 

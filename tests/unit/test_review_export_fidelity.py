@@ -242,3 +242,36 @@ def test_citation_js_reads_groups_books_and_pmids(fmt):
     else:  # citation-js maps no RIS tag to PMID: the PubMed page and the note carry it
         assert article["URL"] == "https://pubmed.ncbi.nlm.nih.gov/31000001/"
         assert "PMID: 31000001" in article["note"]
+
+
+def _from_pubmed_corpus() -> list[dict[str, Any]]:
+    from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
+    from medlit.plugins.ncbi.review_source import normalise
+    from medlit.plugins.review.dedup import as_data
+
+    from corpus import corpus_bytes
+
+    out = []
+    for name in (
+        "pubmed_27797938.xml",  # an indexed article: MeSH, keywords, PMCID
+        "pubmed_34843274_collective.xml",  # a group author only
+        "pubmed_20301382_book_chapter_genereviews.xml",  # a GeneReviews chapter, eight editors
+        "pubmed_26468569_book_whole.xml",  # a whole book
+    ):
+        for article in parse_pubmed_xml(corpus_bytes(f"ncbi/efetch_pubmed/{name}")):
+            out.append({**as_data(normalise(article)), "key": len(out) + 1})
+    return out
+
+
+@pytest.mark.parametrize(("fmt", "reader"), CASES, ids=[f"{f}-{r.__name__}" for f, r in CASES])
+def test_real_pubmed_records_survive_every_format(fmt, reader):
+    records = _from_pubmed_corpus()
+    back = reader(X.render(fmt, records))
+    for rec, got in zip(records, back, strict=True):
+        for name, value in expected(rec, fmt).items():
+            if name == "url":
+                assert value in got.get("urls", []), (rec["key"], name)
+            elif name == "abstract":  # paragraphs may be joined by a format that keeps one line
+                assert " ".join(got.get(name, "").split()) == " ".join(value.split()), (rec["key"], name)
+            else:
+                assert got.get(name) == value, (rec["key"], name, got.get(name))
