@@ -359,10 +359,18 @@ def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 # -- MEDLINE (nbib) -------------------------------------------------------------------------------
 
 
+# Tags whose continuation lines every MEDLINE reader joins back into one value. Others are
+# repeatable (FAU, CN, OT, PT, ...): Bio.Medline reads a continuation of one as another value, so
+# a long group name wrapped would come back as two authors; they stay on one line.
+_WRAPPED = frozenset({"TI", "AB", "JT", "SO", "MH", "PG", "TA"})
+
+
 def _medline(tag: str, value: Any) -> list[str]:
     text = _one_line(value)
     if not text:
         return []
+    if tag not in _WRAPPED:
+        return [f"{tag:<4}- {text}"]
     wrapped = textwrap.wrap(text, 82, break_long_words=True, break_on_hyphens=False) or [text]
     head = f"{tag:<4}- "
     return [head + wrapped[0]] + ["      " + w for w in wrapped[1:]]
