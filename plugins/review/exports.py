@@ -280,10 +280,19 @@ def write_ris(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 
 def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     used: set[str] = set()
+    suffix: dict[str, int] = {}  # the next suffix to try per key: a set of many namesakes stays linear
     n = 0
     for rec in records:
         record = as_record(rec)
-        out.write(bibliography.bibtex(record, bibliography.cite_key(record, used)) + "\n\n")
+        base = bibliography.cite_key(record)
+        k = suffix.get(base, 1)
+        key = base if k == 1 else f"{base}_{k}"
+        while key in used:  # the keys cite_key(record, used) gives: base, base_2, base_3, ...
+            k += 1
+            key = f"{base}_{k}"
+        suffix[base] = k + 1
+        used.add(key)
+        out.write(bibliography.bibtex(record, key) + "\n\n")
         n += 1
     return n
 

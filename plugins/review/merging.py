@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from medlit.core.plugin import bibliography
@@ -86,21 +86,20 @@ def _pick(
         found = [(v, r) for v, r in found if valid(v)]
     if not found:
         return None
-    votes = Counter(_hashable(v) for v, _ in found)
+    keys = [_hashable(v) for v, _ in found]
+    if len(set(keys)) == 1:  # every member agrees (the common case): nothing to rank
+        return found[0][0]
+    votes = Counter(keys)
     best = min(
-        found,
-        key=lambda vr: (
-            tuple(-q for q in quality(vr[0])),
-            -votes[_hashable(vr[0])],
-            vr[1],
-            json.dumps(vr[0], ensure_ascii=False, sort_keys=True),
-        ),
+        zip(found, keys, strict=True),
+        key=lambda fk: (tuple(-q for q in quality(fk[0][0])), -votes[fk[1]], fk[0][1], fk[1]),
     )
-    return best[0]
+    return best[0][0]
 
 
-def _hashable(value: Any) -> Hashable:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+def _hashable(value: Any) -> str:
+    """A value as a string to count and order by (text as it is, anything else as JSON)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 # -- pages ----------------------------------------------------------------------------------------
