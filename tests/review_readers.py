@@ -3,7 +3,12 @@
 the csv module, and a minimal MEDLINE (nbib) reader written here from NLM's documented layout
 (a four-character tag padded with spaces, "- ", the value; continuation lines indented six
 spaces; records separated by a blank line), since no maintained MEDLINE parser is on PyPI's
-short list. Each returns ``[{"title", "doi", "authors"}]`` in file order."""
+short list. Each returns ``[{"title", "doi", "authors"}]`` in file order.
+
+``FULL_READERS`` reads every field a review record can hold, two independent readers per format
+where two exist: rispy and a line reader written from the RIS specification; bibtexparser (with
+pylatexenc) and pybtex; citeproc-py and plain JSON; the MEDLINE reader here and Biopython's
+``Bio.Medline``; ElementTree and lxml for EndNote XML; the csv module for both CSVs."""
 
 from __future__ import annotations
 
