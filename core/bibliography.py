@@ -37,7 +37,7 @@ __all__ = [
     "ris",
 ]
 
-Kind = Literal["article", "chapter", "book", "preprint"]
+Kind = Literal["article", "chapter", "book", "preprint", "conference", "thesis", "report"]
 
 
 @dataclass(frozen=True)
@@ -87,12 +87,13 @@ class Record:
     edition: str = ""
     publisher: str = ""
     publisher_place: str = ""
-    issn: str = ""
+    issn: str = ""  # one ISSN, or several separated by ", " (print and electronic)
     isbn: tuple[str, ...] = ()
     doi: str = ""
     pmid: str = ""
     pmcid: str = ""
     url: str = ""
+    links: tuple[str, ...] = ()  # further URLs (a PubMed page beside the publisher's), RIS only
     database: str = ""  # where the record came from (RIS DB)
     language: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
@@ -191,10 +192,18 @@ def _shown_title(record: Record) -> str:
 
 # -- RIS ------------------------------------------------------------------------------------------
 
-_RIS_TYPES: dict[Kind, str] = {"article": "JOUR", "chapter": "CHAP", "book": "BOOK", "preprint": "UNPB"}
-# rispy writes a list for these tags as one line per value; its defaults lack SN (ISSN and
-# ISBNs) and LA (one line per language).
-_RIS_LIST_TAGS = ["A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "SN", "LA"]
+_RIS_TYPES: dict[Kind, str] = {
+    "article": "JOUR",
+    "chapter": "CHAP",
+    "book": "BOOK",
+    "preprint": "UNPB",
+    "conference": "CPAPER",
+    "thesis": "THES",
+    "report": "RPRT",
+}
+# rispy writes a list for these tags as one line per value; its defaults lack LA (one line per
+# language).
+_RIS_LIST_TAGS = ["A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "LA"]
 
 
 def _ris_name(p: Name) -> str:
@@ -211,6 +220,10 @@ def _ris_date(d: Date | None) -> str:
         return f"{d.year}///"
     day = f"{d.day:02d}" if d.day else ""
     return f"{d.year}/{d.month:02d}/{day}/"
+
+
+def _issns(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 @cache
@@ -233,6 +246,9 @@ def ris(record: Record) -> str:
         ("title", _shown_title(r)),
         ("secondary_title", r.container_title),
         ("journal_name", r.container_abbrev),
+        # J2 too: EndNote writes and reads the abbreviation there (JO is the full name in RIS's
+        # own specification, an abbreviation in Zotero's and PubMed's use).
+        ("alternate_title1", r.container_abbrev),
         ("edition", r.edition),
         ("volume", r.volume),
         ("number", r.issue),
@@ -241,11 +257,12 @@ def ris(record: Record) -> str:
         ("tertiary_title", r.collection_title),
         ("publisher", r.publisher),
         ("place_published", r.publisher_place),
-        ("issn", [x for x in (r.issn, *r.isbn) if x]),
+        # One SN line, several numbers ", "-apart: rispy, EndNote and Zotero keep one SN per record.
+        ("issn", ", ".join(x for x in (*_issns(r.issn), *r.isbn) if x)),
         ("year", str(r.year or "")),
         ("date", _ris_date(r.issued)),
         ("doi", r.doi),
-        ("urls", [r.url] if r.url else []),
+        ("urls", list(dict.fromkeys(u for u in (r.url, *r.links) if u))),
         ("accession_number", r.pmid),
         ("custom2", r.pmcid),
         ("name_of_database", r.database),
@@ -274,13 +291,19 @@ _BIB_TYPES: dict[Kind, str] = {
     "chapter": "incollection",
     "book": "book",
     "preprint": "misc",
+    "conference": "inproceedings",
+    "thesis": "phdthesis",
+    "report": "techreport",
 }
-_TAIL = ("doi", "pmid", "pmcid", "language", "abstract", "note")
+# A PMID as JabRef (``pmid``) and biblatex (``eprint`` with ``eprinttype = {pubmed}``) read it.
+_TAIL = ("doi", "pmid", "eprint", "eprinttype", "pmcid", "language", "keywords", "abstract", "note")
 # Field order per entry type: a journal article reads author, title, journal, date, locator; a
 # book its editors, title, publication facts, then the year. ``month`` goes with articles only,
 # where the issue date and the cited year are one date.
 _BIB_ORDER: dict[str, tuple[str, ...]] = {
-    "article": ("author", "title", "journal", "year", "month", "volume", "number", "pages", "issn", *_TAIL),
+    "article": (
+        "author", "title", "journal", "shortjournal", "year", "month", "volume", "number", "pages", "issn", *_TAIL,
+    ),
     "misc": ("author", "title", "howpublished", "year", "month", "volume", "number", "pages", "url", *_TAIL),
     "book": (
         "author", "editor", "title", "howpublished", "edition", "volume", "number", "pages", "series",
@@ -290,8 +313,14 @@ _BIB_ORDER: dict[str, tuple[str, ...]] = {
         "author", "title", "booktitle", "editor", "edition", "volume", "number", "pages", "series",
         "publisher", "address", "isbn", "year", "url", *_TAIL,
     ),
+    "inproceedings": (
+        "author", "title", "booktitle", "editor", "year", "month", "volume", "number", "pages", "series",
+        "publisher", "address", "isbn", "issn", "url", *_TAIL,
+    ),
+    "phdthesis": ("author", "title", "school", "address", "year", "month", "url", *_TAIL),
+    "techreport": ("author", "title", "institution", "number", "address", "year", "month", "url", *_TAIL),
 }  # fmt: skip
-_CONTAINER_FIELD = {"article": "journal", "incollection": "booktitle"}
+_CONTAINER_FIELD = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle"}
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
@@ -321,6 +350,7 @@ def _bib_fields(r: Record, entry_type: str) -> dict[str, str]:
     text = {
         "title": _shown_title(r),
         _CONTAINER_FIELD.get(entry_type, "howpublished"): r.container_title,
+        "shortjournal": r.container_abbrev if entry_type == "article" else "",
         "volume": r.volume,
         "number": r.issue,
         "pages": _bib_pages(r),
@@ -328,13 +358,20 @@ def _bib_fields(r: Record, entry_type: str) -> dict[str, str]:
         "edition": r.edition,
         "series": r.collection_title,
         "publisher": r.publisher,
+        # A thesis's university and a report's institution are its publisher.
+        "school": r.publisher if entry_type == "phdthesis" else "",
+        "institution": r.publisher if entry_type == "techreport" else "",
         "address": r.publisher_place,
         "isbn": ", ".join(r.isbn),
         "url": r.url,
         "doi": r.doi,
         "pmid": r.pmid,
+        "eprint": r.pmid,
+        "eprinttype": "pubmed" if r.pmid else "",
         "pmcid": r.pmcid,
         "language": ", ".join(r.language),
+        # "; " apart: MeSH headings hold commas ("Child, Preschool").
+        "keywords": "; ".join(r.keywords),
         "abstract": r.abstract,
         "note": "; ".join(r.notes),
     }

@@ -686,7 +686,9 @@ class SourceRecord:
     ``MED:123`` key, ...). Identifiers are canonical (``normalize_pmid``/``_pmcid``/``_doi``;
     ``None`` when unknown). ``authors`` are ``"Family, Given"`` strings (given names or initials)
     or a group's name without a comma; ``year`` the publication year; ``pages`` ``"12-19"``;
-    ``publication_types`` as the upstream names them; ``language`` a code or name."""
+    ``publication_types`` as the upstream names them; ``language`` a code or name. A book or
+    chapter has ``kind`` set, ``journal`` the book's title (a chapter's container), and its
+    ``publisher``, ``place``, ``editors`` and ``isbn`` where known."""
 
     source: str
     source_id: str
@@ -703,6 +705,17 @@ class SourceRecord:
     abstract: str | None = None
     publication_types: tuple[str, ...] = ()
     language: str | None = None
+    # What exporters need beside the citation (all optional, added in the fourth edition):
+    kind: str | None = None  # "article", "book", "chapter", "preprint", ...; None: not said
+    journal_abbrev: str | None = None  # MEDLINE/ISO abbreviation, ``journal`` keeping the full title
+    issn: tuple[str, ...] = ()  # print and electronic, "1234-5678"
+    isbn: tuple[str, ...] = ()
+    publisher: str | None = None
+    place: str | None = None  # the publisher's place
+    editors: tuple[str, ...] = ()  # a book's editors, shaped like ``authors``
+    mesh: tuple[str, ...] = ()  # MeSH headings as MEDLINE writes them ("*Asthma/drug therapy")
+    keywords: tuple[str, ...] = ()
+    url: str | None = None
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,14 @@ class EpmcRecord:
     abstract: str | None = None
     keywords: list[str] = field(default_factory=list)
     mesh: list[tuple[str, bool]] = field(default_factory=list)
+    # MeSH headings as MEDLINE writes them, qualifiers and major-topic stars included
+    # ("Neoplasms/*genetics"), for exports a reference manager indexes.
+    mesh_terms: list[str] = field(default_factory=list)
+    journal_abbrev: str | None = None  # MEDLINE's abbreviation, else the ISO one
+    book_title: str | None = None  # the book a chapter is in (bookOrReportDetails.comprisingTitle)
+    isbn: list[str] = field(default_factory=list)
+    edition: str | None = None
+    book_id: str | None = None  # the NCBI Bookshelf id of a book or chapter ("NBK1116")
     license: str | None = None
     language: str | None = None
     is_open_access: bool | None = None
@@ -225,9 +233,16 @@ def read_record(raw: Mapping[str, Any]) -> EpmcRecord | None:
     if not pub_types and _str(raw.get("pubType")):
         pub_types = [t.strip() for t in str(raw["pubType"]).split(";")]
     mesh = []
+    mesh_terms = []
     for m in _items(raw.get("meshHeadingList"), "meshHeading"):
         if isinstance(m, Mapping) and _str(m.get("descriptorName")):
-            mesh.append((str(m["descriptorName"]).strip(), _flag(m.get("majorTopic_YN")) is True))
+            name, major = str(m["descriptorName"]).strip(), _flag(m.get("majorTopic_YN")) is True
+            mesh.append((name, major))
+            parts = [("*" if major else "") + name]
+            for q in _items(m.get("meshQualifierList"), "meshQualifier"):
+                if isinstance(q, Mapping) and (qname := _str(q.get("qualifierName"))):
+                    parts.append(("*" if _flag(q.get("majorTopic_YN")) is True else "") + qname)
+            mesh_terms.append("/".join(parts))
     links = []
     for x in _items(raw.get("fullTextUrlList"), "fullTextUrl"):
         if isinstance(x, Mapping) and _str(x.get("url")):
@@ -269,6 +284,12 @@ def read_record(raw: Mapping[str, Any]) -> EpmcRecord | None:
         abstract=plain_text(raw.get("abstractText")),
         keywords=[k for k in (plain_text(x) for x in _items(raw.get("keywordList"), "keyword")) if k],
         mesh=mesh,
+        mesh_terms=mesh_terms,
+        journal_abbrev=plain_text(journal.get("medlineAbbreviation") or journal.get("isoabbreviation")),
+        book_title=plain_text(book.get("comprisingTitle")),
+        isbn=[x for x in (_str(book.get("isbn13")), _str(book.get("isbn10"))) if x],
+        edition=_str(book.get("edition")),
+        book_id=_str(raw.get("bookid")),
         license=_str(raw.get("license")),
         language=_str(raw.get("language")),
         is_open_access=_flag(raw.get("isOpenAccess")),

@@ -24,7 +24,7 @@ def _authors(rec: EpmcRecord) -> tuple[str, ...]:
     names = []
     for a in rec.authors:
         if a.collective:
-            names.append(a.name.replace(",", " "))
+            names.append(" ".join(a.name.replace(",", " ").split()))
         elif a.last_name:
             given = a.first_name or a.initials or ""
             names.append(f"{a.last_name}, {given}" if given else a.last_name)
@@ -47,7 +47,28 @@ def _year(rec: EpmcRecord) -> int | None:
     return None
 
 
+_BOOK_TYPES = {"book": "book", "book chapter": "chapter", "chapter": "chapter"}
+
+
+def _kind(rec: EpmcRecord) -> str:
+    types = {t.lower() for t in rec.pub_types}
+    if rec.source == "PPR" or "preprint" in types:
+        return "preprint"
+    if rec.source == "NBK" or rec.book_title or types & _BOOK_TYPES.keys():
+        # A Bookshelf record in a titled book (GeneReviews) is one of its chapters.
+        if rec.book_title or types & {"book chapter", "chapter"}:
+            return "chapter"
+        return "book"
+    return "article"
+
+
 def normalise(rec: EpmcRecord) -> SourceRecord:
+    kind = _kind(rec)
+    book = kind in ("book", "chapter")
+    if kind == "chapter":
+        journal = rec.book_title or rec.journal_title
+    else:
+        journal = rec.journal_title or rec.journal or (None if book else rec.publisher)
     return SourceRecord(
         source="europepmc",
         source_id=f"{rec.source}:{rec.id}",
@@ -56,7 +77,7 @@ def normalise(rec: EpmcRecord) -> SourceRecord:
         doi=rec.doi,
         title=rec.title,
         authors=_authors(rec),
-        journal=rec.journal_title or rec.journal or rec.publisher,
+        journal=journal,
         year=_year(rec),
         volume=rec.volume,
         issue=rec.issue,
@@ -64,6 +85,14 @@ def normalise(rec: EpmcRecord) -> SourceRecord:
         abstract=rec.abstract,
         publication_types=tuple(rec.pub_types),
         language=rec.language,
+        kind=kind,
+        journal_abbrev=rec.journal_abbrev,
+        issn=tuple(dict.fromkeys(x for x in (rec.issn, rec.essn) if x)),
+        isbn=tuple(rec.isbn),
+        publisher=rec.publisher if book else None,
+        mesh=tuple(rec.mesh_terms),
+        keywords=tuple(rec.keywords),
+        url=f"https://www.ncbi.nlm.nih.gov/books/{rec.book_id}/" if book and rec.book_id else None,
     )
 
 

@@ -27,7 +27,7 @@ from medlit.core.plugin import MedlitError, SourcePage, SourceQuery, SourceRecor
 
 from .client import run_esearch
 from .parse.pubmed import parse_pubmed_xml
-from .parse.pubmed_records import PubMedArticle
+from .parse.pubmed_records import Author, Journal, PubMedArticle
 
 WINDOW = 10_000  # PubMed serves only the first 10,000 records of a result set
 BATCH = 500
@@ -89,15 +89,52 @@ async def _slices(ctx: ToolContext, query: str) -> tuple[list[list[Any]], str]:
     return out, notice
 
 
-def _authors(rec: PubMedArticle) -> tuple[str, ...]:
-    names = []
-    for a in rec.authors:
-        if a.lastName:
-            given = a.foreName or a.initials or ""
-            names.append(f"{a.lastName}, {given}" if given else a.lastName)
-        elif a.collectiveName:
-            names.append(a.collectiveName.replace(",", " "))
-    return tuple(names)
+def _name(a: Author) -> str | None:
+    if a.lastName:
+        given = a.foreName or a.initials or ""
+        return f"{a.lastName}, {given}" if given else a.lastName
+    if a.collectiveName:
+        # A comma would read as "Family, Given": a group's commas become spaces, once.
+        return " ".join(a.collectiveName.replace(",", " ").split())
+    return None
+
+
+def _names(people: list[Author]) -> tuple[str, ...]:
+    return tuple(n for n in (_name(a) for a in people) if n)
+
+
+def _mesh(rec: PubMedArticle) -> tuple[str, ...]:
+    """MeSH headings as MEDLINE writes them: ``*Asthma``, ``Asthma/*drug therapy/prevention &
+    control`` (a star before each major topic)."""
+    out = []
+    for h in rec.mesh:
+        parts = [("*" if h.majorTopic else "") + h.descriptor]
+        parts += [("*" if q.majorTopic else "") + q.name for q in h.qualifiers]
+        out.append("/".join(parts))
+    return tuple(out)
+
+
+def _issns(j: Journal | None) -> tuple[str, ...]:
+    if j is None:
+        return ()
+    return tuple(dict.fromkeys(x for x in (j.issn, j.eIssn) if x))
+
+
+def _book_fields(rec: PubMedArticle) -> dict[str, Any]:
+    """A GeneReviews-like book or chapter: the book's title as the container, its publication
+    facts, and the Bookshelf page as its URL."""
+    book = rec.book
+    if book is None:
+        return {}
+    return {
+        "kind": "chapter" if rec.recordType == "book-chapter" else "book",
+        "journal": book.title if rec.recordType == "book-chapter" else None,
+        "publisher": book.publisher,
+        "place": book.publisherLocation,
+        "editors": _names(book.editors),
+        "isbn": tuple(book.isbn),
+        "url": f"https://www.ncbi.nlm.nih.gov/books/{rec.bookAccession}/" if rec.bookAccession else None,
+    }
 
 
 def normalise(rec: PubMedArticle) -> SourceRecord:
@@ -106,6 +143,14 @@ def normalise(rec: PubMedArticle) -> SourceRecord:
     if j and j.startPage:  # the expanded range ("244-255"), not MEDLINE's abbreviation ("244-55")
         pages = j.startPage + (f"-{j.endPage}" if j.endPage else "")
     year = rec.pubDate.year if rec.pubDate else None
+    fields: dict[str, Any] = {
+        "kind": "article",
+        "journal": (j.title or j.isoAbbreviation) if j else None,
+        "journal_abbrev": (j.medlineTa or j.isoAbbreviation) if j else None,
+        "issn": _issns(j),
+    }
+    if rec.recordType != "journal-article":
+        fields.update(_book_fields(rec))
     return SourceRecord(
         source="pubmed",
         source_id=rec.pmid,
@@ -113,8 +158,7 @@ def normalise(rec: PubMedArticle) -> SourceRecord:
         pmcid=rec.pmcid,
         doi=rec.doi,
         title=rec.title or rec.chapterTitle or (rec.book.title if rec.book else None),
-        authors=_authors(rec),
-        journal=(j.title or j.isoAbbreviation) if j else None,
+        authors=_names(rec.authors),
         year=year,
         volume=j.volume if j else None,
         issue=j.issue if j else None,
@@ -122,6 +166,9 @@ def normalise(rec: PubMedArticle) -> SourceRecord:
         abstract=rec.abstract,
         publication_types=tuple(rec.publicationTypes),
         language=rec.language[0] if rec.language else None,
+        mesh=_mesh(rec),
+        keywords=tuple(rec.keywords),
+        **fields,
     )
 
 

@@ -14,23 +14,13 @@ from typing import Any, Literal
 
 from medlit.core.plugin import SourceRecord, bibliography, identifiers
 
+from .record import KINDS, WORK_FIELDS
+
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
-FIELDS = (
-    "pmid",
-    "pmcid",
-    "doi",
-    "title",
-    "authors",
-    "journal",
-    "year",
-    "volume",
-    "issue",
-    "pages",
-    "abstract",
-    "publication_types",
-    "language",
-)
+# What a duplicate fills when the record kept lacks it (until the store merges with
+# :func:`~.merging.best_of`): every field of the work.
+FIELDS = WORK_FIELDS
 
 
 def clean_pmid(value: str | None) -> str | None:
@@ -90,8 +80,10 @@ def fuzzy_key(title: str | None, year: int | None, authors: Iterable[str]) -> st
 
 
 def as_data(rec: SourceRecord) -> dict[str, Any]:
-    """A source record as the store keeps it (JSON), identifiers in their matching form."""
-    return {
+    """A source record as the store keeps it (JSON, :class:`~.record.RecordData`'s keys),
+    identifiers in their matching form; a field the source left empty is left out."""
+    data: dict[str, Any] = {
+        "kind": rec.kind if rec.kind in KINDS else ("other" if rec.kind else "article"),
         "pmid": clean_pmid(rec.pmid),
         "pmcid": clean_pmcid(rec.pmcid),
         "doi": clean_doi(rec.doi),
@@ -108,6 +100,19 @@ def as_data(rec: SourceRecord) -> dict[str, Any]:
         "sources": [rec.source],
         "source_ids": {rec.source: rec.source_id},
     }
+    optional: dict[str, Any] = {
+        "journal_abbrev": rec.journal_abbrev,
+        "issn": list(rec.issn),
+        "isbn": list(rec.isbn),
+        "publisher": rec.publisher,
+        "place": rec.place,
+        "editors": list(rec.editors),
+        "mesh": list(rec.mesh),
+        "keywords": list(rec.keywords),
+        "url": rec.url,
+    }
+    data.update({k: v for k, v in optional.items() if v})
+    return data
 
 
 def keys_of(data: Mapping[str, Any]) -> dict[Rule, str | None]:

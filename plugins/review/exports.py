@@ -1,7 +1,14 @@
-"""Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``) and CSV, each streaming records
-(the store's JSON shape, see :func:`~medlit.plugins.review.dedup.as_data`) into a text file. RIS
-and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
+"""Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``), a full CSV, Rayyan's CSV and
+EndNote XML (:mod:`.endnote_xml`), each streaming records (the store's JSON shape,
+:class:`~.record.RecordData`) into a text file. RIS and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
 ``pubmed_format_citations`` too), fed by :func:`as_record`.
+
+What a reference manager needs is written where its readers look: books and chapters typed as
+such in every format (with publisher, place, editors and ISBN); MeSH headings and keywords (RIS
+``KW``, nbib ``MH``/``OT``, BibTeX ``keywords``, CSL ``keyword``), never publication types as
+keywords; the journal's abbreviation beside its full title; the PMID in each format's own field
+and, for readers that map none of them (citation-js reads no RIS ``AN``), as a PubMed URL and a
+``PMID: n`` note.
 
 Files land under the export directory only: the name comes from the set name with everything but
 letters, digits, ``-`` and ``_`` replaced, and the resolved path is checked to sit inside the
@@ -23,13 +30,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 from medlit.core.plugin import bibliography
 
-from .dedup import FIELDS
+from . import endnote_xml
+from .record import WORK_FIELDS
 
-Format = Literal["ris", "bibtex", "csljson", "nbib", "csv"]
+Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"]
 
 
 @dataclass(frozen=True)
@@ -39,14 +47,26 @@ class FormatInfo:
     title: str
 
 
+# Which screening tools and reference managers import each format (their documentation):
+# Covidence imports RIS, PubMed format and EndNote XML, not CSV; Rayyan RIS, nbib, EndNote XML
+# and a CSV in its own columns; ASReview RIS and CSV/TSV; Zotero RIS, BibTeX, CSL-JSON and nbib;
+# EndNote RIS and nbib.
 FORMATS: dict[str, FormatInfo] = {
     "ris": FormatInfo(
-        "ris", "application/x-research-info-systems", "RIS (EndNote, Zotero, Rayyan, Covidence)"
+        "ris",
+        "application/x-research-info-systems",
+        "RIS (Covidence, Rayyan, ASReview, EndNote, Zotero, Mendeley)",
     ),
-    "bibtex": FormatInfo("bib", "application/x-bibtex", "BibTeX"),
-    "csljson": FormatInfo("csl.json", "application/vnd.citationstyles.csl+json", "CSL-JSON (Zotero, Pandoc)"),
-    "nbib": FormatInfo("nbib", "application/x-medline", "MEDLINE/nbib (Rayyan, EndNote, Covidence)"),
-    "csv": FormatInfo("csv", "text/csv", "CSV (spreadsheets, Rayyan)"),
+    "bibtex": FormatInfo("bib", "application/x-bibtex", "BibTeX (Zotero, JabRef, LaTeX)"),
+    "csljson": FormatInfo(
+        "csl.json", "application/vnd.citationstyles.csl+json", "CSL-JSON (Zotero, Pandoc, citeproc)"
+    ),
+    "nbib": FormatInfo(
+        "nbib", "application/x-medline", "MEDLINE/PubMed format, nbib (Covidence, Rayyan, EndNote, Zotero)"
+    ),
+    "csv": FormatInfo("csv", "text/csv", "CSV, every field (spreadsheets, ASReview)"),
+    "rayyan_csv": FormatInfo("rayyan.csv", "text/csv", "CSV in Rayyan's columns (Rayyan)"),
+    "endnote_xml": FormatInfo("endnote.xml", "application/xml", "EndNote XML (Covidence, EndNote, Rayyan)"),
 }
 LOG_EXTENSION = "search-log.md"
 TEMPORARY_PREFIX = ".export-"
@@ -142,7 +162,13 @@ def _is_type(rec: dict[str, Any], *words: str) -> bool:
     return any(w in types for w in words)
 
 
+_WRITTEN_KINDS: frozenset[str] = frozenset({"chapter", "book", "preprint", "conference", "thesis", "report"})
+
+
 def _kind(rec: dict[str, Any]) -> bibliography.Kind:
+    kind = rec.get("kind")
+    if kind in _WRITTEN_KINDS:
+        return cast(bibliography.Kind, kind)
     if _is_type(rec, "preprint"):
         return "preprint"
     if _is_type(rec, "book chapter", "chapter"):
@@ -150,10 +176,6 @@ def _kind(rec: dict[str, Any]) -> bibliography.Kind:
     if _is_type(rec, "book"):
         return "book"
     return "article"
-
-
-def _ris_type(rec: dict[str, Any]) -> str:
-    return {"preprint": "UNPB", "chapter": "CHAP", "book": "BOOK"}.get(_kind(rec), "JOUR")
 
 
 def _one_line(text: str | None) -> str:
@@ -173,19 +195,58 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def pubmed_url(pmid: str) -> str:
+    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+
+
+def _year(rec: dict[str, Any]) -> int | None:
+    year = rec.get("year")
+    if isinstance(year, str):  # a year a file import kept as text
+        year = int(year) if year.isdecimal() and len(year) == 4 else None
+    return year if isinstance(year, int) else None
+
+
+def notes(rec: dict[str, Any]) -> list[str]:
+    """The notes every format carries: identifiers as Zotero's "Extra" reads them (``PMID: n``,
+    ``PMCID: PMCn``), then :func:`more_notes`."""
+    out = [f"PMID: {rec['pmid']}"] if rec.get("pmid") else []
+    out += [f"PMCID: {rec['pmcid']}"] if rec.get("pmcid") else []
+    return out + more_notes(rec)
+
+
+def more_notes(rec: dict[str, Any]) -> list[str]:
+    """The publication types (kept out of keywords, where reference managers would file them as
+    subjects) and the sources that found the record."""
+    out = (
+        ["Publication types: " + "; ".join(rec["publication_types"])] if rec.get("publication_types") else []
+    )
+    return [*out, "Sources: " + ", ".join(rec.get("sources") or [])]
+
+
+def _terms(rec: dict[str, Any]) -> tuple[str, ...]:
+    # Keywords then MeSH headings: both are what a reference manager files under keywords/tags.
+    return tuple(dict.fromkeys([*(rec.get("keywords") or ()), *(rec.get("mesh") or ())]))
+
+
 def as_record(rec: dict[str, Any]) -> bibliography.Record:
     """A stored record as the shared writers take it; the set's key is its RIS ID, and the
     sources that found it go in a note."""
     first, last = page_range(rec.get("pages"))
-    year = rec.get("year")
-    if isinstance(year, str):  # a year a file import kept as text
-        year = int(year) if year.isdecimal() and len(year) == 4 else None
+    kind = _kind(rec)
+    pmid = _text(rec.get("pmid"))
     return bibliography.Record(
-        kind=_kind(rec),
+        kind=kind,
         title=_text(rec.get("title")),
         authors=tuple(_name(a) for a in rec.get("authors") or []),
-        container_title=_text(rec.get("journal")),
-        year=year if isinstance(year, int) else None,
+        editors=tuple(_name(a) for a in rec.get("editors") or []),
+        container_title="" if kind == "book" else _text(rec.get("journal")),
+        container_abbrev=_text(rec.get("journal_abbrev")),
+        publisher=_text(rec.get("publisher")),
+        publisher_place=_text(rec.get("place")),
+        issn=", ".join(rec.get("issn") or ()),
+        isbn=tuple(rec.get("isbn") or ()),
+        links=(pubmed_url(pmid),) if pmid else (),
+        year=_year(rec),
         volume=_text(rec.get("volume")),
         issue=_text(rec.get("issue")),
         first_page=first or "",
@@ -196,9 +257,9 @@ def as_record(rec: dict[str, Any]) -> bibliography.Record:
         pmcid=_text(rec.get("pmcid")),
         url=_text(rec.get("url")),
         language=(rec["language"],) if rec.get("language") else (),
-        keywords=tuple(rec.get("publication_types") or ()),
+        keywords=_terms(rec),
         abstract=_text(rec.get("abstract")),
-        notes=("Sources: " + ", ".join(rec.get("sources") or []),),
+        notes=tuple(notes(rec)),
         id=_text(rec.get("key")),
     )
 
@@ -219,10 +280,19 @@ def write_ris(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 
 def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     used: set[str] = set()
+    suffix: dict[str, int] = {}  # the next suffix to try per key: a set of many namesakes stays linear
     n = 0
     for rec in records:
         record = as_record(rec)
-        out.write(bibliography.bibtex(record, bibliography.cite_key(record, used)) + "\n\n")
+        base = bibliography.cite_key(record)
+        k = suffix.get(base, 1)
+        key = base if k == 1 else f"{base}_{k}"
+        while key in used:  # the keys cite_key(record, used) gives: base, base_2, base_3, ...
+            k += 1
+            key = f"{base}_{k}"
+        suffix[base] = k + 1
+        used.add(key)
+        out.write(bibliography.bibtex(record, key) + "\n\n")
         n += 1
     return n
 
@@ -230,32 +300,58 @@ def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 # -- CSL-JSON -------------------------------------------------------------------------------------
 
 
-def csl_item(rec: dict[str, Any]) -> dict[str, Any]:
-    authors = []
-    for name in rec.get("authors") or []:
+_CSL_TYPES: dict[str, str] = {
+    "article": "article-journal",
+    "chapter": "chapter",
+    "book": "book",
+    "preprint": "article",
+    "conference": "paper-conference",
+    "thesis": "thesis",
+    "report": "report",
+}
+
+
+def _csl_names(names: Iterable[str]) -> list[dict[str, str]]:
+    out = []
+    for name in names:
         family, given = split_name(name)
-        authors.append({"family": family, "given": given} if given else {"literal": family})
-    kind = {"UNPB": "article", "CHAP": "chapter", "BOOK": "book"}.get(_ris_type(rec), "article-journal")
-    item: dict[str, Any] = {"id": str(rec.get("key")), "type": kind}
+        out.append({"family": family, "given": given} if given else {"literal": family})
+    return out
+
+
+def csl_item(rec: dict[str, Any]) -> dict[str, Any]:
+    kind = _kind(rec)
+    item: dict[str, Any] = {"id": str(rec.get("key")), "type": _CSL_TYPES[kind]}
+    pmid = rec.get("pmid")
     for name, value in (
         ("title", rec.get("title")),
-        ("container-title", rec.get("journal")),
+        ("container-title", None if kind == "book" else rec.get("journal")),
+        ("container-title-short", rec.get("journal_abbrev")),
+        ("publisher", rec.get("publisher")),
+        ("publisher-place", rec.get("place")),
         ("volume", rec.get("volume")),
         ("issue", rec.get("issue")),
         ("page", rec.get("pages")),
+        ("ISSN", ", ".join(rec.get("issn") or ())),
+        ("ISBN", ", ".join(rec.get("isbn") or ())),
         ("DOI", rec.get("doi")),
-        ("PMID", rec.get("pmid")),
+        ("PMID", pmid),
         ("PMCID", rec.get("pmcid")),
+        ("URL", rec.get("url") or (pubmed_url(pmid) if pmid else None)),
         ("abstract", rec.get("abstract")),
         ("language", rec.get("language")),
+        ("keyword", "; ".join(_terms(rec))),  # CSL's one keyword string; MeSH holds commas
     ):
         if value not in (None, ""):
             item[name] = str(value)
-    if authors:
-        item["author"] = authors
-    if rec.get("year"):
-        item["issued"] = {"date-parts": [[int(rec["year"])]]}
-    item["note"] = "Sources: " + ", ".join(rec.get("sources") or [])
+    if rec.get("authors"):
+        item["author"] = _csl_names(rec["authors"])
+    if rec.get("editors"):
+        item["editor"] = _csl_names(rec["editors"])
+    year = _year(rec)
+    if year:
+        item["issued"] = {"date-parts": [[year]]}
+    item["note"] = "\n".join(notes(rec))
     return item
 
 
@@ -272,43 +368,88 @@ def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 # -- MEDLINE (nbib) -------------------------------------------------------------------------------
 
 
+# Tags whose continuation lines every MEDLINE reader joins back into one value. Others are
+# repeatable (FAU, CN, OT, PT, ...): Bio.Medline reads a continuation of one as another value, so
+# a long group name wrapped would come back as two authors; they stay on one line.
+_WRAPPED = frozenset({"TI", "AB", "JT", "SO", "MH", "PG", "TA"})
+
+
 def _medline(tag: str, value: Any) -> list[str]:
     text = _one_line(value)
     if not text:
         return []
+    if tag not in _WRAPPED:
+        return [f"{tag:<4}- {text}"]
     wrapped = textwrap.wrap(text, 82, break_long_words=True, break_on_hyphens=False) or [text]
     head = f"{tag:<4}- "
     return [head + wrapped[0]] + ["      " + w for w in wrapped[1:]]
 
 
+def _medline_people(names: Iterable[str], full: str, short: str, group: str) -> list[str]:
+    lines: list[str] = []
+    for name in names:
+        family, given = split_name(name)
+        if given:
+            lines += _medline(full, f"{family}, {given}")
+            lines += _medline(short, f"{family} {''.join(bibliography.initials(given)).replace('-', '')}")
+        elif group:
+            lines += _medline(group, family)
+        else:
+            lines += _medline(full, family)
+    return lines
+
+
+_BOOKSHELF = re.compile(r"ncbi\.nlm\.nih\.gov/books/(NBK\d+)")
+
+
 def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    """MEDLINE as PubMed writes it: a book's title in ``BTI`` with ``PB``/``PL``/``ISBN`` and its
+    editors (``FED``/``ED``), MeSH in ``MH``, keywords in ``OT``, the journal's abbreviation in
+    ``TA`` beside its title in ``JT``."""
     n = 0
     for rec in records:
+        kind = _kind(rec)
+        book = kind in ("book", "chapter")
         lines: list[str] = []
         lines += _medline("PMID", rec.get("pmid"))
-        lines += _medline("TI", rec.get("title"))
-        lines += _medline("AB", rec.get("abstract"))
-        for name in rec.get("authors") or []:
-            family, given = split_name(name)
-            if given:
-                lines += _medline("FAU", f"{family}, {given}")
-                lines += _medline("AU", f"{family} {''.join(bibliography.initials(given)).replace('-', '')}")
-            else:
-                lines += _medline("CN", family)
-        lines += _medline("LA", rec.get("language"))
-        for t in rec.get("publication_types") or []:
-            lines += _medline("PT", t)
-        lines += _medline("DP", rec.get("year"))
-        lines += _medline("JT", rec.get("journal"))
+        for issn in rec.get("issn") or ():
+            lines += _medline("IS", issn)
         lines += _medline("VI", rec.get("volume"))
         lines += _medline("IP", rec.get("issue"))
+        lines += _medline("DP", rec.get("year"))
+        lines += _medline("TI", rec.get("title"))
+        if book:
+            lines += _medline("BTI", rec.get("title") if kind == "book" else rec.get("journal"))
         lines += _medline("PG", rec.get("pages"))
         if rec.get("doi"):
             lines += _medline("LID", f"{rec['doi']} [doi]")
+        lines += _medline("AB", rec.get("abstract"))
+        lines += _medline_people(rec.get("authors") or [], "FAU", "AU", "CN")
+        lines += _medline_people(rec.get("editors") or [], "FED", "ED", "")
+        lines += _medline("LA", rec.get("language"))
+        for t in rec.get("publication_types") or []:
+            lines += _medline("PT", t)
+        lines += _medline("PL", rec.get("place"))
+        lines += _medline("PB", rec.get("publisher"))
+        for isbn in rec.get("isbn") or ():
+            lines += _medline("ISBN", isbn)
+        if not book:
+            lines += _medline("TA", rec.get("journal_abbrev"))
+            lines += _medline("JT", rec.get("journal"))
+        for heading in rec.get("mesh") or []:
+            lines += _medline("MH", heading)
+        for word in rec.get("keywords") or []:
+            lines += _medline("OT", word)
+        shelf = _BOOKSHELF.search(rec.get("url") or "")
+        if shelf:
+            lines += _medline("AID", f"{shelf.group(1)} [bookaccession]")
+        if rec.get("doi"):
             lines += _medline("AID", f"{rec['doi']} [doi]")
         lines += _medline("PMC", rec.get("pmcid"))
         lines += _medline("SO", _source_line(rec))
         lines += _medline("GN", "Sources: " + ", ".join(rec.get("sources") or []))
+        if rec.get("url") and not shelf:
+            lines += _medline("GN", f"URL: {rec['url']}")  # MEDLINE has no URL tag
         out.write("\n".join(lines) + "\n\n")
         n += 1
     return n
@@ -327,22 +468,106 @@ def _source_line(rec: dict[str, Any]) -> str:
 
 # -- CSV ------------------------------------------------------------------------------------------
 
-CSV_COLUMNS = ("key", *FIELDS, "sources")  # a record's fields as the set stores them
+CSV_COLUMNS = ("key", *WORK_FIELDS, "sources")  # a record's fields as the set stores them
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "; ".join(str(v) for v in value)
+    return "" if value is None else str(value)
 
 
 def write_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    """Every field of every record, lists joined by ``"; "`` (ASReview reads ``title``,
+    ``abstract``, ``authors``, ``doi``, ``keywords`` and ``url`` from it)."""
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     n = 0
     for rec in records:
-        row = []
-        for col in CSV_COLUMNS:
-            value = rec.get(col)
-            if isinstance(value, list):
-                value = "; ".join(str(v) for v in value)
-            row.append("" if value is None else str(value))
-        writer.writerow(row)
+        writer.writerow([_cell(rec.get(col)) for col in CSV_COLUMNS])
         n += 1
+    return n
+
+
+# The columns Rayyan's CSV importer reads, in its order; nothing else is read, so the PMID, DOI and
+# PMCID travel in ``url`` (one link, the PubMed page first) and ``notes``.
+RAYYAN_COLUMNS = (
+    "key",
+    "title",
+    "authors",
+    "journal",
+    "issn",
+    "volume",
+    "issue",
+    "pages",
+    "year",
+    "publisher",
+    "location",
+    "url",
+    "language",
+    "abstract",
+    "notes",
+)
+
+
+def rayyan_row(rec: dict[str, Any]) -> dict[str, str]:
+    pmid, doi = rec.get("pmid"), rec.get("doi")
+    url = pubmed_url(pmid) if pmid else (f"https://doi.org/{doi}" if doi else rec.get("url"))
+    note = [f"PMID: {pmid}"] if pmid else []
+    note += [f"DOI: {doi}"] if doi else []
+    note += [f"PMCID: {rec['pmcid']}"] if rec.get("pmcid") else []
+    note += [f"URL: {rec['url']}"] if rec.get("url") and rec.get("url") != url else []
+    terms = _terms(rec)
+    note += ["Keywords: " + "; ".join(terms)] if terms else []
+    note += more_notes(rec)
+    return {
+        "key": _cell(rec.get("key")),
+        "title": _cell(rec.get("title")),
+        # Rayyan's own exports join authors with " and ", so Rayyan splits a name at " and ": a
+        # group's own "and" becomes "&" to keep "Task and Finish Group" one author.
+        "authors": " and ".join(
+            a if "," in a else a.replace(" and ", " & ") for a in rec.get("authors") or []
+        ),
+        "journal": _cell(rec.get("journal")),
+        "issn": _cell(rec.get("issn") or rec.get("isbn")),
+        "volume": _cell(rec.get("volume")),
+        "issue": _cell(rec.get("issue")),
+        "pages": _cell(rec.get("pages")),
+        "year": _cell(_year(rec)),
+        "publisher": _cell(rec.get("publisher")),
+        "location": _cell(rec.get("place")),
+        "url": _cell(url),
+        "language": _cell(rec.get("language")),
+        "abstract": _cell(rec.get("abstract")),
+        "notes": " | ".join(note),
+    }
+
+
+def write_rayyan_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    writer = csv.DictWriter(out, RAYYAN_COLUMNS)
+    writer.writeheader()
+    n = 0
+    for rec in records:
+        writer.writerow(rayyan_row(rec))
+        n += 1
+    return n
+
+
+# -- EndNote XML -----------------------------------------------------------------------------------
+
+
+def write_endnote_xml(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
+    endnote_xml.write_header(out)
+    n = 0
+    for rec in records:
+        pmid = rec.get("pmid")
+        links = list(dict.fromkeys(u for u in (rec.get("url"), pubmed_url(pmid) if pmid else None) if u))
+        key = rec.get("key")
+        number = key if isinstance(key, int) else n + 1  # the set's record key, as RIS's ID
+        item = endnote_xml.endnote_record(rec, number, _kind(rec), links, notes(rec), _terms(rec))
+        out.write(item + "\n")
+        n += 1
+    endnote_xml.write_footer(out)
     return n
 
 
@@ -352,6 +577,8 @@ WRITERS: dict[str, Callable[[TextIO, Iterable[dict[str, Any]]], int]] = {
     "csljson": write_csljson,
     "nbib": write_nbib,
     "csv": write_csv,
+    "rayyan_csv": write_rayyan_csv,
+    "endnote_xml": write_endnote_xml,
 }
 
 

@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 Kind = Literal["article", "book", "chapter", "conference", "preprint", "thesis", "report", "other"]
-KINDS: tuple[Kind, ...] = ("article", "book", "chapter", "conference", "preprint", "thesis", "report", "other")
+KINDS: tuple[Kind, ...] = (
+    "article",
+    "book",
+    "chapter",
+    "conference",
+    "preprint",
+    "thesis",
+    "report",
+    "other",
+)
 
 
 class RecordData(TypedDict, total=False):
@@ -37,7 +46,7 @@ class RecordData(TypedDict, total=False):
     pages: str | None  # "123-129" expanded where known, or an article number ("e0221829")
     abstract: str | None
     keywords: list[str]  # author keywords and a database's index terms other than MeSH
-    mesh: list[str]  # MeSH headings as MEDLINE writes them ("Asthma/drug therapy*")
+    mesh: list[str]  # MeSH headings as MEDLINE writes them ("*Asthma", "Asthma/*drug therapy")
     publication_types: list[str]
     language: str | None
     url: str | None

@@ -136,7 +136,7 @@ def test_ris_chapter_and_book():
     (book,) = rispy.loads(B.ris(BOOK))
     assert book["type_of_reference"] == "BOOK" and book["edition"] == "2nd"
     assert book["tertiary_title"] == "Series & Co" and book["authors"] == ["Committee on Toxicology"]
-    assert "SN  - 978-0-309-00000-1\nSN  - 0-309-00000-2" in B.ris(BOOK)
+    assert "SN  - 978-0-309-00000-1, 0-309-00000-2" in B.ris(BOOK)
 
 
 # -- BibTeX ---------------------------------------------------------------------------------------
@@ -281,7 +281,9 @@ def test_review_ris_is_the_shared_writer():
     text = X.render("ris", RECORDS)
     first = text.split("\n\n")[0]
     assert first == B.ris(X.as_record(RECORDS[0]))
-    assert "ID  - 7" in first and "N1  - Sources: pubmed" in first and "KW  - Journal Article" in first
+    assert "ID  - 7" in first and "N1  - Sources: pubmed" in first
+    # Publication types are notes, not keywords a reference manager would file as subjects.
+    assert "KW  - Journal Article" not in first and "N1  - Publication types: Journal Article" in first
 
 
 def test_review_medline_initials_from_initials():

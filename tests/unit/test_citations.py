@@ -70,6 +70,7 @@ def test_journal_article_all_styles() -> None:
             "  author = {Smith, John A. and Doe, Jane},",
             "  title = {Effects of X on Y},",
             "  journal = {Journal of Testing},",
+            "  shortjournal = {J Test},",
             "  year = {2020},",
             "  month = mar,",
             "  volume = {12},",
@@ -78,6 +79,8 @@ def test_journal_article_all_styles() -> None:
             "  issn = {1234-5678},",
             "  doi = {10.1000/xyz123},",
             "  pmid = {123},",
+            "  eprint = {123},",
+            "  eprinttype = {pubmed},",
             "  language = {eng},",
             "}",
         ]

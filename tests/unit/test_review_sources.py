@@ -56,3 +56,48 @@ def test_generated_records_normalise_alike_from_both_sources():
     assert pm.authors[0] == "Müller, Anna B"
     collective = from_epmc(read_record({"id": "1", "source": "MED", "authorString": "Smith J, Doe AB."}))
     assert collective.authors == ("Smith, J", "Doe, AB")
+
+
+def test_pubmed_sources_carry_what_exports_need():
+    body = corpus_bytes("ncbi/efetch_pubmed/pubmed_27797938.xml")
+    (rec,) = (from_pubmed(a) for a in parse_pubmed_xml(body))
+    assert rec.kind == "article" and rec.journal == "Gut" and rec.journal_abbrev == "Gut"
+    assert rec.issn == ("1468-3288",) and rec.keywords == ("PANCREATIC CANCER",)
+    # MEDLINE's own spelling: a star before each major topic, qualifiers after slashes.
+    assert "Adenocarcinoma/*epidemiology/*genetics" in rec.mesh and "*Telomere Shortening" in rec.mesh
+    assert "Humans" in rec.mesh
+
+
+def test_pubmed_genereviews_chapter_is_a_chapter_of_its_book():
+    body = corpus_bytes("ncbi/efetch_pubmed/pubmed_20301382_book_chapter_genereviews.xml")
+    (rec,) = (from_pubmed(a) for a in parse_pubmed_xml(body))
+    assert rec.kind == "chapter" and rec.journal == "GeneReviews®"
+    assert rec.publisher == "University of Washington, Seattle" and rec.place == "Seattle (WA)"
+    assert rec.editors[0] == "Adam, Margaret P" and len(rec.editors) == 8
+    assert rec.url == "https://www.ncbi.nlm.nih.gov/books/NBK1203/"
+
+
+def test_pubmed_whole_book_is_a_book():
+    body = corpus_bytes("ncbi/efetch_pubmed/pubmed_26468569_book_whole.xml")
+    (rec,) = (from_pubmed(a) for a in parse_pubmed_xml(body))
+    assert rec.kind == "book" and rec.journal is None and rec.isbn == ("9780309376662",)
+    assert rec.publisher == "National Academies Press (US)" and rec.place == "Washington (DC)"
+
+
+def test_europepmc_sources_carry_mesh_abbreviation_and_issns():
+    data = json.loads(corpus_bytes("europepmc/search/search_oa_cancer_cited_core_pagesize10.json"))
+    rec = from_epmc(read_record(data["resultList"]["result"][0]))
+    assert rec.kind == "article" and rec.journal == "Signal transduction and targeted therapy"
+    assert rec.journal_abbrev == "Signal Transduct Target Ther" and rec.issn == ("2095-9907", "2059-3635")
+    assert "*Neoplasms/genetics/immunology/pathology/therapy" in rec.mesh and "Humans" in rec.mesh
+
+
+def test_europepmc_genereviews_chapter():
+    data = json.loads(corpus_bytes("europepmc/search/aggregated_1000_results_lite_array.json"))
+    raw = next(
+        x for x in data if (x.get("bookOrReportDetails") or {}).get("comprisingTitle") == "GeneReviews®"
+    )
+    rec = from_epmc(read_record(raw))
+    assert rec.kind == "chapter" and rec.journal == "GeneReviews®"
+    assert rec.publisher and rec.publisher.startswith("University of Washington")
+    assert rec.url and rec.url.startswith("https://www.ncbi.nlm.nih.gov/books/NBK")
