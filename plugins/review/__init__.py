@@ -93,11 +93,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (Embase, Scopus, Web of Science, CINAHL, PsycINFO, CENTRAL; "
-        "RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: "
-        "deduplicated, counted for PRISMA, logged with date and query. `path` inside MEDLIT_IMPORT_DIRS, or "
-        "`content` (in parts). Unreadable records are listed; a large file goes on in the server (call again); "
-        "a file is never stored twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        description="Import a database's export file (Embase, Scopus, WoS, CINAHL, PsycINFO, CENTRAL; RIS, nbib, "
+        "EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: deduplicated, "
+        "counted for PRISMA, logged. Unreadable records are listed; a large file goes on in the server (call "
+        "again); a file is never stored twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -139,9 +138,10 @@ TOOLS = (
     ToolSpec(
         name="review_export",
         title="Export a review set to a file",
-        description="Write a review set (or only its records with one decision, e.g. the includes) to a file for "
-        "Rayyan, Covidence, Zotero or EndNote (ris, bibtex, csljson, nbib, csv) with its PRISMA-S search log; "
-        "answers the path and a resource uri (resources/read). To read records in the chat use review_records.",
+        description="Write a review set (or its records with one decision) to a file for a screening tool or "
+        "reference manager, with its PRISMA-S log, in MEDLIT_EXPORT_DIR (replacing the set's last file in that "
+        "format); answers the path and a resource uri. To read records use review_records; a few citations: "
+        "pubmed_format_citations.",
         input_model=_models.ExportInput,
         output_model=_models.ExportOutput,
         handler=_tool.review_export,

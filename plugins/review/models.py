@@ -192,7 +192,7 @@ class MergeInput(ToolInput):
     )
     reviewer: Annotated[
         str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$")
-    ] = Field("model", description="Who rules (default 'model'). Example: 'Dr Lee'")
+    ] = Field("model", description="Default 'model'. Example: 'Dr Lee'")
     reason: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
         None, description="Why, logged. Example: 'an erratum'"
     )
@@ -296,8 +296,9 @@ class RecordsOutput(ToolOutput):
 
 class ExportInput(ToolInput):
     set: SetName
-    format: Literal["ris", "bibtex", "csljson", "nbib", "csv"] = Field(
-        description="ris, bibtex, csljson, nbib (MEDLINE) or csv. Example: 'ris'"
+    format: Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"] = Field(
+        description="Covidence: ris, nbib, endnote_xml; Rayyan: ris, rayyan_csv; Zotero: ris, bibtex, csljson; "
+        "csv: every field. Example: 'ris'"
     )
     decision: Decision | None = Field(
         None, description="Only records decided so at `stage`. Example: 'include'"

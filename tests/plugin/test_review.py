@@ -346,6 +346,8 @@ def test_one_toolset_removes_every_review_tool():
         "review_screen",
         "review_retrieve",
         "review_prisma",
+        "review_import",
+        "review_merge",
     }
     assert review <= set(on.tools) and not review & set(off.tools)
     assert set(on.tools) - review == set(off.tools)
