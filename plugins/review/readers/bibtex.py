@@ -73,10 +73,10 @@ def read_bibtex(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[st
         position = len(results) + 1
         if isinstance(block, model.Entry):
             results.append(record(position, block, tally))
-        elif isinstance(getattr(block, "ignore_error_block", None), model.Entry):
+        elif isinstance(failed := getattr(block, "ignore_error_block", None), model.Entry):
             # A duplicate key or field: the entry itself was read, though its values keep their
             # enclosing braces or quotes (the middleware that strips them did not run).
-            results.append(record(position, block.ignore_error_block, tally, enclosed=True))
+            results.append(record(position, failed, tally, enclosed=True))
         elif isinstance(block, model.ParsingFailedBlock):
             match = _KEY.search(block.raw or "")
             if match is None or match.group(1).lower() in _NOT_RECORDS:
@@ -109,7 +109,10 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
     entry_type = entry.entry_type.lower()
     kind = _KINDS.get(entry_type) or kind_of(first("type", "document_type")) or "other"
     b.kind(kind)  # type: ignore[arg-type]
-    b.many("publication_types", [t for t in (first("document_type", "type"),) if t] or ([entry_type] if kind == "other" else []))
+    b.many(
+        "publication_types",
+        [t for t in (first("document_type", "type"),) if t] or ([entry_type] if kind == "other" else []),
+    )
     b.title(first("title"))
     b.many("authors", [n for v in split_names(raw.get("author", "")) if (n := _person(v))])
     b.many("editors", [n for v in split_names(raw.get("editor", "")) if (n := _person(v))])
@@ -117,7 +120,10 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
         b.text("journal", first("booktitle", "journal", "journaltitle"))
     else:
         b.text("journal", first("journal", "journaltitle", "booktitle"))
-    b.text("journal_abbrev", first("shortjournal", "journalabbrev", "journal-abbrev", "abbrev_source_title", "journal_abbrev"))
+    b.text(
+        "journal_abbrev",
+        first("shortjournal", "journalabbrev", "journal-abbrev", "abbrev_source_title", "journal_abbrev"),
+    )
     b.year(year_of(first("year")) or year_of(first("date")))
     b.text("volume", first("volume"))
     b.text("issue", first("number", "issue"))
@@ -140,5 +146,10 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
     for name in ("note", "annote", "extra", "url", "eprint"):
         if raw.get(name):
             b.ids_in(raw[name], doi=name in ("url", "extra"))
-    database = first("source") if (first("source") or "").strip().lower() in ("scopus", "web of science", "pubmed", "embase", "medline") else None
+    database = (
+        first("source")
+        if (first("source") or "").strip().lower()
+        in ("scopus", "web of science", "pubmed", "embase", "medline")
+        else None
+    )
     return b.finish(position, entry.key, database)

@@ -68,7 +68,7 @@ class Builder:
     def many(self, name: ListField, values: list[str] | tuple[str, ...] | None) -> None:
         if not values:
             return
-        current: list[str] = self.data.setdefault(name, [])  # type: ignore[misc]
+        current: list[str] = self.data.setdefault(name, [])
         for value in values:
             value = clean(value) or ""
             if value and value not in current:
@@ -127,7 +127,13 @@ class Builder:
         data = self.data
         data.setdefault("kind", "article")
         input_id = clean(input_id)
-        if not (data.get("title") or data.get("authors") or data.get("pmid") or data.get("doi") or data.get("pmcid")):
+        if not (
+            data.get("title")
+            or data.get("authors")
+            or data.get("pmid")
+            or data.get("doi")
+            or data.get("pmcid")
+        ):
             return Skipped(position, input_id, "no title, authors or identifier")
         for key in [k for k, v in data.items() if v in (None, "", [])]:
             del data[key]  # type: ignore[misc]

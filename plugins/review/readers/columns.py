@@ -15,11 +15,60 @@ def norm(header: str) -> str:
 
 # field -> header names in order of preference (the first present wins).
 SINGLE: dict[str, tuple[str, ...]] = {
-    "input_id": ("key", "id", "eid", "centralid", "covidence", "referenceid", "recordid", "recordnumber", "ut", "accessionnumber", "an", "pui", "pmid", "pubmedid"),
+    "input_id": (
+        "key",
+        "id",
+        "eid",
+        "centralid",
+        "covidence",
+        "referenceid",
+        "recordid",
+        "recordnumber",
+        "ut",
+        "accessionnumber",
+        "an",
+        "pui",
+        "pmid",
+        "pubmedid",
+    ),
     "title": ("title", "articletitle", "titleprimary", "documenttitle", "primarytitle", "ti", "displayname"),
-    "year": ("year", "publicationyear", "publishedyear", "pubyear", "py", "date", "publicationdate", "dateofpublication", "issued", "pd"),
-    "journal": ("sourcetitle", "journal", "journaltitle", "publicationtitle", "periodicalfull", "journalbook", "secondarytitle", "containertitle", "publication", "primarylocationsourcedisplayname", "so", "jt", "source"),
-    "journal_abbrev": ("abbreviatedsourcetitle", "journalabbreviation", "periodicalabbrev", "isoabbreviation", "containertitleshort", "ta", "j9", "ji"),
+    "year": (
+        "year",
+        "publicationyear",
+        "publishedyear",
+        "pubyear",
+        "py",
+        "date",
+        "publicationdate",
+        "dateofpublication",
+        "issued",
+        "pd",
+    ),
+    "journal": (
+        "sourcetitle",
+        "journal",
+        "journaltitle",
+        "publicationtitle",
+        "periodicalfull",
+        "journalbook",
+        "secondarytitle",
+        "containertitle",
+        "publication",
+        "primarylocationsourcedisplayname",
+        "so",
+        "jt",
+        "source",
+    ),
+    "journal_abbrev": (
+        "abbreviatedsourcetitle",
+        "journalabbreviation",
+        "periodicalabbrev",
+        "isoabbreviation",
+        "containertitleshort",
+        "ta",
+        "j9",
+        "ji",
+    ),
     "volume": ("volume", "vl", "vol", "bibliovolume"),
     "issue": ("issue", "number", "is", "biblioissue"),
     "pages": ("pages", "page", "pagerange", "pg"),
@@ -34,11 +83,31 @@ SINGLE: dict[str, tuple[str, ...]] = {
     "place": ("place", "placeofpublication", "publisherplace", "publisherlocation", "pi"),
     "language": ("language", "languageoforiginaldocument", "articlelanguage", "outputlanguage", "la"),
     "url": ("url", "link", "plink", "embaselink", "fulltextlink", "links", "primarylocationlandingpageurl"),
-    "kind": ("itemtype", "documenttype", "referencetype", "typecrossref", "type", "publicationtype", "doctype", "dt", "pt"),
+    "kind": (
+        "itemtype",
+        "documenttype",
+        "referencetype",
+        "typecrossref",
+        "type",
+        "publicationtype",
+        "doctype",
+        "dt",
+        "pt",
+    ),
     "database": ("databasename", "database", "datasource", "subfiledatabase", "archive", "librarycatalog"),
 }
 # Columns whose people are written "Given Family" (OpenAlex display names).
-AUTHORS: tuple[str, ...] = ("authorfullnames", "authors", "author", "authornames", "authorsprimary", "af", "au", "authorshipsauthordisplayname", "firstauthor")
+AUTHORS: tuple[str, ...] = (
+    "authorfullnames",
+    "authors",
+    "author",
+    "authornames",
+    "authorsprimary",
+    "af",
+    "au",
+    "authorshipsauthordisplayname",
+    "firstauthor",
+)
 GIVEN_FIRST: frozenset[str] = frozenset({"authorshipsauthordisplayname"})
 EDITORS: tuple[str, ...] = ("editors", "editor", "authorssecondary")
 # Every one of these that is present adds keywords.
@@ -58,7 +127,28 @@ KEYWORDS: tuple[str, ...] = (
     "keywordsdisplayname",
 )
 MESH: tuple[str, ...] = ("meshterms", "meshheadings", "mh")
-SERIALS: tuple[str, ...] = ("issn", "eissn", "issnisbn", "isbn", "sn", "ei", "bn", "primarylocationsourceissn")
+SERIALS: tuple[str, ...] = (
+    "issn",
+    "eissn",
+    "issnisbn",
+    "isbn",
+    "sn",
+    "ei",
+    "bn",
+    "primarylocationsourceissn",
+)
 # Free text that may mention a PMID, PMCID or DOI ("PMID: 123" in Zotero's Extra, Rayyan's notes).
-NOTES: tuple[str, ...] = ("notes", "note", "extra", "citation", "url", "link", "links", "fulltextlink", "linkattachments", "idspmid", "idspmcid")
+NOTES: tuple[str, ...] = (
+    "notes",
+    "note",
+    "extra",
+    "citation",
+    "url",
+    "link",
+    "links",
+    "fulltextlink",
+    "linkattachments",
+    "idspmid",
+    "idspmcid",
+)
 TITLES: frozenset[str] = frozenset(SINGLE["title"])

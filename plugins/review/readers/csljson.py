@@ -34,7 +34,9 @@ def _items(text: str) -> list[object]:
     if isinstance(data, Mapping):
         data = data.get("items", [data] if "title" in data or "type" in data else None)
     if not isinstance(data, list):
-        raise ReadError("unknown_format", "JSON that is neither a CSL-JSON list of items nor {\"items\": [...]}")
+        raise ReadError(
+            "unknown_format", 'JSON that is neither a CSL-JSON list of items nor {"items": [...]}'
+        )
     return data
 
 

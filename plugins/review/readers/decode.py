@@ -17,14 +17,18 @@ def decode(raw: bytes) -> tuple[str, list[str]]:
     over 200 MB, PDFs, archives and binary data with a :class:`ReadError`.
     """
     if len(raw) > MAX_BYTES:
-        raise ReadError("too_large", f"the file is {len(raw):,} bytes; files over {MAX_BYTES:,} bytes are refused")
+        raise ReadError(
+            "too_large", f"the file is {len(raw):,} bytes; files over {MAX_BYTES:,} bytes are refused"
+        )
     if not raw.strip():
         raise ReadError("empty", "the file is empty")
     head = raw[:8]
     if head.startswith(b"%PDF"):
         raise ReadError("unsupported", "this is a PDF document, not a bibliographic export")
     if head.startswith(b"PK\x03\x04"):
-        raise ReadError("unsupported", "this is a ZIP archive (an .xlsx or .docx?); export or save it as CSV, RIS or XML")
+        raise ReadError(
+            "unsupported", "this is a ZIP archive (an .xlsx or .docx?); export or save it as CSV, RIS or XML"
+        )
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         raise ReadError("unsupported", "this is a legacy Office file (.xls?); save it as CSV")
     notices: list[str] = []
@@ -61,7 +65,9 @@ def _strict(raw: bytes, encoding: str) -> str:
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ReadError("undecodable", f"the file is not valid {encoding.upper()}: {exc.reason} at byte {exc.start}") from None
+        raise ReadError(
+            "undecodable", f"the file is not valid {encoding.upper()}: {exc.reason} at byte {exc.start}"
+        ) from None
 
 
 def _utf16_by_nuls(sample: bytes) -> str | None:

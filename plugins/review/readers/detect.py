@@ -9,11 +9,16 @@ _RIS_TY = re.compile(r"^TY {1,2}- ", re.MULTILINE)
 _RIS_ER = re.compile(r"^ER {1,2}-[ \t]*$", re.MULTILINE)
 _RIS_TAG = re.compile(r"^[A-Z][A-Z0-9] {1,2}- ", re.MULTILINE)
 _MEDLINE_PMID = re.compile(r"^PMID- ?\d", re.MULTILINE)
-_MEDLINE_TAG = re.compile(r"^(?:FAU|STAT|OWN|JT|TA|DP|PG|LID|AID|MH|PT|PL|EDAT|CRDT|MHDA|JID|SO|IS|VI|IP|DCOM|LR) {0,2}- ", re.MULTILINE)
+_MEDLINE_TAG = re.compile(
+    r"^(?:FAU|STAT|OWN|JT|TA|DP|PG|LID|AID|MH|PT|PL|EDAT|CRDT|MHDA|JID|SO|IS|VI|IP|DCOM|LR) {0,2}- ",
+    re.MULTILINE,
+)
 _WOS_TAG = re.compile(r"^(?:PT [A-Z]|AU |AF |TI |SO |UT |PY |DI )", re.MULTILINE)
 _WOS_END = re.compile(r"^ER\s*$", re.MULTILINE)
 _OVID_NUMBER = re.compile(r"^<\d+>\s*$", re.MULTILINE)
-_OVID_LABEL = re.compile(r"^(?:Unique Identifier|Accession Number|Title|Authors?|Source|Abstract|Database)\s*$", re.MULTILINE)
+_OVID_LABEL = re.compile(
+    r"^(?:Unique Identifier|Accession Number|Title|Authors?|Source|Abstract|Database)\s*$", re.MULTILINE
+)
 _BIBTEX = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _ENDNOTE = re.compile(r"<(?:xml|records|record)>")
 _EXTENSIONS = {
@@ -53,13 +58,19 @@ def detect(text: str, filename: str | None = None) -> str | None:
     if re.match(r"(?:FN |VR )", first_line) or (first_line.startswith("PT ") and _WOS_END.search(head)):
         return "wos"
     cells = first_line.split("\t")
-    if len(cells) > 5 and cells[0].strip('"') in ("PT", "FN") and {"AU", "TI"} <= {c.strip('"') for c in cells}:
+    if (
+        len(cells) > 5
+        and cells[0].strip('"') in ("PT", "FN")
+        and {"AU", "TI"} <= {c.strip('"') for c in cells}
+    ):
         return "wos_tab"
     scores = {
         "ris": 10 * (len(_RIS_TY.findall(head)) + len(_RIS_ER.findall(head))),
         "medline": 10 * len(_MEDLINE_PMID.findall(head)) + len(_MEDLINE_TAG.findall(head)),
         "wos": 10 * len(_WOS_END.findall(head)) + len(_WOS_TAG.findall(head)) if _WOS_END.search(head) else 0,
-        "ovid": 10 * len(_OVID_NUMBER.findall(head)) + len(_OVID_LABEL.findall(head)) if _OVID_LABEL.search(head) else 0,
+        "ovid": 10 * len(_OVID_NUMBER.findall(head)) + len(_OVID_LABEL.findall(head))
+        if _OVID_LABEL.search(head)
+        else 0,
         "bibtex": 10 * len(_BIBTEX.findall(head)),
     }
     if scores["ris"] == 0 and scores["medline"] < 3 and len(_RIS_TAG.findall(head)) >= 3:

@@ -55,7 +55,9 @@ def record(position: int, rec: etree._Element, tally: Tally) -> Entry | Skipped:
     full = one("periodical/full-title")
     secondary = one("titles/secondary-title")
     b.text("journal", full or secondary or one("alt-periodical/full-title"))
-    b.text("journal_abbrev", one("periodical/abbr-1") or one("titles/alt-title") if full or secondary else None)
+    b.text(
+        "journal_abbrev", one("periodical/abbr-1") or one("titles/alt-title") if full or secondary else None
+    )
     b.year(year_of(one("dates/year")) or year_of(one("dates/pub-dates/date")))
     b.text("volume", one("volume"))
     b.text("issue", one("number") or one("issue"))
@@ -67,7 +69,7 @@ def record(position: int, rec: etree._Element, tally: Tally) -> Entry | Skipped:
     b.text("place", one("pub-location"))
     b.text("language", one("language"))
     urls = _all(rec, "urls/related-urls/url") + _all(rec, "urls/web-urls/url")
-    b.text("url", urls[0] if urls else None)
+    b.text("url", next((u for u in urls if u.startswith(("http://", "https://"))), None))
     b.doi(one("electronic-resource-num"))
     for url in urls:
         if "doi" in url:
@@ -75,7 +77,11 @@ def record(position: int, rec: etree._Element, tally: Tally) -> Entry | Skipped:
         b.ids_in(url, doi=False)
     accession = one("accession-num")
     database = one("remote-database-name") or one("remote-database-provider")
-    if accession and accession.isdigit() and any(w in (database or "").lower() for w in ("pubmed", "medline")):
+    if (
+        accession
+        and accession.isdigit()
+        and any(w in (database or "").lower() for w in ("pubmed", "medline"))
+    ):
         b.pmid(accession)
     for note in _all(rec, "notes") + _all(rec, "custom2") + _all(rec, "accession-num"):
         b.ids_in(note, doi=False)

@@ -60,7 +60,9 @@ _SYMBOL_ACCENT = re.compile(r"""\\(["'`^~=.])\s*(?:\{\s*(\\?[A-Za-z])\s*\}|(\\?[
 _LETTER_ACCENT = re.compile(r"\\([uvHckrd])(?:\s*\{\s*(\\?[A-Za-z])\s*\}|\s+([A-Za-z]))")
 _NAMED = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])\s?(?:\{\})?")
 _ESCAPED = re.compile(r"\\([&%$#_{}])")
-_FORMAT = re.compile(r"\\(?:textit|textbf|emph|textsc|textrm|textsf|texttt|mathrm|mbox|url|textsubscript|textsuperscript)\s*\{")
+_FORMAT = re.compile(
+    r"\\(?:textit|textbf|emph|textsc|textrm|textsf|texttt|mathrm|mbox|url|textsubscript|textsuperscript)\s*\{"
+)
 
 
 def _letter(base: str) -> str:

@@ -73,7 +73,10 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     elif book_title:
         b.kind("book")
     else:
-        b.kind(next((k for t in types if (k := kind_of(t)) and k in ("preprint", "conference")), None) or "article")
+        b.kind(
+            next((k for t in types if (k := kind_of(t)) and k in ("preprint", "conference")), None)
+            or "article"
+        )
     b.title(first("TI") or book_title or first("CTI"))
     authors = values.get("FAU") or values.get("AU") or []
     b.many("authors", [n for v in authors if (n := person(v))])

@@ -11,7 +11,26 @@ _INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?-?){1,4}$|^[A-Z]{1,4}$")
 _STRICT_INITIALS = re.compile(r"^(?:[A-Z]\.?-?){1,4}$")
 # Trailers sources add to a name: Scopus author ids "(57190394669)", Zoological Record emails.
 _TRAILER = re.compile(r"\s*\([^()]*\)\s*$")
-_PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "bin", "al"}
+_PARTICLES = {
+    "van",
+    "von",
+    "de",
+    "der",
+    "den",
+    "del",
+    "della",
+    "di",
+    "da",
+    "du",
+    "la",
+    "le",
+    "dos",
+    "das",
+    "ter",
+    "ten",
+    "bin",
+    "al",
+}
 
 
 def _strip_initial_period(given: str) -> str:
@@ -79,7 +98,9 @@ def split_people(cell: str | None, *, given_first: bool = False) -> list[str]:
     elif "," in text:
         pieces = [p for p in text.rstrip(".").split(",")]
         # "Griffin DK, Larkin DM" and "Yang Z., Jiang B." are lists; "Smith, John" is one name.
-        parts = pieces if all(_ends_with_initials(p) for p in pieces if p.strip()) and len(pieces) > 1 else [text]
+        parts = (
+            pieces if all(_ends_with_initials(p) for p in pieces if p.strip()) and len(pieces) > 1 else [text]
+        )
     else:
         parts = [text]
     people: list[str] = []

@@ -56,7 +56,10 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     source = joined("journal name", "source")
     b.text("journal", joined("journal name") or (source.split(".")[0] if source else None))
     b.text("journal_abbrev", joined("journal abbreviation", "abbreviated source"))
-    b.year(year_of(joined("year of publication", "publication year", "date of publication", "entry date")) or year_of(source))
+    b.year(
+        year_of(joined("year of publication", "publication year", "date of publication", "entry date"))
+        or year_of(source)
+    )
     b.text("volume", joined("volume"))
     b.text("issue", joined("issue", "issue/part"))
     b.text("pages", joined("page", "pagination", "pages"))
@@ -64,8 +67,15 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     database = joined("database")
     mesh = fields.get("mesh subject headings", [])
     b.many("mesh", mesh)
-    b.many("keywords", fields.get("keyword heading", []) + fields.get("keywords", []) + fields.get("subject headings", []))
-    for value in fields.get("issn", []) + fields.get("isbn", []) + fields.get("international standard serial number", []):
+    b.many(
+        "keywords",
+        fields.get("keyword heading", []) + fields.get("keywords", []) + fields.get("subject headings", []),
+    )
+    for value in (
+        fields.get("issn", [])
+        + fields.get("isbn", [])
+        + fields.get("international standard serial number", [])
+    ):
         issns, isbns = issns_isbns(value)
         b.many("issn", issns)
         b.many("isbn", isbns)

@@ -21,7 +21,26 @@ _GLUED = re.compile(r"\s{3,}(?=[A-Z][A-Z0-9]  - )")
 _NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\d+>)\s*$")
 # Tags that repeat: an untagged line after one is another value, not more of the same value.
 _REPEATED = frozenset(
-    {"AU", "A1", "A2", "A3", "A4", "ED", "KW", "DB", "SN", "UR", "L1", "L2", "L3", "L4", "N1", "AD", "C1", "M3"}
+    {
+        "AU",
+        "A1",
+        "A2",
+        "A3",
+        "A4",
+        "ED",
+        "KW",
+        "DB",
+        "SN",
+        "UR",
+        "L1",
+        "L2",
+        "L3",
+        "L4",
+        "N1",
+        "AD",
+        "C1",
+        "M3",
+    }
 )
 _ABBREV = re.compile(r"\b[A-Z][a-z]{0,9}\.(?:\s|$)")
 _NOTE_TAGS = ("N1", "M1", "M2", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "U1", "U2", "U3", "U4", "U5", "AN")
@@ -148,13 +167,19 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
             b.doi(value)
     accession = first("AN")
     if accession and accession.isdigit() and len(accession) <= 9:
-        hints = ("medline" in db_text or "pubmed" in db_text or "nlm" in db_text
-                 or any(v.upper().startswith("PMC") for v in values.get("C2", []) + values.get("M2", [])))
+        hints = (
+            "medline" in db_text
+            or "pubmed" in db_text
+            or "nlm" in db_text
+            or any(v.upper().startswith("PMC") for v in values.get("C2", []) + values.get("M2", []))
+        )
         if hints:
             b.pmid(accession)
     for tag in (*_NOTE_TAGS, "UR", "L1", "L2", "L4"):
         for value in values.get(tag, []):
-            b.ids_in(value, doi=False)
+            # A long note is often a reference list (Ovid PsycInfo's M1): its PMIDs are others'.
+            if len(value) <= 300 or value.lstrip().upper().startswith(("PMID", "PMC")):
+                b.ids_in(value, doi=False)
     input_id = first("ID") or accession
     return b.finish(position, input_id, database)
 
@@ -162,7 +187,11 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
 def _journal(b: Builder, values: dict[str, list[str]], kind: str) -> None:
     full: list[str] = []
     abbrev: list[str] = []
-    tags = ("BT", "T2", "JF", "JO", "JA", "J2", "J1") if kind == "chapter" else ("JF", "T2", "JO", "JA", "J2", "J1")
+    tags = (
+        ("BT", "T2", "JF", "JO", "JA", "J2", "J1")
+        if kind == "chapter"
+        else ("JF", "T2", "JO", "JA", "J2", "J1")
+    )
     for tag in tags:
         for value in values.get(tag, []):
             (abbrev if tag in ("JA", "J2", "J1") or _ABBREV.search(value) else full).append(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 
 from . import columns
 from .builder import Builder, Tally
@@ -18,9 +19,11 @@ _SAMPLE = 65536
 _EXCEL_TEXT = re.compile(r'^="(.*)"$', re.DOTALL)
 
 
-def _rows(text: str, delimiter: str) -> csv.Reader:  # type: ignore[name-defined]
-    quoting = csv.QUOTE_NONE if delimiter == "\t" and not text.lstrip().startswith('"') else csv.QUOTE_MINIMAL
-    return csv.reader(io.StringIO(text), delimiter=delimiter, quoting=quoting)
+def _rows(text: str, delimiter: str) -> Iterator[list[str]]:
+    # Tab-delimited exports (RefWorks, WoS) write quotes as text unless they quote every cell.
+    if delimiter == "\t" and not text.lstrip().startswith('"'):
+        return csv.reader(io.StringIO(text), delimiter=delimiter, quoting=csv.QUOTE_NONE)
+    return csv.reader(io.StringIO(text), delimiter=delimiter)
 
 
 def find_header(text: str) -> tuple[str, int, list[str]]:
@@ -131,6 +134,12 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
         b.ids_in(cell(name), doi=name not in ("notes", "note"))
     database = get("database")
     source = cell("source")
-    if not database and has_source_title and source and len(source) <= 30 and not any(ch.isdigit() for ch in source):
+    if (
+        not database
+        and has_source_title
+        and source
+        and len(source) <= 30
+        and not any(ch.isdigit() for ch in source)
+    ):
         database = source
     return b.finish(position, get("input_id"), database)

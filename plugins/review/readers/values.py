@@ -126,7 +126,9 @@ def kind_of(label: str | None) -> Kind | None:
     text = label.lower()
     if text.strip().upper() in _RIS_KINDS:
         return _RIS_KINDS[text.strip().upper()]
-    if any(word in text for word in ("chapter", "section", "inbook", "incollection", "bookpart", "book-part")):
+    if any(
+        word in text for word in ("chapter", "section", "inbook", "incollection", "bookpart", "book-part")
+    ):
         return "chapter"
     if any(word in text for word in ("thesis", "dissertation")):
         return "thesis"
@@ -138,6 +140,9 @@ def kind_of(label: str | None) -> Kind | None:
         return "report"
     if "book" in text or text.strip() in ("monograph", "edited-book"):
         return "book"
-    if any(word in text for word in ("article", "journal", "review", "letter", "editorial", "erratum", "note", "comment")):
+    if any(
+        word in text
+        for word in ("article", "journal", "review", "letter", "editorial", "erratum", "note", "comment")
+    ):
         return "article"
     return None
