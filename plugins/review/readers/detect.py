@@ -50,7 +50,7 @@ def detect(text: str, filename: str | None = None) -> str | None:
     start = head.lstrip()
     if not start:
         return None
-    if start.startswith("<"):
+    if start.startswith("<") and not _OVID_NUMBER.match(start):
         return "endnote_xml" if _ENDNOTE.search(head[:8192]) else None
     if start[0] in "[{":
         return "csljson"

@@ -28,6 +28,10 @@ def _all(rec: etree._Element, path: str) -> list[str]:
 
 
 def read_endnote_xml(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
+    # EndNote writes no DOCTYPE; one here can only be a way in for entities or external loads.
+    end = text.find("<records")
+    if "<!DOCTYPE" in (text[:end] if end >= 0 else text).upper():
+        raise ReadError("refused", "EndNote XML with a DOCTYPE (DTD) is refused")
     try:
         root = markup.parse_xml(text.encode("utf-8"))
     except markup.XMLRefused as exc:

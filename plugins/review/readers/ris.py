@@ -177,8 +177,10 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
             b.pmid(accession)
     for tag in (*_NOTE_TAGS, "UR", "L1", "L2", "L4"):
         for value in values.get(tag, []):
-            # A long note is often a reference list (Ovid PsycInfo's M1): its PMIDs are others'.
-            if len(value) <= 300 or value.lstrip().upper().startswith(("PMID", "PMC")):
+            # Ovid writes cited references one an M1 line, and a long note is often a reference
+            # list: their PMIDs are other works'. There only a note that opens with the id counts.
+            opens_with_id = value.lstrip().upper().startswith(("PMID", "PMC"))
+            if opens_with_id or (tag != "M1" and len(value) <= 300):
                 b.ids_in(value, doi=False)
     input_id = first("ID") or accession
     return b.finish(position, input_id, database)
