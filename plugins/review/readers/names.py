@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 
-_SPACE = re.compile(r"\s+")
 # One run of initials as a token: "J", "JD", "J.D.", "J.-P.", "Ch." is not one (a given name).
-_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.?-?){1,4}$|^[A-Z]{1,4}$")
+_INITIAL_RUN = re.compile(r"(?:[A-Z]\.-?)*[A-Z]\.")
 _STRICT_INITIALS = re.compile(r"^(?:[A-Z]\.?-?){1,4}$")
 # Trailers sources add to a name: Scopus author ids "(57190394669)", Zoological Record emails.
 _TRAILER = re.compile(r"\s*\([^()]*\)\s*$")
@@ -35,8 +34,10 @@ _PARTICLES = {
 
 def _strip_initial_period(given: str) -> str:
     # "E." -> "E", "A. G." -> "A. G"; "Jr." or "Ma." (given names as written) stay.
+    if not given.endswith("."):
+        return given
     tokens = given.split(" ")
-    if tokens and re.fullmatch(r"(?:[A-Z]\.-?)*[A-Z]\.", tokens[-1]):
+    if _INITIAL_RUN.fullmatch(tokens[-1]):
         tokens[-1] = tokens[-1][:-1]
     return " ".join(tokens)
 
@@ -45,8 +46,8 @@ def person(raw: str | None, *, given_first: bool = False) -> str | None:
     """One person's (or group's) name in the record's form."""
     if not raw:
         return None
-    name = _SPACE.sub(" ", raw).strip().strip(";").strip()
-    while _TRAILER.search(name) and not name.startswith("("):
+    name = " ".join(raw.split()).strip(";").strip()
+    while name.endswith(")") and not name.startswith("(") and _TRAILER.search(name):
         name = _TRAILER.sub("", name)
     name = name.strip().rstrip(",").strip()
     if not name:

@@ -18,6 +18,7 @@ from .values import issns_isbns, pages, ris_kind, year_of
 
 _TAG = re.compile(r"([A-Z][A-Z0-9]) {1,2}-(?:[ \t]+(.*))?$")
 _GLUED = re.compile(r"\s{3,}(?=[A-Z][A-Z0-9]  - )")
+_GLUED_ANYWHERE = re.compile(r"\S[ \t]{3,}[A-Z][A-Z0-9]  - ")
 _NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\d+>)\s*$")
 # Tags that repeat: an untagged line after one is another value, not more of the same value.
 _REPEATED = frozenset(
@@ -44,9 +45,23 @@ _REPEATED = frozenset(
 )
 _ABBREV = re.compile(r"\b[A-Z][a-z]{0,9}\.(?:\s|$)")
 _NOTE_TAGS = ("N1", "M1", "M2", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "U1", "U2", "U3", "U4", "U5", "AN")
+_ID_TAGS = (*_NOTE_TAGS, "UR", "L1", "L2", "L4")
 _LINK_TAGS = ("DO", "DI", "L3", "UR", "L2", "L1", "L4", "M3", "LK")
 
 Fields = list[tuple[str, str]]
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if not _GLUED_ANYWHERE.search(text):  # one scan of the whole text spares a test per line
+        return lines
+    out: list[str] = []
+    for line in lines:
+        if line[2:3] == " " and "  - " in line[6:] and _GLUED.search(line):
+            out += _GLUED.split(line)
+        else:
+            out.append(line)
+    return out
 
 
 def split_records(text: str) -> tuple[list[Fields], int]:
@@ -55,40 +70,38 @@ def split_records(text: str) -> tuple[list[Fields], int]:
     current: Fields | None = None
     banners = 0
     in_banner = False
-    for line in text.split("\n"):
-        if "  - " in line and _GLUED.search(line):
-            lines = _GLUED.split(line)
-        else:
-            lines = [line]
-        for part in lines:
-            stripped = part.strip()
-            if not stripped:
-                in_banner = False
-                continue
-            match = _TAG.match(part)
-            if match is not None:
-                in_banner = False
-                tag, value = match.group(1), (match.group(2) or "").strip()
-                if tag == "ER":
-                    if current is not None:
-                        records.append(current)
-                        current = None
-                    continue
-                if tag == "TY" and current is not None:
+    tag_match = _TAG.match
+    for line in _lines(text):
+        # Every tag line has a space third ("TY  - ", "TY - "): the regex runs only on those.
+        match = tag_match(line) if line[2:3] == " " else None
+        if match is not None:
+            in_banner = False
+            tag, value = match.group(1, 2)
+            value = value.strip() if value else ""
+            if tag == "ER":
+                if current is not None:
                     records.append(current)
                     current = None
-                if current is None:
-                    current = []
-                current.append((tag, value))
-            elif current is not None and current:
-                tag, value = current[-1]
-                if tag in _REPEATED:
-                    current.append((tag, stripped))
-                else:
-                    current[-1] = (tag, f"{value} {stripped}" if value else stripped)
-            elif not _NUMBERED.match(part) and not in_banner:
-                banners += 1
-                in_banner = True
+                continue
+            if tag == "TY" and current is not None:
+                records.append(current)
+                current = None
+            if current is None:
+                current = []
+            current.append((tag, value))
+            continue
+        stripped = line.strip()
+        if not stripped:
+            in_banner = False
+        elif current:
+            tag, value = current[-1]
+            if tag in _REPEATED:
+                current.append((tag, stripped))
+            else:
+                current[-1] = (tag, f"{value} {stripped}" if value else stripped)
+        elif current is None and not in_banner and not _NUMBERED.match(line):
+            banners += 1
+            in_banner = True
     if current is not None:
         records.append(current)
     return records, banners
@@ -175,7 +188,7 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
         )
         if hints:
             b.pmid(accession)
-    for tag in (*_NOTE_TAGS, "UR", "L1", "L2", "L4"):
+    for tag in _ID_TAGS:
         for value in values.get(tag, []):
             # Ovid writes cited references one an M1 line, and a long note is often a reference
             # list: their PMIDs are other works'. There only a note that opens with the id counts.

@@ -9,7 +9,6 @@ from urllib.parse import unquote
 from ..dedup import clean_doi, clean_pmcid, clean_pmid
 from ..record import Kind
 
-_SPACE = re.compile(r"\s+")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 # A DOI as it sits in notes and URLs; what may follow it in a sentence is trimmed after.
 _DOI = re.compile(r"10\.\d{4,9}/[^\s\"<>]+")
@@ -23,10 +22,9 @@ _ISXN = re.compile(r"(?<![\dXx])\d[\d-]{6,16}[\dXx](?![\dXx])")
 
 def clean(value: str | None) -> str | None:
     """Whitespace collapsed; empty becomes ``None``."""
-    if value is None:
+    if not value:
         return None
-    value = _SPACE.sub(" ", value).strip()
-    return value or None
+    return " ".join(value.split()) or None
 
 
 def year_of(value: str | None) -> int | None:
@@ -59,12 +57,15 @@ def find_doi(text: str | None) -> str | None:
 def find_pmid(text: str | None) -> str | None:
     if not text:
         return None
+    low = text.lower()
+    if "pmid" not in low and "pubmed" not in low and "medline" not in low:
+        return None
     match = _PMID.search(text)
     return clean_pmid(match.group(1)) if match else None
 
 
 def find_pmcid(text: str | None) -> str | None:
-    if not text:
+    if not text or ("PMC" not in text and "pmc" not in text.lower()):
         return None
     match = _PMCID.search(text)
     return clean_pmcid("PMC" + match.group(1)) if match else None
