@@ -10,6 +10,7 @@ previous line's value (Rayyan's ``...&from=export     U2  - L20...``), and recor
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .builder import Builder, Tally
 from .names import person
@@ -64,11 +65,11 @@ def _lines(text: str) -> list[str]:
     return out
 
 
-def split_records(text: str) -> tuple[list[Fields], int]:
-    """The records of an RIS text as (tag, value) pairs, and how many banner blocks were passed."""
-    records: list[Fields] = []
+def split_records(text: str, banners: list[int] | None = None) -> Iterator[Fields]:
+    """The records of an RIS text as (tag, value) pairs, one at a time (a record is built and
+    its lines let go before the next: the collector has less to walk); ``banners`` gets the
+    number of banner blocks passed between records."""
     current: Fields | None = None
-    banners = 0
     in_banner = False
     tag_match = _TAG.match
     for line in _lines(text):
@@ -80,11 +81,11 @@ def split_records(text: str) -> tuple[list[Fields], int]:
             value = value.strip() if value else ""
             if tag == "ER":
                 if current is not None:
-                    records.append(current)
+                    yield current
                     current = None
                 continue
             if tag == "TY" and current is not None:
-                records.append(current)
+                yield current
                 current = None
             if current is None:
                 current = []
@@ -100,17 +101,18 @@ def split_records(text: str) -> tuple[list[Fields], int]:
             else:
                 current[-1] = (tag, f"{value} {stripped}" if value else stripped)
         elif current is None and not in_banner and not _NUMBERED.match(line):
-            banners += 1
+            if banners is not None:
+                banners[0] += 1
             in_banner = True
     if current is not None:
-        records.append(current)
-    return records, banners
+        yield current
 
 
 def read_ris(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
-    records, banners = split_records(text)
-    notices = [f"{banners} provider banner(s) between records ignored"] if banners else []
-    return [record(i, fields, tally) for i, fields in enumerate(records, 1)], notices
+    banners = [0]
+    results = [record(i, fields, tally) for i, fields in enumerate(split_records(text, banners), 1)]
+    notices = [f"{banners[0]} provider banner(s) between records ignored"] if banners[0] else []
+    return results, notices
 
 
 def _database(values: dict[str, list[str]]) -> str | None:
