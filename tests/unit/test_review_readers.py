@@ -691,3 +691,23 @@ def test_field_caps_cut_with_notice() -> None:
 def test_a_50mb_ris_line_is_cut_not_a_crash() -> None:
     result = read(b"TY  - JOUR\nTI  - " + b"x" * 50_000_000 + b"\nER  - \n")
     assert len(_only(result).data["title"]) == 2000
+
+
+def test_deeply_nested_json_is_a_read_error() -> None:
+    with pytest.raises(ReadError) as caught:
+        read(b"[" * 200_000)
+    assert caught.value.reason == "malformed"
+
+
+def test_csv_cell_longer_than_the_csv_module_default_is_read() -> None:
+    # Scopus "References" cells can pass the csv module's 128 KB default limit.
+    text = f'Title,References,Abstract\nLong one,"{"r" * 200_000}","{"a" * 150_000}"\n'
+    result = _read(text)
+    data = _only(result).data
+    assert data["title"] == "Long one" and len(data["abstract"]) == 100_000
+    assert result.notices == ["1 record(s) had an abstract over 100,000 characters: cut"]
+
+
+def test_ris_ty_outside_the_mapping_is_other_with_its_type_kept() -> None:
+    data = _only(_read("TY  - MGZN\nTI  - A magazine piece\nER  - \n")).data
+    assert data["kind"] == "other" and data["publication_types"] == ["MGZN"]

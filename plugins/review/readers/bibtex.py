@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 import re
 
+from ..record import Kind
 from .builder import Builder, Tally
 from .latex import decode_latex
 from .names import person
 from .results import Entry, Skipped
 from .values import kind_of, year_of
 
-_KINDS = {
+_KINDS: dict[str, Kind] = {
     "article": "article",
     "book": "book",
     "booklet": "book",
@@ -107,8 +108,8 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
 
     b = Builder(tally)
     entry_type = entry.entry_type.lower()
-    kind = _KINDS.get(entry_type) or kind_of(first("type", "document_type")) or "other"
-    b.kind(kind)  # type: ignore[arg-type]
+    kind: Kind = _KINDS.get(entry_type) or kind_of(first("type", "document_type")) or "other"
+    b.kind(kind)
     b.many(
         "publication_types",
         [t for t in (first("document_type", "type"),) if t] or ([entry_type] if kind == "other" else []),

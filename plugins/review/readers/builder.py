@@ -39,7 +39,7 @@ class Tally:
     def notices(self) -> list[str]:
         limits = {"title": MAX_TITLE, "abstract": MAX_ABSTRACT, "authors": MAX_AUTHORS}
         return [
-            f"{count} record(s) had a {name} over {limits[name]:,} {'names' if name == 'authors' else 'characters'}: cut"
+            f"{count} record(s) had {'an' if name == 'abstract' else 'a'} {name} over {limits[name]:,} {'names' if name == 'authors' else 'characters'}: cut"
             for name, count in sorted(self.cut.items())
         ]
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from ..record import Kind
 from .builder import Builder, Tally
 from .names import person
 from .results import Entry, ReadError, Skipped
 from .values import kind_of, year_of
 
-_KINDS = {
+_KINDS: dict[str, Kind] = {
     "article-journal": "article",
     "article-magazine": "article",
     "article-newspaper": "article",
@@ -92,7 +93,7 @@ def record(position: int, item: Mapping[str, object], tally: Tally) -> Entry | S
 
     b = Builder(tally)
     csl_type = get("type")
-    b.kind(_KINDS.get(csl_type or "") or kind_of(csl_type) or ("other" if csl_type else "article"))  # type: ignore[arg-type]
+    b.kind(_KINDS.get(csl_type or "") or kind_of(csl_type) or ("other" if csl_type else "article"))
     if csl_type:
         b.many("publication_types", [csl_type])
     b.title(get("title"))

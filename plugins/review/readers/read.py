@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 
 from .bibtex import read_bibtex
@@ -52,7 +53,8 @@ def read(raw: bytes, filename: str | None = None, format: str | None = None) -> 
             results, more = _READERS[found](text, tally)
     except ReadError:
         raise
-    except (ValueError, IndexError, KeyError, TypeError, RecursionError) as exc:
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError, RecursionError, csv.Error) as exc:
+        # A reader's own slip on input it did not foresee is still an answer about the file.
         raise ReadError("malformed", f"the file could not be read as {found}: {exc}") from None
     entries = [r for r in results if isinstance(r, Entry)]
     skipped = [r for r in results if isinstance(r, Skipped)]

@@ -52,7 +52,14 @@ def find_header(text: str) -> tuple[str, int, list[str]]:
     return best
 
 
+_CELL_LIMIT = 16 * 1024 * 1024
+
+
 def read_table(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str], str]:
+    # The csv module refuses cells over 128 KB by default; a Scopus "References" cell can be
+    # longer. The limit is the module's (process-wide) and is only ever raised here.
+    if csv.field_size_limit() < _CELL_LIMIT:
+        csv.field_size_limit(_CELL_LIMIT)
     delimiter, header_index, header = find_header(text)
     names = [columns.norm(h) for h in header]
     where: dict[str, int] = {}

@@ -99,8 +99,6 @@ _RIS_KINDS: dict[str, Kind] = {
     "JFULL": "article",
     "ABST": "article",
     "EJOUR": "article",
-    "MGZN": "article",
-    "NEWS": "article",
     "INPR": "article",
     "BOOK": "book",
     "EBOOK": "book",

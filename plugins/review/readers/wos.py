@@ -8,6 +8,7 @@ import csv
 import io
 import re
 
+from ..record import Kind
 from .builder import Builder, Tally
 from .names import person
 from .results import Entry, Skipped
@@ -16,6 +17,7 @@ from .values import kind_of, pages, year_of
 _TAG = re.compile(r"([A-Z][A-Z0-9]) (.*)$|([A-Z][A-Z0-9])$")
 # Tags whose continuation lines are further values (one name or address a line).
 _LINES = frozenset({"AU", "AF", "BA", "BF", "CA", "GP", "ED", "C1", "C3", "CR", "EM", "RI", "OI", "FU"})
+_PT_KINDS: dict[str, Kind] = {"J": "article", "B": "book", "S": "book", "C": "conference"}
 _HEADER = frozenset({"FN", "VR", "EF"})
 
 Fields = dict[str, list[str]]
@@ -80,14 +82,14 @@ def read_wos_tab(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[s
     return results, []
 
 
-def _kind(fields: Fields) -> str | None:
+def _kind(fields: Fields) -> Kind | None:
     doc_type = " ".join(fields.get("DT", []))
     pub_type = (fields.get("PT") or [""])[0].strip().upper()
     if doc_type:
         kind = kind_of(doc_type)
         if kind:
             return kind
-    return {"J": "article", "B": "book", "S": "book", "C": "conference"}.get(pub_type)
+    return _PT_KINDS.get(pub_type)
 
 
 def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
@@ -111,7 +113,7 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     kind = _kind(fields)
     if kind == "article" and first("SE", "BS") and first("BP") and "Book" in " ".join(fields.get("DT", [])):
         kind = "chapter"
-    b.kind(kind)  # type: ignore[arg-type]
+    b.kind(kind)
     b.title(first("TI"))
     b.many("authors", people("AF") or people("AU"))
     b.many("authors", people("CA") or people("GP"))
