@@ -591,6 +591,9 @@ def test_csv_blank_rows_are_not_records_and_empty_row_skipped() -> None:
         ("van den Hoven,null", "van den Hoven"),
         ("Pérez-de la Fuente, Ricardo", "Pérez-de la Fuente, Ricardo"),
         ("Smith, Jr.", "Smith, Jr."),
+        ("A. Smith", "Smith, A"),
+        ("J.-P. van Dam", "van Dam, J.-P"),
+        ("World Health Organization", "World Health Organization"),
     ],
 )
 def test_person_names(raw: str, name: str) -> None:
@@ -711,3 +714,26 @@ def test_csv_cell_longer_than_the_csv_module_default_is_read() -> None:
 def test_ris_ty_outside_the_mapping_is_other_with_its_type_kept() -> None:
     data = _only(_read("TY  - MGZN\nTI  - A magazine piece\nER  - \n")).data
     assert data["kind"] == "other" and data["publication_types"] == ["MGZN"]
+
+
+def test_ris_authors_packed_on_one_line() -> None:
+    data = _only(_read("TY  - JOUR\nTI  - A\nAU  - Smith, J.; Jones, K.\nER  - \n")).data
+    assert data["authors"] == ["Smith, J", "Jones, K"]
+
+
+def test_wos_tab_delimited_utf16_as_wos_writes_it() -> None:
+    text = "PT\tAU\tTI\tSO\tPY\tUT\t\nJ\tLi, W; Dou, Z\tA title\tJOURNAL\t2020\tWOS:1\t\n"
+    result = read(text.encode("utf-16"))
+    assert result.format == "wos_tab" and "UTF-16 decoded" in result.notices
+    assert _only(result).data["authors"] == ["Li, W", "Dou, Z"]
+
+
+def test_ieee_style_csv() -> None:
+    text = (
+        '"Document Title","Authors","Publication Title","Publication Year","Start Page","End Page","ISSN","ISBNs","DOI","IEEE Terms"\n'
+        '"Road extraction","P. Gamba; F. Dell\'Acqua","IEEE GRSL","2006","387","391","1545-598X","978-1-4244-1234-5","10.1109/LGRS.2006.1","Roads;Filtering"\n'
+    )
+    data = _only(_read(text)).data
+    assert data["authors"] == ["Gamba, P", "Dell'Acqua, F"]
+    assert data["pages"] == "387-391" and data["issn"] == ["1545-598X"] and data["isbn"] == ["9781424412345"]
+    assert data["keywords"] == ["Roads", "Filtering"] and data["doi"] == "10.1109/lgrs.2006.1"

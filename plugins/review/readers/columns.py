@@ -125,13 +125,17 @@ KEYWORDS: tuple[str, ...] = (
     "emtreedrugindextermsmajorfocus",
     "emtreedrugindexterms",
     "keywordsdisplayname",
+    "ieeeterms",
+    "inspeccontrolledterms",
 )
-MESH: tuple[str, ...] = ("meshterms", "meshheadings", "mh")
+MESH: tuple[str, ...] = ("meshterms", "meshheadings", "meshsubjectheadings", "mh")
 SERIALS: tuple[str, ...] = (
     "issn",
     "eissn",
+    "issns",
     "issnisbn",
     "isbn",
+    "isbns",
     "sn",
     "ei",
     "bn",

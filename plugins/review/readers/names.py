@@ -76,6 +76,13 @@ def person(raw: str | None, *, given_first: bool = False) -> str | None:
         cut -= 1
     if cut < len(tokens):
         return f"{' '.join(tokens[:cut])}, {_strip_initial_period(' '.join(tokens[cut:]))}"
+    # "A. Smith", "J.-P. van Dam" (IEEE): initials with periods, then the family name.
+    lead = 0
+    while lead < len(tokens) - 1 and _INITIAL_RUN.fullmatch(tokens[lead].rstrip("-")):
+        lead += 1
+    rest = tokens[lead:]
+    if lead and all(t.lower() in _PARTICLES for t in rest[:-1]):
+        return f"{' '.join(rest)}, {_strip_initial_period(' '.join(tokens[:lead]))}"
     return name  # several words, no comma, no initials: a group ("TAX 325 Study Group")
 
 

@@ -148,7 +148,9 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     from_medline = any(word in (database or "").lower() for word in ("medline", "pubmed"))
 
     b.title(first("TI", "T1", "CT") or (first("BT") if kind == "book" else None) or first("ST"))
-    b.many("authors", [n for v in values.get("AU", []) + values.get("A1", []) if (n := person(v))])
+    # One name a line, though some exports pack several into one line with "; ".
+    names = [part for v in values.get("AU", []) + values.get("A1", []) for part in v.split(";")]
+    b.many("authors", [n for v in names if (n := person(v))])
     if kind in ("book", "chapter", "conference"):
         b.many("editors", [n for v in values.get("A2", []) + values.get("ED", []) if (n := person(v))])
     _journal(b, values, kind)
