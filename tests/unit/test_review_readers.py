@@ -737,3 +737,9 @@ def test_ieee_style_csv() -> None:
     assert data["authors"] == ["Gamba, P", "Dell'Acqua, F"]
     assert data["pages"] == "387-391" and data["issn"] == ["1545-598X"] and data["isbn"] == ["9781424412345"]
     assert data["keywords"] == ["Roads", "Filtering"] and data["doi"] == "10.1109/lgrs.2006.1"
+
+
+def test_endnote_xml_in_utf16_with_its_declaration() -> None:
+    text = ENDNOTE.replace('encoding="UTF-8"', 'encoding="UTF-16"')
+    result = read(text.encode("utf-16"))
+    assert result.format == "endnote_xml" and len(result.entries) == 2

@@ -3,6 +3,7 @@ entities, no DTDs, no network; a document declaring entities is refused."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from medlit.core.plugin import markup
@@ -11,6 +12,8 @@ from .builder import Builder, Tally
 from .names import person
 from .results import Entry, ReadError, Skipped
 from .values import kind_of, year_of
+
+_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -32,6 +35,8 @@ def read_endnote_xml(text: str, tally: Tally) -> tuple[list[Entry | Skipped], li
     end = text.find("<records")
     if "<!DOCTYPE" in (text[:end] if end >= 0 else text).upper():
         raise ReadError("refused", "EndNote XML with a DOCTYPE (DTD) is refused")
+    # The text is decoded already: a declaration naming another encoding (UTF-16) would now lie.
+    text = _DECLARATION.sub("", text, count=1)
     try:
         root = markup.parse_xml(text.encode("utf-8"))
     except markup.XMLRefused as exc:
