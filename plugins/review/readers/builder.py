@@ -70,7 +70,7 @@ class Builder:
             return
         current: list[str] = self.data.setdefault(name, [])
         for value in values:
-            value = clean(value) or ""
+            value = (clean(value) or "")[:MAX_TITLE]  # a name, keyword or type: never longer
             if value and value not in current:
                 if name == "authors" and len(current) >= MAX_AUTHORS:
                     self.tally.cut["authors"] += 1
