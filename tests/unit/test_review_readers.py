@@ -743,3 +743,17 @@ def test_endnote_xml_in_utf16_with_its_declaration() -> None:
     text = ENDNOTE.replace('encoding="UTF-8"', 'encoding="UTF-16"')
     result = read(text.encode("utf-16"))
     assert result.format == "endnote_xml" and len(result.entries) == 2
+
+
+def test_ovid_medlars_style_export() -> None:
+    text = (
+        "<1>\nUI  - 31234567\nAU  - Doe J.\nTI  - An Ovid record\nSO  - Lancet. 2019 Jan 5;393(10166):100-10.\n"
+        "DO  - https://dx.doi.org/10.1016/S0140-6736(18)32000-1\n\n<2>\nUI  - 31234568\nTI  - Second\nSO  - BMJ. 2018;360:k1.\n"
+    )
+    result = _read(text)
+    assert result.format == "medline"
+    first = result.entries[0]
+    assert first.input_id == "31234567" and first.data["pmid"] == "31234567"
+    assert first.data["journal"] == "Lancet" and first.data["year"] == 2019
+    assert first.data["authors"] == ["Doe, J"] and first.data["doi"] == "10.1016/s0140-6736(18)32000-1"
+    assert result.entries[1].data["year"] == 2018

@@ -10,7 +10,7 @@ _RIS_ER = re.compile(r"^ER {1,2}-[ \t]*$", re.MULTILINE)
 _RIS_TAG = re.compile(r"^[A-Z][A-Z0-9] {1,2}- ", re.MULTILINE)
 _MEDLINE_PMID = re.compile(r"^PMID- ?\d", re.MULTILINE)
 _MEDLINE_TAG = re.compile(
-    r"^(?:FAU|STAT|OWN|JT|TA|DP|PG|LID|AID|MH|PT|PL|EDAT|CRDT|MHDA|JID|SO|IS|VI|IP|DCOM|LR) {0,2}- ",
+    r"^(?:FAU|STAT|OWN|JT|TA|DP|PG|LID|AID|MH|PT|PL|EDAT|CRDT|MHDA|JID|SO|IS|VI|IP|DCOM|LR|UI|YR) {0,2}- ",
     re.MULTILINE,
 )
 _WOS_TAG = re.compile(r"^(?:PT [A-Z]|AU |AF |TI |SO |UT |PY |DI )", re.MULTILINE)
@@ -73,7 +73,8 @@ def detect(text: str, filename: str | None = None) -> str | None:
         else 0,
         "bibtex": 10 * len(_BIBTEX.findall(head)),
     }
-    if scores["ris"] == 0 and scores["medline"] < 3 and len(_RIS_TAG.findall(head)) >= 3:
+    # Tag lines with neither TY/ER (RIS) nor a MEDLINE-only tag: RIS written loosely.
+    if scores["ris"] == 0 and scores["medline"] == 0 and len(_RIS_TAG.findall(head)) >= 3:
         scores["ris"] = len(_RIS_TAG.findall(head))
     best = max(scores.values())
     if best > 0:

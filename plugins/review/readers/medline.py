@@ -83,18 +83,23 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     b.many("authors", values.get("CN"))
     b.many("editors", [n for v in values.get("FED") or values.get("ED") or [] if (n := person(v))])
     b.text("journal", first("JT"))
+    source = first("SO")
+    if source and not first("JT", "TA"):
+        # Ovid's Medlars-style export: "SO  - Lancet. 2019 Jan 5;393(10166):100-10."
+        b.text("journal", source.split(". ", 1)[0])
     b.text("journal_abbrev", first("TA"))
     for value in values.get("IS", []) + values.get("ISBN", []):
         issns, isbns = issns_isbns(value)
         b.many("issn", issns)
         b.many("isbn", isbns)
-    b.year(year_of(first("DP")) or year_of(first("DEP")))
+    b.year(year_of(first("DP")) or year_of(first("YR")) or year_of(first("DEP")) or year_of(source))
     b.text("volume", first("VI"))
     b.text("issue", first("IP"))
     b.text("pages", first("PG"))
     b.text("abstract", first("AB"))
     b.many("mesh", values.get("MH"))
     b.many("keywords", values.get("OT"))
+    b.many("keywords", values.get("KW"))
     b.many("publication_types", types)
     b.text("language", first("LA"))
     b.text("publisher", first("PB"))
@@ -108,4 +113,14 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
         elif suffix and suffix.group(1).lower() == "pmc":
             b.pmcid(value[: suffix.start()])
     b.pmcid(first("PMC"))
-    return b.finish(position, first("PMID", "AN", "UI"), first("DB"))
+    b.doi(first("DO", "DOI"))
+    database = first("DB")
+    unique = first("UI")
+    # Ovid MEDLINE's Unique Identifier is the PMID; another database's is its own number.
+    if (
+        unique
+        and unique.isdigit()
+        and any(w in (database or "medline").lower() for w in ("medline", "pubmed"))
+    ):
+        b.pmid(unique)
+    return b.finish(position, first("PMID", "AN", "UI"), database)
