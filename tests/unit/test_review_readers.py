@@ -757,3 +757,12 @@ def test_ovid_medlars_style_export() -> None:
     assert first.data["journal"] == "Lancet" and first.data["year"] == 2019
     assert first.data["authors"] == ["Doe, J"] and first.data["doi"] == "10.1016/s0140-6736(18)32000-1"
     assert result.entries[1].data["year"] == 2018
+
+
+def test_ovid_m1_references_give_no_ids() -> None:
+    text = (
+        "TY  - JOUR\nTI  - Own\nM1  - Carleton, R.N. (2016). Into the unknown. J Anxiety Disord., 39, 30-43 "
+        "https://pubmed.ncbi.nlm.nih.gov/26945765 https://dx.doi.org/10.1016/j.janxdis.2016.02.007\nER  - \n"
+    )
+    data = _only(_read(text)).data
+    assert "doi" not in data and "pmid" not in data

@@ -178,9 +178,14 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     for tag in _LINK_TAGS:
         for value in values.get(tag, []):
             b.doi(value)
-    for value in values.get("N1", []) + values.get("M1", []):
+    # A note may give the DOI ("doi: 10..."); Ovid's M1 lines are cited references, whose DOIs
+    # are other works', so there only a line that opens with it counts.
+    for value in values.get("N1", []):
         low = value.lower()
-        if "doi:" in low or "doi.org/" in low or low.startswith("doi"):
+        if len(value) <= 300 and ("doi:" in low or "doi.org/" in low or low.startswith("doi")):
+            b.doi(value)
+    for value in values.get("M1", []):
+        if value.lower().startswith("doi"):
             b.doi(value)
     accession = first("AN")
     if accession and accession.isdigit() and len(accession) <= 9:
