@@ -126,7 +126,7 @@ class Builder:
     def finish(self, position: int, input_id: str | None, database: str | None = None) -> Entry | Skipped:
         data = self.data
         data.setdefault("kind", "article")
-        input_id = clean(input_id)
+        input_id = (clean(input_id) or "")[:MAX_TITLE] or None
         if not (
             data.get("title")
             or data.get("authors")
@@ -137,7 +137,7 @@ class Builder:
             return Skipped(position, input_id, "no title, authors or identifier")
         for key in [k for k, v in data.items() if v in (None, "", [])]:
             del data[key]  # type: ignore[misc]
-        return Entry(position, input_id, data, clean(database))
+        return Entry(position, input_id, data, (clean(database) or "")[:MAX_TITLE] or None)
 
 
 def _abstract(value: str | None) -> str | None:
