@@ -766,3 +766,16 @@ def test_ovid_m1_references_give_no_ids() -> None:
     )
     data = _only(_read(text)).data
     assert "doi" not in data and "pmid" not in data
+
+
+def test_dimensions_style_csv_with_a_preamble_line() -> None:
+    text = (
+        '"About the data: Exported on Dec 02, 2026. Criteria: dinosaur."\n'
+        '"Rank","Publication ID","DOI","PMID","PMCID","Title","Source title","PubYear","Pagination","Authors"\n'
+        '"1","pub.1143865007","10.1186/s13750-021-00246-8","","","Effects of light","Environmental Evidence","2021","37","Adams, Carrie Ann; Bayne, Erin"\n'
+    )
+    result = _read(text)
+    entry = _only(result)
+    assert entry.input_id == "pub.1143865007" and entry.data["pages"] == "37" and entry.data["year"] == 2021
+    assert entry.data["authors"] == ["Adams, Carrie Ann", "Bayne, Erin"]
+    assert "1 line(s) before the header skipped" in result.notices
