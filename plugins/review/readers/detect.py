@@ -55,7 +55,9 @@ def detect(text: str, filename: str | None = None) -> str | None:
     if start[0] in "[{":
         return "csljson"
     first_line = start.split("\n", 1)[0]
-    if re.match(r"(?:FN |VR )", first_line) or (first_line.startswith("PT ") and _WOS_END.search(head)):
+    if re.match(r"(?:FN |VR )", first_line) or (
+        first_line.startswith("PT ") and (_WOS_END.search(head) or len(_WOS_TAG.findall(head)) >= 3)
+    ):
         return "wos"
     cells = first_line.split("\t")
     if (

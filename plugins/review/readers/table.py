@@ -109,9 +109,10 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
             break
     for name in columns.EDITORS:
         b.many("editors", split_people(cell(name)))
+    # "Source title" is Scopus' and Embase's journal; a bare "Source" is Cochrane's journal, but
+    # beside a "Source title" it names the database (Scopus) or a whole citation (Embase).
     has_source_title = "sourcetitle" in where
-    journal = get("journal") if not has_source_title else cell("sourcetitle") or get("journal")
-    b.text("journal", journal)
+    b.text("journal", get("journal"))
     b.text("journal_abbrev", get("journal_abbrev"))
     b.year(year_of(get("year")))
     b.text("volume", get("volume"))
