@@ -1,0 +1,148 @@
+"""One record assembled field by field, the size caps every reader shares, and the rule that turns
+a record with nothing to know it by into a :class:`~.results.Skipped`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from ..record import Kind, RecordData
+from .results import Entry, Skipped
+from .values import clean, find_doi, find_pmcid, find_pmid, issns_isbns
+
+MAX_TITLE = 2000
+MAX_ABSTRACT = 100_000
+MAX_AUTHORS = 5000
+
+TextField = Literal[
+    "title",
+    "journal",
+    "journal_abbrev",
+    "publisher",
+    "place",
+    "volume",
+    "issue",
+    "pages",
+    "abstract",
+    "language",
+    "url",
+]
+ListField = Literal["authors", "editors", "keywords", "mesh", "publication_types", "issn", "isbn"]
+
+
+class Tally:
+    """What the readers of one file had to cut, for the result's notices."""
+
+    def __init__(self) -> None:
+        self.cut: Counter[str] = Counter()
+
+    def notices(self) -> list[str]:
+        limits = {"title": MAX_TITLE, "abstract": MAX_ABSTRACT, "authors": MAX_AUTHORS}
+        return [
+            f"{count} record(s) had {'an' if name == 'abstract' else 'a'} {name} over {limits[name]:,} {'names' if name == 'authors' else 'characters'}: cut"
+            for name, count in sorted(self.cut.items())
+        ]
+
+
+class Builder:
+    """Fields of one record; the first value given for a single field wins."""
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.data: RecordData = {}
+
+    def text(self, name: TextField, value: str | None, *, replace: bool = False) -> None:
+        value = _abstract(value) if name == "abstract" else clean(value)
+        if not value or (self.data.get(name) and not replace):
+            return
+        limit = MAX_ABSTRACT if name == "abstract" else MAX_TITLE
+        if len(value) > limit:
+            if name in ("title", "abstract"):
+                self.tally.cut[name] += 1
+            value = value[:limit]
+        self.data[name] = value
+
+    def title(self, value: str | None) -> None:
+        self.text("title", value)
+
+    def many(self, name: ListField, values: list[str] | tuple[str, ...] | None) -> None:
+        if not values:
+            return
+        current: list[str] = self.data.setdefault(name, [])
+        for value in values:
+            value = (clean(value) or "")[:MAX_TITLE]  # a name, keyword or type: never longer
+            if value and value not in current:
+                if name == "authors" and len(current) >= MAX_AUTHORS:
+                    self.tally.cut["authors"] += 1
+                    return
+                current.append(value)
+
+    def kind(self, kind: Kind | None) -> None:
+        if kind and "kind" not in self.data:
+            self.data["kind"] = kind
+
+    def year(self, year: int | None) -> None:
+        if year and not self.data.get("year"):
+            self.data["year"] = year
+
+    def doi(self, value: str | None) -> None:
+        if not self.data.get("doi"):
+            doi = find_doi(value)
+            if doi:
+                self.data["doi"] = doi
+
+    def pmid(self, value: str | None) -> None:
+        if value and not self.data.get("pmid"):
+            value = value.strip()
+            pmid = value if value.isdigit() and 0 < len(value) <= 9 else find_pmid(value)
+            if pmid:
+                self.data["pmid"] = pmid.lstrip("0") or None
+
+    def pmcid(self, value: str | None) -> None:
+        if not self.data.get("pmcid"):
+            pmcid = find_pmcid(value)
+            if pmcid:
+                self.data["pmcid"] = pmcid
+
+    def ids_in(self, text: str | None, *, doi: bool = True) -> None:
+        """Identifiers mentioned in free text: notes, URLs, "Extra" fields (DOIs too unless the
+        text may cite other works)."""
+        if not text:
+            return
+        if doi:
+            self.doi(text)
+        if not self.data.get("pmid"):
+            pmid = find_pmid(text)
+            if pmid:
+                self.data["pmid"] = pmid
+        self.pmcid(text)
+
+    def serials(self, value: str | None) -> None:
+        if value:
+            issns, isbns = issns_isbns(value)
+            self.many("issn", issns)
+            self.many("isbn", isbns)
+
+    def finish(self, position: int, input_id: str | None, database: str | None = None) -> Entry | Skipped:
+        data = self.data
+        data.setdefault("kind", "article")
+        input_id = (clean(input_id) or "")[:MAX_TITLE] or None
+        if not (
+            data.get("title")
+            or data.get("authors")
+            or data.get("pmid")
+            or data.get("doi")
+            or data.get("pmcid")
+        ):
+            return Skipped(position, input_id, "no title, authors or identifier")
+        for key in [k for k, v in data.items() if v in (None, "", [])]:
+            del data[key]  # type: ignore[misc]
+        return Entry(position, input_id, data, (clean(database) or "")[:MAX_TITLE] or None)
+
+
+def _abstract(value: str | None) -> str | None:
+    if value is None:
+        return None
+    lines = [clean(line) or "" for line in value.split("\n")]
+    text = "\n".join(line for line in lines if line)
+    return text or None

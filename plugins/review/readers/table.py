@@ -1,0 +1,153 @@
+"""CSV and TSV exports: the delimiter sniffed (comma, Excel's semicolon, tab), a preamble before
+the header skipped (Embase), quoted multi-line cells, columns mapped by :mod:`.columns`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+
+from . import columns
+from .builder import Builder, Tally
+from .names import split_people
+from .results import Entry, ReadError, Skipped
+from .values import kind_of, pages, year_of
+
+_HEADER_ROWS = 30
+_SAMPLE = 65536
+_EXCEL_TEXT = re.compile(r'^="(.*)"$', re.DOTALL)
+
+
+def _rows(text: str, delimiter: str) -> Iterator[list[str]]:
+    # Tab-delimited exports (RefWorks, WoS) write quotes as text unless they quote every cell.
+    if delimiter == "\t" and not text.lstrip().startswith('"'):
+        return csv.reader(io.StringIO(text), delimiter=delimiter, quoting=csv.QUOTE_NONE)
+    return csv.reader(io.StringIO(text), delimiter=delimiter)
+
+
+def find_header(text: str) -> tuple[str, int, list[str]]:
+    """The delimiter, the header's row index and the header, sniffed from the file's start."""
+    sample = text[:_SAMPLE]
+    best: tuple[str, int, list[str]] | None = None
+    widest: list[str] = []
+    for delimiter in ("\t", ";", ","):
+        try:
+            for index, row in enumerate(_rows(sample, delimiter)):
+                if index >= _HEADER_ROWS:
+                    break
+                cells = [c.strip().lstrip("\ufeff") for c in row]
+                named = [c for c in cells if c]
+                if len(named) > len(widest):
+                    widest = named
+                if len(named) >= 2 and any(columns.norm(c) in columns.TITLES for c in cells):
+                    if best is None or len(named) > len(best[2]):
+                        best = (delimiter, index, cells)
+                    break
+        except csv.Error:
+            continue
+    if best is None:
+        shown = ", ".join(widest[:30]) if widest else "none"
+        raise ReadError("no_title_column", f"no title column found in the table; its columns: {shown}")
+    return best
+
+
+_CELL_LIMIT = 16 * 1024 * 1024
+
+
+def read_table(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str], str]:
+    # The csv module refuses cells over 128 KB by default; a Scopus "References" cell can be
+    # longer. The limit is the module's (process-wide) and is only ever raised here.
+    if csv.field_size_limit() < _CELL_LIMIT:
+        csv.field_size_limit(_CELL_LIMIT)
+    delimiter, header_index, header = find_header(text)
+    names = [columns.norm(h) for h in header]
+    where: dict[str, int] = {}
+    for i, name in enumerate(names):
+        where.setdefault(name, i)
+    results: list[Entry | Skipped] = []
+    notices = [f"{header_index} line(s) before the header skipped"] if header_index else []
+    rows = _rows(text, delimiter)
+    try:
+        for index, row in enumerate(rows):
+            if index <= header_index or not any(cell.strip() for cell in row):
+                continue
+            results.append(record(len(results) + 1, row, where, tally))
+    except csv.Error as exc:
+        raise ReadError("malformed", f"the table cannot be read past record {len(results)}: {exc}") from None
+    return results, notices, "tsv" if delimiter == "\t" else "csv"
+
+
+def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -> Entry | Skipped:
+    def cell(name: str) -> str | None:
+        i = where.get(name)
+        if i is None or i >= len(row):
+            return None
+        value = row[i].strip()
+        excel = _EXCEL_TEXT.match(value)
+        if excel:
+            value = excel.group(1)
+        return value if value and value.lower() not in ("null", "none", "nan", "n/a") else None
+
+    def get(field: str) -> str | None:
+        for name in columns.SINGLE[field]:
+            value = cell(name)
+            if value:
+                return value
+        return None
+
+    b = Builder(tally)
+    label = get("kind")
+    b.kind(kind_of(label) or ("other" if label else "article"))
+    if label:
+        b.many("publication_types", [label])
+    b.title(get("title"))
+    for name in columns.AUTHORS:
+        people = split_people(cell(name), given_first=name in columns.GIVEN_FIRST)
+        if people:
+            b.many("authors", people)
+            break
+    for name in columns.EDITORS:
+        b.many("editors", split_people(cell(name)))
+    # "Source title" is Scopus' and Embase's journal; a bare "Source" is Cochrane's journal, but
+    # beside a "Source title" it names the database (Scopus) or a whole citation (Embase).
+    has_source_title = "sourcetitle" in where
+    b.text("journal", get("journal"))
+    b.text("journal_abbrev", get("journal_abbrev"))
+    b.year(year_of(get("year")))
+    b.text("volume", get("volume"))
+    b.text("issue", get("issue"))
+    b.text("pages", get("pages") or pages(get("page_start"), get("page_end")) or get("article_number"))
+    b.text("abstract", get("abstract"))
+    for name in columns.KEYWORDS:
+        value = cell(name)
+        if value:
+            sep = "|" if "|" in value else ";" if ";" in value else ", " if name.startswith("emtree") else ";"
+            b.many("keywords", [k.strip() for k in value.split(sep)])
+    for name in columns.MESH:
+        value = cell(name)
+        if value:
+            b.many("mesh", [k.strip() for k in value.split(";")])
+    for name in columns.SERIALS:
+        b.serials(cell(name))
+    b.text("publisher", get("publisher"))
+    b.text("place", get("place"))
+    b.text("language", get("language"))
+    url = get("url")
+    b.text("url", url.split()[0] if url else None)
+    b.doi(get("doi"))
+    b.pmid(get("pmid"))
+    b.pmcid(get("pmcid"))
+    for name in columns.NOTES:
+        b.ids_in(cell(name), doi=name not in ("notes", "note"))
+    database = get("database")
+    source = cell("source")
+    if (
+        not database
+        and has_source_title
+        and source
+        and len(source) <= 30
+        and not any(ch.isdigit() for ch in source)
+    ):
+        database = source
+    return b.finish(position, get("input_id"), database)
