@@ -35,3 +35,21 @@ def corpus_glob(pattern: str) -> list[Path]:
     if root is None:
         return []
     return sorted(root.glob(pattern))
+
+
+def export_counts() -> dict[str, int]:
+    """Each export file of the corpus (path under ``exports/``) and the record count its MANIFEST
+    row states; empty when the corpus is absent."""
+    import re
+
+    root = corpus_root()
+    if root is None:
+        return {}
+    counts: dict[str, int] = {}
+    for line in (root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines():
+        cells = line.split("\t")
+        if cells[0].startswith("exports/"):
+            match = re.search(r"(\d+) records", cells[4])
+            assert match is not None, line
+            counts[cells[0].removeprefix("exports/")] = int(match.group(1))
+    return counts

@@ -625,13 +625,15 @@ class Store:
                 temp -= 1  # members of this batch have no hit id yet
                 me = (search.source, rec.source_id)
                 placed = group.clusterer.place(temp, rec.data)
-                # a person's ruling first, then where an earlier run put this input record, then
-                # the matcher (unless a ruling keeps the two apart)
-                record_id: int | None = group.forced(links.together.get(me)) or group.where.get(me)
-                rule = placed[2].rule if placed is not None and placed[0] == record_id else "manual"
+                # a person's ruling first, then the matcher (unless a ruling keeps the two apart);
+                # an input record a person split out goes back to the record it was split into
+                record_id: int | None = group.forced(links.together.get(me))
+                rule = "manual"
                 if record_id is None and placed is not None:
                     if not links.apart_from(me, group.members.get(placed[0], ())):
                         record_id, rule = placed[0], placed[2].rule
+                if record_id is None and me in links.apart:
+                    record_id = group.where.get(me)
                 if record_id is None:
                     record_id = await tx.insert(
                         "INSERT INTO review_records (set_id, run, pmid, doi, pmcid, fuzzy, year, has_abstract, data) "

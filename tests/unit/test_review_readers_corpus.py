@@ -5,13 +5,11 @@ its content, and the first record's title, first author, year and DOI as the fil
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from medlit.plugins.review.readers import read
 
-from corpus import corpus_bytes, corpus_root
+from corpus import corpus_bytes, export_counts
 
 # path under exports/, format detected, first record: title start, first author, year, DOI.
 SPOTS: list[tuple[str, str, str, str | None, int | None, str | None]] = [
@@ -410,18 +408,7 @@ SPOTS: list[tuple[str, str, str, str | None, int | None, str | None]] = [
 ]
 
 
-def _manifest_counts() -> dict[str, int]:
-    root = corpus_root()
-    if root is None:
-        return {}
-    counts: dict[str, int] = {}
-    for line in (root / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines():
-        cells = line.split("\t")
-        if cells[0].startswith("exports/"):
-            match = re.search(r"(\d+) records", cells[4])
-            assert match is not None, line
-            counts[cells[0].removeprefix("exports/")] = int(match.group(1))
-    return counts
+_manifest_counts = export_counts
 
 
 def test_every_manifest_export_has_a_spot_check() -> None:
