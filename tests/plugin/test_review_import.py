@@ -279,3 +279,57 @@ async def test_every_corpus_export_imports_through_the_tool_with_its_records_acc
             again = await call(rt, "review_import", set=f"round-{fmt}", database=fmt, content=text)
             assert again.data["skipped"] == 0 and again.data["stored"] == total, fmt
             assert again.data["total"] == total, (fmt, again.data)  # no duplicate made, none merged away
+
+
+async def test_a_merged_pubmed_and_europepmc_set_reads_like_pubmed_alone(fake, runtime_for):
+    """Europe PMC's copies are worse in the ways real ones are (initials for forenames, the
+    journal abbreviated, an unlabelled abstract, ASCII for Unicode, short pages): merged with
+    PubMed's, every field of every record PubMed has reads as in the PubMed-only set, and the same
+    whatever order the sources' pages land in."""
+    import csv
+    import io
+
+    from review_routes import EPMC_QUERY
+
+    lit = install(fake, Literature.build(pubmed=40, europepmc=40, shared={"pmid": 30, "doi": 5, "title": 5}))
+    for rec in lit.europepmc[EPMC_QUERY]:
+        for a in rec["authorList"]["author"]:
+            a.pop("firstName", None)
+            a["lastName"] = a["lastName"].replace("ü", "u").replace("í", "i")
+        rec["journalInfo"]["journal"] = {"title": "J Synth Med"}
+        rec["abstractText"] = rec["abstractText"].replace("Background: ", "").replace("Methods: ", "")
+        rec["pageInfo"] = "101-9"
+
+    async def rows(rt, name: str) -> dict[str, dict[str, str]]:
+        out = await call(rt, "review_export", set=name, format="csv")
+        text, _ = await rt.read_resource(out.data["uri"])
+        return {r["pmid"]: r for r in csv.DictReader(io.StringIO(text)) if r.get("pmid")}
+
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="both", queries={"europepmc": EPMC_QUERY, "pubmed": PUBMED_QUERY})
+        await call(rt, "review_search", set="pubmed-only", queries={"pubmed": PUBMED_QUERY})
+        await call(rt, "review_search", set="epmc-first", queries={"europepmc": EPMC_QUERY})
+        await call(rt, "review_search", set="epmc-first", queries={"pubmed": PUBMED_QUERY})
+        alone, both, later = (
+            await rows(rt, "pubmed-only"),
+            await rows(rt, "both"),
+            await rows(rt, "epmc-first"),
+        )
+    assert len(alone) == 40 and set(alone) <= set(both) and set(alone) <= set(later)
+    fields = (
+        "title",
+        "authors",
+        "journal",
+        "journal_abbrev",
+        "year",
+        "volume",
+        "issue",
+        "pages",
+        "abstract",
+        "doi",
+    )
+    for pmid, row in alone.items():
+        assert set(fields) <= set(row) and row["authors"].startswith(("Müller, Anna B", "Smith", "García"))
+        for name in fields:
+            assert both[pmid][name] == row[name], (pmid, name, both[pmid][name], row[name])
+            assert later[pmid][name] == row[name], (pmid, name)
