@@ -67,7 +67,7 @@ class SetState(ToolOutput):
     identified: int = Field(description="Records fetched across the latest searches, before deduplication")
     duplicatesRemoved: int
     duplicatesByRule: dict[str, int] = Field(
-        description="Duplicates by the rule that matched (pmid, doi, pmcid, title)"
+        description="Duplicates by what matched them: pmid, doi, pmcid, title (the bibliographic fields), manual"
     )
     unique: int = Field(description="Distinct records the latest searches found")
     total: int = Field(description="Records in the set")

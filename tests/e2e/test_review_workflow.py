@@ -79,7 +79,7 @@ async def test_create_page_export_read_and_rerun_over_stdio(fake, tmp_path):
             await call(client, tools, "review_search", {"set": "kids", "queries": queries}, progress)
         ).structured_content
         assert made["complete"] and made["identified"] == 1000 and made["unique"] == made["total"] == 865
-        assert made["duplicatesByRule"] == {"pmid": 100, "doi": 20, "pmcid": 10, "title": 5}
+        assert made["duplicatesByRule"] == {"pmid": 100, "doi": 20, "pmcid": 10, "title": 5, "manual": 0}
         assert seen and any(total == 700 or total == 1000 or total == 300 for _, total in seen)
 
         page1 = (

@@ -78,7 +78,7 @@ async def test_two_sources_into_one_set_with_exact_counts(fake, runtime_for):
     assert by["europepmc"]["found"] == by["europepmc"]["fetched"] == 300
     assert all(s["state"] == "complete" for s in d["sources"])
     assert d["identified"] == 1500
-    assert d["duplicatesByRule"] == SHARED
+    assert d["duplicatesByRule"] == {**SHARED, "manual": 0}
     assert d["duplicatesRemoved"] == 70
     assert d["unique"] == d["total"] == 1430
     assert d["new"] == 1430 and d["complete"] is True and d["running"] is False
