@@ -59,11 +59,23 @@ def conflict(a: Work, b: Work) -> str | None:
         return "year"
     if a.volume and b.volume and a.volume != b.volume:
         return "volume"
-    if a.pages and b.pages and fields.pages_differ(a.pages, b.pages):
+    if a.pages and b.pages and fields.pages_differ(a.pages, b.pages) and not _locators(a, b):
         return "pages"
     if a.isbn and b.isbn and not a.isbn & b.isbn:
         return "isbn"
     return None
+
+
+def _locators(a: Work, b: Work) -> bool:
+    """Both pages are electronic locators ("e8-e9" / "e3") in one volume and issue: a meeting's
+    abstracts get them once in the programme and again in the print listing, so they do not
+    place a work the way page numbers do."""
+    assert a.pages and b.pages
+    return (
+        a.pages[0] in fields.ARTICLE_NUMBER
+        and b.pages[0] in fields.ARTICLE_NUMBER
+        and bool(a.volume and a.volume == b.volume and a.issue and a.issue == b.issue)
+    )
 
 
 def title_similarity(a: Work, b: Work) -> tuple[float, bool]:

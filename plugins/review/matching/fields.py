@@ -96,7 +96,7 @@ def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...])
 _ABSTRACT_TYPES = frozenset({"congress", "conference abstract", "meeting abstract", "conference paper"})
 # In a container's name, volume or issue: where a meeting's abstracts are printed. "Proceedings"
 # alone is not one (Proc Natl Acad Sci USA).
-_MEETING = re.compile(r"(?i)\b(?:abstracts|congress|meeting|conference|symposium|annual\s+scientific)\b")
+_MEETING = re.compile(r"(?i)(?<!dissertation )\b(?:abstracts|congress|meeting|conference|symposium|annual\s+scientific)\b")
 
 
 def is_meeting(kind: str | None, publication_types: list[str] | tuple[str, ...], *where: str | None) -> bool:
@@ -241,8 +241,8 @@ def page_range(pages: str | None) -> tuple[str, int, int] | None:
     """``(prefix, first, last)`` of a page field, the last page written short expanded
     ("1297-306" -> ``("", 1297, 1306)``, "e1234" -> ``("e", 1234, 1234)``, "S78-S89" ->
     ``("s", 78, 89)``), or None."""
-    if not pages:
-        return None
+    if not pages or re.fullmatch(r"(?i)\s*\d+\s*(?:p|pp|pages?)\.?\s*", str(pages)):
+        return None  # "215 p": a thesis's or book's page count, not where it is
     match = re.match(r"\s*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages))
     if not match:
         return None
