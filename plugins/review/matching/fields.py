@@ -94,9 +94,11 @@ def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...])
 
 
 _ABSTRACT_TYPES = frozenset({"congress", "conference abstract", "meeting abstract", "conference paper"})
-# In a container's name, volume or issue: where a meeting's abstracts are printed. "Proceedings"
-# alone is not one (Proc Natl Acad Sci USA).
-_MEETING = re.compile(r"(?i)(?<!dissertation )\b(?:abstracts|congress|meeting|conference|symposium|annual\s+scientific)\b")
+# In a container's name, volume or issue: where a meeting's abstracts are printed, or an
+# abstracting journal ("Dissertation Abstracts International": a thesis's abstract is not the
+# thesis; the ASySD stroke set keeps one such pair apart). "Proceedings" alone is not one (Proc
+# Natl Acad Sci USA).
+_MEETING = re.compile(r"(?i)\b(?:abstracts|congress|meeting|conference|symposium|annual\s+scientific)\b")
 
 
 def is_meeting(kind: str | None, publication_types: list[str] | tuple[str, ...], *where: str | None) -> bool:
@@ -105,6 +107,11 @@ def is_meeting(kind: str | None, publication_types: list[str] | tuple[str, ...],
     if kind == "conference" or any(t.strip().lower() in _ABSTRACT_TYPES for t in publication_types):
         return True
     return any(w and _MEETING.search(w) for w in where)
+
+
+def is_supplement(*where: str | None) -> bool:
+    """A supplement's volume, issue or pages ("Suppl 2", "s2", "S42")."""
+    return any(w and re.search(r"(?i)(?:\bsup|^\s*s\s*\d)", str(w)) for w in where)
 
 
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}

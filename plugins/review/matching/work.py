@@ -32,6 +32,12 @@ class Work:
     pages: tuple[str, int, int] | None = None  # (prefix, first, last)
     notice: bool = False  # an erratum, correction or retraction notice
     meeting: bool = False  # a conference contribution (abstract or proceedings paper)
+    supplement: bool = False  # the volume or issue is a supplement
+
+    @property
+    def brief(self) -> bool:
+        """An abstract's shape: in a supplement, or on two pages at most."""
+        return self.supplement or (self.pages is not None and self.pages[2] - self.pages[1] <= 1)
 
     @property
     def title(self) -> str:
@@ -72,5 +78,6 @@ def normalize(data: RecordData) -> Work:
         issue=fields.number(data.get("issue")),
         pages=fields.page_range(data.get("pages")),
         notice=fields.is_notice(title, types),
+        supplement=fields.is_supplement(data.get("volume"), data.get("issue"), data.get("pages")),
         meeting=fields.is_meeting(data.get("kind"), types, journal, data.get("volume"), data.get("issue")),
     )
