@@ -60,6 +60,11 @@ def conflict(a: Work, b: Work) -> str | None:
         return "volume"
     if a.pages and b.pages and fields.pages_differ(a.pages, b.pages) and not _locators(a, b):
         return "pages"
+    if a.issue and b.issue and a.issue != b.issue and not a.pages and not b.pages:
+        # A recurring column ("Editor's Comments") has one title in every issue; with no pages
+        # the issue is what tells its instalments apart. (Where pages are known they decide: some
+        # exports put a record number in the issue field.)
+        return "issue"
     if a.isbn and b.isbn and not a.isbn & b.isbn:
         return "isbn"
     return None
@@ -134,9 +139,11 @@ def _same_family(x: str, y: str) -> bool:
 
 
 def same_journal(a: Work, b: Work) -> bool | None:
+    """Whether the containers are one journal; None when unknown, or when either is a
+    conference's proceedings (named anew each year, differently by each database)."""
     if a.issn and b.issn and a.issn & b.issn:
         return True
-    if not a.journals or not b.journals:
+    if not a.journals or not b.journals or "conference" in (a.kind, b.kind):
         return None
     return any(fields.same_journal(x, y) for x in a.journals for y in b.journals)
 
@@ -153,7 +160,8 @@ def compare(a: Work, b: Work) -> Verdict:
             return Verdict(True, name, 1.0, f"same {name.upper()} {value}")
     authors = authors_agree(a, b)
     journal = same_journal(a, b)
-    place = bool(a.volume and a.volume == b.volume and a.page is not None and a.page == b.page)
+    # The same first page in the same (or an unstated) volume.
+    place = a.page is not None and a.page == b.page and (a.volume == b.volume or not a.volume or not b.volume)
     details = 2 * place + bool(a.issue and a.issue == b.issue) + bool(journal)
     same_year = a.year is not None and a.year == b.year
     if not a.titles or not b.titles:
@@ -168,7 +176,9 @@ def compare(a: Work, b: Work) -> Verdict:
         ok = sim >= STRONG and authors and same_year and details >= 2
     elif shortest >= LONG_TITLE:
         ok = (
-            (sim >= STRONG and (authors or authors is None and details >= 2))
+            # Two journals both named and not one: the title and a name are not enough (a
+            # commentary reprinted under the same title in another journal).
+            (sim >= STRONG and (authors and (details or journal is None) or authors is None and details >= 2))
             or (sim >= CLOSE and authors and details >= 2 and same_year)
             # A group's name for a person's, a family name misspelt: the whole citation agrees.
             or (sim >= 0.98 and same_year and place and details >= 3)

@@ -187,7 +187,10 @@ def split_authors(text: str) -> list[str]:
     return [n.strip() for n in re.split(r"\s+and\s+", text) if n.strip()]
 
 
-_JOURNAL_STOP = frozenset({"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "le", "der", "und", "et", "fur"})
+_JOURNAL_STOP = frozenset(
+    {"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "le", "der", "und", "et", "fur", "y", "e", "i",
+     "du", "des", "di", "del", "della", "zur", "fuer", "online", "print", "electronic", "resource"}
+)  # fmt: skip
 
 
 def journal_words(name: str | None) -> tuple[str, ...]:
@@ -195,8 +198,23 @@ def journal_words(name: str | None) -> tuple[str, ...]:
     ("The Lancet" -> ``("lancet",)``, "Diabetes & metabolism" -> ``("diabetes", "metabolism")``)."""
     if not name:
         return ()
-    text = re.sub(r"\([^)]*\)", " ", html.unescape(name)).replace("&", " and ")
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", html.unescape(name)).replace("&", " and ")
     return tuple(w for w in plain(text).split() if w not in _JOURNAL_STOP)
+
+
+def journal_names(*names: str | None) -> tuple[tuple[str, ...], ...]:
+    """The words of each name a journal goes by, and of each name's part before a subtitle
+    ("Clinical cancer research : an official journal of the AACR" is also "Clinical cancer
+    research"; "Ai zheng = Aizheng = Chinese journal of cancer" each of its three)."""
+    out: list[tuple[str, ...]] = []
+    for name in names:
+        if not name:
+            continue
+        for part in (name, *re.split(r"\s[:=]\s|\.\s*Conference:|\s-\s|/", name)):
+            words = journal_words(part)
+            if words and words not in out:
+                out.append(words)
+    return tuple(out)
 
 
 def same_journal(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -250,7 +268,7 @@ def page_range(pages: str | None) -> tuple[str, int, int] | None:
     ``("s", 78, 89)``), or None."""
     if not pages or re.fullmatch(r"(?i)\s*\d+\s*(?:p|pp|pages?)\.?\s*", str(pages)):
         return None  # "215 p": a thesis's or book's page count, not where it is
-    match = re.match(r"\s*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages))
+    match = re.match(r"[\s\"']*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages))
     if not match:
         return None
     prefix, first, last = match.group(1).lower(), match.group(2), match.group(3)

@@ -58,7 +58,7 @@ def normalize(data: RecordData) -> Work:
     types = tuple(data.get("publication_types") or ())
     journal = data.get("journal")
     abbrev = data.get("journal_abbrev")
-    journals = tuple(j for j in (fields.journal_words(journal), fields.journal_words(abbrev)) if j)
+    journals = fields.journal_names(journal, abbrev)
     year = data.get("year")
     forms, head = fields.titles(title)
     return Work(
