@@ -22,103 +22,24 @@ their duplicates kept), mean per record.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 
-from medlit.plugins.review.matching import Clusterer, block_keys, compare, normalize
-from medlit.plugins.review.matching.fields import split_authors
-from medlit.plugins.review.record import Kind, RecordData
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from asysd import Dataset, as_record, by_pairs, load, per_record, run_ours
+
+from medlit.plugins.review.matching import Clusterer, block_keys, compare, normalize
+from medlit.plugins.review.record import RecordData
+
 CORPUS = Path(os.environ.get("MEDLIT_CORPUS", ROOT.parent / "shared" / "corpus")) / "dedup"
 DEFAULT = ("stroke", "cytology_screening", "special_cases")
 BIB_PYTHON = Path(os.environ.get("BIB_DEDUPE_PYTHON", "/work/bench-venv/bin/python"))
-
-KINDS: dict[str, Kind] = {
-    "article": "article",
-    "inproceedings": "conference",
-    "proceedings": "conference",
-    "conference": "conference",
-    "book": "book",
-    "inbook": "chapter",
-    "incollection": "chapter",
-    "phdthesis": "thesis",
-    "mastersthesis": "thesis",
-    "techreport": "report",
-}
-
-
-def _value(row: dict[str, str], name: str) -> str | None:
-    text = (row.get(name) or "").strip()
-    return text if text and text.upper() not in {"UNKNOWN", "NAN"} else None
-
-
-def as_record(row: dict[str, str]) -> RecordData:
-    """A benchmark CSV row as the review's record shape."""
-    year = _value(row, "year")
-    pages = _value(row, "pages")
-    data: RecordData = {
-        "kind": KINDS.get((row.get("ENTRYTYPE") or "article").lower(), "other"),
-        "title": _value(row, "title"),
-        "authors": split_authors(row.get("author") or ""),
-        "journal": _value(row, "journal") or _value(row, "booktitle"),
-        "year": int(float(year)) if year and year.replace(".", "", 1).isdigit() else None,
-        "volume": _value(row, "volume"),
-        "issue": _value(row, "number") or _value(row, "issue"),
-        "pages": pages.replace("--", "-") if pages else None,
-        "doi": _value(row, "doi"),
-        "isbn": [_value(row, "isbn") or ""] if _value(row, "isbn") else [],
-        "publisher": _value(row, "publisher"),
-    }
-    return data
-
-
-@dataclass
-class Dataset:
-    name: str
-    ids: list[str]
-    rows: list[dict[str, str]]
-    groups: list[list[str]]
-
-    @property
-    def true_pairs(self) -> set[tuple[str, str]]:
-        return {tuple(sorted(p)) for g in self.groups for p in combinations(g, 2)}  # type: ignore[misc]
-
-
-def load(path: Path) -> Dataset:
-    files = [path / "records_pre_merged.csv"]
-    if not files[0].exists():
-        files = sorted(path.glob("records_pre_merged_part*.csv"))
-    rows: list[dict[str, str]] = []
-    for file in files:
-        with file.open(newline="", encoding="utf-8") as handle:
-            rows.extend(csv.DictReader(handle))
-    with (path / "merged_record_ids.csv").open(newline="", encoding="utf-8") as handle:
-        groups = [line["merged_ids"].split(";") for line in csv.DictReader(handle)]
-    return Dataset(path.name, [r["ID"] for r in rows], rows, groups)
-
-
-def run_ours(ds: Dataset) -> tuple[list[list[str]], float]:
-    """Clusters (ids, file order) and the wall time of normalising and placing every record."""
-    start = time.perf_counter()
-    clusterer = Clusterer()
-    clusters: dict[int, list[str]] = {}
-    for member, row in enumerate(ds.rows):
-        data = as_record(row)
-        found = clusterer.place(member, data)
-        cluster = found[0] if found else member
-        clusterer.add(cluster, member, data)
-        clusters.setdefault(cluster, []).append(row["ID"])
-    return list(clusters.values()), time.perf_counter() - start
-
 
 _BIB_SCRIPT = """
 import json, sys, time
@@ -150,49 +71,6 @@ def run_bib_dedupe(path: Path) -> dict[str, object] | str:
         return "bib-dedupe failed: " + proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
-
-
-def per_record(ds: Dataset, kept: Iterable[str]) -> dict[str, float]:
-    """bib-dedupe's own scoring (``DedupeBenchmarker.compare_dedupe_id``)."""
-    kept_set = set(kept)
-    in_groups = {i for g in ds.groups for i in g}
-    tp = fp = fn = tn = 0
-    for rid in ds.ids:
-        if rid not in in_groups:
-            if rid in kept_set:
-                tn += 1
-            else:
-                fp += 1
-    for group in ds.groups:
-        n = sum(1 for i in group if i in kept_set)
-        if n == 0:
-            fp += 1
-            tp += len(group) - 1
-        else:
-            tn += 1
-            fn += n - 1
-            tp += len(group) - n
-    sens = tp / (tp + fn) if tp + fn else 0.0
-    prec = tp / (tp + fp) if tp + fp else 0.0
-    return {
-        "TP": tp,
-        "FP": fp,
-        "FN": fn,
-        "TN": tn,
-        "sensitivity": sens,
-        "specificity": tn / (tn + fp) if tn + fp else 0.0,
-        "precision": prec,
-        "f1": 2 * prec * sens / (prec + sens) if prec + sens else 0.0,
-    }
-
-
-def by_pairs(ds: Dataset, clusters: Iterable[Iterable[str]]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    """(false merges, missed pairs)."""
-    predicted: set[tuple[str, str]] = set()
-    for c in clusters:
-        predicted |= {tuple(sorted(p)) for p in combinations(c, 2)}  # type: ignore[misc]
-    truth = ds.true_pairs
-    return predicted - truth, truth - predicted
 
 
 def blocking(ds: Dataset) -> tuple[float, int]:
@@ -238,9 +116,13 @@ def synthetic(datasets: list[Dataset], n: int) -> tuple[int, float, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", action="append", type=Path, help="an ASySD-style dataset directory (repeatable)")
+    parser.add_argument(
+        "--data", action="append", type=Path, help="an ASySD-style dataset directory (repeatable)"
+    )
     parser.add_argument("--no-bib-dedupe", action="store_true")
-    parser.add_argument("--synthetic", type=int, default=50_000, help="records for the place() timing (0: skip)")
+    parser.add_argument(
+        "--synthetic", type=int, default=50_000, help="records for the place() timing (0: skip)"
+    )
     parser.add_argument("--show-errors", action="store_true", help="print each false merge and missed pair")
     args = parser.parse_args(argv)
     paths = args.data or [CORPUS / name for name in DEFAULT]
@@ -253,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         "| ours false merges / missed pairs | ours time | bib-dedupe TP/FP/FN | bib-dedupe sensitivity "
         "| bib-dedupe false merges / missed pairs | bib-dedupe time |"
     )
-    lines = [header, "|" + "---|" * header.count("|")[:-1] if False else "|---" * (header.count("|") - 1) + "|"]
+    lines = [
+        header,
+        "|" + "---|" * header.count("|")[:-1] if False else "|---" * (header.count("|") - 1) + "|",
+    ]
     notes: list[str] = []
     for ds, path in zip(datasets, [p for p in paths if p.is_dir()], strict=True):
         clusters, took = run_ours(ds)
@@ -294,14 +179,28 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{ds.name} {kind} {a} {b}: {v.rule} {v.why}")
                     for rid in (a, b):
                         r = by_id[rid]
-                        print("    ", r.get("title"), "|", r.get("year"), "|", (r.get("author") or "")[:60], "|",
-                              r.get("journal"), r.get("volume"), r.get("number"), r.get("pages"), r.get("ENTRYTYPE"))
+                        print(
+                            "    ",
+                            r.get("title"),
+                            "|",
+                            r.get("year"),
+                            "|",
+                            (r.get("author") or "")[:60],
+                            "|",
+                            r.get("journal"),
+                            r.get("volume"),
+                            r.get("number"),
+                            r.get("pages"),
+                            r.get("ENTRYTYPE"),
+                        )
     print("\n".join(lines))
     for note in notes:
         print(note)
     if args.synthetic:
         n, mean, merged = synthetic(datasets, args.synthetic)
-        print(f"\nplace()+add() over {n} synthetic records: {mean * 1000:.3f} ms per record ({merged} placed in a cluster)")
+        print(
+            f"\nplace()+add() over {n} synthetic records: {mean * 1000:.3f} ms per record ({merged} placed in a cluster)"
+        )
     return 0
 
 

@@ -178,7 +178,10 @@ def compare(a: Work, b: Work) -> Verdict:
         ok = (
             # Two journals both named and not one: the title and a name are not enough (a
             # commentary reprinted under the same title in another journal).
-            (sim >= STRONG and (authors and (details or journal is None) or authors is None and details >= 2))
+            (
+                sim >= STRONG
+                and ((authors and (details or journal is None)) or (authors is None and details >= 2))
+            )
             or (sim >= CLOSE and authors and details >= 2 and same_year)
             # A group's name for a person's, a family name misspelt: the whole citation agrees.
             or (sim >= 0.98 and same_year and place and details >= 3)

@@ -134,7 +134,8 @@ def parts(title: str | None) -> frozenset[str]:
     words = bare.split()
     if words:
         last = words[-1].strip(".:;,()").lower()
-        if last in _ROMAN and last != "i" or last == "i" and len(words) > 3 and words[-1].strip(".") == "I":
+        # "I" closing a title is a numeral ("Type I"), but only written as a capital
+        if last in _ROMAN and (last != "i" or words[-1].strip(".") == "I"):
             found.add(f"part{_ROMAN[last]}")
     # "10 000" and "10000" are one number
     found.update(re.findall(r"\d+", re.sub(r"(?<=\d) (?=\d{3}\b)", "", plain(bare))))
@@ -210,7 +211,7 @@ def journal_names(*names: str | None) -> tuple[tuple[str, ...], ...]:
     for name in names:
         if not name:
             continue
-        for part in (name, *re.split(r"\s[:=]\s|\.\s*Conference:|\s-\s|/", name)):
+        for part in (name, *re.split(r"\s*[:=]\s|\.\s*Conference:|\s-\s|/", name)):
             words = journal_words(part)
             if words and words not in out:
                 out.append(words)
@@ -230,16 +231,20 @@ def same_journal(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
-    i = 0
-    for word in short:
-        while i < len(full) and not full[i].startswith(word):
-            if len(word) > 1 or i + 1 >= len(full):
-                return False
-            i += 1  # a one-letter abbreviation may skip nothing else; keep strict
-        if i >= len(full):
-            return False
-        i += 1
-    return i == len(full) or len(full) - i <= 1 and len(short) >= 2
+    if len(short) != len(full):
+        return False
+    return all(_contracts(word, whole) for word, whole in zip(short, full, strict=True))
+
+
+def _contracts(word: str, whole: str) -> bool:
+    """``word`` is ``whole`` cut short or contracted: its first letter, then its letters in order
+    ("j"/"journal", "cardiol"/"cardiology", "natl"/"national", "mgmt"/"management")."""
+    if whole.startswith(word):
+        return True
+    if not word or word[0] != whole[0] or len(word) < 3:
+        return False
+    rest = iter(whole[1:])
+    return all(c in rest for c in word[1:])
 
 
 def issns(values: list[str] | tuple[str, ...]) -> frozenset[str]:
@@ -268,7 +273,9 @@ def page_range(pages: str | None) -> tuple[str, int, int] | None:
     ``("s", 78, 89)``), or None."""
     if not pages or re.fullmatch(r"(?i)\s*\d+\s*(?:p|pp|pages?)\.?\s*", str(pages)):
         return None  # "215 p": a thesis's or book's page count, not where it is
-    match = re.match(r"[\s\"']*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages))
+    match = re.match(
+        r"[\s\"']*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages)
+    )
     if not match:
         return None
     prefix, first, last = match.group(1).lower(), match.group(2), match.group(3)
