@@ -5,13 +5,13 @@ bib-dedupe's per-record sensitivity."""
 from __future__ import annotations
 
 import pytest
+from asysd import by_pairs, load, per_record, run_ours
 
-from medlit.plugins.review.matching import Clusterer, block_keys, compare, conflict, normalize
-from medlit.plugins.review.matching.fields import page_range, same_journal
+from medlit.plugins.review.matching import Clusterer, Verdict, block_keys, compare, conflict, normalize
 from medlit.plugins.review.matching.fields import journal_words as jw
+from medlit.plugins.review.matching.fields import page_range, same_journal
 from medlit.plugins.review.record import RecordData
 
-from asysd import by_pairs, load, per_record, run_ours
 from corpus import corpus_path
 
 ARTICLE: RecordData = {
@@ -32,7 +32,7 @@ def rec(**changes: object) -> RecordData:
     return data  # type: ignore[return-value]
 
 
-def verdict(a: RecordData, b: RecordData):  # noqa: ANN201 - the Verdict
+def verdict(a: RecordData, b: RecordData) -> Verdict:
     return compare(normalize(a), normalize(b))
 
 
@@ -42,7 +42,9 @@ def verdict(a: RecordData, b: RecordData):  # noqa: ANN201 - the Verdict
 def test_identifiers_match_whatever_the_rest_says() -> None:
     v = verdict(rec(pmid="22421212"), {"pmid": "22421212", "title": "Something else entirely"})
     assert (v.same, v.rule) == (True, "pmid")
-    v = verdict(rec(doi="https://doi.org/10.1016/J.DIABET.2011.11.002"), rec(doi="10.1016/j.diabet.2011.11.002"))
+    v = verdict(
+        rec(doi="https://doi.org/10.1016/J.DIABET.2011.11.002"), rec(doi="10.1016/j.diabet.2011.11.002")
+    )
     assert (v.same, v.rule) == (True, "doi")
     v = verdict(rec(pmcid="PMC123456"), rec(pmcid="pmc123456"))
     assert (v.same, v.rule) == (True, "pmcid")
@@ -73,10 +75,14 @@ def test_same_citation_written_two_ways_is_one_work() -> None:
 
 
 def test_translated_title_bracket_and_language_note() -> None:
-    a = rec(title="[Efficacy observation of batroxobin for treatment of vascular cognitive impairment]. [Chinese]")
+    a = rec(
+        title="[Efficacy observation of batroxobin for treatment of vascular cognitive impairment]. [Chinese]"
+    )
     b = rec(title="Efficacy observation of batroxobin for treatment of vascular cognitive impairment")
     assert verdict(a, b).same
-    original = rec(title="Wirksamkeit von Batroxobin bei vaskulärer Demenz [Efficacy of batroxobin in vascular dementia]")
+    original = rec(
+        title="Wirksamkeit von Batroxobin bei vaskulärer Demenz [Efficacy of batroxobin in vascular dementia]"
+    )
     english = rec(title="Efficacy of batroxobin in vascular dementia")
     assert verdict(original, english).same
 
@@ -88,7 +94,9 @@ def test_markup_entities_greek_and_accents() -> None:
 
 
 def test_subtitle_dropped_on_one_side_needs_the_citation() -> None:
-    full = rec(title="Infrastructure in the wild: what mapping in post-earthquake Nepal reveals about emergence")
+    full = rec(
+        title="Infrastructure in the wild: what mapping in post-earthquake Nepal reveals about emergence"
+    )
     short = rec(title="Infrastructure in the wild")
     assert verdict(full, short).same  # the whole citation agrees
     bare = {"volume": None, "pages": None, "issue": None, "journal": None}
@@ -97,7 +105,9 @@ def test_subtitle_dropped_on_one_side_needs_the_citation() -> None:
     cut = rec(title="Stroke rehabilitation with a robotic glove at home")
     assert verdict(full, cut).same
     # Two different subtitles after one head are two works.
-    a = rec(title="Stroke rehabilitation with a robotic glove at home: a randomised controlled trial", pages=None)
+    a = rec(
+        title="Stroke rehabilitation with a robotic glove at home: a randomised controlled trial", pages=None
+    )
     b = rec(title="Stroke rehabilitation with a robotic glove at home: a qualitative study", pages=None)
     assert verdict(a, b).same is False
 
@@ -154,11 +164,16 @@ def test_erratum_and_retraction_never_join_their_article() -> None:
         assert conflict(normalize(ARTICLE), normalize(rec(title=title))) == "notice"
     # A publication type says so too; a title starting "Correction of ..." is an article.
     assert conflict(normalize(ARTICLE), normalize(rec(publication_types=["Published Erratum"]))) == "notice"
-    assert normalize(rec(title="Correction of post-stroke cognitive impairments using computer programs")).notice is False
+    assert (
+        normalize(rec(title="Correction of post-stroke cognitive impairments using computer programs")).notice
+        is False
+    )
 
 
 def test_conference_abstract_is_not_the_journal_paper() -> None:
-    abstract = rec(kind="conference", journal="Diabetologia. Conference: 48th EASD Annual Meeting", pages="S12")
+    abstract = rec(
+        kind="conference", journal="Diabetologia. Conference: 48th EASD Annual Meeting", pages="S12"
+    )
     assert conflict(normalize(ARTICLE), normalize(abstract)) == "meeting"
     # The same abstract labelled as a journal record by another database (one page, same place).
     listed = rec(journal="Diabetologia", pages="S12")
@@ -194,7 +209,9 @@ def test_kind_conflict() -> None:
 
 def test_block_keys_shared_by_copies_and_short() -> None:
     a = normalize(ARTICLE)
-    b = normalize(rec(title="DIABETES, COMORBIDITIES AND INCREASED LONG TERM MORTALITY IN OLDER PATIENTS", year=2013))
+    b = normalize(
+        rec(title="DIABETES, COMORBIDITIES AND INCREASED LONG TERM MORTALITY IN OLDER PATIENTS", year=2013)
+    )
     assert block_keys(a) & block_keys(b)
     assert all(len(k) < 60 for k in block_keys(a))
 

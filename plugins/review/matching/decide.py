@@ -172,10 +172,11 @@ def compare(a: Work, b: Work) -> Verdict:
     shortest = min(len(a.title), len(b.title))
     score = round(0.7 * sim + 0.1 * bool(authors) + 0.05 * details, 4)
     said = f"title {sim:.2f}{' (one cut short)' if cut else ''}, authors {authors}, details {details}"
+    ok: bool
     if cut:
-        ok = sim >= STRONG and authors and same_year and details >= 2
+        ok = bool(sim >= STRONG and authors and same_year and details >= 2)
     elif shortest >= LONG_TITLE:
-        ok = (
+        ok = bool(
             # Two journals both named and not one: the title and a name are not enough (a
             # commentary reprinted under the same title in another journal).
             (
@@ -187,7 +188,7 @@ def compare(a: Work, b: Work) -> Verdict:
             or (sim >= 0.98 and same_year and place and details >= 3)
         )
     else:
-        ok = sim >= 0.98 and authors and same_year and details >= 2
+        ok = bool(sim >= 0.98 and authors and same_year and details >= 2)
     if ok:
         return Verdict(True, "title", score, said)
     return Verdict(False, "different", score, said)
