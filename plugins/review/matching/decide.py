@@ -50,7 +50,7 @@ def conflict(a: Work, b: Work) -> str | None:
         return "notice"
     if a.meeting != b.meeting and not _one_item(a, b):
         return "meeting"
-    if a.kind and b.kind and a.kind != b.kind and "other" not in (a.kind, b.kind):
+    if a.kind and b.kind and a.kind != b.kind and not {a.kind, b.kind} & {"other"} and not _proceedings(a, b):
         return "kind"
     if a.parts and b.parts and not (a.parts <= b.parts or b.parts <= a.parts):
         return "part"
@@ -68,6 +68,11 @@ def conflict(a: Work, b: Work) -> str | None:
     if a.isbn and b.isbn and not a.isbn & b.isbn:
         return "isbn"
     return None
+
+
+def _proceedings(a: Work, b: Work) -> bool:
+    # A conference paper in a book series (Lecture Notes...) is a chapter to one database.
+    return {a.kind, b.kind} == {"conference", "chapter"}
 
 
 def _one_item(a: Work, b: Work) -> bool:
@@ -95,8 +100,9 @@ def _locators(a: Work, b: Work) -> bool:
 
 def title_similarity(a: Work, b: Work) -> tuple[float, bool]:
     """The best similarity of any two forms of the titles (0..1), and whether it came only
-    from one side's title cut short: its subtitle dropped, or text appended to it ("(NEURITES)"
-    / "(NEURITES) for the NEURITE investigators"). Never both sides' subtitles dropped: two
+    from one side's title cut short: its subtitle dropped, text appended to it ("(NEURITES)" /
+    "(NEURITES) for the NEURITE investigators") or a section heading put before it ("MEDICAL
+    PROGRESS Atypical hemolytic-uremic syndrome"). Never both sides' subtitles dropped: two
     subtitles that differ make two works."""
     best = 0.0
     for x in a.titles:
@@ -110,7 +116,7 @@ def title_similarity(a: Work, b: Work) -> tuple[float, bool]:
     if b.head:
         cut = max(cut, max((Indel.normalized_similarity(x, b.head) for x in a.titles), default=0.0))
     x, y = sorted((a.title, b.title), key=len)
-    if len(x) >= LONG_TITLE and y.startswith(x):
+    if len(x) >= LONG_TITLE and (y.startswith(x) or y.endswith(x)):
         cut = 1.0
     return (cut, True) if cut > best else (best, False)
 
@@ -127,7 +133,24 @@ def authors_agree(a: Work, b: Work) -> bool | None:
     fam_a = {f for f, _ in a.authors[:10]}
     fam_b = {f for f, _ in b.authors[:10]}
     shared = len(fam_a & fam_b)
-    return shared >= 2 and shared >= 0.6 * min(len(fam_a), len(fam_b))
+    if shared >= 2 and shared >= 0.6 * min(len(fam_a), len(fam_b)):
+        return True
+    return _swapped(a.authors[:10], b.authors[:10])
+
+
+def _swapped(a: tuple[tuple[str, str], ...], b: tuple[tuple[str, str], ...]) -> bool:
+    """Given and family names swapped by one database ("Carignani, Andrea" / "Andrea, C.",
+    "Wang, X." / "Xiaoguang, Wang"): each person's two first letters agree as a set, for most
+    of two authors or more, position by position."""
+    n = min(len(a), len(b))
+    if n < 2:
+        return False
+
+    def letters(p: tuple[str, str]) -> frozenset[str]:
+        return frozenset((p[0][:1], p[1][:1]))
+
+    alike = sum(letters(x) == letters(y) and len(letters(x)) == 2 for x, y in zip(a, b, strict=False))
+    return alike >= 2 and alike >= 0.6 * n
 
 
 def _same_family(x: str, y: str) -> bool:
