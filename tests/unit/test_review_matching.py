@@ -259,3 +259,21 @@ def test_asysd_special_cases_exactly_right() -> None:
     ds = load(corpus_path("dedup/special_cases/records_pre_merged.csv").parent)
     clusters, _ = run_ours(ds)
     assert sorted(sorted(c) for c in clusters if len(c) > 1) == sorted(sorted(g) for g in ds.groups)
+
+
+def test_given_and_family_names_swapped_by_one_database() -> None:
+    bare = {"volume": None, "pages": None, "issue": None, "journal": None}
+    a = rec(**bare, authors=["Carignani, Andrea", "Negri, Lorenzo"])
+    b = rec(**bare, authors=["Andrea, C.", "Lorenzo, N."])
+    assert verdict(a, b).same
+    # One author alone is too little to read a swap into.
+    assert (
+        verdict(rec(**bare, authors=["Carignani, Andrea"]), rec(**bare, authors=["Andrea, C."])).same is False
+    )
+
+
+def test_conference_paper_filed_as_a_chapter_and_a_heading_before_the_title() -> None:
+    paper = rec(kind="conference", journal="Lecture Notes in Computer Science", volume="490", pages="183-190")
+    assert verdict(paper, rec(kind="chapter", volume="490", pages="183-190", journal=None)).same
+    headed = rec(title="MEDICAL PROGRESS: " + str(ARTICLE["title"]))
+    assert verdict(ARTICLE, headed).same
