@@ -168,6 +168,8 @@ def test_erratum_and_retraction_never_join_their_article() -> None:
         normalize(rec(title="Correction of post-stroke cognitive impairments using computer programs")).notice
         is False
     )
+    wos = rec(title="Eculizumab for atypical hemolytic-uremic syndrome (vol 360, pg 542, 2009)", pages="2487")
+    assert normalize(wos).notice
 
 
 def test_conference_abstract_is_not_the_journal_paper() -> None:

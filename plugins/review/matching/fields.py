@@ -85,12 +85,20 @@ _NOTICE_TYPES = frozenset(
 )
 
 
+# Web of Science titles a correction after its article, then where that article was:
+# "Eculizumab for atypical hemolytic-uremic syndrome (vol 360, pg 542, 2009)".
+_CORRECTS = re.compile(r"(?i)\(\s*vol\.?\s*\d+\s*,\s*pg?\.?\s*\w+\s*,\s*\d{4}\s*\)\W*$")
+
+
 def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...]) -> bool:
     """An erratum, correction, retraction or expression of concern: a record about another
     article, which shares that article's title, authors and often its journal."""
     if any(t.strip().lower() in _NOTICE_TYPES for t in publication_types):
         return True
-    return bool(title and _NOTICE.match(html.unescape(title)))
+    if not title:
+        return False
+    text = html.unescape(title)
+    return bool(_NOTICE.match(text) or _CORRECTS.search(text))
 
 
 _ABSTRACT_TYPES = frozenset({"congress", "conference abstract", "meeting abstract", "conference paper"})
