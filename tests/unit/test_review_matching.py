@@ -279,3 +279,14 @@ def test_conference_paper_filed_as_a_chapter_and_a_heading_before_the_title() ->
     assert verdict(paper, rec(kind="chapter", volume="490", pages="183-190", journal=None)).same
     headed = rec(title="MEDICAL PROGRESS: " + str(ARTICLE["title"]))
     assert verdict(ARTICLE, headed).same
+
+
+def test_translated_title_with_the_whole_citation() -> None:
+    german = rec(title="Plattformökonomie und Crowdworking als Herausforderungen für das deutsche Modell")
+    english = rec(title="Platform economy and crowdworking as challenges for the German model")
+    assert verdict(german, english).same
+    # On a single page (a letter and its reply) the citation does not say enough.
+    assert (
+        verdict(rec(title=german["title"], pages="149"), rec(title=english["title"], pages="149")).same
+        is False
+    )

@@ -70,6 +70,18 @@ def conflict(a: Work, b: Work) -> str | None:
     return None
 
 
+def _same_span(a: Work, b: Work) -> bool:
+    """The same volume and the same page range of three pages or more."""
+    return bool(
+        a.volume
+        and a.volume == b.volume
+        and a.pages
+        and b.pages
+        and a.pages[1:] == b.pages[1:]
+        and a.pages[2] - a.pages[1] >= 2
+    )
+
+
 def _proceedings(a: Work, b: Work) -> bool:
     # A conference paper in a book series (Lecture Notes...) is a chapter to one database.
     return {a.kind, b.kind} == {"conference", "chapter"}
@@ -212,6 +224,10 @@ def compare(a: Work, b: Work) -> Verdict:
         )
     else:
         ok = bool(sim >= 0.98 and authors and same_year and details >= 2)
+    if not ok and _same_span(a, b) and authors and same_year and journal and a.issue == b.issue:
+        # A title translated by one database and not the other: the whole citation, down to the
+        # last page of a range several pages long, cannot belong to two articles by one author.
+        return Verdict(True, "title", score, f"{said}; the whole citation agrees (a translated title)")
     if ok:
         return Verdict(True, "title", score, said)
     return Verdict(False, "different", score, said)
