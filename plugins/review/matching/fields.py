@@ -5,6 +5,7 @@ abbreviation, a page range written short).
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -18,6 +19,8 @@ _GREEK = {
     "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "µ": "mu",
 }  # fmt: skip
 _GREEK_RE = re.compile("|".join(_GREEK))
+_MARKUP = re.compile(r"<[^>]{1,40}>")  # as the shared fold's
+_NOT_WORD = re.compile(r"[\W_]+")
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 # A bracketed note about the record rather than part of its title: a language, an erratum or
 # comment note, "[Review]", "[Abstract]" (MEDLINE and Embase append these).
@@ -40,8 +43,13 @@ def plain(text: str | None) -> str:
     accents, case, punctuation) with words kept apart."""
     if not text:
         return ""
-    text = _GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", html.unescape(html.unescape(text)))
-    return bibliography.fold(text)
+    if "&" in text:
+        text = html.unescape(html.unescape(text))
+    if text.isascii():
+        # The shared fold's result for ASCII text (nothing to decompose or transliterate),
+        # without its per-character pass: normalising is most of a record's matching cost.
+        return _NOT_WORD.sub(" ", _MARKUP.sub(" ", text).lower()).strip()
+    return bibliography.fold(_GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text))
 
 
 def titles(title: str | None) -> tuple[tuple[str, ...], str]:
@@ -202,6 +210,7 @@ _JOURNAL_STOP = frozenset(
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8192)  # a set has few journals, each named on many records
 def journal_words(name: str | None) -> tuple[str, ...]:
     """A journal's name as folded words, stop-words and a parenthesised place dropped
     ("The Lancet" -> ``("lancet",)``, "Diabetes & metabolism" -> ``("diabetes", "metabolism")``)."""
