@@ -52,7 +52,7 @@ def conflict(a: Work, b: Work) -> str | None:
         return "meeting"
     if a.kind and b.kind and a.kind != b.kind and not {a.kind, b.kind} & {"other"} and not _proceedings(a, b):
         return "kind"
-    if a.parts and b.parts and not (a.parts <= b.parts or b.parts <= a.parts):
+    if a.parts and b.parts and not (set(a.parts) <= set(b.parts) or set(b.parts) <= set(a.parts)):
         return "part"
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         return "year"
@@ -65,7 +65,7 @@ def conflict(a: Work, b: Work) -> str | None:
         # the issue is what tells its instalments apart. (Where pages are known they decide: some
         # exports put a record number in the issue field.)
         return "issue"
-    if a.isbn and b.isbn and not a.isbn & b.isbn:
+    if a.isbn and b.isbn and not set(a.isbn) & set(b.isbn):
         return "isbn"
     return None
 
@@ -176,7 +176,7 @@ def _same_family(x: str, y: str) -> bool:
 def same_journal(a: Work, b: Work) -> bool | None:
     """Whether the containers are one journal; None when unknown, or when either is a
     conference's proceedings (named anew each year, differently by each database)."""
-    if a.issn and b.issn and a.issn & b.issn:
+    if a.issn and b.issn and set(a.issn) & set(b.issn):
         return True
     if not a.journals or not b.journals or "conference" in (a.kind, b.kind):
         return None

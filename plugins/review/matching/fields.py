@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import sys
 
 from medlit.core.plugin import bibliography, identifiers
 
@@ -135,12 +136,12 @@ _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "first": 1, "sec
 _PART = re.compile(r"\b(?:part|pt|phase|paper|study|report|series|section|chapter)\s+(\w+)\b")
 
 
-def parts(title: str | None) -> frozenset[str]:
+def parts(title: str | None) -> tuple[str, ...]:
     """The numbers that set a work apart from its siblings in a series: "Part 2", "Phase III",
     a trailing "II", and every number in the title ("12-month results" vs "24-month results")."""
     folded = plain(title)
     if not folded:
-        return frozenset()
+        return ()
     found: set[str] = set()
     for word in _PART.findall(folded):
         value = _ROMAN.get(word) or _WORDS.get(word) or (int(word) if word.isdigit() else None)
@@ -155,7 +156,7 @@ def parts(title: str | None) -> frozenset[str]:
             found.add(f"part{_ROMAN[last]}")
     # "10 000" and "10000" are one number
     found.update(re.findall(r"\d+", re.sub(r"(?<=\d) (?=\d{3}\b)", "", plain(bare))))
-    return frozenset(found)
+    return tuple(sorted(found))
 
 
 _PARTICLES = frozenset(
@@ -187,15 +188,21 @@ def person(name: str) -> tuple[str, str]:
     return "".join(words), initials
 
 
+AUTHORS_KEPT = 10  # enough to recognise a list; a 300-author consortium paper costs no more
+
+
 def people(authors: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """The authors' ``(family, initials)``, "et al." and empty names dropped."""
-    out = []
+    """The first authors' ``(family, initials)``, "et al." and empty names dropped. Names are
+    interned: a set of 50,000 records repeats its families and initials many times over."""
+    out: list[tuple[str, str]] = []
     for name in authors:
+        if len(out) == AUTHORS_KEPT:
+            break
         if not name or re.fullmatch(r"(?i)\s*(?:et\.?\s*al\.?|others|and\s+others|anonymous)\s*", name):
             continue
         family, initials = person(name)
         if family:
-            out.append((family, initials))
+            out.append((sys.intern(family), sys.intern(initials)))
     return tuple(out)
 
 
@@ -264,13 +271,13 @@ def _contracts(word: str, whole: str) -> bool:
     return all(c in rest for c in word[1:])
 
 
-def issns(values: list[str] | tuple[str, ...]) -> frozenset[str]:
+def issns(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     out = set()
     for value in values:
         digits = re.sub(r"[^0-9Xx]", "", value).upper()
         if len(digits) == 8:
             out.add(digits)
-    return frozenset(out)
+    return tuple(sorted(out))
 
 
 def number(value: object) -> str | None:

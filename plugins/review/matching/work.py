@@ -21,11 +21,12 @@ class Work:
     pmcid: str | None = None
     titles: tuple[str, ...] = ()
     head: str = ""  # the title before its subtitle, when it has one
-    parts: frozenset[str] = frozenset()
+    # Sets as sorted tuples: an empty frozenset built at run time costs 216 bytes, a tuple 40.
+    parts: tuple[str, ...] = ()
     authors: tuple[tuple[str, str], ...] = ()
     journals: tuple[tuple[str, ...], ...] = ()  # the full title's words, the abbreviation's
-    issn: frozenset[str] = frozenset()
-    isbn: frozenset[str] = frozenset()
+    issn: tuple[str, ...] = ()
+    isbn: tuple[str, ...] = ()
     year: int | None = None
     volume: str | None = None
     issue: str | None = None
@@ -72,7 +73,7 @@ def normalize(data: RecordData) -> Work:
         authors=fields.people(tuple(data.get("authors") or ())),
         journals=journals,
         issn=fields.issns(tuple(data.get("issn") or ())),
-        isbn=frozenset(i.replace("-", "").upper() for i in data.get("isbn") or () if i),
+        isbn=tuple(sorted({i.replace("-", "").upper() for i in data.get("isbn") or () if i})),
         year=int(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit()) else None,
         volume=fields.number(data.get("volume")),
         issue=fields.number(data.get("issue")),
