@@ -39,9 +39,11 @@ class Verdict:
 def conflict(a: Work, b: Work) -> str | None:
     """Why ``a`` and ``b`` can never be one record, or None: identifiers that differ; a notice
     (erratum, retraction) beside an article; a conference contribution beside a journal paper
-    (unless both sit at the same volume and first page: one printed item two databases label
-    differently); a kind of work, a part of a series, a year (beyond the one an epub and its
-    print issue may differ by), a volume, pages or ISBN that differ."""
+    (unless the journal record has an abstract's shape, :func:`_one_item`); a kind of work (a
+    preprint is not its journal version), a part of a series, a year (beyond the one an epub and
+    its print issue may differ by), a volume, pages (:func:`fields.pages_differ`), an issue when
+    no pages say more, or ISBNs that differ. Strict on identifiers: two DOIs are two records,
+    even for versions of one work."""
     for name in ("pmid", "doi", "pmcid"):
         x, y = getattr(a, name), getattr(b, name)
         if x and y and x != y:
