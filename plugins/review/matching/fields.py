@@ -1,0 +1,345 @@
+"""Field normalisers: each bibliographic field in the form two databases' copies of one work agree
+on (a title's markup and translation brackets, a name's accents and particles, a journal's
+abbreviation, a page range written short).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+import sys
+
+from medlit.core.plugin import bibliography, identifiers
+
+# Greek letters as databases spell them out ("β-blocker" in one, "beta-blocker" in another).
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
+    "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon",
+    "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "µ": "mu",
+}  # fmt: skip
+_GREEK_RE = re.compile("|".join(_GREEK))
+_MARKUP = re.compile(r"<[^>]{1,40}>")  # as the shared fold's
+_NOT_WORD = re.compile(r"[\W_]+")
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+# A bracketed note about the record rather than part of its title: a language, an erratum or
+# comment note, "[Review]", "[Abstract]" (MEDLINE and Embase append these).
+_NOTE = re.compile(
+    r"(?i)^\s*(?:\w+\s+)?(?:published\s+erratum|erratum|corrected|comment|see\s+comments?|"
+    r"retracted|review|abstract|article\s+in|english\s+abstract|editorial|letter|"
+    r"author'?s?\s+transl|notes?:|in\s+process|see\s+)"
+)
+_LANGUAGE = re.compile(
+    r"(?i)^\s*(?:in\s+)?(?:chinese|japanese|german|french|spanish|italian|russian|portuguese|"
+    r"polish|dutch|czech|korean|turkish|hungarian|danish|swedish|norwegian|finnish|croatian|"
+    r"serbian|slovak|slovenian|greek|hebrew|persian|arabic|romanian|ukrainian|bulgarian|"
+    r"lithuanian|estonian|latvian|icelandic|catalan|afrikaans|thai|vietnamese|english|"
+    r"multiple\s+languages|non-?english)(?:\s+text|\s+language)?\s*$"
+)
+
+
+def plain(text: str | None) -> str:
+    """Entities decoded and Greek letters spelled out, then the shared title fold (markup,
+    accents, case, punctuation) with words kept apart."""
+    if not text:
+        return ""
+    if "&" in text:
+        text = html.unescape(html.unescape(text))
+    if text.isascii():
+        # The shared fold's result for ASCII text (nothing to decompose or transliterate),
+        # without its per-character pass: normalising is most of a record's matching cost.
+        return _NOT_WORD.sub(" ", _MARKUP.sub(" ", text).lower()).strip()
+    return bibliography.fold(_GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text))
+
+
+def titles(title: str | None) -> tuple[tuple[str, ...], str]:
+    """The folded forms a title may be known by, the main one first (the title without its
+    bracketed notes; a wholly bracketed, translated title's content; the original beside its
+    bracketed English translation), and the title before its subtitle ("" when it has none).
+    Compacted (no spaces): word boundaries differ between databases ("Ecologically-oriented" /
+    "Ecologically oriented")."""
+    if not title:
+        return (), ""
+    text = re.sub(r"<[^>]{1,40}>", "", html.unescape(title)).strip()
+    text = re.sub(r"\[[^\]]*$", "", text)  # a bracketed note cut off by a length limit
+    forms: list[str] = []
+    inner = [m.group(1) for m in _BRACKETS.finditer(text)]
+    outside = _BRACKETS.sub(" ", text)
+    kept = [s for s in inner if not _NOTE.match(s) and not _LANGUAGE.match(s) and len(plain(s)) > 3]
+    if plain(outside).replace(" ", ""):
+        forms.append(outside)
+        forms.extend(kept)
+    else:  # "[Title translated into English]."
+        forms.extend(kept or inner)
+    out: list[str] = []
+    for form in forms:
+        folded = plain(form).replace(" ", "")
+        if folded and folded not in out:
+            out.append(folded)
+    cut = ""
+    head = re.split(r"[:?]\s|\.\s|\s[-\u2013\u2014]\s", forms[0] if forms else "", maxsplit=1)
+    if len(head) == 2 and len(plain(head[0])) >= 20:
+        cut = plain(head[0]).replace(" ", "")
+    return tuple(out), cut
+
+
+_NOTICE = re.compile(
+    r"(?i)^\W*(?:erratum|errata|corrigendum|corrigenda|correction\b(?!\s+of\b)|"
+    r"retraction|notice\s+of\s+retraction|retracted|withdrawn|expression\s+of\s+concern|"
+    r"author\s+correction|publisher\s+correction|editorial\s+expression)"
+)
+_NOTICE_TYPES = frozenset(
+    {"erratum", "published erratum", "retraction of publication", "retraction notice", "correction"}
+)
+
+
+# Web of Science titles a correction after its article, then where that article was:
+# "Eculizumab for atypical hemolytic-uremic syndrome (vol 360, pg 542, 2009)".
+_CORRECTS = re.compile(r"(?i)\(\s*vol\.?\s*\d+\s*,\s*pg?\.?\s*\w+\s*,\s*\d{4}\s*\)\W*$")
+
+
+def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...]) -> bool:
+    """An erratum, correction, retraction or expression of concern: a record about another
+    article, which shares that article's title, authors and often its journal."""
+    if any(t.strip().lower() in _NOTICE_TYPES for t in publication_types):
+        return True
+    if not title:
+        return False
+    text = html.unescape(title)
+    return bool(_NOTICE.match(text) or _CORRECTS.search(text))
+
+
+_ABSTRACT_TYPES = frozenset({"congress", "conference abstract", "meeting abstract", "conference paper"})
+# In a container's name, volume or issue: where a meeting's abstracts are printed, or an
+# abstracting journal ("Dissertation Abstracts International": a thesis's abstract is not the
+# thesis; the ASySD stroke set keeps one such pair apart). "Proceedings" alone is not one (Proc
+# Natl Acad Sci USA).
+_MEETING = re.compile(r"(?i)\b(?:abstracts|congress|meeting|conference|symposium|annual\s+scientific)\b")
+
+
+def is_meeting(kind: str | None, publication_types: list[str] | tuple[str, ...], *where: str | None) -> bool:
+    """A conference contribution (an abstract in a journal's supplement, a proceedings paper):
+    never the same record as the journal paper that follows it."""
+    if kind == "conference" or any(t.strip().lower() in _ABSTRACT_TYPES for t in publication_types):
+        return True
+    return any(w and _MEETING.search(w) for w in where)
+
+
+def is_supplement(*where: str | None) -> bool:
+    """A supplement's volume, issue or pages ("Suppl 2", "s2", "S42")."""
+    return any(w and re.search(r"(?i)(?:\bsup|^\s*s\s*\d)", str(w)) for w in where)
+
+
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "first": 1, "second": 2, "third": 3}
+_PART = re.compile(r"\b(?:part|pt|phase|paper|study|report|series|section|chapter)\s+(\w+)\b")
+
+
+def parts(title: str | None) -> tuple[str, ...]:
+    """The numbers that set a work apart from its siblings in a series: "Part 2", "Phase III",
+    a trailing "II", and every number in the title ("12-month results" vs "24-month results")."""
+    folded = plain(title)
+    if not folded:
+        return ()
+    found: set[str] = set()
+    for word in _PART.findall(folded):
+        value = _ROMAN.get(word) or _WORDS.get(word) or (int(word) if word.isdigit() else None)
+        if value is not None:
+            found.add(f"part{value}")
+    bare = _BRACKETS.sub(" ", re.sub(r"\[[^\]]*$", "", html.unescape(title or "")))
+    words = bare.split()
+    if words:
+        last = words[-1].strip(".:;,()").lower()
+        # "I" closing a title is a numeral ("Type I"), but only written as a capital
+        if last in _ROMAN and (last != "i" or words[-1].strip(".") == "I"):
+            found.add(f"part{_ROMAN[last]}")
+    # "10 000" and "10000" are one number
+    found.update(re.findall(r"\d+", re.sub(r"(?<=\d) (?=\d{3}\b)", "", plain(bare))))
+    return tuple(sorted(found))
+
+
+_PARTICLES = frozenset(
+    {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "des", "la", "le", "dos", "das", "do",
+     "ten", "ter", "vander", "al", "el", "bin", "ibn", "st", "mac"}
+)  # fmt: skip
+
+
+_NULL = re.compile(r"(?i)\b(?:null|none|nan)\b")  # export artefacts for an empty name part
+
+
+def person(name: str) -> tuple[str, str]:
+    """``(family, initials)`` folded: particles dropped and hyphens closed ("van der Berg, Sören"
+    -> ``("berg", "s")``, "Sberro-Soussan, R." -> ``("sberrosoussan", "r")``); a name without a
+    comma ("Smith JA", a group's name) read as family then initials."""
+    if "," in name:
+        family, given = name.split(",", 1)
+    else:
+        bits = name.split()
+        if len(bits) > 1 and bits[-1].isupper() and len(bits[-1]) <= 3 and bits[-1].isalpha():
+            family, given = " ".join(bits[:-1]), bits[-1]
+            given = " ".join(given)  # "JA" -> "J A"
+        else:
+            family, given = name, ""
+    family, given = _NULL.sub(" ", family), _NULL.sub(" ", given)
+    words = [w for w in plain(family).split() if w not in _PARTICLES] or plain(family).split()
+    given_words = plain(given).split()
+    initials = "".join(w[0] for w in given_words if w not in _PARTICLES)
+    return "".join(words), initials
+
+
+AUTHORS_KEPT = 10  # enough to recognise a list; a 300-author consortium paper costs no more
+
+
+def people(authors: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The first authors' ``(family, initials)``, "et al." and empty names dropped. Names are
+    interned: a set of 50,000 records repeats its families and initials many times over."""
+    out: list[tuple[str, str]] = []
+    for name in authors:
+        if len(out) == AUTHORS_KEPT:
+            break
+        if not name or re.fullmatch(r"(?i)\s*(?:et\.?\s*al\.?|others|and\s+others|anonymous)\s*", name):
+            continue
+        family, initials = person(name)
+        if family:
+            out.append((sys.intern(family), sys.intern(initials)))
+    return tuple(out)
+
+
+def split_authors(text: str) -> list[str]:
+    """BibTeX's ``"A, B. and C, D."`` into names (the benchmark's and an import's author field)."""
+    return [n.strip() for n in re.split(r"\s+and\s+", text) if n.strip()]
+
+
+_JOURNAL_STOP = frozenset(
+    {"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "le", "der", "und", "et", "fur", "y", "e", "i",
+     "du", "des", "di", "del", "della", "zur", "fuer", "online", "print", "electronic", "resource"}
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8192)  # a set has few journals, each named on many records
+def journal_words(name: str | None) -> tuple[str, ...]:
+    """A journal's name as folded words, stop-words and a parenthesised place dropped
+    ("The Lancet" -> ``("lancet",)``, "Diabetes & metabolism" -> ``("diabetes", "metabolism")``)."""
+    if not name:
+        return ()
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", html.unescape(name)).replace("&", " and ")
+    return tuple(w for w in plain(text).split() if w not in _JOURNAL_STOP)
+
+
+def journal_names(*names: str | None) -> tuple[tuple[str, ...], ...]:
+    """The words of each name a journal goes by, and of each name's part before a subtitle
+    ("Clinical cancer research : an official journal of the AACR" is also "Clinical cancer
+    research"; "Ai zheng = Aizheng = Chinese journal of cancer" each of its three)."""
+    out: list[tuple[str, ...]] = []
+    for name in names:
+        if not name:
+            continue
+        for part in (name, *re.split(r"\s*[:=]\s|\.\s*Conference:|\s-\s|/", name)):
+            words = journal_words(part)
+            if words and words not in out:
+                out.append(words)
+    return tuple(out)
+
+
+def same_journal(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two journal names name one journal: equal, or one an abbreviation of the other
+    (every abbreviated word a prefix of the next full word, in order: "J Am Coll Cardiol" /
+    "Journal of the American College of Cardiology")."""
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    short, full = (a, b) if len("".join(a)) <= len("".join(b)) else (b, a)
+    return _abbreviates(short, full)
+
+
+def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    if len(short) != len(full):
+        return False
+    return all(_contracts(word, whole) for word, whole in zip(short, full, strict=True))
+
+
+def _contracts(word: str, whole: str) -> bool:
+    """``word`` is ``whole`` cut short or contracted: its first letter, then its letters in order
+    ("j"/"journal", "cardiol"/"cardiology", "natl"/"national", "mgmt"/"management")."""
+    if whole.startswith(word):
+        return True
+    if not word or word[0] != whole[0] or len(word) < 3:
+        return False
+    rest = iter(whole[1:])
+    return all(c in rest for c in word[1:])
+
+
+def issns(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    out = set()
+    for value in values:
+        digits = re.sub(r"[^0-9Xx]", "", value).upper()
+        if len(digits) == 8:
+            out.add(digits)
+    return tuple(sorted(out))
+
+
+def number(value: object) -> str | None:
+    """A volume's or issue's leading number ("38", "38 (Suppl 2)" -> "38"), or None."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text or text.upper() in {"UNKNOWN", "NAN", "NONE"}:
+        return None
+    match = re.match(r"\D{0,12}?(\d+)", text)
+    return str(int(match.group(1))) if match else None
+
+
+def page_range(pages: str | None) -> tuple[str, int, int] | None:
+    """``(prefix, first, last)`` of a page field, the last page written short expanded
+    ("1297-306" -> ``("", 1297, 1306)``, "e1234" -> ``("e", 1234, 1234)``, "S78-S89" ->
+    ``("s", 78, 89)``), or None."""
+    if not pages or re.fullmatch(r"(?i)\s*\d+\s*(?:p|pp|pages?)\.?\s*", str(pages)):
+        return None  # "215 p": a thesis's or book's page count, not where it is
+    match = re.match(
+        r"[\s\"']*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages)
+    )
+    if not match:
+        return None
+    prefix, first, last = match.group(1).lower(), match.group(2), match.group(3)
+    start = int(first)
+    end = start
+    if last:
+        if len(last) < len(first):
+            last = first[: len(first) - len(last)] + last
+        end = max(start, int(last))
+    return prefix, start, end
+
+
+def pages_differ(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    """Whether two page fields cannot be one article's: ranges of the same kind that do not
+    overlap. An article number beside a page range ("e12724" / "1-6", "a1754" / "969-972") and a
+    one-page entry within a range ("488" / "487-488") are not a conflict."""
+    if (a[0] in ARTICLE_NUMBER) != (b[0] in ARTICLE_NUMBER):
+        return False
+    return a[2] < b[1] or b[2] < a[1]
+
+
+ARTICLE_NUMBER = frozenset({"e", "a", "b", "c", "d", "art", "no"})
+
+
+def clean_doi(value: str | None) -> str | None:
+    try:
+        return identifiers.normalize_doi(value).lower() if value else None
+    except identifiers.IdentifierError:
+        return None
+
+
+def clean_pmid(value: str | None) -> str | None:
+    try:
+        return identifiers.normalize_pmid(value) if value else None
+    except identifiers.IdentifierError:
+        return None
+
+
+def clean_pmcid(value: str | None) -> str | None:
+    try:
+        return identifiers.normalize_pmcid(value) if value else None
+    except identifiers.IdentifierError:
+        return None
