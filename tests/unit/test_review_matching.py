@@ -290,3 +290,12 @@ def test_translated_title_with_the_whole_citation() -> None:
         verdict(rec(title=german["title"], pages="149"), rec(title=english["title"], pages="149")).same
         is False
     )
+
+
+def test_one_doi_is_one_record_however_two_databases_type_it():
+    """OpenAlex's posted-content and an index's article with one Research Square DOI are one
+    record; without the shared DOI a preprint and its journal version stay apart."""
+    preprint = rec(kind="preprint", doi="10.21203/rs.3.rs-3992403/v1", journal="Research Square")
+    article = rec(kind="article", doi="10.21203/rs.3.rs-3992403/v1", journal="Research Square")
+    assert verdict(preprint, article).same
+    assert conflict(normalize(rec(kind="preprint")), normalize(rec(kind="article"))) == "kind"

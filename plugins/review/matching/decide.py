@@ -52,7 +52,17 @@ def conflict(a: Work, b: Work) -> str | None:
         return "notice"
     if a.meeting != b.meeting and not _one_item(a, b):
         return "meeting"
-    if a.kind and b.kind and a.kind != b.kind and not {a.kind, b.kind} & {"other"} and not _proceedings(a, b):
+    # One DOI or PMID is one object, however two databases type it (OpenAlex's "posted-content"
+    # beside an index's "article" for one Research Square DOI): the kinds differ by labelling only.
+    same_id = any(getattr(a, n) and getattr(a, n) == getattr(b, n) for n in ("pmid", "doi", "pmcid"))
+    if (
+        a.kind
+        and b.kind
+        and a.kind != b.kind
+        and not {a.kind, b.kind} & {"other"}
+        and not _proceedings(a, b)
+        and not same_id
+    ):
         return "kind"
     if a.parts and b.parts and not (set(a.parts) <= set(b.parts) or set(b.parts) <= set(a.parts)):
         return "part"
