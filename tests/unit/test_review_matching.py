@@ -299,3 +299,13 @@ def test_one_doi_is_one_record_however_two_databases_type_it():
     article = rec(kind="article", doi="10.21203/rs.3.rs-3992403/v1", journal="Research Square")
     assert verdict(preprint, article).same
     assert conflict(normalize(rec(kind="preprint")), normalize(rec(kind="article"))) == "kind"
+
+
+def test_a_volume_that_is_the_year_and_an_article_number_beside_a_page_count_are_no_conflict():
+    magazine = rec(journal="Harvard Business Review", volume="2016", year=2016, pages=None, issue="May")
+    indexed = rec(journal="Harvard Business Review", volume="94", year=2016, pages="35", issue="5")
+    assert conflict(normalize(magazine), normalize(indexed)) is None
+    elsevier = rec(journal="Computers in Human Behavior", volume="113", pages="106482")
+    counted = rec(journal="Computers in Human Behavior", volume="113", pages="11")
+    assert conflict(normalize(elsevier), normalize(counted)) is None
+    assert conflict(normalize(rec(pages="106482")), normalize(rec(pages="106483"))) == "pages"

@@ -318,7 +318,16 @@ def pages_differ(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     one-page entry within a range ("488" / "487-488") are not a conflict."""
     if (a[0] in ARTICLE_NUMBER) != (b[0] in ARTICLE_NUMBER):
         return False
+    if _article_number(a) != _article_number(b):
+        # Elsevier's six-digit article number ("106482") beside what another database gives as
+        # the article's page count or a page of its own PDF ("11"): no conflict either
+        return False
     return a[2] < b[1] or b[2] < a[1]
+
+
+def _article_number(p: tuple[str, int, int]) -> bool:
+    """A bare number of five digits or more with no range: an article number, not a page."""
+    return p[1] == p[2] and p[1] >= 10_000
 
 
 ARTICLE_NUMBER = frozenset({"e", "a", "b", "c", "d", "art", "no"})

@@ -75,10 +75,20 @@ def normalize(data: RecordData) -> Work:
         issn=fields.issns(tuple(data.get("issn") or ())),
         isbn=tuple(sorted({i.replace("-", "").upper() for i in data.get("isbn") or () if i})),
         year=int(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit()) else None,
-        volume=fields.number(data.get("volume")),
+        volume=_volume(data),
         issue=fields.number(data.get("issue")),
         pages=fields.page_range(data.get("pages")),
         notice=fields.is_notice(title, types),
         supplement=fields.is_supplement(data.get("volume"), data.get("issue"), data.get("pages")),
         meeting=fields.is_meeting(data.get("kind"), types, journal, data.get("volume"), data.get("issue")),
     )
+
+
+def _volume(data: RecordData) -> str | None:
+    """The volume's number, unless it is the year (a magazine's "2016" where an index gives
+    "94"): that says nothing a year does not."""
+    volume = fields.number(data.get("volume"))
+    year = data.get("year")
+    if volume is not None and year is not None and volume == str(year):
+        return None
+    return volume
