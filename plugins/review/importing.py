@@ -169,10 +169,11 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     got = await asyncio.to_thread(read_path, ctx, args.path, limit) if args.path else None
     store = await ws.open()
     row = await store.get_set(args.set, ctx.principal) or await store.create_set(args.set, ctx.principal)
-    if ws.running(row.id):
+    busy = ws.running(row.id)
+    if busy is not None and busy.key is None:
         raise MedlitError(
             BUSY,
-            f"A search or import into {row.name!r} is running.",
+            f"A search into {row.name!r} is running.",
             recovery="Call again when it is done (review_sets shows the state).",
             retryable=True,
         )
@@ -197,47 +198,102 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             )
         got = sent
     raw, name = got
-    sha = hashlib.sha256(raw).hexdigest()
-    files = await store.files(row.id)
-    searches = {s.id: s for s in await store.searches(row.id)}
-    earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
+    sha = await asyncio.to_thread(lambda: hashlib.sha256(raw).hexdigest())
+    if busy is not None and busy.key != sha:
+        raise MedlitError(
+            BUSY,
+            f"Another file is being imported into {row.name!r}.",
+            recovery="Call again with this file when that import is done (review_sets shows the state).",
+            retryable=True,
+        )
     notice = ""
-    result: ReadResult | None = None
-    if earlier:
-        search = searches[max(earlier)]
-        if search.state == "complete":
+    job = busy
+    if job is None:
+        last = ws.jobs.get(row.id)
+        if last is not None and last.key == sha and last.error is not None:
+            ws.jobs.pop(row.id, None)  # said once; the next call tries the file again
+            raise last.error
+        files = await store.files(row.id)
+        searches = {s.id: s for s in await store.searches(row.id)}
+        earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
+        if earlier and searches[max(earlier)].state == "complete":
             return await import_state(
-                ws, store, row, search, "This file was imported into the set before; nothing was added."
+                ws,
+                store,
+                row,
+                searches[max(earlier)],
+                "This file was imported into the set before; nothing was added.",
             )
-        notice = "Resuming the unfinished import of this file from its last stored batch."
+        job = Job(set_id=row.id, searches=[], key=sha)
+        if earlier:
+            notice = "Resuming the unfinished import of this file from its last stored batch."
+            job.search = searches[max(earlier)]
+            job.searches.append(searches[max(earlier)].id)
+            work = run_file(store, job, searches[max(earlier)])
+        else:
+            work = _read_and_store(store, job, row, args, raw, name, sha)
+        job.task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
+        job.task.add_done_callback(_retrieve)
+        ws.jobs[row.id] = job
     else:
-        result = await asyncio.to_thread(_parse, raw, name, args.format)
-        records = len(result.entries) + len(result.skipped)
-        options = {
-            "import": {
-                "fileName": name,
-                "format": result.format,
-                "searchedOn": args.searchedOn,
-                "interface": args.interface,
-                "recordsReported": args.recordsReported,
-                "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
-                "notices": result.notices[:20],
-            }
-        }
-        file = FileRow(name, sha, result.format, len(raw), records, _skipped(result))
-        search = await store.start_import(row.id, args.database, args.query or "", options, file, raw)
-    job = Job(set_id=row.id, searches=[search.id])
-    job.task = asyncio.get_running_loop().create_task(
-        run_file(store, job, search, result), context=contextvars.Context()
-    )
-    job.task.add_done_callback(_retrieve)
-    ws.jobs[row.id] = job
+        notice = "This file's import is already running; its state is shown."
     job.watcher = ctx
     try:
+        assert job.task is not None
         await asyncio.wait([job.task], timeout=_wait(ctx))
     finally:
         job.watcher = None
-    return await import_state(ws, store, row, search, notice)
+    if job.error is not None:
+        ws.jobs.pop(row.id, None)
+        raise job.error
+    if not isinstance(job.search, SearchRow):  # still reading the file
+        return ImportOutput(
+            set=row.name,
+            database=args.database,
+            fileName=name,
+            format="",
+            recordsInFile=0,
+            stored=0,
+            newRecords=0,
+            duplicates=0,
+            skipped=0,
+            total=await store.total(row.id),
+            complete=False,
+            running=True,
+            notice=f"Reading the file ({len(raw):,} bytes) in the server: call review_import again with the same "
+            "file for its state.",
+        )
+    return await import_state(ws, store, row, job.search, notice)
+
+
+async def _read_and_store(
+    store: Store, job: Job, row: SetRow, args: ImportInput, raw: bytes, name: str, sha: str
+) -> None:
+    """The task of a new file's import: read it (in a thread: a large file takes seconds), keep it
+    with its search row, then store its records batch by batch."""
+    await job.report(f"{args.database}: reading the file ({len(raw):,} bytes)")
+    try:
+        result = await asyncio.to_thread(_parse, raw, name, args.format)
+    except MedlitError as exc:
+        job.error = exc
+        return
+    records = len(result.entries) + len(result.skipped)
+    options = {
+        "import": {
+            "fileName": name,
+            "format": result.format,
+            "searchedOn": args.searchedOn,
+            "interface": args.interface,
+            "recordsReported": args.recordsReported,
+            "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
+            "notices": result.notices[:20],
+        }
+    }
+    file = FileRow(name, sha, result.format, len(raw), records, _skipped(result))
+    search = await store.start_import(row.id, args.database, args.query or "", options, file, raw)
+    job.search = search
+    job.searches.append(search.id)
+    await run_file(store, job, search, result)
 
 
 async def import_state(

@@ -21,6 +21,9 @@ class Job:
     fetched: dict[int, int] = field(default_factory=dict)
     found: dict[int, int] = field(default_factory=dict)
     notices: dict[int, str] = field(default_factory=dict)
+    key: str | None = None  # an imported file's digest: a call with the same file joins this job
+    search: object | None = None  # the imported file's search row, once its file is read
+    error: Exception | None = None  # why the file could not be read (said to the next call with it)
 
     @property
     def running(self) -> bool:
