@@ -86,8 +86,10 @@ def check_fits(laid: Layout, measure: Measure) -> None:
         else:
             left, right = line.x, line.x + width
         rect = container(laid, line.x, line.y)
-        if rect is None:  # the title, above every box
-            assert line.y < min(r.y for r in laid.rects), line
+        if rect is None:  # the title above every box, or a footnote below them
+            above = line.y < min(r.y for r in laid.rects)
+            below = line.y - line.size > max(r.y + r.h for r in laid.rects)
+            assert above or below, line
             assert MARGIN <= left and right <= laid.width - MARGIN, line
             continue
         assert rect.x + PAD_X <= left + 0.01 and right <= rect.x + rect.w - PAD_X + 0.01, (line, rect)
@@ -105,7 +107,8 @@ def check_geometry(laid: Layout) -> None:
         start = [r for r in boxes.values() if _on_edge(r, arrow.x1, arrow.y1)]
         end = [r for r in boxes.values() if _on_edge(r, arrow.x2, arrow.y2)]
         assert start and end and start != end, arrow
-        assert abs(arrow.x2 - arrow.x1) + abs(arrow.y2 - arrow.y1) >= 24, arrow  # longer than its head
+        (x1, y1), (x2, y2) = arrow.points()[-2:]
+        assert abs(x2 - x1) + abs(y2 - y1) >= 24, arrow  # its last leg longer than its head
     joined = {
         (s.name, e.name)
         for a in laid.arrows
@@ -113,16 +116,28 @@ def check_geometry(laid: Layout) -> None:
         for e in boxes.values()
         if _on_edge(s, a.x1, a.y1) and _on_edge(e, a.x2, a.y2)
     }
-    assert joined == {
-        ("identified", "removed"),
-        ("identified", "screened"),
-        ("screened", "excluded"),
-        ("screened", "sought"),
-        ("sought", "not_retrieved"),
-        ("sought", "assessed"),
-        ("assessed", "reasons"),
-        ("assessed", "included"),
-    }
+    assert joined == JOINED | (OTHER_JOINED if "other_identified" in boxes else set())
+
+
+JOINED = {
+    ("identified", "removed"),
+    ("identified", "screened"),
+    ("screened", "excluded"),
+    ("screened", "sought"),
+    ("sought", "not_retrieved"),
+    ("sought", "assessed"),
+    ("assessed", "reasons"),
+    ("assessed", "included"),
+}
+OTHER_JOINED = {
+    ("other_identified", "other_screened"),
+    ("other_screened", "other_excluded"),
+    ("other_screened", "other_sought"),
+    ("other_sought", "other_not_retrieved"),
+    ("other_sought", "other_assessed"),
+    ("other_assessed", "other_reasons"),
+    ("other_assessed", "included"),
+}
 
 
 def _on_edge(r: Rect, x: float, y: float) -> bool:
