@@ -88,7 +88,8 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched. Example: 'Embase'"
+        description="The database searched; a register ('ClinicalTrials.gov') or other method ('Citation "
+        "searching', 'Websites', 'Organisations') is placed so in PRISMA. Example: 'Embase'"
     )
     content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
         None,
