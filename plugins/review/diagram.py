@@ -8,7 +8,11 @@ change, boxes as ``<rect>``, arrows as paths ending in a marker) and :func:`png`
 layout with Pillow's ``ImageDraw`` in the scalable font Pillow bundles
 (``ImageFont.load_default(size)``), so no system font is needed. Each format wraps with its own
 font's widths: the SVG's come from a table wide enough for the sans-serif fonts a viewer is likely
-to choose (:data:`_WIDTHS`), the PNG's from the bundled font itself.
+to choose (:data:`_WIDTHS`), the PNG's from the bundled font itself, painted at
+:data:`PNG_SCALE` so it prints at 300 dpi across a page.
+
+Under the flow: the dashed "not yet decided" box when a record is pending (never an empty one),
+then the caller's ``footnotes`` (one paragraph each, in order) and the template's credit.
 
 Pillow is imported at the first PNG, and this module at the first diagram, never at launch
 (``tests/unit/test_review_flow.py``). Nothing here keeps state between calls, so diagrams may be
