@@ -1,5 +1,6 @@
-"""The PRISMA 2020 flow diagram (new systematic reviews, databases and registers only), drawn
-without a plotting stack.
+"""The PRISMA 2020 flow diagram for new systematic reviews (databases, registers and, when a set
+has such sources, other methods in a second column; :mod:`.routes`), drawn without a plotting
+stack, in the template's boxes and words.
 
 :func:`layout` places the boxes and wraps their text with a measuring function; :func:`svg`
 writes that layout as SVG text directly (every line a ``<text>`` element a manuscript editor can
@@ -7,7 +8,11 @@ change, boxes as ``<rect>``, arrows as paths ending in a marker) and :func:`png`
 layout with Pillow's ``ImageDraw`` in the scalable font Pillow bundles
 (``ImageFont.load_default(size)``), so no system font is needed. Each format wraps with its own
 font's widths: the SVG's come from a table wide enough for the sans-serif fonts a viewer is likely
-to choose (:data:`_WIDTHS`), the PNG's from the bundled font itself.
+to choose (:data:`_WIDTHS`), the PNG's from the bundled font itself, painted at
+:data:`PNG_SCALE` so it prints at 300 dpi across a page.
+
+Under the flow: the dashed "not yet decided" box when a record is pending (never an empty one),
+then the caller's ``footnotes`` (one paragraph each, in order) and the template's credit.
 
 Pillow is imported at the first PNG, and this module at the first diagram, never at launch
 (``tests/unit/test_review_flow.py``). Nothing here keeps state between calls, so diagrams may be
@@ -17,6 +22,7 @@ drawn in several worker threads at once.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -26,30 +32,42 @@ from typing import TYPE_CHECKING, Literal
 from .screening import REASON_CATEGORIES, Flow
 
 if TYPE_CHECKING:
-    from PIL import ImageDraw, ImageFont
+    from types import ModuleType
+
+    from PIL import Image, ImageDraw, ImageFont
     from PIL.ImageFont import FreeTypeFont
 
 # (text, font size in px, bold) -> width in px
 Measure = Callable[[str, float, bool], float]
 
 # Geometry in CSS px of the SVG; the PNG is the same layout times PNG_SCALE.
-WIDTH = 860.0
+WIDTH = 860.0  # one route's columns (databases and registers)
+WIDE = 1480.0  # two: and other methods
 MARGIN = 16.0
 SIDEBAR_X, SIDEBAR_W = 16.0, 26.0
-LEFT_X, LEFT_W = 54.0, 372.0
-RIGHT_X = LEFT_X + LEFT_W + 52.0  # the gap holds the horizontal arrows
-RIGHT_W = WIDTH - MARGIN - RIGHT_X
+LEFT_X = 54.0
+ARROW_GAP = 52.0  # between a box and its side box: holds the horizontal arrows
+PAIR_GAP = 40.0  # between the two routes' columns
 PAD_X, PAD_Y = 10.0, 8.0
-INDENT = 12.0  # continuation lines of a wrapped list item (a source, a reason)
+INDENT = 12.0  # a list item's level, and the continuation lines of a wrapped item
 SIZE, LINE = 12.0, 16.0
 TITLE_SIZE, TITLE_LINE = 15.0, 20.0
+FOOT_SIZE, FOOT_LINE = 10.0, 13.0
 BAND_H = 26.0
 ROW_GAP = 30.0
-PNG_SCALE = 1.25
+# 860 px x 3 = 2,580 px: 300 dpi across 8.6 in, wider than A4's and Letter's printable width, so
+# the PNG prints sharp at page width; the two-route diagram is wider still (landscape).
+PNG_SCALE = 3.0
+PNG_DPI = 300
 
 INK, ARROW_INK, BOX_EDGE, PENDING_EDGE = "#1a1a1a", "#333333", "#333333", "#8c8c8c"
 BAND_FILL, SIDEBAR_FILL = "#dfe8f3", "#c5d6ea"
 FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'DejaVu Sans', sans-serif"
+CREDIT = (
+    "Template: PRISMA 2020 flow diagram for new systematic reviews. Page MJ, McKenzie JE, Bossuyt PM, et al. "
+    "The PRISMA 2020 statement: an updated guideline for reporting systematic reviews. BMJ 2021;372:n71. "
+    "doi: 10.1136/bmj.n71"
+)
 
 # Advance widths (1/1000 em) of ASCII 32..126, each the larger of DejaVu Sans and Liberation Sans
 # (Arial's and Helvetica's metrics): the SVG names those fonts, and a viewer that picks any of
@@ -117,10 +135,16 @@ class Rect:
 
 @dataclass(frozen=True)
 class Arrow:
+    """From ``(x1, y1)`` to ``(x2, y2)``, turning at ``via`` when given (an elbow)."""
+
     x1: float
     y1: float
     x2: float
     y2: float
+    via: tuple[float, float] | None = None
+
+    def points(self) -> list[tuple[float, float]]:
+        return [(self.x1, self.y1), *([self.via] if self.via else []), (self.x2, self.y2)]
 
 
 @dataclass
@@ -136,49 +160,98 @@ class Layout:
         return next(r for r in self.rects if r.name == name)
 
 
-# A box's text: paragraphs, each (text, is a list item whose wrapped lines are indented).
-Paragraphs = list[tuple[str, bool]]
+# A box's text: paragraphs, each (text, level): level 0 a heading line; 1 a list item, whose
+# wrapped lines are indented; 2 an item of an item (a database under "Databases").
+Paragraphs = list[tuple[str, int]]
+
+
+def _n_of(n: int) -> str:
+    return f"(n = {n:,})"
+
+
+def _counted(label: str, n: int) -> Paragraphs:
+    return [(label, 0), (_n_of(n), 0)]
+
+
+def _reasons(reasons: dict[str, int]) -> Paragraphs:
+    items = [(f"{REASON_CATEGORIES.get(c, c)} {_n_of(n)}", 1) for c, n in reasons.items()]
+    return [(f"Reports excluded {_n_of(sum(reasons.values()))}:", 0), *items]
 
 
 def texts(flow: Flow, sources: dict[str, str]) -> dict[str, Paragraphs]:
-    """Each box's paragraphs: the counts as the diagram prints them."""
-    identified = [(f"{sources.get(name, name)} (n = {n:,})", True) for name, n in flow.identified.items()]
-    reasons = [(f"{REASON_CATEGORIES.get(c, c)} (n = {n:,})", True) for c, n in flow.excluded_reasons.items()]
-    ta, ft = flow.pending_screening, flow.pending_full_text
-    return {
+    """Each box's paragraphs, in the template's words: the counts as the diagram prints them."""
+
+    def named(route: str, level: int, f: Flow) -> Paragraphs:
+        return [
+            (f"{sources.get(name, name)} {_n_of(n)}", level)
+            for name, n in f.identified.items()
+            if f.routes.get(name, "database") == route
+        ]
+
+    def total(route: str) -> int:
+        return sum(n for s, n in flow.identified.items() if flow.routes.get(s, "database") == route)
+
+    ta, ft = flow.pending()
+    out: dict[str, Paragraphs] = {
         "identified": [
-            (f"Records identified from databases (n = {sum(flow.identified.values()):,}):", False),
-            *(identified or [("(no searches)", False)]),
+            ("Records identified from:", 0),
+            (f"Databases {_n_of(total('database'))}", 1),
+            *named("database", 2, flow),
+            (f"Registers {_n_of(total('register'))}", 1),
+            *named("register", 2, flow),
         ],
         "removed": [
-            ("Records removed before screening:", False),
-            (f"Duplicate records removed (n = {flow.duplicates_removed:,})", True),
+            ("Records removed before screening:", 0),
+            (f"Duplicate records removed {_n_of(flow.duplicates_removed)}", 1),
+            (f"Records marked as ineligible by automation tools {_n_of(flow.automation_removed)}", 1),
+            (f"Records removed for other reasons {_n_of(flow.other_removed)}", 1),
         ],
-        "screened": [("Records screened", False), (f"(n = {flow.screened:,})", False)],
-        "excluded": [("Records excluded", False), (f"(n = {flow.excluded:,})", False)],
-        "sought": [("Reports sought for retrieval", False), (f"(n = {flow.sought:,})", False)],
-        "not_retrieved": [("Reports not retrieved", False), (f"(n = {flow.not_retrieved:,})", False)],
-        "assessed": [("Reports assessed for eligibility", False), (f"(n = {flow.assessed:,})", False)],
-        "reasons": [(f"Reports excluded (n = {sum(flow.excluded_reasons.values()):,}):", False), *reasons],
-        "included": [("Studies included in review", False), (f"(n = {flow.included:,})", False)],
+        "screened": _counted("Records screened", flow.screened),
+        "excluded": _counted("Records excluded", flow.excluded),
+        "sought": _counted("Reports sought for retrieval", flow.sought),
+        "not_retrieved": _counted("Reports not retrieved", flow.not_retrieved),
+        "assessed": _counted("Reports assessed for eligibility", flow.assessed),
+        "reasons": _reasons(flow.excluded_reasons),
+        "included": [
+            *_counted(
+                "Studies included in review", flow.included + (flow.other.included if flow.other else 0)
+            ),
+            *_counted(
+                "Reports of included studies", flow.included + (flow.other.included if flow.other else 0)
+            ),
+        ],
         "pending": [
-            ("Not yet decided (not counted above):", False),
+            ("Not yet decided (not counted above):", 0),
             (
                 f"Title/abstract: not screened {ta.get('undecided', 0):,}, maybe {ta.get('maybe', 0):,}, "
                 f"conflicts {ta.get('conflicts', 0):,}",
-                True,
+                1,
             ),
             (
                 f"Full text: not checked {ft.get('notChecked', 0):,}, awaiting assessment "
                 f"{ft.get('awaitingAssessment', 0):,}, maybe {ft.get('maybe', 0):,}, "
                 f"conflicts {ft.get('conflicts', 0):,}",
-                True,
+                1,
             ),
         ],
     }
+    o = flow.other
+    if o is not None:
+        out |= {
+            "other_identified": [("Records identified from:", 0), *named("other", 1, o)],
+            "other_screened": _counted("Records screened", o.screened),
+            "other_excluded": _counted("Records excluded", o.excluded),
+            "other_sought": _counted("Reports sought for retrieval", o.sought),
+            "other_not_retrieved": _counted("Reports not retrieved", o.not_retrieved),
+            "other_assessed": _counted("Reports assessed for eligibility", o.assessed),
+            "other_reasons": _reasons(o.excluded_reasons),
+        }
+    return out
 
 
-# The PRISMA 2020 rows: (main column, side column); the side boxes are where records leave.
+# The PRISMA 2020 rows: (main column, side column) of each route; the side boxes are where
+# records leave. Other methods' records skip screening in the template: their "Records screened"
+# and "Records excluded" boxes are drawn only when a reviewer excluded one at title/abstract.
 ROWS: Sequence[tuple[str, str | None]] = (
     ("identified", "removed"),
     ("screened", "excluded"),
@@ -186,8 +259,35 @@ ROWS: Sequence[tuple[str, str | None]] = (
     ("assessed", "reasons"),
     ("included", None),
 )
+OTHER_ROWS: Sequence[tuple[str | None, str | None]] = (
+    ("other_identified", None),
+    ("other_screened", "other_excluded"),
+    ("other_sought", "other_not_retrieved"),
+    ("other_assessed", "other_reasons"),
+    (None, None),
+)
 SECTIONS: Sequence[tuple[str, int, int]] = (("Identification", 0, 0), ("Screening", 1, 3), ("Included", 4, 4))
 BAND = "Identification of studies via databases and registers"
+OTHER_BAND = "Identification of studies via other methods"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """One route's two columns: its main boxes and, to their right, the side boxes."""
+
+    x: float
+    w: float
+    side_x: float
+
+    @property
+    def right(self) -> float:
+        return self.side_x + self.w
+
+
+def columns(width: float, routes: int) -> list[Columns]:
+    pair = (width - MARGIN - LEFT_X - (routes - 1) * PAIR_GAP) / routes
+    w = (pair - ARROW_GAP) / 2
+    return [Columns(x, w, x + w + ARROW_GAP) for x in (LEFT_X + i * (pair + PAIR_GAP) for i in range(routes))]
 
 
 def clean(text: str) -> str:
@@ -220,9 +320,10 @@ def wrap(text: str, width: float, measure: Measure, size: float = SIZE, bold: bo
 
 def _wrapped(paragraphs: Paragraphs, width: float, measure: Measure) -> list[tuple[float, str]]:
     out: list[tuple[float, str]] = []
-    for text, item in paragraphs:
-        for i, line in enumerate(wrap(clean(text), width - (INDENT if item else 0.0), measure)):
-            out.append((INDENT if item and i else 0.0, line))
+    for text, level in paragraphs:
+        first, rest = INDENT * max(level - 1, 0), INDENT * level
+        for i, line in enumerate(wrap(clean(text), width - rest, measure)):
+            out.append((rest if i else first, line))
     return out
 
 
@@ -231,40 +332,73 @@ def _baseline(top: float, i: int, line: float, size: float) -> float:
     return top + i * line + (line + 0.7 * size) / 2
 
 
-def layout(flow: Flow, title: str, sources: dict[str, str], measure: Measure = table_width) -> Layout:
-    """Every box, line of text and arrow of the diagram, in SVG px."""
+def layout(
+    flow: Flow,
+    title: str,
+    sources: dict[str, str],
+    measure: Measure = table_width,
+    footnotes: Sequence[str] = (),
+) -> Layout:
+    """Every box, line of text and arrow of the diagram, in SVG px. ``footnotes`` are lines under
+    the diagram, above the template's credit."""
     paragraphs = texts(flow, sources)
-    out = Layout(WIDTH, 0.0, clean(title))
+    other = flow.other
+    width = WIDE if other is not None else WIDTH
+    cols = columns(width, 2 if other is not None else 1)
+    out = Layout(width, 0.0, clean(title))
     y = MARGIN
-    for line in wrap(out.title, WIDTH - 2 * MARGIN, measure, TITLE_SIZE, True):
+    for line in wrap(out.title, width - 2 * MARGIN, measure, TITLE_SIZE, True):
         out.lines.append(Line(MARGIN, _baseline(y, 0, TITLE_LINE, TITLE_SIZE), line, TITLE_SIZE, True))
         y += TITLE_LINE
     y += 10
-    band_w = WIDTH - MARGIN - LEFT_X
-    out.rects.append(Rect("band", LEFT_X, y, band_w, BAND_H, "band"))
-    out.lines.append(Line(LEFT_X + band_w / 2, y + BAND_H / 2 + 0.35 * SIZE, BAND, SIZE, True, "middle"))
+    for col, (name, band) in zip(cols, (("band", BAND), ("band-other", OTHER_BAND)), strict=False):
+        band_w = col.right - col.x
+        out.rects.append(Rect(name, col.x, y, band_w, BAND_H, "band"))
+        out.lines.append(Line(col.x + band_w / 2, y + BAND_H / 2 + 0.35 * SIZE, band, SIZE, True, "middle"))
     y += BAND_H + 16
 
-    # a row is as tall as its taller box, and a one-row section as tall as its label
+    grid: list[list[str | None]] = [[main, side] for main, side in ROWS]
+    if other is not None:
+        for r, (main, side) in enumerate(OTHER_ROWS):
+            if main == "other_screened" and not other.excluded:
+                main = side = None
+            grid[r] += [main, side]
+    # a row is as tall as its tallest box, and a one-row section as tall as its label
     label_h = {
         first: measure(label, SIZE, True) + 2 * PAD_Y for label, first, last in SECTIONS if first == last
     }
+    boxes: dict[str, Rect] = {}
     tops: list[float] = []
     bottoms: list[float] = []
-    for r, (main, side) in enumerate(ROWS):
-        cells = [(main, LEFT_X, LEFT_W)] + ([(side, RIGHT_X, RIGHT_W)] if side else [])
+    for r, row in enumerate(grid):
+        cells = [
+            (name, x, col.w)
+            for col, pair in zip(cols, (row[0:2], row[2:4]), strict=False)
+            for name, x in zip(pair, (col.x, col.side_x), strict=True)
+            if name is not None
+        ]
         wrapped = {name: _wrapped(paragraphs[name], w - 2 * PAD_X, measure) for name, _, w in cells}
         h = max([2 * PAD_Y + len(lines) * LINE for lines in wrapped.values()] + [label_h.get(r, 0.0)])
         for name, x, w in cells:
-            _place(out, Rect(name, x, y, w, h), wrapped[name])
+            boxes[name] = _place(out, Rect(name, x, y, w, h), wrapped[name])
         tops.append(y)
         bottoms.append(y + h)
-        if side:
-            mid = y + h / 2
-            out.arrows.append(Arrow(LEFT_X + LEFT_W, mid, RIGHT_X, mid))
-        if r:
-            out.arrows.append(Arrow(LEFT_X + LEFT_W / 2, bottoms[r - 1], LEFT_X + LEFT_W / 2, y))
         y += h + ROW_GAP
+    # arrows: down each main column from box to box, and out to each side box
+    for col, main_i in zip(cols, (0, 2), strict=False):
+        mains = [boxes[cell] for row in grid if (cell := row[main_i]) is not None]
+        for above, below in itertools.pairwise(mains):
+            cx = col.x + col.w / 2
+            out.arrows.append(Arrow(cx, above.y + above.h, cx, below.y))
+        for row in grid:
+            main, side = row[main_i], row[main_i + 1]
+            if main is not None and side is not None:
+                mid = boxes[main].y + boxes[main].h / 2
+                out.arrows.append(Arrow(col.x + col.w, mid, col.side_x, mid))
+    if other is not None:  # other methods' assessed reports join the studies included
+        start, end = boxes["other_assessed"], boxes["included"]
+        cx, mid = cols[1].x + cols[1].w / 2, end.y + end.h / 2
+        out.arrows.append(Arrow(cx, start.y + start.h, end.x + end.w, mid, via=(cx, mid)))
     for label, first, last in SECTIONS:
         top, bottom = tops[first], bottoms[last]
         out.rects.append(Rect(f"section-{label.lower()}", SIDEBAR_X, top, SIDEBAR_W, bottom - top, "sidebar"))
@@ -272,20 +406,28 @@ def layout(flow: Flow, title: str, sources: dict[str, str], measure: Measure = t
             Line(SIDEBAR_X + SIDEBAR_W / 2, (top + bottom) / 2, label, SIZE, True, "middle", rotated=True)
         )
 
-    y += 4  # outside the flow: a little apart from it
-    pending_w = WIDTH - MARGIN - LEFT_X
-    pending = _wrapped(paragraphs["pending"], pending_w - 2 * PAD_X, measure)
-    h = 2 * PAD_Y + len(pending) * LINE
-    _place(out, Rect("pending", LEFT_X, y, pending_w, h, "pending"), pending)
-    out.height = y + h + MARGIN
+    y -= ROW_GAP - 16
+    ta, ft = flow.pending()
+    if sum(ta.values()) + sum(ft.values()):  # an empty "not yet decided" box says nothing
+        pending_w = width - MARGIN - LEFT_X
+        pending = _wrapped(paragraphs["pending"], pending_w - 2 * PAD_X, measure)
+        h = 2 * PAD_Y + len(pending) * LINE
+        _place(out, Rect("pending", LEFT_X, y, pending_w, h, "pending"), pending)
+        y += h + 12
+    for note in (*footnotes, CREDIT):
+        for line in wrap(clean(note), width - 2 * MARGIN, measure, FOOT_SIZE):
+            out.lines.append(Line(MARGIN, _baseline(y, 0, FOOT_LINE, FOOT_SIZE), line, FOOT_SIZE))
+            y += FOOT_LINE
+    out.height = y + MARGIN
     return out
 
 
-def _place(out: Layout, rect: Rect, lines: list[tuple[float, str]]) -> None:
+def _place(out: Layout, rect: Rect, lines: list[tuple[float, str]]) -> Rect:
     out.rects.append(rect)
     top = rect.y + (rect.h - len(lines) * LINE) / 2  # text centred in a box stretched to its row
     for i, (indent, text) in enumerate(lines):
         out.lines.append(Line(rect.x + PAD_X + indent, _baseline(top, i, LINE, SIZE), text))
+    return rect
 
 
 # -- SVG ----------------------------------------------------------------------------------------
@@ -328,8 +470,9 @@ def svg(laid: Layout) -> bytes:
             f'rx="3" fill="{fill}" stroke="{stroke}" stroke-width="1"{extra}/>'
         )
     for a in laid.arrows:
+        d = "M" + " L".join(f"{_n(x)},{_n(y)}" for x, y in a.points())
         out.append(
-            f'<path d="M{_n(a.x1)},{_n(a.y1)} L{_n(a.x2)},{_n(a.y2)}" stroke="{ARROW_INK}" '
+            f'<path d="{d}" stroke="{ARROW_INK}" '
             'stroke-width="1.2" fill="none" marker-end="url(#medlit-prisma-arrow)"/>'
         )
     for t in laid.lines:
@@ -373,13 +516,15 @@ class PillowText:
         return (self.font(size).getlength(text) + 2 * self.stroke(bold)) / self.scale
 
 
-def png(flow: Flow, title: str, sources: dict[str, str], scale: float = PNG_SCALE) -> bytes:
-    """The diagram painted with Pillow at ``scale`` times the SVG's size."""
+def png(
+    flow: Flow, title: str, sources: dict[str, str], footnotes: Sequence[str] = (), scale: float = PNG_SCALE
+) -> bytes:
+    """The diagram painted with Pillow at ``scale`` times the SVG's size, marked :data:`PNG_DPI`."""
     from PIL import Image, ImageDraw
 
     text = PillowText(scale)
     font, stroke, measure = text.font, text.stroke, text.measure
-    laid = layout(flow, title, sources, measure)
+    laid = layout(flow, title, sources, measure, footnotes)
     s = scale
     image = Image.new("RGB", (round(laid.width * s), round(laid.height * s)), "#ffffff")
     draw = ImageDraw.Draw(image)
@@ -420,20 +565,40 @@ def png(flow: Flow, title: str, sources: dict[str, str], scale: float = PNG_SCAL
             stroke_fill=INK,
         )
     buf = io.BytesIO()
-    # A few flat colours and the text's anti-aliasing fit a 64-colour palette with no visible
-    # change: a third of the RGB file's bytes (sent base64 inline) in less time than optimize=True.
-    image.quantize(colors=64).save(buf, format="PNG")
+    # Every pixel is ink blended over white or over a band's fill: a fixed palette of those ramps
+    # keeps the look at under half the RGB file's bytes (sent base64 inline), and mapping to it
+    # takes a fraction of the time an adaptive palette's search would at this size.
+    image.quantize(palette=_palette(Image), dither=Image.Dither.NONE).save(
+        buf, format="PNG", dpi=(PNG_DPI, PNG_DPI)
+    )
     return buf.getvalue()
+
+
+def _ramp(start: str, end: str, steps: int) -> list[int]:
+    a, b = (bytes.fromhex(c[1:]) for c in (start, end))
+    return [round(a[k] + (b[k] - a[k]) * i / (steps - 1)) for i in range(steps) for k in range(3)]
+
+
+def _palette(image_module: ModuleType) -> Image.Image:
+    ramps = _ramp(INK, "#ffffff", 24) + _ramp(INK, BAND_FILL, 12) + _ramp(INK, SIDEBAR_FILL, 12)
+    pal = image_module.new("P", (1, 1))
+    pal.putpalette(ramps + _ramp(PENDING_EDGE, "#ffffff", 4))
+    return pal
 
 
 def _arrow(draw: ImageDraw.ImageDraw, a: Arrow, s: float) -> None:
     head, half = 8.0 * s, 4.0 * s
-    dx, dy = a.x2 - a.x1, a.y2 - a.y1
+    *bends, (x1, y1), _ = a.points()
+    if bends:  # the elbow's first leg; the head is on the last
+        draw.line(
+            [(x * s, y * s) for x, y in (*bends, (x1, y1))], fill=ARROW_INK, width=max(1, round(1.2 * s))
+        )
+    dx, dy = a.x2 - x1, a.y2 - y1
     length = max((dx * dx + dy * dy) ** 0.5, 1e-9)
     ux, uy = dx / length, dy / length
     tip = (a.x2 * s, a.y2 * s)
     base = (tip[0] - ux * head, tip[1] - uy * head)
-    draw.line([(a.x1 * s, a.y1 * s), base], fill=ARROW_INK, width=max(1, round(1.2 * s)))
+    draw.line([(x1 * s, y1 * s), base], fill=ARROW_INK, width=max(1, round(1.2 * s)))
     draw.polygon(
         [tip, (base[0] - uy * half, base[1] + ux * half), (base[0] + uy * half, base[1] - ux * half)],
         fill=ARROW_INK,
@@ -461,8 +626,15 @@ def _dashed(
             d = e + off
 
 
-def draw(flow: Flow, fmt: Literal["svg", "png"], title: str, sources: dict[str, str]) -> bytes:
-    """The diagram as SVG or PNG bytes (run it in a worker thread: a PNG takes tens of ms)."""
+def draw(
+    flow: Flow,
+    fmt: Literal["svg", "png"],
+    title: str,
+    sources: dict[str, str],
+    footnotes: Sequence[str] = (),
+) -> bytes:
+    """The diagram as SVG or PNG bytes (run it in a worker thread: a PNG takes a tenth of a
+    second or so). ``footnotes``: lines printed under the diagram, in order."""
     if fmt == "png":
-        return png(flow, title, sources)
-    return svg(layout(flow, title, sources))
+        return png(flow, title, sources, footnotes)
+    return svg(layout(flow, title, sources, footnotes=footnotes))

@@ -88,7 +88,8 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched. Example: 'Embase'"
+        description="The database searched; a register ('ClinicalTrials.gov') or other method ('Citation "
+        "searching', 'Websites', 'Organisations') is placed so in PRISMA. Example: 'Embase'"
     )
     content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
         None,
@@ -503,9 +504,26 @@ class PrismaInput(ToolInput):
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
+class OtherMethodsCounts(ToolOutput):
+    """The other-methods column: records only other-methods sources found."""
+
+    identified: dict[str, int] = Field(description="Records identified, per other-methods source")
+    screened: int
+    excluded: int
+    sought: int
+    notRetrieved: int
+    assessed: int
+    excludedWithReasons: dict[str, int]
+    included: int = Field(description="Of the studies included in the review")
+
+
 class PrismaCounts(ToolOutput):
     identified: dict[str, int] = Field(description="Records identified, per source (latest searches)")
-    duplicatesRemoved: int
+    routes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each source's PRISMA route: database, register or other (methods; own column)",
+    )
+    duplicatesRemoved: int = Field(description="Among the databases' and registers' records")
     records: int = Field(description="Records in the set after deduplication")
     screened: int = Field(description="Title/abstract: decided include or exclude")
     excluded: int = Field(description="Excluded at title/abstract")
@@ -513,10 +531,13 @@ class PrismaCounts(ToolOutput):
     notRetrieved: int
     assessed: int = Field(description="Reports assessed for eligibility (full-text include or exclude)")
     excludedWithReasons: dict[str, int] = Field(description="Full-text exclusions per reason category")
-    included: int = Field(description="Studies included")
+    included: int = Field(description="Studies included in the review (with other methods')")
     pendingScreening: dict[str, int] = Field(description="Not counted: undecided, maybe, conflicts")
     pendingFullText: dict[str, int] = Field(
         description="Not counted: notChecked, awaitingAssessment, maybe, conflicts"
+    )
+    otherMethods: OtherMethodsCounts | None = Field(
+        None, description="Other methods' column; the counts above leave its records out"
     )
 
 

@@ -21,6 +21,7 @@ from . import exports as X
 from .dedup import clean_doi
 from .models import (
     Conflict,
+    OtherMethodsCounts,
     PrismaCounts,
     PrismaInput,
     PrismaOutput,
@@ -33,7 +34,8 @@ from .models import (
     ScreenOutput,
     SourceReport,
 )
-from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, flow, reconcile
+from .routes import route
+from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, reconcile, routed_flow
 from .store import Decision, Retrieval, now
 from .tool import EXPORT_FAILED, EXPORT_URI, _existing, export_dir, set_state, workspace
 
@@ -342,42 +344,76 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
     state = await set_state(ws, store, row)
-    f = flow(
+    duplicates, other_only = state.duplicatesRemoved, set[int]()
+    latest = await store.latest(row.id)
+    others = [s for s in latest if route(s.source) == "other"]
+    if others:
+        # the other-methods column holds the records no database or register found; the
+        # duplicates removed are the databases' and registers' among themselves
+        main = [s for s in latest if route(s.source) != "other"]
+        found, unique, _ = await store.counts(main)
+        duplicates = found - unique
+        other_only = await store.hit_records(others) - await store.hit_records(main)
+    f = routed_flow(
         await store.keys(row.id),
         reconcile(await store.decisions(row.id)),
         await store.retrievals(row.id),
         _per_source(state.sources),
-        state.duplicatesRemoved,
+        duplicates,
+        other_only,
     )
+    pending_ta, pending_ft = f.pending()
+    o = f.other
     counts = PrismaCounts(
-        identified=f.identified,
+        identified={**f.identified, **(o.identified if o else {})},
+        routes={**f.routes, **(o.routes if o else {})},
         duplicatesRemoved=f.duplicates_removed,
-        records=f.records,
+        records=f.records + (o.records if o else 0),
         screened=f.screened,
         excluded=f.excluded,
         sought=f.sought,
         notRetrieved=f.not_retrieved,
         assessed=f.assessed,
         excludedWithReasons=f.excluded_reasons,
-        included=f.included,
-        pendingScreening=f.pending_screening,
-        pendingFullText=f.pending_full_text,
+        included=f.included + (o.included if o else 0),
+        pendingScreening=pending_ta,
+        pendingFullText=pending_ft,
+        otherMethods=OtherMethodsCounts(
+            identified=o.identified,
+            screened=o.screened,
+            excluded=o.excluded,
+            sought=o.sought,
+            notRetrieved=o.not_retrieved,
+            assessed=o.assessed,
+            excludedWithReasons=o.excluded_reasons,
+            included=o.included,
+        )
+        if o
+        else None,
     )
     notes = []
-    pending = sum(f.pending_screening.values()) + sum(f.pending_full_text.values())
+    pending = sum(pending_ta.values()) + sum(pending_ft.values())
     if pending:
         notes.append(
             f"{pending:,} record(s) are not decided yet and are not counted in the boxes (see pending*)."
         )
     if not state.complete:
         notes.append("The set's searches are not all complete.")
+    # lines under the diagram, in this order
+    footnotes: list[str] = []
+    if f.included or (o and o.included):
+        footnotes.append(
+            "Each included report is counted as one study (reports of one study are not linked)."
+        )
     out = PrismaOutput(set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION)
     if args.format != "json":
         from .diagram import draw
 
         titles = {d.record.name: d.record.title for d in ctx.services().catalog.sources}
         fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
-        data = await asyncio.to_thread(draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles)
+        data = await asyncio.to_thread(
+            draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles, footnotes
+        )
         if args.format == "png":
             out.set_image(data)
         else:
@@ -415,6 +451,20 @@ def _counts_table(c: PrismaCounts) -> list[list[str]]:
     ]
     rows += [[f"Excluded: {REASON_CATEGORIES.get(k, k)}", f"{n:,}"] for k, n in c.excludedWithReasons.items()]
     rows.append(["Studies included", f"{c.included:,}"])
+    o = c.otherMethods
+    if o is not None:
+        rows += [[f"Other methods, identified: {s}", f"{n:,}"] for s, n in o.identified.items()]
+        rows += [
+            ["Other methods, records excluded", f"{o.excluded:,}"],
+            ["Other methods, reports sought", f"{o.sought:,}"],
+            ["Other methods, reports not retrieved", f"{o.notRetrieved:,}"],
+            ["Other methods, reports assessed", f"{o.assessed:,}"],
+        ]
+        rows += [
+            [f"Other methods, excluded: {REASON_CATEGORIES.get(k, k)}", f"{n:,}"]
+            for k, n in o.excludedWithReasons.items()
+        ]
+        rows.append(["Other methods, of the studies included", f"{o.included:,}"])
     rows += [[f"Pending title/abstract: {k}", f"{n:,}"] for k, n in c.pendingScreening.items() if n]
     rows += [[f"Pending full text: {k}", f"{n:,}"] for k, n in c.pendingFullText.items() if n]
     return rows

@@ -991,6 +991,16 @@ class Store:
         )
         return int(total[0][0]), int(total[0][1]), by_rule
 
+    async def hit_records(self, searches: Sequence[SearchRow]) -> set[int]:
+        """The records these searches found (the PRISMA routes: which records only other methods found)."""
+        ids = [s.id for s in searches]
+        if not ids:
+            return set()
+        rows = await self.db.fetch(
+            f"SELECT DISTINCT record_id FROM review_hits WHERE search_id IN {_in(ids)}", *ids
+        )
+        return {int(r[0]) for r in rows}
+
     async def new_in_run(self, set_id: int, run: int) -> int:
         rows = await self.db.fetch(
             "SELECT COUNT(*) FROM review_records WHERE set_id = ? AND run = ?", set_id, run

@@ -135,6 +135,76 @@ async def test_a_file_is_imported_as_its_database_with_every_record_accounted_fo
         assert "Embase" in log and "'asthma'/exp AND child*:ti,ab" in log and "2026-11-30" in log
 
 
+async def test_registers_and_other_methods_take_their_places_in_the_prisma_flow(runtime_for):
+    from lxml import etree
+
+    citations = ris(
+        {
+            "ID": "C1",
+            "TI": "Inhaled steroids in children with asthma",
+            "AU": "Smith, J",
+            "PY": "2019",
+            "DO": "10.1000/asthma.1",
+        },  # Embase's E1: counted with the databases
+        {"ID": "C2", "TI": "Spacer devices for inhaled therapy in toddlers", "AU": "Khan, Ali", "PY": "2018"},
+        {"ID": "C3", "TI": "School-based asthma education programmes", "AU": "Ortiz, Rosa", "PY": "2017"},
+    )
+    register = ris({"ID": "NCT01", "TI": "Budesonide in preschool wheeze", "AU": "Dahl, Eva", "PY": "2021"})
+    async with runtime_for() as rt:
+        for database, content in (
+            ("Embase", EMBASE),
+            ("ClinicalTrials.gov", register),
+            ("Citation searching", citations),
+        ):
+            await call(rt, "review_import", set="mixed", database=database, content=content, format="ris")
+        page = await call(rt, "review_records", set="mixed", brief=False)
+        by_title = {r["title"]: r["key"] for r in page.data["records"]}
+        decisions = [
+            {"id": by_title[t], "stage": "title_abstract", "decision": "include"}
+            for t in (
+                "Spacer devices for inhaled therapy in toddlers",
+                "Inhaled steroids in children with asthma",
+            )
+        ]
+        decisions.append(
+            {
+                "id": by_title["School-based asthma education programmes"],
+                "stage": "title_abstract",
+                "decision": "exclude",
+            }
+        )
+        await call(rt, "review_screen", set="mixed", decisions=decisions)
+        prisma = await call(rt, "review_prisma", set="mixed", format="json")
+        svg = await call(rt, "review_prisma", set="mixed", format="svg")
+        text, _ = await rt.read_resource(svg.data["uri"])
+    c = prisma.data["counts"]
+    assert c["identified"] == {"Embase": 3, "ClinicalTrials.gov": 1, "Citation searching": 3}
+    assert c["routes"] == {
+        "Embase": "database",
+        "ClinicalTrials.gov": "register",
+        "Citation searching": "other",
+    }
+    # the databases' and registers' 4 hits are 3 records; C1 is one of them, so only C2 and C3 are other methods'
+    assert (c["duplicatesRemoved"], c["records"], c["screened"], c["sought"]) == (1, 5, 1, 1)
+    o = c["otherMethods"]
+    assert o["identified"] == {"Citation searching": 3}
+    assert (o["screened"], o["excluded"], o["sought"]) == (2, 1, 1)
+    assert c["pendingScreening"]["undecided"] == 2 and c["pendingFullText"]["notChecked"] == 2
+    lines = [
+        "".join(t.itertext())
+        for t in etree.fromstring(text.encode()).iter("{http://www.w3.org/2000/svg}text")
+    ]
+    for wanted in (
+        "Identification of studies via databases and registers",
+        "Identification of studies via other methods",
+        "Databases (n = 3)",
+        "Registers (n = 1)",
+        "ClinicalTrials.gov (n = 1)",
+        "Citation searching (n = 3)",
+    ):
+        assert wanted in lines, (wanted, lines)
+
+
 async def test_paths_outside_the_allowed_directories_are_never_read(runtime_for, tmp_path):
     folder = tmp_path / "imports"
     folder.mkdir()

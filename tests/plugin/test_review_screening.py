@@ -335,7 +335,8 @@ async def test_prisma_counts_svg_and_png_follow_the_decisions(runtime_for):
     assert image.mimeType == "image/png" and "image" not in json.dumps(png.data)
     with Image.open(io.BytesIO(image.data)) as im:
         im.load()
-        assert im.format == "PNG" and im.width > 600 and im.height > 600
+        assert im.format == "PNG" and im.width >= 2400 and im.height > 2000  # print resolution
+        assert all(round(d) == 300 for d in im.info["dpi"])
 
 
 async def test_a_failing_source_is_failed_not_not_retrieved_and_asked_again(fake, runtime_for):

@@ -86,8 +86,10 @@ def check_fits(laid: Layout, measure: Measure) -> None:
         else:
             left, right = line.x, line.x + width
         rect = container(laid, line.x, line.y)
-        if rect is None:  # the title, above every box
-            assert line.y < min(r.y for r in laid.rects), line
+        if rect is None:  # the title above every box, or a footnote below them
+            above = line.y < min(r.y for r in laid.rects)
+            below = line.y - line.size > max(r.y + r.h for r in laid.rects)
+            assert above or below, line
             assert MARGIN <= left and right <= laid.width - MARGIN, line
             continue
         assert rect.x + PAD_X <= left + 0.01 and right <= rect.x + rect.w - PAD_X + 0.01, (line, rect)
@@ -105,7 +107,8 @@ def check_geometry(laid: Layout) -> None:
         start = [r for r in boxes.values() if _on_edge(r, arrow.x1, arrow.y1)]
         end = [r for r in boxes.values() if _on_edge(r, arrow.x2, arrow.y2)]
         assert start and end and start != end, arrow
-        assert abs(arrow.x2 - arrow.x1) + abs(arrow.y2 - arrow.y1) >= 24, arrow  # longer than its head
+        (x1, y1), (x2, y2) = arrow.points()[-2:]
+        assert abs(x2 - x1) + abs(y2 - y1) >= 24, arrow  # its last leg longer than its head
     joined = {
         (s.name, e.name)
         for a in laid.arrows
@@ -113,16 +116,37 @@ def check_geometry(laid: Layout) -> None:
         for e in boxes.values()
         if _on_edge(s, a.x1, a.y1) and _on_edge(e, a.x2, a.y2)
     }
-    assert joined == {
-        ("identified", "removed"),
-        ("identified", "screened"),
-        ("screened", "excluded"),
-        ("screened", "sought"),
-        ("sought", "not_retrieved"),
-        ("sought", "assessed"),
-        ("assessed", "reasons"),
-        ("assessed", "included"),
-    }
+    assert joined == JOINED | other_joined(set(boxes))
+
+
+def other_joined(boxes: set[str]) -> set[tuple[str, str]]:
+    if "other_identified" not in boxes:
+        return set()
+    if "other_screened" in boxes:
+        return OTHER_JOINED
+    skipped = {a for a in OTHER_JOINED if "other_screened" in a}
+    return OTHER_JOINED - skipped | {("other_identified", "other_sought")}
+
+
+JOINED = {
+    ("identified", "removed"),
+    ("identified", "screened"),
+    ("screened", "excluded"),
+    ("screened", "sought"),
+    ("sought", "not_retrieved"),
+    ("sought", "assessed"),
+    ("assessed", "reasons"),
+    ("assessed", "included"),
+}
+OTHER_JOINED = {
+    ("other_identified", "other_screened"),
+    ("other_screened", "other_excluded"),
+    ("other_screened", "other_sought"),
+    ("other_sought", "other_not_retrieved"),
+    ("other_sought", "other_assessed"),
+    ("other_assessed", "other_reasons"),
+    ("other_assessed", "included"),
+}
 
 
 def _on_edge(r: Rect, x: float, y: float) -> bool:
@@ -225,3 +249,211 @@ def test_the_png_is_painted_at_the_layouts_size_in_several_threads_at_once():
         )
         dark = sum(1 for v in crop.getdata() if v < 128)
         assert dark > 500
+
+
+# -- the diagram looked at as a picture -----------------------------------------------------------
+
+
+def realistic() -> Flow:
+    """Four databases, two registers, three other methods, reasons in both columns."""
+    zero_ta = {"undecided": 0, "maybe": 0, "conflicts": 0}
+    zero_ft = {"notChecked": 0, "awaitingAssessment": 0, "maybe": 0, "conflicts": 0}
+    others = {"Citation searching": 14, "Websites (WHO, NICE)": 5, "Organisations": 2}
+    other = Flow(
+        others, 0, 19, 19, 3, 16, 2, 14, {"wrong_outcome": 4, "wrong_study_design": 2}, 8, zero_ta, zero_ft
+    )
+    other.routes = dict.fromkeys(others, "other")
+    identified = {
+        "pubmed": 1204,
+        "Embase": 1893,
+        "europepmc": 988,
+        "CENTRAL": 412,
+        "ClinicalTrials.gov": 57,
+        "WHO ICTRP": 31,
+    }
+    reasons = {"wrong_population": 71, "wrong_intervention": 38, "wrong_outcome": 52, "language": 6}
+    return Flow(
+        identified,
+        1322,
+        3263,
+        3263,
+        3001,
+        262,
+        9,
+        209,
+        reasons,
+        42,
+        dict(zero_ta),
+        dict(zero_ft),
+        routes={"ClinicalTrials.gov": "register", "WHO ICTRP": "register"},
+        other=other,
+    )
+
+
+NAMES = {"pubmed": "PubMed", "europepmc": "Europe PMC", "CENTRAL": "Cochrane CENTRAL"}
+FOOTNOTE = "Screening stopped by a rule: an extra footnote line, as review_prisma may pass."
+# each box's text as the template words it (and where a wrapped line breaks, it is read back whole)
+BOX_TEXT = {
+    "band": "Identification of studies via databases and registers",
+    "band-other": "Identification of studies via other methods",
+    "identified": "Records identified from: Databases (n = 4,497) PubMed (n = 1,204) Embase (n = 1,893) "
+    "Europe PMC (n = 988) Cochrane CENTRAL (n = 412) Registers (n = 88) ClinicalTrials.gov (n = 57) "
+    "WHO ICTRP (n = 31)",
+    "removed": "Records removed before screening: Duplicate records removed (n = 1,322) Records marked as "
+    "ineligible by automation tools (n = 0) Records removed for other reasons (n = 0)",
+    "screened": "Records screened (n = 3,263)",
+    "excluded": "Records excluded (n = 3,001)",
+    "sought": "Reports sought for retrieval (n = 262)",
+    "not_retrieved": "Reports not retrieved (n = 9)",
+    "assessed": "Reports assessed for eligibility (n = 209)",
+    "reasons": "Reports excluded (n = 167): Wrong population (n = 71) Wrong intervention or exposure (n = 38) "
+    "Wrong outcome (n = 52) Language (n = 6)",
+    "included": "Studies included in review (n = 50) Reports of included studies (n = 50)",
+    "other_identified": "Records identified from: Citation searching (n = 14) Websites (WHO, NICE) (n = 5) "
+    "Organisations (n = 2)",
+    "other_screened": "Records screened (n = 19)",
+    "other_excluded": "Records excluded (n = 3)",
+    "other_sought": "Reports sought for retrieval (n = 16)",
+    "other_not_retrieved": "Reports not retrieved (n = 2)",
+    "other_assessed": "Reports assessed for eligibility (n = 14)",
+    "other_reasons": "Reports excluded (n = 6): Wrong outcome (n = 4) Wrong study design (n = 2)",
+    "section-identification": "Identification",
+    "section-screening": "Screening",
+    "section-included": "Included",
+}
+
+
+def read_svg(
+    data: bytes,
+) -> tuple[dict[str, Rect], dict[str, str], list[list[tuple[float, float]]], list[str]]:
+    """What the SVG draws: its boxes, each box's text (lines joined), its arrows' points and the
+    lines outside every box, read from the elements alone."""
+    root = etree.fromstring(data)
+    boxes = {
+        r.get("data-box"): Rect(r.get("data-box"), *(float(r.get(k)) for k in ("x", "y", "width", "height")))
+        for r in root.iter(SVG + "rect")
+        if r.get("data-box")
+    }
+    text: dict[str, list[str]] = {}
+    loose = []
+    for t in root.iter(SVG + "text"):
+        x, y = float(t.get("x")), float(t.get("y"))
+        if t.get("transform"):  # rotated about its centre: that centre is in its sidebar
+            x, y = (float(v) for v in t.get("transform")[len("rotate(-90 ") : -1].split())
+        inside = [name for name, r in boxes.items() if r.x <= x <= r.x + r.w and r.y <= y <= r.y + r.h]
+        assert len(inside) <= 1, (t.text, inside)
+        if inside:
+            text.setdefault(inside[0], []).append(t.text)
+        else:
+            loose.append(t.text)
+    arrows = []
+    for p in root.iter(SVG + "path"):
+        if p.get("marker-end"):
+            arrows.append([tuple(float(v) for v in pt.split(",")) for pt in p.get("d")[1:].split(" L")])
+    return boxes, {name: " ".join(lines) for name, lines in text.items()}, arrows, loose
+
+
+def test_the_realistic_svg_reads_as_the_template_with_every_box_apart_and_joined():
+    data = draw(realistic(), "svg", "PRISMA 2020 flow diagram: statins", NAMES, [FOOTNOTE])
+    boxes, text, arrows, loose = read_svg(data)
+    assert {name: text.get(name) for name in BOX_TEXT} == BOX_TEXT
+    assert "pending" not in boxes  # every pending count is 0: no "not yet decided" box
+    assert loose[0] == "PRISMA 2020 flow diagram: statins"
+    assert " ".join(loose[1:]).startswith(FOOTNOTE + " Template: PRISMA 2020 flow diagram")
+    assert "BMJ 2021;372:n71" in " ".join(loose)
+    for a, b in itertools.combinations(boxes.values(), 2):
+        assert a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y, (a, b)
+    joined = set()
+    for points in arrows:
+        (start,) = [r.name for r in boxes.values() if _on_edge(r, *points[0])]
+        (end,) = [r.name for r in boxes.values() if _on_edge(r, *points[-1])]
+        joined.add((start, end))
+        for (x1, y1), (x2, y2) in itertools.pairwise(points):  # straight legs that cross no box
+            assert x1 == x2 or y1 == y2
+            for r in boxes.values():
+                if r.name not in (start, end):
+                    clear = max(x1, x2) <= r.x or min(x1, x2) >= r.x + r.w
+                    assert clear or max(y1, y2) <= r.y or min(y1, y2) >= r.y + r.h, (points, r)
+    assert joined == JOINED | OTHER_JOINED
+    # the other methods' column stands beside the databases' one, row for row
+    for left, right in (
+        ("identified", "other_identified"),
+        ("sought", "other_sought"),
+        ("assessed", "other_assessed"),
+    ):
+        assert boxes[left].y == boxes[right].y and boxes[left].x + boxes[left].w < boxes[right].x
+
+
+def test_without_other_methods_there_is_one_column_and_a_pending_box_only_when_something_is_pending():
+    flow = realistic()
+    flow.other = None
+    boxes, text, _, _ = read_svg(draw(flow, "svg", "t", NAMES))
+    assert "band-other" not in boxes and not any(name.startswith("other_") for name in boxes)
+    assert text["included"] == "Studies included in review (n = 42) Reports of included studies (n = 42)"
+    assert "pending" not in boxes
+    flow.pending_full_text["maybe"] = 2
+    boxes, text, _, _ = read_svg(draw(flow, "svg", "t", NAMES))
+    assert text["pending"].endswith("Full text: not checked 0, awaiting assessment 0, maybe 2, conflicts 0")
+    # other methods' records that a reviewer left undecided are pending too
+    flow = realistic()
+    flow.other.pending_screening["undecided"] = 3
+    _, text, _, _ = read_svg(draw(flow, "svg", "t", NAMES))
+    assert "Title/abstract: not screened 3, maybe 0, conflicts 0" in text["pending"]
+
+
+def test_other_methods_records_nobody_excluded_at_title_abstract_go_straight_to_retrieval():
+    flow = realistic()
+    assert flow.other is not None
+    flow.other.excluded, flow.other.screened = 0, 16
+    laid = layout(flow, "t", NAMES)
+    names = {r.name for r in laid.rects}
+    assert "other_screened" not in names and "other_excluded" not in names
+    check_geometry(laid)  # other_identified -> other_sought directly
+    assert ("other_identified", "other_sought") in other_joined(names)
+
+
+def test_the_realistic_png_is_print_resolution_and_shows_each_box_banner_and_arrow(tmp_path):
+    from PIL import Image
+
+    text = PillowText()
+    flow = realistic()
+    laid = layout(flow, "PRISMA 2020 flow diagram: statins", NAMES, text.measure, [FOOTNOTE])
+    check_fits(laid, text.measure)
+    check_geometry(laid)
+    data = draw(flow, "png", "PRISMA 2020 flow diagram: statins", NAMES, [FOOTNOTE])
+    (tmp_path / "prisma.png").write_bytes(data)
+    assert len(data) < 600_000  # sent base64 inline: a sane size
+    with Image.open(tmp_path / "prisma.png") as im:
+        im.load()
+        assert im.format == "PNG" and im.size == (
+            round(laid.width * text.scale),
+            round(laid.height * text.scale),
+        )
+        assert im.width >= 2400 and all(round(d) == 300 for d in im.info["dpi"])
+        rgb = im.convert("RGB")
+    s = text.scale
+
+    def pixel(x: float, y: float) -> tuple[int, int, int]:
+        return rgb.getpixel((round(x * s), round(y * s)))
+
+    def dark_in(r: Rect) -> int:
+        crop = rgb.convert("L").crop(
+            (round(r.x * s) + 6, round(r.y * s) + 6, round((r.x + r.w) * s) - 6, round((r.y + r.h) * s) - 6)
+        )
+        return sum(1 for v in crop.getdata() if v < 128)
+
+    for r in laid.rects:
+        if r.kind == "band":  # the banners' fill, beside their centred text
+            assert pixel(r.x + 6, r.y + r.h / 2) == tuple(bytes.fromhex("dfe8f3")), r
+        if r.kind in ("box", "band", "sidebar"):
+            assert dark_in(r) > 300, r  # its text was painted
+            assert sum(pixel(r.x + r.w / 2, r.y)) < 3 * 128, r  # and its frame
+    for a in laid.arrows:
+        (x1, y1), (x2, y2) = a.points()[-2:]
+        length = abs(x2 - x1) + abs(y2 - y1)
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        for back in (3.0, length / 2):  # the head, and the shaft's middle
+            assert sum(pixel(x2 - ux * back, y2 - uy * back)) < 3 * 128, (a, back)
+    # nothing is drawn in the empty side column beside the included box
+    empty = Rect("gap", laid.rect("reasons").x, laid.rect("included").y, laid.rect("reasons").w, 12)
+    assert dark_in(empty) == 0

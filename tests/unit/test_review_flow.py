@@ -8,7 +8,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from medlit.plugins.review.screening import REASON_CATEGORIES, flow, reconcile
+import pytest
+
+from medlit.plugins.review.routes import route
+from medlit.plugins.review.screening import REASON_CATEGORIES, flow, reconcile, routed_flow
 from medlit.plugins.review.store import Decision, Retrieval
 
 
@@ -88,6 +91,56 @@ def test_flow_counts_follow_the_decisions_and_add_up():
     assert f.sought == f.not_retrieved + f.assessed + sum(f.pending_full_text.values())
     assert f.assessed == f.included + sum(f.excluded_reasons.values())
     assert f.records == f.screened + sum(f.pending_screening.values())
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("pubmed", "database"),
+        ("Embase", "database"),
+        ("Cochrane Central Register of Controlled Trials", "database"),  # PRISMA counts it a database
+        ("ClinicalTrials.gov", "register"),
+        ("WHO ICTRP", "register"),
+        ("EU Clinical Trials Register", "register"),
+        ("ISRCTN", "register"),
+        ("Citation searching", "other"),
+        ("citation_searching (forward)", "other"),
+        ("Websites: WHO, NICE", "other"),
+        ("Organisations", "other"),
+        ("Organizations (manufacturers)", "other"),
+        ("Hand searching", "other"),
+        ("Reference lists of included studies", "other"),
+    ],
+)
+def test_a_sources_route_is_read_from_its_label(label, expected):
+    assert route(label) == expected
+
+
+def test_records_only_other_methods_found_make_their_own_column():
+    keys = list(range(1, 11))
+    # 1-6 found by databases (4 of them also by citation searching), 7-10 by citation searching only
+    decisions = [d(k, "include") for k in (1, 2, 7, 8, 9)] + [d(k, "exclude") for k in (3, 4, 5, 6, 10)]
+    decisions += [d(k, "include", "full_text") for k in (1, 7, 8)]
+    decisions += [d(9, "exclude", "full_text", category="wrong_outcome")]
+    identified = {"pubmed": 6, "ClinicalTrials.gov": 1, "Citation searching": 8}
+    f = routed_flow(keys, reconcile(decisions), {}, identified, 1, other_only={7, 8, 9, 10})
+    assert f.identified == {"pubmed": 6, "ClinicalTrials.gov": 1} and f.routes == {
+        "pubmed": "database",
+        "ClinicalTrials.gov": "register",
+    }
+    assert (f.records, f.screened, f.excluded, f.sought, f.included) == (6, 6, 4, 2, 1)
+    assert f.pending_full_text["notChecked"] == 1 and f.duplicates_removed == 1
+    o = f.other
+    assert (
+        o is not None
+        and o.identified == {"Citation searching": 8}
+        and o.routes == {"Citation searching": "other"}
+    )
+    assert (o.records, o.screened, o.excluded, o.sought, o.assessed, o.included) == (4, 4, 1, 3, 3, 2)
+    assert o.excluded_reasons == {"wrong_outcome": 1}
+    # with no source on the other-methods route every record stays in the databases' column
+    f = routed_flow(keys, reconcile(decisions), {}, {"pubmed": 10}, 0, other_only={7, 8})
+    assert f.other is None and f.records == 10
 
 
 def test_the_reason_categories_are_the_described_ones():
