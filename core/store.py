@@ -283,6 +283,10 @@ class SqliteStore(_Sql):
         async with self.lock:
             return await _SqliteTx(self.conn).insert(sql, *args)
 
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        async with self.transaction() as tx:
+            await tx.execute_many(sql, rows)
+
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Tx]:
         async with self.lock, _guarded(self.dialect):
@@ -334,6 +338,10 @@ class PostgresStore(_Sql):
     async def insert(self, sql: str, *args: object) -> int:
         async with _guarded(self.dialect), self.pool.acquire() as conn:
             return await _PgTx(conn).insert(sql, *args)
+
+    async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        async with self.transaction() as tx:
+            await tx.execute_many(sql, rows)
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Tx]:

@@ -25,6 +25,7 @@ go with it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import zlib
@@ -329,7 +330,7 @@ class Links:
         return any(m in kept for m in members)
 
 
-def _json(data: Mapping[str, Any]) -> str:
+def _json(data: Mapping[str, Any] | Sequence[Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -487,6 +488,8 @@ class Store:
     ) -> SearchRow:
         """A new run of one imported file: its search row (state ``running``) and the file kept
         beside it, compressed, until the import completes."""
+        # compressing a large export takes seconds: off the event loop
+        packed = await asyncio.to_thread(lambda: base64.b64encode(zlib.compress(content, 6)).decode("ascii"))
         async with self.db.transaction() as tx:
             await tx.lock("review_sets", set_id)
             rows = await tx.fetch("SELECT runs FROM review_sets WHERE id = ?", set_id)
@@ -515,7 +518,7 @@ class Store:
                 file.sha256,
                 file.format,
                 len(content),
-                base64.b64encode(zlib.compress(content, 6)).decode("ascii"),
+                packed,
                 _json(file.skipped),
                 stamp,
             )
@@ -537,7 +540,8 @@ class Store:
         rows = await self.db.fetch("SELECT content FROM review_files WHERE search_id = ?", search_id)
         if not rows or rows[0][0] is None:
             return None
-        return zlib.decompress(base64.b64decode(rows[0][0]))
+        packed = str(rows[0][0])
+        return await asyncio.to_thread(lambda: zlib.decompress(base64.b64decode(packed)))
 
     async def release_file(self, search_id: int) -> None:
         """An import is complete: its file's content is no longer needed (its name, digest and
@@ -589,7 +593,10 @@ class Store:
         set (a new record, or a member of the record it duplicates), its hit, the merged records
         recomputed, and the search's new cursor, in one transaction (``cursor=None``: done)."""
         out = BatchResult()
-        records = [r if isinstance(r, Incoming) else Incoming(r.source_id, as_data(r)) for r in records]
+        incoming = [
+            r if isinstance(r, Incoming) else Incoming(r.source_id, cast(RecordData, as_data(r)))
+            for r in records
+        ]
         async with self.db.transaction() as tx:
             await tx.lock("review_sets", search.set_id)
             await self._ensure_keys(tx, search.set_id)
@@ -599,11 +606,11 @@ class Store:
                     tx,
                     "SELECT source_id FROM review_hits WHERE search_id = ? AND source_id IN {}",
                     [search.id],
-                    [r.source_id for r in records],
+                    [r.source_id for r in incoming],
                 )
             }
-            fresh = [r for r in records if r.source_id not in seen]
-            out.repeated = len(records) - len(fresh)
+            fresh = [r for r in incoming if r.source_id not in seen]
+            out.repeated = len(incoming) - len(fresh)
             keyed = [(r, block_keys(normalize(r.data))) for r in fresh]
             links = await self._links(tx, search.set_id)
             partners = {p for rec, _ in keyed for p in links.together.get((search.source, rec.source_id), ())}

@@ -654,21 +654,22 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
             "| Database | Interface | Date searched | File | Format | Records in file | Stored | Skipped | Imported (UTC) |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
-        for s in imported:
-            spec = s.options.get("import") or {}
-            f = files.get(s.id)
+        for run in imported:
+            spec = run.options.get("import") or {}
+            f = files.get(run.id)
             lines.append(
-                f"| {s.source} | {spec.get('interface') or ''} | {spec.get('searchedOn') or 'not given'} | "
-                f"{_cell(spec.get('fileName'))} | {spec.get('format') or ''} | {s.found if s.found is not None else '?'} "
-                f"| {s.fetched} | {len(f.skipped) if f else 0} | {s.started_at} |"
+                f"| {run.source} | {spec.get('interface') or ''} | {spec.get('searchedOn') or 'not given'} | "
+                f"{_cell(spec.get('fileName'))} | {spec.get('format') or ''} | "
+                f"{run.found if run.found is not None else '?'} | {run.fetched} | {len(f.skipped) if f else 0} | "
+                f"{run.started_at} |"
             )
-        for s in imported:
-            f = files.get(s.id)
+        for run in imported:
+            f = files.get(run.id)
             if f and f.skipped:
                 shown = "; ".join(
                     f"#{k['position']} {k.get('id') or ''} ({k['reason']})" for k in f.skipped[:50]
                 )
-                lines += ["", f"Skipped in {s.source} ({_cell(f.name)}): {shown}"]
+                lines += ["", f"Skipped in {run.source} ({_cell(f.name)}): {shown}"]
         lines.append("")
     rules = ", ".join(f"{k}: {v}" for k, v in state.duplicatesByRule.items())
     lines += [
