@@ -167,6 +167,23 @@ class PluginInfo:
     guide: str | Callable[[Catalog], str] = ""
     instructions: str | Callable[[Catalog], str] = ""
     host_services: bool = False
+    toolsets: tuple[Toolset, ...] = ()
+
+
+@dataclass(frozen=True)
+class Toolset:
+    """A family of tools a model reaches together (``PluginInfo.toolsets``). ``tools`` are name
+    patterns (``"eutils_*"``) over the declaring plugin's own tools that join the family (a
+    tool's own ``ToolSpec.toolset`` wins); ``summary`` is the family's one line in the
+    ``medlit_toolsets`` listing. ``default=True`` lists the family's tools in ``tools/list`` up
+    front; the others are listed once a model enables them (or with ``MEDLIT_TOOLSETS``), and
+    every served tool can be called whether it is listed or not. A family several plugins join
+    is declared once; its tools come from every plugin naming it."""
+
+    name: str
+    summary: str = ""
+    default: bool = False
+    tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -793,7 +810,9 @@ class ToolSpec(Generic[In, Out]):
     tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
     ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
     a ``destructive`` tool may delete what it cannot restore (hosts ask before calling it).
-    ``guide`` is its row in
+    ``toolset`` names the family (:class:`Toolset`) the tool is listed with; without it, the
+    family is the one of its plugin's ``toolsets`` whose patterns match its name, else the
+    plugin's name. ``guide`` is its row in
     the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
     PMIDs"); without it the row shows ``title``.
 
@@ -819,6 +838,7 @@ class ToolSpec(Generic[In, Out]):
     open_world: bool = True
     destructive: bool = False
     guide: str = ""
+    toolset: str = ""
     plugin: str = ""
 
 

@@ -64,6 +64,7 @@ from ..types import (
     TierOptions,
     TierResult,
     ToolContext,
+    Toolset,
     ToolSpec,
 )
 from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
@@ -82,6 +83,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "CacheRule",
     "RecordRule",
     "ToolSpec",
+    "Toolset",
     "FulltextTier",
     "IdResolver",
     "MetadataProvider",
