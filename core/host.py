@@ -926,10 +926,7 @@ def _families(host: Host) -> None:
     families are unknown, so it is only logged then."""
     served = host.tools
     active = [p for p in host.plugins.values() if p.active]
-    host.families = build_families(
-        ((t, p.name, p.info) for p in active for t in p.tools if t.name in served),
-        (ts for p in active if p.info is not None for ts in p.info.toolsets),
-    )
+    host.families = build_families((t, p.name, p.info) for p in active for t in p.tools if t.name in served)
     unknown = unknown_toolsets(host.settings.toolsets, host.families)
     if unknown:
         guess = suggest(unknown[0], list(host.families))

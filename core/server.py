@@ -93,6 +93,14 @@ def instructions(host: Host) -> str:
             + "."
         )
     parts += host.instructions()
+    hidden = [f for f in host.families if f not in host.listed_families]
+    if hidden:
+        parts.append(
+            f"Tools come in families; listed now: {', '.join(sorted(host.listed_families)) or 'none'}. "
+            f"Also served: {', '.join(hidden)}. When no listed tool fits, call `{TOOLSETS_TOOL}` "
+            "(list names each family's tools; enable adds a family to your tool list; describe gives "
+            f"a tool's input schema), then call the tool by name or through `{CALL_TOOL}`."
+        )
     parts.append(GENERAL)
     return "\n".join(parts)
 

@@ -4,18 +4,18 @@
 Every tool's definition is paid for by the model on every turn, so only the default families are
 listed at first; the others are named (one line a tool) and a model enables a family for its
 session, asks for one tool's definition, or calls any served tool by name. Families come from
-plugin declarations (``PluginInfo.toolsets``, ``ToolSpec.toolset``): core names none.
+plugin declarations (``PluginInfo.toolsets`` and ``default_toolsets``, ``ToolSpec.toolset``):
+core names none.
 ``MEDLIT_TOOLSETS`` chooses what is listed up front (``default``, ``all``, or family names);
 ``MEDLIT_TOOLS`` still decides what is served at all.
 """
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .types import PluginInfo, Toolset, ToolSpec
+from .types import PluginInfo, ToolSpec
 
 ALL = "all"
 DEFAULT = "default"
@@ -31,43 +31,34 @@ class Family:
     tools: tuple[str, ...]
 
 
-def family_of(tool: ToolSpec, plugin: str, info: PluginInfo | None) -> str:
-    """The tool's own ``toolset``, else the first of its plugin's families whose patterns match
-    its name, else the plugin's name."""
-    if tool.toolset:
-        return tool.toolset
-    for family in info.toolsets if info else ():
-        if any(fnmatch.fnmatchcase(tool.name, p) for p in family.tools):
-            return family.name
-    return plugin
+def family_of(tool: ToolSpec, plugin: str) -> str:
+    """The tool's declared ``toolset``, else its plugin's name."""
+    return tool.toolset or plugin
 
 
-def build_families(
-    tools: Iterable[tuple[ToolSpec, str, PluginInfo | None]], declared: Iterable[Toolset]
-) -> dict[str, Family]:
-    """The families of the served tools (``(tool, plugin, plugin info)``), by name; a family no
-    plugin declares is summarised by its plugin's description (or title). A family with no
-    served tool is left out."""
-    declarations: dict[str, Toolset] = {}
+def build_families(tools: Iterable[tuple[ToolSpec, str, PluginInfo | None]]) -> dict[str, Family]:
+    """The families of the served tools (``(tool, plugin, plugin info)``), by name. A family's
+    summary is the first one a plugin declares for it, else its first plugin's description (or
+    title); it is a default family when any plugin says so. A family with no served tool is left
+    out."""
+    tools = list(tools)
+    infos = [info for _, _, info in tools if info is not None]
+    summaries: dict[str, str] = {}
     defaults: set[str] = set()
-    for d in declared:
-        if d.summary and d.name not in declarations:
-            declarations[d.name] = d
-        if d.default:
-            defaults.add(d.name)
+    for info in infos:
+        for name, summary in info.toolsets.items():
+            if summary:
+                summaries.setdefault(name, summary)
+        defaults.update(info.default_toolsets)
     members: dict[str, list[str]] = {}
-    fallback: dict[str, str] = {}
-    for tool, plugin, info in tools:
-        name = family_of(tool, plugin, info)
+    for tool, plugin, owner in tools:
+        name = family_of(tool, plugin)
         members.setdefault(name, []).append(tool.name)
-        if info is not None:
-            fallback.setdefault(name, info.description or info.title)
+        if owner is not None:
+            summaries.setdefault(name, owner.description or owner.title)
     return {
         name: Family(
-            name=name,
-            summary=(declarations[name].summary if name in declarations else fallback.get(name, "")),
-            default=name in defaults,
-            tools=tuple(sorted(names)),
+            name=name, summary=summaries.get(name, ""), default=name in defaults, tools=tuple(sorted(names))
         )
         for name, names in sorted(members.items())
     }

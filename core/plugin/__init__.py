@@ -64,7 +64,6 @@ from ..types import (
     TierOptions,
     TierResult,
     ToolContext,
-    Toolset,
     ToolSpec,
 )
 from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
@@ -83,7 +82,6 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "CacheRule",
     "RecordRule",
     "ToolSpec",
-    "Toolset",
     "FulltextTier",
     "IdResolver",
     "MetadataProvider",
