@@ -1,4 +1,4 @@
-"""End to end over stdio (a real ``medlit serve`` against the fake upstream): the default tool list
+"""End to end over stdio (a real ``medlit serve`` against the fake upstream; one test over Streamable HTTP): the default tool list
 is small, and every tool of every family stays reachable in the same conversation, whether the
 host acts on ``notifications/tools/list_changed`` (legacy era) or a ``subscriptions/listen``
 event (2026 era), or never refreshes its list at all (the dispatcher)."""
@@ -6,6 +6,7 @@ event (2026 era), or never refreshes its list at all (the dispatcher)."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -138,3 +139,36 @@ async def test_every_tool_of_every_family_is_reachable_without_a_refresh(fake, t
         for family in families:
             await client.call_tool("medlit_toolsets", {"action": "enable", "toolset": family})
         assert await names(client) == set(full) | META
+
+
+async def test_over_http_each_session_has_its_own_list(fake, tmp_path):
+    """Streamable HTTP: a legacy session's enable lists the family for that session only; on the
+    sessionless 2026 era without authentication nothing ties requests together, so the list stays
+    the default and enable says to call the tools by name."""
+    from test_mcp_sessions import free_port, wait_for_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
+        env=server_env(fake, tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        await wait_for_port(port, proc)
+        async with Client(url, mode="legacy") as one, Client(url, mode="legacy") as two:
+            answer = await one.call_tool("medlit_toolsets", {"action": "enable", "toolset": "review"})
+            assert answer.structured_content["changed"] is True
+            assert "review_sets" in await names(one)
+            assert "review_sets" not in await names(two)
+            result = await two.call_tool("medlit_call_tool", {"name": "review_sets", "arguments": {}})
+            assert not result.is_error, result.content
+        async with Client(url) as modern:
+            answer = await modern.call_tool("medlit_toolsets", {"action": "enable", "toolset": "review"})
+            assert answer.structured_content["changed"] is False
+            assert "keeps no session" in answer.structured_content["notice"]
+            assert "review_sets" not in await names(modern)
+    finally:
+        proc.terminate()
+        proc.wait(10)
