@@ -1,7 +1,7 @@
-"""End to end over stdio (a real ``medlit serve`` against the fake upstream; one test over Streamable HTTP): the default tool list
-is small, and every tool of every family stays reachable in the same conversation, whether the
-host acts on ``notifications/tools/list_changed`` (legacy era) or a ``subscriptions/listen``
-event (2026 era), or never refreshes its list at all (the dispatcher)."""
+"""End to end against the fake upstream, a real ``medlit serve`` over stdio (and once over
+Streamable HTTP): the default tool list is small, and every tool of every family stays reachable
+in the same conversation, whether the host acts on ``notifications/tools/list_changed`` (legacy
+era) or a ``subscriptions/listen`` event (2026 era), or never refreshes its list (the dispatcher)."""
 
 from __future__ import annotations
 
