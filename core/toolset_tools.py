@@ -160,7 +160,12 @@ def describe(host: Host, tool: str) -> ToolsetsAnswer:
             + (f"; did you mean {guess!r}?" if guess else "."),
             "Use a tool name that action 'list' shows.",
         )
-    schema, _ = host.tool_schemas(spec)
+    try:
+        schema, _ = host.tool_schemas(spec)
+    except Exception as exc:  # the plugin's models fail to load: its calls say the same
+        raise E.plugin_fault(
+            spec.plugin, f"tool {tool} has no readable input schema: {exc}", tool=tool
+        ) from None
     return ToolsetsAnswer(action="describe", tool=tool, description=spec.description, inputSchema=schema)
 
 
