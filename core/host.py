@@ -53,6 +53,7 @@ from .settings import (
 )
 from .text import suggest
 from .tool_schemas import SchemaStore
+from .toolsets import Family, build_families, listed_up_front, unknown_toolsets
 from .types import (
     AccessLinkProvider,
     Catalog,
@@ -203,6 +204,8 @@ class Host:
     services: dict[str, ServiceRecord] = field(default_factory=dict)  # active plugins' services
     schema_store: SchemaStore = field(default_factory=lambda: SchemaStore(None))
     catalog: Catalog = field(default_factory=Catalog)
+    families: dict[str, Family] = field(default_factory=dict)  # toolsets of the served tools
+    listed_families: frozenset[str] = frozenset()  # those tools/list shows up front
 
     def tool_schemas(self, spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
         """A tool's input and output schemas, from the schema store when its models are lazy."""
@@ -913,4 +916,25 @@ def load_host(
     host.services = _services(records.values(), settings)
     host.catalog = host.build_catalog()
     _describe(records.values(), host.catalog)
+    _families(host)
     return host
+
+
+def _families(host: Host) -> None:
+    """The served tools' families and those listed up front (``MEDLIT_TOOLSETS``). A name that is
+    no family stops start-up, as a ``MEDLIT_TOOLS`` typo does; while plugins are off their
+    families are unknown, so it is only logged then."""
+    served = host.tools
+    active = [p for p in host.plugins.values() if p.active]
+    host.families = build_families((t, p.name, p.info) for p in active for t in p.tools if t.name in served)
+    unknown = unknown_toolsets(host.settings.toolsets, host.families)
+    if unknown:
+        guess = suggest(unknown[0], list(host.families))
+        message = f"MEDLIT_TOOLSETS names {unknown[0]!r}, which is no toolset" + (
+            f" (did you mean {guess!r}?)" if guess else ""
+        )
+        if any(p.status != "active" for p in host.plugins.values()):
+            log.warning("%s of the plugins on (toolsets: %s)", message, ", ".join(host.families))
+        else:
+            raise HostError(f"{message}; the toolsets are: all, default, {', '.join(host.families)}")
+    host.listed_families = listed_up_front(host.settings.toolsets, host.families)

@@ -22,15 +22,34 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from . import errors as E
 from .errors import MedlitError
 from .host import Host
 from .lazy import LazyError
 from .render import fence_note
 from .runtime import Runtime
 from .settings import is_loopback_host
+from .toolset_tools import (
+    CALL_DESCRIPTION,
+    CALL_SCHEMA,
+    CALL_TOOL,
+    TOOLSETS_DESCRIPTION,
+    TOOLSETS_SCHEMA,
+    TOOLSETS_TOOL,
+    ToolsetsAnswer,
+    describe,
+    known_family,
+    listing,
+    parse_toolsets_arguments,
+    refuse_nested,
+)
+from .toolset_tools import render as render_toolsets
+from .toolsets import SessionLists
 
 # What only a call needs (authentication, the lean-output pruner) is imported at the first call:
 # nothing a served tool does not need at `tools/list` is imported before it.
@@ -74,6 +93,14 @@ def instructions(host: Host) -> str:
             + "."
         )
     parts += host.instructions()
+    hidden = [f for f in host.families if f not in host.listed_families]
+    if hidden:
+        parts.append(
+            f"Tools come in families; listed now: {', '.join(sorted(host.listed_families)) or 'none'}. "
+            f"Also served: {', '.join(hidden)}. When no listed tool fits, call `{TOOLSETS_TOOL}` "
+            "(list names each family's tools; enable adds a family to your tool list; describe gives "
+            f"a tool's input schema), then call the tool by name or through `{CALL_TOOL}`."
+        )
     parts.append(GENERAL)
     return "\n".join(parts)
 
@@ -112,19 +139,76 @@ def tool_definitions(host: Host) -> list[types.Tool]:
     return tools
 
 
+def meta_definitions(host: Host) -> list[types.Tool]:
+    """The tools that reach the families not listed: none when every family is listed up front
+    (``MEDLIT_TOOLSETS=all`` gives the full list of before, nothing added)."""
+    if host.listed_families >= set(host.families):
+        return []
+    annotations = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    return [
+        types.Tool(
+            name=TOOLSETS_TOOL,
+            title="Tool families: list, enable, describe",
+            description=TOOLSETS_DESCRIPTION,
+            input_schema=TOOLSETS_SCHEMA,
+            annotations=annotations.model_copy(update={"title": "Tool families: list, enable, describe"}),
+        ),
+        types.Tool(
+            name=CALL_TOOL,
+            title="Run a tool by name",
+            description=CALL_DESCRIPTION,
+            input_schema=CALL_SCHEMA,
+            # it runs whatever it is given, which may write (review tools): no read-only hint
+            annotations=types.ToolAnnotations(title="Run a tool by name", open_world_hint=True),
+        ),
+    ]
+
+
+def listed_definitions(
+    host: Host, definitions: Sequence[types.Tool], families: frozenset[str]
+) -> list[types.Tool]:
+    """What ``tools/list`` sends a session listing ``families``: their tools, then the tools
+    reaching the others."""
+    names = {t for f in families if f in host.families for t in host.families[f].tools}
+    return [d for d in definitions if d.name in names] + meta_definitions(host)
+
+
+class _LifespanSession:
+    """The marker a sessionless-era stdio client's list is kept under (one client per process)."""
+
+
+class _Server(Server[Any]):
+    """Advertises ``tools.listChanged`` on the handshake era too: enabling a family changes the
+    session's list, and the client is told."""
+
+    def create_initialization_options(
+        self, notification_options: Any = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        from mcp.server.lowlevel.server import NotificationOptions
+
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs
+        )
+
+
 def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
     """An MCP server serving every active plugin's tools, resources and prompts."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        # each session's tool list lives as long as the lifespan: one stdio run, one HTTP app
+        lists = SessionLists(host.listed_families)
+        session = _LifespanSession()
         if runtime is not None:  # shared (HTTP app, tests): the owner manages it
-            yield {"runtime": runtime}
+            yield {"runtime": runtime, "toolsets": lists, "session": session}
             return
         async with Runtime(host) as rt:
-            yield {"runtime": rt}
+            yield {"runtime": rt, "toolsets": lists, "session": session}
 
     definitions = tool_definitions(host)
     output_schemas = {t.name: t.output_schema for t in definitions}
+    meta_names = frozenset(t.name for t in meta_definitions(host))
+    bus = InMemorySubscriptionBus()
     pruners: dict[str, Pruner | None] = {}
 
     def pruner(name: str) -> Pruner | None:
@@ -140,10 +224,37 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         warm_soon(ctx)  # sessions of the stateless protocol era send no `initialized`
-        return types.ListToolsResult(tools=definitions)
+        lists: SessionLists = ctx.lifespan_context["toolsets"]
+        return types.ListToolsResult(
+            tools=listed_definitions(host, definitions, lists.listed(session_key(ctx)))
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        if params.name in meta_names:
+            if params.name == TOOLSETS_TOOL:
+                return await toolsets_tool(ctx, arguments)
+            # the dispatcher: any served tool by name, with the tool's own validation and answer
+            name = arguments.get("name")
+            inner = arguments.get("arguments", {})
+            extra = sorted(set(arguments) - {"name", "arguments"})
+            if not isinstance(name, str) or not name or extra or not isinstance(inner, dict):
+                return error_result(
+                    E.invalid_argument(
+                        f"{CALL_TOOL} takes name (a tool's name) and arguments (an object)"
+                        + (f", not {extra[0][:40]!r}." if extra else "."),
+                        "Give the tool's name and its arguments as an object.",
+                    )
+                )
+            if name in meta_names:
+                return error_result(refuse_nested(name))
+            return await run_tool(ctx, name, inner)
+        return await run_tool(ctx, params.name, arguments)
+
+    async def run_tool(
+        ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]
     ) -> types.CallToolResult:
         from .auth import principal_of
 
@@ -153,9 +264,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             with contextlib.suppress(Exception):  # progress is best effort, never a failure
                 await ctx.session.report_progress(done, total, message)
 
-        outcome = await rt.call(
-            params.name, dict(params.arguments or {}), progress, principal=principal_of(ctx.request)
-        )
+        outcome = await rt.call(name, arguments, progress, principal=principal_of(ctx.request))
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
         content += [
             types.ResourceLink(
@@ -179,10 +288,78 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                 content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
             )
         data = outcome.data
-        prune = pruner(params.name) if data is not None else None
+        prune = pruner(name) if data is not None else None
         if prune is not None:  # null and empty optional fields left out (core/lean.py)
             data = prune(data)
         return types.CallToolResult(content=content, structured_content=data, is_error=False)
+
+    async def toolsets_tool(
+        ctx: ServerRequestContext[Any], arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        lists: SessionLists = ctx.lifespan_context["toolsets"]
+        try:
+            action, toolset, tool = parse_toolsets_arguments(arguments)
+            if action == "describe":
+                answer = describe(host, tool)
+            else:
+                key = session_key(ctx)
+                answer = ToolsetsAnswer(action=action)
+                if action in ("enable", "disable"):
+                    family = known_family(host, toolset)
+                    if key is None:
+                        answer["changed"] = False
+                        answer["notice"] = (
+                            f"This connection keeps no session, so its tool list stays as it is: call "
+                            f"the {family} tools by name (or through {CALL_TOOL}); `describe` gives "
+                            "each one's input schema."
+                        )
+                    else:
+                        change = {"add": (family,)} if action == "enable" else {"remove": (family,)}
+                        answer["changed"] = lists.change(key, **change)
+                        if answer["changed"]:
+                            await tools_changed(ctx)
+                        verb = "now listed" if action == "enable" else "no longer listed"
+                        answer["notice"] = (
+                            f"The {family} tools are {verb} in this session's tool list. If your tool "
+                            f"list does not refresh, call them through {CALL_TOOL}; they can always be "
+                            "called by name."
+                        )
+                answer["toolsets"] = listing(host, lists.listed(key))
+                if action != "list":  # the family acted on, not all of them again
+                    answer["toolsets"] = [e for e in answer["toolsets"] if e["name"] == toolset]
+        except MedlitError as err:
+            return error_result(err)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=render_toolsets(answer))],
+            structured_content=dict(answer),
+            is_error=False,
+        )
+
+    def session_key(ctx: ServerRequestContext[Any]) -> object | None:
+        """What a session's list is kept under: the connection on the handshake protocol era (one
+        per stdio process, one per HTTP session id); on the sessionless era, the lifespan's own
+        marker over stdio (one client per process) and the authenticated principal over HTTP
+        (none without authentication: nothing ties one request to the next)."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # the SDK builds a session proxy per request; its connection is the one that lasts
+            connection: object | None = getattr(ctx.session, "_connection", None)
+            return connection
+        if ctx.request is None:
+            marker: object = ctx.lifespan_context["session"]
+            return marker
+        from .auth import principal_of
+
+        return principal_of(ctx.request) or None
+
+    async def tools_changed(ctx: ServerRequestContext[Any]) -> None:
+        """Tell the client its tool list changed: a notification on the handshake era, an event
+        for `subscriptions/listen` streams on the sessionless one. Best effort: a client that
+        cannot hear it still reaches every tool through the dispatcher."""
+        with contextlib.suppress(Exception):
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                await bus.publish(ToolsListChanged())
+            else:
+                await ctx.session.send_tool_list_changed()
 
     def warm_soon(ctx: ServerRequestContext[Any]) -> None:
         """The session is up: warm what the first tool call needs (Runtime.start_warm_up), a
@@ -279,7 +456,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         ]
         return types.GetPromptResult(description=host.prompts[params.name].description, messages=messages)
 
-    server: Server[Any] = Server(
+    server: Server[Any] = _Server(
         "medlit",
         version=_version(),
         title="medlit: biomedical literature",
@@ -292,6 +469,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         on_read_resource=read_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
+        on_subscriptions_listen=ListenHandler(bus),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, initialized)
     return server
@@ -303,6 +481,17 @@ WARM_UP_DELAY = 0.1  # seconds after the handshake (or the first tools/list) the
 def _start_warm_up(rt: Runtime) -> None:
     with contextlib.suppress(Exception):
         rt.start_warm_up()
+
+
+def error_result(err: MedlitError) -> types.CallToolResult:
+    """A refused call, in the shape every tool's errors have."""
+    from .runtime import render_error
+
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=render_error(err))],
+        is_error=True,
+        meta={ERROR_META_KEY: err.to_dict()},
+    )
 
 
 def _protocol_error(err: MedlitError | None) -> MCPError:

@@ -91,6 +91,7 @@ class Settings:
     base_url_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     load_plugins: frozenset[str] | None = None  # MEDLIT_LOAD_PLUGINS; None loads every plugin
     tool_patterns: tuple[str, ...] = ()  # MEDLIT_TOOLS: "pubmed_*", "-eutils_*", ...
+    toolsets: tuple[str, ...] = ("default",)  # MEDLIT_TOOLSETS: families listed up front
     max_body_bytes: int = 5_000_000
     request_timeout: float = 20.0
     call_deadline: float = 50.0  # a whole tool call; hosts commonly give up at 60 s
@@ -183,6 +184,23 @@ def _tool_patterns(env: Mapping[str, str]) -> tuple[str, ...]:
     return patterns
 
 
+_TOOLSET_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+def _toolsets(env: Mapping[str, str]) -> tuple[str, ...]:
+    """``MEDLIT_TOOLSETS``: ``default`` (unset), ``all``, or family names, comma-separated; the
+    names are checked against the families at start-up (the host knows them)."""
+    raw = env.get("MEDLIT_TOOLSETS") or ""
+    names = tuple(n.strip().lower() for n in raw.split(",") if n.strip())
+    bad = [n for n in names if not _TOOLSET_NAME.match(n)]
+    if bad:
+        raise SettingsError(
+            f"MEDLIT_TOOLSETS has {bad[0]!r}, which is not a toolset name; use default, all, or family "
+            "names such as 'default,review'"
+        )
+    return names or ("default",)
+
+
 def select_tool(name: str, patterns: tuple[str, ...]) -> tuple[bool, str]:
     """Whether ``MEDLIT_TOOLS`` lets a tool be served, and why. With any plain pattern only
     matching tools are on; ``-pattern`` then switches matching ones off (the last word wins)."""
@@ -216,6 +234,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         base_url_overrides=MappingProxyType(_base_url_overrides(env)),
         load_plugins=_load_plugins(env),
         tool_patterns=_tool_patterns(env),
+        toolsets=_toolsets(env),
         max_body_bytes=int(parse_number(env, "MEDLIT_MAX_BODY_BYTES", 5_000_000, 10_000, 500_000_000)),
         request_timeout=parse_number(env, "MEDLIT_REQUEST_TIMEOUT", 20.0, 0.05, 600.0),
         call_deadline=parse_number(env, "MEDLIT_CALL_DEADLINE", 50.0, 0.1, 3600.0),

@@ -151,6 +151,12 @@ class PluginInfo:
     ``instructions`` is the plugin's sentence in the server instructions a host gives the model
     at the start of a session (a callable gets the :class:`Catalog`, sync); keep it to one line.
 
+    ``toolsets`` names the tool families the plugin declares, each with its one-line summary in
+    the ``medlit_toolsets`` listing; a tool joins one with ``ToolSpec.toolset`` (any plugin's tool
+    may join any family). ``default_toolsets`` are listed in ``tools/list`` up front; the others
+    once a model enables them (or with ``MEDLIT_TOOLSETS``), and every served tool can be called
+    whether it is listed or not.
+
     ``host_services=True`` asks for the host's services (``ctx.host``, a
     :class:`~medlit.core.context.HostServices`): the catalog, the full-text chain, other plugins'
     steps and search sources run under their own contexts. A workflow plugin that composes what
@@ -167,6 +173,8 @@ class PluginInfo:
     guide: str | Callable[[Catalog], str] = ""
     instructions: str | Callable[[Catalog], str] = ""
     host_services: bool = False
+    toolsets: Mapping[str, str] = field(default_factory=dict)
+    default_toolsets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -793,7 +801,8 @@ class ToolSpec(Generic[In, Out]):
     tools' descriptions can name it as a sibling without knowing its name. ``read_only``,
     ``idempotent``, ``open_world`` and ``destructive`` are the MCP annotations (hints) hosts show;
     a ``destructive`` tool may delete what it cannot restore (hosts ask before calling it).
-    ``guide`` is its row in
+    ``toolset`` names the family the tool is listed with (``PluginInfo.toolsets``); without it,
+    the family is the plugin's name. ``guide`` is its row in
     the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
     PMIDs"); without it the row shows ``title``.
 
@@ -819,6 +828,7 @@ class ToolSpec(Generic[In, Out]):
     open_world: bool = True
     destructive: bool = False
     guide: str = ""
+    toolset: str = ""
     plugin: str = ""
 
 

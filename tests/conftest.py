@@ -37,11 +37,14 @@ async def fake():
 
 def fake_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
     """Every service of ours and of any installed plugin pointed at the fake, NCBI paced at
-    TEST_NCBI_RATE, fast retries; then ``extra``."""
+    TEST_NCBI_RATE, fast retries, every tool listed; then ``extra``."""
     installed = declared_services(discover=True, load_plugins=extra.get("MEDLIT_LOAD_PLUGINS"))
     env = fake.env(
         *dict.fromkeys([*fake.services, *installed]), MEDLIT_NCBI_RATE=TEST_NCBI_RATE, **TEST_SETTINGS
     )
+    # Tests of what a tool does read its listed definition; which tools are listed up front is
+    # tested on its own (tests/unit/test_toolsets.py, tests/e2e/test_toolsets_stdio.py).
+    env["MEDLIT_TOOLSETS"] = "all"
     env.update(extra)
     return env
 

@@ -35,6 +35,7 @@ TOOL = ToolSpec(
     render=_render.render_fulltext,
     guide="PMCIDs / PMIDs / DOIs, want the full text",
     capabilities=frozenset({"full_text"}),
+    toolset="pubmed",  # listed with the PubMed research tools it completes
 )
 
 

@@ -33,6 +33,7 @@ TOOL = ToolSpec(
     handler=_tool.fetch_metrics,
     render=_tool.render_metrics,
     guide="PMIDs, want citation counts and RCR",
+    toolset="pubmed",  # listed with the PubMed research tools it completes
 )
 
 

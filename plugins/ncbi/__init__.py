@@ -139,6 +139,15 @@ def medlit_plugin_info() -> PluginInfo:
         title="NCBI E-utilities, PubMed and PMC",
         description="Entrez E-utilities for every NCBI database, PubMed research tools and PMC full text.",
         guide=guide.GUIDE,
+        # what a research conversation starts with is listed up front; the raw E-utilities
+        # (about 17,000 characters of definitions) only once a model asks for them
+        toolsets={
+            "pubmed": "PubMed research: search, records, full text, citation lookup, formatting and "
+            "reference checks, related articles, citation metrics, ID conversion, MeSH.",
+            "eutils": "Raw Entrez E-utilities for every NCBI database (gene, protein, nuccore, ...): "
+            "search, summaries, records, links, History server, citation matching.",
+        },
+        default_toolsets=("pubmed",),
         id_links={
             "pmid": "https://pubmed.ncbi.nlm.nih.gov/{id}/",
             "pmcid": "https://pmc.ncbi.nlm.nih.gov/articles/{id}/",

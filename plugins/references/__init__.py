@@ -34,6 +34,7 @@ TOOL = ToolSpec(
     render=_tool.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
+    toolset="pubmed",  # listed with the PubMed research tools it completes
 )
 
 GUIDE = """\

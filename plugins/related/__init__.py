@@ -34,6 +34,7 @@ TOOL = ToolSpec(
     render=_tool.render_related,
     guide="a PMID, want similar, citing or cited articles",
     capabilities=frozenset({"related"}),
+    toolset="pubmed",  # listed with the PubMed research tools it completes
 )
 
 

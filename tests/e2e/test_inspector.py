@@ -33,18 +33,25 @@ def inspector(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
 
 
 async def test_inspector_list_and_calls(fake):
-    env = fake.env(MEDLIT_MAX_RETRIES="0", **ALL_ON)
-    listed = await _run(inspector, env, "--method", "tools/list", "--strict")
-    if listed.returncode != 0 and "npm" in listed.stderr and "ERR" in listed.stderr:
-        pytest.skip(f"npx could not fetch the Inspector: {listed.stderr[-300:]}")
-    assert listed.returncode == 0, listed.stderr
-    # The strict check prints each problem ("Warning: tool ..." / "Error: ...") and a summary
-    # such as "0 errors, 434 warnings across 25 tools."; a clean list prints neither.
-    assert "Warning: tool" not in listed.stderr and "Error: tool" not in listed.stderr, listed.stderr[-3000:]
-    summary = re.search(r"(\d+) errors?, (\d+) warnings? across", listed.stderr)
-    assert summary is None or summary.group(1, 2) == ("0", "0"), summary
-    listed_names = {t["name"] for t in json.loads(listed.stdout)["result"]["tools"]}
-    assert len(listed_names) >= 28 and {"pubmed_verify_references", "review_search"} <= listed_names
+    env = fake.env(MEDLIT_MAX_RETRIES="0", MEDLIT_TOOLSETS="all", **ALL_ON)  # every tool listed
+    names = {}
+    for toolsets in ("all", "default"):  # the default list adds the toolset tools
+        listed = await _run(
+            inspector, {**env, "MEDLIT_TOOLSETS": toolsets}, "--method", "tools/list", "--strict"
+        )
+        if listed.returncode != 0 and "npm" in listed.stderr and "ERR" in listed.stderr:
+            pytest.skip(f"npx could not fetch the Inspector: {listed.stderr[-300:]}")
+        assert listed.returncode == 0, listed.stderr
+        # The strict check prints each problem ("Warning: tool ..." / "Error: ...") and a summary
+        # such as "0 errors, 434 warnings across 25 tools."; a clean list prints neither.
+        assert "Warning: tool" not in listed.stderr and "Error: tool" not in listed.stderr, listed.stderr[
+            -3000:
+        ]
+        summary = re.search(r"(\d+) errors?, (\d+) warnings? across", listed.stderr)
+        assert summary is None or summary.group(1, 2) == ("0", "0"), summary
+        names[toolsets] = {t["name"] for t in json.loads(listed.stdout)["result"]["tools"]}
+    assert len(names["all"]) >= 28 and {"pubmed_verify_references", "review_search"} <= names["all"]
+    assert {"medlit_toolsets", "medlit_call_tool", "pubmed_search_articles"} <= names["default"]
     ok = await _run(
         inspector,
         env,

@@ -153,6 +153,7 @@ def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) ->
         HOME=str(tmp_path),
         XDG_CACHE_HOME=str(tmp_path / "cache"),  # the response cache stays on, in here
         MEDLIT_SCHEMA_CACHE=str(tmp_path / "schemas.json"),
+        MEDLIT_TOOLSETS="all",  # every tool listed: the largest tools/list imports no tool module
     )
     serve = ["-c", SERVE]
     launch_imports(serve, env)  # fills the schema store, as any earlier launch would have

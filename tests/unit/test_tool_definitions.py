@@ -2,7 +2,8 @@
 sibling pointers between the raw E-utilities and the PubMed tools, unique titles, one spelling
 for shared arguments, and the input rules every model shares (ids as numbers, control characters
 refused, short error echoes). Everything is checked with every plugin active, the way the largest
-``tools/list`` a host can see is built."""
+``tools/list`` a host can see is built (``MEDLIT_TOOLSETS=all``); the default list, what every turn
+pays, has its own budget."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from medlit.core.settings import load_settings
 ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
 AVERAGE_BUDGET = 1_500  # characters of description + input schema per tool, on average
 TOOL_CEILING = 2_500  # ... and for any one tool
+# What every turn pays: the default tools/list (the default families and the toolset tools), at
+# most half the 57,000 characters of the full list it replaced (issue 33).
+DEFAULT_LIST_BUDGET = 25_000
 
 HOST = load_host(load_settings(ALL_ON))
 DEFINITIONS = {d.name: d for d in tool_definitions(HOST)}
@@ -129,6 +133,17 @@ def test_tool_definitions_fit_the_size_budget():
     assert average <= AVERAGE_BUDGET, f"average {average:,.0f} characters a tool\n{table}"
     over = {n: s for n, s in sizes.items() if s > TOOL_CEILING}
     assert not over, f"over {TOOL_CEILING:,} characters: {over}\n{table}"
+
+
+def test_the_default_list_fits_its_budget():
+    from medlit.core.server import listed_definitions
+
+    listed = listed_definitions(HOST, list(DEFINITIONS.values()), HOST.listed_families)
+    total = sum(
+        len(d.description or "") + len(json.dumps(d.input_schema, separators=(",", ":"))) for d in listed
+    )
+    assert total <= DEFAULT_LIST_BUDGET, (total, sorted(d.name for d in listed))
+    assert {d.name for d in listed} >= {"pubmed_search_articles", "medlit_toolsets", "medlit_call_tool"}
 
 
 @pytest.mark.parametrize(("eutils", "pubmed"), SIBLINGS)

@@ -4,6 +4,7 @@ lives a floor down (``client``, ``parse``, ``inputs``, ``render``, ``citation_st
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from medlit.core.plugin import ToolSpec, lazy_module
@@ -31,7 +32,7 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
     _pubmed_search = lazy_module(".pubmed_search", __name__)
     _spell = lazy_module(".spell", __name__)
 
-TOOLS = (
+_DECLARED = (
     # einfo.py
     ToolSpec(
         name="eutils_einfo",
@@ -337,3 +338,6 @@ TOOLS = (
         guide="PMIDs, want formatted references (APA, MLA, Vancouver, ...)",
     ),
 )
+# Two families (PluginInfo.toolsets): the PubMed research tools, listed up front, and the raw
+# E-utilities, listed on demand; the name's prefix says which.
+TOOLS = tuple(replace(t, toolset="eutils" if t.name.startswith("eutils_") else "pubmed") for t in _DECLARED)

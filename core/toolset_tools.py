@@ -1,0 +1,189 @@
+"""The two tools core serves so that every tool stays reachable while only some are listed:
+``medlit_toolsets`` (list the families, enable or disable one for the session, describe one tool)
+and ``medlit_call_tool`` (run any served tool by name, for hosts whose tool list never refreshes).
+
+Their definitions and answers live here, free of the MCP SDK; ``core/server.py`` serves them and
+keeps each session's list (:class:`~medlit.core.toolsets.SessionLists`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, TypedDict
+
+from . import errors as E
+from .errors import MedlitError
+from .host import Host
+from .toolsets import first_line
+
+TOOLSETS_TOOL = "medlit_toolsets"
+CALL_TOOL = "medlit_call_tool"
+META_TOOLS = (TOOLSETS_TOOL, CALL_TOOL)
+Action = Literal["list", "enable", "disable", "describe"]
+ACTIONS: tuple[Action, ...] = ("list", "enable", "disable", "describe")
+
+TOOLSETS_DESCRIPTION = """\
+List, enable or describe the tool families this server has beyond the tools listed now; use it \
+when no listed tool fits the task. `list` (the default) names every family with one line per \
+tool; `enable` adds a family's tools to this session's tool list (the host is told the list \
+changed), `disable` removes them again; `describe` returns one tool's full description and input \
+schema. Every tool `list` names can be called at once, listed or not: by its name, or through \
+`medlit_call_tool` when your tool list does not refresh after `enable`."""
+
+TOOLSETS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {
+            "type": "string",
+            "enum": list(ACTIONS),
+            "default": "list",
+            "description": "What to do (default list). Example: 'enable'.",
+        },
+        "toolset": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "The family to enable or disable, as `list` names it. Example: 'review'.",
+        },
+        "tool": {
+            "type": "string",
+            "maxLength": 80,
+            "description": "The tool to describe. Example: 'eutils_esearch'.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+CALL_DESCRIPTION = """\
+Run any tool this server serves by its name, listed or not, with the same validation, answer and \
+errors as calling it directly. For hosts whose tool list does not refresh after `medlit_toolsets` \
+enable: take the name from `medlit_toolsets` list and the arguments from its describe. Call a \
+listed tool directly instead."""
+
+CALL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "maxLength": 80,
+            "description": "The tool to run. Example: 'review_sets'.",
+        },
+        "arguments": {
+            "type": "object",
+            "default": {},
+            "description": "The tool's own arguments, as its input schema says (default none). "
+            'Example: {"db": "gene", "term": "BRCA1"}.',
+        },
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+
+class ToolLine(TypedDict):
+    name: str
+    summary: str
+
+
+class ToolsetEntry(TypedDict):
+    name: str
+    summary: str
+    listed: bool
+    tools: list[ToolLine]
+
+
+class ToolsetsAnswer(TypedDict, total=False):
+    action: Action
+    toolsets: list[ToolsetEntry]
+    changed: bool
+    tool: str
+    description: str
+    inputSchema: dict[str, Any]
+    notice: str
+
+
+def parse_toolsets_arguments(arguments: dict[str, Any]) -> tuple[Action, str, str]:
+    """``(action, toolset, tool)``, or :class:`MedlitError` naming the bad field."""
+    unknown = sorted(set(arguments) - {"action", "toolset", "tool"})
+    if unknown:
+        raise E.invalid_argument(
+            f"{TOOLSETS_TOOL} takes no argument {unknown[0][:40]!r}.", "Give action, toolset or tool."
+        )
+    action = arguments.get("action", "list")
+    if action not in ACTIONS:
+        raise E.invalid_argument(
+            f"action must be one of {', '.join(ACTIONS)}, not {str(action)[:40]!r}.",
+            "Use action 'list' to see the families.",
+        )
+    values = {}
+    for field in ("toolset", "tool"):
+        value = arguments.get(field, "")
+        if not isinstance(value, str) or len(value) > 80:
+            raise E.invalid_argument(f"{field} must be a name of at most 80 characters.", "Give the name.")
+        values[field] = value.strip()
+    return action, values["toolset"], values["tool"]
+
+
+def listing(host: Host, listed: frozenset[str]) -> list[ToolsetEntry]:
+    """Every family with one line per tool; ``listed`` says which the session lists now."""
+    return [
+        ToolsetEntry(
+            name=f.name,
+            summary=f.summary,
+            listed=f.name in listed,
+            tools=[ToolLine(name=t, summary=first_line(host.tools[t].description)) for t in f.tools],
+        )
+        for f in host.families.values()
+    ]
+
+
+def known_family(host: Host, name: str) -> str:
+    if name in host.families:
+        return name
+    from .text import suggest
+
+    guess = suggest(name[:64], list(host.families)) if name else None
+    raise E.invalid_argument(
+        (f"Unknown toolset {name[:64]!r}" if name else "toolset is required for enable and disable")
+        + (f"; did you mean {guess!r}?" if guess else "."),
+        "Use one of: " + ", ".join(host.families) + " (action 'list' shows their tools).",
+    )
+
+
+def describe(host: Host, tool: str) -> ToolsetsAnswer:
+    """One served tool's full definition, as ``tools/list`` would send it."""
+    spec = host.tools.get(tool)
+    if spec is None:
+        from .text import suggest
+
+        guess = suggest(tool[:80], host.tools) if tool else None
+        raise E.invalid_argument(
+            (f"Unknown tool {tool[:80]!r}" if tool else "tool is required for describe")
+            + (f"; did you mean {guess!r}?" if guess else "."),
+            "Use a tool name that action 'list' shows.",
+        )
+    try:
+        schema, _ = host.tool_schemas(spec)
+    except Exception as exc:  # the plugin's models fail to load: its calls say the same
+        raise E.plugin_fault(
+            spec.plugin, f"tool {tool} has no readable input schema: {exc}", tool=tool
+        ) from None
+    return ToolsetsAnswer(action="describe", tool=tool, description=spec.description, inputSchema=schema)
+
+
+def render(answer: ToolsetsAnswer) -> str:
+    """The answer as text a model reads."""
+    if answer.get("action") == "describe":
+        return f"## {answer['tool']}\n{answer['description']}\n\nInput schema:\n" + json.dumps(
+            answer["inputSchema"], separators=(",", ":")
+        )
+    lines = []
+    if answer.get("notice"):
+        lines.append(answer["notice"])
+    for entry in answer.get("toolsets", []):
+        state = "listed" if entry["listed"] else "not listed: enable it, or call its tools by name"
+        lines.append(f"\n## {entry['name']} ({state})\n{entry['summary']}")
+        lines += [f"- {t['name']}: {t['summary']}" for t in entry["tools"]]
+    return "\n".join(lines).strip()
+
+
+def refuse_nested(name: str) -> MedlitError:
+    return E.invalid_argument(f"{CALL_TOOL} does not run {name}.", f"Call {name} directly.", tool=name)
