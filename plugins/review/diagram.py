@@ -174,6 +174,7 @@ def texts(flow: Flow, sources: dict[str, str]) -> dict[str, Paragraphs]:
                 f"conflicts {ft.get('conflicts', 0):,}",
                 True,
             ),
+            *([(flow.stopping, False)] if flow.stopping else []),
         ],
     }
 

@@ -32,6 +32,7 @@ from .models import (
     ScreenItem,
     ScreenOutput,
 )
+from .ranking import screening_estimate, stopping_note
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, flow, reconcile
 from .store import Decision, Retrieval, now
 from .tool import EXPORT_FAILED, EXPORT_URI, _existing, export_dir, set_state, workspace
@@ -340,6 +341,11 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         {s.source: s.fetched for s in state.sources},
         state.duplicatesRemoved,
     )
+    if f.pending_screening.get("undecided"):
+        # screening stopped (or stops) before every record: the footnote states by which rule
+        estimate = await screening_estimate(store, row.id)
+        if estimate.screened:
+            f.stopping = stopping_note(estimate)
     counts = PrismaCounts(
         identified=f.identified,
         duplicatesRemoved=f.duplicates_removed,
@@ -362,7 +368,9 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         )
     if not state.complete:
         notes.append("The set's searches are not all complete.")
-    out = PrismaOutput(set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION)
+    out = PrismaOutput(
+        set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION, stopping=f.stopping
+    )
     if args.format != "json":
         from .diagram import draw
 
@@ -418,6 +426,7 @@ def render_prisma(out: PrismaOutput, args: PrismaInput) -> str:
         f"## PRISMA 2020 flow: {out.set}",
         rendering.fence(rendering.md_table(["Box", "n"], _counts_table(out.counts)), "review-prisma"),
         out.reconciliation,
+        *([out.stopping] if out.stopping else []),
     ]
     if out.uri:
         lines.append(f"Diagram (SVG): {out.path}\nResource: {out.uri}")

@@ -98,6 +98,7 @@ class Flow:
     included: int = 0
     pending_screening: dict[str, int] = field(default_factory=dict)  # undecided, maybe, conflicts
     pending_full_text: dict[str, int] = field(default_factory=dict)  # unchecked, awaiting, maybe, conflicts
+    stopping: str | None = None  # the stopping rule and its figures, when screening stopped early
 
 
 def flow(
