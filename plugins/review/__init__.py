@@ -89,14 +89,10 @@ TOOLS = (
     ToolSpec(
         name="review_records",
         title="Page through a review set",
-        description="Page through a review set's deduplicated records (brief by default; brief=false adds "
-        "abstracts) with their screening decisions, filtered by source, year, abstract, decision, conflicts or "
-        "undecided. order='priority' returns the undecided title/abstract records likeliest to be included first "
-        "(a model learned from the set's decisions; before an include and an exclude are known, similarity to the "
-        "set's queries and `criteria`), each with its score, and screeningEstimate: screen the first batch "
-        "(offset 0) with review_screen, then ask again, until safeToStop (recall of 95% reached with 95% "
-        "confidence, hypergeometric test); then a person checks a random sample of the excluded. For records "
-        "outside a set use the search tools; to hand the set to a reference manager use review_export.",
+        description="Page a review set's deduplicated records with their screening decisions; filter by source, "
+        "year, abstract, decision, conflicts, undecided. order='priority' (criteria: the review's question): "
+        "likeliest includes first; screen batches until screeningEstimate.safeToStop, then a person checks a "
+        "sample of the excluded.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_tool.review_records,

@@ -107,15 +107,9 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
-    order: Literal["key", "priority"] = Field(
-        "key",
-        description="key (stored order) or priority: undecided title/abstract records, likeliest include "
-        "first, learned from the set's decisions, with screeningEstimate. Example: 'priority'",
-    )
+    order: Literal["key", "priority"] = Field("key", description="Example: 'priority'")
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
-        None,
-        description="priority: the review's question and eligibility criteria, ranking records before an "
-        "include and an exclude are known. Example: 'RCTs of triptans for acute migraine in adults'",
+        None, description="Example: 'statins, adults'"
     )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
