@@ -14,16 +14,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 Kind = Literal["article", "book", "chapter", "conference", "preprint", "thesis", "report", "other"]
-KINDS: tuple[Kind, ...] = (
-    "article",
-    "book",
-    "chapter",
-    "conference",
-    "preprint",
-    "thesis",
-    "report",
-    "other",
-)
+KINDS: tuple[Kind, ...] = ("article", "book", "chapter", "conference", "preprint", "thesis", "report", "other")
 
 
 class RecordData(TypedDict, total=False):
