@@ -195,6 +195,7 @@ def asreview(
         ],
         check=True,
         capture_output=True,
+        cwd=work,  # it leaves a dataset cache (synergy_cache.sqlite) in its working directory
     )
     wall = time.perf_counter() - t0
     with zipfile.ZipFile(project) as z:
