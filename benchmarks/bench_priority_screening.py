@@ -294,8 +294,10 @@ async def main() -> None:
     ]
     if not datasets:
         raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS)")
-    version = subprocess.run([args.asreview, "--version"], capture_output=True, text=True).stdout.strip()
     work = Path(tempfile.mkdtemp(prefix="bench-priority-"))
+    version = subprocess.run(
+        [args.asreview, "--version"], capture_output=True, text=True, cwd=work
+    ).stdout.strip()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)  # ASReview beside ours: one core each
     results: dict[str, tuple[list[Run], list[Run]]] = {}
     for path in datasets:
