@@ -131,6 +131,7 @@ async def run(store_kind: str, n: int) -> dict:
         calls = 1
         while out.data["running"]:
             out = await rt.call("review_import", args)
+            assert not out.is_error, out.text
             calls += 1
         wall = time.perf_counter() - started
         assert out.data["complete"], out.text

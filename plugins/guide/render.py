@@ -68,8 +68,10 @@ PHASES: tuple[tuple[str, str, kinds.Capability | None], ...] = (
     (
         "Systematic searches",
         "for a systematic or scoping review, run each database's final query whole into a review set "
-        "(deduplicated, logged, exportable) instead of paging search results; screen it there (title/abstract, "
-        "then full text, each reviewer's decisions kept apart) and report the PRISMA 2020 flow",
+        "(deduplicated, logged, exportable) instead of paging search results; screen it there (title/abstract "
+        "in priority order, a batch at a time, until the stopping estimate says it is safe to stop, then a "
+        "person checks a sample of the excluded; then full text; each reviewer's decisions kept apart) and "
+        "report the PRISMA 2020 flow with the stopping rule",
         "review_set",
     ),
     (

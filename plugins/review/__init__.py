@@ -124,10 +124,10 @@ TOOLS = (
     ToolSpec(
         name="review_records",
         title="Page through a review set",
-        description="Page through a review set's deduplicated records (brief by default; brief=false adds "
-        "abstracts) with their screening decisions, filtered by source, year, abstract, decision, conflicts or "
-        "undecided. For records outside a set use the search tools; to hand the set to a reference manager use "
-        "review_export.",
+        description="Page a review set's deduplicated records with their screening decisions; filter by source, "
+        "year, abstract, decision, conflicts, undecided. order='priority' (criteria: the review's question): "
+        "likeliest includes first; screen batches until screeningEstimate.safeToStop, then a person checks a "
+        "sample of the excluded.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_tool.review_records,
@@ -249,7 +249,15 @@ def medlit_plugin_info() -> PluginInfo:
             "`review_search` instead of paging search results: the server keeps every record, deduplicates "
             "across sources, logs each search for PRISMA-S and exports the set (`review_export`) for the "
             "screening tool. Page the set with `review_records`; a large import goes on in the server and "
-            "the next call reports it."
+            "the next call reports it.\n\n"
+            "### Screening in priority order\n"
+            "To screen titles and abstracts, ask `review_records` with `order='priority'` (pass `criteria`: the "
+            "review's question and eligibility criteria) for the next batch, decide it with `review_screen`, and "
+            "ask again from offset 0: the ranking is retrained on every decision so far (every reviewer's, a "
+            "'final' decision winning). Stop when `screeningEstimate.safeToStop` is true (a hypergeometric "
+            "test: recall of 95% reached with 95% confidence), not before; then have a person check a random "
+            "sample of the excluded records, and report the rule and its figures (the search log and the PRISMA "
+            "diagram's footnote carry them). The records left unscreened are reported as not screened."
         ),
         settings=(
             SettingSpec(

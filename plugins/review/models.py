@@ -9,6 +9,8 @@ from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints, mode
 
 from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, outputs
 
+from .stopping import Estimate
+
 SET_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
 PAGE_MAX = 200
 
@@ -254,6 +256,10 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
+    order: Literal["key", "priority"] = Field("key", description="Example: 'priority'")
+    criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
+        None, description="Example: 'statins, adults'"
+    )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
     )
@@ -263,6 +269,35 @@ class RecordsInput(ToolInput):
 class InputRecord(ToolOutput):
     source: str
     id: str
+
+
+class RemainingIncludes(ToolOutput):
+    estimate: int = Field(description="Includes expected among the unscreened records")
+    upper95: int = Field(description="Upper 95% bound of the includes still unscreened")
+
+
+class ScreeningEstimate(ToolOutput):
+    screened: int = Field(description="Records with a title/abstract decision")
+    includesFound: int = Field(
+        description="Title/abstract includes (maybe and conflicts counted as includes)"
+    )
+    remainingIncludes: RemainingIncludes
+    recallEstimate: float | None = Field(None, description="includesFound / (includesFound + estimate)")
+    safeToStop: bool = Field(description="Recall of 95% is reached with 95% confidence (see method)")
+    pValue: float | None = Field(None, description="The stopping test's p-value for 'recall < 95%'")
+    method: str
+
+
+def screening_estimate(e: Estimate) -> ScreeningEstimate:
+    return ScreeningEstimate(
+        screened=e.screened,
+        includesFound=e.includes_found,
+        remainingIncludes=RemainingIncludes(estimate=e.remaining_estimate, upper95=e.remaining_upper95),
+        recallEstimate=e.recall_estimate,
+        safeToStop=e.safe_to_stop,
+        pValue=e.p_value,
+        method=e.method,
+    )
 
 
 class SetRecord(ToolOutput):
@@ -281,6 +316,7 @@ class SetRecord(ToolOutput):
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None
+    score: float | None = Field(None, description="priority order: the model's score of inclusion (0-1)")
     decisions: list[ScreenDecision] | None = None
     retrieval: RetrievalState | None = None
 
@@ -292,6 +328,12 @@ class RecordsOutput(ToolOutput):
     records: list[SetRecord]
     nextOffset: int | None = None
     complete: bool = Field(description="Whether the set's latest searches all finished")
+    ranking: Literal["classifier", "similarity", "none"] | None = Field(
+        None, description="priority: how the page was ranked (none: not ranked, see notice)"
+    )
+    screeningEstimate: ScreeningEstimate | None = Field(
+        None, description="priority: the stopping test over the title/abstract decisions so far"
+    )
     notice: str | None = None
 
 
@@ -546,6 +588,9 @@ class PrismaOutput(ToolOutput):
     format: str
     counts: PrismaCounts
     reconciliation: str = Field(description="How reviewers' decisions were combined")
+    stopping: str | None = Field(
+        None, description="Records left unscreened: the stopping rule and its figures (also the footnote)"
+    )
     path: str | None = Field(None, description="svg: the file on the server's disk")
     uri: str | None = Field(None, description="svg: the file as an MCP resource")
     size: int | None = Field(None, description="svg: the file's size in bytes")

@@ -34,6 +34,7 @@ from .models import (
     ScreenOutput,
     SourceReport,
 )
+from .ranking import screening_estimate, stopping_note
 from .routes import route
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, reconcile, routed_flow
 from .store import Decision, Retrieval, now
@@ -364,6 +365,11 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     )
     pending_ta, pending_ft = f.pending()
     o = f.other
+    if pending_ta.get("undecided"):
+        # screening stopped (or stops) before every record: the footnote states by which rule
+        estimate = await screening_estimate(store, row.id)
+        if estimate.screened:
+            f.stopping = stopping_note(estimate)
     counts = PrismaCounts(
         identified={**f.identified, **(o.identified if o else {})},
         routes={**f.routes, **(o.routes if o else {})},
@@ -405,7 +411,11 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         footnotes.append(
             "Each included report is counted as one study (reports of one study are not linked)."
         )
-    out = PrismaOutput(set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION)
+    if f.stopping:
+        footnotes.append(f.stopping)
+    out = PrismaOutput(
+        set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION, stopping=f.stopping
+    )
     if args.format != "json":
         from .diagram import draw
 
@@ -477,6 +487,7 @@ def render_prisma(out: PrismaOutput, args: PrismaInput) -> str:
         f"## PRISMA 2020 flow: {out.set}",
         rendering.fence(rendering.md_table(["Box", "n"], _counts_table(out.counts)), "review-prisma"),
         out.reconciliation,
+        *([out.stopping] if out.stopping else []),
     ]
     if out.uri:
         lines.append(f"Diagram (SVG): {out.path}\nResource: {out.uri}")

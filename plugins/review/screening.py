@@ -119,6 +119,8 @@ class Flow:
                     mine[k] = mine.get(k, 0) + n
         return ta, ft
 
+    stopping: str | None = None  # the stopping rule and its figures, when screening stopped early
+
 
 def flow(
     keys: Sequence[int],

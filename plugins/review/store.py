@@ -939,6 +939,12 @@ class Store:
         rows = await self.db.fetch(f"SELECT COUNT(*) FROM review_records r WHERE {where}", *args)
         return int(rows[0][0])
 
+    async def keys_where(self, set_id: int, **filters: Any) -> list[int]:
+        """The keys of the set's records matching ``filters`` (priority screening's candidates)."""
+        where, args = _filters(set_id, filters)
+        rows = await self.db.fetch(f"SELECT r.id FROM review_records r WHERE {where} ORDER BY r.id", *args)
+        return [int(r[0]) for r in rows]
+
     async def page(
         self, set_id: int, offset: int, limit: int, **filters: Any
     ) -> list[tuple[int, dict[str, Any]]]:

@@ -50,6 +50,7 @@ from .models import (
     RecordsOutput,
     RetrievalState,
     ScreenDecision,
+    ScreeningEstimate,
     SearchInput,
     SetRecord,
     SetsInput,
@@ -57,7 +58,10 @@ from .models import (
     SetState,
     SetSummary,
     SourceReport,
+    screening_estimate,
 )
+from .ranking import Ranked, rank_set, stopping_note
+from .ranking import screening_estimate as screening_estimate_of
 from .store import Decision, Retrieval, SearchRow, SetRow, Store
 
 log = logging.getLogger("medlit.review")
@@ -536,8 +540,15 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         "undecided": args.undecided,
         "reviewer": args.reviewer,
     }
-    total = await store.count(row.id, **filters)
-    rows = await store.page(row.id, args.offset, args.limit, **filters)
+    ranked: Ranked | None = None
+    if args.order == "priority":
+        ranked = await _prioritised(store, row, args, filters)
+        total = len(ranked.ranking.keys)
+        window = ranked.ranking.keys[args.offset : args.offset + args.limit]
+        rows = [(key, ranked.data[key]) for key in window]
+    else:
+        total = await store.count(row.id, **filters)
+        rows = await store.page(row.id, args.offset, args.limit, **filters)
     keys = [key for key, _ in rows]
     decided: dict[int, list[Decision]] = {}
     for d in await store.decisions(row.id, keys) if keys else []:
@@ -552,6 +563,8 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         inputs = merged.get(key, [])
         if len(inputs) > 1 or (inputs and not args.brief):
             rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
+        if ranked is not None:
+            rec.score = ranked.ranking.scores[args.offset + len(records)]
         size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             cut = True
@@ -570,6 +583,8 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         notes.append(f"offset {args.offset:,} is past the {total:,} matching records.")
     if not complete:
         notes.append("The set's searches are not all complete (review_search reports them).")
+    if ranked is not None and ranked.ranking.notice:
+        notes.append(ranked.ranking.notice)
     return RecordsOutput(
         set=row.name,
         total=total,
@@ -577,8 +592,23 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         records=records,
         nextOffset=end if end < total else None,
         complete=complete,
+        ranking=ranked.ranking.method if ranked is not None else None,
+        screeningEstimate=screening_estimate(ranked.estimate) if ranked is not None else None,
         notice=" ".join(notes) or None,
     )
+
+
+async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any]) -> Ranked:
+    """The undecided title/abstract records matching the other filters, ranked (see ranking.py)."""
+    if args.stage != "title_abstract" or args.decision or args.conflicts:
+        raise E.invalid_argument(
+            "order='priority' ranks undecided title/abstract records: it goes with stage='title_abstract' and "
+            "without decision or conflicts.",
+            "Drop decision/conflicts (and stage), or use order='key'.",
+        )
+    candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
+    queries = [s.query for s in await store.latest(row.id)]
+    return await rank_set(store, row.id, candidates, queries, args.criteria)
 
 
 def render_records(out: RecordsOutput, args: RecordsInput) -> str:
@@ -607,13 +637,34 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
             "review-records",
         )
     )
+    if out.ranking is not None:
+        lines.append(
+            "Priority order: "
+            + ", ".join(f"{r.key} ({r.score:.3f})" for r in out.records if r.score is not None)
+        )
     if not args.brief:
         for r in out.records:
             if r.abstract:
                 lines.append(f"**{r.key}** " + rendering.fence(r.abstract, "abstract"))
+    if out.screeningEstimate is not None:
+        lines.append(render_estimate(out.screeningEstimate))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     return "\n\n".join(lines)
+
+
+def render_estimate(e: ScreeningEstimate) -> str:
+    recall = f"{e.recallEstimate:.1%}" if e.recallEstimate is not None else "unknown"
+    verdict = (
+        "**safe to stop**: a person should now check a random sample of the excluded records"
+        if e.safeToStop
+        else "not safe to stop yet: screen the next batch in priority order"
+    )
+    return (
+        f"Screening estimate: {e.screened:,} screened, {e.includesFound:,} includes found, "
+        f"~{e.remainingIncludes.estimate:,} remaining (upper 95% bound {e.remainingIncludes.upper95:,}), "
+        f"recall ~{recall}; {verdict}. Method: {e.method}"
+    )
 
 
 # -- the search log (PRISMA-S) ------------------------------------------------------------------
@@ -707,6 +758,9 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
         ]
         for action, detail, reviewer, at in rulings:
             lines.append(f"| {at} | {action} | {_cell(reviewer)} | {_cell(detail)} |")
+    estimate = await screening_estimate_of(store, row.id)
+    if estimate.screened:
+        lines += ["", "## Title/abstract screening and its stopping rule", "", stopping_note(estimate)]
     return "\n".join(lines) + "\n"
 
 

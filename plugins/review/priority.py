@@ -1,0 +1,243 @@
+"""Priority screening's ranking model: which undecided records of a set are most likely to be
+included, learned from the set's title/abstract decisions (active learning, as ASReview LAB,
+Rayyan and EPPI-Reviewer do it).
+
+Features: TF-IDF over each record's title and abstract (word 1-2 grams, sublinear term
+frequency), fitted on the whole set and cached in this process per set *content* (a digest of
+every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
+and any change of the records (a new import, a merged record) fits again.
+
+Model, once at least one include and one exclude are known: a linear SVM and a logistic regression
+on the same features, each with the includes weighted up (the classes are very unequal: a few
+includes among thousands), their scores averaged after a rank transform. Before that, the records
+are ranked by TF-IDF cosine similarity to what the review is about: its queries (field tags,
+boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller states. A set
+that offers neither (no decisions of both kinds and no query or criteria words in its vocabulary),
+or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
+
+Deterministic: training rows in key order, fixed ``random_state``, ties broken by key; so the same
+decisions rank the same way whatever order (or replica) they arrived in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+Method = Literal["classifier", "similarity", "none"]
+INCLUDE_RATIO = 9.8  # the includes' weight (see _weights): ASReview LAB 3's tuned value
+SVM_C = (0.02, 0.11)  # the ensemble's two regularisations (see _fit)
+CACHE_SETS = 8  # feature matrices kept in this process (a 5,000-record set: ~20 MB)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The undecided records, most likely include first, with their scores (0-1; ``None`` when not
+    ranked), how they were ranked and, when not by a classifier, why."""
+
+    keys: list[int]
+    scores: list[float | None]
+    method: Method
+    includes: int  # the title/abstract includes the classifier learned from
+    excludes: int
+    notice: str | None = None
+
+
+@dataclass
+class Features:
+    keys: list[int]
+    row: dict[int, int]  # key -> row of the matrix
+    matrix: csr_matrix
+    vectorizer: TfidfVectorizer
+    has_text: list[bool]
+
+
+_CACHE: OrderedDict[str, Features] = OrderedDict()
+_LOCK = threading.Lock()
+
+# Query syntax that is no word of the topic: PubMed field tags ([tiab], [MeSH Terms]), Europe PMC
+# and Ovid field prefixes (TITLE:, ab.), date ranges, boolean operators, quotes, wildcards.
+_TAGS = re.compile(r"\[[^\]]*\]")
+_PREFIX = re.compile(r"\b[A-Z_]{2,}:")
+_OVID = re.compile(r"\.(?:ti|ab|kw|mp|sh|pt|tw|af)\b\.?", re.IGNORECASE)
+_SYNTAX = re.compile(r"[*?\"'()${}<>=#~^]|\b\d{4}(?:[/:-]\d{1,4})*\b|\b(?:AND|OR|NOT|NEAR\d*|ADJ\d*)\b")
+
+
+def topic_text(queries: Iterable[str], criteria: str | None = None) -> str:
+    """The words a review is about: its queries without their syntax, and its stated criteria."""
+    parts = []
+    for q in queries:
+        q = _TAGS.sub(" ", q)
+        q = _PREFIX.sub(" ", q)
+        q = _OVID.sub(" ", q)
+        parts.append(_SYNTAX.sub(" ", q))
+    if criteria:
+        parts.append(criteria)
+    return " ".join(" ".join(parts).split())
+
+
+def record_text(data: Mapping[str, object]) -> str:
+    title = data.get("title") or ""
+    abstract = data.get("abstract") or ""
+    if not isinstance(title, str) or not isinstance(abstract, str):
+        return ""
+    return f"{title} {abstract}".strip()
+
+
+def digest(texts: Sequence[tuple[int, str]]) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    for key, text in texts:
+        h.update(f"{key}\x1f{text}\x1e".encode())
+    return h.hexdigest()
+
+
+def features(texts: Sequence[tuple[int, str]]) -> Features | None:
+    """The set's TF-IDF matrix (cached by content); ``None`` when no record has any text."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    if not any(t for _, t in texts):
+        return None
+    key = digest(texts)
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    vectorizer = TfidfVectorizer(
+        ngram_range=(1, 2),
+        sublinear_tf=True,
+        strip_accents="unicode",
+        max_df=0.95,
+        dtype=np.float32,
+    )
+    try:
+        matrix = vectorizer.fit_transform([t for _, t in texts]).tocsr()
+    except ValueError:  # an empty vocabulary (only stop words or numbers): nothing to rank by
+        return None
+    keys = [k for k, _ in texts]
+    out = Features(keys, {k: i for i, k in enumerate(keys)}, matrix, vectorizer, [bool(t) for _, t in texts])
+    with _LOCK:
+        _CACHE[key] = out
+        while len(_CACHE) > CACHE_SETS:
+            _CACHE.popitem(last=False)
+    return out
+
+
+def rank(
+    texts: Sequence[tuple[int, str]],
+    labels: Mapping[int, bool],
+    candidates: Sequence[int],
+    topic: str = "",
+) -> Ranking:
+    """Rank ``candidates`` (record keys) of a set whose records are ``texts`` (key, title +
+    abstract), given the reconciled title/abstract ``labels`` (key -> include) and the review's
+    ``topic`` words (see :func:`topic_text`)."""
+    import numpy as np
+
+    includes = sum(1 for v in labels.values() if v)
+    excludes = len(labels) - includes
+    unranked = Ranking(sorted(candidates), [None] * len(candidates), "none", includes, excludes)
+    feats = features(texts)
+    if feats is None:
+        return _why(
+            unranked, "The set's records have no title or abstract text to rank by: shown in key order."
+        )
+    rows = np.array([feats.row[k] for k in candidates if k in feats.row], dtype=np.int64)
+    cand = [k for k in candidates if k in feats.row]
+    if not cand:
+        return unranked
+    if includes and excludes:
+        train = sorted(k for k in labels if k in feats.row)
+        y = np.array([1 if labels[k] else 0 for k in train])
+        x = feats.matrix[[feats.row[k] for k in train]]
+        scores: np.ndarray | None = _fit(x, y, feats.matrix[rows])
+        method: Method = "classifier"
+        notice = None
+    else:
+        scores = _similarity(feats, topic, rows)
+        if scores is None:
+            missing = (
+                "an include and an exclude" if not labels else ("an exclude" if includes else "an include")
+            )
+            return _why(
+                unranked,
+                f"Cannot rank yet: the model needs {missing} at title_abstract, and the set has no query or "
+                "criteria words to rank by before that. Shown in key order: screen a few records, or pass "
+                "criteria (the review's question and eligibility criteria).",
+            )
+        method = "similarity"
+        notice = (
+            "Ranked by similarity to the review's queries"
+            + (" and criteria" if topic else "")
+            + f" until an include and an exclude are known ({includes} include(s), {excludes} exclude(s) so far)."
+        )
+    assert scores is not None
+    has_text = [feats.has_text[feats.row[k]] for k in cand]
+    # a record without text has no evidence either way: after every record with some
+    order = sorted(range(len(cand)), key=lambda i: (not has_text[i], -float(scores[i]), cand[i]))
+    out_keys = [cand[i] for i in order]
+    out_scores: list[float | None] = [round(float(scores[i]), 4) if has_text[i] else None for i in order]
+    rest = sorted(k for k in candidates if k not in feats.row)
+    textless = has_text.count(False)
+    if textless:
+        extra = f"{textless} record(s) without title/abstract text rank last, unscored."
+        notice = f"{notice} {extra}" if notice else extra
+    return Ranking(out_keys + rest, out_scores + [None] * len(rest), method, includes, excludes, notice)
+
+
+def _why(r: Ranking, notice: str) -> Ranking:
+    return Ranking(r.keys, r.scores, r.method, r.includes, r.excludes, notice)
+
+
+def _similarity(feats: Features, topic: str, rows: np.ndarray) -> np.ndarray | None:
+    """Cosine similarity of each candidate to the topic words (rows are L2-normalised), or None
+    when the topic shares no term with the set."""
+    if not topic.strip():
+        return None
+    q = feats.vectorizer.transform([topic])
+    if q.nnz == 0:
+        return None
+    out: np.ndarray = (feats.matrix[rows] @ q.T).toarray().ravel()
+    return out
+
+
+def _fit(x: csr_matrix, y: np.ndarray, candidates: csr_matrix) -> np.ndarray:
+    """Scores of inclusion (0-1) for the candidates: two linear SVMs, a strongly regularised one
+    (C=0.02: smooth, broad topics) and ASReview's default (C=0.11), each trained with the includes
+    weighted up, their decision values rank-transformed over the candidates and averaged. Chosen
+    by simulation on Cohen's reviews against ASReview LAB 3's default (docs/benchmarks.md: a single
+    SVM, a logistic regression, naive Bayes and nearest-include ensembles ranked worse)."""
+    import numpy as np
+    from scipy.stats import rankdata
+    from sklearn.svm import LinearSVC
+
+    w = _weights(y, INCLUDE_RATIO)
+    total = np.zeros(candidates.shape[0])
+    for c in SVM_C:
+        svm = LinearSVC(C=c, random_state=0).fit(x, y, sample_weight=w)
+        total += rankdata(svm.decision_function(candidates))
+    out: np.ndarray = total / (len(SVM_C) * max(candidates.shape[0], 1))
+    return out
+
+
+def _weights(y: np.ndarray, ratio: float) -> np.ndarray:
+    """Sample weights making one include count ``ratio`` times as much as the excludes' per-record
+    share would give (ASReview's "balanced" sampler: weight 1 for includes, n1 / (ratio * n0) for
+    excludes), normalised to mean 1."""
+    import numpy as np
+
+    n1, n0 = int(y.sum()), int(len(y) - y.sum())
+    w = np.where(y == 1, 1.0, n1 / (ratio * n0))
+    out: np.ndarray = w * (len(y) / w.sum())
+    return out

@@ -1,0 +1,89 @@
+"""Priority screening over a stored set: the store's records and decisions turned into the inputs
+of the ranking model (:mod:`.priority`) and the stopping test (:mod:`.stopping`), which
+``review_records`` (``order="priority"``), the search log and the PRISMA diagram share.
+
+Decisions are reconciled first (:func:`.screening.reconcile`: a final decision wins, agreeing
+reviewers count once, a conflict counts for neither side), so two reviewers, two replicas or a
+different order of the same decisions train the same model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import priority, stopping
+from .screening import Effective, reconcile
+from .store import Decision, Store
+
+STAGE = "title_abstract"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    ranking: priority.Ranking
+    data: dict[int, dict[str, Any]]  # every record of the set, by key
+    estimate: stopping.Estimate
+
+
+def labels(effective: Mapping[tuple[int, str], Effective]) -> dict[int, bool]:
+    """Reconciled title/abstract decisions as training labels (maybe and conflicts left out)."""
+    return {
+        key: e.decision == "include"
+        for (key, stage), e in effective.items()
+        if stage == STAGE and e.decision in ("include", "exclude")
+    }
+
+
+def batches(
+    decisions: Iterable[Decision], effective: Mapping[tuple[int, str], Effective]
+) -> list[list[bool]]:
+    """The set's screened records in the order they were screened, grouped by the time of each
+    record's first title/abstract decision (one review_screen call: one batch), each flagged
+    include. A maybe or a conflict counts as an include until it is settled (the cautious side:
+    it raises the number of includes the stopping test must account for)."""
+    first: dict[int, str] = {}
+    for d in decisions:
+        if d.stage == STAGE and (d.record_id not in first or d.decided_at < first[d.record_id]):
+            first[d.record_id] = d.decided_at
+    grouped: dict[str, list[bool]] = {}
+    for key in sorted(first, key=lambda k: (first[k], k)):
+        e = effective.get((key, STAGE))
+        grouped.setdefault(first[key], []).append(e is None or e.decision != "exclude")
+    return [grouped[t] for t in sorted(grouped)]
+
+
+async def screening_estimate(store: Store, set_id: int) -> stopping.Estimate:
+    decisions = await store.decisions(set_id)
+    total = await store.total(set_id)
+    return stopping.estimate(total, batches(decisions, reconcile(decisions)))
+
+
+async def rank_set(
+    store: Store, set_id: int, candidates: Sequence[int], queries: Sequence[str], criteria: str | None
+) -> Ranked:
+    """``candidates`` (keys of the set) ranked by the model trained on the set's reconciled
+    title/abstract decisions, with the stopping estimate."""
+    data = {key: record async for key, record in store.stream(set_id)}
+    decisions = await store.decisions(set_id)
+    effective = reconcile(decisions)
+    texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
+    topic = priority.topic_text(queries, criteria)
+    # the model's work is CPU-bound: off the event loop, so other calls go on meanwhile
+    ranking = await asyncio.to_thread(priority.rank, texts, labels(effective), candidates, topic)
+    estimate = stopping.estimate(len(data), batches(decisions, effective))
+    return Ranked(ranking, data, estimate)
+
+
+def stopping_note(e: stopping.Estimate) -> str:
+    """The stopping rule and its figures, for the search log and the PRISMA diagram's footnote."""
+    left = "" if e.p_value is None else f"; p = {e.p_value:.4g} for 'recall < 95%'"
+    recall = f"{e.recall_estimate:.1%}" if e.recall_estimate is not None else "unknown"
+    return (
+        f"Stopping rule: {e.method} Figures: {e.screened:,} records screened, {e.includes_found:,} includes "
+        f"found, an estimated {e.remaining_estimate:,} include(s) unscreened (upper 95% bound "
+        f"{e.remaining_upper95:,}), estimated recall {recall}{left}; "
+        + ("safe to stop." if e.safe_to_stop else "not yet safe to stop.")
+    )

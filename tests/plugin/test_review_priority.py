@@ -1,0 +1,194 @@
+"""Screening in priority order (issue 34) against the fake, on SQLite and on PostgreSQL (skipped,
+with the reason, when no server is reachable): the ranking puts the includes' kind first once an
+include and an exclude are known, ranks by the criteria before that (and says when nothing tells
+the records apart), ranks the same
+whatever reviewer or order the same decisions came in, survives a restart, and every priority page
+carries the stopping estimate, which does not allow stopping early. The search log and the PRISMA
+diagram carry the stopping rule.
+
+The generated papers' first topic word is ``WORDS[n % 10]`` ("migraine" for n = 9, 19, ...): the
+tests' includes are the migraine papers."""
+
+from __future__ import annotations
+
+import pytest
+from review_routes import PUBMED_QUERY, Literature
+from review_stores import create_database, drop_database, sqlite_url, store_params
+from screening_routes import install
+
+from medlit.core.server import tool_definitions
+from medlit.plugins.review import priority
+from medlit.testing import check_structured, make_runtime
+
+from conftest import fake_env
+
+pytestmark = pytest.mark.anyio
+
+ENV = {"EUROPEPMC_ENABLED": "false", "UNPAYWALL_ENABLED": "false"}
+PAPERS = 100
+BASE = 30_000_000  # review_routes.paper: PMID = BASE + n
+
+
+def n_of(record) -> int:
+    return int(record["pmid"]) - BASE
+
+
+def migraine(record) -> bool:
+    return n_of(record) % 10 == 9
+
+
+@pytest.fixture(params=store_params())
+async def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    dsn = await create_database()
+    try:
+        yield dsn
+    finally:
+        await drop_database(dsn)
+
+
+@pytest.fixture
+def runtime_for(fake, tmp_path, store_url):
+    install(fake, Literature.build(pubmed=PAPERS, europepmc=0), set())
+
+    def factory():
+        env = fake_env(fake, MEDLIT_STORE=store_url, MEDLIT_EXPORT_DIR=str(tmp_path / "exports"), **ENV)
+        return make_runtime(env=env, discover=True)
+
+    return factory
+
+
+async def call(rt, tool, **args):
+    out = await rt.call(tool, args)
+    assert not out.is_error, out.text
+    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
+    check_structured(out.data, schema)
+    return out.data
+
+
+async def by_n(rt, name="s"):
+    records = (await call(rt, "review_records", set=name, limit=200))["records"]
+    return {n_of(r): r["key"] for r in records}
+
+
+def item(key, decision):
+    return {"id": key, "stage": "title_abstract", "decision": decision}
+
+
+async def test_decisions_move_the_includes_kind_first(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        keys = await by_n(rt)
+        before = await call(rt, "review_records", set="s", order="priority", limit=9)
+        decided = [item(keys[9], "include"), item(keys[19], "include")]
+        decided += [item(keys[n], "exclude") for n in (0, 1, 11)]
+        await call(rt, "review_screen", set="s", decisions=decided)
+        after = await call(rt, "review_records", set="s", order="priority", limit=8)
+        key_order = await call(rt, "review_records", set="s", undecided=True, limit=8)
+    # before any decision the query's words are all there is, and every paper carries them
+    # ("synthetic trial"): they tell no record from another, so the page says it is not ranked
+    assert before["ranking"] == "none" and "Cannot rank yet" in before["notice"]
+    assert [r.get("score") for r in before["records"]] == [None] * 9
+    assert [r["key"] for r in before["records"]] == sorted(keys.values())[:9]
+    assert after["ranking"] == "classifier" and after["total"] == PAPERS - 5
+    # the eight other migraine papers lead, each with a score, best first
+    assert sorted(n_of(r) for r in after["records"]) == [29, 39, 49, 59, 69, 79, 89, 99]
+    scores = [r["score"] for r in after["records"]]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    # in key order the first eight undecided records hold none of them
+    assert not any(migraine(r) for r in key_order["records"])
+
+
+async def test_criteria_rank_before_any_decision(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        out = await call(
+            rt, "review_records", set="s", order="priority", limit=10, criteria="Trials of migraine treatment"
+        )
+    assert out["ranking"] == "similarity" and "and criteria" in out["notice"]
+    assert all(migraine(r) for r in out["records"])
+
+
+async def test_reviewers_and_order_of_the_same_decisions_rank_the_same(runtime_for):
+    async with runtime_for() as rt:
+        for name in ("one", "two"):
+            await call(rt, "review_search", set=name, queries={"pubmed": PUBMED_QUERY})
+        one, two = await by_n(rt, "one"), await by_n(rt, "two")
+        # set one: one reviewer, includes first
+        await call(
+            rt,
+            "review_screen",
+            set="one",
+            decisions=[item(one[9], "include"), item(one[19], "include"), item(one[0], "exclude")],
+        )
+        await call(rt, "review_screen", set="one", decisions=[item(one[3], "exclude")])
+        # set two: the same reconciled decisions from two reviewers, in another order, one of them
+        # a conflict a final decision settles the same way
+        await call(rt, "review_screen", set="two", reviewer="Dr Lee", decisions=[item(two[3], "exclude")])
+        await call(
+            rt,
+            "review_screen",
+            set="two",
+            reviewer="model",
+            decisions=[item(two[0], "exclude"), item(two[19], "include"), item(two[9], "exclude")],
+        )
+        await call(rt, "review_screen", set="two", reviewer="Dr Lee", decisions=[item(two[9], "include")])
+        await call(rt, "review_screen", set="two", reviewer="final", decisions=[item(two[9], "include")])
+        a = await call(rt, "review_records", set="one", order="priority", limit=200)
+        b = await call(rt, "review_records", set="two", order="priority", limit=200)
+    assert [(n_of(r), r["score"]) for r in a["records"]] == [(n_of(r), r["score"]) for r in b["records"]]
+    assert a["total"] == b["total"] == PAPERS - 4
+
+
+async def test_the_ranking_survives_a_restart(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        keys = await by_n(rt)
+        await call(
+            rt, "review_screen", set="s", decisions=[item(keys[29], "include"), item(keys[4], "exclude")]
+        )
+        first = await call(rt, "review_records", set="s", order="priority", limit=50)
+    priority._CACHE.clear()  # a new process: nothing of the features kept
+    async with runtime_for() as rt:
+        again = await call(rt, "review_records", set="s", order="priority", limit=50)
+    assert [(r["key"], r["score"]) for r in again["records"]] == [
+        (r["key"], r["score"]) for r in first["records"]
+    ]
+    assert again["screeningEstimate"] == first["screeningEstimate"]
+
+
+async def test_every_priority_page_carries_the_estimate_and_early_is_not_safe(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        keys = await by_n(rt)
+        empty = await call(rt, "review_records", set="s", order="priority", limit=5)
+        await call(
+            rt,
+            "review_screen",
+            set="s",
+            decisions=[item(keys[9], "include"), item(keys[0], "exclude"), item(keys[1], "maybe")],
+        )
+        page = await call(rt, "review_records", set="s", order="priority", limit=5)
+        keyed = await call(rt, "review_records", set="s", limit=5)
+        svg = await call(rt, "review_prisma", set="s", format="json")
+        log, err = await rt.read_resource("review://sets/s/log")
+    assert err is None
+    assert empty["screeningEstimate"]["screened"] == 0 and empty["screeningEstimate"]["safeToStop"] is False
+    est = page["screeningEstimate"]
+    # the maybe counts as an include until it is settled (the cautious side)
+    assert (est["screened"], est["includesFound"], est["safeToStop"]) == (3, 2, False)
+    assert est["remainingIncludes"]["upper95"] >= est["remainingIncludes"]["estimate"] >= 0
+    assert est["pValue"] > 0.05 and "Callaghan" in est["method"]
+    assert 0 < est["recallEstimate"] <= 1
+    assert keyed.get("screeningEstimate") is None and keyed.get("ranking") is None
+    assert "Stopping rule" in svg["stopping"] and "not yet safe to stop" in svg["stopping"]
+    assert "## Title/abstract screening and its stopping rule" in log and "3 records screened" in log
+
+
+async def test_priority_refuses_filters_it_cannot_honour(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        out = await rt.call("review_records", {"set": "s", "order": "priority", "decision": "include"})
+    assert out.is_error and "order='priority'" in out.text

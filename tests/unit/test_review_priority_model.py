@@ -1,0 +1,52 @@
+"""The ranking model and the stopping test as pure functions (plugins/review/priority.py,
+stopping.py): what the query text keeps, a set that cannot be ranked saying why, and the
+hypergeometric test's verdicts on screening histories whose answer is known."""
+
+from __future__ import annotations
+
+from medlit.plugins.review import priority, stopping
+
+
+def test_query_syntax_is_stripped_to_the_topic_words():
+    text = priority.topic_text(
+        [
+            '("migraine disorders"[MeSH Terms] OR triptan*[tiab]) AND 2000:2020[dp] NOT rat[ti]',
+            "TITLE:sumatriptan",
+        ],
+        "Adults with migraine",
+    )
+    assert text == "migraine disorders triptan rat sumatriptan Adults with migraine"
+
+
+def test_a_set_without_text_or_evidence_says_it_is_not_ranked():
+    empty = priority.rank([(1, ""), (2, "")], {}, [1, 2])
+    assert empty.method == "none" and empty.scores == [None, None] and "no title or abstract" in empty.notice
+    texts = [(1, "aspirin for stroke"), (2, "insulin for diabetes"), (3, "statins for stroke")]
+    one = priority.rank(texts, {1: True}, [2, 3])
+    assert one.method == "none" and one.keys == [2, 3] and "needs an exclude" in one.notice
+    by_topic = priority.rank(texts, {1: True}, [2, 3], topic="diabetes")
+    assert by_topic.method == "similarity" and by_topic.keys == [2, 3]
+
+
+def test_records_without_text_rank_last_unscored():
+    texts = [(1, "stroke aspirin"), (2, ""), (3, "stroke statin"), (4, "diabetes insulin")]
+    r = priority.rank(texts, {1: True, 4: False}, [2, 3])
+    assert r.keys == [3, 2] and r.scores[1] is None and "rank last" in r.notice
+
+
+def test_stopping_is_refused_early_and_allowed_after_a_long_run_of_excludes():
+    early = stopping.estimate(1000, [[True, False], [False] * 10])
+    assert not early.safe_to_stop and early.remaining_upper95 >= early.remaining_estimate
+    # 100 includes in the first 100 in priority order, then 400 excludes in batches of 10: six
+    # includes still unscreened (recall < 95%) would hardly all stay out of 400 of the 900 left
+    late = stopping.estimate(1000, [[True] * 10] * 10 + [[False] * 10] * 40)
+    assert late.safe_to_stop and late.includes_found == 100 and late.remaining_upper95 < 6
+    # with 20 includes found, two unseen would break 95%: the same run of excludes is not enough
+    few = stopping.estimate(1000, [[True] * 10] * 2 + [[False] * 10] * 40)
+    assert not few.safe_to_stop and few.remaining_upper95 >= 2
+    assert late.recall_estimate == 1.0 and late.p_value is not None and late.p_value < 0.05
+
+
+def test_everything_screened_is_safe_to_stop():
+    done = stopping.estimate(3, [[True], [False, False]])
+    assert done.safe_to_stop and done.remaining_upper95 == 0
