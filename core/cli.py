@@ -600,7 +600,9 @@ def cmd_cache(args: argparse.Namespace) -> int:
                 "a fake are not kept. Set MEDLIT_CACHE=sqlite:///path to cache them anyway."
             )
         else:
-            print("cache: off (MEDLIT_CACHE=off; set MEDLIT_CACHE=sqlite:///path or redis://host:6379/0 to turn it on)")
+            print(
+                "cache: off (MEDLIT_CACHE=off; set MEDLIT_CACHE=sqlite:///path or redis://host:6379/0 to turn it on)"
+            )
         return 0
 
     async def run() -> int:
