@@ -20,10 +20,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .lazy import Lazy, resolved
-from .lean import Pruner, compile_pruner
+
+if TYPE_CHECKING:
+    from .lean import Pruner
 from .types import ToolSpec
 
 log = logging.getLogger("medlit.schemas")
@@ -109,6 +111,8 @@ def as_sent(schema: dict[str, Any]) -> dict[str, Any]:
     kept = {name: walk(defs[name], False) for name in sorted(recursive)}  # shared by every use
     if kept:
         result["$defs"] = kept
+    from .lean import compile_pruner  # here: a launch served from the schema store never needs it
+
     return portable(_settle_unions(result, compile_pruner(result)))
 
 
