@@ -113,7 +113,8 @@ def as_sent(schema: dict[str, Any]) -> dict[str, Any]:
         result["$defs"] = kept
     from .lean import compile_pruner  # here: a launch served from the schema store never needs it
 
-    return portable(_settle_unions(result, compile_pruner(result)))
+    settled: dict[str, Any] = portable(_settle_unions(result, compile_pruner(result)))
+    return settled
 
 
 def _settle_unions(node: Any, pruner: Pruner) -> Any:
