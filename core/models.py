@@ -200,7 +200,8 @@ def response_format_field() -> ResponseFormat:
     return Field(
         default,
         validation_alias=AliasChoices("responseFormat", "response_format"),
-        description="Example: 'json'.",
+        # Repeated in every tool: what it does and its default, in as few words as say it.
+        description="Text reply's format; default markdown. Example: 'json'.",
     )
 
 

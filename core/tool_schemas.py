@@ -20,14 +20,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .lazy import Lazy, resolved
+
+if TYPE_CHECKING:
+    from .lean import Pruner
 from .types import ToolSpec
 
 log = logging.getLogger("medlit.schemas")
 
-FORMAT = 4  # bump when lean_schema, compact_output, as_sent or the stored shape changes
+FORMAT = 5  # bump when lean_schema, compact_output, as_sent or the stored shape changes
 KEEP = 256  # entries kept in the file: this launch's plus the most recently used others
 CORE_DIR = Path(__file__).resolve().parent
 
@@ -108,7 +111,90 @@ def as_sent(schema: dict[str, Any]) -> dict[str, Any]:
     kept = {name: walk(defs[name], False) for name in sorted(recursive)}  # shared by every use
     if kept:
         result["$defs"] = kept
-    return result
+    from .lean import compile_pruner  # here: a launch served from the schema store never needs it
+
+    settled: dict[str, Any] = portable(_settle_unions(result, compile_pruner(result)))
+    return settled
+
+
+def _settle_unions(node: Any, pruner: Pruner) -> Any:
+    """Inside a union's alternatives, :func:`as_sent` kept every optional property's ``null``
+    branch. The pruner compiled from the schema knows which of them can really be sent as
+    ``null``: those some alternative requires (it merges the alternatives' requirements). Every
+    other one is left out when empty, so its ``null`` branch goes: a strict client then sees no
+    ``anyOf`` nested in a ``oneOf`` (``pubmed_fetch_fulltext`` had 78, four deep). ``$defs``
+    (recursive models, shared) are left as they are."""
+    if not isinstance(node, dict) or "$ref" in node:
+        return node
+    out = dict(node)
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = node.get(key)
+        if isinstance(branches, list):
+            out[key] = [_settle_unions(b, pruner) for b in branches]
+    props = node.get("properties")
+    if isinstance(props, dict):
+        settled = {}
+        for name, sub in props.items():
+            child = pruner.props.get(name)
+            if child is not None:
+                sub = _settle_unions(sub, child)
+            settled[name] = sub if name in pruner.required else _not_null(sub)
+        out["properties"] = settled
+    if isinstance(node.get("items"), dict) and pruner.items is not None:
+        out["items"] = _settle_unions(node["items"], pruner.items)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict) and pruner.values is not None:
+        out["additionalProperties"] = _settle_unions(extra, pruner.values)
+    return out
+
+
+def portable(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """``schema`` without the constructs strict clients refuse that pydantic writes: ``const``
+    becomes a one-value ``enum`` (the Inspector's strict check and OpenAPI-subset dialects such as
+    Gemini's know no ``const``), and a ``discriminator`` whose ``mapping`` names a ``$defs`` entry
+    the document lacks (the alternatives were written in place) is dropped, since the
+    discriminating property's one-value enum says the same."""
+    if defs is None:
+        defs = schema.get("$defs") or {} if isinstance(schema, dict) else {}
+    if isinstance(schema, list):
+        return [portable(v, defs) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k == "const" and not isinstance(v, dict):
+            out["enum"] = [v]
+            kind = _json_type([v])
+            if kind and "type" not in schema:
+                out["type"] = kind
+        elif k == "discriminator" and isinstance(v, dict):
+            targets = (v.get("mapping") or {}).values()
+            if all(isinstance(t, str) and t.removeprefix("#/$defs/") in defs for t in targets):
+                out[k] = v
+        elif k in ("enum", "default", "examples", "required") and not isinstance(v, dict):
+            out[k] = v
+        else:
+            out[k] = portable(v, defs)
+    if isinstance(out.get("enum"), list) and "type" not in out and _json_type(out["enum"]):
+        out["type"] = _json_type(out["enum"])
+    return out
+
+
+def _json_type(values: list[Any]) -> str | None:
+    """The one JSON type all ``values`` share, or ``None`` (mixed, or null among them)."""
+    kinds = {
+        "boolean"
+        if isinstance(v, bool)
+        else "integer"
+        if isinstance(v, int)
+        else "number"
+        if isinstance(v, float)
+        else "string"
+        if isinstance(v, str)
+        else None
+        for v in values
+    }
+    return next(iter(kinds)) if len(kinds) == 1 and None not in kinds else None
 
 
 def _is_object(node: Any) -> bool:
@@ -157,30 +243,59 @@ def _says_nothing(key: str, value: Any) -> bool:
     return key == "additionalProperties" and value is False
 
 
-def portability_problems(schema: Any, path: str = "") -> list[str]:
-    """Where a schema uses a construct single-type dialects reject (the MCP Inspector's strict
-    check): a ``type`` that is a list. ``[]`` when portable."""
+def portability_problems(schema: Any) -> list[str]:
+    """Where a schema uses a construct strict clients reject (the MCP Inspector's ``--strict``
+    check, single-type dialects such as Gemini's function declarations): a ``type`` that is a
+    list, an ``enum`` without a ``type``, a ``const``, a ``$ref`` or a ``discriminator.mapping``
+    naming a ``$defs`` entry the document lacks, an ``anyOf``/``oneOf`` nested inside a ``oneOf``
+    alternative. ``[]`` when portable."""
+    defs = schema.get("$defs") or {} if isinstance(schema, dict) else {}
     out: list[str] = []
-    if isinstance(schema, dict):
-        kind = schema.get("type")
+
+    def target_missing(ref: object) -> bool:
+        return not (isinstance(ref, str) and ref.startswith("#/$defs/") and ref[len("#/$defs/") :] in defs)
+
+    def walk(node: Any, path: str, in_one_of: bool) -> None:
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}[{i}]", in_one_of)
+            return
+        if not isinstance(node, dict):
+            return
+        where = path or "/"
+        kind = node.get("type")
         if isinstance(kind, list):
-            out.append(f"{path or '/'}: type is an array {kind}")
-        for k, v in schema.items():
+            out.append(f"{where}: type is an array {kind}")
+        if "enum" in node and not isinstance(node["enum"], dict) and "type" not in node:
+            out.append(f"{where}: enum without a type")
+        if "const" in node and not isinstance(node["const"], dict):
+            out.append(f"{where}: const (use a one-value enum)")
+        if "$ref" in node and target_missing(node["$ref"]):
+            out.append(f"{where}: $ref {node['$ref']} has no target")
+        disc = node.get("discriminator")
+        if isinstance(disc, dict):
+            for value, ref in (disc.get("mapping") or {}).items():
+                if target_missing(ref):
+                    out.append(f"{where}: discriminator maps {value!r} to missing {ref}")
+        if in_one_of and any(isinstance(node.get(k), list) for k in ("anyOf", "oneOf")):
+            out.append(f"{where}: anyOf/oneOf nested inside a oneOf")
+        for k, v in node.items():
             if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
                 for name, sub in v.items():
-                    out.extend(portability_problems(sub, f"{path}.{k}.{name}"))
-            elif k not in ("enum", "const", "default", "examples", "required"):
-                out.extend(portability_problems(v, f"{path}.{k}"))
-    elif isinstance(schema, list):
-        for i, v in enumerate(schema):
-            out.extend(portability_problems(v, f"{path}[{i}]"))
+                    walk(sub, f"{path}.{k}.{name}", in_one_of)
+            elif k == "oneOf":
+                walk(v, f"{path}.{k}", True)
+            elif k not in ("enum", "const", "default", "examples", "required", "discriminator"):
+                walk(v, f"{path}.{k}", in_one_of)
+
+    walk(schema, "", False)
     return out
 
 
 def build_schemas(spec: ToolSpec) -> Schemas:
     """Import the tool's models (if lazy) and build its input and output schemas."""
     return (
-        lean_schema(resolved(spec.input_model).model_json_schema()),
+        portable(lean_schema(resolved(spec.input_model).model_json_schema())),
         as_sent(
             compact_output(lean_schema(resolved(spec.output_model).model_json_schema(mode="serialization")))
         ),

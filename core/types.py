@@ -37,7 +37,8 @@ PluginConfig = Mapping[str, "str | None"]
 # (``ToolSpec.capabilities``): ``search`` finds records by a query; ``records`` fetches titles,
 # abstracts and metadata by id; ``links`` follows links between records of any database;
 # ``id_conversion`` converts between PMID, PMCID and DOI; ``full_text`` fetches article bodies;
-# ``citation_match`` finds records for structured citations; ``citations`` formats references;
+# ``citation_match`` finds records for structured citations; ``citation_strings`` matches
+# citations written as ECitMatch pipe strings; ``citations`` formats references;
 # ``audit`` checks a reference list; ``review_set`` runs whole searches into a stored set.
 Capability = Literal[
     "search",
@@ -48,6 +49,7 @@ Capability = Literal[
     "vocabulary",
     "related",
     "citation_match",
+    "citation_strings",
     "citations",
     "audit",
     "review_set",

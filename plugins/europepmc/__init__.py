@@ -52,7 +52,8 @@ SEARCH_TOOL = ToolSpec(
         "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
         "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
         "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
-        "pubmed_fetch_fulltext. Page with cursorMark = nextCursorMark (absent on the last page)."
+        "pubmed_fetch_fulltext; every record of a systematic search into a set: review_search. Page with "
+        "cursorMark = nextCursorMark (absent on the last page)."
     ),
     input_model=_inputs.SearchInput,
     output_model=_models.SearchOutput,

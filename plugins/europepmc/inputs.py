@@ -67,7 +67,11 @@ class SearchInput(ToolInput):
         "core", description="'core' adds an abstract snippet and the licence. Example: 'lite'."
     )
     pageSize: int = Field(
-        25, ge=1, le=1000, description=f"Served at most {PAGE_CAP} (more: a notice). Example: 50."
+        25,
+        ge=1,
+        le=1000,  # accepted, and served at PAGE_CAP with a notice; the schema states what is served
+        description=f"Served at most {PAGE_CAP} (more: a notice). Example: 50.",
+        json_schema_extra={"maximum": PAGE_CAP},
     )
     cursorMark: str = Field(
         "*", min_length=1, max_length=500, description="'*', then nextCursorMark verbatim. Example: '*'."

@@ -328,8 +328,18 @@ class StructuredFulltext(_Out):
     )
 
 
+def _doi_not_required(schema: dict[str, Any]) -> None:
+    """An extracted article always has its DOI, but ``doi`` is listed as optional: lean output
+    keeps every property an alternative of the ``oneOf`` requires, so a required ``doi`` here
+    would send a structured article's missing DOI as ``null`` and make its schema nest an
+    ``anyOf [string, null]`` inside the ``oneOf``, which strict clients refuse."""
+    schema["required"] = [k for k in schema.get("required", ()) if k != "doi"]
+
+
 class ExtractedFulltext(_Out):
     """Best-effort text extracted from a PDF or an HTML page, whatever tier served it."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_doi_not_required)
 
     kind: Literal["extracted"] = "extracted"
     source: str = Field(description="The source that served the text, as its tier labels it")

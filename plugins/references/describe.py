@@ -18,6 +18,7 @@ def _names(pairs: Sequence[Declared[Any]]) -> str:
 def describe(catalog: Catalog) -> str:
     wanted: tuple[tuple[kinds.Capability, str], ...] = (
         ("citation_match", "to find PMIDs for structured citations use"),
+        ("citation_strings", "for ECitMatch pipe strings"),
         ("citations", "to format citations"),
     )
     siblings = [f"{text} {tool}" for cap, text in wanted if (tool := catalog.tool_for(cap))]

@@ -440,8 +440,10 @@ class ScreenItem(ToolInput):
     decision: Annotated[str, StringConstraints(max_length=40)] = Field(
         description="include, exclude or maybe"
     )
+    # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
+    # the schema states what is kept, screening.MAX_REASON (a test holds the two together).
     reason: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
-        None, description="Free text, at most 2,000 characters"
+        None, description="Free text, at most 2,000 characters", json_schema_extra={"maxLength": 2000}
     )
     reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
         None, description="Needed to exclude at full_text: one in the description"

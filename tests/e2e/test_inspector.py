@@ -16,7 +16,24 @@ import sys
 import pytest
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli"]
+PINNED = "@modelcontextprotocol/inspector@2.12.0"
+
+
+def _node_version() -> tuple[int, ...]:
+    try:
+        out = subprocess.run(["node", "-v"], capture_output=True, text=True, timeout=30).stdout
+        return tuple(int(x) for x in out.strip().lstrip("v").split("."))
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ()
+
+
+# The pinned Inspector needs Node 22.19+; on an older Node, npx runs it under the npm registry's
+# `node@22` package (its own binary first on PATH), which works where the registry is reachable.
+INSPECTOR = (
+    ["npx", "-y", PINNED, "--cli"]
+    if _node_version() >= (22, 19)
+    else ["npx", "-y", "-p", "node@22", "-p", PINNED, "--", "mcp-inspector", "--cli"]
+)
 
 if os.environ.get("MEDLIT_TEST_INSPECTOR") == "0" or not shutil.which("npx"):
     pytest.skip(
@@ -49,7 +66,11 @@ async def test_inspector_list_and_calls(fake):
         ]
         summary = re.search(r"(\d+) errors?, (\d+) warnings? across", listed.stderr)
         assert summary is None or summary.group(1, 2) == ("0", "0"), summary
-        names[toolsets] = {t["name"] for t in json.loads(listed.stdout)["result"]["tools"]}
+        envelope = json.loads(listed.stdout)
+        assert "schemaFindings" not in envelope, envelope.get(
+            "schemaFindings"
+        )  # --strict puts findings there
+        names[toolsets] = {t["name"] for t in envelope["result"]["tools"]}
     assert len(names["all"]) >= 28 and {"pubmed_verify_references", "review_search"} <= names["all"]
     assert {"medlit_toolsets", "medlit_call_tool", "pubmed_search_articles"} <= names["default"]
     ok = await _run(

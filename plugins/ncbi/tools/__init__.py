@@ -116,11 +116,13 @@ _DECLARED = (
     ),
     ToolSpec(
         name="eutils_ecitmatch",
+        capabilities=frozenset({"citation_strings"}),
         title="Match citations to PMIDs (ECitMatch)",
         description=(
             "Match citations written in ECitMatch's pipe format to PMIDs: each comes back matched, not_found or "
             "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
-            "with each match checked, use pubmed_lookup_citation; for topic searches, eutils_esearch. One request."
+            "with each match checked, use pubmed_lookup_citation; to audit a reference list (errors, retractions), "
+            "pubmed_verify_references; for topic searches, eutils_esearch. One request."
         ),
         input_model=_eutils_search.ECitMatchInput,
         output_model=_eutils_search.ECitMatchOutput,
@@ -220,10 +222,12 @@ _DECLARED = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed (syntax: medlit://guide) with AND-ed filters: PMIDs, total, summaries. Read "
-            "hits: pubmed_fetch_articles; a reference: pubmed_lookup_citation; other Entrez databases: "
-            "eutils_esearch (eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search. "
-            "At most 9,999 records: split by dateRange."
+            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT, e.g. 'asthma[mh] AND "
+            "child*[tiab] AND 2015:2024[dp]') plus AND-ed filters: PMIDs, total, summaries. No match is an empty "
+            "result, not an error; at most 9,999 records: split by dateRange. Read hits: pubmed_fetch_articles; a "
+            "reference: pubmed_lookup_citation; preprints or full-text words: pubmed_europepmc_search; a whole "
+            "systematic search into a set: review_search; other Entrez databases: eutils_esearch "
+            "(eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search."
         ),
         input_model=_pubmed_search.SearchArticlesInput,
         output_model=_pubmed_search.SearchArticlesOutput,
@@ -311,7 +315,8 @@ _DECLARED = (
         description=(
             "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
             "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
-            "disagrees). Use it for reference lists. With only a title, a topic or a DOI use pubmed_search_articles "
+            "disagrees). Use it to find PMIDs; to audit a reference list (errors, retractions), "
+            "pubmed_verify_references. With only a title, a topic or a DOI use pubmed_search_articles "
             "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch. "
             "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
         ),
@@ -328,8 +333,8 @@ _DECLARED = (
         description=(
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
             "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
-            "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles. Unknown PMIDs "
-            "are listed in unavailablePmids. Plain text, no italics."
+            "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles; a whole review "
+            "set to a file: review_export. Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
         ),
         input_model=_citations.FormatCitationsInput,
         output_model=_citations.FormatCitationsOutput,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from medlit.core.plugin import ArgumentError, ToolContext, ToolInput, ToolOutput, outputs, rendering
 
@@ -258,7 +258,11 @@ def _strand(v: Any) -> Any:
     return v
 
 
-Strand = Annotated[Literal["plus", "minus", 1, 2], BeforeValidator(_strand)]
+# Advertised as the two words, one type: an enum mixing strings and integers has no single JSON
+# type, which strict clients refuse. EFetch's own 1 and 2 (and "+"/"-") are still accepted.
+Strand = Annotated[
+    Literal[1, 2], BeforeValidator(_strand), WithJsonSchema({"type": "string", "enum": ["plus", "minus"]})
+]
 
 
 class EFetchInput(_SetInput):
@@ -278,7 +282,9 @@ class EFetchInput(_SetInput):
         None, ge=1, le=SEQ_MAX, description="Sequences: last base/residue, inclusive. Example: 43125483."
     )
     strand: Strand | None = Field(
-        None, description="Nucleotides: 'minus' (or 2) reverse-complements the region. Example: 'minus'."
+        None,
+        description="Nucleotides: 'minus' (or 2) reverse-complements the region; default 'plus' (1). "
+        "Example: 'minus'.",
     )
     complexity: int | None = Field(
         None,

@@ -29,6 +29,7 @@ class LookupMeshInput(ToolInput):
         ge=1,
         le=500,  # what peer servers accept; a page is served at MESH_CAP with a notice
         description=f"Records per page; served at most {MESH_CAP} (more: a notice). Example: 20.",
+        json_schema_extra={"maximum": MESH_CAP},  # the schema states what is served
     )
     includeDetails: bool = Field(
         True, description="Scope note, tree numbers and entry terms; false: names and ids."

@@ -161,12 +161,14 @@ class SearchArticlesInput(ToolInput):
         ge=0,
         le=10_000,  # what peer servers accept; served at MAX_RESULTS_CAP with a notice
         description=f"At most {MAX_RESULTS_CAP:,} served; 0 counts only. Example: 100.",
+        json_schema_extra={"maximum": MAX_RESULTS_CAP},  # the schema states what is served
     )
     summaryCount: int = Field(
         0,
         ge=0,
         le=500,  # as maxResults: served at SUMMARY_CAP with a notice
         description=f"Summaries of the first N PMIDs ({SUMMARY_CAP} at most). Example: 10.",
+        json_schema_extra={"maximum": SUMMARY_CAP},
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
