@@ -65,9 +65,10 @@ def describe_search(catalog: Catalog) -> str:
     )
     return (
         "Run whole searches (every record, thousands) into a named review set held by the server: one query per "
-        "source in that source's syntax, deduplicated (PMID, DOI, PMCID, then title+year+first author), logged "
+        "source in that source's syntax, deduplicated (identifiers, then bibliographic fields), logged "
         "for PRISMA-S. Re-running reports `new` records. Use for systematic/scoping reviews; to read a few "
-        "results use the search tools instead. Long imports continue in the server: call again (or review_sets) "
+        "results use pubmed_search_articles or pubmed_europepmc_search; other databases' files: review_import. "
+        "Long imports continue in the server: call again (or review_sets) "
         "for the state; call with only `set` to resume an interrupted import. Page with review_records, export "
         f"with review_export. Sources: {listed}."
     )
@@ -173,8 +174,8 @@ TOOLS = (
         title="Check full-text availability of a set's includes",
         description="For a review set's title/abstract includes (the reports sought for retrieval), check up to "
         "25 a call through the full-text sources and record per record which tier has it, or each tier's "
-        "outcome and the library link; answers `remaining` (call again). To read a full text use the full-text "
-        "tool.",
+        "outcome and the library link; answers `remaining` (call again). To read a full text use "
+        "pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,
         handler=_screen.review_retrieve,
