@@ -44,6 +44,11 @@ SOURCES = (
 )
 
 
+# a template line naming a DOI, PMID or PMC id (in a URL or a note) would give every copy of the
+# template that identifier: records the matcher must keep apart, not the duplicates planted here
+IDENTIFIER = re.compile(r"(?i)10\.\d{4,9}(?:/|%2f)|pubmed|pmid|pmc\d")
+
+
 def templates() -> list[list[str]]:
     """The corpus' RIS records as lists of lines (tags the benchmark rewrites dropped)."""
     root = corpus_root()
@@ -53,37 +58,78 @@ def templates() -> list[list[str]]:
         text = (root / rel).read_bytes().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
         for block in re.split(r"\nER  -[^\n]*", text):
             lines = [ln for ln in block.strip().split("\n") if ln.strip()]
-            lines = [ln for ln in lines if not ln.startswith(("ID  -", "DO  -", "AN  -", "TI  -", "T1  -"))]
+            # what identifies a work is drawn per record (build): a template's own would give 200
+            # records one volume and first page, which no real export has
+            own = (
+                "ID  -",
+                "DO  -",
+                "AN  -",
+                "TI  -",
+                "T1  -",
+                "AU  -",
+                "A1  -",
+                "VL  -",
+                "IS  -",
+                "SP  -",
+                "EP  -",
+            )
+            lines = [ln for ln in lines if not ln.startswith(own) and not IDENTIFIER.search(ln)]
             if any(ln.startswith("TY  -") for ln in lines):
                 out.append(lines)
     return out
 
 
+FAMILIES = (
+    "Smith Wang Li Zhang Müller García Nguyen Kim Rossi Novak Okafor Silva Cohen Jensen Tanaka Kowalski Dubois "
+    "Hansen Ivanova Murphy Lopez Chen Patel Singh Brown Martin Schmidt Fischer Weber Meyer Costa Santos"
+).split()
+WORDS = (
+    "asthma child trial cohort risk outcome dose effect therapy lung growth vitamin marker adult school "
+    "wheeze inhaled steroid placebo randomised exposure allergy smoke viral season obesity diet genetic"
+).split()
+
+
 def build(path: Path, n: int) -> dict[str, int]:
     rnd = random.Random(11)
     base = templates()
-    words = "asthma child trial cohort risk outcome dose effect therapy lung growth vitamin marker".split()
     titles: list[str] = []
+    idents: list[list[str]] = []
     records: list[str] = []
     for i in range(n):
         t = base[i % len(base)]
         title = (
-            " ".join(rnd.choice(words) for _ in range(6)) + f" in {rnd.randint(10, 99)} settings, report {i}"
+            " ".join(rnd.choice(WORDS) for _ in range(7)) + f" in {rnd.randint(10, 99)} settings, report {i}"
         )
+        first = rnd.randrange(1, 3000)
+        ident = [
+            *(
+                f"AU  - {rnd.choice(FAMILIES)}, {rnd.choice('ABCDEFGHJKLMNPRST')}."
+                for _ in range(rnd.randint(1, 6))
+            ),
+            f"VL  - {rnd.randint(1, 400)}",
+            f"IS  - {rnd.randint(1, 12)}",
+            f"SP  - {first}",
+            f"EP  - {first + rnd.randint(3, 15)}",
+        ]
         titles.append(title)
-        records.append("\n".join([*t, f"ID  - B{i}", f"TI  - {title}", f"DO  - 10.5555/bench.{i}", "ER  - "]))
+        idents.append(ident)
+        records.append(
+            "\n".join([*t, *ident, f"ID  - B{i}", f"TI  - {title}", f"DO  - 10.5555/bench.{i}", "ER  - "])
+        )
     exact = 5_000 if n >= 20_000 else n // 10
     fuzzy = exact // 2
-    for j in range(exact):  # a second database's copy: same DOI
+    for j in range(exact):  # a second database's copy: the same DOI
         i = rnd.randrange(n)
         t = base[i % len(base)]
         records.append(
-            "\n".join([*t, f"ID  - C{j}", f"TI  - {titles[i]}", f"DO  - 10.5555/BENCH.{i}", "ER  - "])
+            "\n".join(
+                [*t, *idents[i], f"ID  - C{j}", f"TI  - {titles[i]}", f"DO  - 10.5555/BENCH.{i}", "ER  - "]
+            )
         )
     for j in range(fuzzy):  # no DOI, the title in capitals with a trailing period
         i = rnd.randrange(n)
         t = base[i % len(base)]
-        records.append("\n".join([*t, f"ID  - F{j}", f"TI  - {titles[i].upper()}.", "ER  - "]))
+        records.append("\n".join([*t, *idents[i], f"ID  - F{j}", f"TI  - {titles[i].upper()}.", "ER  - "]))
     path.write_text("\n\n".join(records) + "\n")
     return {"unique": n, "exact": exact, "fuzzy": fuzzy}
 

@@ -330,6 +330,14 @@ class Links:
         return any(m in kept for m in members)
 
 
+async def _breathe(n: int, every: int = 25) -> None:
+    """Let the event loop run between records of a batch: matching 500 records is CPU work that
+    would otherwise hold every other call (and the waiting call's own deadline) for a second or
+    more on a busy machine."""
+    if n and n % every == 0:
+        await asyncio.sleep(0)
+
+
 def _json(data: Mapping[str, Any] | Sequence[Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -611,7 +619,10 @@ class Store:
             }
             fresh = [r for r in incoming if r.source_id not in seen]
             out.repeated = len(incoming) - len(fresh)
-            keyed = [(r, block_keys(normalize(r.data))) for r in fresh]
+            keyed = []
+            for n, r in enumerate(fresh):
+                keyed.append((r, block_keys(normalize(r.data))))
+                await _breathe(n)
             links = await self._links(tx, search.set_id)
             partners = {p for rec, _ in keyed for p in links.together.get((search.source, rec.source_id), ())}
             group = await self._group(
@@ -624,7 +635,8 @@ class Store:
             new_keys: dict[int, set[str]] = {}
             batch_ids: set[str] = set()
             temp = 0
-            for rec, keys in keyed:
+            for n, (rec, keys) in enumerate(keyed):
+                await _breathe(n)
                 if rec.source_id in batch_ids:
                     out.repeated += 1
                     continue
@@ -692,7 +704,8 @@ class Store:
         )
         group = Group()
         ids = sorted({int(r[0]) for r in rows} | set(also))
-        for record_id, members in (await self._members(tx, ids)).items():
+        for n, (record_id, members) in enumerate((await self._members(tx, ids)).items()):
+            await _breathe(n)
             for m in members:
                 group.join(record_id, m.hit, (m.source, m.source_id), m.data)
         return group
@@ -729,7 +742,8 @@ class Store:
         order they came in), the sources that found it and their ids."""
         members = await self._members(tx, record_ids)
         updates = []
-        for rid in record_ids:
+        for n, rid in enumerate(record_ids):
+            await _breathe(n)
             ms = members.get(rid, [])
             if not ms:
                 continue
