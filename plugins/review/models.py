@@ -455,7 +455,7 @@ class ScreenInput(ToolInput):
     decisions: list[ScreenItem] = Field(
         min_length=1,
         max_length=200,
-        description='Example: [{"id": 12, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
+        description='Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
     )
     reviewer: Reviewer = Field(
         "model", description="Who decides: 'model', a person, 'final' (settles conflicts). Example: 'Dr Lee'"

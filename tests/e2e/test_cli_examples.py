@@ -40,3 +40,53 @@ async def test_every_printed_example_runs_against_the_fake(name, capsys, monkeyp
     # no route by default, so most calls end on its 404, which a tool may word as it likes), or, for
     # a tool over stored sets, says the example's set does not exist yet (not an argument error).
     assert not out.is_error or fake.requests or out.error.kind == "unknown_set", (arguments, out.text)
+
+
+REVIEW_ORDER = (
+    "review_import",  # makes the set the others use
+    "review_search",
+    "review_records",
+    "review_screen",
+    "review_merge",
+    "review_retrieve",
+    "review_prisma",
+    "review_export",
+    "review_sets",
+)
+
+
+async def test_the_review_examples_run_in_workflow_order_on_a_fresh_store(capsys, make_runtime, fake):
+    """A new user pasting the review family's printed examples one after another: the first makes
+    the set, and every later one works on it (no unknown_set, nothing refused)."""
+    assert set(REVIEW_ORDER) == {t for t in TOOLS if t.startswith("review_")}
+    async with make_runtime() as rt:
+        for name in REVIEW_ORDER:
+            out = await rt.call(name, printed_example(name, capsys))
+            assert not out.is_error, (name, out.text)
+            if name == "review_screen":
+                assert out.data["recorded"] == 1 and not out.data.get("refused"), (out.data, out.text)
+
+
+def readme_calls() -> list[list[str]]:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    return [
+        shlex.split(line.strip()) for line in text.splitlines() if line.strip().startswith("medlit call ")
+    ]
+
+
+async def test_every_readme_call_runs_in_order_against_the_fake(make_runtime, fake):
+    """The README's first-five-minutes commands, in order on a fresh store: each validates and
+    runs (the search tools reach the fake, which serves nothing by default; the review ones need
+    no upstream once the set has a record)."""
+    calls = readme_calls()
+    assert len(calls) >= 7
+    async with make_runtime() as rt:
+        for words in calls:
+            name, arguments = words[2], json.loads(words[3])
+            before = len(fake.requests)
+            out = await rt.call(name, arguments)
+            assert not out.is_error or len(fake.requests) > before, (name, out.text)
+            if name.startswith("review_") and name != "review_search":
+                assert not out.is_error, (name, out.text)
