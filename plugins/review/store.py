@@ -37,7 +37,7 @@ from typing import Any, Protocol, cast
 from medlit.core.plugin import Database, SourceRecord
 
 from .dedup import as_data, keys_of
-from .matching import Clusterer, block_keys, normalize
+from .matching import Clusterer, block_keys, normalize, usable
 from .merging import best_of
 from .record import WORK_FIELDS, RecordData
 
@@ -696,11 +696,17 @@ class Store:
     async def _group(self, tx: Db, set_id: int, keys: set[str], also: Iterable[int] = ()) -> Group:
         """The records of the set that share a candidate key with ``keys`` (and ``also``), with
         their members, loaded into a fresh clusterer."""
-        rows = await _chunked(
+        sizes = await _chunked(
             tx,
-            "SELECT DISTINCT record_id FROM review_keys WHERE set_id = ? AND key IN {}",
+            "SELECT key, COUNT(*) FROM review_keys WHERE set_id = ? AND key IN {} GROUP BY key",
             [set_id],
             sorted(keys),
+        )
+        # a key hundreds of records share finds no candidates (matching.MAX_BLOCK): else every new
+        # record of a large set would be compared with all of them
+        kept = sorted(str(k) for k, n in sizes if usable(str(k), int(n)))
+        rows = await _chunked(
+            tx, "SELECT DISTINCT record_id FROM review_keys WHERE set_id = ? AND key IN {}", [set_id], kept
         )
         group = Group()
         ids = sorted({int(r[0]) for r in rows} | set(also))

@@ -7,9 +7,19 @@ Precision first: no merge on a conflict, and no merge on metadata without a seco
 evidence beside the title.
 """
 
-from .blocking import block_keys
+from .blocking import MAX_BLOCK, block_keys, usable
 from .clusterer import Clusterer
 from .decide import Verdict, compare, conflict
 from .work import Work, normalize
 
-__all__ = ["Clusterer", "Verdict", "Work", "block_keys", "compare", "conflict", "normalize"]
+__all__ = [
+    "MAX_BLOCK",
+    "Clusterer",
+    "Verdict",
+    "Work",
+    "block_keys",
+    "compare",
+    "conflict",
+    "normalize",
+    "usable",
+]

@@ -8,6 +8,17 @@ from __future__ import annotations
 from .work import Work
 
 SPAN = 20  # characters of a folded title in a key: long enough to keep blocks small
+# A key more records share than this says little about any two of them ("Smith J" with a common
+# title start, volume 12 page 1 in a large set) and would make every new record meet hundreds:
+# such a key is not used to find candidates (an identifier key always is). The ASySD sets' largest
+# block is 83 records.
+MAX_BLOCK = 200
+IDENTIFIER_KEYS = ("pmid:", "doi:", "pmcid:")
+
+
+def usable(key: str, size: int) -> bool:
+    """Whether a key shared by ``size`` records is used to find candidates."""
+    return size <= MAX_BLOCK or key.startswith(IDENTIFIER_KEYS)
 
 
 def block_keys(work: Work) -> frozenset[str]:

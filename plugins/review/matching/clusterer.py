@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..record import RecordData
-from .blocking import block_keys
+from .blocking import block_keys, usable
 from .decide import Verdict, compare, conflict
 from .work import Work, normalize
 
@@ -41,7 +41,9 @@ class Clusterer:
         self._last = (member, work)
         candidates: set[int] = set()
         for key in block_keys(work):
-            candidates.update(self._index.get(key, ()))
+            filed = self._index.get(key, ())
+            if usable(key, len(filed)):
+                candidates.update(filed)
         best: dict[int, tuple[int, Verdict]] = {}
         for other in sorted(candidates):
             verdict = compare(work, self._works[other])
