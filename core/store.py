@@ -262,7 +262,21 @@ class SqliteStore(_Sql):
             pending._thread.daemon = True
         self.conn = await pending
         for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=60000", "synchronous=NORMAL"):
-            await self.conn.execute(f"PRAGMA {pragma}")
+            await self._pragma(pragma)
+
+    async def _pragma(self, pragma: str) -> None:
+        # Switching to WAL needs the file to itself: a process opening it while another starts up
+        # gets "database is locked" at once (no busy handler covers it). Tried again for a while.
+        import sqlite3
+
+        for attempt in range(200):
+            try:
+                await self.conn.execute(f"PRAGMA {pragma}")
+                return
+            except sqlite3.OperationalError:
+                if attempt == 199:
+                    raise
+                await asyncio.sleep(0.05)
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -113,8 +113,8 @@ class ImportInput(ToolInput):
         "auto",
         description="auto, or the format (medline: nbib, Ovid MEDLINE). Example: 'ris'",
     )
-    searchedOn: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = Field(
-        None, description="Date of the search. Example: '2026-11-30'"
+    searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
+        Field(None, description="Date of the search. Example: '2026-11-30'")
     )
     query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
         None,

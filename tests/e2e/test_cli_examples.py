@@ -55,11 +55,13 @@ REVIEW_ORDER = (
 )
 
 
-async def test_the_review_examples_run_in_workflow_order_on_a_fresh_store(capsys, make_runtime, fake):
+async def test_the_review_examples_run_in_workflow_order_on_a_fresh_store(
+    capsys, make_runtime, fake, tmp_path
+):
     """A new user pasting the review family's printed examples one after another: the first makes
     the set, and every later one works on it (no unknown_set, nothing refused)."""
     assert set(REVIEW_ORDER) == {t for t in TOOLS if t.startswith("review_")}
-    async with make_runtime() as rt:
+    async with make_runtime(MEDLIT_STORE=f"sqlite:///{tmp_path / 'fresh.db'}") as rt:
         for name in REVIEW_ORDER:
             out = await rt.call(name, printed_example(name, capsys))
             assert not out.is_error, (name, out.text)
@@ -76,13 +78,13 @@ def readme_calls() -> list[list[str]]:
     ]
 
 
-async def test_every_readme_call_runs_in_order_against_the_fake(make_runtime, fake):
+async def test_every_readme_call_runs_in_order_against_the_fake(make_runtime, fake, tmp_path):
     """The README's first-five-minutes commands, in order on a fresh store: each validates and
     runs (the search tools reach the fake, which serves nothing by default; the review ones need
     no upstream once the set has a record)."""
     calls = readme_calls()
     assert len(calls) >= 7
-    async with make_runtime() as rt:
+    async with make_runtime(MEDLIT_STORE=f"sqlite:///{tmp_path / 'fresh.db'}") as rt:
         for words in calls:
             name, arguments = words[2], json.loads(words[3])
             before = len(fake.requests)
