@@ -10,7 +10,7 @@ import html
 import re
 import sys
 
-from medlit.core.plugin import bibliography, identifiers
+from medlit.core.plugin import bibliography
 
 # Greek letters as databases spell them out ("β-blocker" in one, "beta-blocker" in another).
 _GREEK = {
@@ -331,24 +331,3 @@ def _article_number(p: tuple[str, int, int]) -> bool:
 
 
 ARTICLE_NUMBER = frozenset({"e", "a", "b", "c", "d", "art", "no"})
-
-
-def clean_doi(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_doi(value).lower() if value else None
-    except identifiers.IdentifierError:
-        return None
-
-
-def clean_pmid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
-
-
-def clean_pmcid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmcid(value) if value else None
-    except identifiers.IdentifierError:
-        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dedup import clean_doi, clean_pmcid, clean_pmid  # the store's matching forms, one definition
 from ..record import RecordData
 from . import fields
 
@@ -64,9 +65,9 @@ def normalize(data: RecordData) -> Work:
     forms, head = fields.titles(title)
     return Work(
         kind=data.get("kind"),
-        pmid=fields.clean_pmid(data.get("pmid")),
-        doi=fields.clean_doi(data.get("doi")),
-        pmcid=fields.clean_pmcid(data.get("pmcid")),
+        pmid=clean_pmid(data.get("pmid")),
+        doi=clean_doi(data.get("doi")),
+        pmcid=clean_pmcid(data.get("pmcid")),
         titles=forms,
         head=head,
         parts=fields.parts(title),
