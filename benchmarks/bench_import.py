@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from review_stores import create_database, drop_database
+from timing import time_method
 
 from medlit.core.runtime import Runtime
 from medlit.plugins.review import store as store_module
@@ -139,54 +140,42 @@ def peak_mb() -> float:
 
 
 async def run(store_kind: str, n: int) -> dict:
-    spent = {"add_batch": 0.0, "batches": 0}
-    original = store_module.Store.add_batch
+    with time_method(store_module.Store, "add_batch") as spent:
+        tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
+        (tmp / "imports").mkdir()
+        export = tmp / "imports" / "embase.ris"
+        planted = build(export, n)
+        dsn = await create_database() if store_kind == "postgresql" else f"sqlite:///{tmp / 'review.db'}"
+        env = {
+            **TEST_SETTINGS,
+            "MEDLIT_STORE": dsn,
+            "MEDLIT_EXPORT_DIR": str(tmp / "exports"),
+            "MEDLIT_IMPORT_DIRS": str(tmp / "imports"),
+        }
+        notes: list[tuple[float, float | None]] = []
 
-    async def timed(self, *args, **kwargs):
-        t = time.perf_counter()
-        try:
-            return await original(self, *args, **kwargs)
-        finally:
-            spent["add_batch"] += time.perf_counter() - t
-            spent["batches"] += 1
+        async def progress(done: float, total: float | None, message: str | None = None) -> None:
+            notes.append((done, total))
 
-    store_module.Store.add_batch = timed  # type: ignore[method-assign]
-    tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
-    (tmp / "imports").mkdir()
-    export = tmp / "imports" / "embase.ris"
-    planted = build(export, n)
-    dsn = await create_database() if store_kind == "postgresql" else f"sqlite:///{tmp / 'review.db'}"
-    env = {
-        **TEST_SETTINGS,
-        "MEDLIT_STORE": dsn,
-        "MEDLIT_EXPORT_DIR": str(tmp / "exports"),
-        "MEDLIT_IMPORT_DIRS": str(tmp / "imports"),
-    }
-    notes: list[tuple[float, float | None]] = []
-
-    async def progress(done: float, total: float | None, message: str | None = None) -> None:
-        notes.append((done, total))
-
-    host = make_host(env=env, discover=True)
-    args = {"set": "bench", "database": "Embase", "path": str(export)}
-    async with Runtime(host) as rt:
-        started = time.perf_counter()
-        out = await rt.call("review_import", args, progress)
-        first = time.perf_counter() - started
-        assert not out.is_error, out.text
-        calls = 1
-        while out.data["running"]:
-            out = await rt.call("review_import", args)
+        host = make_host(env=env, discover=True)
+        args = {"set": "bench", "database": "Embase", "path": str(export)}
+        async with Runtime(host) as rt:
+            started = time.perf_counter()
+            out = await rt.call("review_import", args, progress)
+            first = time.perf_counter() - started
             assert not out.is_error, out.text
-            calls += 1
-        wall = time.perf_counter() - started
-        assert out.data["complete"], out.text
-        ws = rt.caches["review"]["review.workspace"]
-        size = await ws.store.db.size("review_")
-        deadline = host.settings.call_deadline
-    if store_kind == "postgresql":
-        await drop_database(dsn)
-    store_module.Store.add_batch = original  # type: ignore[method-assign]
+            calls = 1
+            while out.data["running"]:
+                out = await rt.call("review_import", args)
+                assert not out.is_error, out.text
+                calls += 1
+            wall = time.perf_counter() - started
+            assert out.data["complete"], out.text
+            ws = rt.caches["review"]["review.workspace"]
+            size = await ws.store.db.size("review_")
+            deadline = host.settings.call_deadline
+        if store_kind == "postgresql":
+            await drop_database(dsn)
     return {
         "store": store_kind,
         "file_mb": export.stat().st_size / 1e6,
@@ -196,8 +185,8 @@ async def run(store_kind: str, n: int) -> dict:
         "wall": wall,
         "calls": calls,
         "out": out.data,
-        "add_batch": spent["add_batch"],
-        "batches": spent["batches"],
+        "add_batch": spent.seconds,
+        "batches": spent.calls,
         "progress": len(notes),
         "peak_mb": peak_mb(),
         "store_bytes": size,

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
 from review_stores import create_database, drop_database, postgres_problem
+from timing import time_method
 
 from medlit.core.runtime import Runtime
 from medlit.plugins.review import store as store_module
@@ -43,78 +44,66 @@ def peak_mb() -> float:
 
 
 async def run(store_kind: str, fast: bool) -> dict:
-    spent = {"add_batch": 0.0, "batches": 0}
-    original = store_module.Store.add_batch
-
-    async def timed(self, *args, **kwargs):
-        t = time.perf_counter()
-        try:
-            return await original(self, *args, **kwargs)
-        finally:
-            spent["add_batch"] += time.perf_counter() - t
-            spent["batches"] += 1
-
-    store_module.Store.add_batch = timed  # type: ignore[method-assign]
-    tmp = Path(tempfile.mkdtemp(prefix="bench-review-"))
-    dsn = await create_database() if store_kind == "postgresql" else f"sqlite:///{tmp / 'review.db'}"
-    async with FakeUpstream(ncbi_limit=None if fast else 3.0) as fake:
-        lit = install(fake, Literature.build(pubmed=10_000, europepmc=5_000, shared=SHARED))
-        env = {
-            **TEST_SETTINGS,
-            **fake.env("ncbi", "idconv", "europepmc"),
-            "MEDLIT_STORE": dsn,
-            "MEDLIT_EXPORT_DIR": str(tmp / "exports"),
-        }
-        if fast:
-            env.update(MEDLIT_NCBI_RATE="1000", MEDLIT_EUROPEPMC_RATE="1000")
-        host = make_host(env=env, discover=True)
-        queries = {"pubmed": PUBMED_QUERY, "europepmc": EPMC_QUERY}
-        async with Runtime(host) as rt:
-            started = time.perf_counter()
-            calls = 1
-            out = await rt.call("review_search", {"set": "bench", "queries": queries})
-            assert not out.is_error, out.text
-            while out.data["running"]:
-                out = await rt.call("review_search", {"set": "bench"})
-                calls += 1
-            wall = time.perf_counter() - started
-            assert out.data["complete"], out.text
-            exports = {}
-            sizes = {}
-            for fmt in FORMATS:
+    with time_method(store_module.Store, "add_batch") as spent:
+        tmp = Path(tempfile.mkdtemp(prefix="bench-review-"))
+        dsn = await create_database() if store_kind == "postgresql" else f"sqlite:///{tmp / 'review.db'}"
+        async with FakeUpstream(ncbi_limit=None if fast else 3.0) as fake:
+            lit = install(fake, Literature.build(pubmed=10_000, europepmc=5_000, shared=SHARED))
+            env = {
+                **TEST_SETTINGS,
+                **fake.env("ncbi", "idconv", "europepmc"),
+                "MEDLIT_STORE": dsn,
+                "MEDLIT_EXPORT_DIR": str(tmp / "exports"),
+            }
+            if fast:
+                env.update(MEDLIT_NCBI_RATE="1000", MEDLIT_EUROPEPMC_RATE="1000")
+            host = make_host(env=env, discover=True)
+            queries = {"pubmed": PUBMED_QUERY, "europepmc": EPMC_QUERY}
+            async with Runtime(host) as rt:
+                started = time.perf_counter()
+                calls = 1
+                out = await rt.call("review_search", {"set": "bench", "queries": queries})
+                assert not out.is_error, out.text
+                while out.data["running"]:
+                    out = await rt.call("review_search", {"set": "bench"})
+                    calls += 1
+                wall = time.perf_counter() - started
+                assert out.data["complete"], out.text
+                exports = {}
+                sizes = {}
+                for fmt in FORMATS:
+                    t = time.perf_counter()
+                    ex = await rt.call("review_export", {"set": "bench", "format": fmt})
+                    exports[fmt] = time.perf_counter() - t
+                    assert not ex.is_error, ex.text
+                    sizes[fmt] = ex.data["bytes"]
                 t = time.perf_counter()
-                ex = await rt.call("review_export", {"set": "bench", "format": fmt})
-                exports[fmt] = time.perf_counter() - t
-                assert not ex.is_error, ex.text
-                sizes[fmt] = ex.data["bytes"]
-            t = time.perf_counter()
-            page = await rt.call("review_records", {"set": "bench", "offset": 7000, "limit": 100})
-            page_time = time.perf_counter() - t
-            ws = rt.caches["review"]["review.workspace"]
-            store_size = await ws.store.db.size("review_")
-        result = {
-            "store": store_kind,
-            "paced": not fast,
-            "wall": wall,
-            "calls": calls,
-            "state": out.data,
-            "esearch": len(fake.of("ncbi", "esearch.fcgi")),
-            "efetch": len(fake.of("ncbi", "efetch.fcgi")),
-            "epmc": len(fake.of("europepmc", "search")),
-            "rate_limited": len(fake.rate_limited),
-            "dedup": spent["add_batch"],
-            "batches": spent["batches"],
-            "exports": exports,
-            "export_bytes": sizes,
-            "page": page_time,
-            "page_records": len(page.data["records"]),
-            "peak_mb": peak_mb(),
-            "store_bytes": store_size,
-            "generated": len(lit.pubmed[PUBMED_QUERY]) + len(lit.europepmc[EPMC_QUERY]),
-        }
-    if store_kind == "postgresql":
-        await drop_database(dsn)
-    store_module.Store.add_batch = original  # type: ignore[method-assign]
+                page = await rt.call("review_records", {"set": "bench", "offset": 7000, "limit": 100})
+                page_time = time.perf_counter() - t
+                ws = rt.caches["review"]["review.workspace"]
+                store_size = await ws.store.db.size("review_")
+            result = {
+                "store": store_kind,
+                "paced": not fast,
+                "wall": wall,
+                "calls": calls,
+                "state": out.data,
+                "esearch": len(fake.of("ncbi", "esearch.fcgi")),
+                "efetch": len(fake.of("ncbi", "efetch.fcgi")),
+                "epmc": len(fake.of("europepmc", "search")),
+                "rate_limited": len(fake.rate_limited),
+                "dedup": spent.seconds,
+                "batches": spent.calls,
+                "exports": exports,
+                "export_bytes": sizes,
+                "page": page_time,
+                "page_records": len(page.data["records"]),
+                "peak_mb": peak_mb(),
+                "store_bytes": store_size,
+                "generated": len(lit.pubmed[PUBMED_QUERY]) + len(lit.europepmc[EPMC_QUERY]),
+            }
+        if store_kind == "postgresql":
+            await drop_database(dsn)
     return result
 
 

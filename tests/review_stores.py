@@ -82,3 +82,19 @@ def store_params() -> list:
         pytest.param("sqlite", id="sqlite"),
         pytest.param("postgresql", id="postgresql", marks=pytest.mark.skipif(bool(problem), reason=problem)),
     ]
+
+
+# Loaded by tests/conftest.py as a pytest plugin, so every review test that names `store_url`
+# runs once per backend without defining the fixture again.
+@pytest.fixture(params=store_params())
+async def store_url(request, tmp_path):
+    """The store URL of one backend: a SQLite file in the test's directory, or a PostgreSQL
+    database of the test's own, dropped afterwards."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    dsn = await create_database()
+    try:
+        yield dsn
+    finally:
+        await drop_database(dsn)

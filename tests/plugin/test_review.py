@@ -8,7 +8,6 @@ import json
 
 import pytest
 from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
-from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
@@ -18,18 +17,6 @@ from conftest import fake_env
 pytestmark = pytest.mark.anyio
 
 FAST = {"MEDLIT_EUROPEPMC_RATE": "200"}
-
-
-@pytest.fixture(params=store_params())
-async def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import base64
 
 import pytest
 from review_routes import PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
@@ -55,18 +54,6 @@ EMBASE = ris(
     },
     {"ID": "E4"},  # nothing to read: skipped, with its position
 )
-
-
-@pytest.fixture(params=store_params())
-async def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
 
 
 @pytest.fixture

@@ -7,23 +7,10 @@ from __future__ import annotations
 
 import pytest
 from review_routes import PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from conftest import fake_env
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=store_params())
-async def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import pytest
 import rispy
 from lxml import etree
 from review_routes import PUBMED_QUERY, Literature
-from review_stores import create_database, drop_database, sqlite_url, store_params
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
@@ -26,18 +25,6 @@ pytestmark = pytest.mark.anyio
 
 # PubMed only: the Europe PMC and Unpaywall tiers are off so the chain is the PMC tier's alone.
 ENV = {"EUROPEPMC_ENABLED": "false", "UNPAYWALL_ENABLED": "false"}
-
-
-@pytest.fixture(params=store_params())
-async def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
 
 
 @pytest.fixture
