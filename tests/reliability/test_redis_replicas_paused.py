@@ -167,7 +167,7 @@ async def test_three_replicas_keep_their_pace_and_answers_with_redis_paused(redi
         fake.route("ncbi", "efetch.fcgi", efetch)
         # The fake stamps a request when its loop reads it: three worker processes and this one on
         # a loaded machine move arrivals by tens of ms, which can bring a replica's fourth send
-        # (its sends ~0.36 s apart at a third of 10 a second with the pacer's headroom) inside one second of its first.
+        # (its sends ~0.33 s apart at a third of 10 a second, less the headroom) inside one second of its first.
         # Counted over 0.9 s, a real excess still shows; the pacers' own spacing is
         # tests/e2e/test_replicas_redis.py's.
         fake.window = 0.9
