@@ -4,7 +4,8 @@ alternating pairs of fresh processes, against one loopback fake, as the MCP Pyth
     python benchmarks/bench_peer_speed.py --peer /work/bench-peer [--pairs 7] [--gap 1.0]
 
 The peer is installed outside the repo, in a bench-only folder (``npm install
-@cyanheads/pubmed-mcp-server@2.7.4`` in ``--peer``). Its upstream URLs are constants in its code
+@cyanheads/pubmed-mcp-server@2.7.4 node@24`` in ``--peer``: it declares Node >= 24, and the
+folder's own Node runs it when present). Its upstream URLs are constants in its code
 (``NCBI_EUTILS_BASE_URL``, ``NCBI_PMC_IDCONV_URL``, ``EUROPEPMC_API_BASE``) with no variable to
 move them, and every request goes through Node's global ``fetch``; so the peer runs with
 ``node --import`` of a few lines (written to a temporary folder at run time) that rewrite those
@@ -188,6 +189,12 @@ def peer_entry(peer: Path) -> Path:
     return entry
 
 
+def peer_node(peer: Path) -> str:
+    """The peer declares Node >= 24; ``npm install node@24`` in its folder puts one there."""
+    local = peer / "node_modules" / ".bin" / "node"
+    return str(local) if local.exists() else "node"
+
+
 def peer_version(peer: Path) -> str:
     meta = json.loads((peer / "node_modules" / PEER_PACKAGE / "package.json").read_text())
     return str(meta["version"])
@@ -210,7 +217,7 @@ def params(side: str, fake: FakeUpstream, ctx: dict[str, Any], fast: bool) -> St
     if fast:
         env["NCBI_REQUEST_DELAY_MS"] = "50"  # the least the peer takes
     return StdioServerParameters(
-        command="node", args=[str(ctx["entry"])], env=env, cwd=str(ctx["entry"].parents[1])
+        command=str(ctx["node"]), args=[str(ctx["entry"])], env=env, cwd=str(ctx["entry"].parents[1])
     )
 
 
@@ -312,6 +319,9 @@ async def main() -> None:
     )
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument(
+        "--node", help="the Node that runs the peer (default: the peer folder's own, else PATH's)"
+    )
+    ap.add_argument(
         "--gap", type=float, default=1.0, help="idle seconds between tools/list and the first call"
     )
     ap.add_argument("--json", type=Path, help="also write every run's figures here")
@@ -349,7 +359,7 @@ async def main() -> None:
     head = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     )
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    node = subprocess.run([str(ctx["node"]), "--version"], capture_output=True, text=True).stdout.strip()
     print(
         f"medlit {head.stdout.strip()} (python {sys.version.split()[0]}), peer {PEER_PACKAGE} "
         f"{peer_version(args.peer)} (node {node}); {args.pairs} alternating pairs, medians; "
