@@ -206,7 +206,7 @@ def params(side: str, fake: FakeUpstream, ctx: dict[str, Any], fast: bool) -> St
         env = server_env(fake, ctx["store"], **extra)
         if not fast:
             env.pop("MEDLIT_NCBI_RATE", None)
-        return StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=env)
+        return StdioServerParameters(command=ctx["python"], args=["-m", "medlit", "serve"], env=env)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
     env.update(
         MCP_TRANSPORT_TYPE="stdio",
@@ -324,6 +324,10 @@ async def main() -> None:
     ap.add_argument(
         "--gap", type=float, default=1.0, help="idle seconds between tools/list and the first call"
     )
+    ap.add_argument(
+        "--medlit-python",
+        help="the interpreter that serves medlit (another checkout's venv: a before/after run)",
+    )
     ap.add_argument("--json", type=Path, help="also write every run's figures here")
     args = ap.parse_args()
     if not corpus_present():
@@ -339,6 +343,8 @@ async def main() -> None:
         "store": tmp / "schemas.json",
         "loopback": loopback,
         "entry": peer_entry(args.peer),
+        "node": args.node or peer_node(args.peer),
+        "python": args.medlit_python or sys.executable,
     }
     runs: dict[str, list[dict[str, Any]]] = {s: [] for s in SIDES}
     loads = []
@@ -356,8 +362,13 @@ async def main() -> None:
                 f"{s} fetch {runs[s][-1]['fetch']['wall'] * 1000:.0f} ms fulltext {runs[s][-1]['fulltext']['wall'] * 1000:.0f} ms"
                 for s in SIDES), file=sys.stderr)  # fmt: skip
         assert not paced.rate_limited, f"{len(paced.rate_limited)} requests over NCBI's limit"
+    where = subprocess.run(
+        [ctx["python"], "-c", "import medlit, os; print(os.path.dirname(os.path.realpath(medlit.__file__)))"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     head = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ["git", "-C", where, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     )
     node = subprocess.run([str(ctx["node"]), "--version"], capture_output=True, text=True).stdout.strip()
     print(
