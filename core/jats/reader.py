@@ -34,7 +34,7 @@ from medlit.core.jats.models import (
     TablePart,
 )
 from medlit.core.mathml import flatten_mathml
-from medlit.core.xml import XMLSyntaxError, localname, parse_xml
+from medlit.core.xml import XMLSyntaxError, parse_xml
 
 __all__ = ["read_jats"]
 
@@ -151,9 +151,23 @@ def _find_articles(root: Element) -> list[Element]:
 # small tree helpers
 
 
+# tag -> local name. An article's few hundred distinct tags are read tens of thousands of times
+# (the reader asks every element its name); bounded, so invented tags cannot grow it without end.
+_NAMES: dict[str, str] = {}
+_NAMES_KEPT = 4096
+
+
 def _name(el: Element) -> str:
-    # recover-mode parsing keeps undeclared prefixes in the tag ("mml:mi")
-    return localname(el).rpartition(":")[2]
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    name = _NAMES.get(tag)
+    if name is None:
+        # recover-mode parsing keeps undeclared prefixes in the tag ("mml:mi")
+        name = tag.rsplit("}", 1)[-1].rpartition(":")[2]
+        if len(_NAMES) < _NAMES_KEPT:
+            _NAMES[tag] = name
+    return name
 
 
 def _elements(el: Element | None) -> Iterator[Element]:

@@ -96,6 +96,13 @@ async def test_key_fields(key_records):
         "DIAGNOSIS/TESTING",
     ]
     assert ch["abstractText"].startswith("CLINICAL CHARACTERISTICS: ")
+    # the sections name the paragraphs of abstractText instead of repeating their text
+    paragraphs = ch["abstractText"].split("\n\n")
+    assert len(paragraphs) == len(ch["abstractSections"]) == 4
+    for p, sec in zip(paragraphs, ch["abstractSections"], strict=True):
+        assert (
+            sec.get("text") is None and p.startswith(f"{sec['label']}: ") and len(p) > len(sec["label"]) + 20
+        )
 
     book = by["26468569"]
     assert book["recordType"] == "book" and book["title"] == book["book"]["title"]
@@ -328,3 +335,19 @@ async def test_record_cache_serves_repeat_fetches_and_respects_options(rt, fake)
     assert fake.of("ncbi", "efetch.fcgi")[-1].ids() == ["38147649"]  # only the missing one is fetched
     await rt.call("pubmed_fetch_articles", {"pmids": ["27797938"], "includeGrants": True})
     assert fake.of("ncbi", "efetch.fcgi")[-1].ids() == ["27797938"]  # other options, other parse
+
+
+def test_abstract_sections_keep_their_text_when_abstract_text_cannot_give_it_back():
+    from medlit.plugins.ncbi.parse.pubmed_records import AbstractSection, PubMedArticle
+    from medlit.plugins.ncbi.tools.pubmed_fetch import _abstract_sections, _abstract_text
+
+    plain = [AbstractSection(label="AIM", text="One."), AbstractSection(label="RESULTS", text="Two.")]
+    a = PubMedArticle(pmid="1", abstractSections=plain)
+    assert _abstract_text(a) == "AIM: One.\n\nRESULTS: Two."
+    assert [(s.label, s.text) for s in _abstract_sections(a) or []] == [("AIM", None), ("RESULTS", None)]
+    # a blank line inside a section's own text: paragraphs no longer map to sections, texts stay
+    odd = [AbstractSection(label="AIM", text="One.\n\nMore."), AbstractSection(label="RESULTS", text="Two.")]
+    b = PubMedArticle(pmid="2", abstractSections=odd)
+    assert [s.text for s in _abstract_sections(b) or []] == ["One.\n\nMore.", "Two."]
+    # unlabelled sections are no structure at all
+    assert _abstract_sections(PubMedArticle(pmid="3", abstractSections=[AbstractSection(text="x")])) is None

@@ -318,3 +318,20 @@ def test_every_error_kind_the_code_raises_is_registered():
     assert len(raised) > 10
     missing = {k: where for k, where in raised.items() if k not in KINDS}
     assert not missing, f"error kinds raised but not registered: {missing}"
+
+
+def test_redactor_hides_secret_parameters_in_any_case_and_skips_text_without_them():
+    """The redactor looks for the parameter names before running its pattern over the whole
+    text; every spelling the pattern matches (case-insensitive, Unicode case folds included)
+    must still be found."""
+    redact = Redactor()
+    for text, want in [
+        ("see ?API_KEY=abc&db=pubmed", "see ?API_KEY=***&db=pubmed"),
+        ("Token=t0k", "Token=***"),
+        ("emaİl=a@b.org and emaıl=c@d.org", "emaİl=*** and emaıl=***"),
+        ("\u212aey=zz", "\u212aey=***"),  # the Kelvin sign folds to k
+        ("mailto=me@x.org&z=1", "mailto=***&z=1"),
+    ]:
+        assert redact(text) == want, text
+    body = "n = 12, p = 0.03; a keyword, an email address and a token without '='. " * 2000
+    assert redact(body) is body

@@ -431,3 +431,46 @@ def test_schema_maxima_state_what_is_served():
     assert prop("pubmed_europepmc_search", "pageSize")["maximum"] == 100
     # still accepted above the cap: served at the cap with a notice (peer servers' callers send more)
     assert validate("pubmed_search_articles", {"query": "a", "maxResults": 5000}).maxResults == 5000
+
+
+# Keywords that mean the same in draft-07 and 2020-12 (``items`` only as one schema; ``$ref``
+# only pointing into the document, which no draft-07 output schema keeps anyway).
+SAME_IN_BOTH_DIALECTS = frozenset(
+    {"type", "properties", "required", "items", "enum", "anyOf", "oneOf", "allOf", "additionalProperties"}
+    | {"description", "title", "format", "examples", "discriminator"}
+)
+
+
+def test_output_schemas_declare_draft_07_whose_metaschema_check_is_cheap():
+    """The Python SDK checks each output schema against its dialect's metaschema at the tool's
+    first call; without ``$schema`` that is 2020-12's, several times the work of draft-07's.
+    Every listed output schema declares draft-07 and uses only keywords that mean the same in
+    both, so a client of either reading judges a result alike."""
+    from jsonschema import Draft7Validator
+    from jsonschema.validators import validator_for
+
+    from medlit.core.tool_schemas import OUTPUT_DIALECT
+
+    def keywords(node: object, found: set[str]) -> set[str]:
+        if isinstance(node, list):
+            for v in node:
+                keywords(v, found)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                found.add(k)
+                if k == "properties":
+                    for sub in v.values():
+                        keywords(sub, found)
+                elif k == "items":
+                    assert isinstance(v, dict), "items as a list means prefixItems in 2020-12"
+                    keywords(v, found)
+                elif k not in ("enum", "required", "examples", "description", "discriminator"):
+                    keywords(v, found)
+        return found
+
+    for d in DEFINITIONS.values():
+        schema = d.output_schema
+        assert schema is not None and "$defs" not in schema, d.name
+        assert schema["$schema"] == OUTPUT_DIALECT and validator_for(schema) is Draft7Validator, d.name
+        Draft7Validator.check_schema(schema)
+        assert keywords(schema, set()) - {"$schema"} <= SAME_IN_BOTH_DIALECTS, d.name
