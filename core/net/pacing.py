@@ -6,6 +6,7 @@ against one limit per IP, not per endpoint."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -53,6 +54,26 @@ class Pacing(Protocol):
     def set_rate(self, rate: float) -> None: ...
 
 
+# A non-whole rate's gap is this much over 1/floor(rate): 3.4 ms at 3 a second, so a send a
+# clock tick early still leaves the second with floor(rate) sends.
+WHOLE_MARGIN = 1.01
+
+
+def spacing(rate: float, headroom: float) -> float:
+    """The gap between sends that keeps every sliding second at ``rate`` sends or fewer.
+
+    Sends ``g`` apart put ``floor(1/g) + 1`` in some second, so ``g = 1/(rate * headroom)`` holds
+    only for a whole ``rate``: a replica's share of a shared budget (10 a second over three is
+    3.33) would let four sends into one second, and three replicas twelve. Such a rate is spaced
+    for its whole part, just over ``1/floor(rate)`` apart (the fraction left over is the margin
+    the headroom gives a whole rate). Below one a second any gap over a second holds one send."""
+    gap = 1.0 / (rate * headroom)
+    whole = math.floor(rate)
+    if whole >= 1 and math.floor(1.0 / gap) + 1 > rate:
+        gap = max(gap, WHOLE_MARGIN / whole)
+    return gap
+
+
 class Pacer:
     """Paces the moments requests are actually sent, shared by every caller of a pacing group.
 
@@ -66,7 +87,7 @@ class Pacer:
     def __init__(self, rate: float, headroom: float = 0.85, max_queue: int = 64) -> None:
         self.rate = rate
         self.headroom = headroom
-        self.interval = 1.0 / (rate * headroom)
+        self.interval = spacing(rate, headroom)
         self.max_queue = max_queue
         self._last = float("-inf")
         self._cooldown_until = 0.0
@@ -81,7 +102,7 @@ class Pacer:
         """Pace at ``rate`` from now on (a service announced its limit: see ServiceSpec.pace_from)."""
         if rate > 0:
             self.rate = rate
-            self.interval = 1.0 / (rate * self.headroom)
+            self.interval = spacing(rate, self.headroom)
 
     def earliest(self, now: float, lane: float | None = None) -> float:
         """The first moment the next request may leave. A request of a ``lane`` slower than the

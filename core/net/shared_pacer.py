@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import queue_full
-from .pacing import Pacer
+from .pacing import Pacer, spacing
 from .redis_breaker import CALL_BUDGET, RedisUnavailable, breaker_for
 
 log = logging.getLogger("medlit.pacing")
@@ -138,7 +138,7 @@ class RedisPacer:
     ) -> None:
         self.url, self.group, self.rate = url, group, rate
         self.headroom = headroom
-        self.interval = 1.0 / (rate * headroom)
+        self.interval = spacing(rate, headroom)
         self.max_queue = max_queue
         self.waiting = 0
         self.sends: list[float] = []
@@ -177,7 +177,7 @@ class RedisPacer:
         """Pace at ``rate`` from now on (a service announced its limit: see ServiceSpec.pace_from)."""
         if rate > 0:
             self.rate = rate
-            self.interval = 1.0 / (rate * self.headroom)
+            self.interval = spacing(rate, self.headroom)
 
     def cooldown(self, seconds: float) -> None:
         """Called on a 429: every process of the group holds back (this one at once)."""
@@ -210,7 +210,7 @@ class RedisPacer:
     def settle_seconds(self) -> float:
         """How long every replica keeps pacing locally once Redis is back: one retry for each to
         notice, plus two local intervals for a send already waiting."""
-        return RETRY_SECONDS + 2.0 * self.share / (self.rate * self.headroom)
+        return RETRY_SECONDS + 2.0 * spacing(self.rate / self.share, self.headroom)
 
     def _degrade(self, exc: BaseException) -> None:
         now = time.monotonic()
@@ -276,7 +276,7 @@ class RedisPacer:
             if self._settle_until is None and now >= self._retry_at and self.breaker.available():
                 self._retry_at = now + RETRY_SECONDS  # one caller asks; the others pace locally
                 self._client()
-                local_interval = self.share / (self.rate * self.headroom)
+                local_interval = spacing(self.rate / self.share, self.headroom)
                 try:
                     left = await self.breaker.call(
                         lambda: self._back(

@@ -165,11 +165,13 @@ async def test_three_replicas_keep_their_pace_and_answers_with_redis_paused(redi
     runs: dict[str, list[list[dict[str, Any]]]] = {"running": [], "paused": []}
     async with FakeUpstream(ncbi_limit=NCBI_RATE) as fake:
         fake.route("ncbi", "efetch.fcgi", efetch)
-        # The fake stamps a request when its loop reads it: three worker processes and this one on
-        # a loaded machine move arrivals by tens of ms, which can bring a replica's fourth send
-        # (its sends ~0.33 s apart at a third of 10 a second, less the headroom) inside one second of its first.
-        # Counted over 0.9 s, a real excess still shows; the pacers' own spacing is
-        # tests/e2e/test_replicas_redis.py's.
+        # The fake stamps a request when its loop reads it, and three worker processes beside this
+        # one on a loaded 2-core machine move those stamps by tens of ms: ten shared sends 109 ms
+        # apart span 0.98 s, so one late stamp puts an eleventh in a strict second. Here the fake
+        # counts over 0.9 s (a burst still shows); the spacing that keeps every strict second
+        # within the budget is held exactly elsewhere: tests/unit/test_http.py for each replica's
+        # local share (3.33 a second spaced for 3, not four sends in 0.98 s as it once was) and
+        # tests/e2e/test_replicas_redis.py for Redis's admissions, on its own clock.
         fake.window = 0.9
         for kind in ROUNDS:
             fake.requests.clear()

@@ -559,3 +559,20 @@ async def test_a_read_timeout_is_a_timeout_not_unreachable(fake, caplog):
     err = info.value
     assert err.reason == "ncbi_timeout" and "did not answer within 0.3 s" in err.message and err.retryable
     assert "unreachable" not in caplog.text
+
+
+@pytest.mark.parametrize("rate", [0.5, 1.0, 2.5, 3.0, 10 / 3, 10 / 4, 3 / 4, 10.0, 40.0])
+@pytest.mark.parametrize(
+    "headroom", [0.85, 0.92, 0.99]
+)  # below 1: a gap of exactly 1/rate meets the window's edge
+def test_pacer_spacing_keeps_every_second_within_the_rate(rate, headroom):
+    # Sends exactly one gap apart are the densest the pacer allows; count the most that fall in
+    # any one-second window (a window starting at a send holds the most). A replica's share of a
+    # shared budget (10 a second over three replicas) is the non-whole rate this is for.
+    from medlit.core.net.pacing import spacing
+
+    gap = spacing(rate, headroom)
+    sends = [i * gap for i in range(200)]
+    most = max(sum(1 for u in sends[i:] if u - t < 1.0) for i, t in enumerate(sends))
+    assert most <= max(1, rate), (rate, headroom, gap, most)
+    assert Pacer(rate, headroom).interval == gap
