@@ -439,6 +439,7 @@ async def run_step(
         else:  # the step's own timeout (e.g. a socket's), not the chain's: say what it was
             detail = f"{name} timed out on its own: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
         error = E.upstream_error(name, E.DEADLINE_EXCEEDED, detail)
+        detail = f"{error.reason}: {detail}"  # named like every other failure a report carries
     except MedlitError as err:
         error = err
         detail = f"{err.reason}: {err.message}"
