@@ -90,8 +90,31 @@ class Run:
 
 
 def load(path: Path) -> list[dict[str, str]]:
+    """A labelled file's rows with ``label_included`` as "1"/"0" and a ``pubmedID`` (empty when the
+    file has none). A row without a PMID whose title repeats an earlier such row's is dropped (the
+    include kept): the store would merge the two as duplicates, and both tools must see the same
+    records (rows with PMIDs are kept: the store tells them apart)."""
     with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+        raw = list(csv.DictReader(fh))
+    out: list[dict[str, str]] = []
+    seen: dict[str, int] = {}
+    for r in raw:
+        row = dict(r)
+        row["label_included"] = (
+            "1" if (row.get("label_included") or "").strip() in ("1", "1.0", "True") else "0"
+        )
+        row["pubmedID"] = (row.get("pubmedID") or "").strip().removesuffix(".0")
+        row["title"] = row.get("title") or ""
+        row["abstract"] = row.get("abstract") or ""
+        title = "" if row["pubmedID"] else " ".join(row["title"].lower().split())
+        if title and title in seen:
+            if row["label_included"] == "1":
+                out[seen[title]]["label_included"] = "1"
+            continue
+        if title:
+            seen[title] = len(out)
+        out.append(row)
+    return out
 
 
 def shuffled(rows: list[dict[str, str]], seed: int) -> tuple[list[dict[str, str]], tuple[int, int]]:
@@ -109,11 +132,11 @@ def record(row: dict[str, str], suffix: str = "") -> SourceRecord:
     year = row.get("year") or ""
     return SourceRecord(
         source="import",
-        source_id=row["pubmedID"] + suffix,
+        source_id=(row["pubmedID"] or row.get("record_id") or row["title"][:80]) + suffix,
         pmid=None if suffix else (row["pubmedID"] or None),
         title=(row["title"] or "") + suffix or None,
         abstract=row["abstract"] or None,
-        year=int(float(year)) if year.strip() else None,
+        year=int(float(year)) if year.strip().replace(".", "", 1).isdigit() else None,
     )
 
 
@@ -286,14 +309,22 @@ async def rerank_timing(work: Path, datasets: list[Path]) -> dict[str, float]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--no-timing", action="store_true", help="skip the 5,000-record re-ranking timing")
     ap.add_argument("--asreview", default="/work/bench-asreview/bin/asreview")
     ap.add_argument("--only", default="", help="comma-separated dataset names (ADHD, ...)")
+    ap.add_argument(
+        "--data",
+        nargs="*",
+        type=Path,
+        default=[],
+        help="labelled CSV files (title, abstract, label_included; pubmedID, year optional) to run "
+        "instead of the corpus's: reviews the model was not chosen on",
+    )
     args = ap.parse_args()
-    datasets = [
-        p for p in corpus_glob("screening/cohen_*.csv") if not args.only or p.stem[6:] in args.only.split(",")
-    ]
+    found = args.data or corpus_glob("screening/cohen_*.csv")
+    datasets = [p for p in found if not args.only or p.stem.removeprefix("cohen_") in args.only.split(",")]
     if not datasets:
-        raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS)")
+        raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS) and no --data")
     work = Path(tempfile.mkdtemp(prefix="bench-priority-"))
     version = subprocess.run(
         [args.asreview, "--version"], capture_output=True, text=True, cwd=work
@@ -372,7 +403,9 @@ async def main() -> None:
         f"wall per simulated run: ours median {statistics.median(walls):.1f} s, ASReview median {statistics.median(asr):.1f} s\n"
     )
 
-    timing = await rerank_timing(work, datasets)
+    if args.no_timing:
+        return
+    timing = await rerank_timing(work, list(corpus_glob("screening/cohen_*.csv")) or datasets)
     print(
         f"re-ranking {timing['records']:,} records after a batch of 10 (100+ decisions known, features cached): "
         f"median {timing['rerank'] * 1000:.0f} ms (max {timing['rerank_max'] * 1000:.0f} ms) through rank_set, "
