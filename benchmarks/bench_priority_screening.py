@@ -310,7 +310,9 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--no-timing", action="store_true", help="skip the 5,000-record re-ranking timing")
-    ap.add_argument("--asreview", default="/work/bench-asreview/bin/asreview")
+    ap.add_argument(
+        "--asreview", default="/work/bench-asreview/bin/asreview", help='its executable; "" runs ours alone'
+    )
     ap.add_argument("--only", default="", help="comma-separated dataset names (ADHD, ...)")
     ap.add_argument(
         "--data",
@@ -326,9 +328,12 @@ async def main() -> None:
     if not datasets:
         raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS) and no --data")
     work = Path(tempfile.mkdtemp(prefix="bench-priority-"))
-    version = subprocess.run(
-        [args.asreview, "--version"], capture_output=True, text=True, cwd=work
-    ).stdout.strip()
+    peer = bool(args.asreview)  # --asreview "": ours only (a rerun after a change of ours alone)
+    version = (
+        subprocess.run([args.asreview, "--version"], capture_output=True, text=True, cwd=work).stdout.strip()
+        if peer
+        else "(not run)"
+    )
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)  # ASReview beside ours: one core each
     results: dict[str, tuple[list[Run], list[Run]]] = {}
     for path in datasets:
@@ -342,7 +347,8 @@ async def main() -> None:
                 shuffled_rows, prior = shuffled(rows, seed)
                 d = work / f"asr-{name}-{seed}"
                 d.mkdir()
-                theirs.append(pool.submit(asreview, args.asreview, d, name, shuffled_rows, prior, seed))
+                if peer:
+                    theirs.append(pool.submit(asreview, args.asreview, d, name, shuffled_rows, prior, seed))
                 ours_runs.append(await ours(store, f"{name}-{seed}", shuffled_rows, prior))
         finally:
             await store.close()
@@ -359,17 +365,23 @@ async def main() -> None:
     print("|" + "---|" * 8)
     wss: dict[str, tuple[float, float]] = {}
     for name, (mine, theirs_) in results.items():
-        for who, runs in (("ours", mine), ("ASReview", theirs_)):
+        for who, runs in (("ours", mine), ("ASReview", theirs_)) if peer else (("ours", mine),):
             print(
                 f"| {name} | {runs[0].n} | {runs[0].includes} | {who} | "
                 f"{fmt([r.screened_to(0.95) for r in runs], '.0f')} | {fmt([r.screened_to(1.0) for r in runs], '.0f')} | "
                 f"{fmt([r.wss95() for r in runs])} | {fmt([r.recall_after(0.10) for r in runs])} |"
             )
-        wss[name] = (
-            statistics.median(r.wss95() for r in mine),
-            statistics.median(r.wss95() for r in theirs_),
-        )
+        if peer:
+            wss[name] = (
+                statistics.median(r.wss95() for r in mine),
+                statistics.median(r.wss95() for r in theirs_),
+            )
     print()
+    if not wss:
+        wss = {
+            name: (statistics.median(r.wss95() for r in mine), math.nan)
+            for name, (mine, _) in results.items()
+        }
     ours_mean = statistics.mean(a for a, _ in wss.values())
     theirs_mean = statistics.mean(b for _, b in wss.values())
     every = all(a >= b for a, b in wss.values())
@@ -398,7 +410,7 @@ async def main() -> None:
         f"\nruns where safeToStop turned true before 95% recall: {early}/{total} ({early / total:.1%}; must be <= 5%)\n"
     )
     walls = [r.wall for mine, _ in results.values() for r in mine]
-    asr = [r.wall for _, t in results.values() for r in t]
+    asr = [r.wall for _, t in results.values() for r in t] or [math.nan]
     print(
         f"wall per simulated run: ours median {statistics.median(walls):.1f} s, ASReview median {statistics.median(asr):.1f} s\n"
     )
