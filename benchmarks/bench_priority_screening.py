@@ -90,8 +90,31 @@ class Run:
 
 
 def load(path: Path) -> list[dict[str, str]]:
+    """A labelled file's rows with ``label_included`` as "1"/"0" and a ``pubmedID`` (empty when the
+    file has none). A row without a PMID whose title repeats an earlier such row's is dropped (the
+    include kept): the store would merge the two as duplicates, and both tools must see the same
+    records (rows with PMIDs are kept: the store tells them apart)."""
     with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+        raw = list(csv.DictReader(fh))
+    out: list[dict[str, str]] = []
+    seen: dict[str, int] = {}
+    for r in raw:
+        row = dict(r)
+        row["label_included"] = (
+            "1" if (row.get("label_included") or "").strip() in ("1", "1.0", "True") else "0"
+        )
+        row["pubmedID"] = (row.get("pubmedID") or "").strip().removesuffix(".0")
+        row["title"] = row.get("title") or ""
+        row["abstract"] = row.get("abstract") or ""
+        title = "" if row["pubmedID"] else " ".join(row["title"].lower().split())
+        if title and title in seen:
+            if row["label_included"] == "1":
+                out[seen[title]]["label_included"] = "1"
+            continue
+        if title:
+            seen[title] = len(out)
+        out.append(row)
+    return out
 
 
 def shuffled(rows: list[dict[str, str]], seed: int) -> tuple[list[dict[str, str]], tuple[int, int]]:
@@ -109,11 +132,11 @@ def record(row: dict[str, str], suffix: str = "") -> SourceRecord:
     year = row.get("year") or ""
     return SourceRecord(
         source="import",
-        source_id=row["pubmedID"] + suffix,
+        source_id=(row["pubmedID"] or row.get("record_id") or row["title"][:80]) + suffix,
         pmid=None if suffix else (row["pubmedID"] or None),
         title=(row["title"] or "") + suffix or None,
         abstract=row["abstract"] or None,
-        year=int(float(year)) if year.strip() else None,
+        year=int(float(year)) if year.strip().replace(".", "", 1).isdigit() else None,
     )
 
 
@@ -286,18 +309,31 @@ async def rerank_timing(work: Path, datasets: list[Path]) -> dict[str, float]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--asreview", default="/work/bench-asreview/bin/asreview")
+    ap.add_argument("--no-timing", action="store_true", help="skip the 5,000-record re-ranking timing")
+    ap.add_argument(
+        "--asreview", default="/work/bench-asreview/bin/asreview", help='its executable; "" runs ours alone'
+    )
     ap.add_argument("--only", default="", help="comma-separated dataset names (ADHD, ...)")
+    ap.add_argument(
+        "--data",
+        nargs="*",
+        type=Path,
+        default=[],
+        help="labelled CSV files (title, abstract, label_included; pubmedID, year optional) to run "
+        "instead of the corpus's: reviews the model was not chosen on",
+    )
     args = ap.parse_args()
-    datasets = [
-        p for p in corpus_glob("screening/cohen_*.csv") if not args.only or p.stem[6:] in args.only.split(",")
-    ]
+    found = args.data or corpus_glob("screening/cohen_*.csv")
+    datasets = [p for p in found if not args.only or p.stem.removeprefix("cohen_") in args.only.split(",")]
     if not datasets:
-        raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS)")
+        raise SystemExit("no screening/cohen_*.csv in the shared corpus (MEDLIT_CORPUS) and no --data")
     work = Path(tempfile.mkdtemp(prefix="bench-priority-"))
-    version = subprocess.run(
-        [args.asreview, "--version"], capture_output=True, text=True, cwd=work
-    ).stdout.strip()
+    peer = bool(args.asreview)  # --asreview "": ours only (a rerun after a change of ours alone)
+    version = (
+        subprocess.run([args.asreview, "--version"], capture_output=True, text=True, cwd=work).stdout.strip()
+        if peer
+        else "(not run)"
+    )
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)  # ASReview beside ours: one core each
     results: dict[str, tuple[list[Run], list[Run]]] = {}
     for path in datasets:
@@ -311,7 +347,8 @@ async def main() -> None:
                 shuffled_rows, prior = shuffled(rows, seed)
                 d = work / f"asr-{name}-{seed}"
                 d.mkdir()
-                theirs.append(pool.submit(asreview, args.asreview, d, name, shuffled_rows, prior, seed))
+                if peer:
+                    theirs.append(pool.submit(asreview, args.asreview, d, name, shuffled_rows, prior, seed))
                 ours_runs.append(await ours(store, f"{name}-{seed}", shuffled_rows, prior))
         finally:
             await store.close()
@@ -328,23 +365,30 @@ async def main() -> None:
     print("|" + "---|" * 8)
     wss: dict[str, tuple[float, float]] = {}
     for name, (mine, theirs_) in results.items():
-        for who, runs in (("ours", mine), ("ASReview", theirs_)):
+        for who, runs in (("ours", mine), ("ASReview", theirs_)) if peer else (("ours", mine),):
             print(
                 f"| {name} | {runs[0].n} | {runs[0].includes} | {who} | "
                 f"{fmt([r.screened_to(0.95) for r in runs], '.0f')} | {fmt([r.screened_to(1.0) for r in runs], '.0f')} | "
                 f"{fmt([r.wss95() for r in runs])} | {fmt([r.recall_after(0.10) for r in runs])} |"
             )
-        wss[name] = (
-            statistics.median(r.wss95() for r in mine),
-            statistics.median(r.wss95() for r in theirs_),
-        )
+        if peer:
+            wss[name] = (
+                statistics.median(r.wss95() for r in mine),
+                statistics.median(r.wss95() for r in theirs_),
+            )
     print()
+    if not wss:
+        wss = {
+            name: (statistics.median(r.wss95() for r in mine), math.nan)
+            for name, (mine, _) in results.items()
+        }
     ours_mean = statistics.mean(a for a, _ in wss.values())
     theirs_mean = statistics.mean(b for _, b in wss.values())
     every = all(a >= b for a, b in wss.values())
-    print(
-        f"median WSS@95 ours >= ASReview on every dataset: {every}; mean over datasets: ours {ours_mean:.3f}, ASReview {theirs_mean:.3f}\n"
-    )
+    if peer:
+        print(
+            f"median WSS@95 ours >= ASReview on every dataset: {every}; mean over datasets: ours {ours_mean:.3f}, ASReview {theirs_mean:.3f}\n"
+        )
 
     print(
         "| Dataset | safeToStop turned true (runs) | before the last record | recall then (median, min) | screened then (median) | stopped before 95% recall |"
@@ -367,12 +411,14 @@ async def main() -> None:
         f"\nruns where safeToStop turned true before 95% recall: {early}/{total} ({early / total:.1%}; must be <= 5%)\n"
     )
     walls = [r.wall for mine, _ in results.values() for r in mine]
-    asr = [r.wall for _, t in results.values() for r in t]
+    asr = [r.wall for _, t in results.values() for r in t] or [math.nan]
     print(
         f"wall per simulated run: ours median {statistics.median(walls):.1f} s, ASReview median {statistics.median(asr):.1f} s\n"
     )
 
-    timing = await rerank_timing(work, datasets)
+    if args.no_timing:
+        return
+    timing = await rerank_timing(work, list(corpus_glob("screening/cohen_*.csv")) or datasets)
     print(
         f"re-ranking {timing['records']:,} records after a batch of 10 (100+ decisions known, features cached): "
         f"median {timing['rerank'] * 1000:.0f} ms (max {timing['rerank_max'] * 1000:.0f} ms) through rank_set, "

@@ -14,13 +14,17 @@ least ``K = R* - r_w`` of them; its p-value is ``P(X <= k)`` for ``X ~ Hypergeom
 Which windows. The paper's guarantee holds for a random sample; in priority order the most recent
 records are the *likeliest* to be includes among those left, so treating them as a random sample
 over-counts the includes still to find, which makes the test conservative (the paper's own
-argument, and how buscar applies it to ranked screening). This module tests windows that end at
-the latest decision and begin at a *batch boundary* (a batch: the records whose first
-title/abstract decision carries one timestamp, i.e. one ``review_screen`` call), and stops on the
-smallest p-value among them, as buscar's ranked variant does. The simulations in
-docs/benchmarks.md measure how often it stopped before 95% recall.
+argument, and how buscar applies it to ranked screening). Like buscar's ``calculate_h0``, this
+module tests *every* window that ends at the latest decision, one starting at each screened
+record, and stops on the smallest p-value among them (the paper's procedure; its simulations, and
+ours in docs/benchmarks.md, measure how often that stopped before the target). A window may begin
+inside a batch (the records whose first title/abstract decision carries one timestamp, i.e. one
+``review_screen`` call); within a batch the records are taken in key order, since the order they
+were read in is not stored. Testing only windows that begin at a batch boundary, as this module
+did before, gives up the windows that begin just after the batch's last include: a larger p-value,
+a later stop.
 
-The estimate. For the window that gives the smallest p-value, ``upper95`` is the largest number of
+The estimate. For the (longest) window that gives the smallest p-value, ``upper95`` is the largest number of
 includes still unscreened that the test cannot reject at the 5% level; ``estimate`` the window's
 include rate times the records still unscreened; ``recallEstimate = r / (r + estimate)``.
 """
@@ -35,8 +39,8 @@ TARGET = 0.95
 CONFIDENCE = 0.95
 METHOD = (
     "Hypergeometric stopping test (Callaghan & Müller-Hansen 2020, Syst Rev 9:273; buscar), ranked variant: "
-    "the most recent screening batches, as a sample of the records unscreened when they began, test "
-    "H0 'recall < 95%'; safeToStop when p < 0.05 for some window ending at the latest batch."
+    "the most recently screened records, as a sample of the records unscreened when they began, test "
+    "H0 'recall < 95%'; safeToStop when p < 0.05 for some window ending at the latest decision."
 )
 
 
@@ -55,6 +59,7 @@ class Estimate:
 def estimate(total: int, batches: Sequence[Sequence[bool]]) -> Estimate:
     """The stopping test over a set of ``total`` records, screened in ``batches`` (in the order
     they were screened; each batch a sequence of include flags)."""
+    import numpy as np
     from scipy.stats import hypergeom
 
     flags = [f for b in batches for f in b]
@@ -64,24 +69,20 @@ def estimate(total: int, batches: Sequence[Sequence[bool]]) -> Estimate:
         return Estimate(
             screened, found, 0, 0, 1.0 if found else None, screened > 0, 0.0 if screened else None
         )
-    if not batches:
+    if not flags:
         return Estimate(0, 0, 0, left, None, False, None)
+
     target_total = math.floor(found / TARGET) + 1  # H0: the set holds at least this many includes
-    best: tuple[float, int, int, int] | None = None  # (p, urn, sample size, includes in sample)
-    n = k = 0
-    for batch in reversed(batches):
-        n += len(batch)
-        k += sum(batch)
-        if n == 0:
-            continue
-        urn = left + n
-        before = found - k
-        big_k = min(max(target_total - before, 0), urn)
-        p = float(hypergeom.cdf(k, urn, big_k, n))
-        if best is None or p < best[0]:
-            best = (p, urn, n, k)
-    assert best is not None
-    p, urn, n, k = best
+    # window j: the last j + 1 records screened, as a sample of the urn unscreened when it began
+    recent = np.asarray(flags[::-1], dtype=np.int64)
+    ks = np.cumsum(recent)
+    ns = np.arange(1, screened + 1, dtype=np.int64)
+    urns = left + ns
+    big_ks = np.minimum(np.maximum(target_total - (found - ks), 0), urns)
+    ps = hypergeom.cdf(ks, urns, big_ks, ns)
+    # the longest window of the smallest p-value: the most records behind the estimate below
+    j = len(ps) - 1 - int(np.argmin(ps[::-1]))
+    p, urn, n, k = float(ps[j]), int(urns[j]), int(ns[j]), int(ks[j])
     alpha = 1.0 - CONFIDENCE
     # the largest count of unscreened includes the window cannot reject: P(X <= k | K = k + m) >= alpha
     lo, hi = 0, left

@@ -50,3 +50,25 @@ def test_stopping_is_refused_early_and_allowed_after_a_long_run_of_excludes():
 def test_everything_screened_is_safe_to_stop():
     done = stopping.estimate(3, [[True], [False, False]])
     assert done.safe_to_stop and done.remaining_upper95 == 0
+
+
+def test_every_window_start_is_tested_not_only_batch_boundaries():
+    # 21 includes, the last one first in its batch, then 13 batches of excludes in a set of 200: the
+    # window that starts just after that include rejects 'recall < 95%' (p ~ 0.049); the windows
+    # starting at a batch boundary (with it: one include more in the sample; after its batch: nine
+    # records fewer) do not (smallest p ~ 0.054)
+    history = [[True] * 10] * 2 + [[True] + [False] * 9] + [[False] * 10] * 13
+    e = stopping.estimate(200, history)
+    assert e.safe_to_stop and e.p_value is not None and 0.045 < e.p_value < 0.05
+    # one batch fewer: not yet
+    assert not stopping.estimate(200, history[:-1]).safe_to_stop
+    # an include among the latest records makes every window that holds it count it
+    late_find = [*history[:-1], [False] * 9 + [True]]
+    assert not stopping.estimate(200, late_find).safe_to_stop
+
+
+def test_the_test_agrees_with_the_hypergeometric_tail_for_a_single_window():
+    # one record screened, an exclude, in a set of 10: H0 says at least one include (R* = 1) among
+    # the 10 the window was drawn from; P(X <= 0) = 9/10
+    e = stopping.estimate(10, [[False]])
+    assert e.p_value == 0.9 and not e.safe_to_stop
