@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import pytest
 from review_routes import PUBMED_QUERY, Literature
-from review_stores import create_database, drop_database, sqlite_url, store_params
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
@@ -35,18 +34,6 @@ def n_of(record) -> int:
 
 def migraine(record) -> bool:
     return n_of(record) % 10 == 9
-
-
-@pytest.fixture(params=store_params())
-async def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
 
 
 @pytest.fixture
