@@ -10,10 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from medlit.plugins.references import sequence
-from medlit.plugins.references.parse import parse_free_text, parse_reference
+from medlit.plugins.references.parse import StatedReference, parse_free_text, parse_reference
 
 SAMPLES = [
     "12. Okafor CN, Lindqvist P. Gait variability (a cohort) in older adults. J Gerontol. 2015;12(3):210-8.",
@@ -127,3 +128,41 @@ def test_a_line_longer_than_any_reference_keeps_the_rules_reading() -> None:
     text = "Smith J. " + "word " * (sequence.MAX_TOKENS + 10) + "Nature 2020;1:1."
     rules = parse_free_text(text)
     assert sequence.read_with_model(text, rules) is rules
+
+
+def _votes(p_title: float) -> np.ndarray:
+    """Marginals for four tokens: the model puts tokens 2-3 in the title with probability p."""
+    p = np.zeros((4, len(sequence.LABELS)))
+    t, o = sequence.LABELS.index("title"), sequence.LABELS.index("other")
+    p[:, o] = 1.0
+    for i in (2, 3):
+        p[i, t], p[i, o] = p_title, 1 - p_title
+    return p
+
+
+@pytest.mark.parametrize(("p_title", "taken"), [(0.95, "model"), (0.85, "rules"), (0.6, "rules")])
+def test_the_model_overrides_a_field_only_when_sure_of_the_tokens_in_dispute(
+    p_title: float, taken: str
+) -> None:
+    rules = StatedReference(title="Gait", journal="Gerontology")
+    model = StatedReference(title="Gait variability", journal="Gerontology")
+    rule_tags = ["title", "other", "other", "other"]
+    model_tags = ["title", "other", "title", "title"]
+    out = sequence.combine(rules, model, rule_tags, model_tags, lambda: _votes(p_title), margin=0.4)
+    # mean vote over the two disputed tokens is p - 0.5: above 0.4 only when p > 0.9
+    assert out.title == ("Gait variability" if taken == "model" else "Gait")
+    assert out.journal == "Gerontology"
+
+
+def test_a_field_the_rules_left_empty_is_the_models() -> None:
+    def never() -> np.ndarray:
+        raise AssertionError("no vote is needed where the rules read nothing")
+
+    out = sequence.combine(
+        StatedReference(title="Gait", volume=None),
+        StatedReference(title="Gait", volume="12"),
+        ["title", "other"],
+        ["title", "volume"],
+        never,
+    )
+    assert (out.title, out.volume) == ("Gait", "12")
