@@ -1,7 +1,7 @@
 """Train the reference reader's token model (issue 31) and write it into the package.
 
-    pip install python-crfsuite        # training only; the server decodes the weights itself
-    python benchmarks/train_reference_model.py [--mirrors /work/.mirror] [--sources grobid,plos]
+    pip install -e '.[train]'          # python-crfsuite, citeproc-py: training only
+    python benchmarks/train_reference_model.py [--mirrors /work/.mirror] [--sources grobid,plos,csl]
                                                [--out plugins/references/reference_model.json]
 
 The labelled references come from public repositories' snapshots (``reference_data.SOURCES``:
