@@ -8,7 +8,8 @@ from free text either target another field's journals and knowledge bases (refex
 physics, needs its own journal KB and PDF tooling) or run a trained model as a separate service
 (GROBID, AnyStyle), neither of which fits a server that must answer in one call. The patterns only
 need to find the fields a matcher and a reviewer use (first author, title, journal, year, volume,
-issue, pages, DOI, PMID); the whole line is also sent as is to free-text matchers.
+issue, pages, DOI, PMID); the whole line is also sent as is to free-text matchers. A trained token
+model (``sequence.py``) then checks the rules' reading of a free-text line field by field.
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ def name_family_first(family: str, given: str = "") -> str:
     return " ".join(x for x in (family.strip(" ,.{}"), _initials(given.strip(" ,{}"))) if x)
 
 
+# "JA", "J.A.", "J.-P." and the "J.M" a list's last name keeps once its final stop is cut ("Crow J.M.")
+_INITIALS_WORD = r"[A-Z]{1,4}|(?:[A-Z]\.-?){1,4}|(?:[A-Z]\.-?){1,3}[A-Z]"
+
+
 def _one_name(raw: str) -> str | None:
     """One author as written -> ``"Family Initials"``: ``Tkaczyk D``, ``Tkaczyk, D.``,
     ``D. Tkaczyk``, ``Dominika Tkaczyk``."""
@@ -119,13 +124,11 @@ def _one_name(raw: str) -> str | None:
     words = re.sub(r"\s+(?:Jr|Sr|II|III|IV|2nd|3rd)\.?$", "", s).split()
     if len(words) == 1:
         return words[0]
-    if len(words) >= 3 and not any(
-        re.fullmatch(r"[A-Z]{1,4}|(?:[A-Z]\.-?){1,4}", w) or w.lower() in _PARTICLES for w in words
-    ):
+    if len(words) >= 3 and not any(re.fullmatch(_INITIALS_WORD, w) or w.lower() in _PARTICLES for w in words):
         return s  # a group author: "American Diabetes Association", "The Today Study Group"
     # Vancouver: "Tkaczyk D", "Walker-Smith JA", "van der Berg J"; Frontiers: "Braff D. L."
     i = len(words)
-    while i > 1 and re.fullmatch(r"[A-Z]{1,4}|(?:[A-Z]\.-?){1,4}", words[i - 1]):
+    while i > 1 and re.fullmatch(_INITIALS_WORD, words[i - 1]):
         i -= 1
     if i < len(words):
         return name_family_first(" ".join(words[:i]), " ".join(words[i:]))
@@ -719,4 +722,8 @@ def parse_reference(text: str) -> StatedReference:
         return parse_bibtex(text)
     if looks_ris(text):
         return parse_ris(text)
-    return parse_free_text(text)
+    # the trained token model checks the rules' reading (imported on first use: the weights are
+    # read then, not at launch)
+    from .sequence import read_with_model
+
+    return read_with_model(text, parse_free_text(text))
