@@ -264,14 +264,7 @@ class Model:
     def tag(self, feats: list[list[str]]) -> list[str]:
         if not feats:
             return []
-        get = self.index.get
-        flat: list[int] = []
-        starts: list[int] = []
-        for f in feats:
-            starts.append(len(flat))
-            flat.append(0)
-            flat.extend(filter(None, map(get, f)))
-        emissions = np.add.reduceat(self.weights[flat], starts, axis=0)
+        emissions = self.emissions(feats)
         score = emissions[0]
         back = []
         for row in emissions[1:]:

@@ -8,7 +8,6 @@ import asyncio
 import json
 
 import pytest
-from review_stores import create_database, drop_database, sqlite_url, store_params
 
 from medlit.core.store import StoreError, open_store, store_for
 from medlit.core.types import SourceRecord
@@ -19,16 +18,10 @@ from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Sto
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=store_params())
-async def url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    dsn = await create_database()
-    try:
-        yield dsn
-    finally:
-        await drop_database(dsn)
+@pytest.fixture
+def url(store_url):
+    """Each store test once per backend (tests/review_stores.py's ``store_url``)."""
+    return store_url
 
 
 def records(n: int, source: str = "a", start: int = 0) -> list[SourceRecord]:
