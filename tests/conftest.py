@@ -21,7 +21,7 @@ from medlit.testing import make_runtime as kit_runtime
 from fake_upstream import FakeUpstream
 
 # `store_url` (each review test once per store backend) lives beside the backends it names.
-pytest_plugins = ["review_stores"]
+pytest_plugins = ["review_stores", "redis_server"]
 
 # Fast but honest: the fake enforces this rate for NCBI, the client paces at it.
 TEST_NCBI_RATE = "40"

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 
 def redis_binary() -> str | None:
     return shutil.which("redis-server")
@@ -71,5 +73,18 @@ def redis_server(workdir: Path) -> Iterator[str]:
     server.start()
     try:
         yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_process(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A running redis-server the test may pause, stop and start (skipped without the binary)."""
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
+    server = RedisProcess(tmp_path)
+    server.start()
+    try:
+        yield server
     finally:
         server.stop()

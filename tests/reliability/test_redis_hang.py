@@ -23,7 +23,6 @@ from medlit.core.settings import load_settings
 from conftest import fake_env
 from fake_upstream import Req, xml_response
 from fault_routes import articles_body
-from redis_server import RedisProcess, redis_binary
 
 pytestmark = pytest.mark.anyio
 
@@ -31,18 +30,6 @@ CALL_DEADLINE = 20.0  # the host's own deadline: what the old 5 s (or unbounded)
 # With Redis hung, a call may spend at most one breaker budget on it (the first operation that
 # finds it gone); the rest skip it. A margin of whole seconds: no stopwatch that load can tip.
 REDIS_ALLOWANCE = redis_breaker.CALL_BUDGET + 3.0
-
-
-@pytest.fixture
-def redis(tmp_path):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    server = RedisProcess(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def efetch(req: Req):
@@ -55,7 +42,10 @@ async def health() -> dict:
     return json.loads((await route.endpoint(None)).body)
 
 
-async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_sees_it_back(fake, redis):
+async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_sees_it_back(
+    fake, redis_process
+):
+    redis = redis_process
     fake.route("ncbi", "efetch.fcgi", efetch)
     env = fake_env(
         fake, MEDLIT_CACHE=redis.url, MEDLIT_CALL_DEADLINE=f"{CALL_DEADLINE:g}", MEDLIT_MAX_RETRIES="0"
@@ -104,7 +94,8 @@ async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_se
         assert not again.is_error and len(fake.of("ncbi", "efetch.fcgi")) == before
 
 
-async def test_the_cache_and_the_pacer_share_one_breaker(redis):
+async def test_the_cache_and_the_pacer_share_one_breaker(redis_process):
+    redis = redis_process
     """The first to find Redis hung opens the breaker for the other: the pacer then paces locally
     without waiting on Redis, and neither makes another call to it until it answers again."""
     from medlit.core.cache import RedisCache, cache_setting

@@ -33,7 +33,7 @@ from conftest import fake_env
 from fake_upstream import FakeUpstream, Req, xml_response
 from fault_routes import articles_body, jats_articleset
 from fulltext_routes import ARTICLES, efetch_pmc
-from redis_server import RedisProcess, redis_binary
+from redis_server import RedisProcess
 
 pytestmark = pytest.mark.anyio
 
@@ -156,19 +156,7 @@ async def one_round(
     return results
 
 
-@pytest.fixture
-def redis(tmp_path):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    server = RedisProcess(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-async def test_three_replicas_keep_their_pace_and_answers_with_redis_paused(redis, tmp_path):
+async def test_three_replicas_keep_their_pace_and_answers_with_redis_paused(redis_process, tmp_path):
     script = tmp_path / "replica.py"
     script.write_text(WORKER)
     runs: dict[str, list[list[dict[str, Any]]]] = {"running": [], "paused": []}
@@ -184,7 +172,7 @@ async def test_three_replicas_keep_their_pace_and_answers_with_redis_paused(redi
         fake.window = 0.9
         for kind in ROUNDS:
             fake.requests.clear()
-            runs[kind].append(await one_round(redis, fake, script, paused=kind == "paused"))
+            runs[kind].append(await one_round(redis_process, fake, script, paused=kind == "paused"))
             # the budget held across the three, with Redis's shared pacing or each's local share
             assert fake.rate_limited == [], (kind, len(fake.rate_limited))
     reference = runs["running"][0]
