@@ -45,17 +45,19 @@ async def health() -> dict:
 async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_sees_it_back(
     fake, redis_process
 ):
-    redis = redis_process
     fake.route("ncbi", "efetch.fcgi", efetch)
     env = fake_env(
-        fake, MEDLIT_CACHE=redis.url, MEDLIT_CALL_DEADLINE=f"{CALL_DEADLINE:g}", MEDLIT_MAX_RETRIES="0"
+        fake,
+        MEDLIT_CACHE=redis_process.url,
+        MEDLIT_CALL_DEADLINE=f"{CALL_DEADLINE:g}",
+        MEDLIT_MAX_RETRIES="0",
     )
     async with Runtime(load_host(load_settings(env))) as rt:
         warm = await rt.call("pubmed_fetch_articles", {"pmids": ["37000001"]})
         assert not warm.is_error and warm.data["totalReturned"] == 1
         assert (await health())["status"] == "ok"
 
-        redis.pause()
+        redis_process.pause()
         try:
             started = time.monotonic()
             # cached before the pause (unreadable now) and new records: all fetched, none lost
@@ -75,7 +77,7 @@ async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_se
             assert report["status"] == "degraded", report
             assert any("Redis unreachable" in v for v in report["degraded"]["sharedPacing"].values())
         finally:
-            redis.resume()
+            redis_process.resume()
 
         # recovery is noticed by the breaker's probe, not by the next request
         seen_back = None
@@ -95,20 +97,19 @@ async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_se
 
 
 async def test_the_cache_and_the_pacer_share_one_breaker(redis_process):
-    redis = redis_process
     """The first to find Redis hung opens the breaker for the other: the pacer then paces locally
     without waiting on Redis, and neither makes another call to it until it answers again."""
     from medlit.core.cache import RedisCache, cache_setting
     from medlit.core.net.shared_pacer import RedisPacer
 
-    cache = RedisCache(cache_setting(load_settings({"MEDLIT_CACHE": redis.url})))
-    pacer = RedisPacer(redis.url, "hang", 50.0)
+    cache = RedisCache(cache_setting(load_settings({"MEDLIT_CACHE": redis_process.url})))
+    pacer = RedisPacer(redis_process.url, "hang", 50.0)
     try:
         loop = asyncio.get_running_loop()
         await pacer.acquire(loop.time() + 5, "svc")
         assert await cache.get_many(["k"], "svc") == {}
         assert cache.breaker is pacer.breaker
-        redis.pause()
+        redis_process.pause()
         try:
             started = time.monotonic()
             with pytest.raises(redis_breaker.RedisUnavailable):
@@ -123,7 +124,7 @@ async def test_the_cache_and_the_pacer_share_one_breaker(redis_process):
             assert time.monotonic() - started < 2.0
             assert pacer.degraded_since is not None and "hang" in degraded()
         finally:
-            redis.resume()
+            redis_process.resume()
         give_up = time.monotonic() + 10.0
         while pacer.breaker.is_open and time.monotonic() < give_up:
             await asyncio.sleep(0.1)
