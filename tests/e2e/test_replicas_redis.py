@@ -20,7 +20,6 @@ from medlit.core.cache import RedisCache, cache_setting
 from medlit.core.settings import load_settings
 
 from fake_upstream import FakeUpstream, Req, xml_response
-from redis_server import RedisProcess, redis_binary, redis_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -55,11 +54,8 @@ def efetch(req: Req):
 
 
 @pytest.fixture
-def redis_url(tmp_path):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    with redis_server(tmp_path) as url:
-        yield url
+def redis_url(redis_process):
+    return redis_process.url
 
 
 async def test_three_replicas_share_one_ncbi_budget_and_one_cache(redis_url, tmp_path):
@@ -156,69 +152,62 @@ async def test_shared_pacer_keeps_a_slower_lane_under_its_own_limit(redis_url):
         await lane.close()
 
 
-async def test_a_redis_outage_mid_run_keeps_three_replicas_answering_within_the_limit(tmp_path):
+async def test_a_redis_outage_mid_run_keeps_three_replicas_answering_within_the_limit(
+    redis_process, tmp_path
+):
     """Redis dies while three replicas fetch: each goes on pacing locally at a third of NCBI's
     budget (three replicas drew on it), every call answers, and NCBI's 3 a second is never
     exceeded; when Redis is back they return to the shared budget."""
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    server = RedisProcess(tmp_path)
-    server.start()
+    server = redis_process
     records = [str(38000000 + i) for i in range(45)]
-    try:
-        async with FakeUpstream(ncbi_limit=3.0) as fake:
-            fake.route("ncbi", "efetch.fcgi", efetch)
-            env = {**os.environ, **fake.env(MEDLIT_CACHE=server.url, MEDLIT_LOG_LEVEL="WARNING")}
-            env.pop("MEDLIT_NCBI_RATE", None)
-            script = tmp_path / "worker.py"
-            script.write_text(WORKER)
-            procs = [
-                await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    str(script),
-                    json.dumps(records[15 * i : 15 * (i + 1)]),
-                    env=env,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                )
-                for i in range(3)
-            ]
-            runs = asyncio.gather(*(p.communicate() for p in procs))
+    async with FakeUpstream(ncbi_limit=3.0) as fake:
+        fake.route("ncbi", "efetch.fcgi", efetch)
+        env = {**os.environ, **fake.env(MEDLIT_CACHE=server.url, MEDLIT_LOG_LEVEL="WARNING")}
+        env.pop("MEDLIT_NCBI_RATE", None)
+        script = tmp_path / "worker.py"
+        script.write_text(WORKER)
+        procs = [
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(script),
+                json.dumps(records[15 * i : 15 * (i + 1)]),
+                env=env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            for i in range(3)
+        ]
+        runs = asyncio.gather(*(p.communicate() for p in procs))
 
-            async def sent_at_least(n: int) -> None:
-                while len(fake.of("ncbi", "efetch.fcgi")) < n:
-                    await asyncio.sleep(0.05)
+        async def sent_at_least(n: int) -> None:
+            while len(fake.of("ncbi", "efetch.fcgi")) < n:
+                await asyncio.sleep(0.05)
 
-            await sent_at_least(9)  # every replica has drawn on the shared budget
-            server.stop()  # the outage
-            await sent_at_least(24)
-            outage = len(fake.of("ncbi", "efetch.fcgi"))
-            server.start()  # Redis is back (empty: it kept nothing)
-            results = await runs
-            sent = fake.of("ncbi", "efetch.fcgi")
-        errs = [err.decode() for _, err in results]
-        for out, err in results:
-            assert json.loads(out) == [False] * 15, err.decode()[-2000:]  # every call answered
-        assert fake.rate_limited == []  # 0 violations of 3 a second across the three
-        times = sorted(r.at for r in sent)
-        for i, t in enumerate(times):
-            assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
-        assert any("pacing locally at 1/3" in e for e in errs), errs  # the share: three replicas
-        assert any("back to the shared budget" in e for e in errs), errs
-        assert len(sent) > outage  # and they went on after Redis returned
-    finally:
-        server.stop()
+        await sent_at_least(9)  # every replica has drawn on the shared budget
+        server.stop()  # the outage
+        await sent_at_least(24)
+        outage = len(fake.of("ncbi", "efetch.fcgi"))
+        server.start()  # Redis is back (empty: it kept nothing)
+        results = await runs
+        sent = fake.of("ncbi", "efetch.fcgi")
+    errs = [err.decode() for _, err in results]
+    for out, err in results:
+        assert json.loads(out) == [False] * 15, err.decode()[-2000:]  # every call answered
+    assert fake.rate_limited == []  # 0 violations of 3 a second across the three
+    times = sorted(r.at for r in sent)
+    for i, t in enumerate(times):
+        assert sum(1 for u in times[i:] if u - t < 1.0) <= 3
+    assert any("pacing locally at 1/3" in e for e in errs), errs  # the share: three replicas
+    assert any("back to the shared budget" in e for e in errs), errs
+    assert len(sent) > outage  # and they went on after Redis returned
 
 
-async def test_shared_pacer_falls_back_to_a_local_share_reports_it_and_returns(tmp_path, monkeypatch):
+async def test_shared_pacer_falls_back_to_a_local_share_reports_it_and_returns(redis_process, monkeypatch):
     from medlit.core.net import shared_pacer
     from medlit.core.net.shared_pacer import RedisPacer, degraded
 
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
     monkeypatch.setattr(shared_pacer, "RETRY_SECONDS", 0.3)
-    server = RedisProcess(tmp_path)
-    server.start()
+    server = redis_process
     pacers = [RedisPacer(server.url, "outage", 6.0) for _ in range(3)]
     a = pacers[0]
     loop = asyncio.get_running_loop()
@@ -260,4 +249,3 @@ async def test_shared_pacer_falls_back_to_a_local_share_reports_it_and_returns(t
     finally:
         for p in pacers:
             await p.close()
-        server.stop()
