@@ -7,16 +7,22 @@ frequency), fitted on the whole set and cached in this process per set *content*
 every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
 and any change of the records (a new import, a merged record) fits again.
 
-Model, once at least one include and one exclude are known: a linear SVM and a logistic regression
-on the same features, each with the includes weighted up (the classes are very unequal: a few
-includes among thousands), their scores averaged after a rank transform. Before that, the records
+Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
+weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
+decision values rank-averaged. Two views of the features: the 1-2 gram matrix, and its single
+words alone (re-normalised), which generalise from few includes where bigrams are too sparse. Each
+view is fitted twice: on the decisions, and on the decisions plus presumed excludes (a seeded
+random 100 of the lower half of the first model's ranking: the continuous active learning
+practice of Cormack & Grossman, drawn from the half an include is least likely to be in), which
+shows the model what a typical record of the set looks like. Before that, the records
 are ranked by TF-IDF cosine similarity to what the review is about: its queries (field tags,
 boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller states. A set
 that offers neither (no decisions of both kinds and no query or criteria words in its vocabulary),
 or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
 
-Deterministic: training rows in key order, fixed ``random_state``, ties broken by key; so the same
-decisions rank the same way whatever order (or replica) they arrived in.
+Deterministic: training rows in key order, fixed ``random_state``, the presumed excludes' draw
+seeded by the number of decisions, ties broken by key; so the same decisions rank the same way
+whatever order (or replica) they arrived in.
 """
 
 from __future__ import annotations
@@ -36,8 +42,9 @@ if TYPE_CHECKING:
 
 Method = Literal["classifier", "similarity", "none"]
 INCLUDE_RATIO = 9.8  # the includes' weight (see _weights): ASReview LAB 3's tuned value
-SVM_C = (0.02, 0.11)  # the ensemble's two regularisations (see _fit)
-CACHE_SETS = 8  # feature matrices kept in this process (a 5,000-record set: ~20 MB)
+SVM_C = 0.11  # ASReview LAB 3's default SVM's regularisation
+PRESUMED_EXCLUDES = 100  # undecided records a model is also trained on as excludes (see _fit)
+CACHE_SETS = 8  # feature sets kept in this process (5,000 records: ~16 MB of matrices + vocabulary)
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,8 @@ class Ranking:
 class Features:
     keys: list[int]
     row: dict[int, int]  # key -> row of the matrix
-    matrix: csr_matrix
+    matrix: csr_matrix  # TF-IDF over word 1-2 grams, rows L2-normalised
+    words: csr_matrix  # the same, single words only, rows re-normalised
     vectorizer: TfidfVectorizer
     has_text: list[bool]
 
@@ -105,6 +113,7 @@ def features(texts: Sequence[tuple[int, str]]) -> Features | None:
     """The set's TF-IDF matrix (cached by content); ``None`` when no record has any text."""
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
 
     if not any(t for _, t in texts):
         return None
@@ -126,7 +135,14 @@ def features(texts: Sequence[tuple[int, str]]) -> Features | None:
     except ValueError:  # an empty vocabulary (only stop words or numbers): nothing to rank by
         return None
     keys = [k for k, _ in texts]
-    out = Features(keys, {k: i for i, k in enumerate(keys)}, matrix, vectorizer, [bool(t) for _, t in texts])
+    single = np.array(
+        sorted(i for term, i in vectorizer.vocabulary_.items() if " " not in term), dtype=np.int64
+    )
+    # (a set whose every single word is too common for max_df keeps only bigrams: use those)
+    words = normalize(matrix[:, single]).tocsr() if len(single) else matrix
+    out = Features(
+        keys, {k: i for i, k in enumerate(keys)}, matrix, words, vectorizer, [bool(t) for _, t in texts]
+    )
     with _LOCK:
         _CACHE[key] = out
         while len(_CACHE) > CACHE_SETS:
@@ -160,8 +176,8 @@ def rank(
     if includes and excludes:
         train = sorted(k for k in labels if k in feats.row)
         y = np.array([1 if labels[k] else 0 for k in train])
-        x = feats.matrix[[feats.row[k] for k in train]]
-        scores: np.ndarray | None = _fit(x, y, feats.matrix[rows])
+        train_rows = np.array([feats.row[k] for k in train], dtype=np.int64)
+        scores: np.ndarray | None = _fit(feats, train_rows, y, rows)
         method: Method = "classifier"
         notice = None
     else:
@@ -212,22 +228,41 @@ def _similarity(feats: Features, topic: str, rows: np.ndarray) -> np.ndarray | N
     return out
 
 
-def _fit(x: csr_matrix, y: np.ndarray, candidates: csr_matrix) -> np.ndarray:
-    """Scores of inclusion (0-1) for the candidates: two linear SVMs, a strongly regularised one
-    (C=0.02: smooth, broad topics) and ASReview's default (C=0.11), each trained with the includes
-    weighted up, their decision values rank-transformed over the candidates and averaged. Chosen
-    by simulation on Cohen's reviews against ASReview LAB 3's default (docs/benchmarks.md: a single
-    SVM, a logistic regression, naive Bayes and nearest-include ensembles ranked worse)."""
+def _fit(feats: Features, train: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Scores of inclusion (0-1) for the ``candidates`` (matrix rows, in key order), learned from
+    the ``train`` rows' labels ``y``: the rank average of four linear SVMs, each view (1-2 grams,
+    single words) trained on the decisions alone and on the decisions plus presumed excludes.
+
+    Chosen by simulation on 17 labelled reviews against ASReview LAB 3's default model retrained
+    after every record (docs/benchmarks.md, issue 34): two SVMs on the 1-2 grams (C=0.02 and 0.11),
+    a single SVM, single words alone, presumed excludes drawn from every undecided record, and
+    naive Bayes, logistic regression and nearest-include ensembles each lost more reviews."""
     import numpy as np
+
+    w = _weights(y, INCLUDE_RATIO)
+    first = _svm(feats.matrix[train], y, w, feats.matrix[candidates])
+    total = first + _svm(feats.words[train], y, w, feats.words[candidates])
+    # presumed excludes: a random draw from the lower half of the first ranking (key order breaks
+    # ties), seeded by the number of decisions so every replica draws the same records
+    lower = candidates[np.lexsort((candidates, first))][: max(1, len(candidates) // 2)]
+    rng = np.random.default_rng(len(train))
+    presumed = rng.choice(lower, size=min(PRESUMED_EXCLUDES, len(lower)), replace=False)
+    rows = np.concatenate([train, presumed])
+    yy = np.concatenate([y, np.zeros(len(presumed), dtype=y.dtype)])
+    ww = _weights(yy, INCLUDE_RATIO)
+    for view in (feats.matrix, feats.words):
+        total += _svm(view[rows], yy, ww, view[candidates])
+    out: np.ndarray = total / (4 * max(len(candidates), 1))
+    return out
+
+
+def _svm(x: csr_matrix, y: np.ndarray, w: np.ndarray, candidates: csr_matrix) -> np.ndarray:
+    """A linear SVM's decision values for the candidates, as ranks (1 = least likely include)."""
     from scipy.stats import rankdata
     from sklearn.svm import LinearSVC
 
-    w = _weights(y, INCLUDE_RATIO)
-    total = np.zeros(candidates.shape[0])
-    for c in SVM_C:
-        svm = LinearSVC(C=c, random_state=0).fit(x, y, sample_weight=w)
-        total += rankdata(svm.decision_function(candidates))
-    out: np.ndarray = total / (len(SVM_C) * max(candidates.shape[0], 1))
+    svm = LinearSVC(C=SVM_C, random_state=0).fit(x, y, sample_weight=w)
+    out: np.ndarray = rankdata(svm.decision_function(candidates))
     return out
 
 
