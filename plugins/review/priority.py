@@ -14,9 +14,10 @@ words alone (re-normalised), which generalise from few includes where bigrams ar
 view is fitted twice: on the decisions, and on the decisions plus presumed excludes (a seeded
 random 100 of the lower half of the first model's ranking: the continuous active learning
 practice of Cormack & Grossman, drawn from the half an include is least likely to be in), which
-shows the model what a typical record of the set looks like. Before that, the records
-are ranked by TF-IDF cosine similarity to what the review is about: its queries (field tags,
-boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller states. A set
+shows the model what a typical record of the set looks like. Until an include and an exclude are
+known, the records are ranked by TF-IDF cosine similarity to what the review is about: its queries
+(field tags, boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller
+states. A set
 that offers neither (no decisions of both kinds and no query or criteria words in its vocabulary),
 or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
 
