@@ -200,15 +200,21 @@ def rank(
             + f" until an include and an exclude are known ({includes} include(s), {excludes} exclude(s) so far)."
         )
     assert scores is not None
-    has_text = [feats.has_text[feats.row[k]] for k in cand]
-    # a record without text has no evidence either way: after every record with some
-    order = sorted(range(len(cand)), key=lambda i: (not has_text[i], -float(scores[i]), cand[i]))
+    # a record without title/abstract text has no words to judge it by: a classifier scores it as
+    # its empty text (the intercepts: where the model puts a record with no evidence either way,
+    # as ASReview does), not last, so it is screened (read in full) during the run and not left for
+    # after the stop; the stopping test waits for every such record (see ranking.unranked)
+    order = sorted(range(len(cand)), key=lambda i: (-float(scores[i]), cand[i]))
     out_keys = [cand[i] for i in order]
-    out_scores: list[float | None] = [round(float(scores[i]), 4) if has_text[i] else None for i in order]
+    out_scores: list[float | None] = [round(float(scores[i]), 4) for i in order]
     rest = sorted(k for k in candidates if k not in feats.row)
-    textless = has_text.count(False)
+    textless = sum(1 for k in cand if not feats.has_text[feats.row[k]])
     if textless:
-        extra = f"{textless} record(s) without title/abstract text rank last, unscored."
+        extra = (
+            f"{textless} record(s) without title/abstract text: ranked by the model's prior alone, nothing to "
+            "judge them by here; look each up (pubmed_fetch_articles by its PMID) before deciding. safeToStop "
+            "waits until every one is decided."
+        )
         notice = f"{notice} {extra}" if notice else extra
     return Ranking(out_keys + rest, out_scores + [None] * len(rest), method, includes, excludes, notice)
 

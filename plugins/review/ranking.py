@@ -55,10 +55,21 @@ def batches(
     return [grouped[t] for t in sorted(grouped)]
 
 
+def unranked(data: Mapping[int, Mapping[str, Any]], effective: Mapping[tuple[int, str], Effective]) -> int:
+    """Records with no title/abstract text and no title/abstract decision yet: the ranking has no
+    words to place them by, so the stopping test waits for them (:func:`.stopping.estimate`)."""
+    return sum(
+        1
+        for key, record in data.items()
+        if (key, STAGE) not in effective and not priority.record_text(record)
+    )
+
+
 async def screening_estimate(store: Store, set_id: int) -> stopping.Estimate:
     decisions = await store.decisions(set_id)
-    total = await store.total(set_id)
-    return stopping.estimate(total, batches(decisions, reconcile(decisions)))
+    effective = reconcile(decisions)
+    data = {key: record async for key, record in store.stream(set_id)}
+    return stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective))
 
 
 async def rank_set(
@@ -73,7 +84,7 @@ async def rank_set(
     topic = priority.topic_text(queries, criteria)
     # the model's work is CPU-bound: off the event loop, so other calls go on meanwhile
     ranking = await asyncio.to_thread(priority.rank, texts, labels(effective), candidates, topic)
-    estimate = stopping.estimate(len(data), batches(decisions, effective))
+    estimate = stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective))
     return Ranked(ranking, data, estimate)
 
 

@@ -28,10 +28,29 @@ def test_a_set_without_text_or_evidence_says_it_is_not_ranked():
     assert by_topic.method == "similarity" and by_topic.keys == [2, 3]
 
 
-def test_records_without_text_rank_last_unscored():
-    texts = [(1, "stroke aspirin"), (2, ""), (3, "stroke statin"), (4, "diabetes insulin")]
-    r = priority.rank(texts, {1: True, 4: False}, [2, 3])
-    assert r.keys == [3, 2] and r.scores[1] is None and "rank last" in r.notice
+def test_records_without_text_are_ranked_as_no_evidence_and_named():
+    # a record without text is scored as an empty text (the model's prior): below a record like the
+    # include, above one like the exclude, not last; the notice names it and says how to judge it
+    texts = [
+        (1, "stroke aspirin"),
+        (2, ""),
+        (3, "stroke statin"),
+        (4, "diabetes insulin"),
+        (5, "diabetes diet"),
+    ]
+    r = priority.rank(texts, {1: True, 4: False}, [2, 3, 5])
+    assert r.keys == [3, 2, 5] and all(s is not None for s in r.scores)
+    assert "1 record(s) without title/abstract text" in r.notice and "safeToStop waits" in r.notice
+
+
+def test_an_undecided_record_without_text_holds_the_stop():
+    # the same long run of excludes that lets the test stop (below), with one record the ranking had
+    # no words for still undecided: not safe, and it counts as a possible include in the bound
+    history = [[True] * 10] * 10 + [[False] * 10] * 40
+    free = stopping.estimate(1000, history)
+    held = stopping.estimate(1000, history, unranked=1)
+    assert free.safe_to_stop and not held.safe_to_stop
+    assert held.remaining_upper95 == free.remaining_upper95 + 1 and held.p_value == free.p_value
 
 
 def test_stopping_is_refused_early_and_allowed_after_a_long_run_of_excludes():
