@@ -17,9 +17,8 @@ practice of Cormack & Grossman, drawn from the half an include is least likely t
 shows the model what a typical record of the set looks like. Until an include and an exclude are
 known, the records are ranked by TF-IDF cosine similarity to what the review is about: its queries
 (field tags, boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller
-states. A set
-that offers neither (no decisions of both kinds and no query or criteria words in its vocabulary),
-or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
+states. A set that offers neither (no decisions of both kinds and no query or criteria words in
+its vocabulary), or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
 
 Deterministic: training rows in key order, fixed ``random_state``, the presumed excludes' draw
 seeded by the number of decisions, ties broken by key; so the same decisions rank the same way
@@ -211,8 +210,8 @@ def rank(
     textless = sum(1 for k in cand if not feats.has_text[feats.row[k]])
     if textless:
         extra = (
-            f"{textless} record(s) without title/abstract text: ranked by the model's prior alone, nothing to "
-            "judge them by here; look each up (pubmed_fetch_articles by its PMID) before deciding. safeToStop "
+            f"{textless} record(s) without title/abstract text: scored as an empty text, nothing to judge "
+            "them by here; look each up (pubmed_fetch_articles by its PMID) before deciding. safeToStop "
             "waits until every one is decided."
         )
         notice = f"{notice} {extra}" if notice else extra
