@@ -16,7 +16,7 @@ from review_routes import PUBMED_QUERY, Literature
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
-from medlit.plugins.review import priority
+from medlit.plugins.review import priority, screen
 from medlit.testing import check_structured, make_runtime
 
 from conftest import fake_env
@@ -57,7 +57,7 @@ async def call(rt, tool, **args):
 
 async def by_n(rt, name="s"):
     records = (await call(rt, "review_records", set=name, limit=200))["records"]
-    return {n_of(r): r["key"] for r in records}
+    return {n_of(r): r["key"] for r in records if r.get("pmid")}
 
 
 def item(key, decision):
@@ -182,3 +182,41 @@ async def test_priority_refuses_filters_it_cannot_honour(runtime_for):
         await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
         out = await rt.call("review_records", {"set": "s", "order": "priority", "decision": "include"})
     assert out.is_error and "order='priority'" in out.text
+
+
+TEXTLESS_RIS = "TY  - JOUR\nAU  - Doe, Jane\nPY  - 2001\nJO  - Headache\nDO  - 10.5555/no-text.1\nER  - \n"
+
+
+async def test_a_record_without_text_holds_the_stop_until_it_is_decided(runtime_for, monkeypatch):
+    """The same screening, with and without one imported record that has no title or abstract: it
+    is safe to stop without it; with it, not until it is decided (the bench's Opiods fault)."""
+    # each review_screen call its own second, as a reader's batches are: the stopping test orders
+    # the records by when they were screened, and calls within one second are one batch
+    clock = iter(f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(3600))
+    monkeypatch.setattr(screen, "now", lambda: next(clock))
+    async with runtime_for() as rt:
+        for name in ("plain", "with"):
+            await call(rt, "review_search", set=name, queries={"pubmed": PUBMED_QUERY})
+        await call(rt, "review_import", set="with", database="Embase", content=TEXTLESS_RIS, format="ris")
+        pages = {}
+        for name in ("plain", "with"):
+            keys = await by_n(rt, name)
+            # every include first, then 88 of the 90 excludes in four batches: two papers left
+            await call(
+                rt, "review_screen", set=name, decisions=[item(keys[n], "include") for n in range(9, 100, 10)]
+            )
+            others = [n for n in range(PAPERS) if n % 10 != 9][:88]
+            for i in range(0, 88, 22):
+                batch = [item(keys[n], "exclude") for n in others[i : i + 22]]
+                await call(rt, "review_screen", set=name, decisions=batch)
+            pages[name] = await call(rt, "review_records", set=name, order="priority", limit=10)
+        textless = next(r["key"] for r in pages["with"]["records"] if not r.get("pmid"))
+        await call(rt, "review_screen", set="with", decisions=[item(textless, "exclude")])
+        decided = await call(rt, "review_records", set="with", order="priority", limit=10)
+    plain, held = pages["plain"]["screeningEstimate"], pages["with"]["screeningEstimate"]
+    assert plain["safeToStop"] is True and (plain["screened"], plain["includesFound"]) == (98, 10)
+    assert held["safeToStop"] is False and (held["screened"], held["includesFound"]) == (98, 10)
+    assert held["remainingIncludes"]["upper95"] >= 1
+    assert "1 record(s) without title/abstract text" in pages["with"]["notice"]
+    assert pages["with"]["total"] == 3 and all(r.get("score") is not None for r in pages["with"]["records"])
+    assert decided["screeningEstimate"]["safeToStop"] is True and decided["total"] == 2
