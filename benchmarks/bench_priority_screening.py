@@ -2,6 +2,11 @@
 (2006) labelled drug-class reviews, ours beside ASReview LAB 3's simulation with the same start.
 
     python benchmarks/bench_priority_screening.py [--seeds 5] [--asreview /work/bench-asreview/bin/asreview]
+    python benchmarks/bench_priority_screening.py --data other_review.csv ...   # any labelled file
+
+``--data`` takes any labelled CSV or TSV: ASReview LAB's and SYNERGY's column names (``included``,
+``label_included``, ``title``, ``primary_title``, ``abstract``, ``pmid``, ...; see :data:`COLUMNS`),
+labels as 1/0, yes/no, true/false or include/exclude.
 
 Per dataset (``../shared/corpus/screening/cohen_*.csv``: title, abstract, label_included) and seed:
 the records are shuffled (seeded: the files list includes first, and an unshuffled key order
@@ -89,31 +94,72 @@ class Run:
         return None if self.stop_at is None else sum(self.order[: self.stop_at]) / self.includes
 
 
+# the column names labelled screening files use (ASReview LAB's, SYNERGY's, Cohen's, exports'),
+# matched case-insensitively with spaces and dashes as underscores; the first present wins
+COLUMNS = {
+    "title": ("title", "primary_title", "ti", "t1", "article_title"),
+    "abstract": ("abstract", "ab", "n2", "abstract_note", "notes_abstract"),
+    "label_included": (
+        "label_included",
+        "included",
+        "final_included",
+        "included_final",
+        "label",
+        "include",
+        "included_label",
+        "label_abstract_screening",
+    ),
+    "pubmedID": ("pubmedid", "pmid", "pubmed_id", "pubmed"),
+    "year": ("year", "publication_year", "py"),
+}
+YES = {"1", "1.0", "true", "yes", "y", "include", "included"}
+NO = {"0", "0.0", "false", "no", "n", "exclude", "excluded", "-1"}
+
+
 def load(path: Path) -> list[dict[str, str]]:
-    """A labelled file's rows with ``label_included`` as "1"/"0" and a ``pubmedID`` (empty when the
-    file has none). A row without a PMID whose title repeats an earlier such row's is dropped (the
-    include kept): the store would merge the two as duplicates, and both tools must see the same
-    records (rows with PMIDs are kept: the store tells them apart)."""
-    with path.open(newline="", encoding="utf-8") as fh:
-        raw = list(csv.DictReader(fh))
+    """A labelled file's rows (CSV, or TSV by its extension) with ``title``, ``abstract``,
+    ``label_included`` ("1"/"0"), ``pubmedID`` (empty when the file has none) and ``year``, whatever
+    its columns are called (:data:`COLUMNS`). A row that repeats an earlier row's PMID, or (without a
+    PMID) its title, is dropped with its include kept: the store would merge the two as
+    duplicates, and both tools must see the same records. A file without a label or title column,
+    or with a row whose label is missing or unreadable, is refused: a simulation needs every label."""
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        raw = list(csv.DictReader(fh, delimiter="\t" if path.suffix.lower() in (".tsv", ".tab") else ","))
+    fields = {
+        (f or "").strip().lower().replace(" ", "_").replace("-", "_"): f for f in (raw[0] if raw else {})
+    }
+    column = {
+        name: next((fields[c] for c in choices if c in fields), None) for name, choices in COLUMNS.items()
+    }
+    if column["label_included"] is None or column["title"] is None:
+        raise SystemExit(f"{path.name}: no label or title column (looked for {COLUMNS['label_included']})")
     out: list[dict[str, str]] = []
     seen: dict[str, int] = {}
-    for r in raw:
-        row = dict(r)
-        row["label_included"] = (
-            "1" if (row.get("label_included") or "").strip() in ("1", "1.0", "True") else "0"
+    for line, r in enumerate(raw, 2):
+        row = {name: (r.get(col) or "").strip() if col else "" for name, col in column.items()}
+        ident = next(
+            (r[f] for f in ("record_id", "openalex_id", "id", "doi") if (r.get(f) or "").strip()), ""
         )
-        row["pubmedID"] = (row.get("pubmedID") or "").strip().removesuffix(".0")
-        row["title"] = row.get("title") or ""
-        row["abstract"] = row.get("abstract") or ""
-        title = "" if row["pubmedID"] else " ".join(row["title"].lower().split())
-        if title and title in seen:
+        row["record_id"] = ident.strip() or f"line {line}"
+        label = row["label_included"].lower()
+        if label not in YES | NO:
+            raise SystemExit(
+                f"{path.name}, line {line}: label {row['label_included']!r} is not an include/exclude"
+            )
+        row["label_included"] = "1" if label in YES else "0"
+        row["pubmedID"] = row["pubmedID"].removesuffix(".0")
+        if not row["pubmedID"].isdigit():
+            row["pubmedID"] = ""
+        same = f"pmid:{row['pubmedID']}" if row["pubmedID"] else " ".join(row["title"].lower().split())
+        if same and same in seen:
             if row["label_included"] == "1":
-                out[seen[title]]["label_included"] = "1"
+                out[seen[same]]["label_included"] = "1"
             continue
-        if title:
-            seen[title] = len(out)
+        if same:
+            seen[same] = len(out)
         out.append(row)
+    if not any(r["label_included"] == "1" for r in out) or all(r["label_included"] == "1" for r in out):
+        raise SystemExit(f"{path.name}: needs both includes and excludes")
     return out
 
 
