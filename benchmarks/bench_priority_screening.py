@@ -202,6 +202,28 @@ async def import_set(
     return row.id, keys
 
 
+async def collapse(store: Store, name: str, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``rows`` with the records the store's duplicate matcher would merge on import collapsed into
+    one (the first row's text, an include if any of them is): both tools then screen the same
+    records, as a review screens after deduplication. Repeated until an import merges nothing."""
+    rows = [dict(r, record_id=f"{r['record_id']}#{i}") for i, r in enumerate(rows)]
+    for attempt in range(3):
+        _, keys = await import_set(store, f"{name}-dedup-{attempt}", rows)
+        if len(keys) == len(rows):
+            return rows
+        where = {r["pubmedID"] or r["record_id"]: i for i, r in enumerate(rows)}
+        kept: list[dict[str, str]] = []
+        for members in (await store.merged_from(keys)).values():
+            group = sorted(where[sid] for _, sid in members)
+            row = dict(rows[group[0]])
+            if any(rows[i]["label_included"] == "1" for i in group):
+                row["label_included"] = "1"
+            kept.append(row)
+        print(f"{name}: {len(rows) - len(kept)} duplicate record(s) merged before screening", file=sys.stderr)
+        rows = sorted(kept, key=lambda r: int(r["record_id"].rsplit("#", 1)[1]))
+    raise SystemExit(f"{name}: the duplicate merging did not settle; not comparable")
+
+
 def stamp(i: int) -> str:
     return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -389,6 +411,7 @@ async def main() -> None:
         theirs: list[concurrent.futures.Future[Run]] = []
         store = await Store.on(await open_store(f"sqlite:///{work / (name + '.db')}"))
         try:
+            rows = await collapse(store, name, rows)
             for seed in range(args.seeds):
                 shuffled_rows, prior = shuffled(rows, seed)
                 d = work / f"asr-{name}-{seed}"
