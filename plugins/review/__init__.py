@@ -256,7 +256,8 @@ def medlit_plugin_info() -> PluginInfo:
             "review's question and eligibility criteria) for the next batch, decide it with `review_screen`, and "
             "ask again from offset 0: the ranking is retrained on every decision so far (every reviewer's, a "
             "'final' decision winning). Stop when `screeningEstimate.safeToStop` is true (a hypergeometric "
-            "test: recall of 95% reached with 95% confidence), not before; then have a person check a random "
+            "test: recall of 95% reached with 95% confidence), not before, even when `recallEstimate` is 100%: with "
+            "few includes found the test needs most of the records left read. Then have a person check a random "
             "sample of the excluded records, and report the rule and its figures (the search log and the PRISMA "
             "diagram's footnote carry them). The records left unscreened are reported as not screened."
         ),
