@@ -37,7 +37,7 @@ from .models import (
 from .ranking import screening_estimate, stopping_note
 from .routes import route
 from .screening import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, reconcile, routed_flow
-from .store import Decision, Retrieval, now
+from .store import Decision, Retrieval, decision_stamp, now
 from .tool import EXPORT_FAILED, EXPORT_URI, _existing, export_dir, set_state, workspace
 
 CATEGORIES = ", ".join(REASON_CATEGORIES)
@@ -84,7 +84,7 @@ def _id_kind(value: str) -> tuple[str, str | None]:
 async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
     ws = workspace(ctx)
     store, row = await _existing(ws, args.set, ctx.principal)
-    stamp = now()
+    stamp = decision_stamp()
     refused: list[Refused] = []
     checked: list[tuple[int, ScreenItem]] = []
     for index, item in enumerate(args.decisions):

@@ -149,6 +149,14 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def decision_stamp() -> str:
+    """When a review_screen call's decisions were made, to the microsecond: the stopping test takes
+    the records in the order they were screened, one call's decisions as one batch, and a model
+    screening quickly makes several calls within one second (whole seconds merged them into one
+    batch, in key order). Fixed width, so the stamps still sort as text."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 class Db(Protocol):
     """What the store needs of the database or of one of its transactions."""
 

@@ -16,7 +16,7 @@ from review_routes import PUBMED_QUERY, Literature
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
-from medlit.plugins.review import priority, screen
+from medlit.plugins.review import priority
 from medlit.testing import check_structured, make_runtime
 
 from conftest import fake_env
@@ -187,13 +187,11 @@ async def test_priority_refuses_filters_it_cannot_honour(runtime_for):
 TEXTLESS_RIS = "TY  - JOUR\nAU  - Doe, Jane\nPY  - 2001\nJO  - Headache\nDO  - 10.5555/no-text.1\nER  - \n"
 
 
-async def test_a_record_without_text_holds_the_stop_until_it_is_decided(runtime_for, monkeypatch):
+async def test_a_record_without_text_holds_the_stop_until_it_is_decided(runtime_for):
     """The same screening, with and without one imported record that has no title or abstract: it
-    is safe to stop without it; with it, not until it is decided (the bench's Opiods fault)."""
-    # each review_screen call its own second, as a reader's batches are: the stopping test orders
-    # the records by when they were screened, and calls within one second are one batch
-    clock = iter(f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(3600))
-    monkeypatch.setattr(screen, "now", lambda: next(clock))
+    is safe to stop without it; with it, not until it is decided (the bench's Opiods fault). The
+    calls follow each other within a second or so: each is still a batch of its own, in the order
+    made (stamped to the microsecond), or the includes would not come first."""
     async with runtime_for() as rt:
         for name in ("plain", "with"):
             await call(rt, "review_search", set=name, queries={"pubmed": PUBMED_QUERY})
