@@ -6,16 +6,23 @@ synthetic PMID (so only records carrying a PMCID can be served).
 
 ``install(fake, lit, available)``: ``available`` is the set of PMCIDs (``PMC9000003``) PMC serves
 with a body; every other PMCID is omitted from the articleset, as PMC omits ids it lacks.
-Used by tests/plugin/test_review_screening.py, tests/e2e/test_review_screening_workflow.py and
-benchmarks/bench_review.py.
+``stdio_params(fake, tmp, **env)``: the server as a subprocess over stdio against the fake, its
+review store and exports in ``tmp``, Europe PMC and Unpaywall off. tests/plugin/test_review_screening.py, tests/e2e/test_review_screening_workflow.py,
+tests/e2e/test_review_priority_stdio.py and benchmarks/bench_review.py.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import review_routes
 from aiohttp import web
+from mcp import StdioServerParameters
 from review_routes import Literature, Paper
 
+from conftest import fake_env
 from fake_upstream import FakeUpstream, Req, json_response, xml_response
 
 
@@ -60,3 +67,22 @@ def install(fake: FakeUpstream, lit: Literature, available: set[str]) -> Literat
     fake.route("ncbi", "efetch.fcgi", efetch)
     fake.route("idconv", "", idconv)
     return lit
+
+
+def stdio_params(fake: FakeUpstream, tmp: Path, **env: str) -> StdioServerParameters:
+    """``medlit serve`` over stdio against ``fake``: its review store and exports in ``tmp``,
+    Europe PMC and Unpaywall off, ``env`` on top."""
+    full = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
+    full.update(
+        fake_env(
+            fake,
+            MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
+            MEDLIT_EXPORT_DIR=str(tmp / "exports"),
+            EUROPEPMC_ENABLED="false",
+            UNPAYWALL_ENABLED="false",
+            **env,
+        )
+    )
+    full["PYTHONUNBUFFERED"] = "1"
+    full["MEDLIT_LOG_LEVEL"] = "WARNING"
+    return StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=full)

@@ -7,42 +7,19 @@ stopping test."""
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import TextContent
 from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
+from screening_routes import install, stdio_params
 
 from medlit.testing import check_structured
-
-from conftest import fake_env
-from fake_upstream import FakeUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 PAPERS = 200
 BASE = 30_000_000  # review_routes.paper: PMID = BASE + n
 BATCH = 10
-
-
-def params(fake: FakeUpstream, tmp: Path) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(
-        fake_env(
-            fake,
-            MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
-            MEDLIT_EXPORT_DIR=str(tmp / "exports"),
-            EUROPEPMC_ENABLED="false",
-            UNPAYWALL_ENABLED="false",
-        )
-    )
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=env)
 
 
 async def call(client: Client, tools: dict, name: str, args: dict):
@@ -63,7 +40,7 @@ def mentions(record: dict) -> bool:
 
 async def test_a_model_screens_by_priority_until_safe_to_stop(fake, tmp_path):
     install(fake, Literature.build(pubmed=PAPERS, europepmc=0), set())
-    async with Client(params(fake, tmp_path)) as client:
+    async with Client(stdio_params(fake, tmp_path)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         await call(client, tools, "review_search", {"set": "mig", "queries": {"pubmed": PUBMED_QUERY}})
         ask = {"set": "mig", "order": "priority", "limit": BATCH, "criteria": "Trials in migraine"}

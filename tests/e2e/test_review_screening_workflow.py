@@ -8,40 +8,17 @@ from __future__ import annotations
 
 import base64
 import io
-import os
-import sys
-from pathlib import Path
 
 import pytest
 from lxml import etree
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import ImageContent, ResourceLink, TextContent
 from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
+from screening_routes import install, stdio_params
 
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
-
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def params(fake: FakeUpstream, tmp: Path) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(
-        fake_env(
-            fake,
-            MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
-            MEDLIT_EXPORT_DIR=str(tmp / "exports"),
-            EUROPEPMC_ENABLED="false",
-            UNPAYWALL_ENABLED="false",
-            OPENURL_RESOLVER="https://resolver.example.org/openurl",
-        )
-    )
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=env)
 
 
 async def call(client: Client, tools: dict, name: str, args: dict, progress=None):
@@ -66,7 +43,9 @@ async def test_screen_retrieve_and_prisma_over_stdio(fake, tmp_path):
     async def progress(done: float, total: float | None, message: str | None) -> None:
         seen.append(message or "")
 
-    async with Client(params(fake, tmp_path)) as client:
+    async with Client(
+        stdio_params(fake, tmp_path, OPENURL_RESOLVER="https://resolver.example.org/openurl")
+    ) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert {"review_screen", "review_retrieve", "review_prisma"} <= set(tools)
         await call(client, tools, "review_search", {"set": "flow", "queries": {"pubmed": PUBMED_QUERY}})
