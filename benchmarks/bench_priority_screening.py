@@ -113,7 +113,7 @@ COLUMNS = {
     "year": ("year", "publication_year", "py"),
 }
 YES = {"1", "1.0", "true", "yes", "y", "include", "included"}
-NO = {"0", "0.0", "false", "no", "n", "exclude", "excluded", "-1"}
+NO = {"0", "0.0", "false", "no", "n", "exclude", "excluded"}  # (ASReview's -1 is "unlabelled": refused)
 
 
 def load(path: Path) -> list[dict[str, str]]:
