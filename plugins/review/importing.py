@@ -234,6 +234,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             work = _read_and_store(store, job, row, args, raw, name, sha)
         job.task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
         job.task.add_done_callback(_retrieve)
+        ws.warm_after(job)
         ws.jobs[row.id] = job
     else:
         notice = "This file's import is already running; its state is shown."

@@ -5,7 +5,9 @@ Rayyan and EPPI-Reviewer do it).
 Features: TF-IDF over each record's title and abstract (word 1-2 grams, sublinear term
 frequency), fitted on the whole set and cached in this process per set *content* (a digest of
 every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
-and any change of the records (a new import, a merged record) fits again.
+and any change of the records (a new import, a merged record) fits again: in the background as
+soon as the import or merge is done (``ranking.warm``), so the first priority page of a large set
+finds them fitted.
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
@@ -44,7 +46,11 @@ Method = Literal["classifier", "similarity", "none"]
 INCLUDE_RATIO = 9.8  # the includes' weight (see _weights): ASReview LAB 3's tuned value
 SVM_C = 0.11  # ASReview LAB 3's default SVM's regularisation
 PRESUMED_EXCLUDES = 100  # undecided records a model is also trained on as excludes (see _fit)
-CACHE_SETS = 8  # feature sets kept in this process (5,000 records: ~16 MB of matrices + vocabulary)
+# Feature sets kept in this process, the least recently used dropped first: at most this many
+# sets, and at most this many records over them all, the newest set always kept (41,578 records
+# hold 126 MiB of matrices and a 986,284-term vocabulary of 89 MiB; 5,000 records ~30 MiB).
+CACHE_SETS = 8
+CACHE_RECORDS = 100_000
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class Features:
 
 
 _CACHE: OrderedDict[str, Features] = OrderedDict()
+_FITTING: dict[str, threading.Event] = {}  # content digests being fitted now (see features)
 _LOCK = threading.Lock()
 
 # Query syntax that is no word of the topic: PubMed field tags ([tiab], [MeSH Terms]), Europe PMC
@@ -110,19 +117,52 @@ def digest(texts: Sequence[tuple[int, str]]) -> str:
 
 
 def features(texts: Sequence[tuple[int, str]]) -> Features | None:
-    """The set's TF-IDF matrix (cached by content); ``None`` when no record has any text."""
+    """The set's TF-IDF matrix (cached by content); ``None`` when no record has any text.
+
+    A fit already under way for the same content (the background warming after an import, or a
+    second caller) is waited for, not repeated: on a large set it is most of a first ranking's
+    time, and two at once would each take twice as long on a small machine."""
+    if not any(t for _, t in texts):
+        return None
+    key = digest(texts)
+    while True:
+        with _LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+                return hit
+            running = _FITTING.get(key)
+            if running is None:
+                done = _FITTING[key] = threading.Event()
+                break
+        running.wait()  # then the cache holds it; or that fit found no vocabulary, and this one tries
+    try:
+        out = fit(texts)
+        if out is not None:
+            with _LOCK:
+                _CACHE[key] = out
+                held = sum(len(f.keys) for f in _CACHE.values())
+                while len(_CACHE) > 1 and (len(_CACHE) > CACHE_SETS or held > CACHE_RECORDS):
+                    held -= len(_CACHE.popitem(last=False)[1].keys)
+        return out
+    finally:
+        with _LOCK:
+            _FITTING.pop(key, None)
+        done.set()
+
+
+def cached(texts: Sequence[tuple[int, str]]) -> bool:
+    """Whether this content's features are in this process's cache (a ranking would not fit them)."""
+    with _LOCK:
+        return digest(texts) in _CACHE
+
+
+def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
+    """Fit the TF-IDF features of ``texts`` (uncached); ``None`` when the vocabulary is empty."""
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize
 
-    if not any(t for _, t in texts):
-        return None
-    key = digest(texts)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
     vectorizer = TfidfVectorizer(
         ngram_range=(1, 2),
         sublinear_tf=True,
@@ -140,14 +180,9 @@ def features(texts: Sequence[tuple[int, str]]) -> Features | None:
     )
     # (a set whose every single word is too common for max_df keeps only bigrams: use those)
     words = normalize(matrix[:, single]).tocsr() if len(single) else matrix
-    out = Features(
+    return Features(
         keys, {k: i for i, k in enumerate(keys)}, matrix, words, vectorizer, [bool(t) for _, t in texts]
     )
-    with _LOCK:
-        _CACHE[key] = out
-        while len(_CACHE) > CACHE_SETS:
-            _CACHE.popitem(last=False)
-    return out
 
 
 def rank(

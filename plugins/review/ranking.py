@@ -10,15 +10,19 @@ different order of the same decisions train the same model.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from . import priority, stopping
 from .screening import Effective, reconcile
 from .store import Decision, Store
 
 STAGE = "title_abstract"
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,49 @@ async def screening_estimate(store: Store, set_id: int) -> stopping.Estimate:
     effective = reconcile(decisions)
     data = {key: record async for key, record in store.stream(set_id)}
     return stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective))
+
+
+WARM_MIN_RECORDS = 1_000  # below, a first ranking fits its features in well under a second
+
+
+async def warm(store: Store, set_id: int) -> bool:
+    """Fit the set's ranking features ahead of its first priority page (after an import or a
+    merge changed its records), so that page does not pay for them: tens of seconds near the
+    50,000-record cap. Whether a fit was made (not for a small set, nor one already cached)."""
+    data = {key: record async for key, record in store.stream(set_id)}
+    if len(data) < WARM_MIN_RECORDS:
+        return False
+    texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
+    if priority.cached(texts):
+        return False
+    return await _daemon(priority.features, texts) is not None
+
+
+def _daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
+    """``fn(arg)`` in a daemon thread: unlike ``asyncio.to_thread``'s pool, which the event loop
+    waits for when it closes, a server stopping mid-warming does not wait tens of seconds for a
+    fit nobody will use."""
+    loop = asyncio.get_running_loop()
+    out: asyncio.Future[R] = loop.create_future()
+
+    def settle(value: R | None, exc: BaseException | None) -> None:
+        if out.done():  # the warming was cancelled meanwhile
+            return
+        if exc is not None:
+            out.set_exception(exc)
+        else:
+            out.set_result(cast(R, value))
+
+    def run() -> None:
+        try:
+            value, exc = fn(arg), None
+        except BaseException as e:  # handed to the awaiting task
+            value, exc = None, e
+        with contextlib.suppress(RuntimeError):  # the loop closed first
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    threading.Thread(target=run, name="medlit-review-warm", daemon=True).start()
+    return out
 
 
 async def rank_set(

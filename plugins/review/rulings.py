@@ -76,6 +76,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 "Take keys from review_records.",
             )
         keys = [await store.join(row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
+    ws.warm(row.id)  # the set's records changed: the ranking's features are fitted anew
     return MergeOutput(
         set=row.name,
         action=args.action,

@@ -60,7 +60,7 @@ from .models import (
     SourceReport,
     screening_estimate,
 )
-from .ranking import Ranked, rank_set, stopping_note
+from .ranking import Ranked, rank_set, stopping_note, warm
 from .ranking import screening_estimate as screening_estimate_of
 from .store import Decision, Retrieval, SearchRow, SetRow, Store
 
@@ -103,6 +103,7 @@ class Workspace:
         self.max_records, self.max_jobs = max_records, max_jobs
         self.store: Store | None = None
         self.jobs: dict[int, Job] = {}
+        self.warming: dict[int, asyncio.Task[bool]] = {}  # by set (see warm)
         self._lock = asyncio.Lock()
         self._swept = False
 
@@ -138,7 +139,46 @@ class Workspace:
         job = self.jobs.get(set_id)
         return job if job is not None and job.running else None
 
+    def warm(self, set_id: int) -> None:
+        """Fit the set's ranking features in the background now that its records changed (an
+        import done, a merge ruled), so the first priority page does not wait for them. After the
+        set's previous warming, if one is under way: its content is older."""
+        if self.store is None:
+            return
+        store, before = self.store, self.warming.get(set_id)
+
+        async def run() -> bool:
+            if before is not None:
+                await asyncio.wait([before])  # (its outcome is its own; a cancel of this one stops here)
+            try:
+                return await warm(store, set_id)
+            except Exception:  # the first priority page fits them instead; nothing is lost
+                log.warning("review set %d: ranking features not prepared", set_id, exc_info=True)
+                return False
+
+        def forget(task: asyncio.Task[bool]) -> None:
+            if self.warming.get(set_id) is task:  # (not a later warming that waits on this one)
+                del self.warming[set_id]
+
+        task = asyncio.get_running_loop().create_task(run(), context=contextvars.Context())
+        self.warming[set_id] = task
+        task.add_done_callback(forget)
+
+    def warm_after(self, job: Job) -> None:
+        """Warm the job's set once the job is done (see warm), unless it failed or was cancelled."""
+
+        def done(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is None:
+                self.warm(job.set_id)
+
+        assert job.task is not None
+        job.task.add_done_callback(done)
+
     async def aclose(self) -> None:
+        for task in list(self.warming.values()):  # (a fit under way ends in its daemon thread)
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
         for job in list(self.jobs.values()):
             if job.task is not None and not job.task.done():
                 job.task.cancel()
@@ -288,6 +328,7 @@ def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo:
     # A fresh context: the import outlives this call, so it must not inherit the call's deadline.
     job.task = asyncio.get_running_loop().create_task(run_all(), context=contextvars.Context())
     job.task.add_done_callback(_retrieve)
+    ws.warm_after(job)
     ws.jobs[row.id] = job
     return job
 

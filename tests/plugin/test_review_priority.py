@@ -218,3 +218,47 @@ async def test_a_record_without_text_holds_the_stop_until_it_is_decided(runtime_
     assert "1 record(s) without title/abstract text" in pages["with"]["notice"]
     assert pages["with"]["total"] == 3 and all(r.get("score") is not None for r in pages["with"]["records"])
     assert decided["screeningEstimate"]["safeToStop"] is True and decided["total"] == 2
+
+
+async def test_features_are_fitted_after_the_import_not_on_the_first_priority_page(runtime_for, monkeypatch):
+    """A set whose records changed (an import done, a merge ruled) has its ranking features fitted
+    in the background, so the first priority page does not pay for them (tens of seconds near the
+    record cap); a page asked for meanwhile waits for that fit instead of making its own."""
+    import asyncio
+
+    from medlit.plugins.review import ranking
+
+    monkeypatch.setattr(ranking, "WARM_MIN_RECORDS", 10)  # the fake's 100 papers count as large
+    fits: list[int] = []
+    real_fit = priority.fit
+    monkeypatch.setattr(priority, "fit", lambda texts: fits.append(len(texts)) or real_fit(texts))
+
+    async def fitted(n: int) -> None:  # wait until the background has made n fits (60 s at most)
+        for _ in range(1200):
+            if len(fits) >= n:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{len(fits)} fit(s) after 60 s, {n} expected")
+
+    priority._CACHE.clear()
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        await fitted(1)  # nobody asked for a ranking: the import's end did
+        keys = await by_n(rt)
+        await call(
+            rt, "review_screen", set="s", decisions=[item(keys[9], "include"), item(keys[0], "exclude")]
+        )
+        warm = await call(rt, "review_records", set="s", order="priority", limit=20)
+        assert fits == [PAPERS]  # the page used the warmed features
+        await call(rt, "review_merge", set="s", action="join", keys=[keys[1], keys[2]])
+        await fitted(2)  # the merge changed the records: fitted again, in the background
+        assert fits == [PAPERS, PAPERS - 1]
+        again = await call(rt, "review_records", set="s", order="priority", limit=20)
+        assert len(fits) == 2
+    assert warm["ranking"] == again["ranking"] == "classifier"
+    priority._CACHE.clear()  # the warmed features rank as a cold fit does
+    async with runtime_for() as rt:
+        cold = await call(rt, "review_records", set="s", order="priority", limit=20)
+    assert [(r["key"], r["score"]) for r in cold["records"]] == [
+        (r["key"], r["score"]) for r in again["records"]
+    ]

@@ -91,3 +91,65 @@ def test_the_test_agrees_with_the_hypergeometric_tail_for_a_single_window():
     # the 10 the window was drawn from; P(X <= 0) = 9/10
     e = stopping.estimate(10, [[False]])
     assert e.p_value == 0.9 and not e.safe_to_stop
+
+
+def test_a_fit_under_way_is_waited_for_not_repeated(monkeypatch):
+    # the background warming after an import and the first priority page may ask for the same
+    # set's features at once: the second waits for the first's fit (one fit, one object)
+    import threading
+
+    texts = [(1, "aspirin for stroke"), (2, "insulin for diabetes"), (3, "statins for stroke")]
+    priority._CACHE.clear()
+    entered, release, waiting = threading.Event(), threading.Event(), threading.Event()
+    fits: list[int] = []
+    real_fit = priority.fit
+
+    def slow_fit(t):
+        fits.append(len(t))
+        entered.set()
+        release.wait(30)
+        return real_fit(t)
+
+    monkeypatch.setattr(priority, "fit", slow_fit)
+    got: dict[str, object] = {}
+    first = threading.Thread(target=lambda: got.__setitem__("first", priority.features(texts)))
+    first.start()
+    assert entered.wait(30)
+    key = priority.digest(texts)
+    under_way = priority._FITTING[key]
+
+    class Relay:  # tells the test when the second caller is waiting on the first fit
+        def wait(self, timeout=None):
+            waiting.set()
+            return under_way.wait(timeout)
+
+    priority._FITTING[key] = Relay()  # type: ignore[assignment]
+    second = threading.Thread(target=lambda: got.__setitem__("second", priority.features(texts)))
+    second.start()
+    assert waiting.wait(30)
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert fits == [3]
+    assert got["first"] is got["second"] is not None
+    assert priority.cached(texts) and key not in priority._FITTING
+
+
+def test_the_feature_cache_is_bounded_by_records_as_well_as_sets(monkeypatch):
+    # a large set's features hold hundreds of MiB: the cache keeps the newest sets within a
+    # record budget, and always the one just fitted, however large
+    priority._CACHE.clear()
+    monkeypatch.setattr(priority, "CACHE_RECORDS", 5)
+    small = [(1, "aspirin for stroke"), (2, "insulin for diabetes")]
+    other = [(1, "statins for stroke"), (2, "diet for diabetes"), (3, "sleep for migraine")]
+    large = [
+        (k, f"stroke {word}") for k, word in enumerate("aspirin statin diet sleep rest tea yoga".split(), 1)
+    ]
+    priority.features(small)
+    priority.features(other)
+    assert priority.cached(small) and priority.cached(other)  # 5 records: within the budget
+    priority.features(large)
+    assert priority.cached(large) and not priority.cached(small) and not priority.cached(other)
+    priority.features(small)
+    assert priority.cached(small) and not priority.cached(large)  # over the budget: the older goes
+    priority._CACHE.clear()
