@@ -130,8 +130,10 @@ async def rank_set(
     texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
     topic = priority.topic_text(queries, criteria)
     # the model's work is CPU-bound: off the event loop, so other calls go on meanwhile
-    ranking = await asyncio.to_thread(priority.rank, texts, labels(effective), candidates, topic)
-    estimate = stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective))
+    history = batches(decisions, effective)
+    tail = priority.in_tail([include for batch in history for include in batch])
+    ranking = await asyncio.to_thread(priority.rank, texts, labels(effective), candidates, topic, tail)
+    estimate = stopping.estimate(len(data), history, unranked(data, effective))
     return Ranked(ranking, data, estimate)
 
 

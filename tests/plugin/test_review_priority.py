@@ -262,3 +262,30 @@ async def test_features_are_fitted_after_the_import_not_on_the_first_priority_pa
     assert [(r["key"], r["score"]) for r in cold["records"]] == [
         (r["key"], r["score"]) for r in again["records"]
     ]
+
+
+async def test_the_tail_follows_the_stored_order_of_screening(runtime_for, monkeypatch):
+    """rank_set tells the model whether screening is in its tail (no include among the last 30
+    records screened), from the decisions' stored order: one review_screen call is one batch."""
+    seen: list[bool] = []
+    real_rank = priority.rank
+
+    def spy(texts, labels, candidates, topic="", tail=False):
+        seen.append(tail)
+        return real_rank(texts, labels, candidates, topic, tail)
+
+    monkeypatch.setattr(priority, "rank", spy)
+    plain = [n for n in range(PAPERS) if n % 10 != 9]
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        keys = await by_n(rt)
+        await call(
+            rt, "review_screen", set="s", decisions=[item(keys[9], "include"), item(keys[0], "exclude")]
+        )
+        await call(rt, "review_screen", set="s", decisions=[item(keys[n], "exclude") for n in plain[1:31]])
+        await call(rt, "review_records", set="s", order="priority", limit=5)  # 30 after the start: not yet
+        await call(rt, "review_screen", set="s", decisions=[item(keys[plain[31]], "exclude")])
+        await call(rt, "review_records", set="s", order="priority", limit=5)  # 31: the tail
+        await call(rt, "review_screen", set="s", decisions=[item(keys[19], "include")])
+        await call(rt, "review_records", set="s", order="priority", limit=5)  # an include: out of it
+    assert seen == [False, True, False]
