@@ -4,7 +4,8 @@ of the ranking model (:mod:`.priority`) and the stopping test (:mod:`.stopping`)
 
 Decisions are reconciled first (:func:`.screening.reconcile`: a final decision wins, agreeing
 reviewers count once, a conflict counts for neither side), so two reviewers, two replicas or a
-different order of the same decisions train the same model.
+different order of the same decisions train the same model. Only whether screening is in its tail
+(:func:`.priority.in_tail`) follows the order of screening, as stored: the same on every replica.
 """
 
 from __future__ import annotations
