@@ -7,7 +7,10 @@ synthetic PMID (so only records carrying a PMCID can be served).
 ``install(fake, lit, available)``: ``available`` is the set of PMCIDs (``PMC9000003``) PMC serves
 with a body; every other PMCID is omitted from the articleset, as PMC omits ids it lacks.
 ``stdio_params(fake, tmp, **env)``: the server as a subprocess over stdio against the fake, its
-review store and exports in ``tmp``, Europe PMC and Unpaywall off. tests/plugin/test_review_screening.py, tests/e2e/test_review_screening_workflow.py,
+review store and exports in ``tmp``, Europe PMC and Unpaywall off (``review_env``: that
+environment without the switches, which test_review_workflow shares).
+
+Used by tests/plugin/test_review_screening.py, tests/e2e/test_review_screening_workflow.py,
 tests/e2e/test_review_priority_stdio.py and benchmarks/bench_review.py.
 """
 
@@ -69,20 +72,22 @@ def install(fake: FakeUpstream, lit: Literature, available: set[str]) -> Literat
     return lit
 
 
-def stdio_params(fake: FakeUpstream, tmp: Path, **env: str) -> StdioServerParameters:
-    """``medlit serve`` over stdio against ``fake``: its review store and exports in ``tmp``,
-    Europe PMC and Unpaywall off, ``env`` on top."""
+def review_env(fake: FakeUpstream, tmp: Path, **env: str) -> dict[str, str]:
+    """The environment of ``medlit serve`` as a subprocess against ``fake``: its review store and
+    exports in ``tmp``, ``env`` on top, logs at WARNING, output unbuffered."""
     full = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
     full.update(
         fake_env(
-            fake,
-            MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
-            MEDLIT_EXPORT_DIR=str(tmp / "exports"),
-            EUROPEPMC_ENABLED="false",
-            UNPAYWALL_ENABLED="false",
-            **env,
+            fake, MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}", MEDLIT_EXPORT_DIR=str(tmp / "exports"), **env
         )
     )
     full["PYTHONUNBUFFERED"] = "1"
     full["MEDLIT_LOG_LEVEL"] = "WARNING"
+    return full
+
+
+def stdio_params(fake: FakeUpstream, tmp: Path, **env: str) -> StdioServerParameters:
+    """``medlit serve`` over stdio against ``fake`` (:func:`review_env`), Europe PMC and Unpaywall
+    off, ``env`` on top."""
+    full = review_env(fake, tmp, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false", **env)
     return StdioServerParameters(command=sys.executable, args=["-m", "medlit", "serve"], env=full)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -16,28 +15,17 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
+from screening_routes import review_env
 
 from medlit.testing import check_structured
 
-from conftest import fake_env
 from fake_upstream import FakeUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 def server_env(fake: FakeUpstream, tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(
-        fake_env(
-            fake,
-            MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
-            MEDLIT_EXPORT_DIR=str(tmp / "exports"),
-            MEDLIT_EUROPEPMC_RATE="200",
-        )
-    )
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
+    return review_env(fake, tmp, MEDLIT_EUROPEPMC_RATE="200")
 
 
 def params(fake: FakeUpstream, tmp: Path) -> StdioServerParameters:
