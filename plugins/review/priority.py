@@ -18,11 +18,13 @@ random 100 of the lower half of the first model's ranking: the continuous active
 practice of Cormack & Grossman, drawn from the half an include is least likely to be in), which
 shows the model what a typical record of the set looks like. In screening's tail (no include
 among the last 30 records screened) the 1-2 gram SVM on the decisions alone counts three times:
-it finds the last, atypical includes sooner than the other views do. Until an include and an exclude are
-known, the records are ranked by TF-IDF cosine similarity to what the review is about: its queries
-(field tags, boolean operators, quotes and wildcards stripped) and the ``criteria`` a caller
-states. A set that offers neither (no decisions of both kinds and no query or criteria words in
-its vocabulary), or no title/abstract text at all, is not ranked: :class:`Ranking` says why.
+it finds the last, atypical includes sooner than the other views do.
+
+Until an include and an exclude are known, the records are ranked by TF-IDF cosine similarity to
+what the review is about: its queries (field tags, boolean operators, quotes and wildcards
+stripped) and the ``criteria`` a caller states. A set that offers neither (no decisions of both
+kinds and no query or criteria words in its vocabulary), or no title/abstract text at all, is not
+ranked: :class:`Ranking` says why.
 
 Deterministic: training rows in key order, fixed ``random_state``, the presumed excludes' draw
 seeded by the number of decisions, ties broken by key; so the same decisions rank the same way
@@ -49,12 +51,8 @@ Method = Literal["classifier", "similarity", "none"]
 INCLUDE_RATIO = 9.8  # the includes' weight (see _weights): ASReview LAB 3's tuned value
 SVM_C = 0.11  # ASReview LAB 3's default SVM's regularisation
 PRESUMED_EXCLUDES = 100  # undecided records a model is also trained on as excludes (see _fit)
-# Screening's tail: no include among the last TAIL_RECORDS records screened (and more than that many
-# screened). There the 1-2 gram SVM trained on the decisions alone (ASReview's own model) counts
-# TAIL_WEIGHT times in the average: the other views find most includes sooner, and it the last
-# few (see _fit).
-TAIL_RECORDS = 30
-TAIL_WEIGHT = 3
+TAIL_RECORDS = 30  # screening's tail: no include among this many last screened (see in_tail)
+TAIL_WEIGHT = 3  # the 1-2 gram SVM on the decisions alone, in the tail (see _fit)
 # Feature sets kept in this process, the least recently used dropped first: at most this many
 # sets, and at most this many records over them all, the newest set always kept (41,578 records
 # hold 126 MiB of matrices and a 986,284-term vocabulary of 89 MiB; 5,000 records ~30 MiB).
@@ -294,10 +292,10 @@ def _fit(
     the ``train`` rows' labels ``y``: the weighted rank average of four linear SVMs, each view (1-2
     grams, single words) trained on the decisions alone and on the decisions plus presumed
     excludes; in screening's ``tail`` the first of them (1-2 grams, decisions alone) counts
-    ``TAIL_WEIGHT`` times. Over 17 reviews the four views reach 90% recall as soon as that SVM alone
-    or sooner, but where they lose to it they lose between 90% and 95%, on the last includes, which
-    unlike the first are unlike the includes known; weighted up once a run of excludes says the
-    includes like the known ones are found, it wins more reviews than either.
+    ``TAIL_WEIGHT`` times (it is ASReview's own model). Over 17 reviews the four views reach 90%
+    recall as soon as that SVM alone or sooner; where they lose to it, they lose between 90% and
+    95%, on the last includes, the ones least like those already known. Weighted up once a run of
+    excludes says the includes like the known ones are found, it wins more reviews than either.
 
     Chosen by simulation on 17 labelled reviews against ASReview LAB 3's default model retrained
     after every record (docs/benchmarks.md, issue 34): two SVMs on the 1-2 grams (C=0.02 and 0.11),
