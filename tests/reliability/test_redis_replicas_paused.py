@@ -114,10 +114,16 @@ def plan(replica: int) -> dict[str, Any]:
 def crowded(fake: FakeUpstream) -> list[str]:
     """For each request the fake refused, the window before it: each arrival's offset (ms) and
     the replica that sent it, so a failure shows whether one replica's sends came in bunched."""
+
+    def sender(req: Req) -> str:  # plan()'s ids: 39,000,000 + 1000 x replica + ...; the fixtures' "?"
+        first = (req.ids() or [""])[0].removeprefix("PMC")
+        n = int(first) - 39_000_000 if first.isdigit() else -1
+        return f"r{n // 1000}" if 0 <= n < 1000 * REPLICAS else "?"
+
     out = []
     for bad in fake.rate_limited:
         window = [r for r in fake.requests if 0 <= bad.at - r.at < fake.window]
-        out.append(" ".join(f"{1000 * (r.at - bad.at):+.0f}:r{(r.ids() or ['0'])[0][-4]}" for r in window))
+        out.append(" ".join(f"{1000 * (r.at - bad.at):+.0f}:{sender(r)}" for r in window))
     return out
 
 
