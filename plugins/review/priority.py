@@ -2,23 +2,25 @@
 included, learned from the set's title/abstract decisions (active learning, as ASReview LAB,
 Rayyan and EPPI-Reviewer do it).
 
-Features: TF-IDF over each record's title and abstract (word 1-2 grams, sublinear term
-frequency), fitted on the whole set and cached in this process per set *content* (a digest of
-every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
-and any change of the records (a new import, a merged record) fits again: in the background as
-soon as the import or merge is done (``ranking.warm``), so the first priority page of a large set
-finds them fitted.
+Features: TF-IDF over each record's title and abstract: word 1-2 grams, the same single words
+alone (re-normalised), and each word's character 3-5 grams (sublinear term frequency all), fitted
+on the whole set and cached in this process per set *content* (a digest of every record's key and
+text), so a batch of new decisions re-ranks without re-reading the words, and any change of the
+records (a new import, a merged record) fits again: in the background as soon as the import or
+merge is done (``ranking.warm``), so the first priority page of a large set finds them fitted.
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
-decision values rank-averaged. Two views of the features: the 1-2 gram matrix, and its single
-words alone (re-normalised), which generalise from few includes where bigrams are too sparse. Each
-view is fitted twice: on the decisions, and on the decisions plus presumed excludes (a seeded
-random 100 of the lower half of the first model's ranking: the continuous active learning
-practice of Cormack & Grossman, drawn from the half an include is least likely to be in), which
-shows the model what a typical record of the set looks like. In screening's tail (no include
-among the last 30 records screened) the 1-2 gram SVM on the decisions alone counts three times:
-it finds the last, atypical includes sooner than the other views do.
+decision values rank-averaged. Two are trained on the decisions: one over the 1-2 grams
+(ASReview's own model) and one over the character grams, which match records that share word
+parts but no word (enalapril and captopril, a plural, a British spelling) and so generalise from
+a few includes where whole words are too sparse. Two are trained on the decisions plus presumed
+excludes (a seeded random 100 of the lower half of the first model's ranking: the continuous
+active learning practice of Cormack & Grossman, drawn from the half an include is least likely to
+be in), which shows the model what a typical record of the set looks like: one over the 1-2
+grams, one over the single words. In screening's tail (no include among the last 30 records
+screened) the 1-2 gram SVM on the decisions alone counts three times: it finds the last, atypical
+includes sooner than the other views do.
 
 Until an include and an exclude are known, the records are ranked by TF-IDF cosine similarity to
 what the review is about: its queries (field tags, boolean operators, quotes and wildcards
@@ -54,8 +56,9 @@ PRESUMED_EXCLUDES = 100  # undecided records a model is also trained on as exclu
 TAIL_RECORDS = 30  # screening's tail: no include among this many last screened (see in_tail)
 TAIL_WEIGHT = 3  # the 1-2 gram SVM on the decisions alone, in the tail (see _fit)
 # Feature sets kept in this process, the least recently used dropped first: at most this many
-# sets, and at most this many records over them all, the newest set always kept (41,578 records
-# hold 126 MiB of matrices and a 986,284-term vocabulary of 89 MiB; 5,000 records ~30 MiB).
+# sets, and at most this many records over them all, the newest set always kept (41,653 records
+# hold 563 MiB of matrices, 437 MiB of it the character grams, and a 988,511-term vocabulary of
+# 89 MiB; 5,000 records 67 MiB).
 CACHE_SETS = 8
 CACHE_RECORDS = 100_000
 
@@ -79,6 +82,7 @@ class Features:
     row: dict[int, int]  # key -> row of the matrix
     matrix: csr_matrix  # TF-IDF over word 1-2 grams, rows L2-normalised
     words: csr_matrix  # the same, single words only, rows re-normalised
+    chars: csr_matrix  # TF-IDF over each word's character 3-5 grams (see _char_grams)
     vectorizer: TfidfVectorizer
     has_text: list[bool]
 
@@ -187,9 +191,71 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
     )
     # (a set whose every single word is too common for max_df keeps only bigrams: use those)
     words = normalize(matrix[:, single]).tocsr() if len(single) else matrix
+    chars = _char_grams([t for _, t in texts])
     return Features(
-        keys, {k: i for i, k in enumerate(keys)}, matrix, words, vectorizer, [bool(t) for _, t in texts]
+        keys,
+        {k: i for i, k in enumerate(keys)},
+        matrix,
+        words,
+        words if chars is None else chars,
+        vectorizer,
+        [bool(t) for _, t in texts],
     )
+
+
+def _char_grams(texts: list[str]) -> csr_matrix | None:
+    """TF-IDF over the character 3-5 grams of each word (padded with a space each side, as
+    scikit-learn's ``char_wb`` analyzer pads them; sublinear term frequency, grams in at least two
+    records and at most 95% of them, rows L2-normalised); ``None`` when no gram is kept.
+
+    Why: a review's includes share word *parts* their words do not: a drug class's stem
+    (enalapril and captopril: -pril; atenolol and metoprolol: -olol), a plural, a British
+    spelling. Built as the records' word counts times each distinct word's gram counts, which
+    counts the same grams as ``char_wb`` over the words at a quarter of its time (a word's grams
+    are cut once, not at every occurrence): 2.3 s for 5,000 records, 6 s for 21,000."""
+    from collections import Counter
+
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.preprocessing import normalize
+
+    counter = CountVectorizer(token_pattern=r"(?u)\b\w+\b", strip_accents="unicode", dtype=np.float32)
+    try:
+        counts = counter.fit_transform(texts)
+    except ValueError:
+        return None
+    words = sorted(counter.vocabulary_, key=counter.vocabulary_.__getitem__)
+    gram_of: dict[str, int] = {}
+    indptr, indices, values = [0], [], []
+    for word in words:
+        padded = f" {word} "
+        cut = Counter(padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
+        for gram, c in cut.items():
+            indices.append(gram_of.setdefault(gram, len(gram_of)))
+            values.append(c)
+        indptr.append(len(indices))
+    per_word = csr_matrix(
+        (np.array(values, np.float32), np.array(indices, np.int64), np.array(indptr, np.int64)),
+        shape=(len(words), len(gram_of)),
+    )
+    # everything from here is done in place: at 41,000 records the matrix holds ~400 MiB, and a
+    # copy (a column slice for the grams dropped, a product for the weights) would double that; a
+    # dropped gram's column is left empty instead (an SVM gives it no weight)
+    x = (counts @ per_word).tocsr()
+    n = x.shape[0]
+    df = np.bincount(x.indices, minlength=x.shape[1])
+    kept = (df >= 2) & (df <= 0.95 * n)
+    if not kept.any():
+        return None
+    x.data[~kept[x.indices]] = 0
+    x.eliminate_zeros()
+    np.log(x.data, out=x.data)
+    x.data += 1
+    idf = (np.log((1 + n) / (1 + df)) + 1).astype(np.float32)
+    x.data *= idf[x.indices]
+    out: csr_matrix = normalize(x, copy=False)
+    return out
 
 
 def rank(
@@ -289,24 +355,28 @@ def _fit(
     feats: Features, train: np.ndarray, y: np.ndarray, candidates: np.ndarray, tail: bool = False
 ) -> np.ndarray:
     """Scores of inclusion (0-1) for the ``candidates`` (matrix rows, in key order), learned from
-    the ``train`` rows' labels ``y``: the weighted rank average of four linear SVMs, each view (1-2
-    grams, single words) trained on the decisions alone and on the decisions plus presumed
-    excludes; in screening's ``tail`` the first of them (1-2 grams, decisions alone) counts
-    ``TAIL_WEIGHT`` times (it is ASReview's own model). Over 17 reviews the four views reach 90%
-    recall as soon as that SVM alone or sooner; where they lose to it, they lose between 90% and
-    95%, on the last includes, the ones least like those already known. Weighted up once a run of
-    excludes says the includes like the known ones are found, it wins more reviews than either.
+    the ``train`` rows' labels ``y``: the weighted rank average of four linear SVMs: 1-2 grams and
+    character grams trained on the decisions alone, 1-2 grams and single words on the decisions
+    plus presumed excludes; in screening's ``tail`` the first of them (1-2 grams, decisions alone)
+    counts ``TAIL_WEIGHT`` times (it is ASReview's own model). Over 17 reviews the views reach 90%
+    recall as soon as that SVM alone or sooner (measured with single words where the character
+    grams are now); where they lose to it, they lose between 90% and 95%, on the last includes, the
+    ones least like those already known. Weighted up once a run of excludes says the includes like
+    the known ones are found, it wins more reviews than either.
 
     Chosen by simulation on 17 labelled reviews against ASReview LAB 3's default model retrained
-    after every record (docs/benchmarks.md, issue 34): two SVMs on the 1-2 grams (C=0.02 and 0.11),
-    a single SVM, single words alone, presumed excludes drawn from every undecided record, and
-    naive Bayes, logistic regression and nearest-include ensembles each lost more reviews."""
+    after every record (docs/benchmarks.md, issue 34). Each of these was behind on more of them, or
+    further behind on one: two SVMs on the 1-2 grams (C=0.02 and 0.11), a single SVM, single words
+    in both places (the model before 2026-12-04), character grams in both places, or in the
+    presumed-excludes place, or beside single words in both, a latent semantic (SVD) view,
+    presumed excludes drawn from every undecided record, and naive Bayes, logistic regression and
+    nearest-include ensembles."""
     import numpy as np
 
     w = _weights(y, INCLUDE_RATIO)
     first = _svm(feats.matrix[train], y, w, feats.matrix[candidates])
     weight = TAIL_WEIGHT if tail else 1
-    total = weight * first + _svm(feats.words[train], y, w, feats.words[candidates])
+    total = weight * first + _svm(feats.chars[train], y, w, feats.chars[candidates])
     # presumed excludes: a random draw from the lower half of the first ranking (key order breaks
     # ties), seeded by the number of decisions so every replica draws the same records
     lower = candidates[np.lexsort((candidates, first))][: max(1, len(candidates) // 2)]

@@ -193,3 +193,68 @@ def test_in_the_tail_the_ranking_moves_toward_the_plain_bigram_svm():
     tail = priority._fit(feats, train, y, rows, tail=True)
     assert 0 <= tail.min() and tail.max() <= 1
     assert spearmanr(tail, plain).statistic > spearmanr(usual, plain).statistic
+
+
+def test_character_grams_are_char_wb_over_the_words():
+    # _char_grams cuts each distinct word's grams once and multiplies by the word counts: it must
+    # count exactly what scikit-learn's char_wb analyzer counts over the same words (accents
+    # stripped, lower-cased, short words and numbers included), with the same weighting
+    import re
+
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = [
+        "Enalapril and captopril lower blood pressure in 5 trials",
+        "Captopril: a trial in heart failure",
+        "Aspirin for stroke; a trial",
+        "enalapril dosing, enalapril levels",
+        "Blood pressure in the élderly, a 5 mg dose",
+        "",
+    ]
+    ours = priority._char_grams(texts)
+    assert ours is not None
+    theirs = TfidfVectorizer(
+        analyzer="char_wb",
+        ngram_range=(3, 5),
+        sublinear_tf=True,
+        strip_accents="unicode",
+        min_df=2,
+        max_df=0.95,
+        preprocessor=lambda t: " ".join(re.findall(r"(?u)\b\w+\b", t.lower())),
+        dtype=np.float32,
+    ).fit_transform(texts)
+    # (a gram in one record, or in too many, keeps an empty column in ours: dropped in theirs)
+    assert ours.shape[0] == theirs.shape[0] and (ours.getnnz(axis=0) > 0).sum() == theirs.shape[1]
+    for i in range(len(texts)):  # each row's weights, whatever order the grams' columns are in
+        a, b = ours[i].toarray().ravel(), theirs[i].toarray().ravel()
+        np.testing.assert_allclose(np.sort(a[a > 0]), np.sort(b[b > 0]), atol=1e-6)
+    # and the same grams behind them: every pair of records equally alike in both
+    np.testing.assert_allclose((ours @ ours.T).toarray(), (theirs @ theirs.T).toarray(), atol=1e-5)
+
+
+def test_character_grams_link_records_that_share_a_stem_and_no_word():
+    # enalapril / captopril share "pril" and no word: the 1-2 gram view sees nothing in common,
+    # the character view does, more than with an unrelated record
+    texts = [
+        (1, "enalapril lowered pressure"),
+        (2, "captopril improved survival"),
+        (3, "aspirin prevented stroke"),
+        (4, "ramipril trial results"),
+        (5, "metformin glucose control"),
+    ]
+    feats = priority.fit(texts)
+    assert feats is not None
+    row = feats.row
+
+    def cos(m, a, b):
+        return float((m[row[a]] @ m[row[b]].T).toarray()[0, 0])
+
+    assert cos(feats.matrix, 1, 2) == 0.0
+    assert cos(feats.chars, 1, 2) > 0.0 and cos(feats.chars, 1, 2) > cos(feats.chars, 1, 3)
+
+
+def test_a_set_whose_grams_are_each_in_one_record_falls_back_to_words():
+    # every gram in a single record (min_df 2 drops them all): the character view is the words'
+    feats = priority.fit([(1, "xyzzy"), (2, "quokka")])
+    assert feats is not None and feats.chars is feats.words
