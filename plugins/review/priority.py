@@ -225,7 +225,7 @@ def _char_grams(texts: list[str]) -> csr_matrix | None:
         counts = counter.fit_transform(texts)
     except ValueError:
         return None
-    words = sorted(counter.vocabulary_, key=counter.vocabulary_.__getitem__)
+    words = counter.get_feature_names_out()  # in the counts' column order
     gram_of: dict[str, int] = {}
     indptr, indices, values = [0], [], []
     for word in words:
