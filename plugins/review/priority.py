@@ -220,6 +220,8 @@ def _char_grams(texts: list[str]) -> csr_matrix | None:
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.preprocessing import normalize
 
+    # counted afresh, not read off the 1-2 gram matrix: that one is weighted, and it drops one-letter
+    # words and the commonest, whose grams (" a ", " 5 ", " th") char_wb keeps
     counter = CountVectorizer(token_pattern=r"(?u)\b\w+\b", strip_accents="unicode", dtype=np.float32)
     try:
         counts = counter.fit_transform(texts)
@@ -243,16 +245,16 @@ def _char_grams(texts: list[str]) -> csr_matrix | None:
     # copy (a column slice for the grams dropped, a product for the weights) would double that; a
     # dropped gram's column is left empty instead (an SVM gives it no weight)
     x = (counts @ per_word).tocsr()
-    n = x.shape[0]
+    records = x.shape[0]
     df = np.bincount(x.indices, minlength=x.shape[1])
-    kept = (df >= 2) & (df <= 0.95 * n)
+    kept = (df >= 2) & (df <= 0.95 * records)
     if not kept.any():
         return None
     x.data[~kept[x.indices]] = 0
     x.eliminate_zeros()
     np.log(x.data, out=x.data)
     x.data += 1
-    idf = (np.log((1 + n) / (1 + df)) + 1).astype(np.float32)
+    idf = (np.log((1 + records) / (1 + df)) + 1).astype(np.float32)
     x.data *= idf[x.indices]
     out: csr_matrix = normalize(x, copy=False)
     return out
