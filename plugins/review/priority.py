@@ -2,8 +2,10 @@
 included, learned from the set's title/abstract decisions (active learning, as ASReview LAB,
 Rayyan and EPPI-Reviewer do it).
 
-Features: TF-IDF over each record's title and abstract: word 1-2 grams, the same single words
-alone (re-normalised), and each word's character 3-5 grams (sublinear term frequency all), fitted
+Features: TF-IDF over each record's title and abstract: word 1-2 grams (beside them, the title's
+own 1-2 grams, so a word in the title is a feature apart from the same word in the abstract), the
+same single words alone (re-normalised), and each word's character 3-5 grams (sublinear term
+frequency all), fitted
 on the whole set and cached in this process per set *content* (a digest of every record's key and
 text), so a batch of new decisions re-ranks without re-reading the words, and any change of the
 records (a new import, a merged record) fits again: in the background as soon as the import or
@@ -11,14 +13,14 @@ merge is done (``ranking.warm``), so the first priority page of a large set find
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
-decision values rank-averaged. Two are trained on the decisions: one over the 1-2 grams
-(ASReview's own model) and one over the character grams, which match records that share word
+decision values rank-averaged. Two are trained on the decisions: one over the 1-2 grams with the
+titles' beside them (ASReview's own model, the titles added) and one over the character grams, which match records that share word
 parts but no word (enalapril and captopril, a plural, a British spelling) and so generalise from
 a few includes where whole words are too sparse. Two are trained on the decisions plus presumed
 excludes (a seeded random 100 of the lower half of the first model's ranking: the continuous
 active learning practice of Cormack & Grossman, drawn from the half an include is least likely to
 be in), which shows the model what a typical record of the set looks like: one over the 1-2
-grams, one over the single words. In screening's tail (no include among the last 30 records
+grams with the titles', one over the single words. In screening's tail (no include among the last 30 records
 screened) the 1-2 gram SVM on the decisions alone counts three times: it finds the last, atypical
 includes sooner than the other views do.
 
@@ -55,6 +57,7 @@ SVM_C = 0.11  # ASReview LAB 3's default SVM's regularisation
 PRESUMED_EXCLUDES = 100  # undecided records a model is also trained on as excludes (see _fit)
 TAIL_RECORDS = 30  # screening's tail: no include among this many last screened (see in_tail)
 TAIL_WEIGHT = 3  # the 1-2 gram SVM on the decisions alone, in the tail (see _fit)
+TITLE_WEIGHT = 0.3  # the titles' own 1-2 grams beside the whole text's (see _titled)
 # Feature sets kept in this process, the least recently used dropped first: at most this many
 # sets, and at most this many records over them all, the newest set always kept (41,653 records
 # hold 563 MiB of matrices, 437 MiB of it the character grams, and a 988,511-term vocabulary of
@@ -81,6 +84,7 @@ class Features:
     keys: list[int]
     row: dict[int, int]  # key -> row of the matrix
     matrix: csr_matrix  # TF-IDF over word 1-2 grams, rows L2-normalised
+    titled: csr_matrix  # the same, the titles' own 1-2 grams beside them (see _titled)
     words: csr_matrix  # the same, single words only, rows re-normalised
     chars: csr_matrix  # TF-IDF over each word's character 3-5 grams (see _char_grams)
     vectorizer: TfidfVectorizer
@@ -113,11 +117,19 @@ def topic_text(queries: Iterable[str], criteria: str | None = None) -> str:
 
 
 def record_text(data: Mapping[str, object]) -> str:
+    """A record's title and abstract, the title on the first line (its own line breaks joined), so
+    the features can read the title apart (see :func:`fit`); empty when it has neither."""
     title = data.get("title") or ""
     abstract = data.get("abstract") or ""
     if not isinstance(title, str) or not isinstance(abstract, str):
         return ""
-    return f"{title} {abstract}".strip()
+    title, abstract = " ".join(title.split()), abstract.strip()
+    return f"{title}\n{abstract}" if abstract else title
+
+
+def title_of(text: str) -> str:
+    """The title in a :func:`record_text` (its first line; the whole text when it has one line)."""
+    return text.partition("\n")[0]
 
 
 def digest(texts: Sequence[tuple[int, str]]) -> str:
@@ -196,11 +208,37 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
         keys,
         {k: i for i, k in enumerate(keys)},
         matrix,
+        _titled(matrix, [title_of(t) for _, t in texts]),
         words,
         words if chars is None else chars,
         vectorizer,
         [bool(t) for _, t in texts],
     )
+
+
+def _titled(matrix: csr_matrix, titles: list[str]) -> csr_matrix:
+    """The 1-2 grams with the titles' own 1-2 grams beside them (TF-IDF over the titles alone, as
+    much as ``TITLE_WEIGHT`` of the whole; rows L2-normalised again): a word in the title is then a
+    feature of its own as well, which an SVM can weigh apart from the same word in the abstract.
+
+    Why: a title says what a study is (the drug, the design, the population) in a dozen words; in
+    the abstract the same word may be a comparator or background. Without titles that have words
+    (no title, or only stop words and numbers), the 1-2 grams alone."""
+    import numpy as np
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
+
+    vectorizer = TfidfVectorizer(
+        ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95, dtype=np.float32
+    )
+    try:
+        own = vectorizer.fit_transform(titles)
+    except ValueError:  # no title word
+        return matrix
+    own.data *= np.float32(TITLE_WEIGHT)
+    out: csr_matrix = normalize(hstack([matrix, own], format="csr"), copy=False)
+    return out
 
 
 def _char_grams(texts: list[str]) -> csr_matrix | None:
@@ -357,26 +395,29 @@ def _fit(
     feats: Features, train: np.ndarray, y: np.ndarray, candidates: np.ndarray, tail: bool = False
 ) -> np.ndarray:
     """Scores of inclusion (0-1) for the ``candidates`` (matrix rows, in key order), learned from
-    the ``train`` rows' labels ``y``: the weighted rank average of four linear SVMs: 1-2 grams and
-    character grams trained on the decisions alone, 1-2 grams and single words on the decisions
-    plus presumed excludes; in screening's ``tail`` the first of them (1-2 grams, decisions alone)
-    counts ``TAIL_WEIGHT`` times (it is ASReview's own model). Over 17 reviews the views reach 90%
-    recall as soon as that SVM alone or sooner (measured with single words where the character
-    grams are now); where they lose to it, they lose between 90% and 95%, on the last includes, the
-    ones least like those already known. Weighted up once a run of excludes says the includes like
-    the known ones are found, it wins more reviews than either.
+    the ``train`` rows' labels ``y``: the weighted rank average of four linear SVMs: 1-2 grams (the
+    titles' own beside them, see :func:`_titled`) and character grams trained on the decisions
+    alone, the same 1-2 grams and single words on the decisions plus presumed excludes; in
+    screening's ``tail`` the first of them (ASReview's own model, the titles added) counts
+    ``TAIL_WEIGHT`` times. Over 17 reviews the views reach 90% recall as soon as that SVM alone or
+    sooner (measured with single words where the character grams are now); where they lose to it,
+    they lose between 90% and 95%, on the last includes, the ones least like those already known.
+    Weighted up once a run of excludes says the includes like the known ones are found, it wins
+    more reviews than either.
 
     Chosen by simulation on 17 labelled reviews against ASReview LAB 3's default model retrained
-    after every record (docs/benchmarks.md, issue 34). Each of these was behind on more of them, or
-    further behind on one: two SVMs on the 1-2 grams (C=0.02 and 0.11), a single SVM, single words
-    in both places (the model before 2026-12-04), character grams in both places, or in the
-    presumed-excludes place, or beside single words in both, a latent semantic (SVD) view,
+    after every record (docs/benchmarks.md, issue 34); the titles' own 1-2 grams were added later,
+    at 0.3 of the whole (at 0.5 two of the corpus's reviews fell behind; as a fifth SVM of their
+    own, Appenzeller-Herzog 2020 took twice as long). Each of these was behind on more of the
+    reviews, or further behind on one: two SVMs on the 1-2 grams (C=0.02 and 0.11), a single SVM,
+    single words in both places (the model before 2026-12-04), character grams in both places, or
+    in the presumed-excludes place, or beside single words in both, a latent semantic (SVD) view,
     presumed excludes drawn from every undecided record, and naive Bayes, logistic regression and
     nearest-include ensembles."""
     import numpy as np
 
     w = _weights(y, INCLUDE_RATIO)
-    first = _svm(feats.matrix[train], y, w, feats.matrix[candidates])
+    first = _svm(feats.titled[train], y, w, feats.titled[candidates])
     weight = TAIL_WEIGHT if tail else 1
     total = weight * first + _svm(feats.chars[train], y, w, feats.chars[candidates])
     # presumed excludes: a random draw from the lower half of the first ranking (key order breaks
@@ -387,7 +428,7 @@ def _fit(
     rows = np.concatenate([train, presumed])
     yy = np.concatenate([y, np.zeros(len(presumed), dtype=y.dtype)])
     ww = _weights(yy, INCLUDE_RATIO)
-    for view in (feats.matrix, feats.words):
+    for view in (feats.titled, feats.words):
         total += _svm(view[rows], yy, ww, view[candidates])
     out: np.ndarray = total / ((3 + weight) * max(len(candidates), 1))
     return out

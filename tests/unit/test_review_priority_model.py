@@ -258,3 +258,43 @@ def test_a_set_whose_grams_are_each_in_one_record_falls_back_to_words():
     # every gram in a single record (min_df 2 drops them all): the character view is the words'
     feats = priority.fit([(1, "xyzzy"), (2, "quokka")])
     assert feats is not None and feats.chars is feats.words
+
+
+def test_record_text_keeps_the_title_on_its_own_line():
+    assert priority.record_text({"title": "Aspirin\n  for stroke ", "abstract": " A trial. "}) == (
+        "Aspirin for stroke\nA trial."
+    )
+    assert priority.title_of(
+        priority.record_text({"title": "Aspirin for stroke", "abstract": "A trial."})
+    ) == ("Aspirin for stroke")
+    # no abstract: the text is the title; no title: the first line is empty, the abstract is not a title
+    assert priority.record_text({"title": "Aspirin", "abstract": None}) == "Aspirin"
+    assert priority.title_of(priority.record_text({"title": "", "abstract": "A trial."})) == ""
+    assert priority.record_text({"title": " ", "abstract": ""}) == ""
+    assert priority.record_text({"title": ["not", "text"], "abstract": "A trial."}) == ""
+
+
+def test_a_title_word_is_a_feature_apart_from_the_same_word_in_the_abstract():
+    # records 1 and 2 hold the same words; only which of them is the title differs
+    texts = [
+        (1, "aspirin\nstroke prevention trial"),
+        (2, "stroke\naspirin prevention trial"),
+        (3, "metformin\nglucose control trial"),
+        (4, "insulin\nglucose control cohort"),
+    ]
+    feats = priority.fit(texts)
+    assert feats is not None
+    row = feats.row
+
+    def cos(m, a, b):
+        return float((m[row[a]] @ m[row[b]].T).toarray()[0, 0])
+
+    assert abs(cos(feats.words, 1, 2) - 1.0) < 1e-6  # the same words (their bigrams differ)
+    assert cos(feats.titled, 1, 2) < cos(feats.matrix, 1, 2)
+    assert feats.titled.shape[0] == 4 and feats.titled.shape[1] > feats.matrix.shape[1]
+    assert all(abs(cos(feats.titled, k, k) - 1.0) < 1e-5 for k in row)  # rows L2-normalised again
+
+
+def test_a_set_without_title_words_ranks_on_the_whole_text():
+    feats = priority.fit([(1, "\nstroke prevention trial"), (2, "\nglucose control trial")])
+    assert feats is not None and feats.titled is feats.matrix
