@@ -300,6 +300,9 @@ async def _read_and_store(
 async def import_state(
     ws: Workspace, store: Store, row: SetRow, search: SearchRow, notice: str = ""
 ) -> ImportOutput:
+    # whether the job runs is read before the store's state: a job that ends between the two reads
+    # then shows as running (the caller asks again), never as stopped with the file half read
+    running = ws.running(row.id) is not None
     current = next(s for s in await store.searches(row.id) if s.id == search.id)
     spec = current.options.get("import") or {}
     file = (await store.files(row.id)).get(current.id)
@@ -320,7 +323,6 @@ async def import_state(
     named = spec.get("databasesNamed") or []
     if named:
         notes.append(f"The file names its database(s) as: {', '.join(named)}.")
-    running = ws.running(row.id) is not None
     if running:
         notes.append(
             "The import goes on in the server: call review_import again with the same file, or review_sets."
