@@ -245,13 +245,9 @@ def test_character_grams_link_records_that_share_a_stem_and_no_word():
     ]
     feats = priority.fit(texts)
     assert feats is not None
-    row = feats.row
-
-    def cos(m, a, b):
-        return float((m[row[a]] @ m[row[b]].T).toarray()[0, 0])
-
-    assert cos(feats.matrix, 1, 2) == 0.0
-    assert cos(feats.chars, 1, 2) > 0.0 and cos(feats.chars, 1, 2) > cos(feats.chars, 1, 3)
+    assert _cos(feats, feats.matrix, 1, 2) == 0.0
+    stems = _cos(feats, feats.chars, 1, 2)
+    assert stems > 0.0 and stems > _cos(feats, feats.chars, 1, 3)
 
 
 def test_a_set_whose_grams_are_each_in_one_record_falls_back_to_words():
@@ -264,9 +260,8 @@ def test_record_text_keeps_the_title_on_its_own_line():
     assert priority.record_text({"title": "Aspirin\n  for stroke ", "abstract": " A trial. "}) == (
         "Aspirin for stroke\nA trial."
     )
-    assert priority.title_of(
-        priority.record_text({"title": "Aspirin for stroke", "abstract": "A trial."})
-    ) == ("Aspirin for stroke")
+    text = priority.record_text({"title": "Aspirin for stroke", "abstract": "A trial."})
+    assert priority.title_of(text) == "Aspirin for stroke"
     # no abstract: the text is the title; no title: the first line is empty, the abstract is not a title
     assert priority.record_text({"title": "Aspirin", "abstract": None}) == "Aspirin"
     assert priority.title_of(priority.record_text({"title": "", "abstract": "A trial."})) == ""
@@ -284,17 +279,18 @@ def test_a_title_word_is_a_feature_apart_from_the_same_word_in_the_abstract():
     ]
     feats = priority.fit(texts)
     assert feats is not None
-    row = feats.row
-
-    def cos(m, a, b):
-        return float((m[row[a]] @ m[row[b]].T).toarray()[0, 0])
-
-    assert abs(cos(feats.words, 1, 2) - 1.0) < 1e-6  # the same words (their bigrams differ)
-    assert cos(feats.titled, 1, 2) < cos(feats.matrix, 1, 2)
+    assert abs(_cos(feats, feats.words, 1, 2) - 1.0) < 1e-6  # the same words (their bigrams differ)
+    assert _cos(feats, feats.titled, 1, 2) < _cos(feats, feats.matrix, 1, 2)
     assert feats.titled.shape[0] == 4 and feats.titled.shape[1] > feats.matrix.shape[1]
-    assert all(abs(cos(feats.titled, k, k) - 1.0) < 1e-5 for k in row)  # rows L2-normalised again
+    # rows L2-normalised again
+    assert all(abs(_cos(feats, feats.titled, k, k) - 1.0) < 1e-5 for k in feats.row)
 
 
 def test_a_set_without_title_words_ranks_on_the_whole_text():
     feats = priority.fit([(1, "\nstroke prevention trial"), (2, "\nglucose control trial")])
     assert feats is not None and feats.titled is feats.matrix
+
+
+def _cos(feats: priority.Features, m, a: int, b: int) -> float:
+    """Cosine of records ``a`` and ``b`` (keys) in one of ``feats``' views (rows L2-normalised)."""
+    return float((m[feats.row[a]] @ m[feats.row[b]].T).toarray()[0, 0])
