@@ -5,24 +5,24 @@ Rayyan and EPPI-Reviewer do it).
 Features: TF-IDF over each record's title and abstract: word 1-2 grams (beside them, the title's
 own 1-2 grams, so a word in the title is a feature apart from the same word in the abstract), the
 same single words alone (re-normalised), and each word's character 3-5 grams (sublinear term
-frequency all), fitted
-on the whole set and cached in this process per set *content* (a digest of every record's key and
-text), so a batch of new decisions re-ranks without re-reading the words, and any change of the
-records (a new import, a merged record) fits again: in the background as soon as the import or
-merge is done (``ranking.warm``), so the first priority page of a large set finds them fitted.
+frequency all), fitted on the whole set and cached in this process per set *content* (a digest of
+every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
+and any change of the records (a new import, a merged record) fits again: in the background as soon
+as the import or merge is done (``ranking.warm``), so the first priority page of a large set finds
+them fitted.
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
 decision values rank-averaged. Two are trained on the decisions: one over the 1-2 grams with the
-titles' beside them (ASReview's own model, the titles added) and one over the character grams, which match records that share word
-parts but no word (enalapril and captopril, a plural, a British spelling) and so generalise from
-a few includes where whole words are too sparse. Two are trained on the decisions plus presumed
-excludes (a seeded random 100 of the lower half of the first model's ranking: the continuous
-active learning practice of Cormack & Grossman, drawn from the half an include is least likely to
-be in), which shows the model what a typical record of the set looks like: one over the 1-2
-grams with the titles', one over the single words. In screening's tail (no include among the last 30 records
-screened) the 1-2 gram SVM on the decisions alone counts three times: it finds the last, atypical
-includes sooner than the other views do.
+titles' beside them (ASReview's own model, the titles added) and one over the character grams,
+which match records that share word parts but no word (enalapril and captopril, a plural, a British
+spelling) and so generalise from a few includes where whole words are too sparse. Two are trained
+on the decisions plus presumed excludes (a seeded random 100 of the lower half of the first
+model's ranking: the continuous active learning practice of Cormack & Grossman, drawn from the half
+an include is least likely to be in), which shows the model what a typical record of the set looks
+like: one over the 1-2 grams with the titles', one over the single words. In screening's tail (no
+include among the last 30 records screened) the 1-2 gram SVM on the decisions alone counts three
+times: it finds the last, atypical includes sooner than the other views do.
 
 Until an include and an exclude are known, the records are ranked by TF-IDF cosine similarity to
 what the review is about: its queries (field tags, boolean operators, quotes and wildcards
@@ -60,8 +60,8 @@ TAIL_WEIGHT = 3  # the 1-2 gram SVM on the decisions alone, in the tail (see _fi
 TITLE_WEIGHT = 0.3  # the titles' own 1-2 grams beside the whole text's (see _titled)
 # Feature sets kept in this process, the least recently used dropped first: at most this many
 # sets, and at most this many records over them all, the newest set always kept (41,653 records
-# hold 563 MiB of matrices, 437 MiB of it the character grams, and a 988,511-term vocabulary of
-# 89 MiB; 5,000 records 67 MiB).
+# hold 662 MiB of matrices, 437 MiB of it the character grams, and a 988,511-term vocabulary of
+# 89 MiB; 5,000 records 80 MiB).
 CACHE_SETS = 8
 CACHE_RECORDS = 100_000
 
