@@ -257,7 +257,9 @@ def medlit_plugin_info() -> PluginInfo:
             "ask again from offset 0: the ranking is retrained on every decision so far (every reviewer's, a "
             "'final' decision winning). Stop when `screeningEstimate.safeToStop` is true (a hypergeometric "
             "test: recall of 95% reached with 95% confidence), not before, even when `recallEstimate` is 100%: with "
-            "few includes found the test needs most of the records left read. Then have a person check a random "
+            "few includes found the test needs most of the records left read. A record with no title or abstract "
+            "comes without a score (the notice says why): look it up before deciding; such records come first "
+            "once the model stops finding includes, and the stop waits for them. Then have a person check a random "
             "sample of the excluded records, and report the rule and its figures (the search log and the PRISMA "
             "diagram's footnote carry them). The records left unscreened are reported as not screened."
         ),

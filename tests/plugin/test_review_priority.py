@@ -216,7 +216,10 @@ async def test_a_record_without_text_holds_the_stop_until_it_is_decided(runtime_
     assert held["safeToStop"] is False and (held["screened"], held["includesFound"]) == (98, 10)
     assert held["remainingIncludes"]["upper95"] >= 1
     assert "1 record(s) without title/abstract text" in pages["with"]["notice"]
-    assert pages["with"]["total"] == 3 and all(r.get("score") is not None for r in pages["with"]["records"])
+    # in the tail (30 excludes in a row), the record without text comes first, unscored
+    first, *others = pages["with"]["records"]
+    assert pages["with"]["total"] == 3 and first["key"] == textless and first.get("score") is None
+    assert all(r.get("score") is not None for r in others) and "listed first" in pages["with"]["notice"]
     assert decided["screeningEstimate"]["safeToStop"] is True and decided["total"] == 2
 
 

@@ -28,9 +28,10 @@ def test_a_set_without_text_or_evidence_says_it_is_not_ranked():
     assert by_topic.method == "similarity" and by_topic.keys == [2, 3]
 
 
-def test_records_without_text_are_ranked_as_no_evidence_and_named():
-    # a record without text is scored as an empty text (the model's prior): below a record like the
-    # include, above one like the exclude, not last; the notice names it and says how to judge it
+def test_records_without_text_are_not_scored_and_come_first_in_the_tail():
+    # a record without text has no words to judge it by: no score, after the scored records while
+    # the model finds includes, first once screening is in its tail; the notice names it and says
+    # how to judge it
     texts = [
         (1, "stroke aspirin"),
         (2, ""),
@@ -39,8 +40,31 @@ def test_records_without_text_are_ranked_as_no_evidence_and_named():
         (5, "diabetes diet"),
     ]
     r = priority.rank(texts, {1: True, 4: False}, [2, 3, 5])
-    assert r.keys == [3, 2, 5] and all(s is not None for s in r.scores)
+    assert r.method == "classifier" and r.keys == [3, 5, 2]
+    assert r.scores[2] is None and all(s is not None for s in r.scores[:2])
     assert "1 record(s) without title/abstract text" in r.notice and "safeToStop waits" in r.notice
+    assert "after the scored records" in r.notice
+    tail = priority.rank(texts, {1: True, 4: False}, [2, 3, 5], tail=True)
+    assert tail.keys == [2, 3, 5] and tail.scores[0] is None and "listed first" in tail.notice
+
+
+def test_records_without_text_are_not_trained_on():
+    # an include without text is no evidence for the model: with it and an exclude the model still
+    # lacks an include with words, and says so; its decision moves no other record's score
+    texts = [(1, ""), (2, "stroke aspirin"), (3, "diabetes insulin"), (4, "stroke statin"), (5, "diet")]
+    r = priority.rank(texts, {1: True, 3: False}, [2, 4, 5])
+    assert r.method == "none" and (r.includes, r.excludes) == (0, 1) and "needs an include" in r.notice
+    with_it = priority.rank(texts, {1: True, 2: True, 3: False}, [4, 5])
+    without = priority.rank(texts, {2: True, 3: False}, [4, 5])
+    assert with_it.keys == without.keys and with_it.scores == without.scores
+    assert (with_it.includes, with_it.excludes) == (1, 1)
+
+
+def test_only_records_without_text_left_are_named_not_ranked():
+    texts = [(1, "stroke aspirin"), (2, "diabetes insulin"), (3, ""), (4, "")]
+    r = priority.rank(texts, {1: True, 2: False}, [4, 3])
+    assert r.method == "none" and r.keys == [3, 4] and r.scores == [None, None]
+    assert "2 record(s) without title/abstract text" in r.notice
 
 
 def test_an_undecided_record_without_text_holds_the_stop():
