@@ -316,7 +316,10 @@ class SetRecord(ToolOutput):
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None
-    score: float | None = Field(None, description="priority order: the model's score of inclusion (0-1)")
+    score: float | None = Field(
+        None,
+        description="priority order: the model's score of inclusion (0-1); absent for a record without text",
+    )
     decisions: list[ScreenDecision] | None = None
     retrieval: RetrievalState | None = None
 

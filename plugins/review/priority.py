@@ -70,7 +70,8 @@ CACHE_RECORDS = 100_000
 @dataclass(frozen=True)
 class Ranking:
     """The undecided records, most likely include first, with their scores (0-1; ``None`` when not
-    ranked), how they were ranked and, when not by a classifier, why."""
+    ranked, and for a record without title/abstract text), how they were ranked and, when not by a
+    classifier or when records without text are among them, why."""
 
     keys: list[int]
     scores: list[float | None]
