@@ -50,7 +50,8 @@ def test_records_without_text_are_not_scored_and_come_first_in_the_tail():
 
 def test_records_without_text_are_not_trained_on():
     # an include without text is no evidence for the model: with it and an exclude the model still
-    # lacks an include with words, and says so; its decision moves no other record's score
+    # lacks an include with words, and says so; beside an include with text, it is not counted and
+    # the ranking is the one made without it
     texts = [(1, ""), (2, "stroke aspirin"), (3, "diabetes insulin"), (4, "stroke statin"), (5, "diet")]
     r = priority.rank(texts, {1: True, 3: False}, [2, 4, 5])
     assert r.method == "none" and (r.includes, r.excludes) == (0, 1) and "needs an include" in r.notice
