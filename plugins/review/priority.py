@@ -322,14 +322,19 @@ def rank(
         return _why(
             unranked, "The set's records have no title or abstract text to rank by: shown in key order."
         )
+
     # a record without title/abstract text gives the model no words: it is not trained on (as an
     # include, its all-zero row only raises the intercepts: in simulation BetaBlockers then reached
     # 95% recall at 1,050 records, not 748) and not scored (see the placement below)
-    train = sorted(k for k in labels if k in feats.row and feats.has_text[feats.row[k]])
+    def worded(k: int) -> bool:
+        return feats.has_text[feats.row[k]]
+
+    train = sorted(k for k in labels if k in feats.row and worded(k))
     includes = sum(1 for k in train if labels[k])
     excludes = len(train) - includes
-    cand = [k for k in candidates if k in feats.row and feats.has_text[feats.row[k]]]
-    textless = sorted(k for k in candidates if k in feats.row and not feats.has_text[feats.row[k]])
+    known = [k for k in candidates if k in feats.row]
+    cand = [k for k in known if worded(k)]
+    textless = sorted(k for k in known if not worded(k))
     rest = sorted(k for k in candidates if k not in feats.row)
     unranked = Ranking(sorted(candidates), [None] * len(candidates), "none", includes, excludes)
     if not cand and not textless:
@@ -387,8 +392,10 @@ def rank(
         )
     else:
         keys, out_scores = ranked + textless, ranked_scores + blind
-        where = "listed after the scored records until screening reaches its tail (no include among the "
-        where += f"last {TAIL_RECORDS} screened), then first"
+        where = (
+            "listed after the scored records until screening reaches its tail (no include among the "
+            f"last {TAIL_RECORDS} screened), then first"
+        )
     extra = (
         f"{len(textless)} record(s) without title/abstract text: nothing for the model to judge them by, so not "
         f"scored; {where}. Look each up (pubmed_fetch_articles by its PMID) before deciding; safeToStop waits "
