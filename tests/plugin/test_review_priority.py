@@ -1,8 +1,8 @@
 """Screening in priority order (issue 34) against the fake, on SQLite and on PostgreSQL (skipped,
 with the reason, when no server is reachable): the ranking puts the includes' kind first once an
 include and an exclude are known, ranks by the criteria before that (and says when nothing tells
-the records apart), ranks the same
-whatever reviewer or order the same decisions came in, survives a restart, and every priority page
+the records apart), ranks the same whatever reviewer, order or replica the same decisions came
+through, survives a restart, and every priority page
 carries the stopping estimate, which does not allow stopping early. The search log and the PRISMA
 diagram carry the stopping rule.
 
@@ -147,6 +147,36 @@ async def test_the_ranking_survives_a_restart(runtime_for):
         (r["key"], r["score"]) for r in first["records"]
     ]
     assert again["screeningEstimate"] == first["screeningEstimate"]
+
+
+async def test_two_replicas_on_one_store_rank_alike(runtime_for):
+    """Two servers on the same store (PostgreSQL for a fleet), each taking some of the decisions
+    and each with features of its own: both rank the set the same, scores included."""
+    async with runtime_for() as one, runtime_for() as two:
+        await call(one, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        keys = await by_n(two)
+        # the decisions of test_decisions_move_the_includes_kind_first, split between the two
+        await call(
+            one, "review_screen", set="s", decisions=[item(keys[9], "include"), item(keys[0], "exclude")]
+        )
+        await call(
+            two,
+            "review_screen",
+            set="s",
+            decisions=[item(keys[19], "include"), item(keys[1], "exclude"), item(keys[11], "exclude")],
+        )
+        priority._CACHE.clear()
+        a = await call(one, "review_records", set="s", order="priority", limit=200)
+        priority._CACHE.clear()  # the second replica fits its own features, as another process would
+        b = await call(two, "review_records", set="s", order="priority", limit=200)
+    assert a["ranking"] == b["ranking"] == "classifier"
+    assert a["screeningEstimate"]["screened"] == b["screeningEstimate"]["screened"] == 5
+    assert [(r["key"], r["score"]) for r in a["records"]] == [(r["key"], r["score"]) for r in b["records"]]
+    # both replicas' decisions count: the other migraine papers lead (those "of ... & migraine",
+    # n // 10 == 9, may come between), as in test_decisions_move_the_includes_kind_first
+    ranked = [n_of(r) for r in a["records"]]
+    first_other = next(i for i, n in enumerate(ranked) if n % 10 != 9 and n // 10 != 9)
+    assert sorted(n for n in ranked[:first_other] if n % 10 == 9) == [29, 39, 49, 59, 69, 79, 89, 99]
 
 
 async def test_every_priority_page_carries_the_estimate_and_early_is_not_safe(runtime_for):
