@@ -60,6 +60,15 @@ async def by_n(rt, name="s"):
     return {n_of(r): r["key"] for r in records if r.get("pmid")}
 
 
+def migraine_papers_lead(records) -> bool:
+    """Whether the eight undecided papers *on* migraine ("of migraine & ...") lead every paper that
+    does not mention it (those "of ... & migraine", n // 10 == 9, may come between), once 9 and 19
+    are included."""
+    ranked = [n_of(r) for r in records]
+    first_other = next(i for i, n in enumerate(ranked) if n % 10 != 9 and n // 10 != 9)
+    return sorted(n for n in ranked[:first_other] if n % 10 == 9) == [29, 39, 49, 59, 69, 79, 89, 99]
+
+
 def item(key, decision):
     return {"id": key, "stage": "title_abstract", "decision": decision}
 
@@ -80,11 +89,8 @@ async def test_decisions_move_the_includes_kind_first(runtime_for):
     assert [r.get("score") for r in before["records"]] == [None] * 9
     assert [r["key"] for r in before["records"]] == sorted(keys.values())[:9]
     assert after["ranking"] == "classifier" and after["total"] == PAPERS - 5
-    # the eight other papers *on* migraine ("of migraine & ...") lead every paper that does not
-    # mention it (those "of ... & migraine" may come between), each with a score, best first
-    ranked = [n_of(r) for r in after["records"]]
-    first_other = next(i for i, n in enumerate(ranked) if n % 10 != 9 and n // 10 != 9)
-    assert sorted(n for n in ranked[:first_other] if n % 10 == 9) == [29, 39, 49, 59, 69, 79, 89, 99]
+    # the eight other papers on migraine lead, each with a score, best first
+    assert migraine_papers_lead(after["records"])
     scores = [r["score"] for r in after["records"]]
     assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
     # in key order the first eight undecided records hold none of them
@@ -172,11 +178,7 @@ async def test_two_replicas_on_one_store_rank_alike(runtime_for):
     assert a["ranking"] == b["ranking"] == "classifier"
     assert a["screeningEstimate"]["screened"] == b["screeningEstimate"]["screened"] == 5
     assert [(r["key"], r["score"]) for r in a["records"]] == [(r["key"], r["score"]) for r in b["records"]]
-    # both replicas' decisions count: the other migraine papers lead (those "of ... & migraine",
-    # n // 10 == 9, may come between), as in test_decisions_move_the_includes_kind_first
-    ranked = [n_of(r) for r in a["records"]]
-    first_other = next(i for i, n in enumerate(ranked) if n % 10 != 9 and n // 10 != 9)
-    assert sorted(n for n in ranked[:first_other] if n % 10 == 9) == [29, 39, 49, 59, 69, 79, 89, 99]
+    assert migraine_papers_lead(a["records"])  # both replicas' decisions counted
 
 
 async def test_every_priority_page_carries_the_estimate_and_early_is_not_safe(runtime_for):
