@@ -383,7 +383,10 @@ def rank(
     # waits for them) and, where one was an include, 95% recall: CalciumChannelBlockers' four such
     # includes came after record 1,000 of 1,218, and its 95% recall at 788 records, now 532.
     blind: list[float | None] = [None] * len(textless)
-    if tail:
+    if not cand:
+        keys, out_scores = textless, blind
+        where = "no record with text is left to rank them among"
+    elif tail:
         keys, out_scores = textless + ranked, blind + ranked_scores
         where = (
             f"listed first: screening is in its tail (no include among the last {TAIL_RECORDS} "

@@ -65,7 +65,8 @@ def test_only_records_without_text_left_are_named_not_ranked():
     texts = [(1, "stroke aspirin"), (2, "diabetes insulin"), (3, ""), (4, "")]
     r = priority.rank(texts, {1: True, 2: False}, [4, 3])
     assert r.method == "none" and r.keys == [3, 4] and r.scores == [None, None]
-    assert "2 record(s) without title/abstract text" in r.notice
+    assert "2 record(s) without title/abstract text" in r.notice and "no record with text is left" in r.notice
+    assert "after the scored records" not in r.notice
 
 
 def test_an_undecided_record_without_text_holds_the_stop():
