@@ -53,7 +53,9 @@ from .models import (
     VerifyReferencesInput,
     VerifyReferencesOutput,
 )
-from .parse import StatedReference, count_entries, parse_authors, parse_reference, split_entries
+from .names import parse_authors
+from .parse import count_entries, parse_reference, split_entries
+from .stated import StatedReference
 
 STAGES: tuple[kinds.MatchStage, ...] = ("identifiers", "citation", "search")
 NOTICE_RESERVE = 10.0  # seconds of the call deadline kept for the notice lookups
