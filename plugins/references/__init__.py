@@ -18,9 +18,11 @@ from .describe import NAME, describe
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from . import models as _models
+    from . import render as _render
     from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
     _models = lazy_module(".models", __name__)
+    _render = lazy_module(".render", __name__)
     _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
@@ -31,7 +33,7 @@ TOOL = ToolSpec(
     input_model=_models.VerifyReferencesInput,
     output_model=_models.VerifyReferencesOutput,
     handler=_tool.verify_references,
-    render=_tool.render_references,
+    render=_render.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
     toolset="pubmed",  # listed with the PubMed research tools it completes
