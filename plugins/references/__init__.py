@@ -6,6 +6,13 @@ Registered through the ``medlit.plugins`` entry point like any plugin (name ``re
 ``REFERENCES_ENABLED=false`` switches it off). It declares no service of its own: it asks the
 providers other plugins declare, each under that plugin's own context, through the
 host's services (``ctx.host``), which it asks for like any workflow plugin.
+
+Where things live: ``tool.py`` runs the audit, a module per stage (``reading``, ``lookup``,
+``compare``, ``deciding``, ``notices``, ``results``, ``render``; its docstring walks through them),
+with ``trail`` (what each provider was asked) and ``matched`` (a matched work as shown) beneath.
+Reading one reference: ``parse`` (entries, BibTeX, RIS, identifiers), ``freetext`` (the rules for a
+free-text line), ``sequence`` (the token model that checks them) and ``names``, all over
+``stated`` (the record they read into). ``models`` holds the tool's input and output.
 """
 
 from __future__ import annotations
