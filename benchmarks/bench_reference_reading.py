@@ -44,7 +44,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from medlit.plugins.references.parse import StatedReference, parse_free_text, parse_reference
+from medlit.plugins.references.parse import parse_free_text, parse_reference
+from medlit.plugins.references.stated import StatedReference
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = ("title", "journal", "first_author", "year", "volume", "first_page")

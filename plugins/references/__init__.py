@@ -6,6 +6,13 @@ Registered through the ``medlit.plugins`` entry point like any plugin (name ``re
 ``REFERENCES_ENABLED=false`` switches it off). It declares no service of its own: it asks the
 providers other plugins declare, each under that plugin's own context, through the
 host's services (``ctx.host``), which it asks for like any workflow plugin.
+
+Where things live: ``tool.py`` runs the audit, a module per stage (``reading``, ``lookup``,
+``compare``, ``deciding``, ``notices``, ``results``, ``render``; its docstring walks through them),
+with ``trail`` (what each provider was asked) and ``matched`` (a matched work as shown) beneath.
+Reading one reference: ``parse`` (entries, BibTeX, RIS, identifiers), ``freetext`` (the rules for a
+free-text line), ``sequence`` (the token model that checks them) and ``names``, all over
+``stated`` (the record they read into). ``models`` holds the tool's input and output.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from .describe import NAME, describe
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from . import models as _models
+    from . import render as _render
     from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
     _models = lazy_module(".models", __name__)
+    _render = lazy_module(".render", __name__)
     _tool = lazy_module(".tool", __name__)
 
 TOOL = ToolSpec(
@@ -31,7 +40,7 @@ TOOL = ToolSpec(
     input_model=_models.VerifyReferencesInput,
     output_model=_models.VerifyReferencesOutput,
     handler=_tool.verify_references,
-    render=_tool.render_references,
+    render=_render.render_references,
     capabilities=frozenset({"audit"}),
     guide="a reference list to check before citing (does each exist, is it garbled, retracted?)",
     toolset="pubmed",  # listed with the PubMed research tools it completes

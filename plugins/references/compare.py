@@ -215,80 +215,114 @@ def _pages(r: RecordMetadata) -> str | None:
 
 def judge(ref: ReferenceQuery, work: Work) -> Verdict:
     """Compare what a reference states with a candidate work."""
-    recs = work.records
-    best: dict[str, Agreement] = {}
-    rank = {"same": 3, "close": 2, "unknown": 1, "different": 0}
-
-    def keep(name: str, values: list[Agreement]) -> None:
-        vals = values or ["unknown"]
-        best[name] = max(vals, key=lambda v: rank[v])
-
-    keep("title", [compare_title(ref.title, r.title) for r in recs])
-    keep(
-        "authors",
-        [
-            compare_author(
-                ref.authors[0] if ref.authors else None, r.authors[0] if r.authors else r.first_author_family
-            )
-            for r in recs
-        ],
+    fields = _agreements(ref, work)
+    # the title is real, but another paper's first author *and* journal are stated with it
+    chimera = (
+        fields["title"] in ("same", "close")
+        and fields["authors"] == "different"
+        and fields["journal"] == "different"
     )
-    keep("year", [compare_year(ref.year, r.year) for r in recs])
-    journals = [j for r in recs for j in (r.container_title, r.container_abbrev) if j]
-    best["journal"] = compare_journal(ref.journal, journals)
-    keep("volume", [compare_number(ref.volume, r.volume) for r in recs])
-    keep("issue", [compare_number(ref.issue, r.issue) for r in recs])
-    keep("pages", [compare_number(ref.first_page, r.first_page) for r in recs])
-    doi_state: Agreement = "unknown"
-    if ref.doi:
-        doi_state = (
-            "same" if ref.doi in {r.doi for r in recs if r.doi} else ("different" if work.doi else "unknown")
-        )
-    best["doi"] = doi_state
-    pmid_state: Agreement = "unknown"
-    if ref.pmid:
-        pmid_state = (
-            "same"
-            if ref.pmid in {r.pmid for r in recs if r.pmid}
-            else ("different" if work.pmid else "unknown")
-        )
-    best["pmid"] = pmid_state
-    notice = any(
-        t.lower() in NOTICE_TYPES for r in recs for t in r.publication_types
-    ) and not _NOTICE_TITLE.match(ref.title or "")
+    # an erratum or retraction notice is not the article it is about
+    same_work = not _notice_about_another(ref, work.records) and _same_work(ref, fields, chimera)
+    agreement = sum(_WEIGHTS[f] * _SCORE[fields[f]] for f in _WEIGHTS) / sum(_WEIGHTS.values())
+    return Verdict(same_work, agreement, _discrepancies(ref, work, fields), fields, chimera)
 
-    title = best["title"]
-    support = [best[f] for f in ("authors", "year", "journal")]
-    agree_support = sum(1 for s in support if s in ("same", "close"))
-    chimera = title in ("same", "close") and best["authors"] == "different" and best["journal"] == "different"
-    if notice:
-        same_work = False  # an erratum or retraction notice is not the article it is about
-    elif title in ("same", "close"):
-        known_support = [s for s in support if s != "unknown"]
-        same_work = agree_support >= 1 or not known_support or chimera
-    elif title == "unknown" and ref.title is None:
-        numbers = [best[f] for f in ("journal", "year", "volume", "pages", "authors")]
-        same_work = sum(1 for s in numbers if s == "same") >= 3 and "different" not in (
-            best["journal"],
-            best["pages"],
-        )
-    else:
-        same_work = False
-    score = {"same": 1.0, "close": 0.6, "unknown": 0.3, "different": 0.0}
-    weights = {
-        "title": 4,
-        "authors": 2,
-        "year": 1.5,
-        "journal": 1.5,
-        "volume": 1,
-        "issue": 0.5,
-        "pages": 1,
-        "doi": 2,
+
+_RANK: dict[Agreement, int] = {"same": 3, "close": 2, "unknown": 1, "different": 0}
+# how much each field's agreement counts when candidates are ranked (a title most, an issue least)
+_SCORE: dict[Agreement, float] = {"same": 1.0, "close": 0.6, "unknown": 0.3, "different": 0.0}
+_WEIGHTS = {
+    "title": 4,
+    "authors": 2,
+    "year": 1.5,
+    "journal": 1.5,
+    "volume": 1,
+    "issue": 0.5,
+    "pages": 1,
+    "doi": 2,
+}
+
+
+def _best(values: list[Agreement]) -> Agreement:
+    """The best agreement any of the work's records gives (the sources' alternatives all count)."""
+    return max(values or ["unknown"], key=_RANK.__getitem__)
+
+
+def _agreements(ref: ReferenceQuery, work: Work) -> dict[str, Agreement]:
+    """Each field's agreement, in :data:`FIELDS` order (the order ``why`` texts name them in)."""
+    recs = work.records
+    stated_author = ref.authors[0] if ref.authors else None
+    journals = [j for r in recs for j in (r.container_title, r.container_abbrev) if j]
+    return {
+        "title": _best([compare_title(ref.title, r.title) for r in recs]),
+        "authors": _best(
+            [
+                compare_author(stated_author, r.authors[0] if r.authors else r.first_author_family)
+                for r in recs
+            ]
+        ),
+        "year": _best([compare_year(ref.year, r.year) for r in recs]),
+        "journal": compare_journal(ref.journal, journals),
+        "volume": _best([compare_number(ref.volume, r.volume) for r in recs]),
+        "issue": _best([compare_number(ref.issue, r.issue) for r in recs]),
+        "pages": _best([compare_number(ref.first_page, r.first_page) for r in recs]),
+        "doi": _id_agreement(ref.doi, {r.doi for r in recs if r.doi}, work.doi),
+        "pmid": _id_agreement(ref.pmid, {r.pmid for r in recs if r.pmid}, work.pmid),
     }
-    agreement = sum(weights[f] * score[best[f]] for f in weights) / sum(weights.values())
-    discrepancies: list[tuple[str, str | None, str | None]] = []
-    main = recs[0] if recs else RecordMetadata()
-    actual = {
+
+
+def _id_agreement(stated: str | None, known: set[str | None], any_known: str | None) -> Agreement:
+    """A stated identifier is the work's when any record carries it; another when the work has one
+    of that kind but not it; unknown when the work carries none to compare."""
+    if not stated:
+        return "unknown"
+    if stated in known:
+        return "same"
+    return "different" if any_known else "unknown"
+
+
+def _notice_about_another(ref: ReferenceQuery, recs: list[RecordMetadata]) -> bool:
+    """The candidate is a notice (erratum, retraction, expression of concern) while the reference
+    does not cite a notice."""
+    is_notice = any(t.lower() in NOTICE_TYPES for r in recs for t in r.publication_types)
+    return is_notice and not _NOTICE_TITLE.match(ref.title or "")
+
+
+def _same_work(ref: ReferenceQuery, fields: dict[str, Agreement], chimera: bool) -> bool:
+    """The rule of the module's docstring: a title that agrees and one of first author, year or
+    journal too (or nothing known to contradict it); without a stated title, three numbers."""
+    title = fields["title"]
+    if title in ("same", "close"):
+        support = [fields[f] for f in ("authors", "year", "journal")]
+        agree_support = sum(1 for s in support if s in ("same", "close"))
+        known_support = [s for s in support if s != "unknown"]
+        return agree_support >= 1 or not known_support or chimera
+    if title == "unknown" and ref.title is None:
+        numbers = [fields[f] for f in ("journal", "year", "volume", "pages", "authors")]
+        return sum(1 for s in numbers if s == "same") >= 3 and "different" not in (
+            fields["journal"],
+            fields["pages"],
+        )
+    return False
+
+
+def _discrepancies(
+    ref: ReferenceQuery, work: Work, fields: dict[str, Agreement]
+) -> list[tuple[str, str | None, str | None]]:
+    """(field, stated, actual) for every field that is close or different, in :data:`FIELDS` order."""
+    actual, stated = _actual_values(work), _stated_values(ref)
+    out: list[tuple[str, str | None, str | None]] = []
+    for f in FIELDS:
+        if fields[f] in ("close", "different"):
+            value = actual[f]
+            out.append((f, stated[f], value if isinstance(value, str) else None))
+    return out
+
+
+def _actual_values(work: Work) -> dict[str, object]:
+    """What the work says per field: its first record's value, else the first any record gives."""
+    main = work.records[0] if work.records else RecordMetadata()
+    return {
         "title": main.title or work.first("title"),
         "authors": (main.authors[0] if main.authors else work.first("first_author_family")),
         "year": str(main.year or work.first("year") or "") or None,
@@ -299,7 +333,10 @@ def judge(ref: ReferenceQuery, work: Work) -> Verdict:
         "doi": work.doi,
         "pmid": work.pmid,
     }
-    stated = {
+
+
+def _stated_values(ref: ReferenceQuery) -> dict[str, str | None]:
+    return {
         "title": ref.title,
         "authors": ref.authors[0] if ref.authors else None,
         "year": str(ref.year) if ref.year else None,
@@ -310,8 +347,29 @@ def judge(ref: ReferenceQuery, work: Work) -> Verdict:
         "doi": ref.doi,
         "pmid": ref.pmid,
     }
-    for f in FIELDS:
-        if best[f] in ("close", "different"):
-            value = actual[f]
-            discrepancies.append((f, stated[f], value if isinstance(value, str) else None))
-    return Verdict(same_work, agreement, discrepancies, best, chimera)
+
+
+# -- which candidate works fit a reference (the lookup stops asking, and the decision rests, on these)
+
+
+def id_only(ref: ReferenceQuery) -> bool:
+    """Only a DOI or PMID was stated: there is nothing but the identifier to compare."""
+    return bool(ref.doi or ref.pmid) and not (ref.title or ref.authors or ref.journal or ref.year)
+
+
+def by_stated_id(ref: ReferenceQuery, w: Work) -> bool:
+    """The work carries the DOI or PMID the reference states."""
+    return bool(
+        (ref.doi and ref.doi in {(r.doi or "").lower() for r in w.records})
+        or (ref.pmid and ref.pmid in {r.pmid for r in w.records})
+    )
+
+
+def accepted(ref: ReferenceQuery, works: list[Work]) -> list[tuple[Work, Verdict]]:
+    """The works judged the stated one, the best agreement first."""
+    out = []
+    for w in works:
+        v = judge(ref, w)
+        if v.same_work:
+            out.append((w, v))
+    return sorted(out, key=lambda wv: -wv[1].agreement)

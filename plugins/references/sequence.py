@@ -1,7 +1,7 @@
 """A trained token labeller for free-text references: a linear-chain CRF over the tokens of one
 reference, each token labelled author, year, title, journal, volume, issue, pages or other.
 
-The rule reader (``parse.py``) finds the fields by what marks them in the styles it knows; the
+The rule reader (``freetext.py``) finds the fields by what marks them in the styles it knows; the
 model sees the same string token by token, with the rule reader's own reading among its features
 (stacking), and learns from references labelled by their publishers in many styles when the rules'
 cut is to be trusted and when the tokens say otherwise. ``benchmarks/train_reference_model.py``
@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .parse import _NUMBERING, _YEAR, StatedReference, _clean_title, parse_authors
+from .names import parse_authors
+from .stated import NUMBERING, YEAR, StatedReference, clean_title
 
 FEATURES_VERSION = 1
 LABELS = ("author", "year", "title", "journal", "volume", "issue", "pages", "other")
@@ -70,7 +71,7 @@ def tokenize(text: str) -> list[Token]:
 def body_tokens(text: str) -> list[Token]:
     """The tokens after a list's numbering ("12.", "[3]", "(63)"): the model never sees the number,
     so a name after it reads as the first token of the reference, as in training."""
-    m = _NUMBERING.match(text)
+    m = NUMBERING.match(text)
     skip = m.end() if m else 0
     return [t for t in tokenize(text) if t.start >= skip]
 
@@ -87,9 +88,9 @@ def _shape(t: str) -> str:
 @lru_cache(maxsize=65536)
 def _flags(t: str) -> tuple[str, ...]:
     out = []
-    if re.fullmatch(_YEAR, t):
+    if re.fullmatch(YEAR, t):
         out.append("year")
-    elif re.fullmatch(_YEAR + "[a-z]", t):
+    elif re.fullmatch(YEAR + "[a-z]", t):
         out.append("year+")
     if t.isdigit():
         out.append(f"digits{min(len(t), 5)}")
@@ -151,7 +152,7 @@ def rule_labels(text: str, tokens: list[Token], ref: StatedReference) -> list[st
             cut, after = min(cut, s), max(after, s + len(ref.journal))
     if ref.authors:
         for i, t in enumerate(tokens):
-            if t.end <= cut and not re.fullmatch(_YEAR + "[a-z]?", t.text) and labels[i] == "none":
+            if t.end <= cut and not re.fullmatch(YEAR + "[a-z]?", t.text) and labels[i] == "none":
                 labels[i] = "author"
     numbers = [
         (str(ref.year) if ref.year else None, "year", 0),
@@ -210,7 +211,7 @@ def features(tokens: list[Token], rules: list[str]) -> list[list[str]]:
             quoted = True
         elif t.text in _CLOSE_QUOTES and quoted:
             quoted = False
-        if re.fullmatch(_YEAR + "[a-z]?", t.text):
+        if re.fullmatch(YEAR + "[a-z]?", t.text):
             years_seen += 1
         if t.text in ".?!":
             stops += 1
@@ -357,13 +358,13 @@ def fields_from_labels(
         out.authors = parse_authors(authors[0])
     title_end = -1
     if (title := span("title")) is not None:
-        out.title, title_end = _clean_title(title[0]), title[1]
+        out.title, title_end = clean_title(title[0]), title[1]
     if (journal := span("journal", title_end)) is not None:
         # a date the model ran into the journal ("Oncogene. 2010 Mar") is not part of its name
-        name = re.split(rf"[.,;]?\s+(?:{_YEAR}|(?:{_MONTHS})[a-z]*)\b", journal[0])[0]
+        name = re.split(rf"[.,;]?\s+(?:{YEAR}|(?:{_MONTHS})[a-z]*)\b", journal[0])[0]
         out.journal = name.strip(" .,;:(") or None
     for i, lab in enumerate(labels):
-        if lab == "year" and re.fullmatch(_YEAR + "[a-z]?", tokens[i].text):
+        if lab == "year" and re.fullmatch(YEAR + "[a-z]?", tokens[i].text):
             out.year = int(tokens[i].text[:4])
             break
     if (volume := span("volume")) is not None:

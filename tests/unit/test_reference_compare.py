@@ -18,8 +18,10 @@ from medlit.plugins.references.compare import (
     judge,
     title_notice,
 )
+from medlit.plugins.references.deciding import decide
+from medlit.plugins.references.notices import merge_notices
 from medlit.plugins.references.parse import parse_reference
-from medlit.plugins.references.tool import decide, merge_notices, to_query
+from medlit.plugins.references.reading import to_query
 
 from corpus import corpus_bytes
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from medlit.plugins.references import sequence
-from medlit.plugins.references.parse import StatedReference, parse_free_text, parse_reference
+from medlit.plugins.references.parse import parse_free_text, parse_reference
+from medlit.plugins.references.stated import StatedReference
 
 SAMPLES = [
     "12. Okafor CN, Lindqvist P. Gait variability (a cohort) in older adults. J Gerontol. 2015;12(3):210-8.",

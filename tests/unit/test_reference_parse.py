@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.plugins.references.parse import count_entries, parse_authors, parse_reference, split_entries
+from medlit.plugins.references.names import parse_authors
+from medlit.plugins.references.parse import count_entries, parse_reference, split_entries
 
 # (reference, style, first author, title starts, journal, year, volume, issue, first page, doi, pmid)
 VANCOUVER = [
