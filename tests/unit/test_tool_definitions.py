@@ -65,6 +65,8 @@ POINTERS = [
 
 # The smallest valid call of every tool: a new tool must be added here (and so is checked too).
 MINIMAL: dict[str, dict[str, Any]] = {
+    "clinicaltrials_fetch": {"nctIds": ["NCT04280705"]},
+    "clinicaltrials_search": {"condition": "asthma"},
     "eutils_ecitmatch": {"citations": ["science|1987|235|182|palmenberg ac|Art2|"]},
     "eutils_efetch": {"db": "pubmed", "uids": ["1"]},
     "eutils_egquery": {"term": "asthma"},
@@ -89,6 +91,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubmed_lookup_mesh": {"query": "asthma"},
     "pubmed_search_articles": {"query": "asthma"},
     "pubmed_spell_check": {"query": "asthma"},
+    "preprints_lookup": {"dois": ["10.1101/456574"]},
+    "preprints_search": {"query": "sepsis"},
     "pubtator_annotations": {"pmids": ["1"]},
     "pubtator_find_entity": {"query": "BRAF"},
     "pubtator_related": {"entity": "@GENE_BRAF"},
