@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from medlit.core.plugin import MedlitError, ToolContext, rendering, wire
+from medlit.core.plugin import MedlitError, ToolContext, errors, rendering, wire
 
 from .inputs import LookupInput
 from .models import Failure, LookupOutput, Preprint
@@ -24,6 +24,7 @@ from .service import NAME, SERVERS
 WORKERS = 4  # DOIs in progress at once: the client's pacer decides when each request goes
 UNBOUNDED = 3600.0  # outside a tool call (a test, a script): no deadline to speak of
 MARGIN = 5.0  # seconds before the call's deadline after which no new DOI is started
+_LATE = frozenset({errors.DEADLINE_EXCEEDED, errors.CALL_DEADLINE_EXCEEDED})
 _MEDRXIV = re.compile(r"^10\.1101/\d{4}\.\d{2}\.\d{2}\.2\d{7}$")  # medRxiv's 8-digit serials
 
 
@@ -42,6 +43,7 @@ class Run:
     found: dict[str, Preprint] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)
     failed: dict[str, MedlitError] = field(default_factory=dict)
+    late: set[str] = field(default_factory=set)  # cut by the call's deadline: deferred, not failed
     requests: int = 0
 
     def request_deadline(self) -> float:
@@ -82,7 +84,10 @@ class Run:
             try:
                 await self.one(doi)
             except MedlitError as err:
-                self.failed[doi] = err
+                if err.kind in _LATE:
+                    self.late.add(doi)
+                else:
+                    self.failed[doi] = err
 
 
 def _notice(out: LookupOutput) -> str | None:
@@ -102,13 +107,13 @@ async def lookup_preprints(args: LookupInput, ctx: ToolContext) -> LookupOutput:
     run = Run(args, ctx, wire.call_deadline(UNBOUNDED))
     queue = list(args.dois)
     await asyncio.gather(*(run.worker(queue) for _ in range(min(WORKERS, len(queue)))))
-    if run.failed and not run.found and not run.missing:
+    if run.failed and not run.found and not run.missing and not run.late:
         raise next(iter(run.failed.values()))  # nothing answered: the service's failure, as it is
     out = LookupOutput(
         preprints=[run.found[d] for d in args.dois if d in run.found],
         notFound=[d for d in args.dois if d in run.missing],
         failed=[Failure(doi=d, reason=e.reason, retryable=bool(e.retryable)) for d, e in run.failed.items()],
-        deferred=list(queue),
+        deferred=[d for d in args.dois if d in run.late or d in queue],
         requests=run.requests,
     )
     return out.model_copy(update={"notice": _notice(out)})

@@ -43,7 +43,7 @@ def _active(ctx: ToolContext) -> None:
 
 async def search_preprints(args: SearchInput, ctx: ToolContext) -> SearchOutput:
     _active(ctx)
-    query = f"({args.query}) AND SRC:PPR"
+    query = f"({args.query}) AND (SRC:PPR)"
     try:
         page = await ctx.services().search(
             SOURCE, SourceQuery(query=query, cursor=args.cursor, limit=args.pageSize)
