@@ -10,11 +10,12 @@ import asyncio
 import json
 
 import pytest
-from clinicaltrials_routes import SERVICE, install
 
 import medlit.plugins.clinicaltrials as trials_plugin
 from medlit.core.plugin import SourceQuery
 from medlit.testing import FakeUpstream, make_runtime
+
+from clinicaltrials_routes import SERVICE, install
 
 pytestmark = pytest.mark.anyio
 FAST = {"MEDLIT_CLINICALTRIALS_RATE": "50"}  # the fake may be asked faster than the register
