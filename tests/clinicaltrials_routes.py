@@ -77,9 +77,13 @@ def _bad_syntax(value: str) -> str | None:
 class TrialsFake:
     """The studies the fake knows, and the searches it was asked (``asked``)."""
 
-    def __init__(self, studies: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, studies: list[dict[str, Any]] | None = None, *, refuse_unknown_ids: bool = False
+    ) -> None:
         self.studies = studies if studies is not None else recorded_studies()
         self.asked: list[dict[str, str]] = []
+        # Some users report the register refusing a whole filter.ids batch for one unknown number.
+        self.refuse_unknown_ids = refuse_unknown_ids
 
     def by_ids(self, ids: str) -> list[dict[str, Any]]:
         wanted = {x.strip().upper() for x in re.split(r"[,|]", ids) if x.strip()}
@@ -125,6 +129,13 @@ class TrialsFake:
                 status=400, text="Error: pageSize must be between 1 and 1000", content_type="text/plain"
             )
         found = self.by_ids(params["filter.ids"]) if "filter.ids" in params else self.search(params)
+        if "filter.ids" in params and self.refuse_unknown_ids:
+            asked = [x for x in re.split(r"[,|]", params["filter.ids"]) if x]
+            known = {nct(s) for s in found}
+            bad = [i for i, x in enumerate(asked, 1) if x not in known]
+            if bad:
+                text = f"Item {bad[0]} in parameter `filter.ids` is not a known study"
+                return web.Response(status=400, text=text, content_type="text/plain")
         start = 0
         if "pageToken" in params:
             match = _TOKEN.match(params["pageToken"])

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from medlit.core.plugin import ToolContext, errors
+from medlit.core.plugin import MedlitError, ToolContext, errors
 
 from .parse import page_studies
 from .service import NAME
@@ -36,7 +36,7 @@ class Page:
     next_token: str | None
 
 
-def _refusal(body: str, params: Mapping[str, object]) -> Exception:
+def _refusal(body: str, params: Mapping[str, object]) -> MedlitError:
     reason = " ".join(body.split())[:300] or "no reason given"
     return errors.invalid_argument(
         f"ClinicalTrials.gov refused the search: {reason}",
@@ -59,10 +59,24 @@ async def studies(ctx: ToolContext, params: Mapping[str, object], *, fields: str
 
 
 async def by_ids(ctx: ToolContext, ncts: Sequence[str], *, fields: str | None) -> list[dict[str, Any]]:
-    """The studies of ``ncts`` (NCT aliases answer their current record), in one request per 1,000."""
+    """The studies of ``ncts`` (NCT aliases answer their current record), in one request per 1,000.
+    Unknown numbers are simply absent from an answer; should the register refuse a whole batch
+    for one of them (reported of it), the batch is halved until the number it refuses stands
+    alone, and that one counts as unknown."""
     out: list[dict[str, Any]] = []
     for start in range(0, len(ncts), MAX_PAGE):
-        chunk = list(ncts[start : start + MAX_PAGE])
-        page = await studies(ctx, {"filter.ids": chunk, "pageSize": len(chunk)}, fields=fields)
-        out.extend(page.studies)
+        out.extend(await _batch(ctx, list(ncts[start : start + MAX_PAGE]), fields))
     return out
+
+
+async def _batch(ctx: ToolContext, chunk: list[str], fields: str | None) -> list[dict[str, Any]]:
+    try:
+        page = await studies(ctx, {"filter.ids": chunk, "pageSize": len(chunk)}, fields=fields)
+    except MedlitError as err:
+        if err.kind != errors.INVALID_ARGUMENT:
+            raise
+        if len(chunk) == 1:
+            return []
+        half = len(chunk) // 2
+        return await _batch(ctx, chunk[:half], fields) + await _batch(ctx, chunk[half:], fields)
+    return page.studies

@@ -8,7 +8,7 @@ from medlit.core.plugin import ToolContext, rendering
 
 from . import client
 from .inputs import FetchInput
-from .models import Detail, FetchOutput, Trial
+from .models import Detail, Eligibility, FetchOutput, Results, StatusHistory, Trial
 from .parse import aliases_of, full, nct_of, summary
 from .search_tool import trial_line
 
@@ -53,8 +53,8 @@ async def fetch_trials(args: FetchInput, ctx: ToolContext) -> FetchOutput:
     )
 
 
-def _detail_md(d: Detail) -> list[str]:
-    lines: list[str] = []
+def _design_lines(d: Detail) -> list[str]:
+    lines = []
     if d.design:
         x = d.design
         parts = [
@@ -70,38 +70,51 @@ def _detail_md(d: Detail) -> list[str]:
         )
     for o in d.outcomes:
         lines.append(f"Outcome ({o.kind}): {o.measure}" + (f" [{o.timeFrame}]" if o.timeFrame else ""))
-    if d.eligibility:
-        e = d.eligibility
-        ages = " to ".join(a for a in (e.minimumAge, e.maximumAge) if a)
+    return lines
+
+
+def _eligibility_lines(e: Eligibility | None) -> list[str]:
+    if e is None:
+        return []
+    ages = " to ".join(a for a in (e.minimumAge, e.maximumAge) if a)
+    lines = [f"Eligibility: sex {e.sex or '-'}; ages {ages or '-'}; healthy volunteers {e.healthyVolunteers}"]
+    return lines + ([e.criteria] if e.criteria else [])
+
+
+def _history_lines(h: StatusHistory | None) -> list[str]:
+    if h is None:
+        return []
+    steps = [
+        f"first posted {h.firstPosted}" if h.firstPosted else "",
+        f"results posted {h.resultsFirstPosted}" if h.resultsFirstPosted else "",
+        f"last update {h.lastUpdatePosted}" if h.lastUpdatePosted else "",
+        f"why stopped: {h.whyStopped}" if h.whyStopped else "",
+    ]
+    return ["History: " + "; ".join(s for s in steps if s)]
+
+
+def _results_lines(r: Results | None) -> list[str]:
+    if r is None:
+        return []
+    lines = []
+    for m in r.outcomes:
+        values = "; ".join(f"{g.title}: {g.value}" for g in m.groups if g.value)
+        lines.append(f"Result ({m.type or '-'}) {m.title}: {values} {m.unit or ''}".rstrip())
+    for a in r.adverseEvents:
         lines.append(
-            f"Eligibility: sex {e.sex or '-'}; ages {ages or '-'}; healthy volunteers {e.healthyVolunteers}"
+            f"Adverse events, {a.group}: serious {a.seriousAffected}, other {a.otherAffected} of {a.atRisk}"
         )
-        if e.criteria:
-            lines.append(e.criteria)
-    if d.statusHistory:
-        h = d.statusHistory
-        steps = [
-            f"first posted {h.firstPosted}" if h.firstPosted else "",
-            f"results posted {h.resultsFirstPosted}" if h.resultsFirstPosted else "",
-            f"last update {h.lastUpdatePosted}" if h.lastUpdatePosted else "",
-            f"why stopped: {h.whyStopped}" if h.whyStopped else "",
-        ]
-        lines.append("History: " + "; ".join(s for s in steps if s))
+    return lines
+
+
+def _detail_md(d: Detail) -> list[str]:
+    lines = _design_lines(d) + _eligibility_lines(d.eligibility) + _history_lines(d.statusHistory)
     if d.locationCount:
         lines.append(f"Sites: {d.locationCount} in {', '.join(d.countries)}")
-    for r in d.references:
-        lines.append(f"Reference [{r.type or '-'}] PMID {r.pmid or '-'}: {r.citation or ''}")
-    if d.results:
-        for m in d.results.outcomes:
-            values = "; ".join(f"{g.title}: {g.value}" for g in m.groups if g.value)
-            lines.append(f"Result ({m.type or '-'}) {m.title}: {values} {m.unit or ''}".rstrip())
-        for a in d.results.adverseEvents:
-            lines.append(
-                f"Adverse events, {a.group}: serious {a.seriousAffected}, other {a.otherAffected} of {a.atRisk}"
-            )
-    if d.briefSummary:
-        lines += ["", d.briefSummary]
-    return lines
+    for ref in d.references:
+        lines.append(f"Reference [{ref.type or '-'}] PMID {ref.pmid or '-'}: {ref.citation or ''}")
+    lines += _results_lines(d.results)
+    return lines + (["", d.briefSummary] if d.briefSummary else [])
 
 
 def render_fetch(out: FetchOutput, args: FetchInput) -> str:

@@ -15,7 +15,7 @@ import medlit.plugins.clinicaltrials as trials_plugin
 from medlit.core.plugin import SourceQuery
 from medlit.testing import FakeUpstream, make_runtime
 
-from clinicaltrials_routes import SERVICE, install
+from clinicaltrials_routes import SERVICE, TrialsFake, install
 
 pytestmark = pytest.mark.anyio
 FAST = {"MEDLIT_CLINICALTRIALS_RATE": "50"}  # the fake may be asked faster than the register
@@ -85,6 +85,23 @@ async def test_fetch_summaries_in_one_request_with_not_found(fake):
     toca = out.data["trials"][0]
     assert toca["pmids"] == ["29735994", "29322091"] and toca["status"] == "TERMINATED"
     assert toca["interventions"] == ["BIOLOGICAL: Toca 511", "DRUG: Toca FC"] and toca["detail"] is None
+
+
+async def test_a_batch_refused_for_one_unknown_number_is_halved_until_it_stands_alone(fake):
+    install(fake, TrialsFake(refuse_unknown_ids=True))
+    ids = ["NCT02576665", "NCT02710084", "NCT99999999", "NCT05105685"]
+    async with rt_for(fake) as rt:
+        out = await rt.call("clinicaltrials_fetch", {"nctIds": ids})
+    assert out.error is None and out.data["notFound"] == ["NCT99999999"]
+    assert [t["nctId"] for t in out.data["trials"]] == ["NCT02576665", "NCT02710084", "NCT05105685"]
+    sent = [r.params["filter.ids"] for r in fake.of(SERVICE, "studies")]
+    assert sent == [
+        ",".join(ids),
+        "NCT02576665,NCT02710084",
+        "NCT99999999,NCT05105685",
+        "NCT99999999",
+        "NCT05105685",
+    ]
 
 
 async def test_full_record_adds_design_arms_eligibility_outcomes_and_history(fake):
