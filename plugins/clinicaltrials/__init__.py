@@ -31,8 +31,9 @@ SEARCH_TOOL = ToolSpec(
     description=(
         "Search ClinicalTrials.gov's register (ongoing, unpublished and completed trials, results never in a "
         "journal) for trial summaries: NCT number, status, phase, conditions, interventions, enrollment, dates, "
-        "sponsor, linked PMIDs. For journal articles use pubmed_search_articles; for known NCT numbers "
-        "clinicaltrials_fetch; to put every study of a query in a review set review_search. Criteria AND "
+        "sponsor, linked PMIDs. For journal articles use pubmed_search_articles (pubmed family); for known NCT "
+        "numbers clinicaltrials_fetch (this trials family); to put every study of a query in a review set "
+        "review_search (review family). Criteria AND "
         "together; status and phase match any listed value; dates are YYYY[-MM[-DD]]. One request a call (paced "
         "near the register's 50 a minute); page with pageToken = nextPageToken, absent on the last page; "
         "totalCount comes with the first. No match is an empty result with a notice; bad Essie syntax is "
@@ -56,7 +57,8 @@ FETCH_TOOL = ToolSpec(
         "'full' adds design, arms, eligibility criteria, outcome measures, status history, sites, references "
         "and posted results (first value per group, adverse-event totals). Use it for NCT numbers from "
         "clinicaltrials_search, a paper's abstract or its registry field; to find trials use "
-        "clinicaltrials_search, to read the linked articles pubmed_fetch_articles with the pmids. Up to 50 "
+        "clinicaltrials_search (trials family), to read the linked articles pubmed_fetch_articles (pubmed "
+        "family) with the pmids. Up to 50 "
         "numbers a call, 10 with 'full'; numbers the register does not know are listed in notFound, an old "
         "number merged into another answers with the current record (aliases)."
     ),

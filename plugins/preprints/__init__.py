@@ -31,8 +31,9 @@ LOOKUP_TOOL = ToolSpec(
         "Look up bioRxiv and medRxiv preprints by DOI: every version (number, date, title where it changed, "
         "licence, category) and the journal article the preprint became (published DOI, journal, date). Use it "
         "to check whether a preprint was revised or published, and cite the journal version; to find preprints "
-        "by topic use preprints_search; to read one, pubmed_fetch_fulltext with the DOI (Europe PMC carries "
-        "many preprints' full text); for the journal article's record pubmed_fetch_articles. Up to 100 DOIs a "
+        "by topic use preprints_search (preprints family); to read one, pubmed_fetch_fulltext (pubmed family) "
+        "with the DOI (Europe PMC carries many preprints' full text); for the journal article's record "
+        "pubmed_fetch_articles. Up to 100 DOIs a "
         "call, one request each (two for a published one) at about 3 a second: DOIs not reached before the "
         "call's deadline come back in deferred, failed look-ups in failed, DOIs neither server knows in "
         "notFound."
@@ -52,8 +53,9 @@ SEARCH_TOOL = ToolSpec(
     description=(
         "Search preprints only (bioRxiv, medRxiv, Research Square, SSRN and others) among Europe PMC's preprint "
         "records, run through the Europe PMC plugin's search. Use it for new evidence not yet in journals; for "
-        "journals and preprints together use pubmed_europepmc_search, for versions and the published article "
-        "preprints_lookup with the hits' DOIs, for full text pubmed_fetch_fulltext. Europe PMC syntax (TITLE:, "
+        "journals and preprints together use pubmed_europepmc_search (europepmc family), for versions and the "
+        "published article preprints_lookup (preprints family) with the hits' DOIs, for full text "
+        "pubmed_fetch_fulltext (pubmed family). Europe PMC syntax (TITLE:, "
         "AUTH:, PUB_YEAR:[2023 TO 2025]); page with cursor = nextCursor (absent on the last page). No match is an "
         "empty result with a notice; Europe PMC switched off is provider_unavailable."
     ),

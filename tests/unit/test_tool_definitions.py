@@ -51,6 +51,8 @@ BOTH_WAYS = [
     ("pubmed_search_articles", "pubmed_europepmc_search"),
     ("pubmed_lookup_citation", "pubmed_verify_references"),
     ("pubmed_format_citations", "review_export"),
+    ("clinicaltrials_search", "clinicaltrials_fetch"),
+    ("preprints_search", "preprints_lookup"),
 ]
 # Pointers one way only: core's tools name no plugin's tool, and a sibling with a plugin's tool on
 # the other side is named there (e.g. the raw PMC JATS of efetch -> the readable full text).
@@ -61,6 +63,12 @@ POINTERS = [
     ("pubmed_institutional_link", "pubmed_fetch_fulltext"),
     ("pubmed_search_articles", "review_search"),
     ("pubmed_europepmc_search", "review_search"),
+    ("clinicaltrials_search", "review_search"),
+    ("clinicaltrials_search", "pubmed_search_articles"),
+    ("clinicaltrials_fetch", "pubmed_fetch_articles"),
+    ("preprints_lookup", "pubmed_fetch_fulltext"),
+    ("preprints_search", "pubmed_europepmc_search"),
+    ("preprints_search", "pubmed_fetch_fulltext"),
 ]
 
 # The smallest valid call of every tool: a new tool must be added here (and so is checked too).
