@@ -2,7 +2,7 @@
 
 The query is ClinicalTrials.gov's Essie syntax, sent as ``query.term`` (``AREA[Condition]asthma
 AND AREA[Phase]PHASE3``). A page is one ``/studies`` request of up to 1,000 studies asking for
-the fields a review record keeps; the cursor is the API's ``pageToken``, which works in any
+the fields a review record keeps (asked again at half the size if it outgrows the body cap); the cursor is the API's ``pageToken``, which works in any
 process, so an import resumes where its last stored page ended. The source is a register
 (PRISMA's registers box): each record is a registration, keyed by its NCT number.
 """
@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from medlit.core.plugin import SourcePage, SourceQuery, SourceRecord, ToolContext, errors
+from medlit.core.plugin import MedlitError, SourcePage, SourceQuery, SourceRecord, ToolContext, errors
 
 from . import client
 from .parse import summary
@@ -73,20 +73,32 @@ def _cursor(raw: str | None) -> dict[str, Any]:
     return state
 
 
+async def _page(ctx: ToolContext, params: dict[str, object], size: int) -> tuple[client.Page, int]:
+    """One page; a page over the client's body cap is asked again at half the size."""
+    while True:
+        try:
+            return await client.studies(ctx, {**params, "pageSize": size}, fields=client.SOURCE_FIELDS), size
+        except MedlitError as err:
+            if err.kind != errors.RESPONSE_TOO_LARGE or size == 1:
+                raise
+            size //= 2
+
+
 async def run_clinicaltrials(q: SourceQuery, ctx: ToolContext) -> SourcePage:
     state = _cursor(q.cursor)
-    size = max(1, min(q.limit, client.MAX_PAGE))
-    params: dict[str, object] = {"query.term": q.query, "pageSize": size}
+    size = max(1, min(q.limit, int(state.get("size") or client.MAX_PAGE), client.MAX_PAGE))
+    params: dict[str, object] = {"query.term": q.query}
     if state.get("token"):
         params["pageToken"] = state["token"]
     else:
         params["countTotal"] = "true"
-    page = await client.studies(ctx, params, fields=client.SOURCE_FIELDS)
+    page, size = await _page(ctx, params, size)
     seen = int(state.get("seen") or 0) + len(page.studies)
     total = page.total if page.total is not None else int(state.get("total") or seen)
     cursor = None
     if page.next_token and page.studies:
-        cursor = json.dumps({"token": page.next_token, "seen": seen, "total": total}, separators=(",", ":"))
+        state = {"token": page.next_token, "seen": seen, "total": total, "size": size}
+        cursor = json.dumps(state, separators=(",", ":"))
     return SourcePage(
         records=[normalise(s) for s in page.studies],
         total=total,

@@ -211,3 +211,14 @@ async def test_the_review_source_pages_a_query_to_its_end_as_a_register(fake):
     reqs = fake.of(SERVICE, "studies")
     assert [r.params.get("countTotal") for r in reqs] == ["true", None, None]
     assert all(r.params["query.term"] == "Phelan-McDermid" for r in reqs)
+
+
+async def test_a_source_page_over_the_body_cap_is_asked_again_at_half_the_size(fake):
+    install(fake)
+    fake.fault("oversized", SERVICE, "studies", size=6_000_000)
+    async with rt_for(fake) as rt:
+        page = await trials_plugin.SEARCH_SOURCE.run(
+            SourceQuery("Phelan-McDermid", limit=1000), rt.context("clinicaltrials")
+        )
+    assert [r.params["pageSize"] for r in fake.of(SERVICE, "studies")] == ["1000", "500"]
+    assert len(page.records) == 10 and page.cursor is None and "pageSize=500" in page.detail
