@@ -16,6 +16,7 @@ from medlit.core.plugin import SourceQuery
 from medlit.testing import FakeUpstream, make_runtime
 
 from clinicaltrials_routes import SERVICE, TrialsFake, install
+from conftest import fake_env
 
 pytestmark = pytest.mark.anyio
 FAST = {"MEDLIT_CLINICALTRIALS_RATE": "50"}  # the fake may be asked faster than the register
@@ -222,3 +223,18 @@ async def test_a_source_page_over_the_body_cap_is_asked_again_at_half_the_size(f
         )
     assert [r.params["pageSize"] for r in fake.of(SERVICE, "studies")] == ["1000", "500"]
     assert len(page.records) == 10 and page.cursor is None and "pageSize=500" in page.detail
+
+
+async def test_review_search_runs_the_register_into_a_set(fake, tmp_path):
+    """What review_search does with the register today (the review plugin reads SearchSource.kind
+    to count registers in PRISMA's box in a later change): every study of the query in the set."""
+    install(fake)
+    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    async with make_runtime(env=env, discover=True) as rt:
+        out = await rt.call("review_search", {"set": "pms", "queries": {"clinicaltrials": "Phelan-McDermid"}})
+        page = await rt.call("review_records", {"set": "pms", "source": "clinicaltrials", "limit": 50})
+    [source] = out.data["sources"]
+    assert source["source"] == "clinicaltrials" and source["state"] == "complete"
+    assert source["found"] == source["fetched"] == 10 and out.data["total"] == 10
+    assert len(page.data["records"]) == 10
+    assert [r.params["query.term"] for r in fake.of(SERVICE, "studies")] == ["Phelan-McDermid"]
