@@ -50,6 +50,13 @@ _DOI = re.compile(r"^10\.\d{3,9}(?:\.\d+)*/\S+$")
 # DOIs may legally hold commas or semicolons, so a DOI string is split only where the next
 # piece itself starts like a DOI.
 _DOI_SPLIT = re.compile(r"\s*[,;]\s*(?=(?:doi\s*:\s*|(?:https?://)?(?:dx\.)?doi\.org/)?10\.)|\s+", re.I)
+# A ClinicalTrials.gov registry number: NCT and up to 8 digits (the API's own pattern), bare, with a
+# label or inside a study page's URL (classic ``ct2/show/`` or current ``study/``).
+_NCT = re.compile(
+    r"^(?:nct\s*(?:id|number)?\s*:?\s*)?(?:https?://(?:www\.)?clinicaltrials\.gov/(?:ct2/show/|study/))?"
+    r"nct\s*0*(\d{1,8})/?(?:\?.*)?$",
+    re.IGNORECASE,
+)
 _ORCID = re.compile(r"(?<!\d)(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dXx])(?![\dXx])")
 _LABEL = re.compile(r"\b(pmid|pmcid|pubmed|doi)\s*:\s*", re.IGNORECASE)
 _NUMERIC_SPLIT = re.compile(r"[\s,;|]+")
@@ -131,6 +138,17 @@ def normalize_orcid(value: str) -> str:
     if not match:
         raise IdentifierError(f"{value!r} is not an ORCID iD; ORCID iDs read like '0000-0002-1825-0097'")
     return "-".join(match.groups()).upper()
+
+
+def normalize_nct(value: str) -> str:
+    """A ClinicalTrials.gov registry number as ``NCT`` and 8 digits (``NCT00000102``), from ``nct102``,
+    ``NCT 00000102``, ``NCT ID: NCT00000102`` or a study page's URL."""
+    match = _NCT.match(clean(value))
+    if not match or int(match.group(1)) == 0:
+        raise IdentifierError(
+            f"{value!r} is not a ClinicalTrials.gov number; send it as 'NCT' and 8 digits, e.g. 'NCT04280705'"
+        )
+    return f"NCT{int(match.group(1)):08d}"
 
 
 NORMALIZERS = {"pmcid": normalize_pmcid, "pmid": normalize_pmid, "doi": normalize_doi}

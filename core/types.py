@@ -769,7 +769,9 @@ class SearchSource:
     review tools' description); ``batch`` the page size the source serves best (the largest its
     API allows within the body cap); ``window`` the most records one query can reach without
     ``split_by_date`` (``0``: no limit). ``run`` raises :class:`~medlit.core.errors.MedlitError`
-    for a query the source refuses (reported for that source; the others still run)."""
+    for a query the source refuses (reported for that source; the others still run). ``kind`` says
+    what the source is in PRISMA 2020's flow diagram: a bibliographic ``database``, a trial
+    ``register`` (counted in the "records identified from registers" box), or ``other``."""
 
     name: str
     title: str
@@ -780,6 +782,7 @@ class SearchSource:
     window: int = 0
     description: str = ""
     timeout: float = 60.0
+    kind: Literal["database", "register", "other"] = "database"
     plugin: str = ""
 
 

@@ -1,7 +1,7 @@
 """Identifiers, for plugin authors: ``from medlit.core.plugin import identifiers``.
 
 One normaliser per kind (``normalize_pmid``, ``normalize_pmcid``, ``normalize_doi``,
-``normalize_orcid``; ``normalize(kind, value)``), ``classify`` (what kind a string is),
+``normalize_orcid``, ``normalize_nct``; ``normalize(kind, value)``), ``classify`` (what kind a string is),
 ``parse_list`` (a tool's list argument, refused item by item with ``IdentifierError``),
 ``split_packed``, ``batches``, and the id kinds (``ID_KINDS``) with the output field each fills
 (``FIELD_OF``). A refused value raises :class:`IdentifierError` (a ``ValueError``).
@@ -16,6 +16,7 @@ from ..identifiers import (
     classify,
     normalize,
     normalize_doi,
+    normalize_nct,
     normalize_orcid,
     normalize_pmcid,
     normalize_pmid,
@@ -32,6 +33,7 @@ __all__ = [
     "classify",
     "normalize",
     "normalize_doi",
+    "normalize_nct",
     "normalize_orcid",
     "normalize_pmcid",
     "normalize_pmid",

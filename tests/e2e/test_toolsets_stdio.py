@@ -32,6 +32,8 @@ ONE_PER_FAMILY = {
     "pubtator": ("pubtator_find_entity", {"query": "BRAF"}),
     "openurl": ("pubmed_institutional_link", {"pmids": ["1"]}),
     "review": ("review_sets", {}),
+    "trials": ("clinicaltrials_fetch", {"nctIds": ["NCT04280705"]}),
+    "preprints": ("preprints_lookup", {"dois": ["10.1101/456574"]}),
 }
 LIMIT = 30  # seconds any one step may take before the test fails (a hang, not a timing)
 
@@ -112,7 +114,16 @@ async def test_every_tool_of_every_family_is_reachable_without_a_refresh(fake, t
             f["name"]: [t["name"] for t in f["tools"]] for f in listing.structured_content["toolsets"]
         }
         assert sorted(t for tools in families.values() for t in tools) == sorted(full)
-        assert {"pubmed", "eutils", "europepmc", "pubtator", "openurl", "review"} == set(families)
+        assert {
+            "pubmed",
+            "eutils",
+            "europepmc",
+            "pubtator",
+            "openurl",
+            "review",
+            "trials",
+            "preprints",
+        } == set(families)
 
         for name in sorted(full):
             described = await client.call_tool("medlit_toolsets", {"action": "describe", "tool": name})

@@ -51,6 +51,8 @@ BOTH_WAYS = [
     ("pubmed_search_articles", "pubmed_europepmc_search"),
     ("pubmed_lookup_citation", "pubmed_verify_references"),
     ("pubmed_format_citations", "review_export"),
+    ("clinicaltrials_search", "clinicaltrials_fetch"),
+    ("preprints_search", "preprints_lookup"),
 ]
 # Pointers one way only: core's tools name no plugin's tool, and a sibling with a plugin's tool on
 # the other side is named there (e.g. the raw PMC JATS of efetch -> the readable full text).
@@ -61,10 +63,18 @@ POINTERS = [
     ("pubmed_institutional_link", "pubmed_fetch_fulltext"),
     ("pubmed_search_articles", "review_search"),
     ("pubmed_europepmc_search", "review_search"),
+    ("clinicaltrials_search", "review_search"),
+    ("clinicaltrials_search", "pubmed_search_articles"),
+    ("clinicaltrials_fetch", "pubmed_fetch_articles"),
+    ("preprints_lookup", "pubmed_fetch_fulltext"),
+    ("preprints_search", "pubmed_europepmc_search"),
+    ("preprints_search", "pubmed_fetch_fulltext"),
 ]
 
 # The smallest valid call of every tool: a new tool must be added here (and so is checked too).
 MINIMAL: dict[str, dict[str, Any]] = {
+    "clinicaltrials_fetch": {"nctIds": ["NCT04280705"]},
+    "clinicaltrials_search": {"condition": "asthma"},
     "eutils_ecitmatch": {"citations": ["science|1987|235|182|palmenberg ac|Art2|"]},
     "eutils_efetch": {"db": "pubmed", "uids": ["1"]},
     "eutils_egquery": {"term": "asthma"},
@@ -89,6 +99,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "pubmed_lookup_mesh": {"query": "asthma"},
     "pubmed_search_articles": {"query": "asthma"},
     "pubmed_spell_check": {"query": "asthma"},
+    "preprints_lookup": {"dois": ["10.1101/456574"]},
+    "preprints_search": {"query": "sepsis"},
     "pubtator_annotations": {"pmids": ["1"]},
     "pubtator_find_entity": {"query": "BRAF"},
     "pubtator_related": {"entity": "@GENE_BRAF"},

@@ -71,7 +71,9 @@ def test_families_cover_every_served_tool_once():
     h = host()
     members = [t for f in h.families.values() for t in f.tools]
     assert sorted(members) == sorted(h.tools)
-    assert {"pubmed", "eutils", "europepmc", "pubtator", "openurl", "review"} == set(h.families)
+    assert {"pubmed", "eutils", "europepmc", "pubtator", "openurl", "review", "trials", "preprints"} == set(
+        h.families
+    )
     assert all(f.summary for f in h.families.values())
     assert [f.name for f in h.families.values() if f.default] == ["pubmed"]
 

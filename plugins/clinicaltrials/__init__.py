@@ -1,0 +1,129 @@
+"""ClinicalTrials.gov provider plugin: study search and records by NCT number (API v2), and the
+register as a review search source (PRISMA's registers box). Its tools form the ``trials`` family,
+listed once a model asks for it, so the default tool list stays within its budget."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from medlit.core.plugin import PluginInfo, SearchSource, SettingSpec, ToolSpec, hookimpl, lazy_module
+
+from . import service
+
+if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import fetch_tool as _fetch_tool
+    from . import inputs as _inputs
+    from . import models as _models
+    from . import review_source as _review_source
+    from . import search_tool as _search_tool
+else:  # run time: each attribute is a lazy reference, imported at its first use
+    _fetch_tool = lazy_module(".fetch_tool", __name__)
+    _inputs = lazy_module(".inputs", __name__)
+    _models = lazy_module(".models", __name__)
+    _review_source = lazy_module(".review_source", __name__)
+    _search_tool = lazy_module(".search_tool", __name__)
+
+FAMILY = "trials"
+
+SEARCH_TOOL = ToolSpec(
+    name="clinicaltrials_search",
+    title="Search ClinicalTrials.gov",
+    description=(
+        "Search ClinicalTrials.gov's register (ongoing, unpublished and completed trials, results never in a "
+        "journal) for trial summaries: NCT number, status, phase, conditions, interventions, enrollment, dates, "
+        "sponsor, linked PMIDs. For journal articles use pubmed_search_articles (pubmed family); for known NCT "
+        "numbers clinicaltrials_fetch (this trials family); to put every study of a query in a review set "
+        "review_search (review family). Criteria AND "
+        "together; status and phase match any listed value; dates are YYYY[-MM[-DD]]. One request a call (paced "
+        "near the register's 50 a minute); page with pageToken = nextPageToken, absent on the last page; "
+        "totalCount comes with the first. No match is an empty result with a notice; bad Essie syntax is "
+        "invalid_argument quoting the register."
+    ),
+    input_model=_inputs.SearchInput,
+    output_model=_models.SearchOutput,
+    handler=_search_tool.search_trials,
+    render=_search_tool.render_search,
+    capabilities=frozenset({"search"}),
+    guide="trials in a register by condition, drug, status, phase, place or date",
+    toolset=FAMILY,
+)
+
+FETCH_TOOL = ToolSpec(
+    name="clinicaltrials_fetch",
+    title="Fetch ClinicalTrials.gov records",
+    description=(
+        "Read ClinicalTrials.gov records by NCT number, several in one request: detail 'summary' (default) "
+        "gives status, phase, conditions, interventions, enrollment, dates, sponsor and linked PMIDs; detail "
+        "'full' adds design, arms, eligibility criteria, outcome measures, status history, sites, references "
+        "and posted results (first value per group, adverse-event totals). Use it for NCT numbers from "
+        "clinicaltrials_search, a paper's abstract or its registry field; to find trials use "
+        "clinicaltrials_search (trials family), to read the linked articles pubmed_fetch_articles (pubmed "
+        "family) with the pmids. Up to 50 "
+        "numbers a call, 10 with 'full'; numbers the register does not know are listed in notFound, an old "
+        "number merged into another answers with the current record (aliases)."
+    ),
+    input_model=_inputs.FetchInput,
+    output_model=_models.FetchOutput,
+    handler=_fetch_tool.fetch_trials,
+    render=_fetch_tool.render_fetch,
+    capabilities=frozenset({"records"}),
+    guide="NCT numbers, want the trial's record (eligibility, outcomes, results)",
+    toolset=FAMILY,
+)
+
+SEARCH_SOURCE = SearchSource(
+    name="clinicaltrials",
+    title="ClinicalTrials.gov",
+    run=_review_source.run_clinicaltrials,
+    syntax="ClinicalTrials.gov Essie syntax (AREA[Condition]asthma AND AREA[Phase]PHASE3)",
+    order=40,
+    batch=1000,
+    description="/studies query.term with pageToken paging, 1,000 studies a request.",
+    kind="register",
+)
+
+GUIDE = """\
+- Search fields: `condition` (query.cond), `intervention` (query.intr), `terms` (query.term, Essie
+  syntax: `AREA[LeadSponsorName]Pfizer`, `AREA[StartDate]RANGE[2020-01-01,MAX]`), `location`;
+  filters `status`, `phase`, `startFrom`/`startTo`, `advanced` (filter.advanced: `AREA[StudyType]INTERVENTIONAL`).
+- Trials link their publications by PMID (`pmids`); a trial's articles cite its NCT number.
+- `clinicaltrials_fetch` with detail 'full' reads eligibility, outcomes and posted results.
+"""
+
+
+@hookimpl
+def medlit_plugin_info() -> PluginInfo:
+    return PluginInfo(
+        name="clinicaltrials",
+        title="ClinicalTrials.gov",
+        description="ClinicalTrials.gov study search and records, and the register as a review search source.",
+        guide=GUIDE,
+        toolsets={
+            FAMILY: "Trial registers: search ClinicalTrials.gov and read study records (eligibility, outcomes, "
+            "posted results) by NCT number.",
+        },
+        id_links={"nct": "https://clinicaltrials.gov/study/{id}"},
+        settings=(
+            SettingSpec(
+                service.RATE_SETTING,
+                f"ClinicalTrials.gov requests/s (default {service.RATE:g}); above it only with "
+                "MEDLIT_BASE_URL_CLINICALTRIALS (tests)",
+                kind="number",
+            ),
+        ),
+    )
+
+
+@hookimpl
+def medlit_services():
+    return [service.SERVICE]
+
+
+@hookimpl
+def medlit_tools():
+    return [SEARCH_TOOL, FETCH_TOOL]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [SEARCH_SOURCE]
