@@ -556,19 +556,8 @@ class CachedCalls:
         pieces = dict(await self._read({i: keys[i] for i in ids}))
         self.hits += len(pieces)
         missing = [i for i in ids if i not in pieces]
-        won = await self._claim([keys[i] for i in missing]) if missing else set()
-        mine = [i for i in missing if keys[i] in won]
-        theirs = [i for i in missing if keys[i] not in won]
         batch = _RecordBatch(rule, replace(call, parse=None), keys, pieces)
-        try:
-            unsplit = await self._fetch_records(batch, mine)
-        finally:
-            await self._release([keys[i] for i in mine])
-        if unsplit is None and theirs:
-            found = await self._await_records({i: keys[i] for i in theirs}, call.deadline)
-            pieces.update(found)
-            late = [i for i in theirs if i not in found]  # the other process gave up or failed
-            unsplit = await self._fetch_records(batch, late)
+        unsplit = await self._fill(batch, missing, call.deadline) if missing else None
         if unsplit is not None:  # not a record set (or an error status): handed over as it came
             if parse is not None and unsplit.status < 300:
                 unsplit.parsed = self._parsed_cached(unsplit, parse)
@@ -580,6 +569,25 @@ class CachedCalls:
         if parse is not None:
             resp.parsed = self._parsed_cached(resp, parse)
         return resp
+
+    async def _fill(self, batch: _RecordBatch, missing: list[str], deadline: float) -> Response | None:
+        """The missing records into the batch: those this process claims are fetched here, those
+        another process claimed first are awaited from the cache (and fetched here after all when
+        it gives up or fails). Returns an answer that could not be split, as ``_fetch_records``."""
+        keys = batch.keys
+        won = await self._claim([keys[i] for i in missing])
+        mine = [i for i in missing if keys[i] in won]
+        theirs = [i for i in missing if keys[i] not in won]
+        try:
+            unsplit = await self._fetch_records(batch, mine)
+        finally:
+            await self._release([keys[i] for i in mine])
+        if unsplit is None and theirs:
+            found = await self._await_records({i: keys[i] for i in theirs}, deadline)
+            batch.pieces.update(found)
+            late = [i for i in theirs if i not in found]  # the other process gave up or failed
+            unsplit = await self._fetch_records(batch, late)
+        return unsplit
 
     async def _fetch_records(self, batch: _RecordBatch, ids: list[str]) -> Response | None:
         """Fetch ``ids``, store each record, add them to the batch. Returns the answer itself when

@@ -829,68 +829,99 @@ def load_host(
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     records: dict[str, PluginRecord] = {}
-    builtin_names: set[str] = set()
-
-    candidates: list[tuple[PluginRecord, Any]] = []
-    allow = settings.load_plugins
-    if discover:
-        for ep in _entry_points():
-            is_builtin = _is_builtin(ep)
-            rec = PluginRecord(ep.name, "builtin" if is_builtin else "entry point")
-            rec.version = _dist_facts(ep.dist)[1] if ep.dist else None
-            if not loads(ep, allow):
-                rec.status, rec.detail, rec.waiting_on = "disabled", "not listed in MEDLIT_LOAD_PLUGINS", ""
-                records.setdefault(ep.name, rec)
-                continue
-            if ep.name in records:
-                other = records[ep.name]
-                reason = "reserved by a built-in plugin" if ep.name in builtin_names else "already taken"
-                rec.status, rec.detail = "error", f"plugin name {ep.name!r} is {reason} ({other.source})"
-                log.error(
-                    "plugin %s from %s refused: %s", ep.name, ep.dist.name if ep.dist else "?", rec.detail
-                )
-                records[f"{ep.name}@{ep.dist.name if ep.dist else '?'}"] = rec
-                continue
-            records[ep.name] = rec
-            if is_builtin:
-                builtin_names.add(ep.name)
-            if _switched_off(rec, settings):  # decided before import: its module never runs
-                pm.set_blocked(rec.name)
-                continue
-            try:
-                candidates.append((rec, ep.load()))
-            except Exception as exc:  # a broken third-party plugin must never stop the server
-                rec.status, rec.detail = "error", f"failed to load: {type(exc).__name__}: {exc}"
-                log.error("plugin %s failed to load: %s", ep.name, rec.detail)
+    candidates = _discovered(pm, records, settings) if discover else []
     for name, obj in inline:
         if name in records:
             raise HostError(f"plugin name {name!r} is already registered")
         rec = PluginRecord(name, "inline")
         records[name] = rec
         candidates.append((rec, obj))
-
     for rec, obj in candidates:
-        if rec.source == "inline" and _switched_off(rec, settings):
-            pm.set_blocked(rec.name)  # never registered: none of its hooks runs
-            continue
-        try:
-            _register(pm, rec, obj)
-            _identify(pm, rec, obj)
-        except PluginRefused as exc:
-            _failed(pm, rec, obj, str(exc))
-            continue
-        except Exception as exc:  # a broken plugin is listed, never fatal
-            _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
-            continue
-        _status(rec, settings)  # a malformed setting value stops start-up (HostError)
-        try:
-            _collect(pm, rec, obj)
-            if rec.info is not None:
-                register_kinds(rec.info.error_kinds, f"plugin {rec.name}")
-        except Exception as exc:  # a plugin whose declarations fail is listed, not fatal
-            _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
+        _activate(pm, rec, obj, settings)
     _check_duplicates(records.values())
     _check_tool_patterns(records.values(), settings)
+    _check_host_settings(records, settings)
+    host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
+    host.services = _services(records.values(), settings)
+    host.catalog = host.build_catalog()
+    _describe(records.values(), host.catalog)
+    _families(host)
+    return host
+
+
+def _discovered(
+    pm: pluggy.PluginManager, records: dict[str, PluginRecord], settings: Settings
+) -> list[tuple[PluginRecord, Any]]:
+    """The installed plugins' records (built-ins first) and the modules of those to register. A
+    plugin left out by ``MEDLIT_LOAD_PLUGINS`` or switched off is never imported; a name taken
+    twice or a module that fails to import is listed as an error, never fatal."""
+    candidates: list[tuple[PluginRecord, Any]] = []
+    builtin_names: set[str] = set()
+    for ep in _entry_points():
+        is_builtin = _is_builtin(ep)
+        rec = PluginRecord(ep.name, "builtin" if is_builtin else "entry point")
+        rec.version = _dist_facts(ep.dist)[1] if ep.dist else None
+        if not loads(ep, settings.load_plugins):
+            rec.status, rec.detail, rec.waiting_on = "disabled", "not listed in MEDLIT_LOAD_PLUGINS", ""
+            records.setdefault(ep.name, rec)
+            continue
+        if ep.name in records:
+            _refuse_taken(ep, rec, records, builtin_names)
+            continue
+        records[ep.name] = rec
+        if is_builtin:
+            builtin_names.add(ep.name)
+        if _switched_off(rec, settings):  # decided before import: its module never runs
+            pm.set_blocked(rec.name)
+            continue
+        try:
+            candidates.append((rec, ep.load()))
+        except Exception as exc:  # a broken third-party plugin must never stop the server
+            rec.status, rec.detail = "error", f"failed to load: {type(exc).__name__}: {exc}"
+            log.error("plugin %s failed to load: %s", ep.name, rec.detail)
+    return candidates
+
+
+def _refuse_taken(
+    ep: EntryPoint, rec: PluginRecord, records: dict[str, PluginRecord], builtin_names: set[str]
+) -> None:
+    """A second plugin under a name already taken: listed as an error under ``name@dist``."""
+    other = records[ep.name]
+    reason = "reserved by a built-in plugin" if ep.name in builtin_names else "already taken"
+    rec.status, rec.detail = "error", f"plugin name {ep.name!r} is {reason} ({other.source})"
+    log.error("plugin %s from %s refused: %s", ep.name, ep.dist.name if ep.dist else "?", rec.detail)
+    records[f"{ep.name}@{ep.dist.name if ep.dist else '?'}"] = rec
+
+
+def _activate(pm: pluggy.PluginManager, rec: PluginRecord, obj: Any, settings: Settings) -> None:
+    """Register one plugin and collect its declarations. A plugin that fails is listed, never
+    fatal; only a malformed setting value stops start-up (HostError from ``_status``)."""
+    if rec.source == "inline" and _switched_off(rec, settings):
+        pm.set_blocked(rec.name)  # never registered: none of its hooks runs
+        return
+    try:
+        _register(pm, rec, obj)
+        _identify(pm, rec, obj)
+    except PluginRefused as exc:
+        _failed(pm, rec, obj, str(exc))
+        return
+    except Exception as exc:  # a broken plugin is listed, never fatal
+        _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
+        return
+    _status(rec, settings)  # a malformed setting value stops start-up (HostError)
+    try:
+        _collect(pm, rec, obj)
+        if rec.info is not None:
+            register_kinds(rec.info.error_kinds, f"plugin {rec.name}")
+    except Exception as exc:  # a plugin whose declarations fail is listed, not fatal
+        _failed(pm, rec, obj, f"failed to initialise: {type(exc).__name__}: {exc}")
+
+
+def _check_host_settings(records: dict[str, PluginRecord], settings: Settings) -> None:
+    """The host's own settings read now, so a malformed one stops start-up rather than the first
+    call: unknown names in ``MEDLIT_LOAD_PLUGINS`` (logged), ``MEDLIT_CACHE`` and, when a plugin
+    on uses the host's services, ``MEDLIT_STORE``."""
+    allow = settings.load_plugins
     if allow is not None:
         unknown = sorted(allow - set(records))
         if unknown:
@@ -912,12 +943,6 @@ def load_host(
                 require_extra("postgres", "MEDLIT_STORE names PostgreSQL")
         except (StoreError, SettingsError) as exc:
             raise HostError(str(exc)) from None
-    host = Host(settings=settings, pm=pm, plugins=records, schema_store=SchemaStore.from_env(settings.env))
-    host.services = _services(records.values(), settings)
-    host.catalog = host.build_catalog()
-    _describe(records.values(), host.catalog)
-    _families(host)
-    return host
 
 
 def _families(host: Host) -> None:

@@ -56,67 +56,87 @@ class Pruner:
 
 def compile_pruner(schema: dict[str, Any]) -> Pruner:
     """The pruner of an output schema (its ``$defs`` resolved within the document)."""
-    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
-    done: dict[str, Pruner] = {}
+    return _Compiler(schema).build(schema)
 
-    def build(node: Any, into: Pruner | None = None) -> Pruner:
+
+class _Compiler:
+    """Builds the pruners of one schema document; each ``$defs`` entry is built once and shared."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+        self.done: dict[str, Pruner] = {}
+
+    def build(self, node: Any, into: Pruner | None = None) -> Pruner:
+        """The pruner of ``node`` (built into ``into`` when given): its reference, its branches
+        (``anyOf``/``oneOf``/``allOf``) and its own properties, map values and items, merged."""
         out = into or Pruner()
         if not isinstance(node, dict):
             return out
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref[len("#/$defs/") :]
-            if name not in done:
-                done[name] = Pruner()  # a recursive model's inner references end here
-                build(defs.get(name), done[name])
+            target = self._definition(ref[len("#/$defs/") :])
             if into is None:
-                return done[name]
-            absorb(out, done[name])
-        branches = [build(b) for key in ("anyOf", "oneOf", "allOf") for b in node.get(key) or ()]
-        branches = [b for b in branches if b.props or b.values or b.items or b.required]
+                return target
+            _absorb(out, target)
+        branches = [self.build(b) for key in ("anyOf", "oneOf", "allOf") for b in node.get(key) or ()]
+        branches = [b for b in branches if _describes(b)]
         plain = not any(k in node for k in ("properties", "additionalProperties", "items"))
         if into is None and plain and len(branches) == 1:
             return branches[0]  # `X | None`: X's own pruner, shared (a recursive model's included)
         for branch in branches:
-            absorb(out, branch)
+            _absorb(out, branch)
+        self._own(node, out)
+        return out
+
+    def _definition(self, name: str) -> Pruner:
+        if name not in self.done:
+            self.done[name] = Pruner()  # a recursive model's inner references end here
+            self.build(self.defs.get(name), self.done[name])
+        return self.done[name]
+
+    def _own(self, node: dict[str, Any], out: Pruner) -> None:
+        """The node's own ``properties`` (and which are required), ``additionalProperties`` and
+        ``items``, merged into ``out``."""
         props = node.get("properties")
         if isinstance(props, dict):
             out.required = out.required | frozenset(k for k in node.get("required", ()) if isinstance(k, str))
             for k, sub in props.items():
-                child = build(sub)
-                out.props[k] = merge(out.props[k], child) if k in out.props else child
+                child = self.build(sub)
+                out.props[k] = _merge(out.props[k], child) if k in out.props else child
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
-            out.values = merge(out.values, build(extra)) if out.values else build(extra)
+            out.values = _merge(out.values, self.build(extra)) if out.values else self.build(extra)
         items = node.get("items")
         if isinstance(items, dict):
-            out.items = merge(out.items, build(items)) if out.items else build(items)
-        return out
+            out.items = _merge(out.items, self.build(items)) if out.items else self.build(items)
 
-    def absorb(into: Pruner, other: Pruner) -> None:
-        """``other`` merged into ``into`` (this node's own pruner; ``other`` is left alone)."""
-        into.required = into.required | other.required
-        for k, v in other.props.items():
-            into.props[k] = merge(into.props[k], v) if k in into.props else v
-        into.values = (
-            merge(into.values, other.values) if into.values and other.values else into.values or other.values
-        )
-        into.items = (
-            merge(into.items, other.items) if into.items and other.items else into.items or other.items
-        )
 
-    def merge(a: Pruner, b: Pruner) -> Pruner:
-        """A pruner for what either ``a`` or ``b`` describes (neither is changed)."""
-        if a is b or not (b.props or b.values or b.items or b.required):
-            return a
-        if not (a.props or a.values or a.items or a.required):
-            return b
-        m = Pruner()
-        absorb(m, a)
-        absorb(m, b)
-        return m
+def _describes(p: Pruner) -> bool:
+    """Whether a pruner prunes anything (an empty one is any value, left as it is)."""
+    return bool(p.props or p.values or p.items or p.required)
 
-    return build(schema)
+
+def _absorb(into: Pruner, other: Pruner) -> None:
+    """``other`` merged into ``into`` (this node's own pruner; ``other`` is left alone)."""
+    into.required = into.required | other.required
+    for k, v in other.props.items():
+        into.props[k] = _merge(into.props[k], v) if k in into.props else v
+    into.values = (
+        _merge(into.values, other.values) if into.values and other.values else into.values or other.values
+    )
+    into.items = _merge(into.items, other.items) if into.items and other.items else into.items or other.items
+
+
+def _merge(a: Pruner, b: Pruner) -> Pruner:
+    """A pruner for what either ``a`` or ``b`` describes (neither is changed)."""
+    if a is b or not _describes(b):
+        return a
+    if not _describes(a):
+        return b
+    m = Pruner()
+    _absorb(m, a)
+    _absorb(m, b)
+    return m
 
 
 def lean(data: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:

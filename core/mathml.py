@@ -29,6 +29,7 @@ the tag by a recovering parser).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from .text import strip_invisible
@@ -91,53 +92,80 @@ class _Flattener:
             text = strip_invisible("".join(el.itertext()))
             # Text keeps the spaces at its ends (" and "); symbols and numbers are tight.
             return re.sub(r"\s+", " ", text) if name == "mtext" else _one_line(text)
-        if name == "mo":
-            op = _one_line("".join(el.itertext()))
-            return f" {op} " if op in _SPACED_OPS else op
-        if name == "mspace":
-            return " "
-        if name == "mglyph":
-            return el.get("alt") or ""
         if name in _SILENT:
             return ""
-        if name == "semantics":
-            return self.node(kids[0]) if kids else ""
-        if name == "maction":
-            try:
-                chosen = int(el.get("selection") or 1) - 1
-            except ValueError:
-                chosen = 0
-            return self.node(kids[chosen]) if 0 <= chosen < len(kids) else ""
-        if name in ("msup", "mover") and len(kids) >= 2:
-            if name == "mover" and (accent := self._accent(el, kids[1], "accent")):
-                return self.node(kids[0]) + accent
-            return self.node(kids[0]) + self.script(kids[1], sup=True)
-        if name in ("msub", "munder") and len(kids) >= 2:
-            if name == "munder" and (accent := self._accent(el, kids[1], "accentunder")):
-                return self.node(kids[0]) + accent
-            return self.node(kids[0]) + self.script(kids[1], sup=False)
-        if name in ("msubsup", "munderover") and len(kids) >= 3:
-            return self.node(kids[0]) + self.script(kids[1], sup=False) + self.script(kids[2], sup=True)
-        if name == "mmultiscripts" and kids:
-            return self._multiscripts(kids)
-        if name == "mfrac" and len(kids) >= 2:
-            return f"({self.node(kids[0]).strip()})/({self.node(kids[1]).strip()})"
-        if name == "msqrt":
-            return f"√({''.join(self.node(k) for k in kids).strip()})"
-        if name == "mroot" and len(kids) >= 2:
-            return f"√[{self.node(kids[1]).strip()}]({self.node(kids[0]).strip()})"
-        if name == "mfenced":
-            seps = (el.get("separators") or ",").strip() or ","
-            inner = seps[0].join(self.node(k).strip() for k in kids)
-            return f"{el.get('open', '(')}{inner}{el.get('close', ')')}"
-        if name == "mtable":
-            return "[" + "; ".join(self.node(k).strip() for k in kids) + "]"
-        if name in ("mtr", "mlabeledtr"):
-            cells = kids[1:] if name == "mlabeledtr" else kids  # a labelled row starts with its label
-            return ", ".join(self.node(k).strip() for k in cells)
+        # A layout element missing the children it needs (an mfrac with one child, say) reads
+        # like an mrow: its handler answers None and the children are joined below.
+        handler = _LAYOUT.get(name)
+        if handler is not None and (flat := handler(self, el, kids)) is not None:
+            return flat
         if not kids:  # an unknown leaf: its text
             return "".join(el.itertext())
         return "".join(self.node(k) for k in kids)  # math, mrow, mstyle, mpadded, menclose, ...
+
+    # -- one handler per layout element: (element, its element children) -> text, or None --
+    def _mo(self, el: Element, kids: list[Element]) -> str:
+        op = _one_line("".join(el.itertext()))
+        return f" {op} " if op in _SPACED_OPS else op
+
+    def _semantics(self, el: Element, kids: list[Element]) -> str:
+        return self.node(kids[0]) if kids else ""
+
+    def _maction(self, el: Element, kids: list[Element]) -> str:
+        try:
+            chosen = int(el.get("selection") or 1) - 1
+        except ValueError:
+            chosen = 0
+        return self.node(kids[chosen]) if 0 <= chosen < len(kids) else ""
+
+    def _over(self, el: Element, kids: list[Element]) -> str | None:
+        """``msup`` and ``mover``: an accent over one symbol is appended, else a superscript."""
+        if len(kids) < 2:
+            return None
+        if _name(el) == "mover" and (accent := self._accent(el, kids[1], "accent")):
+            return self.node(kids[0]) + accent
+        return self.node(kids[0]) + self.script(kids[1], sup=True)
+
+    def _under(self, el: Element, kids: list[Element]) -> str | None:
+        """``msub`` and ``munder``: an accent under one symbol is appended, else a subscript."""
+        if len(kids) < 2:
+            return None
+        if _name(el) == "munder" and (accent := self._accent(el, kids[1], "accentunder")):
+            return self.node(kids[0]) + accent
+        return self.node(kids[0]) + self.script(kids[1], sup=False)
+
+    def _under_over(self, el: Element, kids: list[Element]) -> str | None:
+        if len(kids) < 3:
+            return None
+        return self.node(kids[0]) + self.script(kids[1], sup=False) + self.script(kids[2], sup=True)
+
+    def _mmultiscripts(self, el: Element, kids: list[Element]) -> str | None:
+        return self._multiscripts(kids) if kids else None
+
+    def _mfrac(self, el: Element, kids: list[Element]) -> str | None:
+        if len(kids) < 2:
+            return None
+        return f"({self.node(kids[0]).strip()})/({self.node(kids[1]).strip()})"
+
+    def _msqrt(self, el: Element, kids: list[Element]) -> str:
+        return f"√({''.join(self.node(k) for k in kids).strip()})"
+
+    def _mroot(self, el: Element, kids: list[Element]) -> str | None:
+        if len(kids) < 2:
+            return None
+        return f"√[{self.node(kids[1]).strip()}]({self.node(kids[0]).strip()})"
+
+    def _mfenced(self, el: Element, kids: list[Element]) -> str:
+        seps = (el.get("separators") or ",").strip() or ","
+        inner = seps[0].join(self.node(k).strip() for k in kids)
+        return f"{el.get('open', '(')}{inner}{el.get('close', ')')}"
+
+    def _mtable(self, el: Element, kids: list[Element]) -> str:
+        return "[" + "; ".join(self.node(k).strip() for k in kids) + "]"
+
+    def _row(self, el: Element, kids: list[Element]) -> str:
+        cells = kids[1:] if _name(el) == "mlabeledtr" else kids  # a labelled row starts with its label
+        return ", ".join(self.node(k).strip() for k in cells)
 
     def script(self, el: Element, *, sup: bool) -> str:
         """A sub/superscript: compact, in Unicode when asked and possible, else ``^x`` / ``_(x y)``."""
@@ -168,3 +196,27 @@ class _Flattener:
             return subs + sups
 
         return pairs(pre) + base + pairs(post)
+
+
+_Handler = Callable[[_Flattener, "Element", list["Element"]], "str | None"]
+_LAYOUT: dict[str, _Handler] = {
+    "mo": _Flattener._mo,
+    "mspace": lambda _self, _el, _kids: " ",
+    "mglyph": lambda _self, el, _kids: el.get("alt") or "",
+    "semantics": _Flattener._semantics,
+    "maction": _Flattener._maction,
+    "msup": _Flattener._over,
+    "mover": _Flattener._over,
+    "msub": _Flattener._under,
+    "munder": _Flattener._under,
+    "msubsup": _Flattener._under_over,
+    "munderover": _Flattener._under_over,
+    "mmultiscripts": _Flattener._mmultiscripts,
+    "mfrac": _Flattener._mfrac,
+    "msqrt": _Flattener._msqrt,
+    "mroot": _Flattener._mroot,
+    "mfenced": _Flattener._mfenced,
+    "mtable": _Flattener._mtable,
+    "mtr": _Flattener._row,
+    "mlabeledtr": _Flattener._row,
+}

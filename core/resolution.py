@@ -32,7 +32,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, get_args
 
@@ -234,52 +234,74 @@ async def run_chain(
     """
     options = options or TierOptions()
     catalog = ctx.host.catalog if ctx.host is not None else None
-    contexts = contexts or getattr(ctx.host, "context", None)
     pairs = list(tiers if tiers is not None else catalog.tiers if catalog is not None else ())
     steps = list(resolvers if resolvers is not None else catalog.resolvers if catalog is not None else ())
     merged, _ = merge_refs(refs)
     result = ChainResult([Resolution(ref) for ref in merged])
-    counter = [0]
+    run = _Run(ctx, options, steps, result, contexts or getattr(ctx.host, "context", None))
     for index, (tier, record) in enumerate(pairs):
-        if not result.unresolved:
+        if not run.result.unresolved:
             break
         later = sum(1 for _, rec in pairs[index + 1 :] if rec.active)  # tiers still to come
         if not record.active:
-            _skip_inactive(tier, record, result.unresolved, steps)
+            _skip_inactive(tier, record, run.result.unresolved, steps)
             continue
-        lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
-        if lacking:
-            await _resolve_ids(tier, lacking, steps, ctx, result, counter, later + 1, contexts)
-        pending = result.unresolved
-        batch = [r for r in pending if _carries(r.ref, tier.accepts)]
-        for res in pending:
-            if not _carries(res.ref, tier.accepts):
-                res.tried.append(
-                    TierAttempt(
-                        tier.name,
-                        "not-attempted",
-                        f"needs a {_kinds(tier.accepts)}, which this article lacks",
-                    )
-                )
-        if not batch:
-            continue
-        await _progress(ctx, counter, f"{tier.name}: {len(batch)} article(s)")
-        answers = await _call(
-            tier.name,
-            tier.plugin,
-            step_limit(tier.timeout, later),
-            partial(tier.resolve, [r.ref for r in batch], step_context(ctx, tier.plugin, contexts), options),
-            result.errors,
-        )
-        for res, checked in _report(tier.name, batch, answers, payload=True):
-            if checked.outcome == "hit" and checked.article is not None:  # _checked: a hit has one
-                res.hit, res.served_by = replace(checked, article=_stamp(checked.article, tier)), tier.name
-        _fold(result)  # a tier may have read an id that shows two refs are one article
-    for res in result.resolutions:
+        await _ask_tier(tier, later, run)
+    for res in run.result.resolutions:
         if not res.resolved:
             res.reason = most_specific([a.outcome for a in res.tried])
-    await _progress(ctx, counter, "full-text chain done")
-    return result
+    await _progress(ctx, run.counter, "full-text chain done")
+    return run.result
+
+
+@dataclass
+class _Run:
+    """One run of the chain: what every step of it shares."""
+
+    ctx: ToolContext
+    options: TierOptions
+    steps: list[Declared[IdResolver]]
+    result: ChainResult
+    contexts: ContextOf | None
+    counter: list[int] = field(default_factory=lambda: [0])  # progress steps reported so far
+
+
+async def _ask_tier(tier: FulltextTier, later: int, run: _Run) -> None:
+    """One active tier over the unresolved articles: the resolvers first find the ids it accepts
+    for those lacking one, then it is asked about every article it can take (the others are
+    reported as not attempted), and its hits become the articles' hits."""
+    result = run.result
+    lacking = [r for r in result.unresolved if not _carries(r.ref, tier.accepts)]
+    if lacking:
+        await _resolve_ids(tier, lacking, run.steps, run.ctx, result, run.counter, later + 1, run.contexts)
+    pending = result.unresolved
+    batch = [r for r in pending if _carries(r.ref, tier.accepts)]
+    for res in pending:
+        if not _carries(res.ref, tier.accepts):
+            res.tried.append(
+                TierAttempt(
+                    tier.name, "not-attempted", f"needs a {_kinds(tier.accepts)}, which this article lacks"
+                )
+            )
+    if not batch:
+        return
+    await _progress(run.ctx, run.counter, f"{tier.name}: {len(batch)} article(s)")
+    answers = await _call(
+        tier.name,
+        tier.plugin,
+        step_limit(tier.timeout, later),
+        partial(
+            tier.resolve,
+            [r.ref for r in batch],
+            step_context(run.ctx, tier.plugin, run.contexts),
+            run.options,
+        ),
+        result.errors,
+    )
+    for res, checked in _report(tier.name, batch, answers, payload=True):
+        if checked.outcome == "hit" and checked.article is not None:  # _checked: a hit has one
+            res.hit, res.served_by = replace(checked, article=_stamp(checked.article, tier)), tier.name
+    _fold(result)  # a tier may have read an id that shows two refs are one article
 
 
 def _stamp(article: Any, tier: FulltextTier) -> Any:

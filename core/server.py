@@ -32,7 +32,7 @@ from .errors import MedlitError
 from .host import Host
 from .lazy import LazyError
 from .render import fence_note
-from .runtime import Runtime
+from .runtime import CallOutcome, Runtime
 from .settings import is_loopback_host
 from .toolset_tools import (
     CALL_DESCRIPTION,
@@ -192,7 +192,39 @@ class _Server(Server[Any]):
 
 
 def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
-    """An MCP server serving every active plugin's tools, resources and prompts."""
+    """An MCP server serving every active plugin's tools, resources and prompts.
+
+    Its parts: the lifespan (a runtime and the sessions' tool lists), the tool handlers
+    (``_Tools``: listing, calling, the toolsets tool and the dispatcher), the resource and prompt
+    handlers (``_Catalog``), and the session helpers they share (``session_key``, ``_warm_soon``).
+    """
+    tools = _Tools(host)
+    catalog = _Catalog(host)
+    server: Server[Any] = _Server(
+        "medlit",
+        version=_version(),
+        title="medlit: biomedical literature",
+        instructions=instructions(host) + fence_note(),
+        lifespan=_lifespan(host, runtime),
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+        on_list_resources=catalog.list_resources,
+        on_list_resource_templates=catalog.list_resource_templates,
+        on_read_resource=catalog.read_resource,
+        on_list_prompts=catalog.list_prompts,
+        on_get_prompt=catalog.get_prompt,
+        on_subscriptions_listen=ListenHandler(tools.bus),
+    )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, _initialized)
+    return server
+
+
+def _lifespan(
+    host: Host, runtime: Runtime | None
+) -> Callable[[Server[Any]], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
+    """What every request of the server reads from ``ctx.lifespan_context``: the runtime (the one
+    given, managed by its owner, else one of its own), the sessions' tool lists and the marker of
+    the one stdio client."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -205,56 +237,103 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         async with Runtime(host) as rt:
             yield {"runtime": rt, "toolsets": lists, "session": session}
 
-    definitions = tool_definitions(host)
-    output_schemas = {t.name: t.output_schema for t in definitions}
-    meta_names = frozenset(t.name for t in meta_definitions(host))
-    bus = InMemorySubscriptionBus()
-    pruners: dict[str, Pruner | None] = {}
+    return lifespan
 
-    def pruner(name: str) -> Pruner | None:
+
+# -- sessions ----------------------------------------------------------------------------------
+def session_key(ctx: ServerRequestContext[Any]) -> object | None:
+    """What a session's list is kept under: the connection on the handshake protocol era (one
+    per stdio process, one per HTTP session id); on the sessionless era, the lifespan's own
+    marker over stdio (one client per process) and the authenticated principal over HTTP
+    (none without authentication: nothing ties one request to the next)."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        # the SDK builds a session proxy per request; its connection is the one that lasts
+        connection: object | None = getattr(ctx.session, "_connection", None)
+        return connection
+    if ctx.request is None:
+        marker: object = ctx.lifespan_context["session"]
+        return marker
+    from .auth import principal_of
+
+    return principal_of(ctx.request) or None
+
+
+def _warm_soon(ctx: ServerRequestContext[Any]) -> None:
+    """The session is up: warm what the first tool call needs (Runtime.start_warm_up), a
+    moment later, so the answers a host waits for at launch (``tools/list`` right after the
+    handshake) are not shared with it."""
+    with contextlib.suppress(Exception):  # a warm-up is a courtesy, never a failure
+        rt: Runtime = ctx.lifespan_context["runtime"]
+        if not rt.warm_up_started:
+            asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt)
+
+
+async def _initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
+    _warm_soon(ctx)
+
+
+# -- tools -------------------------------------------------------------------------------------
+class _Tools:
+    """The tool handlers: ``tools/list`` (each session's own list), ``tools/call`` (a tool, the
+    toolsets tool, or the dispatcher that runs any tool by name)."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.definitions = tool_definitions(host)
+        self.output_schemas = {t.name: t.output_schema for t in self.definitions}
+        self.meta_names = frozenset(t.name for t in meta_definitions(host))
+        self.bus = InMemorySubscriptionBus()  # tool-list changes for `subscriptions/listen` streams
+        self.pruners: dict[str, Pruner | None] = {}
+
+    def pruner(self, name: str) -> Pruner | None:
         """The tool's lean-output pruner, compiled from its listed output schema at first use."""
-        if name not in pruners:
+        if name not in self.pruners:
             from .lean import compile_pruner
 
-            schema = output_schemas.get(name)
-            pruners[name] = compile_pruner(schema) if schema else None
-        return pruners[name]
+            schema = self.output_schemas.get(name)
+            self.pruners[name] = compile_pruner(schema) if schema else None
+        return self.pruners[name]
 
     async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        warm_soon(ctx)  # sessions of the stateless protocol era send no `initialized`
+        _warm_soon(ctx)  # sessions of the stateless protocol era send no `initialized`
         lists: SessionLists = ctx.lifespan_context["toolsets"]
         return types.ListToolsResult(
-            tools=listed_definitions(host, definitions, lists.listed(session_key(ctx)))
+            tools=listed_definitions(self.host, self.definitions, lists.listed(session_key(ctx)))
         )
 
     async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
-        if params.name in meta_names:
-            if params.name == TOOLSETS_TOOL:
-                return await toolsets_tool(ctx, arguments)
-            # the dispatcher: any served tool by name, with the tool's own validation and answer
-            name = arguments.get("name")
-            inner = arguments.get("arguments", {})
-            extra = sorted(set(arguments) - {"name", "arguments"})
-            if not isinstance(name, str) or not name or extra or not isinstance(inner, dict):
-                return error_result(
-                    E.invalid_argument(
-                        f"{CALL_TOOL} takes name (a tool's name) and arguments (an object)"
-                        + (f", not {extra[0][:40]!r}." if extra else "."),
-                        "Give the tool's name and its arguments as an object.",
-                    )
+        if params.name == TOOLSETS_TOOL and params.name in self.meta_names:
+            return await self.toolsets_tool(ctx, arguments)
+        if params.name in self.meta_names:
+            return await self.dispatch(ctx, arguments)
+        return await self.run_tool(ctx, params.name, arguments)
+
+    async def dispatch(
+        self, ctx: ServerRequestContext[Any], arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        """The dispatcher: any served tool by name, with the tool's own validation and answer."""
+        name = arguments.get("name")
+        inner = arguments.get("arguments", {})
+        extra = sorted(set(arguments) - {"name", "arguments"})
+        if not isinstance(name, str) or not name or extra or not isinstance(inner, dict):
+            return error_result(
+                E.invalid_argument(
+                    f"{CALL_TOOL} takes name (a tool's name) and arguments (an object)"
+                    + (f", not {extra[0][:40]!r}." if extra else "."),
+                    "Give the tool's name and its arguments as an object.",
                 )
-            if name in meta_names:
-                return error_result(refuse_nested(name))
-            return await run_tool(ctx, name, inner)
-        return await run_tool(ctx, params.name, arguments)
+            )
+        if name in self.meta_names:
+            return error_result(refuse_nested(name))
+        return await self.run_tool(ctx, name, inner)
 
     async def run_tool(
-        ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]
+        self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]
     ) -> types.CallToolResult:
         from .auth import principal_of
 
@@ -265,66 +344,31 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                 await ctx.session.report_progress(done, total, message)
 
         outcome = await rt.call(name, arguments, progress, principal=principal_of(ctx.request))
-        content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
-        content += [
-            types.ResourceLink(
-                type="resource_link",
-                uri=link.uri,
-                name=link.name,
-                title=link.title,
-                mime_type=link.mimeType,
-                size=link.size,
-            )
-            for link in outcome.links
-        ]
-        content += [
-            types.ImageContent(
-                type="image", data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mimeType
-            )
-            for image in outcome.images
-        ]
+        content = _content(outcome)
         if outcome.error is not None:
             return types.CallToolResult(
                 content=content, is_error=True, meta={ERROR_META_KEY: outcome.error.to_dict()}
             )
         data = outcome.data
-        prune = pruner(name) if data is not None else None
+        prune = self.pruner(name) if data is not None else None
         if prune is not None:  # null and empty optional fields left out (core/lean.py)
             data = prune(data)
         return types.CallToolResult(content=content, structured_content=data, is_error=False)
 
     async def toolsets_tool(
-        ctx: ServerRequestContext[Any], arguments: dict[str, Any]
+        self, ctx: ServerRequestContext[Any], arguments: dict[str, Any]
     ) -> types.CallToolResult:
         lists: SessionLists = ctx.lifespan_context["toolsets"]
         try:
             action, toolset, tool = parse_toolsets_arguments(arguments)
             if action == "describe":
-                answer = describe(host, tool)
+                answer = describe(self.host, tool)
             else:
                 key = session_key(ctx)
                 answer = ToolsetsAnswer(action=action)
                 if action in ("enable", "disable"):
-                    family = known_family(host, toolset)
-                    if key is None:
-                        answer["changed"] = False
-                        answer["notice"] = (
-                            f"This connection keeps no session, so its tool list stays as it is: call "
-                            f"the {family} tools by name (or through {CALL_TOOL}); `describe` gives "
-                            "each one's input schema."
-                        )
-                    else:
-                        change = {"add": (family,)} if action == "enable" else {"remove": (family,)}
-                        answer["changed"] = lists.change(key, **change)
-                        if answer["changed"]:
-                            await tools_changed(ctx)
-                        verb = "now listed" if action == "enable" else "no longer listed"
-                        answer["notice"] = (
-                            f"The {family} tools are {verb} in this session's tool list. If your tool "
-                            f"list does not refresh, call them through {CALL_TOOL}; they can always be "
-                            "called by name."
-                        )
-                answer["toolsets"] = listing(host, lists.listed(key))
+                    await self.change_list(ctx, answer, lists, key, known_family(self.host, toolset))
+                answer["toolsets"] = listing(self.host, lists.listed(key))
                 if action != "list":  # the family acted on, not all of them again
                     answer["toolsets"] = [e for e in answer["toolsets"] if e["name"] == toolset]
         except MedlitError as err:
@@ -335,46 +379,80 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             is_error=False,
         )
 
-    def session_key(ctx: ServerRequestContext[Any]) -> object | None:
-        """What a session's list is kept under: the connection on the handshake protocol era (one
-        per stdio process, one per HTTP session id); on the sessionless era, the lifespan's own
-        marker over stdio (one client per process) and the authenticated principal over HTTP
-        (none without authentication: nothing ties one request to the next)."""
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            # the SDK builds a session proxy per request; its connection is the one that lasts
-            connection: object | None = getattr(ctx.session, "_connection", None)
-            return connection
-        if ctx.request is None:
-            marker: object = ctx.lifespan_context["session"]
-            return marker
-        from .auth import principal_of
+    async def change_list(
+        self,
+        ctx: ServerRequestContext[Any],
+        answer: ToolsetsAnswer,
+        lists: SessionLists,
+        key: object | None,
+        family: str,
+    ) -> None:
+        """Enable or disable a family in the session's tool list (a connection without a session
+        keeps its list: it calls the tools by name), telling the client when the list changed."""
+        action = answer["action"]
+        if key is None:
+            answer["changed"] = False
+            answer["notice"] = (
+                f"This connection keeps no session, so its tool list stays as it is: call "
+                f"the {family} tools by name (or through {CALL_TOOL}); `describe` gives "
+                "each one's input schema."
+            )
+            return
+        change = {"add": (family,)} if action == "enable" else {"remove": (family,)}
+        answer["changed"] = lists.change(key, **change)
+        if answer["changed"]:
+            await self.tools_changed(ctx)
+        verb = "now listed" if action == "enable" else "no longer listed"
+        answer["notice"] = (
+            f"The {family} tools are {verb} in this session's tool list. If your tool "
+            f"list does not refresh, call them through {CALL_TOOL}; they can always be "
+            "called by name."
+        )
 
-        return principal_of(ctx.request) or None
-
-    async def tools_changed(ctx: ServerRequestContext[Any]) -> None:
+    async def tools_changed(self, ctx: ServerRequestContext[Any]) -> None:
         """Tell the client its tool list changed: a notification on the handshake era, an event
         for `subscriptions/listen` streams on the sessionless one. Best effort: a client that
         cannot hear it still reaches every tool through the dispatcher."""
         with contextlib.suppress(Exception):
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                await bus.publish(ToolsListChanged())
+                await self.bus.publish(ToolsListChanged())
             else:
                 await ctx.session.send_tool_list_changed()
 
-    def warm_soon(ctx: ServerRequestContext[Any]) -> None:
-        """The session is up: warm what the first tool call needs (Runtime.start_warm_up), a
-        moment later, so the answers a host waits for at launch (``tools/list`` right after the
-        handshake) are not shared with it."""
-        with contextlib.suppress(Exception):  # a warm-up is a courtesy, never a failure
-            rt: Runtime = ctx.lifespan_context["runtime"]
-            if not rt.warm_up_started:
-                asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt)
 
-    async def initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
-        warm_soon(ctx)
+def _content(outcome: CallOutcome) -> list[types.ContentBlock]:
+    """A call's answer as MCP content: its text, then its resource links and images."""
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
+    content += [
+        types.ResourceLink(
+            type="resource_link",
+            uri=link.uri,
+            name=link.name,
+            title=link.title,
+            mime_type=link.mimeType,
+            size=link.size,
+        )
+        for link in outcome.links
+    ]
+    content += [
+        types.ImageContent(
+            type="image", data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mimeType
+        )
+        for image in outcome.images
+    ]
+    return content
+
+
+# -- resources and prompts ---------------------------------------------------------------------
+class _Catalog:
+    """The resource and prompt handlers: listings from the host, reads and renders through the
+    runtime (errors at the protocol level: resources and prompts have no isError result)."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
 
     async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=[
@@ -385,13 +463,13 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                     description=r.description,
                     mime_type=r.mime_type or None,
                 )
-                for r in host.resources.values()
+                for r in self.host.resources.values()
                 if not r.is_template
             ]
         )
 
     async def list_resource_templates(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(
             resource_templates=[
@@ -402,13 +480,13 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                     description=r.description,
                     mime_type=r.mime_type or None,  # "": each file's own type
                 )
-                for r in host.resources.values()
+                for r in self.host.resources.values()
                 if r.is_template
             ]
         )
 
     async def read_resource(
-        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         from .auth import principal_of
 
@@ -417,7 +495,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         text, err = await rt.read_resource(uri, principal=principal_of(ctx.request))
         if err is not None or text is None:
             raise _protocol_error(err)
-        spec, _ = host.resource_for(uri)
+        spec, _ = self.host.resource_for(uri)
         mime = spec.mime_type if spec is not None else None
         if mime == "":  # a template of files: each file's own type (an .svg is image/svg+xml)
             mime = mimetypes.guess_type(uri.rsplit("/", 1)[-1])[0] or "text/plain"
@@ -426,7 +504,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         )
 
     async def list_prompts(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         return types.ListPromptsResult(
             prompts=[
@@ -439,12 +517,12 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
                         for a in p.arguments
                     ],
                 )
-                for p in host.prompts.values()
+                for p in self.host.prompts.values()
             ]
         )
 
     async def get_prompt(
-        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         rt: Runtime = ctx.lifespan_context["runtime"]
         rendered, err = await rt.render_prompt(params.name, dict(params.arguments or {}))
@@ -454,25 +532,9 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
             types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))
             for role, text in rendered
         ]
-        return types.GetPromptResult(description=host.prompts[params.name].description, messages=messages)
-
-    server: Server[Any] = _Server(
-        "medlit",
-        version=_version(),
-        title="medlit: biomedical literature",
-        instructions=instructions(host) + fence_note(),
-        lifespan=lifespan,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_resource_templates,
-        on_read_resource=read_resource,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-        on_subscriptions_listen=ListenHandler(bus),
-    )
-    server.add_notification_handler("notifications/initialized", types.NotificationParams, initialized)
-    return server
+        return types.GetPromptResult(
+            description=self.host.prompts[params.name].description, messages=messages
+        )
 
 
 WARM_UP_DELAY = 0.1  # seconds after the handshake (or the first tools/list) the warm-up starts

@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,9 +264,6 @@ def portability_problems(schema: Any) -> list[str]:
     defs = schema.get("$defs") or {} if isinstance(schema, dict) else {}
     out: list[str] = []
 
-    def target_missing(ref: object) -> bool:
-        return not (isinstance(ref, str) and ref.startswith("#/$defs/") and ref[len("#/$defs/") :] in defs)
-
     def walk(node: Any, path: str, in_one_of: bool) -> None:
         if isinstance(node, list):
             for i, v in enumerate(node):
@@ -273,34 +271,53 @@ def portability_problems(schema: Any) -> list[str]:
             return
         if not isinstance(node, dict):
             return
-        where = path or "/"
-        kind = node.get("type")
-        if isinstance(kind, list):
-            out.append(f"{where}: type is an array {kind}")
-        if "enum" in node and not isinstance(node["enum"], dict) and "type" not in node:
-            out.append(f"{where}: enum without a type")
-        if "const" in node and not isinstance(node["const"], dict):
-            out.append(f"{where}: const (use a one-value enum)")
-        if "$ref" in node and target_missing(node["$ref"]):
-            out.append(f"{where}: $ref {node['$ref']} has no target")
-        disc = node.get("discriminator")
-        if isinstance(disc, dict):
-            for value, ref in (disc.get("mapping") or {}).items():
-                if target_missing(ref):
-                    out.append(f"{where}: discriminator maps {value!r} to missing {ref}")
-        if in_one_of and any(isinstance(node.get(k), list) for k in ("anyOf", "oneOf")):
-            out.append(f"{where}: anyOf/oneOf nested inside a oneOf")
-        for k, v in node.items():
-            if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
-                for name, sub in v.items():
-                    walk(sub, f"{path}.{k}.{name}", in_one_of)
-            elif k == "oneOf":
-                walk(v, f"{path}.{k}", True)
-            elif k not in ("enum", "const", "default", "examples", "required", "discriminator"):
-                walk(v, f"{path}.{k}", in_one_of)
+        out.extend(f"{path or '/'}: {problem}" for problem in _node_problems(node, defs, in_one_of))
+        for sub, sub_path, sub_in_one_of in _subschemas(node, path, in_one_of):
+            walk(sub, sub_path, sub_in_one_of)
 
     walk(schema, "", False)
     return out
+
+
+def _target_missing(ref: object, defs: dict[str, Any]) -> bool:
+    return not (isinstance(ref, str) and ref.startswith("#/$defs/") and ref[len("#/$defs/") :] in defs)
+
+
+def _node_problems(node: dict[str, Any], defs: dict[str, Any], in_one_of: bool) -> list[str]:
+    """What one schema node uses that strict clients reject (its children are walked apart)."""
+    problems: list[str] = []
+    kind = node.get("type")
+    if isinstance(kind, list):
+        problems.append(f"type is an array {kind}")
+    if "enum" in node and not isinstance(node["enum"], dict) and "type" not in node:
+        problems.append("enum without a type")
+    if "const" in node and not isinstance(node["const"], dict):
+        problems.append("const (use a one-value enum)")
+    if "$ref" in node and _target_missing(node["$ref"], defs):
+        problems.append(f"$ref {node['$ref']} has no target")
+    disc = node.get("discriminator")
+    if isinstance(disc, dict):
+        problems += [
+            f"discriminator maps {value!r} to missing {ref}"
+            for value, ref in (disc.get("mapping") or {}).items()
+            if _target_missing(ref, defs)
+        ]
+    if in_one_of and any(isinstance(node.get(k), list) for k in ("anyOf", "oneOf")):
+        problems.append("anyOf/oneOf nested inside a oneOf")
+    return problems
+
+
+def _subschemas(node: dict[str, Any], path: str, in_one_of: bool) -> Iterator[tuple[Any, str, bool]]:
+    """The node's values that may hold schemas, each with its path and whether it sits inside a
+    ``oneOf`` alternative; values that are data (enum, const, default, examples, ...) are not."""
+    for k, v in node.items():
+        if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
+            for name, sub in v.items():
+                yield sub, f"{path}.{k}.{name}", in_one_of
+        elif k == "oneOf":
+            yield v, f"{path}.{k}", True
+        elif k not in ("enum", "const", "default", "examples", "required", "discriminator"):
+            yield v, f"{path}.{k}", in_one_of
 
 
 def build_schemas(spec: ToolSpec) -> Schemas:

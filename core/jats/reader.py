@@ -93,6 +93,7 @@ _ROMAN = tuple(zip((1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1),
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
 OnSection = Callable[[Element, list[str]], None]
+BlockReader = Callable[[Element, "_Ctx", int], list[str]]  # a block element's text blocks
 
 
 @dataclass
@@ -386,7 +387,7 @@ def _flow(
                 on_section(child, blocks)
             elif _is_block(child, name):
                 _flush(buf, blocks)
-                blocks.extend(_block(child, name, ctx, depth))
+                blocks.extend(_block_reader(name)(child, ctx, depth))
             else:
                 inner = _inline(child)
                 buf.append(f" {inner} " if name in _PAD_INLINE else inner)
@@ -408,43 +409,14 @@ def _is_block(el: Element, name: str) -> bool:
     return name in _BLOCKS
 
 
-def _block(el: Element, name: str, ctx: _Ctx, depth: int) -> list[str]:
+def _block_reader(name: str) -> BlockReader:
+    """How a block-level element is read: floats (figures, tables) are set aside, the others read
+    by their own reader (``_BLOCK_READERS``) or as flowing paragraphs. The reader is returned for
+    ``_flow`` to call, not called here: sections nest up to libxml2's 256 levels, and each level
+    may cost the stack only the frames it always has."""
     if name in _FLOATS:
-        return _float(el, name, ctx)
-    if name in ("sec", "ack", "notes", "app", "bio", "glossary", "question-wrap"):
-        return _folded_section(el, ctx, depth + 1)
-    if name == "list":
-        return _nonempty("\n".join(_list_lines(el, ctx, depth)))
-    if name == "disp-quote":
-        return _quote(el, ctx, depth)
-    if name == "boxed-text":
-        return _boxed(el, ctx, depth)
-    if name in ("preformat", "code"):
-        return _nonempty("```\n" + "".join(el.itertext()).strip("\n") + "\n```")
-    if name == "disp-formula":
-        return _nonempty(_formula(el))
-    if name == "def-list":
-        return _nonempty("\n".join(_def_lines(el)))
-    if name == "fn-group":
-        return [t for fn in _own_iter(el, {"fn"}) if (t := _clean(_inline(fn)))]
-    if name == "fn":
-        return _nonempty(_clean(_inline(el)))
-    if name in ("table", "array"):
-        return _nonempty("\n".join(" | ".join(row) for row in _grid(el)[0]))
-    if name == "verse-group":
-        return _nonempty("\n".join(_verse_lines(el)))
-    if name == "speech":  # "Speaker: first paragraph", further paragraphs after it
-        speaker = _text(_child(el, "speaker"))
-        body = _flow(el, ctx, depth, skip={"speaker"})
-        if speaker and body:
-            body[0] = f"{speaker}{'' if speaker[-1] in ':.' else ':'} {body[0]}"
-        return body or ([speaker] if speaker else [])
-    if name in ("statement", "disp-formula-group"):
-        head = _clean(" ".join(filter(None, (_text(_child(el, n)) for n in ("label", "title")))))
-        caption = _text(_child(el, "caption"))
-        body = _flow(el, ctx, depth, skip={"label", "title", "caption"})
-        return [h for h in (head, caption) if h] + body
-    return _flow(el, ctx, depth)
+        return _read_float
+    return _BLOCK_READERS.get(name, _flow)
 
 
 def _verse_lines(el: Element) -> list[str]:
@@ -594,6 +566,85 @@ def _def_lines(el: Element) -> list[str]:
 _ASSET_KINDS: dict[str, Literal["figure", "supplementary", "media"]] = {
     "supplementary-material": "supplementary",
     "media": "media",
+}
+
+
+# -- one reader per block element: (element, context, depth) -> its text blocks --------------------
+def _read_float(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _float(el, _name(el), ctx)
+
+
+def _read_section(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _folded_section(el, ctx, depth + 1)
+
+
+def _read_list(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty("\n".join(_list_lines(el, ctx, depth)))
+
+
+def _read_code(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty("```\n" + "".join(el.itertext()).strip("\n") + "\n```")
+
+
+def _read_formula(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty(_formula(el))
+
+
+def _read_def_list(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty("\n".join(_def_lines(el)))
+
+
+def _read_fn_group(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return [t for fn in _own_iter(el, {"fn"}) if (t := _clean(_inline(fn)))]
+
+
+def _read_fn(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty(_clean(_inline(el)))
+
+
+def _read_grid(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    """A table or array met in the flow (not a float): its rows, cells joined by " | "."""
+    return _nonempty("\n".join(" | ".join(row) for row in _grid(el)[0]))
+
+
+def _read_verse(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    return _nonempty("\n".join(_verse_lines(el)))
+
+
+def _read_speech(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    """ "Speaker: first paragraph", further paragraphs after it."""
+    speaker = _text(_child(el, "speaker"))
+    body = _flow(el, ctx, depth, skip={"speaker"})
+    if speaker and body:
+        body[0] = f"{speaker}{'' if speaker[-1] in ':.' else ':'} {body[0]}"
+    return body or ([speaker] if speaker else [])
+
+
+def _read_statement(el: Element, ctx: _Ctx, depth: int) -> list[str]:
+    """A statement or formula group: its label and title as one line, its caption, its body."""
+    head = _clean(" ".join(filter(None, (_text(_child(el, n)) for n in ("label", "title")))))
+    caption = _text(_child(el, "caption"))
+    body = _flow(el, ctx, depth, skip={"label", "title", "caption"})
+    return [h for h in (head, caption) if h] + body
+
+
+_BLOCK_READERS: dict[str, BlockReader] = {
+    **dict.fromkeys(("sec", "ack", "notes", "app", "bio", "glossary", "question-wrap"), _read_section),
+    "list": _read_list,
+    "disp-quote": _quote,
+    "boxed-text": _boxed,
+    "preformat": _read_code,
+    "code": _read_code,
+    "disp-formula": _read_formula,
+    "def-list": _read_def_list,
+    "fn-group": _read_fn_group,
+    "fn": _read_fn,
+    "table": _read_grid,
+    "array": _read_grid,
+    "verse-group": _read_verse,
+    "speech": _read_speech,
+    "statement": _read_statement,
+    "disp-formula-group": _read_statement,
 }
 
 

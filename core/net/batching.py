@@ -194,13 +194,7 @@ class Batching:
         """``call`` answered through a batch (see the module docstring). The client shares one
         such send among identical requests; a caller asking alone sends its own request unshared."""
         client = self.client
-        spelled: dict[str, str] = {}
-        try:
-            for raw in str(call.sent.get(rule.id_param, "")).split(","):
-                if raw.strip():
-                    spelled.setdefault(rule.normalize(raw), raw.strip())
-        except Exception:  # an id the rule cannot read: the request goes as it is
-            spelled = {}
+        spelled = _spelled(rule, call)
         ids = list(spelled)
         if not ids or len(ids) > rule.batch_size:
             return await client._with_retries(call)
@@ -243,6 +237,13 @@ class Batching:
             self._leave(batch, member)
         if batch.sealed_with <= 1:
             return resp  # its own request: answered (and parsed) as usual
+        return await self._share(batch, resp, call, ids)
+
+    async def _share(self, batch: Batch, resp: Response, call: Call, ids: list[str]) -> Response:
+        """A caller's part of a shared answer: its own records (and the records no id claims), parsed
+        as its own answer would be. Whenever the answer cannot be divided, the caller's own request
+        answers instead."""
+        client, rule = self.client, batch.rule
         if resp.status >= 300:  # an accepted status (`ok_statuses`): the same answer for everyone
             return _copy(resp, resp.body)
         if resp.parsed is None:  # not a set of records: each caller's own request tells
@@ -280,6 +281,19 @@ class Batching:
         batch.left += 1  # sealed: the request carries its ids whatever happens now
         if batch.left >= batch.sealed_with and batch.task is not None and not batch.task.done():
             batch.task.cancel()
+
+
+def _spelled(rule: RecordRule, call: Call) -> dict[str, str]:
+    """The call's ids, normalised, each with the caller's own spelling; none when the rule cannot
+    read one (the request then goes as it is)."""
+    spelled: dict[str, str] = {}
+    try:
+        for raw in str(call.sent.get(rule.id_param, "")).split(","):
+            if raw.strip():
+                spelled.setdefault(rule.normalize(raw), raw.strip())
+    except Exception:  # an id the rule cannot read: the request goes as it is
+        return {}
+    return spelled
 
 
 def _copy(resp: Response, body: bytes, content_type: str | None = None) -> Response:

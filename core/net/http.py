@@ -435,18 +435,28 @@ class UpstreamClient:
             self.pacer.set_rate(rate)
 
     def _classify(self, resp: Response, expect: Expect, ok_statuses: frozenset[int]) -> Response:
-        cfg, status = self.config, resp.status
+        """The answer, or the error it amounts to (a ``_Retry`` when asking again may help): its
+        status first (a status the caller accepts is returned as it is), then whether the body is
+        what was asked for, then the service's own check (``ServiceSpec.inspect``)."""
         self._follow_pace(resp)
-        if status == 429:
+        if resp.status == 429:
             wait = rate_limit_wait(resp.headers, self.settings.retry_after_cap)
             if self.pacer is not None:
                 self.pacer.cooldown(wait)
             raise _Retry(
-                self._fail(E.RATE_LIMITED, f"{cfg.label} is rate limiting requests (HTTP 429)"),
+                self._fail(E.RATE_LIMITED, f"{self.config.label} is rate limiting requests (HTTP 429)"),
                 retry_after=wait,
             )
-        if status in ok_statuses:
+        if resp.status in ok_statuses:
             return resp
+        self._check_status(resp)
+        self._check_body(resp, expect)
+        self._inspect(resp)
+        return resp
+
+    def _check_status(self, resp: Response) -> None:
+        """Any status but 2xx as its error: 5xx and 408 are retried, 4xx are the request's fault."""
+        cfg, status = self.config, resp.status
         if status >= 500:
             raise _Retry(self._fail(E.SERVER_ERROR, f"{cfg.label} answered HTTP {status} (a server error)"))
         if status == 408:
@@ -467,6 +477,11 @@ class UpstreamClient:
             )
         if status >= 300:
             raise self._fail(E.INVALID_RESPONSE, f"{cfg.label} answered HTTP {status}")
+
+    def _check_body(self, resp: Response, expect: Expect) -> None:
+        """A 2xx body that is not the XML or JSON asked for (an HTML error page, an empty or
+        malformed document) is retried like a transient fault."""
+        cfg = self.config
         if expect in ("xml", "json") and looks_html(resp.body, resp.content_type):
             raise _Retry(
                 self._fail(
@@ -476,7 +491,9 @@ class UpstreamClient:
         markup = resp.body.lstrip()[:1] == b"<"
         if (expect == "xml" or (expect == "json" and markup)) and xml_stops_after_prolog(resp.body):
             raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent an XML body with no content"))
-        if expect == "json" and markup:
+        if expect != "json":
+            return
+        if markup:
             # NCBI may answer a JSON request with XML (its <ERROR> documents): well-formed XML is
             # left to `inspect` and the caller's parser; anything else is no answer at all.
             try:
@@ -487,21 +504,26 @@ class UpstreamClient:
                 ) from None
             except _xml.XMLSyntaxError:
                 raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent malformed XML")) from None
-        elif expect == "json":
+        else:
             try:
                 resp.json()
             except ValueError:
                 raise _Retry(self._fail(E.INVALID_RESPONSE, f"{cfg.label} sent malformed JSON")) from None
-        if cfg.inspect is not None:
-            try:
-                cfg.inspect(resp)
-            except MedlitError as err:
-                if err.retryable:
-                    if err.kind == E.RATE_LIMITED and self.pacer is not None:
-                        self.pacer.cooldown(1.0)
-                    raise _Retry(err) from None
-                raise
-        return resp
+
+    def _inspect(self, resp: Response) -> None:
+        """The service's own check of a good answer; a retryable error it finds is retried (a
+        rate limit in the body cools the pacer down first)."""
+        inspect = self.config.inspect
+        if inspect is None:
+            return
+        try:
+            inspect(resp)
+        except MedlitError as err:
+            if err.retryable:
+                if err.kind == E.RATE_LIMITED and self.pacer is not None:
+                    self.pacer.cooldown(1.0)
+                raise _Retry(err) from None
+            raise
 
 
 async def _progress(message: str) -> None:

@@ -86,10 +86,8 @@ async def fetch_records(args: FetchInput, ctx: ToolContext) -> FetchOutput:
     )
 
 
-def _record_md(r: RecordOut) -> str:
-    lines = [f"Title: {r.title or '(no title)'}"]
-    if r.authorString:
-        lines.append(f"Authors: {r.authorString}")
+def _published(r: RecordOut) -> str:
+    """'Published: J Abbrev. 2021. 12(3):45-67'; a book names its publisher instead."""
     j = r.journal
     where = [
         (j.abbreviation or j.title) if j else None,
@@ -97,23 +95,30 @@ def _record_md(r: RecordOut) -> str:
         r.pubYear,
         f"{j.volume}({j.issue or ''}):{j.pages or ''}" if j and j.volume else None,
     ]
-    if any(where):
-        lines.append("Published: " + ". ".join(x for x in where if x))
-    ids = [f"PMID {r.pmid}" if r.pmid else "", r.pmcId or "", f"DOI {r.doi}" if r.doi else ""]
-    if any(ids):
-        lines.append("IDs: " + "; ".join(i for i in ids if i))
+    return "Published: " + ". ".join(x for x in where if x) if any(where) else ""
+
+
+def _access(r: RecordOut) -> str:
     access = [
         "full text at Europe PMC" if r.hasFullText else ("open access" if r.isOpenAccess else ""),
         f"licence {r.license}" if r.license else "",
         f"cited by {r.citedByCount}" if r.citedByCount else "",
     ]
-    if any(access):
-        lines.append("Access: " + "; ".join(a for a in access if a))
-    if r.pubTypes:
-        lines.append("Types: " + ", ".join(r.pubTypes))
-    if r.keywords:
-        lines.append("Keywords: " + "; ".join(r.keywords))
-    lines += ["", r.abstract or "(no abstract)"]
+    return "Access: " + "; ".join(a for a in access if a) if any(access) else ""
+
+
+def _record_md(r: RecordOut) -> str:
+    ids = [f"PMID {r.pmid}" if r.pmid else "", r.pmcId or "", f"DOI {r.doi}" if r.doi else ""]
+    lines = [
+        f"Title: {r.title or '(no title)'}",
+        f"Authors: {r.authorString}" if r.authorString else "",
+        _published(r),
+        "IDs: " + "; ".join(i for i in ids if i) if any(ids) else "",
+        _access(r),
+        "Types: " + ", ".join(r.pubTypes) if r.pubTypes else "",
+        "Keywords: " + "; ".join(r.keywords) if r.keywords else "",
+    ]
+    lines = [line for line in lines if line] + ["", r.abstract or "(no abstract)"]
     return f"### {r.source} {r.epmcId} — {r.epmcUrl}\n" + rendering.fence(
         "\n".join(lines), f"europepmc-{r.source}-{r.epmcId}"
     )

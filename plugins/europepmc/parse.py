@@ -219,47 +219,108 @@ def _author(raw: Mapping[str, Any]) -> EpmcAuthor | None:
     )
 
 
+def _pub_types(raw: Mapping[str, Any]) -> list[str]:
+    """The publication types from the list, else from the flat ``pubType`` string."""
+    pub_types = [plain_text(t) for t in _items(raw.get("pubTypeList"), "pubType")]
+    if not pub_types and _str(raw.get("pubType")):
+        pub_types = [t.strip() for t in str(raw["pubType"]).split(";")]
+    return [t for t in pub_types if t]
+
+
+def _mesh_heading(m: Mapping[str, Any]) -> tuple[tuple[str, bool], str]:
+    """A MeSH heading as (descriptor, major) and as a term ``*Descriptor/*Qualifier``, a star
+    marking a major topic."""
+    name, major = str(m["descriptorName"]).strip(), _flag(m.get("majorTopic_YN")) is True
+    parts = [("*" if major else "") + name]
+    for q in _items(m.get("meshQualifierList"), "meshQualifier"):
+        if isinstance(q, Mapping) and (qname := _str(q.get("qualifierName"))):
+            parts.append(("*" if _flag(q.get("majorTopic_YN")) is True else "") + qname)
+    return (name, major), "/".join(parts)
+
+
+def _mesh(raw: Mapping[str, Any]) -> dict[str, Any]:
+    headings = [
+        _mesh_heading(m)
+        for m in _items(raw.get("meshHeadingList"), "meshHeading")
+        if isinstance(m, Mapping) and _str(m.get("descriptorName"))
+    ]
+    return {"mesh": [h for h, _ in headings], "mesh_terms": [t for _, t in headings]}
+
+
+def _links(raw: Mapping[str, Any]) -> list[FullTextLink]:
+    return [
+        FullTextLink(
+            url=str(x["url"]).strip(),
+            availability=_str(x.get("availability")),
+            site=_str(x.get("site")),
+            style=_str(x.get("documentStyle")),
+        )
+        for x in _items(raw.get("fullTextUrlList"), "fullTextUrl")
+        if isinstance(x, Mapping) and _str(x.get("url"))
+    ]
+
+
+def _ids(raw: Mapping[str, Any], source: str, rid: str) -> dict[str, Any]:
+    """PMID and PMCID, given or (for a MED or PMC record) read from the record's own id."""
+    return {
+        "pmid": _pmid(raw.get("pmid")) or (rid.lstrip("0") if source == "MED" and rid.isdigit() else None),
+        "pmcid": _pmcid(raw.get("pmcid")) or (_pmcid(rid) if source == "PMC" else None),
+        "doi": _doi(raw.get("doi")),
+    }
+
+
+def _journal(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Journal, volume, issue and year: the nested ``journalInfo`` first, the flat fields after."""
+    info = _map(raw.get("journalInfo"))
+    journal = _map(info.get("journal"))
+    issns = [s.strip() for s in str(raw.get("journalIssn") or "").split(";") if s.strip()]
+    abbrev = plain_text(journal.get("medlineAbbreviation") or journal.get("isoabbreviation"))
+    return {
+        "journal": abbrev or plain_text(raw.get("journalTitle")) or plain_text(journal.get("title")),
+        "journal_title": plain_text(journal.get("title")) or plain_text(raw.get("journalTitle")),
+        "issn": _str(journal.get("issn")) or (issns[0] if issns else None),
+        "essn": _str(journal.get("essn")) or (issns[1] if len(issns) > 1 else None),
+        "volume": _str(info.get("volume")) or _str(raw.get("journalVolume")),
+        "issue": _str(info.get("issue")) or _str(raw.get("issue")),
+        "pub_year": _str(raw.get("pubYear")) or _str(info.get("yearOfPublication")),
+        "journal_abbrev": abbrev,
+    }
+
+
+def _book(raw: Mapping[str, Any]) -> dict[str, Any]:
+    book = _map(raw.get("bookOrReportDetails"))
+    return {
+        "publisher": plain_text(book.get("publisher")),
+        "book_title": plain_text(book.get("comprisingTitle")),
+        "isbn": [x for x in (_str(book.get("isbn13")), _str(book.get("isbn10"))) if x],
+        "edition": _str(book.get("edition")),
+    }
+
+
+# record field <- Europe PMC's yes/no flag
+_FLAGS = {
+    "is_open_access": "isOpenAccess",
+    "in_epmc": "inEPMC",
+    "in_pmc": "inPMC",
+    "has_pdf": "hasPDF",
+    "has_references": "hasReferences",
+}
+
+
+def _flags(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {field: _flag(raw.get(key)) for field, key in _FLAGS.items()}
+
+
 def read_record(raw: Mapping[str, Any]) -> EpmcRecord | None:
     """A search result as a record; ``None`` for one without an id or source."""
     source = (_str(raw.get("source")) or "").upper()
     rid = _str(raw.get("id"))
     if not source or not rid:
         return None
-    info = _map(raw.get("journalInfo"))
-    journal = _map(info.get("journal"))
-    book = _map(raw.get("bookOrReportDetails"))
-    issns = [s.strip() for s in str(raw.get("journalIssn") or "").split(";") if s.strip()]
-    pub_types = [plain_text(t) for t in _items(raw.get("pubTypeList"), "pubType")]
-    if not pub_types and _str(raw.get("pubType")):
-        pub_types = [t.strip() for t in str(raw["pubType"]).split(";")]
-    mesh = []
-    mesh_terms = []
-    for m in _items(raw.get("meshHeadingList"), "meshHeading"):
-        if isinstance(m, Mapping) and _str(m.get("descriptorName")):
-            name, major = str(m["descriptorName"]).strip(), _flag(m.get("majorTopic_YN")) is True
-            mesh.append((name, major))
-            parts = [("*" if major else "") + name]
-            for q in _items(m.get("meshQualifierList"), "meshQualifier"):
-                if isinstance(q, Mapping) and (qname := _str(q.get("qualifierName"))):
-                    parts.append(("*" if _flag(q.get("majorTopic_YN")) is True else "") + qname)
-            mesh_terms.append("/".join(parts))
-    links = []
-    for x in _items(raw.get("fullTextUrlList"), "fullTextUrl"):
-        if isinstance(x, Mapping) and _str(x.get("url")):
-            links.append(
-                FullTextLink(
-                    url=str(x["url"]).strip(),
-                    availability=_str(x.get("availability")),
-                    site=_str(x.get("site")),
-                    style=_str(x.get("documentStyle")),
-                )
-            )
     return EpmcRecord(
         source=source,
         id=rid,
-        pmid=_pmid(raw.get("pmid")) or (rid.lstrip("0") if source == "MED" and rid.isdigit() else None),
-        pmcid=_pmcid(raw.get("pmcid")) or (_pmcid(rid) if source == "PMC" else None),
-        doi=_doi(raw.get("doi")),
+        **_ids(raw, source, rid),
         title=plain_text(raw.get("title")),
         author_string=plain_text(raw.get("authorString")),
         authors=[
@@ -267,37 +328,20 @@ def read_record(raw: Mapping[str, Any]) -> EpmcRecord | None:
             for a in (_author(x) for x in _items(raw.get("authorList"), "author") if isinstance(x, Mapping))
             if a
         ],
-        journal=plain_text(journal.get("medlineAbbreviation") or journal.get("isoabbreviation"))
-        or plain_text(raw.get("journalTitle"))
-        or plain_text(journal.get("title")),
-        journal_title=plain_text(journal.get("title")) or plain_text(raw.get("journalTitle")),
-        issn=_str(journal.get("issn")) or (issns[0] if issns else None),
-        essn=_str(journal.get("essn")) or (issns[1] if len(issns) > 1 else None),
-        volume=_str(info.get("volume")) or _str(raw.get("journalVolume")),
-        issue=_str(info.get("issue")) or _str(raw.get("issue")),
+        **_journal(raw),
         pages=_str(raw.get("pageInfo")),
-        publisher=plain_text(book.get("publisher")),
-        pub_year=_str(raw.get("pubYear")) or _str(info.get("yearOfPublication")),
         first_publication_date=_str(raw.get("firstPublicationDate")),
         electronic_date=_str(raw.get("electronicPublicationDate")),
-        pub_types=[t for t in pub_types if t],
+        pub_types=_pub_types(raw),
         abstract=plain_text(raw.get("abstractText")),
         keywords=[k for k in (plain_text(x) for x in _items(raw.get("keywordList"), "keyword")) if k],
-        mesh=mesh,
-        mesh_terms=mesh_terms,
-        journal_abbrev=plain_text(journal.get("medlineAbbreviation") or journal.get("isoabbreviation")),
-        book_title=plain_text(book.get("comprisingTitle")),
-        isbn=[x for x in (_str(book.get("isbn13")), _str(book.get("isbn10"))) if x],
-        edition=_str(book.get("edition")),
+        **_mesh(raw),
+        **_book(raw),
         book_id=_str(raw.get("bookid")),
         license=_str(raw.get("license")),
         language=_str(raw.get("language")),
-        is_open_access=_flag(raw.get("isOpenAccess")),
-        in_epmc=_flag(raw.get("inEPMC")),
-        in_pmc=_flag(raw.get("inPMC")),
-        has_pdf=_flag(raw.get("hasPDF")),
-        has_references=_flag(raw.get("hasReferences")),
+        **_flags(raw),
         cited_by=_int(raw.get("citedByCount")),
         fulltext_ids=[str(i).strip() for i in _items(raw.get("fullTextIdList"), "fullTextId") if _str(i)],
-        links=links,
+        links=_links(raw),
     )

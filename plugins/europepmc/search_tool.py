@@ -58,37 +58,38 @@ def _refused(args: SearchInput, err: MedlitError, query: str) -> MedlitError:
     )
 
 
-async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
-    size = min(args.pageSize, PAGE_CAP)
-    query = with_sources(args.query, args.sources)
+async def _page(args: SearchInput, ctx: ToolContext, query: str, size: int) -> client.SearchPage:
     try:
-        page = await client.search(
+        return await client.search(
             ctx, query, result_type=args.resultType, page_size=size, cursor=args.cursorMark, sort=args.sort
         )
     except MedlitError as err:
         if isinstance(err, ResultlessEnvelope) or err.reason == f"{NAME}_{errors.BAD_REQUEST}":
             raise _refused(args, err, query) from None
         raise
-    notices: list[str] = []
-    if args.sort and page.hit_count == 0:
-        unknown = [k.split()[0] for k in args.sort.split(",") if k.split()[0] not in DOCUMENTED_SORT]
-        if unknown:  # empty under a sort Europe PMC may ignore or refuse: is the query itself empty?
-            bare = await client.search(ctx, query, result_type="idlist", page_size=1)
-            if bare.hit_count:
-                raise errors.invalid_argument(
-                    f"The search matches {bare.hit_count:,} records but none with sort {args.sort!r}: "
-                    f"Europe PMC does not sort by {', '.join(unknown)}.",
-                    f"Sort by one of {', '.join(DOCUMENTED_SORT)}, or omit sort for relevance.",
-                    sort=args.sort,
-                )
 
-    chain: tuple[str, ...] = (query, args.sort or "", args.resultType)
-    store = _seen_store(ctx)
-    earlier = store.get((*chain, args.cursorMark), ())
-    seen = set(earlier)
-    records = [r for r in page.records if _key(r) not in seen]
-    repeats = len(page.records) - len(records)
 
+async def _check_sort(args: SearchInput, ctx: ToolContext, query: str, page: client.SearchPage) -> None:
+    """An empty page under a sort Europe PMC may ignore or refuse: when the query alone matches,
+    the sort is the caller's mistake, said as such rather than as "no results"."""
+    if not args.sort or page.hit_count != 0:
+        return
+    unknown = [k.split()[0] for k in args.sort.split(",") if k.split()[0] not in DOCUMENTED_SORT]
+    if not unknown:
+        return
+    bare = await client.search(ctx, query, result_type="idlist", page_size=1)
+    if bare.hit_count:
+        raise errors.invalid_argument(
+            f"The search matches {bare.hit_count:,} records but none with sort {args.sort!r}: "
+            f"Europe PMC does not sort by {', '.join(unknown)}.",
+            f"Sort by one of {', '.join(DOCUMENTED_SORT)}, or omit sort for relevance.",
+            sort=args.sort,
+        )
+
+
+def _next_cursor(args: SearchInput, page: client.SearchPage, size: int) -> str | None:
+    """The next page's cursor; None when this page ends the results (Europe PMC hands out a
+    cursor even then: the same one, or one past a short or complete page)."""
     nxt = page.next_cursor
     ends = (
         nxt is None
@@ -96,15 +97,24 @@ async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
         or page.raw_count < size
         or (args.cursorMark == "*" and page.raw_count >= page.hit_count)
     )
-    if ends or nxt is None:
-        nxt = None
-    else:
-        fresh = tuple(_key(r) for r in records)
-        store[(*chain, nxt)] = (*earlier, *fresh)[-_SEEN_IDS:]
-        store.move_to_end((*chain, nxt))
-        while len(store) > _SEEN_CHAINS:
-            store.popitem(last=False)
+    return None if ends else nxt
 
+
+def _remember(
+    ctx: ToolContext, chain: tuple[str, ...], nxt: str, earlier: tuple[str, ...], records: list[EpmcRecord]
+) -> None:
+    """The ids returned along the chain so far, kept under the next cursor (bounded, oldest chain
+    dropped first)."""
+    store = _seen_store(ctx)
+    fresh = tuple(_key(r) for r in records)
+    store[(*chain, nxt)] = (*earlier, *fresh)[-_SEEN_IDS:]
+    store.move_to_end((*chain, nxt))
+    while len(store) > _SEEN_CHAINS:
+        store.popitem(last=False)
+
+
+def _notices(args: SearchInput, page: client.SearchPage, nxt: str | None, repeats: int) -> list[str]:
+    notices: list[str] = []
     if args.pageSize > PAGE_CAP:
         more = "; continue with nextCursorMark" if nxt else ""
         notices.append(f"pageSize {args.pageSize} was served at {PAGE_CAP} (this tool's cap per call){more}.")
@@ -126,6 +136,23 @@ async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
         notices.append(
             "Europe PMC ignores P_PDATE_D for preprints (they carry no publication date): use PUB_YEAR."
         )
+    return notices
+
+
+async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
+    size = min(args.pageSize, PAGE_CAP)
+    query = with_sources(args.query, args.sources)
+    page = await _page(args, ctx, query, size)
+    await _check_sort(args, ctx, query, page)
+
+    chain: tuple[str, ...] = (query, args.sort or "", args.resultType)
+    earlier = _seen_store(ctx).get((*chain, args.cursorMark), ())
+    seen = set(earlier)
+    records = [r for r in page.records if _key(r) not in seen]
+    repeats = len(page.records) - len(records)
+    nxt = _next_cursor(args, page, size)
+    if nxt is not None:
+        _remember(ctx, chain, nxt, earlier, records)
 
     hits: list[Hit] = [to_hit(r) for r in records]
     return SearchOutput(
@@ -140,7 +167,7 @@ async def search_europepmc(args: SearchInput, ctx: ToolContext) -> SearchOutput:
         nextCursorMark=nxt,
         repeatsDropped=repeats or None,
         searchUrl=f"{SITE}/search?query={quote(args.query)}",
-        notice=" ".join(notices) or None,
+        notice=" ".join(_notices(args, page, nxt, repeats)) or None,
     )
 
 

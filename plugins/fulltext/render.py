@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from medlit.core.plugin import markup, rendering
 
-from .models import ExtractedFulltext, FulltextInput, FulltextOutput, StructuredFulltext, TableOut, TriedTier
+from .models import (
+    BudgetCut,
+    ExtractedFulltext,
+    FulltextInput,
+    FulltextOutput,
+    Section,
+    StructuredFulltext,
+    TableOut,
+    TriedTier,
+)
 from .shape import article_id
 
 
@@ -22,6 +31,18 @@ def _render_pmc(art: StructuredFulltext) -> str:
     ids = [f"PMCID {art.pmcId}" if art.pmcId else "", f"PMID {art.pmid}" if art.pmid else ""]
     ids += [f"DOI {art.doi}" if art.doi else "", f"via {art.viaSource}"]
     lines.append(" · ".join(i for i in ids if i) + _chain(art.triedTiers))
+    body = _front_matter(art)
+    for sec in art.sections:
+        body += _render_section(sec)
+    for t in art.tables or []:
+        body += ["", *_render_table(t)]
+    body += _back_lists(art)
+    lines.append(rendering.fence("\n".join(body).strip(), art.viaSource))
+    return "\n".join(lines)
+
+
+def _front_matter(art: StructuredFulltext) -> list[str]:
+    """Where it was published, who wrote it (the first twelve) and the abstract."""
     body: list[str] = []
     if art.journal and art.journal.title:
         j = art.journal
@@ -36,21 +57,30 @@ def _render_pmc(art: StructuredFulltext) -> str:
         body.append("Authors: " + ", ".join(names[:12]) + (" et al." if len(names) > 12 else ""))
     if art.abstract:
         body += ["", "### Abstract", art.abstract]
-    for sec in art.sections:
-        head = _heading(sec.label, sec.title)
-        body += ["", f"### {head}" + (" [back matter]" if sec.backMatter else "")]
-        if sec.text:
-            body.append(sec.text)
-        if sec.budgetCut:
-            body.append(f"[… text {sec.budgetCut} by the character budget]")
-        for sub in sec.subsections or []:
-            body += ["", f"#### {_heading(sub.label, sub.title)}"]
-            if sub.text:
-                body.append(sub.text)
-            if sub.budgetCut:
-                body.append(f"[… text {sub.budgetCut} by the character budget]")
-    for t in art.tables or []:
-        body += ["", *_render_table(t)]
+    return body
+
+
+def _section_text(text: str | None, budget_cut: BudgetCut | None) -> list[str]:
+    """A section's text and, when the character budget shortened it, a marker saying so."""
+    out = [text] if text else []
+    if budget_cut:
+        out.append(f"[… text {budget_cut} by the character budget]")
+    return out
+
+
+def _render_section(sec: Section) -> list[str]:
+    head = _heading(sec.label, sec.title)
+    body = ["", f"### {head}" + (" [back matter]" if sec.backMatter else "")]
+    body += _section_text(sec.text, sec.budgetCut)
+    for sub in sec.subsections or []:
+        body += ["", f"#### {_heading(sub.label, sub.title)}"]
+        body += _section_text(sub.text, sub.budgetCut)
+    return body
+
+
+def _back_lists(art: StructuredFulltext) -> list[str]:
+    """Figures and supplementary files, then references."""
+    body: list[str] = []
     if art.assets:
         body += ["", "### Figures and supplementary material"]
         body += [
@@ -62,8 +92,7 @@ def _render_pmc(art: StructuredFulltext) -> str:
     if art.references:
         body += ["", "### References"]
         body += [f"{r.label or '-'} {r.citation}" for r in art.references]
-    lines.append(rendering.fence("\n".join(body).strip(), art.viaSource))
-    return "\n".join(lines)
+    return body
 
 
 def _front_note(where: str | None) -> str:

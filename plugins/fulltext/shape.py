@@ -86,34 +86,10 @@ def to_structured(
     with the serving tier's ``source`` and carrying the source's own record ids (``source_ids``, as
     the tier declared them); ids the record lacks come from the article's ``ref`` (given or learned
     along the chain), as for extracted text, and the landing-page links follow them."""
-    sections: list[Section] = []
-    for sec in [*art.sections, *art.backMatter]:
-        text = sec.text if include_assets else _strip_asset_markers(sec.text)
-        back = True if sec.kind == "back" else None
-        if sec.level >= 2 and sections and sections[-1].backMatter == back:
-            parent = sections[-1]
-            sub = Subsection(title=sec.title, label=sec.label, text=text)
-            parent.subsections = (parent.subsections or []) + [sub]
-        else:
-            sections.append(Section(title=sec.title or None, label=sec.label, text=text, backMatter=back))
     ids = art.ids
     known = ref or ArticleRef(key="")
     pmcid, pmid, doi = ids.pmcid or known.pmcid, ids.pmid or known.pmid, ids.doi or known.doi
-    j = art.journal
-    journal = Journal(
-        title=j.title,
-        issn=j.issn[0] if j.issn else None,
-        volume=j.volume,
-        issue=j.issue,
-        pages=j.pages,
-        elocationId=j.elocationId,
-    )
-    authors = [
-        Author(collectiveName=a.name, orcid=a.orcid)
-        if a.collective
-        else Author(lastName=a.surname, givenNames=a.givenNames, suffix=a.suffix, orcid=a.orcid)
-        for a in art.authors
-    ]
+    journal = _journal_out(art)
     return StructuredFulltext(
         source=source or via,
         viaSource=via,
@@ -123,7 +99,7 @@ def to_structured(
         doi=doi,
         title=art.title,
         articleType=art.articleType,
-        authors=authors or None,
+        authors=_authors_out(art) or None,
         affiliations=art.affiliations or None,
         journal=journal if journal.model_dump(exclude_none=True) else None,
         publicationDate=_date(art.dates.published),
@@ -134,21 +110,9 @@ def to_structured(
             for lic in art.licenses
         ]
         or None,
-        sections=sections,
+        sections=_sections_out(art, include_assets),
         tables=[_table_out(t) for t in art.tables] or None,
-        assets=[
-            AssetOut(
-                assetType=_ASSET_TYPE.get(a.kind, "media"),
-                id=a.id,
-                label=a.label,
-                caption=a.caption,
-                href=a.href,
-                sectionTitle=next((p for p in reversed(a.section) if p), None),
-                frontMatter=a.frontMatter or None,
-            )
-            for a in art.assets
-        ]
-        or None,
+        assets=_assets_out(art) or None,
         references=[
             ReferenceOut(id=r.id, label=r.label, citation=r.text, pmid=r.pmid, doi=r.doi)
             for r in art.references
@@ -157,6 +121,58 @@ def to_structured(
         pmcUrl=link("pmcid", pmcid),
         pubmedUrl=link("pmid", pmid),
     )
+
+
+def _sections_out(art: markup.FulltextArticle, include_assets: bool) -> list[Section]:
+    """Body then back matter, two levels deep: a deeper section becomes a subsection of the
+    section before it, unless that one is on the other side of the body/back boundary."""
+    sections: list[Section] = []
+    for sec in [*art.sections, *art.backMatter]:
+        text = sec.text if include_assets else _strip_asset_markers(sec.text)
+        back = True if sec.kind == "back" else None
+        if sec.level >= 2 and sections and sections[-1].backMatter == back:
+            parent = sections[-1]
+            sub = Subsection(title=sec.title, label=sec.label, text=text)
+            parent.subsections = (parent.subsections or []) + [sub]
+        else:
+            sections.append(Section(title=sec.title or None, label=sec.label, text=text, backMatter=back))
+    return sections
+
+
+def _journal_out(art: markup.FulltextArticle) -> Journal:
+    j = art.journal
+    return Journal(
+        title=j.title,
+        issn=j.issn[0] if j.issn else None,
+        volume=j.volume,
+        issue=j.issue,
+        pages=j.pages,
+        elocationId=j.elocationId,
+    )
+
+
+def _authors_out(art: markup.FulltextArticle) -> list[Author]:
+    return [
+        Author(collectiveName=a.name, orcid=a.orcid)
+        if a.collective
+        else Author(lastName=a.surname, givenNames=a.givenNames, suffix=a.suffix, orcid=a.orcid)
+        for a in art.authors
+    ]
+
+
+def _assets_out(art: markup.FulltextArticle) -> list[AssetOut]:
+    return [
+        AssetOut(
+            assetType=_ASSET_TYPE.get(a.kind, "media"),
+            id=a.id,
+            label=a.label,
+            caption=a.caption,
+            href=a.href,
+            sectionTitle=next((p for p in reversed(a.section) if p), None),
+            frontMatter=a.frontMatter or None,
+        )
+        for a in art.assets
+    ]
 
 
 def to_extracted(

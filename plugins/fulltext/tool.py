@@ -220,100 +220,131 @@ async def fetch_fulltext(args: FulltextInput, ctx: ToolContext) -> FulltextOutpu
     return _shape(args, records, unavailable, over, abstracts, off)
 
 
-def _shape(
-    args: FulltextInput,
-    records: list[tuple[list[_Asked], Record]],
-    unavailable: list[Unavailable],
-    over: Sequence[_Asked],
-    abstracts: str | None,
-    switched_off: str = "",
-) -> FulltextOutput:
-    """Filters, caps and budgets on the records, then the output with a notice for everything
-    left out."""
-    notices: list[str] = []
-    section_misses: list[str] = []
-    # by record index: only what the kept (not deferred) records lost is reported
-    caps: dict[int, SectionCapArticle] = {}
-    reports: dict[int, BudgetReport] = {}
+@dataclass
+class _Trimmed:
+    """What the per-record filters and budgets took out, by record index: only what the kept (not
+    deferred) records lost is reported."""
+
+    section_misses: list[str]
+    caps: dict[int, SectionCapArticle]
+    reports: dict[int, BudgetReport]
+
+
+def _trim_structured(
+    rec: StructuredFulltext, args: FulltextInput, index: int, trimmed: _Trimmed
+) -> BudgetReport | None:
+    if args.sections and not filter_sections(rec, args.sections):
+        trimmed.section_misses.append(article_id(rec))
+    if not args.includeTables:
+        rec.tables = None
+    if not args.includeAssets:
+        rec.assets = None
+    if not args.includeReferences:
+        rec.references = None
+    if args.maxSections is not None:
+        dropped = cap_sections(rec, args.maxSections)
+        if dropped:
+            trimmed.caps[index] = SectionCapArticle(id=article_id(rec), omittedSections=dropped)
+    return apply_budget_structured(rec, args.maxCharacters, args.maxCharactersPerSection, args.overflowMode)
+
+
+def _trim(args: FulltextInput, records: list[tuple[list[_Asked], Record]]) -> _Trimmed:
+    """Section filters, the include flags, the section cap and the character budgets, record by
+    record."""
+    trimmed = _Trimmed([], {}, {})
     for index, (_, rec) in enumerate(records):
         if isinstance(rec, StructuredFulltext):
-            if args.sections and not filter_sections(rec, args.sections):
-                section_misses.append(article_id(rec))
-            if not args.includeTables:
-                rec.tables = None
-            if not args.includeAssets:
-                rec.assets = None
-            if not args.includeReferences:
-                rec.references = None
-            if args.maxSections is not None:
-                dropped = cap_sections(rec, args.maxSections)
-                if dropped:
-                    caps[index] = SectionCapArticle(id=article_id(rec), omittedSections=dropped)
-            report = apply_budget_structured(
-                rec, args.maxCharacters, args.maxCharactersPerSection, args.overflowMode
-            )
+            report = _trim_structured(rec, args, index, trimmed)
         else:
             report = apply_budget_text(rec, args.maxCharacters)
         if report is not None:
-            reports[index] = report
+            trimmed.reports[index] = report
+    return trimmed
 
-    split = outputs.apply_budget(
-        list(range(len(records))),
-        args.maxResponseCharacters,
-        id_of=lambda i: records[i][0][0].value,
-        size_of=lambda i: outputs.json_size(records[i][1]),
+
+def _defer(
+    out: FulltextOutput,
+    args: FulltextInput,
+    records: list[tuple[list[_Asked], Record]],
+    split: outputs.BudgetSplit[int],
+    notices: list[str],
+) -> None:
+    """The records past maxResponseCharacters, named so the caller can ask for them again."""
+    if split.deferred is None:
+        return
+    kept_set = set(split.kept)
+    deferred_asked = [records[i][0][0] for i in range(len(records)) if i not in kept_set]
+    out.deferred = FulltextDeferred(
+        **_groups(deferred_asked),
+        maxResponseCharacters=args.maxResponseCharacters or 0,
+        returnedCharacters=split.used,
+        deferredCount=len(deferred_asked),
+        nextDeferredCharacters=split.deferred.nextItemCharacters,
     )
-    kept, kept_set = split.kept, set(split.kept)
-    out = FulltextOutput(articles=[records[i][1] for i in kept], totalReturned=len(kept))
-    if unavailable:
-        out.unavailable = unavailable
-    if split.deferred is not None:
-        deferred_asked = [records[i][0][0] for i in range(len(records)) if i not in kept_set]
-        out.deferred = FulltextDeferred(
-            **_groups(deferred_asked),
-            maxResponseCharacters=args.maxResponseCharacters or 0,
-            returnedCharacters=split.used,
-            deferredCount=len(deferred_asked),
-            nextDeferredCharacters=split.deferred.nextItemCharacters,
-        )
-        notices.append(
-            f"maxResponseCharacters={args.maxResponseCharacters:,} deferred {len(deferred_asked)} article(s): "
-            f"call again with {_resend(deferred_asked)} (the next needs {split.deferred.nextItemCharacters:,} characters)."
-        )
-    if over:
-        out.overLimit = OverLimit(**_groups(over), limit=FETCH_LIMIT)
-        notices.append(
-            f"{len(over)} identifier(s) past the per-call limit of {FETCH_LIMIT} were not fetched: call again with "
-            f"{_resend(over)}."
-        )
-    kept_reports = [reports[i] for i in kept if i in reports]
+    notices.append(
+        f"maxResponseCharacters={args.maxResponseCharacters:,} deferred {len(deferred_asked)} article(s): "
+        f"call again with {_resend(deferred_asked)} (the next needs {split.deferred.nextItemCharacters:,} characters)."
+    )
+
+
+def _over_limit(out: FulltextOutput, over: Sequence[_Asked], notices: list[str]) -> None:
+    if not over:
+        return
+    out.overLimit = OverLimit(**_groups(over), limit=FETCH_LIMIT)
+    notices.append(
+        f"{len(over)} identifier(s) past the per-call limit of {FETCH_LIMIT} were not fetched: call again with "
+        f"{_resend(over)}."
+    )
+
+
+def _truncation(
+    out: FulltextOutput, args: FulltextInput, kept_reports: list[BudgetReport], notices: list[str]
+) -> None:
     kept_ledgers = [r.ledger for r in kept_reports]
-    if kept_ledgers:
-        out.truncation = Truncation(
-            mode=args.overflowMode,
-            maxCharacters=args.maxCharacters,
-            maxCharactersPerSection=args.maxCharactersPerSection,
-            originalCharacters=sum(led.originalCharacters for led in kept_ledgers),
-            returnedCharacters=sum(led.returnedCharacters for led in kept_ledgers),
-            omittedSections=sum(r.omitted_sections for r in kept_reports),  # outline mode omits none
-            omittedTables=sum(led.omittedTables or 0 for led in kept_ledgers) or None,
-            omittedAssets=sum(led.omittedAssets or 0 for led in kept_ledgers) or None,
-            articles=kept_ledgers,
-        )
+    if not kept_ledgers:
+        return
+    out.truncation = Truncation(
+        mode=args.overflowMode,
+        maxCharacters=args.maxCharacters,
+        maxCharactersPerSection=args.maxCharactersPerSection,
+        originalCharacters=sum(led.originalCharacters for led in kept_ledgers),
+        returnedCharacters=sum(led.returnedCharacters for led in kept_ledgers),
+        omittedSections=sum(r.omitted_sections for r in kept_reports),  # outline mode omits none
+        omittedTables=sum(led.omittedTables or 0 for led in kept_ledgers) or None,
+        omittedAssets=sum(led.omittedAssets or 0 for led in kept_ledgers) or None,
+        articles=kept_ledgers,
+    )
+    notices.append(
+        f"Character budgets shortened {len(kept_ledgers)} article(s): returned "
+        f"{out.truncation.returnedCharacters:,} of {out.truncation.originalCharacters:,} body characters "
+        "(see `truncation`; raise maxCharacters or narrow `sections` for the rest)."
+    )
+
+
+def _section_cap(
+    out: FulltextOutput, args: FulltextInput, kept_caps: list[SectionCapArticle], notices: list[str]
+) -> None:
+    if not kept_caps or args.maxSections is None:
+        return
+    out.sectionCap = SectionCap(maxSections=args.maxSections, articles=kept_caps)
+    for c in kept_caps:
+        titles = ", ".join(repr(s.title or "untitled") for s in c.omittedSections[:8])
         notices.append(
-            f"Character budgets shortened {len(kept_ledgers)} article(s): returned "
-            f"{out.truncation.returnedCharacters:,} of {out.truncation.originalCharacters:,} body characters "
-            "(see `truncation`; raise maxCharacters or narrow `sections` for the rest)."
+            f"maxSections={args.maxSections} left {len(c.omittedSections)} section(s) out of {c.id} ({titles}); "
+            "ask for them with `sections` or a larger maxSections."
         )
-    kept_caps = [caps[i] for i in kept if i in caps]
-    if kept_caps and args.maxSections is not None:
-        out.sectionCap = SectionCap(maxSections=args.maxSections, articles=kept_caps)
-        for c in kept_caps:
-            titles = ", ".join(repr(s.title or "untitled") for s in c.omittedSections[:8])
-            notices.append(
-                f"maxSections={args.maxSections} left {len(c.omittedSections)} section(s) out of {c.id} ({titles}); "
-                "ask for them with `sections` or a larger maxSections."
-            )
+
+
+def _content_notices(
+    args: FulltextInput,
+    section_misses: list[str],
+    kept_records: list[Record],
+    unavailable: list[Unavailable],
+    abstracts: str | None,
+) -> list[str]:
+    """What the returned and missing articles lack: unmatched sections, front matter only, tables
+    without cells."""
+    notices: list[str] = []
     if section_misses:
         notices.append(
             f"No section of {', '.join(section_misses)} matched {args.sections}; retry without `sections` or "
@@ -328,13 +359,20 @@ def _shape(
     unextractable = [
         f"{t.label or t.id or 'a table'} in {article_id(rec)} "
         f"({markup.UNEXTRACTABLE_REASONS.get(t.unextractableReason, t.unextractableReason)})"
-        for rec in (records[i][1] for i in kept)
+        for rec in kept_records
         if isinstance(rec, StructuredFulltext)
         for t in rec.tables or []
         if t.unextractableReason
     ]
     if unextractable:
         notices.append("Tables without cell values: " + "; ".join(unextractable[:10]) + ".")
+    return notices
+
+
+def _source_notices(unavailable: list[Unavailable], switched_off: str) -> list[str]:
+    """Where else the missing articles might be: sources not enabled or switched off, and the
+    library resolver's links."""
+    notices: list[str] = []
     waiting = sorted({f"{t} ({v})" for u in unavailable for t, v in (u.waitingOn or {}).items()})
     if waiting:
         notices.append(
@@ -350,6 +388,40 @@ def _shape(
             f"{linked} unavailable id(s) carry `institutionalLink`: the user's library resolver, which offers "
             "licensed full text or an interlibrary-loan request (open it in a browser)."
         )
+    return notices
+
+
+def _shape(
+    args: FulltextInput,
+    records: list[tuple[list[_Asked], Record]],
+    unavailable: list[Unavailable],
+    over: Sequence[_Asked],
+    abstracts: str | None,
+    switched_off: str = "",
+) -> FulltextOutput:
+    """Filters, caps and budgets on the records, then the output with a notice for everything
+    left out. The notices keep this order: deferred, over the limit, budgets, section caps, then
+    what the articles lack and where else they might be."""
+    trimmed = _trim(args, records)
+    split = outputs.apply_budget(
+        list(range(len(records))),
+        args.maxResponseCharacters,
+        id_of=lambda i: records[i][0][0].value,
+        size_of=lambda i: outputs.json_size(records[i][1]),
+    )
+    kept = split.kept
+    out = FulltextOutput(articles=[records[i][1] for i in kept], totalReturned=len(kept))
+    if unavailable:
+        out.unavailable = unavailable
+    notices: list[str] = []
+    _defer(out, args, records, split, notices)
+    _over_limit(out, over, notices)
+    _truncation(out, args, [trimmed.reports[i] for i in kept if i in trimmed.reports], notices)
+    _section_cap(out, args, [trimmed.caps[i] for i in kept if i in trimmed.caps], notices)
+    notices += _content_notices(
+        args, trimmed.section_misses, [records[i][1] for i in kept], unavailable, abstracts
+    )
+    notices += _source_notices(unavailable, switched_off)
     if out.deferred or out.overLimit or out.truncation or out.sectionCap:
         out.truncated = True
     if notices:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from medlit.core.plugin import bibliography
 
-from .parse.pubmed_records import Author, Notice, PartialDate, PubMedArticle, month_number
+from .parse.pubmed_records import Author, Book, Notice, PartialDate, PubMedArticle, month_number
 
 __all__ = ["STYLES", "STYLE_ALIASES", "CitationStyle", "cite_key", "format_citation"]
 
@@ -373,43 +373,54 @@ def _mla_title(a: PubMedArticle) -> str:
     return f'"{_end(title)}"' if title else ""
 
 
-def format_mla(a: PubMedArticle) -> str:
+def _mla_lead(a: PubMedArticle) -> str:
+    """The authors; for a book without authors, its editors."""
     people = _people_split(a.authors)
-    parts: list[str] = []
     if people:
-        parts.append(_end(_mla_authors(people)))
-    elif a.recordType == "book" and a.book and a.book.editors:
+        return _end(_mla_authors(people))
+    if a.recordType == "book" and a.book and a.book.editors:
         eds = a.book.editors
         label = "editor" if len(eds) == 1 else "editors"
-        lead = _mla_authors(eds)
-        parts.append(_end(f"{lead}, {label}"))
-    link = _link(a)
-    if a.recordType == "journal-article":
-        parts.append(_mla_title(a))
-        j = a.journal
-        bits = [_journal_name(a)]
-        if j and j.volume:
-            bits.append(f"vol. {j.volume}")
-        if j and j.issue:
-            bits.append(f"no. {j.issue}")
-        bits += [_mla_date(a.pubDate), _mla_pages(a) or ""]
-        parts.append(_end(", ".join(b for b in bits if b)))
+        return _end(f"{_mla_authors(eds)}, {label}")
+    return ""
+
+
+def _mla_journal(a: PubMedArticle) -> list[str]:
+    """An article: its title, then the journal as the container (volume, number, date, pages)."""
+    j = a.journal
+    bits = [_journal_name(a)]
+    if j and j.volume:
+        bits.append(f"vol. {j.volume}")
+    if j and j.issue:
+        bits.append(f"no. {j.issue}")
+    bits += [_mla_date(a.pubDate), _mla_pages(a) or ""]
+    return [_mla_title(a), _end(", ".join(b for b in bits if b))]
+
+
+def _mla_book(a: PubMedArticle) -> list[str]:
+    """A chapter in quotes with its book and editors as the container; a book's title alone;
+    then edition, publisher and year."""
+    book = a.book
+    if a.recordType == "book-chapter":
+        head = _mla_title(a)
+        container = [book.title or ""] if book else []
+        if book and book.editors:
+            container.append(f"edited by {_mla_editors(book.editors)}")
     else:
-        book = a.book
-        if a.recordType == "book-chapter":
-            parts.append(_mla_title(a))
-            container = [book.title or ""] if book else []
-            if book and book.editors:
-                container.append(f"edited by {_mla_editors(book.editors)}")
-        else:
-            parts.append(_end(_apa_title(a)))
-            container = []
-        if book and book.edition:
-            container.append(f"{book.edition.rstrip('.')} ed.")
-        if book and book.publisher:
-            container.append(book.publisher)
-        container.append(str(_year(a) or ""))
-        parts.append(_end(", ".join(c for c in container if c)))
+        head = _end(_apa_title(a))
+        container = []
+    if book and book.edition:
+        container.append(f"{book.edition.rstrip('.')} ed.")
+    if book and book.publisher:
+        container.append(book.publisher)
+    container.append(str(_year(a) or ""))
+    return [head, _end(", ".join(c for c in container if c))]
+
+
+def format_mla(a: PubMedArticle) -> str:
+    parts = [_mla_lead(a)]
+    parts += _mla_journal(a) if a.recordType == "journal-article" else _mla_book(a)
+    link = _link(a)
     if link:
         parts.append(_end(link))
     return " ".join(p for p in parts if p) + _bracket_notes(a)
@@ -603,7 +614,7 @@ def _record(a: PubMedArticle) -> bibliography.Record:
     """A PubMed record as the shared writers take it: names, titles and the journal as the other
     styles print them (title-cased journal, MEDLINE abbreviation, the translated title beside the
     original)."""
-    book, j, d = a.book, a.journal, a.pubDate
+    book, d = a.book, a.pubDate
     rec = bibliography.Record(
         kind=_KINDS.get(a.recordType, "book"),
         title=_english_title(a) if a.vernacularTitle else _strip_period(a.title),
@@ -623,31 +634,42 @@ def _record(a: PubMedArticle) -> bibliography.Record:
         notes=tuple(correction_notes(a)),
     )
     if rec.kind == "article":
-        rec = replace(rec, container_title=_journal_name(a), container_abbrev=_journal_abbrev(a))
-        if j is not None:
-            number = j.elocationId if _is_article_number(j.elocationId) else None
-            rec = replace(
-                rec,
-                volume=j.volume or "",
-                issue=j.issue or "",
-                first_page=j.startPage or "",
-                last_page=j.endPage or "",
-                pages=j.pages or "",
-                article_number=number or "",
-                issn=j.issn or "",
-            )
-    elif book is not None:
-        rec = replace(
-            rec,
-            container_title=(book.title or "") if rec.kind == "chapter" else "",
-            edition=book.edition or "",
-            volume=book.volume or "",
-            collection_title=book.collectionTitle or "",
-            publisher=book.publisher or "",
-            publisher_place=book.publisherLocation or "",
-            isbn=tuple(book.isbn),
-        )
+        return replace(rec, **_journal_fields(a))
+    if book is not None:
+        return replace(rec, **_book_fields(book, chapter=rec.kind == "chapter"))
     return rec
+
+
+def _journal_fields(a: PubMedArticle) -> dict[str, Any]:
+    """An article's journal, its volume, issue and pages (an elocation id that is an article
+    number standing in for pages)."""
+    fields: dict[str, Any] = {"container_title": _journal_name(a), "container_abbrev": _journal_abbrev(a)}
+    j = a.journal
+    if j is None:
+        return fields
+    number = j.elocationId if _is_article_number(j.elocationId) else None
+    return fields | {
+        "volume": j.volume or "",
+        "issue": j.issue or "",
+        "first_page": j.startPage or "",
+        "last_page": j.endPage or "",
+        "pages": j.pages or "",
+        "article_number": number or "",
+        "issn": j.issn or "",
+    }
+
+
+def _book_fields(book: Book, *, chapter: bool) -> dict[str, Any]:
+    """A book's edition, series and publisher; a chapter's container is the book."""
+    return {
+        "container_title": (book.title or "") if chapter else "",
+        "edition": book.edition or "",
+        "volume": book.volume or "",
+        "collection_title": book.collectionTitle or "",
+        "publisher": book.publisher or "",
+        "publisher_place": book.publisherLocation or "",
+        "isbn": tuple(book.isbn),
+    }
 
 
 def cite_key(a: PubMedArticle) -> str:

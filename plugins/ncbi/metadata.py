@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from medlit.core.plugin import ArticleRef, IdKind, RecordMetadata, TierResult, ToolContext, identifiers, kinds
 
 from .client import fetch_pubmed
-from .parse.pubmed_records import Author, PartialDate, PubMedArticle, month_number
+from .parse.pubmed_records import Author, Book, Journal, PartialDate, PubMedArticle, month_number
 
 
 async def pubmed_metadata(ctx: ToolContext, pmids: Sequence[str]) -> dict[str, RecordMetadata]:
@@ -74,45 +75,66 @@ def to_metadata(a: PubMedArticle) -> RecordMetadata:
     kind = _kind(a)
     j = a.journal if kind in ("article", "preprint") else None
     book = a.book
-    people = [p for p in a.authors if p.lastName or p.collectiveName]
-    first = people[0] if people else None
-    # A chapter is cited by its last revision (a Bookshelf book's PubDate is when the book began).
-    dates = (
-        [a.dateRevised, a.contributionDate, a.pubDate] if kind == "chapter" else [a.pubDate, a.articleDate]
-    )
-    date = next((iso for d in dates if (iso := _iso(d))), None)
-    electronic = j is not None and (j.issnType or "").lower() == "electronic"
+    date = _date(a, kind)
     return RecordMetadata(
         pmid=a.pmid,
         doi=_doi(a.doi),
         pmcid=_pmcid(a.pmcid),
         kind=kind,
         title=a.title,
-        container_title=(
-            (j.title if j else None)
-            if kind in ("article", "preprint")
-            else book.title
-            if kind == "chapter" and book
-            else book.collectionTitle
-            if book
-            else None
-        ),
-        container_abbrev=(j.isoAbbreviation or j.medlineTa) if j else None,
-        issn=j.issn if j and not electronic else None,
-        eissn=j.eIssn if j else None,
+        container_title=_container_title(kind, j, book),
+        **_journal_fields(j),
         isbn=_isbn(book.isbn) if book else None,
         publisher=book.publisher if book else None,
         date=date,
         year=int(date[:4]) if date else None,
         volume=(j.volume if j else book.volume if book else None),
-        issue=j.issue if j else None,
-        first_page=j.startPage if j else None,
-        last_page=j.endPage if j else None,
-        authors=tuple(_name(p) for p in people),
-        first_author_family=(first.lastName or first.collectiveName) if first else None,
-        first_author_given=first.foreName if first and first.lastName else None,
+        **_author_fields(a),
         publication_types=tuple(a.publicationTypes),
     )
+
+
+def _date(a: PubMedArticle, kind: kinds.RecordKind) -> str | None:
+    # A chapter is cited by its last revision (a Bookshelf book's PubDate is when the book began).
+    dates = (
+        [a.dateRevised, a.contributionDate, a.pubDate] if kind == "chapter" else [a.pubDate, a.articleDate]
+    )
+    return next((iso for d in dates if (iso := _iso(d))), None)
+
+
+def _container_title(kind: kinds.RecordKind, j: Journal | None, book: Book | None) -> str | None:
+    """An article's journal, a chapter's book, a book's collection (series)."""
+    if kind in ("article", "preprint"):
+        return j.title if j else None
+    if book is None:
+        return None
+    return book.title if kind == "chapter" else book.collectionTitle
+
+
+def _journal_fields(j: Journal | None) -> dict[str, Any]:
+    """Journal abbreviation, ISSNs, issue and pages; all None for a book or chapter. An ISSN
+    PubMed marks electronic is only the eISSN."""
+    if j is None:
+        return dict.fromkeys(("container_abbrev", "issn", "eissn", "issue", "first_page", "last_page"))
+    electronic = (j.issnType or "").lower() == "electronic"
+    return {
+        "container_abbrev": j.isoAbbreviation or j.medlineTa,
+        "issn": None if electronic else j.issn,
+        "eissn": j.eIssn,
+        "issue": j.issue,
+        "first_page": j.startPage,
+        "last_page": j.endPage,
+    }
+
+
+def _author_fields(a: PubMedArticle) -> dict[str, Any]:
+    people = [p for p in a.authors if p.lastName or p.collectiveName]
+    first = people[0] if people else None
+    return {
+        "authors": tuple(_name(p) for p in people),
+        "first_author_family": (first.lastName or first.collectiveName) if first else None,
+        "first_author_given": first.foreName if first and first.lastName else None,
+    }
 
 
 def _kind(a: PubMedArticle) -> kinds.RecordKind:

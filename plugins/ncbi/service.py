@@ -90,34 +90,41 @@ def inspect_eutils(resp: Response) -> None:
       reads one as data; XML with entities or a DTD subset is refused outright.
     """
     body = resp.body.lstrip()
-    text_endpoint = resp.url.split("?", 1)[0].endswith(_TEXT_ENDPOINTS)
+    path = resp.url.split("?", 1)[0]
     if not body:
-        if resp.url.split("?", 1)[0].endswith("/efetch.fcgi"):
+        if path.endswith("/efetch.fcgi"):
             return  # efetch's text formats answer unknown ids with nothing
         raise _garbled("an empty answer")
     head = body[:512].lower()
     if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:300]:
         raise _garbled("an HTML page instead of its answer")
     if body.startswith((b"{", b"[")):
-        try:
-            data = resp.json()
-        except ValueError:
-            raise _garbled("malformed JSON") from None
-        if isinstance(data, dict):
-            err = data.get("error") or data.get("ERROR")
-            for inner in ("esearchresult", "einforesult", "linksets"):
-                block = data.get(inner)
-                if isinstance(block, dict) and (block.get("ERROR") or block.get("error")):
-                    err = err or block.get("ERROR") or block.get("error")
-            if isinstance(err, str) and err.strip():
-                raise classify_message(err)
-        return
-    if not body.startswith(b"<"):
-        if text_endpoint:
-            return
+        _inspect_json(resp)
+    elif body.startswith(b"<"):
+        _inspect_xml(resp)
+    elif not path.endswith(_TEXT_ENDPOINTS):
         raise _garbled("text where XML or JSON was expected")
-    pass
 
+
+def _inspect_json(resp: Response) -> None:
+    """An error at the top of a JSON answer or in one of its result blocks (the top one wins)."""
+    try:
+        data = resp.json()
+    except ValueError:
+        raise _garbled("malformed JSON") from None
+    if not isinstance(data, dict):
+        return
+    err = data.get("error") or data.get("ERROR")
+    for inner in ("esearchresult", "einforesult", "linksets"):
+        block = data.get(inner)
+        if isinstance(block, dict) and (block.get("ERROR") or block.get("error")):
+            err = err or block.get("ERROR") or block.get("error")
+    if isinstance(err, str) and err.strip():
+        raise classify_message(err)
+
+
+def _inspect_xml(resp: Response) -> None:
+    """A root ``<ERROR>``, or an ``<ERROR>`` under a result root that carries no result."""
     try:
         root = resp.xml()  # parsed once: the request's parser reads the same tree
     except markup.XMLRefused as exc:

@@ -89,6 +89,9 @@ def format_of(kind: str) -> str:
     return BOOK_FMT if kind in ("book", "chapter") else JOURNAL_FMT
 
 
+Referent = list[tuple[str, str | None]]  # (matrix key, value); None or empty is left out
+
+
 def context_object(meta: RecordMetadata, sid: str = SID) -> list[tuple[str, str]]:
     """The ContextObject for one record, as ordered ``(key, value)`` pairs.
 
@@ -109,38 +112,11 @@ def context_object(meta: RecordMetadata, sid: str = SID) -> list[tuple[str, str]
     if meta.doi:
         pairs.append(("rft_id", f"info:doi/{clean(meta.doi)}"))
 
-    rft: list[tuple[str, str | None]] = []
-    title, container = _title(meta.title), _title(meta.container_title)
-    if meta.kind == "book":
-        rft += [("genre", "book"), ("btitle", title or container)]
-    elif meta.kind == "chapter":
-        rft += [("genre", "bookitem"), ("atitle", title), ("btitle", container)]
-    else:
-        genre = "preprint" if meta.kind == "preprint" else "article"
-        if meta.kind == "other" and not container:
-            genre = "unknown"
-        rft += [("genre", genre), ("atitle", title), ("jtitle", container)]
-        abbrev = _title(meta.container_abbrev)
-        if abbrev and abbrev != container:
-            rft.append(("stitle", abbrev))
+    rft = _genre_and_titles(meta)
     rft += [("issn", meta.issn), ("eissn", meta.eissn), ("isbn", meta.isbn)]
     if book:
         rft += [("pub", meta.publisher)]
-    date = meta.date if meta.date and _ISO_DATE.match(meta.date) else None
-    date = date or (str(meta.year) if meta.year else None)
-    rft += [("date", date), ("volume", meta.volume), ("issue", meta.issue)]
-    first = clean(meta.first_page or "") or None
-    last = last_page(first, clean(meta.last_page or "") or None)
-    rft += [("spage", first), ("epage", last)]
-    if first and last and last != first:
-        rft.append(("pages", f"{first}-{last}"))
-    family = clean(meta.first_author_family or "")
-    if family:
-        rft.append(("aulast", family))
-        given = clean(meta.first_author_given or "")
-        if given:
-            rft.append(_given(given))
-    rft += [("au", name) for name in meta.authors[:MAX_AUTHORS]]
+    rft += _issue(meta) + _pages(meta) + _authors(meta)
 
     allowed = BOOK_KEYS if book else JOURNAL_KEYS
     for key, value in rft:
@@ -148,6 +124,52 @@ def context_object(meta: RecordMetadata, sid: str = SID) -> list[tuple[str, str]
         if text and key in allowed:
             pairs.append((f"rft.{key}", text))
     return pairs
+
+
+def _genre_and_titles(meta: RecordMetadata) -> Referent:
+    """A book's title is ``btitle``; a chapter's is ``atitle`` in the book's ``btitle``; anything
+    else is an article (``unknown`` when it has no container) in a journal."""
+    title, container = _title(meta.title), _title(meta.container_title)
+    if meta.kind == "book":
+        return [("genre", "book"), ("btitle", title or container)]
+    if meta.kind == "chapter":
+        return [("genre", "bookitem"), ("atitle", title), ("btitle", container)]
+    genre = "preprint" if meta.kind == "preprint" else "article"
+    if meta.kind == "other" and not container:
+        genre = "unknown"
+    rft: Referent = [("genre", genre), ("atitle", title), ("jtitle", container)]
+    abbrev = _title(meta.container_abbrev)
+    if abbrev and abbrev != container:
+        rft.append(("stitle", abbrev))
+    return rft
+
+
+def _issue(meta: RecordMetadata) -> Referent:
+    # the date keys take ISO dates only: anything else gives way to the year
+    date = meta.date if meta.date and _ISO_DATE.match(meta.date) else None
+    date = date or (str(meta.year) if meta.year else None)
+    return [("date", date), ("volume", meta.volume), ("issue", meta.issue)]
+
+
+def _pages(meta: RecordMetadata) -> Referent:
+    first = clean(meta.first_page or "") or None
+    last = last_page(first, clean(meta.last_page or "") or None)
+    rft: Referent = [("spage", first), ("epage", last)]
+    if first and last and last != first:
+        rft.append(("pages", f"{first}-{last}"))
+    return rft
+
+
+def _authors(meta: RecordMetadata) -> Referent:
+    """The first author in ``aulast``/``aufirst`` (or ``auinit``), then the first few in ``au``."""
+    rft: Referent = []
+    family = clean(meta.first_author_family or "")
+    if family:
+        rft.append(("aulast", family))
+        given = clean(meta.first_author_given or "")
+        if given:
+            rft.append(_given(given))
+    return rft + [("au", name) for name in meta.authors[:MAX_AUTHORS]]
 
 
 def encode(pairs: Iterable[tuple[str, str]]) -> str:

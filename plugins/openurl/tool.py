@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -241,13 +242,72 @@ def _link(base: str, id_: str, id_type: IdType, meta: RecordMetadata, origin: st
     )
 
 
-async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> InstitutionalLinkOutput:
-    pmids, dois, cites = args.pmids, args.dois, args.citations
-    if not (pmids or dois or cites):
+def _refuse_empty(args: InstitutionalLinkInput) -> None:
+    if not (args.pmids or args.dois or args.citations):
         raise errors.invalid_argument(
             "Nothing to link: give `pmids`, `dois` or `citations`.",
             "Send e.g. pmids=['33533846'], or a citation with title, journal, volume, pages and date.",
         )
+
+
+@dataclass
+class _Linked:
+    links: list[Link] = field(default_factory=list)
+    unavailable: list[Unlinked] = field(default_factory=list)
+    id_only: list[str] = field(default_factory=list)  # linked by identifier alone
+
+
+def _link_id(base: str, kind: Literal["pmid", "doi"], i: str, got: Looked, linked: _Linked) -> None:
+    """A found record's link; an unknown PMID is unavailable; otherwise (a DOI outside PubMed, or
+    nobody to ask) a link by the id alone, which the resolver looks up itself."""
+    label = "PMID" if kind == "pmid" else "DOI"
+    if got.status == "found":
+        linked.links.append(_link(base, i, kind, got.meta, got.meta.source or "provider"))
+    elif got.status == "unknown" and kind == "pmid":
+        linked.unavailable.append(
+            Unlinked(
+                id=i,
+                idType="pmid",
+                reason="not-found",
+                message=f"PMID {i} is not in PubMed (the metadata lookup does not know it); check the id.",
+            )
+        )
+    else:
+        linked.links.append(_link(base, i, kind, got.meta, "none", f"{label} only: {got.detail}"))
+        linked.id_only.append(i)
+
+
+def _notices(
+    out: InstitutionalLinkOutput,
+    linked: _Linked,
+    over_p: list[str],
+    over_d: list[str],
+    over_c: list[CitationInput],
+) -> None:
+    notices: list[str] = []
+    if linked.unavailable:
+        out.unavailable = linked.unavailable
+        notices.append(
+            f"No link for {', '.join(u.id for u in linked.unavailable)}: not found (see `unavailable`)."
+        )
+    if linked.id_only:
+        notices.append(
+            f"{len(linked.id_only)} link(s) carry identifiers only (see each `note`); the resolver looks them up itself."
+        )
+    if over_p or over_d or over_c:
+        out.overLimit = OverLimit(
+            pmids=over_p or None, dois=over_d or None, citations=len(over_c) or None, limit=LIMIT
+        )
+        notices.append(
+            f"{len(over_p) + len(over_d) + len(over_c)} item(s) past the limit of {LIMIT} per call: send them in another call."
+        )
+    if notices:
+        out.notice = " ".join(notices)
+
+
+async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> InstitutionalLinkOutput:
+    _refuse_empty(args)
+    pmids, dois, cites = args.pmids, args.dois, args.citations
     base = presets.resolver_base(ctx.settings)
     if base is None:  # the host does not list the tool then; kept for direct calls
         raise MedlitError(
@@ -271,48 +331,17 @@ async def institutional_link(args: InstitutionalLinkInput, ctx: ToolContext) -> 
         for key, value in got.items()
     }
 
-    links: list[Link] = []
-    unavailable: list[Unlinked] = []
-    id_only: list[str] = []
+    linked = _Linked()
     for kind, ids in by_kind:
         for i in ids:
-            got = looked[(kind, i)]
-            label = "PMID" if kind == "pmid" else "DOI"
-            if got.status == "found":
-                links.append(_link(base, i, kind, got.meta, got.meta.source or "provider"))
-            elif got.status == "unknown" and kind == "pmid":
-                unavailable.append(
-                    Unlinked(
-                        id=i,
-                        idType="pmid",
-                        reason="not-found",
-                        message=f"PMID {i} is not in PubMed (the metadata lookup does not know it); check the id.",
-                    )
-                )
-            else:  # a DOI outside PubMed, or nobody to ask: the resolver looks the id up itself
-                links.append(_link(base, i, kind, got.meta, "none", f"{label} only: {got.detail}"))
-                id_only.append(i)
+            _link_id(base, kind, i, looked[(kind, i)], linked)
     for n, c in enumerate(take_c, 1):
-        links.append(_link(base, f"citation {n}", "citation", citation_record(c), "caller"))
+        linked.links.append(_link(base, f"citation {n}", "citation", citation_record(c), "caller"))
 
-    out = InstitutionalLinkOutput(resolver=presets.describe(ctx.settings), links=links, totalLinks=len(links))
-    notices: list[str] = []
-    if unavailable:
-        out.unavailable = unavailable
-        notices.append(f"No link for {', '.join(u.id for u in unavailable)}: not found (see `unavailable`).")
-    if id_only:
-        notices.append(
-            f"{len(id_only)} link(s) carry identifiers only (see each `note`); the resolver looks them up itself."
-        )
-    if over_p or over_d or over_c:
-        out.overLimit = OverLimit(
-            pmids=over_p or None, dois=over_d or None, citations=len(over_c) or None, limit=LIMIT
-        )
-        notices.append(
-            f"{len(over_p) + len(over_d) + len(over_c)} item(s) past the limit of {LIMIT} per call: send them in another call."
-        )
-    if notices:
-        out.notice = " ".join(notices)
+    out = InstitutionalLinkOutput(
+        resolver=presets.describe(ctx.settings), links=linked.links, totalLinks=len(linked.links)
+    )
+    _notices(out, linked, over_p, over_d, over_c)
     return out
 
 

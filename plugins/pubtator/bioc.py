@@ -9,19 +9,15 @@ Shapes accepted: ``{"PubTator3": [doc, ...]}`` (what the export endpoint sends),
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
-
-from medlit.core.plugin import rendering
 
 from .entities import BIOC_RELATIONS, TYPE_ORDER
 from .models import AnnotatedDocument, Entity, Mention, Relation, RelationEnd
+from .values import clean_text, id_text, read_float, read_int, read_pmcid, read_pmid
 
 MAX_RELATIONS = 200  # per document: a full text can carry hundreds
-_PMCID = re.compile(r"^(?:PMC)?(\d{1,10})$", re.IGNORECASE)
-_PMID = re.compile(r"^0*(\d{1,10})$")
-_SPACE = re.compile(r"\s+")
 
 
 def documents(data: Any) -> list[Mapping[str, Any]]:
@@ -44,79 +40,30 @@ def documents(data: Any) -> list[Mapping[str, Any]]:
     return items
 
 
-def _id_text(value: Any) -> str | None:
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        text = value.strip()
-        return text if text and text.lower() not in ("none", "null") else None
-    return None
-
-
-def _pmid(value: Any) -> str | None:
-    text = _id_text(value)
-    m = _PMID.match(text) if text else None
-    return (m.group(1).lstrip("0") or None) if m else None
-
-
-def _pmcid(value: Any) -> str | None:
-    text = _id_text(value)
-    m = _PMCID.match(text) if text else None
-    return f"PMC{m.group(1)}" if m else None
-
-
 def document_ids(doc: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The document's PMID and PMCID from its fields, ``_id`` (``"pmid|pmcid"``), ``id`` and the
     title passage's ``article-id_*`` infons; either may be ``None``."""
     head, _, tail = str(doc.get("_id") or "").partition("|")
-    pmid = _pmid(doc.get("pmid")) or _pmid(head)
-    pmcid = _pmcid(doc.get("pmcid")) or _pmcid(tail)
-    raw_id = _id_text(doc.get("id"))
+    pmid = read_pmid(doc.get("pmid")) or read_pmid(head)
+    pmcid = read_pmcid(doc.get("pmcid")) or read_pmcid(tail)
+    raw_id = id_text(doc.get("id"))
     if raw_id:
         if raw_id.upper().startswith("PMC"):
-            pmcid = pmcid or _pmcid(raw_id)
+            pmcid = pmcid or read_pmcid(raw_id)
         else:
-            pmid = pmid or _pmid(raw_id)
+            pmid = pmid or read_pmid(raw_id)
     for passage in doc.get("passages") or []:
         infons = passage.get("infons") if isinstance(passage, dict) else None
         if isinstance(infons, dict):
-            pmid = pmid or _pmid(infons.get("article-id_pmid"))
-            pmcid = pmcid or _pmcid(infons.get("article-id_pmc"))
+            pmid = pmid or read_pmid(infons.get("article-id_pmid"))
+            pmcid = pmcid or read_pmcid(infons.get("article-id_pmc"))
     return pmid, pmcid
-
-
-def _text(value: Any, limit: int) -> str | None:
-    if not isinstance(value, str):
-        return None
-    text = _SPACE.sub(" ", rendering.strip_invisible(value)).strip()
-    return text[:limit] or None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
-
-
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _passage_type(infons: Mapping[str, Any]) -> str:
     """``title``/``abstract`` for PubMed passages; a full text's section (``INTRO``, ``METHODS``)."""
-    section = _text(infons.get("section_type"), 40)
-    kind = _text(infons.get("type"), 40)
+    section = clean_text(infons.get("section_type"), 40)
+    kind = clean_text(infons.get("type"), 40)
     if section and kind and section.lower() != kind.lower() and kind.lower() not in ("paragraph", "front"):
         return f"{section}/{kind}"
     return section or kind or "passage"
@@ -124,13 +71,13 @@ def _passage_type(infons: Mapping[str, Any]) -> str:
 
 def _entity_key(infons: Mapping[str, Any], text: str) -> tuple[str, str]:
     kind = str(infons.get("type") or "Unknown")
-    accession = _id_text(infons.get("accession"))
+    accession = id_text(infons.get("accession"))
     if accession:
         return kind, accession
-    normalized = _id_text(infons.get("normalized_id"))
+    normalized = id_text(infons.get("normalized_id"))
     if normalized and infons.get("valid") is not False:
         return kind, f"id:{normalized}"
-    identifier = _id_text(infons.get("identifier"))
+    identifier = id_text(infons.get("identifier"))
     if identifier and infons.get("valid") is not False:
         return kind, f"identifier:{identifier}"
     return kind, f"text:{text.lower()}"
@@ -139,16 +86,16 @@ def _entity_key(infons: Mapping[str, Any], text: str) -> tuple[str, str]:
 def _normalized(value: Any) -> str | None:
     """A normalised id as a string; variants' ``rs113488022##`` (LitVar's ``rsid#gene#...`` key)
     reads as its first part."""
-    text = _id_text(value)
+    text = id_text(value)
     if text and "#" in text:
         text = next((p for p in text.split("#") if p), None)
     return text
 
 
 def _year(doc: Mapping[str, Any], title_infons: Mapping[str, Any]) -> int | None:
-    year = _int(title_infons.get("year"))
+    year = read_int(title_infons.get("year"))
     if year is None and isinstance(doc.get("date"), str):
-        year = _int(doc["date"][:4])
+        year = read_int(doc["date"][:4])
     return year if year is not None and 1000 <= year <= 2200 else None
 
 
@@ -159,11 +106,11 @@ def _infons(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _end(role: Any) -> RelationEnd:
     if not isinstance(role, dict):
-        return RelationEnd(id=_id_text(role))
+        return RelationEnd(id=id_text(role))
     return RelationEnd(
-        id=_id_text(role.get("accession")) or _id_text(role.get("identifier")),
-        name=_text(role.get("name"), 300),
-        type=_text(role.get("type"), 40),
+        id=id_text(role.get("accession")) or id_text(role.get("identifier")),
+        name=clean_text(role.get("name"), 300),
+        type=clean_text(role.get("type"), 40),
     )
 
 
@@ -190,13 +137,90 @@ def read_relations(doc: Mapping[str, Any]) -> list[Relation]:
             continue
         infons = _infons(rel)
         first, second = _end(infons.get("role1")), _end(infons.get("role2"))
-        kind = _text(infons.get("type"), 60)
+        kind = clean_text(infons.get("type"), 60)
         pair = frozenset(i for i in (first.id, second.id) if i)
         verb = verbs.get(pair) or BIOC_RELATIONS.get((kind or "").lower()) or (kind or "related").lower()
         out.append(
-            Relation(type=verb, kind=kind, entity1=first, entity2=second, score=_float(infons.get("score")))
+            Relation(
+                type=verb, kind=kind, entity1=first, entity2=second, score=read_float(infons.get("score"))
+            )
         )
     return out
+
+
+@dataclass
+class _Group:
+    """The annotations of one entity: the first one's infons and text, how many, the first few."""
+
+    infons: Mapping[str, Any]
+    text: str
+    count: int = 0
+    mentions: list[Mention] = field(default_factory=list)
+
+
+@dataclass
+class _Passages:
+    """What a document's passages hold: its title, its entities' annotations and whether it is
+    more than a title and an abstract."""
+
+    title: str | None = None
+    title_infons: Mapping[str, Any] = field(default_factory=dict)
+    groups: dict[tuple[str, str], _Group] = field(default_factory=dict)
+    mention_total: int = 0
+    full_text: bool = False
+
+
+def _mention(ann: Mapping[str, Any], text: str, ptype: str) -> Mention:
+    """A mention where its first location puts it."""
+    locs = ann.get("locations") if isinstance(ann.get("locations"), list) else []
+    loc = locs[0] if locs and isinstance(locs[0], dict) else {}
+    return Mention(
+        text=text,
+        passage=ptype,
+        offset=read_int(loc.get("offset")) or 0,
+        length=read_int(loc.get("length")),
+    )
+
+
+def _tally(read: _Passages, passage: Mapping[str, Any], mentions_per_entity: int) -> None:
+    """One passage into the reading: its type, a title once, each annotation counted under its
+    entity (the first ``mentions_per_entity`` kept as mentions)."""
+    infons = _infons(passage)
+    ptype = _passage_type(infons)
+    if ptype.lower() not in ("title", "abstract"):
+        read.full_text = True
+    if read.title is None and str(infons.get("type", "")).lower().startswith("title"):
+        read.title, read.title_infons = clean_text(passage.get("text"), 2000), infons
+    for ann in passage.get("annotations") or []:
+        if not isinstance(ann, dict):
+            continue
+        ainf = _infons(ann)
+        text = clean_text(ann.get("text"), 300) or ""
+        group = read.groups.setdefault(_entity_key(ainf, text), _Group(ainf, text))
+        group.count += 1
+        read.mention_total += 1
+        if len(group.mentions) < mentions_per_entity:
+            group.mentions.append(_mention(ann, text, ptype))
+
+
+def _entity(kind: str, group: _Group) -> Entity:
+    """An entity from its annotations: an invalid one (PubTator could not normalise it) keeps no
+    id."""
+    inf = group.infons
+    valid = inf.get("valid") is not False
+    return Entity(
+        type=kind,
+        id=id_text(inf.get("accession")) if valid else None,
+        name=clean_text(inf.get("name"), 300) or group.text or None,
+        normalizedId=_normalized(inf.get("normalized_id")) if valid else None,
+        database=clean_text(inf.get("database"), 60),
+        identifier=clean_text(inf.get("identifier"), 300),
+        valid=valid,
+        hgvs=clean_text(inf.get("hgvs"), 200),
+        rsid=clean_text(inf.get("rsid"), 40),
+        mentionCount=group.count,
+        mentions=group.mentions,
+    )
 
 
 def read_document(doc: Mapping[str, Any], mentions_per_entity: int) -> AnnotatedDocument:
@@ -204,61 +228,10 @@ def read_document(doc: Mapping[str, Any], mentions_per_entity: int) -> Annotated
     relations."""
     pmid, pmcid = document_ids(doc)
     passages = [p for p in doc.get("passages") or [] if isinstance(p, dict)]
-    title_infons: Mapping[str, Any] = {}
-    title = None
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    mention_total = 0
-    full_text = False
+    read = _Passages()
     for passage in passages:
-        infons = _infons(passage)
-        ptype = _passage_type(infons)
-        if ptype.lower() not in ("title", "abstract"):
-            full_text = True
-        if title is None and str(infons.get("type", "")).lower().startswith("title"):
-            title, title_infons = _text(passage.get("text"), 2000), infons
-        for ann in passage.get("annotations") or []:
-            if not isinstance(ann, dict):
-                continue
-            ainf = _infons(ann)
-            text = _text(ann.get("text"), 300) or ""
-            key = _entity_key(ainf, text)
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = {"infons": ainf, "mentions": [], "count": 0, "text": text}
-            group["count"] += 1
-            mention_total += 1
-            if len(group["mentions"]) < mentions_per_entity:
-                locs = ann.get("locations") if isinstance(ann.get("locations"), list) else []
-                loc = locs[0] if locs and isinstance(locs[0], dict) else {}
-                group["mentions"].append(
-                    Mention(
-                        text=text,
-                        passage=ptype,
-                        offset=_int(loc.get("offset")) or 0,
-                        length=_int(loc.get("length")),
-                    )
-                )
-    entities = []
-    for (kind, _), group in groups.items():
-        inf = group["infons"]
-        valid = inf.get("valid") is not False
-        normalized = _normalized(inf.get("normalized_id")) if valid else None
-        name = _text(inf.get("name"), 300) or group["text"] or None
-        entities.append(
-            Entity(
-                type=kind,
-                id=_id_text(inf.get("accession")) if valid else None,
-                name=name,
-                normalizedId=normalized,
-                database=_text(inf.get("database"), 60),
-                identifier=_text(inf.get("identifier"), 300),
-                valid=valid,
-                hgvs=_text(inf.get("hgvs"), 200),
-                rsid=_text(inf.get("rsid"), 40),
-                mentionCount=group["count"],
-                mentions=group["mentions"],
-            )
-        )
+        _tally(read, passage, mentions_per_entity)
+    entities = [_entity(kind, group) for (kind, _), group in read.groups.items()]
     rank = {t: i for i, t in enumerate(TYPE_ORDER)}
     entities.sort(key=lambda e: (rank.get(e.type, len(rank)), e.type, -e.mentionCount, e.name or ""))
     counts: dict[str, int] = {}
@@ -268,13 +241,13 @@ def read_document(doc: Mapping[str, Any], mentions_per_entity: int) -> Annotated
     return AnnotatedDocument(
         pmid=pmid,
         pmcid=pmcid,
-        title=title,
-        journal=_text(doc.get("journal"), 300),
-        year=_year(doc, title_infons),
-        fullText=full_text,
+        title=read.title,
+        journal=clean_text(doc.get("journal"), 300),
+        year=_year(doc, read.title_infons),
+        fullText=read.full_text,
         passageCount=len(passages),
         entityCount=len(entities),
-        mentionCount=mention_total,
+        mentionCount=read.mention_total,
         countsByType=counts,
         entities=entities,
         relationCount=len(relations),

@@ -17,9 +17,9 @@ from typing import Any
 
 from medlit.core.plugin import rendering
 
-from .bioc import _id_text, _int, _pmcid, _pmid, _text
 from .entities import CONCEPTS, concept_of, display_name
 from .models import EntityMatch, FacetValue, SearchHit
+from .values import clean_text, id_text, read_int, read_pmcid, read_pmid
 
 FACET_VALUES = 12  # values kept per facet
 _SPAN = re.compile(r"((?:@[^\s@]+\s+)+)@@@(.*?)@@@", re.S)
@@ -33,7 +33,7 @@ def plain(value: Any, limit: int) -> str | None:
     if not isinstance(value, str):
         return None
     text = html.unescape(_TAG.sub("", _MARK.sub("", value)))
-    return _text(text, limit)
+    return clean_text(text, limit)
 
 
 # ----------------------------------------------------------------------------- autocomplete
@@ -62,20 +62,20 @@ def autocomplete_items(data: Any) -> list[Mapping[str, Any]]:
 
 
 def read_match(item: Mapping[str, Any]) -> EntityMatch | None:
-    entity_id = _id_text(item.get("_id")) or _id_text(item.get("id")) or _id_text(item.get("accession"))
+    entity_id = id_text(item.get("_id")) or id_text(item.get("id")) or id_text(item.get("accession"))
     if not entity_id or not entity_id.startswith("@"):
         return None
-    database = _text(item.get("db") or item.get("database"), 60)
-    db_id = _id_text(item.get("db_id") if "db_id" in item else item.get("database_id"))
+    database = clean_text(item.get("db") or item.get("database"), 60)
+    db_id = id_text(item.get("db_id") if "db_id" in item else item.get("database_id"))
     if db_id and database == "ncbi_mesh" and db_id.upper().startswith("MESH:"):
         db_id = db_id[5:]
     return EntityMatch(
         id=entity_id[:200],
         type=_type_of(item, entity_id),
-        name=_text(item.get("name"), 300) or display_name(entity_id),
+        name=clean_text(item.get("name"), 300) or display_name(entity_id),
         database=database,
         databaseId=db_id,
-        description=_text(item.get("description"), 300),
+        description=clean_text(item.get("description"), 300),
         matchedOn=plain(item.get("match"), 300),
     )
 
@@ -96,7 +96,7 @@ def passage(text_hl: Any) -> tuple[str | None, list[str]]:
     text = _SPAN.sub(span, rendering.strip_invisible(text_hl))
     text = text.replace("<m>", "**").replace("</m>", "**")
     text = html.unescape(_TAG.sub("", text))
-    return _text(text, 1500), list(dict.fromkeys(ids))
+    return clean_text(text, 1500), list(dict.fromkeys(ids))
 
 
 def _date(value: Any) -> str | None:
@@ -109,18 +109,18 @@ def _date(value: Any) -> str | None:
 
 
 def read_hit(item: Mapping[str, Any]) -> SearchHit | None:
-    pmid = _pmid(item.get("pmid")) or _pmid(item.get("_id"))
+    pmid = read_pmid(item.get("pmid")) or read_pmid(item.get("_id"))
     if pmid is None:
         return None
     text, ids = passage(item.get("text_hl"))
-    authors = [a for a in (_text(x, 120) for x in item.get("authors") or [] if isinstance(x, str)) if a]
+    authors = [a for a in (clean_text(x, 120) for x in item.get("authors") or [] if isinstance(x, str)) if a]
     score = item.get("score")
-    doi = _text(item.get("doi"), 300)
+    doi = clean_text(item.get("doi"), 300)
     return SearchHit(
         pmid=pmid,
-        pmcid=_pmcid(item.get("pmcid")),
+        pmcid=read_pmcid(item.get("pmcid")),
         title=plain(item.get("title"), 1000),
-        journal=_text(item.get("journal"), 300),
+        journal=clean_text(item.get("journal"), 300),
         date=_date(item.get("date")),
         doi=doi if doi and "/" in doi else None,
         authors=authors[:3],
@@ -144,13 +144,13 @@ def read_facets(data: Any) -> dict[str, list[FacetValue]]:
         rows: list[FacetValue] = []
         if isinstance(values, list) and values and all(isinstance(v, dict) for v in values):
             for v in values:
-                count = _int(v.get("value") if "value" in v else v.get("count"))
-                label = _text(str(v.get("name")) if v.get("name") is not None else None, 200)
+                count = read_int(v.get("value") if "value" in v else v.get("count"))
+                label = clean_text(str(v.get("name")) if v.get("name") is not None else None, 200)
                 if label and count is not None:
                     rows.append(FacetValue(value=label, count=count))
         elif isinstance(values, list):
             for label, count in zip(values[::2], values[1::2], strict=False):
-                n = _int(count)
+                n = read_int(count)
                 if isinstance(label, (str, int)) and n is not None:
                     rows.append(FacetValue(value=str(label)[:200], count=n))
         if rows and isinstance(name, str):
@@ -177,13 +177,13 @@ def read_search(data: Any) -> SearchPage:
         raise ValueError("not a PubTator3 search answer: neither `results` nor `count`")
     raw = [r for r in data.get("results") or [] if isinstance(r, dict)]
     hits = [h for h in (read_hit(r) for r in raw) if h is not None]
-    total = _int(data.get("count"))
+    total = read_int(data.get("count"))
     return SearchPage(
         hits=hits,
         total=total if total is not None else len(hits),
-        total_pages=_int(data.get("total_pages")),
-        page_size=_int(data.get("page_size")),
-        current=_int(data.get("current")),
+        total_pages=read_int(data.get("total_pages")),
+        page_size=read_int(data.get("page_size")),
+        current=read_int(data.get("current")),
         facets=read_facets(data.get("facets")),
         skipped=len(data.get("results") or []) - len(hits),
     )
@@ -230,7 +230,7 @@ def relation_rows(data: Any) -> list[RelationRow]:
     for item in data:
         if not isinstance(item, dict):
             continue
-        source, target = _id_text(_first(item, _SOURCE)), _id_text(_first(item, _TARGET))
+        source, target = id_text(_first(item, _SOURCE)), id_text(_first(item, _TARGET))
         if not source or not target:
             continue
         count = _first(item, _COUNT)
@@ -239,11 +239,11 @@ def relation_rows(data: Any) -> list[RelationRow]:
             pmids_raw, count = pmids_raw or count, len(count)
         pmids = []
         if isinstance(pmids_raw, list):
-            pmids = [p for p in (_pmid(x) for x in pmids_raw) if p]
+            pmids = [p for p in (read_pmid(x) for x in pmids_raw) if p]
         elif isinstance(pmids_raw, str):
-            pmids = [p for p in (_pmid(x) for x in re.split(r"[\s,;]+", pmids_raw)) if p]
-        kind = _text(_first(item, ("type", "relation", "rel_type")), 40)
+            pmids = [p for p in (read_pmid(x) for x in re.split(r"[\s,;]+", pmids_raw)) if p]
+        kind = clean_text(_first(item, ("type", "relation", "rel_type")), 40)
         rows.append(
-            RelationRow(source[:200], target[:200], kind.lower() if kind else None, _int(count), pmids)
+            RelationRow(source[:200], target[:200], kind.lower() if kind else None, read_int(count), pmids)
         )
     return rows

@@ -229,15 +229,8 @@ def _why_not(a: Attempt) -> str:
     return f"{a.provider.name} was not asked ({a.detail or 'plugin not active'})"
 
 
-def _notice(
-    args: FindRelatedInput,
-    want: int,
-    asked: Asked,
-    final: Attempt,
-    result: RelatedResult,
-    source: _Source,
-    meta: Mapping[str, RecordMetadata],
-) -> str:
+def _provider_notices(args: FindRelatedInput, asked: Asked, final: Attempt) -> list[str]:
+    """Who answered and why the ones before did not; with no answer, what each provider said."""
     parts: list[str] = []
     before = asked.attempts[: asked.attempts.index(final)]
     after = asked.attempts[asked.attempts.index(final) + 1 :]
@@ -250,15 +243,19 @@ def _notice(
             parts.append(
                 "Not confirmed absent: " + "; ".join(_why_not(a) for a in failed) + ". Retry later to check."
             )
+        skipped = [a for a in after if a.outcome == "not-queried"]
+        if skipped:
+            parts.append("Not asked: " + "; ".join(_why_not(a) for a in skipped) + ".")
     elif before:
         parts.append(
             f"Answered by {final.provider.name} because " + "; ".join(_why_not(a) for a in before) + "."
         )
-    skipped = [a for a in after if a.outcome == "not-queried"]
-    if asked.answer is None and skipped:
-        parts.append("Not asked: " + "; ".join(_why_not(a) for a in skipped) + ".")
-    if result.notice:
-        parts.append(result.notice)
+    return parts
+
+
+def _page_notices(args: FindRelatedInput, want: int, final: Attempt, result: RelatedResult) -> list[str]:
+    """The provider's own notice, then the cap, the offset and the rows without a PMID."""
+    parts = [result.notice] if result.notice else []
     if args.maxResults > want:
         parts.append(f"maxResults {args.maxResults:,} is over the per-call cap; served up to {want}.")
     total = result.total
@@ -271,25 +268,56 @@ def _notice(
             f"{result.dropped} row(s) of this page had no PMID in {final.provider.name} and were left out "
             "(records without one: preprints, books, other works)."
         )
-    if result.pmids:
-        if source.error is not None:
-            parts.append(f"Brief summaries are unavailable ({source.error.reason}); PMIDs are listed alone.")
-        elif not source.can_tell:
-            parts.append("Brief summaries are unavailable (no metadata provider for PMIDs is active).")
-        else:
-            missing = [p for p in result.pmids if p not in meta]
-            if missing:
-                parts.append(
-                    f"No summary for {len(missing)} PMID(s): "
-                    + ", ".join(missing[:10])
-                    + (" ..." if len(missing) > 10 else "")
-                    + "."
-                )
-        if source.unknown:
+    return parts
+
+
+def _summary_notices(
+    args: FindRelatedInput,
+    final: Attempt,
+    result: RelatedResult,
+    source: _Source,
+    meta: Mapping[str, RecordMetadata],
+) -> list[str]:
+    """Why some PMIDs come without a brief summary, and whether the source PMID is known at all."""
+    if not result.pmids:
+        return []
+    parts: list[str] = []
+    if source.error is not None:
+        parts.append(f"Brief summaries are unavailable ({source.error.reason}); PMIDs are listed alone.")
+    elif not source.can_tell:
+        parts.append("Brief summaries are unavailable (no metadata provider for PMIDs is active).")
+    else:
+        missing = [p for p in result.pmids if p not in meta]
+        if missing:
             parts.append(
-                f"The metadata providers know no record with PMID {args.pmid}; the list is {final.provider.name}'s."
+                f"No summary for {len(missing)} PMID(s): "
+                + ", ".join(missing[:10])
+                + (" ..." if len(missing) > 10 else "")
+                + "."
             )
-    return " ".join(parts)
+    if source.unknown:
+        parts.append(
+            f"The metadata providers know no record with PMID {args.pmid}; the list is {final.provider.name}'s."
+        )
+    return parts
+
+
+def _notice(
+    args: FindRelatedInput,
+    want: int,
+    asked: Asked,
+    final: Attempt,
+    result: RelatedResult,
+    source: _Source,
+    meta: Mapping[str, RecordMetadata],
+) -> str:
+    return " ".join(
+        [
+            *_provider_notices(args, asked, final),
+            *_page_notices(args, want, final, result),
+            *_summary_notices(args, final, result, source, meta),
+        ]
+    )
 
 
 # -- rendering ----------------------------------------------------------------------------------

@@ -12,11 +12,15 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from medlit.core.plugin import rendering
 
 from .identity import dois_in
+
+if TYPE_CHECKING:  # selectolax loads with the first page
+    from selectolax.lexbor import LexborHTMLParser
 
 _TITLE_NAMES = ("citation_title", "dc.title", "dcterms.title", "og:title", "twitter:title", "prism.title")
 _DOI_NAMES = (
@@ -98,6 +102,27 @@ def read_meta(html: str, url: str) -> PageMeta:
     node = tree.css_first("base[href]")
     if node is not None and node.attributes.get("href"):
         base = urljoin(url, node.attributes.get("href") or "")
+    named, refresh = _named_meta(tree)
+    out = PageMeta()
+    out.titles = _titles(tree, named)
+    doi_values = [v for key in _DOI_NAMES for v in named.get(key, [])]
+    # A DOI-shaped og:url / canonical link is the page's own identifier too.
+    doi_values += [v for v in named.get("og:url", []) if "doi.org/" in v.lower()]
+    canonical, alternate_pdf = _links(tree)
+    out.dois = dois_in(doi_values + canonical)
+    for value in [v for key in _PDF_NAMES for v in named.get(key, [])] + alternate_pdf:
+        absolute = _absolute(base, value)
+        if absolute and absolute not in out.pdf_urls:
+            out.pdf_urls.append(absolute)
+    out.refresh_url = _absolute(base, refresh) if refresh else None
+    journals = [v for key in _JOURNAL_NAMES for v in named.get(key, [])]
+    out.journal = " ".join(journals[0].split()) if journals else None
+    return out
+
+
+def _named_meta(tree: LexborHTMLParser) -> tuple[dict[str, list[str]], str | None]:
+    """Every ``<meta>`` content by its lower-cased name or property, and the first refresh
+    target."""
     named: dict[str, list[str]] = {}
     refresh = None
     for meta in tree.css("meta"):
@@ -112,35 +137,32 @@ def read_meta(html: str, url: str) -> PageMeta:
         name = (attrs.get("name") or attrs.get("property") or "").strip().lower()
         if name:
             named.setdefault(name, []).append(content)
-    out = PageMeta()
-    for key in _TITLE_NAMES:
-        out.titles += [" ".join(t.split()) for t in named.get(key, [])]
+    return named, refresh
+
+
+def _titles(tree: LexborHTMLParser, named: dict[str, list[str]]) -> list[str]:
+    """The metadata titles, then ``<title>``, each once."""
+    titles = [" ".join(t.split()) for key in _TITLE_NAMES for t in named.get(key, [])]
     title_node = tree.css_first("title")
     if title_node is not None and title_node.text(strip=True):
-        out.titles.append(" ".join(title_node.text().split()))
-    out.titles = list(dict.fromkeys(t for t in out.titles if t))
-    doi_values = [v for key in _DOI_NAMES for v in named.get(key, [])]
-    # A DOI-shaped og:url / canonical link is the page's own identifier too.
-    doi_values += [v for v in named.get("og:url", []) if "doi.org/" in v.lower()]
+        titles.append(" ".join(title_node.text().split()))
+    return list(dict.fromkeys(t for t in titles if t))
+
+
+def _links(tree: LexborHTMLParser) -> tuple[list[str], list[str]]:
+    """``<link>`` targets: DOI-shaped canonical links and PDF alternates, in page order."""
+    canonical: list[str] = []
+    alternate_pdf: list[str] = []
     for link in tree.css("link[rel]"):
         rel = (link.attributes.get("rel") or "").lower().split()
         href = (link.attributes.get("href") or "").strip()
         if not href:
             continue
         if "canonical" in rel and "doi.org/" in href.lower():
-            doi_values.append(href)
+            canonical.append(href)
         if "alternate" in rel and (link.attributes.get("type") or "").lower() == "application/pdf":
-            named.setdefault("_alternate_pdf", []).append(href)
-    out.dois = dois_in(doi_values)
-    for key in (*_PDF_NAMES, "_alternate_pdf"):
-        for value in named.get(key, []):
-            absolute = _absolute(base, value)
-            if absolute and absolute not in out.pdf_urls:
-                out.pdf_urls.append(absolute)
-    out.refresh_url = _absolute(base, refresh) if refresh else None
-    journals = [v for key in _JOURNAL_NAMES for v in named.get(key, [])]
-    out.journal = " ".join(journals[0].split()) if journals else None
-    return out
+            alternate_pdf.append(href)
+    return canonical, alternate_pdf
 
 
 def _absolute(base: str, value: str) -> str | None:

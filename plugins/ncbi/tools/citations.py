@@ -22,7 +22,7 @@ from ..citation_styles import STYLE_ALIASES, STYLES, CitationStyle, correction_n
 from ..client import esummary_pubmed, fetch_pubmed
 from ..inputs import Pmids, check_pmids, pmids_field
 from ..parse.citmatch import build_ecitmatch_bdata, parse_ecitmatch
-from ..parse.eutils import pubmed_docsum
+from ..parse.eutils import PubMedDocSum, pubmed_docsum
 
 # ============================================================================ pubmed_lookup_citation
 
@@ -164,6 +164,39 @@ def _author_warning(given: str, authors: list[str]) -> CitationWarning | None:
     )
 
 
+def _checked(c: CitationIn, r: CitationMatch, d: PubMedDocSum) -> None:
+    """The matched record's first author, year and title on the match, and a warning where they
+    disagree with the citation (a year matches the print or the electronic date)."""
+    year = re.search(r"\b(\d{4})\b", d.pub_date or "")
+    epub = re.search(r"\b(\d{4})\b", d.epub_date or "")
+    r.matchedFirstAuthor = d.authors[0] if d.authors else None
+    r.matchedYear = int(year.group(1)) if year else None
+    r.matchedTitle = d.title or None
+    warnings = []
+    if c.authorName and (w := _author_warning(c.authorName, d.authors)):
+        warnings.append(w)
+    years = {y.group(1) for y in (year, epub) if y}
+    if c.year and years and c.year not in years:
+        warnings.append(
+            CitationWarning(
+                code="year_mismatch",
+                message=f"The matched record is dated {d.pub_date}, not {c.year}.",
+            )
+        )
+    r.warnings = warnings or None
+
+
+async def _docsums(ctx: ToolContext, pmids: list[str], notices: list[str]) -> dict[str, PubMedDocSum]:
+    """The matched records' summaries; when they cannot be had, the matches stand unchecked."""
+    if not pmids:
+        return {}
+    try:
+        return {uid: pubmed_docsum(d) for uid, d in (await esummary_pubmed(ctx, pmids)).items()}
+    except MedlitError as err:
+        notices.append(f"Matches could not be checked against their records ({err.reason}); verify them.")
+        return {}
+
+
 async def lookup_citation(args: LookupCitationInput, ctx: ToolContext) -> LookupCitationOutput:
     # Our own positional keys go to NCBI, so answers map back whatever the caller's keys hold.
     rows = [
@@ -183,13 +216,7 @@ async def lookup_citation(args: LookupCitationInput, ctx: ToolContext) -> Lookup
     )
     matches = parse_ecitmatch(resp.text(), bdata.split("\r"))
     notices: list[str] = []
-    pmids = list(dict.fromkeys(m.pmid for m in matches if m.pmid))
-    docs: dict[str, Any] = {}
-    if pmids:
-        try:
-            docs = {uid: pubmed_docsum(d) for uid, d in (await esummary_pubmed(ctx, pmids)).items()}
-        except MedlitError as err:
-            notices.append(f"Matches could not be checked against their records ({err.reason}); verify them.")
+    docs = await _docsums(ctx, list(dict.fromkeys(m.pmid for m in matches if m.pmid)), notices)
     results: list[CitationMatch] = []
     for c, m in zip(args.citations, matches, strict=True):
         r = CitationMatch(
@@ -202,23 +229,7 @@ async def lookup_citation(args: LookupCitationInput, ctx: ToolContext) -> Lookup
         )
         d = docs.get(m.pmid or "")
         if d is not None:
-            year = re.search(r"\b(\d{4})\b", d.pub_date or "")
-            epub = re.search(r"\b(\d{4})\b", d.epub_date or "")
-            r.matchedFirstAuthor = d.authors[0] if d.authors else None
-            r.matchedYear = int(year.group(1)) if year else None
-            r.matchedTitle = d.title or None
-            warnings = []
-            if c.authorName and (w := _author_warning(c.authorName, d.authors)):
-                warnings.append(w)
-            years = {y.group(1) for y in (year, epub) if y}
-            if c.year and years and c.year not in years:
-                warnings.append(
-                    CitationWarning(
-                        code="year_mismatch",
-                        message=f"The matched record is dated {d.pub_date}, not {c.year}.",
-                    )
-                )
-            r.warnings = warnings or None
+            _checked(c, r, d)
         results.append(r)
     matched = sum(r.matched for r in results)
     if matched == 0:

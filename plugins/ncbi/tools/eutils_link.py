@@ -30,7 +30,7 @@ from ..inputs import (
     uids_field,
 )
 from ..parse.body import is_json
-from ..parse.elink import ELinkResult, LinkSetDb, LinkSetDbHistory, parse_elink
+from ..parse.elink import ELinkResult, LinkSet, LinkSetDb, LinkSetDbHistory, parse_elink
 from ..parse.eutils import count_records
 from ..render import fetch_notice, history_line, render_records
 
@@ -210,67 +210,89 @@ async def run_elink(
     return parse_elink(resp.body, json_mode=is_json(resp.body))
 
 
+_GroupKey = tuple[tuple[str, ...], str, str]  # (source ids when per source, dbto, linkname)
+
+
+def _set_errors(ls: LinkSet, dbfrom: str) -> list[LinkSetError]:
+    """The link set's own error, then each of its link dbs' and histories'."""
+    out = [LinkSetError(dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, error=ls.error)] if ls.error else []
+    found: list[LinkSetDb | LinkSetDbHistory] = [*ls.link_dbs, *ls.histories]
+    out += [
+        LinkSetError(dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, linkname=one.linkname or None, error=one.error)
+        for one in found
+        if one.error
+    ]
+    return out
+
+
+def _add_groups(groups: dict[_GroupKey, LinkGroup], ls: LinkSet, per_source: bool) -> None:
+    """The set's links merged into their (sources, dbto, linkname) group: each id once, its score
+    kept beside it."""
+    sources = tuple(ls.ids) if per_source else ()
+    for d in ls.link_dbs:
+        g = groups.setdefault(
+            (sources, d.dbto, d.linkname),
+            LinkGroup(dbto=d.dbto, linkname=d.linkname, source_ids=list(sources) or None, count=0, ids=[]),
+        )
+        for link in d.links:
+            if link.id not in g.ids:
+                g.ids.append(link.id)
+                if link.score is not None:
+                    g.scores = (g.scores or []) + [link.score]
+        g.count = len(g.ids)
+
+
+def _histories(ls: LinkSet, dbfrom: str) -> list[LinkHistory]:
+    return [
+        LinkHistory(
+            dbto=h.dbto,
+            linkname=h.linkname,
+            history=HistoryHandle(db=h.dbto or dbfrom, web_env=h.web_env, query_key=h.query_key),
+        )
+        for h in ls.histories
+        if h.query_key and h.web_env and not h.error
+    ]
+
+
+def _linkout(ls: LinkSet) -> list[LinkOutUrl]:
+    return [
+        LinkOutUrl(
+            id=s.id,
+            url=o.url,
+            provider=o.provider_name,
+            link_name=o.link_name,
+            categories=o.categories,
+            attributes=o.attributes,
+        )
+        for s in ls.id_url_list
+        for o in s.obj_urls
+    ]
+
+
+def _checks(ls: LinkSet) -> list[LinkCheck]:
+    return [
+        LinkCheck(
+            id=c.id,
+            has_neighbor=c.has_neighbor,
+            has_linkout=c.has_linkout,
+            linknames=[li.linkname for li in c.link_infos if li.has_links],
+        )
+        for c in ls.id_check_list
+    ]
+
+
 def summarise_links(result: ELinkResult, dbfrom: str, per_source: bool = False) -> dict[str, Any]:
-    groups: dict[tuple[tuple[str, ...], str, str], LinkGroup] = {}
+    groups: dict[_GroupKey, LinkGroup] = {}
     histories: list[LinkHistory] = []
     linkout: list[LinkOutUrl] = []
     checks: list[LinkCheck] = []
     errors = [LinkSetError(dbfrom=dbfrom, error=e) for e in result.errors]
     for ls in result.link_sets:
-        if ls.error:
-            errors.append(LinkSetError(dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, error=ls.error))
-        found: list[LinkSetDb | LinkSetDbHistory] = [*ls.link_dbs, *ls.histories]
-        for one in found:
-            if one.error:
-                errors.append(
-                    LinkSetError(
-                        dbfrom=ls.dbfrom or dbfrom, ids=ls.ids, linkname=one.linkname or None, error=one.error
-                    )
-                )
-        sources = tuple(ls.ids) if per_source else ()
-        for d in ls.link_dbs:
-            g = groups.setdefault(
-                (sources, d.dbto, d.linkname),
-                LinkGroup(
-                    dbto=d.dbto, linkname=d.linkname, source_ids=list(sources) or None, count=0, ids=[]
-                ),
-            )
-            for link in d.links:
-                if link.id not in g.ids:
-                    g.ids.append(link.id)
-                    if link.score is not None:
-                        g.scores = (g.scores or []) + [link.score]
-            g.count = len(g.ids)
-        for h in ls.histories:
-            if h.query_key and h.web_env and not h.error:
-                histories.append(
-                    LinkHistory(
-                        dbto=h.dbto,
-                        linkname=h.linkname,
-                        history=HistoryHandle(db=h.dbto or dbfrom, web_env=h.web_env, query_key=h.query_key),
-                    )
-                )
-        for s in ls.id_url_list:
-            for o in s.obj_urls:
-                linkout.append(
-                    LinkOutUrl(
-                        id=s.id,
-                        url=o.url,
-                        provider=o.provider_name,
-                        link_name=o.link_name,
-                        categories=o.categories,
-                        attributes=o.attributes,
-                    )
-                )
-        for c in ls.id_check_list:
-            checks.append(
-                LinkCheck(
-                    id=c.id,
-                    has_neighbor=c.has_neighbor,
-                    has_linkout=c.has_linkout,
-                    linknames=[li.linkname for li in c.link_infos if li.has_links],
-                )
-            )
+        errors += _set_errors(ls, dbfrom)
+        _add_groups(groups, ls, per_source)
+        histories += _histories(ls, dbfrom)
+        linkout += _linkout(ls)
+        checks += _checks(ls)
     kept = [g for g in groups.values() if g.count]
     return {"groups": kept, "histories": histories, "linkout": linkout, "checks": checks, "errors": errors}
 

@@ -338,8 +338,7 @@ def _abstract_sections(a: PubMedArticle) -> list[AbstractSectionOut] | None:
     ]
 
 
-def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
-    j = a.journal
+def _dates_out(a: PubMedArticle) -> list[ArticleDateOut] | None:
     dates = [
         d
         for d in (
@@ -349,30 +348,79 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
         )
         if d is not None
     ]
-    book = None
-    if a.book is not None:
-        b = a.book
-        book = BookOut(
-            title=b.title,
-            accession=a.bookAccession,
-            doi=b.doi,
-            bookshelfUrl=f"https://www.ncbi.nlm.nih.gov/books/{a.bookAccession}/"
-            if a.bookAccession
-            else None,
-            publisher=b.publisher,
-            publisherLocation=b.publisherLocation,
-            edition=b.edition,
-            collectionTitle=b.collectionTitle,
-            volume=b.volume,
-            editors=[_person(e) for e in b.editors],
-            isbns=b.isbn,
-            pubDate=_date(a.pubDate),
-            beginningDate=_year_text(b.beginningDate),
-            endingDate=_year_text(b.endingDate),
-            medium=b.medium,
-            reportNumber=b.reportNumber,
+    return dates or None
+
+
+def _book_out(a: PubMedArticle) -> BookOut | None:
+    b = a.book
+    if b is None:
+        return None
+    return BookOut(
+        title=b.title,
+        accession=a.bookAccession,
+        doi=b.doi,
+        bookshelfUrl=f"https://www.ncbi.nlm.nih.gov/books/{a.bookAccession}/" if a.bookAccession else None,
+        publisher=b.publisher,
+        publisherLocation=b.publisherLocation,
+        edition=b.edition,
+        collectionTitle=b.collectionTitle,
+        volume=b.volume,
+        editors=[_person(e) for e in b.editors],
+        isbns=b.isbn,
+        pubDate=_date(a.pubDate),
+        beginningDate=_year_text(b.beginningDate),
+        endingDate=_year_text(b.endingDate),
+        medium=b.medium,
+        reportNumber=b.reportNumber,
+    )
+
+
+def _journal_out(a: PubMedArticle) -> JournalOut | None:
+    """The journal of a journal article; a book or chapter has none."""
+    j = a.journal
+    if j is None or a.recordType != "journal-article":
+        return None
+    return JournalOut(
+        title=j.title,
+        isoAbbreviation=j.isoAbbreviation,
+        medlineTa=j.medlineTa,
+        issn=j.issn,
+        issnType=j.issnType,
+        eIssn=j.eIssn,
+        volume=j.volume,
+        issue=j.issue,
+        pages=j.pages,
+        elocationId=j.elocationId,
+        elocationIdType=_elocation_type(j.elocationId),
+        publicationDate=_date(a.pubDate),
+    )
+
+
+def _mesh_out(a: PubMedArticle) -> dict[str, Any]:
+    """MeSH headings, supplementary concepts and chemicals: the fields ``includeMesh`` governs."""
+    mesh_terms = [
+        MeshTermOut(
+            descriptorName=m.descriptor,
+            descriptorUi=m.ui,
+            isMajorTopic=m.majorTopic or any(q.majorTopic for q in m.qualifiers),
+            qualifiers=[
+                QualifierOut(qualifierName=q.name, qualifierUi=q.ui, isMajorTopic=q.majorTopic)
+                for q in m.qualifiers
+            ],
         )
-    mesh = args.includeMesh
+        for m in a.mesh
+    ]
+    return {
+        "meshTerms": mesh_terms or None,
+        "supplementaryConcepts": [ConceptOut(**c.model_dump()) for c in a.supplementaryConcepts] or None,
+        "chemicals": [ChemicalOut(**c.model_dump()) for c in a.chemicals] or None,
+    }
+
+
+_NO_MESH: dict[str, Any] = {"meshTerms": None, "supplementaryConcepts": None, "chemicals": None}
+
+
+def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
     return ArticleOut(
         pmid=a.pmid,
         recordType=a.recordType,
@@ -386,24 +434,9 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
         investigators=[_person(p) for p in a.investigators]
         if args.includeInvestigators and a.investigators
         else None,
-        journalInfo=JournalOut(
-            title=j.title,
-            isoAbbreviation=j.isoAbbreviation,
-            medlineTa=j.medlineTa,
-            issn=j.issn,
-            issnType=j.issnType,
-            eIssn=j.eIssn,
-            volume=j.volume,
-            issue=j.issue,
-            pages=j.pages,
-            elocationId=j.elocationId,
-            elocationIdType=_elocation_type(j.elocationId),
-            publicationDate=_date(a.pubDate),
-        )
-        if j is not None and a.recordType == "journal-article"
-        else None,
-        book=book,
-        articleDates=dates or None,
+        journalInfo=_journal_out(a),
+        book=_book_out(a),
+        articleDates=_dates_out(a),
         doi=a.doi,
         pmcId=a.pmcid,
         pii=a.pii,
@@ -417,25 +450,7 @@ def to_output(a: PubMedArticle, args: FetchArticlesInput) -> ArticleOut:
             for n in a.notices
         ]
         or None,
-        meshTerms=[
-            MeshTermOut(
-                descriptorName=m.descriptor,
-                descriptorUi=m.ui,
-                isMajorTopic=m.majorTopic or any(q.majorTopic for q in m.qualifiers),
-                qualifiers=[
-                    QualifierOut(qualifierName=q.name, qualifierUi=q.ui, isMajorTopic=q.majorTopic)
-                    for q in m.qualifiers
-                ],
-            )
-            for m in a.mesh
-        ]
-        or None
-        if mesh
-        else None,
-        supplementaryConcepts=[ConceptOut(**c.model_dump()) for c in a.supplementaryConcepts] or None
-        if mesh
-        else None,
-        chemicals=[ChemicalOut(**c.model_dump()) for c in a.chemicals] or None if mesh else None,
+        **(_mesh_out(a) if args.includeMesh else _NO_MESH),
         keywords=a.keywords or None,
         grantList=[GrantOut(**g.model_dump()) for g in a.grants]
         if args.includeGrants and a.grants is not None
@@ -489,41 +504,50 @@ def _names(people: list[PersonOut], limit: int = 10, noun: str = "authors") -> s
     return text + (f", et al. ({len(names)} {noun})" if len(names) > limit else "")
 
 
-def _article_md(a: ArticleOut) -> str:
-    head = [f"### PMID {a.pmid} ({a.recordType})"]
-    if a.isRetracted:
-        head.append("**RETRACTED** — see commentsCorrections before citing.")
+def _journal_line(j: JournalOut) -> str:
+    """'Journal: Lancet. 2020 Jan 4;395(10219):12-20 S0140-...' in the MEDLINE citation's order."""
+    d = j.publicationDate
+    when = (d.medlineDate or " ".join(str(x) for x in (d.year, d.month, d.day) if x)) if d else ""
+    loc = "".join(
+        [
+            f";{j.volume}" if j.volume else "",
+            f"({j.issue})" if j.issue else "",
+            f":{j.pages}" if j.pages else "",
+        ]
+    )
+    return f"Journal: {(j.isoAbbreviation or j.title or '').rstrip('.')}. {when}{loc}" + (
+        f" {j.elocationId}" if j.elocationId else ""
+    )
+
+
+def _book_line(b: BookOut) -> str:
+    eds = f" Editors: {_names(b.editors, 5, 'editors')}." if b.editors else ""
+    book_ids = [f"DOI {b.doi}" if b.doi else "", *(f"ISBN {i}" for i in b.isbns), b.accession or ""]
+    return f"Book: {b.title or ''}. {b.publisherLocation or ''}: {b.publisher or ''}.{eds} " + "; ".join(
+        i for i in book_ids if i
+    )
+
+
+def _citation_lines(a: ArticleOut) -> list[str]:
+    """Title, authors, where it appeared and its ids."""
     body = [f"Title: {a.title or '(no title)'}"]
     if a.vernacularTitle:
         body.append(f"Original title: {a.vernacularTitle}")
     if a.authors:
         body.append(f"Authors: {_names(a.authors)}")
     if a.journalInfo:
-        j = a.journalInfo
-        d = j.publicationDate
-        when = (d.medlineDate or " ".join(str(x) for x in (d.year, d.month, d.day) if x)) if d else ""
-        loc = "".join(
-            [
-                f";{j.volume}" if j.volume else "",
-                f"({j.issue})" if j.issue else "",
-                f":{j.pages}" if j.pages else "",
-            ]
-        )
-        body.append(
-            f"Journal: {(j.isoAbbreviation or j.title or '').rstrip('.')}. {when}{loc}"
-            + (f" {j.elocationId}" if j.elocationId else "")
-        )
+        body.append(_journal_line(a.journalInfo))
     if a.book:
-        b = a.book
-        eds = f" Editors: {_names(b.editors, 5, 'editors')}." if b.editors else ""
-        book_ids = [f"DOI {b.doi}" if b.doi else "", *(f"ISBN {i}" for i in b.isbns), b.accession or ""]
-        body.append(
-            f"Book: {b.title or ''}. {b.publisherLocation or ''}: {b.publisher or ''}.{eds} "
-            + "; ".join(i for i in book_ids if i)
-        )
+        body.append(_book_line(a.book))
     ids = [f"DOI {a.doi}" if a.doi else "", a.pmcId or ""]
     if any(ids):
         body.append("IDs: " + "; ".join(i for i in ids if i))
+    return body
+
+
+def _indexing_lines(a: ArticleOut) -> list[str]:
+    """Types, linked comments and corrections, data banks, MeSH and keywords."""
+    body: list[str] = []
     if a.publicationTypes:
         body.append("Types: " + ", ".join(a.publicationTypes))
     for n in a.commentsCorrections or []:
@@ -538,8 +562,14 @@ def _article_md(a: ArticleOut) -> str:
         )
     if a.keywords:
         body.append("Keywords: " + "; ".join(a.keywords))
-    body.append("")
-    body.append(a.abstractText or "(no abstract)")
+    return body
+
+
+def _article_md(a: ArticleOut) -> str:
+    head = [f"### PMID {a.pmid} ({a.recordType})"]
+    if a.isRetracted:
+        head.append("**RETRACTED** — see commentsCorrections before citing.")
+    body = [*_citation_lines(a), *_indexing_lines(a), "", a.abstractText or "(no abstract)"]
     return "\n".join(head) + "\n" + rendering.fence("\n".join(body), f"pubmed-{a.pmid}")
 
 
