@@ -8,9 +8,10 @@ import io
 import re
 from collections.abc import Iterator
 
+from medlit.core.plugin import bibliography
+
 from . import columns
 from .builder import Builder, Tally
-from .names import split_people
 from .results import Entry, ReadError, Skipped
 from .values import kind_of, pages, year_of
 
@@ -103,12 +104,12 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
         b.many("publication_types", [label])
     b.title(get("title"))
     for name in columns.AUTHORS:
-        people = split_people(cell(name), given_first=name in columns.GIVEN_FIRST)
+        people = bibliography.read.split_people(cell(name), given_first=name in columns.GIVEN_FIRST)
         if people:
             b.many("authors", people)
             break
     for name in columns.EDITORS:
-        b.many("editors", split_people(cell(name)))
+        b.many("editors", bibliography.read.split_people(cell(name)))
     # "Source title" is Scopus' and Embase's journal; a bare "Source" is Cochrane's journal, but
     # beside a "Source title" it names the database (Scopus) or a whole citation (Embase).
     has_source_title = "sourcetitle" in where
