@@ -166,13 +166,7 @@ class EpmcRecord:
 
 def _doi(value: Any) -> str | None:
     text = _str(value)
-    if text is None:
-        return None
-    try:
-        identifiers.normalize_doi(text)
-    except identifiers.IdentifierError:
-        return None
-    return text
+    return text if identifiers.canonical("doi", text) else None  # kept as Europe PMC spells it
 
 
 def _pmcid(value: Any) -> str | None:

@@ -1,7 +1,7 @@
-"""Reading references as people write them: BibTeX entries (bibtexparser), RIS records (rispy) and
-free-text lines in the common styles (Vancouver/NLM, AMA, APA, Harvard, Chicago, IEEE, Nature/Cell,
-ACS, Elsevier, PLOS, Frontiers, BMC and Diabetes Care's, EndNote's numbered lists), into the fields
-the audit compares. ``benchmarks/bench_reference_reading.py`` measures it on published lists.
+"""Reading references as people write them: BibTeX entries and RIS records (the contract's shared
+readers, ``bibliography.read``) and free-text lines in the common styles (Vancouver/NLM, AMA, APA,
+Harvard, Chicago, IEEE, Nature/Cell, ACS, Elsevier, PLOS, Frontiers, BMC and Diabetes Care's,
+EndNote's numbered lists), into the fields the audit compares. ``benchmarks/bench_reference_reading.py`` measures it on published lists.
 
 Free text is read with a few patterns rather than a library: the libraries that extract references
 from free text either target another field's journals and knowledge bases (refextract: high-energy
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.core.plugin import bibliography
+from medlit.core.plugin import bibliography, identifiers
 
 DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
 PMID = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.I)
@@ -291,10 +291,7 @@ def parse_ris(text: str) -> StatedReference:
 
 
 def _doi(text: str) -> str | None:
-    m = DOI.search(text)
-    if not m:
-        return None
-    return m.group(1).rstrip(".,;)]}>'\"”’").lower()
+    return identifiers.find_doi(text)
 
 
 def _strip_ids(text: str) -> str:

@@ -39,10 +39,7 @@ def clean_pmcid(value: str | None) -> str | None:
 
 def clean_doi(value: str | None) -> str | None:
     """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
-    try:
-        return identifiers.normalize_doi(value).lower() if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("doi", value)
 
 
 def _fold(text: str) -> str:
