@@ -170,13 +170,7 @@ def _doi(value: Any) -> str | None:
 
 
 def _pmcid(value: Any) -> str | None:
-    text = _str(value)
-    if text is None:
-        return None
-    try:
-        return identifiers.normalize_pmcid(text)
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", _str(value))
 
 
 def _pmid(value: Any) -> str | None:

@@ -154,7 +154,4 @@ def _doi(value: str | None) -> str | None:
 
 
 def _pmcid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmcid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", value)
