@@ -60,13 +60,18 @@ _WRAPPED = frozenset({"TI", "AB", "JT", "SO", "MH", "PG", "TA"})
 _BOOKSHELF = re.compile(r"ncbi\.nlm\.nih\.gov/books/(NBK\d+)")
 
 
+_WRAPPER = textwrap.TextWrapper(82, break_long_words=True, break_on_hyphens=False)
+
+
 def _field(tag: str, value: object) -> list[str]:
-    text = one_line(str(value or ""))
+    if not value:
+        return []
+    text = one_line(str(value))
     if not text:
         return []
     if tag not in _WRAPPED:
         return [f"{tag:<4}- {text}"]
-    wrapped = textwrap.wrap(text, 82, break_long_words=True, break_on_hyphens=False) or [text]
+    wrapped = _WRAPPER.wrap(text) or [text]
     head = f"{tag:<4}- "
     return [head + wrapped[0]] + ["      " + w for w in wrapped[1:]]
 

@@ -26,7 +26,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
 
@@ -221,13 +221,14 @@ def _terms(rec: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*(rec.get("keywords") or ()), *(rec.get("mesh") or ())]))
 
 
-def as_record(rec: dict[str, Any]) -> bibliography.Record:
+def as_record(rec: dict[str, Any], **changes: Any) -> bibliography.Record:
     """A stored record as the shared writers take it; the set's key is its RIS ID, and the
-    sources that found it go in a note."""
+    sources that found it go in a note. ``changes`` replace fields for one format (given here,
+    not by ``dataclasses.replace`` after, which would build the frozen record twice)."""
     first, last = page_range(rec.get("pages"))
     kind = _kind(rec)
     pmid = _text(rec.get("pmid"))
-    return bibliography.Record(
+    fields: dict[str, Any] = dict(
         kind=kind,
         title=_text(rec.get("title")),
         authors=tuple(_name(a) for a in rec.get("authors") or []),
@@ -254,9 +255,11 @@ def as_record(rec: dict[str, Any]) -> bibliography.Record:
         subjects=tuple(rec.get("mesh") or ()),
         genres=tuple(rec.get("publication_types") or ()),
         abstract=_text(rec.get("abstract")),
-        notes=tuple(notes(rec)),
+        notes=() if "notes" in changes else tuple(notes(rec)),
         id=_text(rec.get("key")),
     )
+    fields.update(changes)
+    return bibliography.Record(**fields)
 
 
 # -- RIS ------------------------------------------------------------------------------------------
@@ -296,7 +299,7 @@ def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 
 
 def csl_item(rec: dict[str, Any]) -> dict[str, Any]:
-    return bibliography.csl_item(replace(as_record(rec), id=str(rec.get("key"))))
+    return bibliography.csl_item(as_record(rec, id=str(rec.get("key"))))
 
 
 def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
@@ -306,7 +309,7 @@ def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
         nonlocal n
         for rec in records:
             n += 1
-            yield replace(as_record(rec), id=str(rec.get("key")))
+            yield as_record(rec, id=str(rec.get("key")))
 
     for piece in bibliography.csljson(counted()):
         out.write(piece)
@@ -321,8 +324,8 @@ def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     ``GN`` note, its PMID and PMCID in their own tags."""
     n = 0
     for rec in records:
-        record = replace(
-            as_record(rec),
+        record = as_record(
+            rec,
             container_title=_text(rec.get("journal")),  # a book's SO line names its journal too
             notes=("Sources: " + ", ".join(rec.get("sources") or []),),
         )
