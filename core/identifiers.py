@@ -158,6 +158,45 @@ def normalize(kind: IdKind, value: str) -> str:
     return NORMALIZERS[kind](value)
 
 
+def canonical(kind: IdKind, value: object) -> str | None:
+    """``normalize(kind, value)``, or ``None`` when ``value`` is not one: for reading records,
+    where a missing or malformed id is left out rather than refused. ``None``, blank strings and
+    values that are not strings (an int is read as its digits) give ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return normalize(kind, value)
+    except IdentifierError:
+        return None
+
+
+# A DOI as it sits in running text, notes and URLs: the registrant may have subdivisions
+# (10.1000.10/...); what may follow a DOI in a sentence or a link is trimmed after matching.
+_DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}(?:\.\d+)*/[^\s\"<>]+")
+_DOI_TRAILERS = ".,;:)]}>'\"\u201d\u2019"  # closing punctuation and quotes (curly ones too)
+
+
+def find_doi(text: str | None) -> str | None:
+    """The first DOI in free text (a note, a URL, a reference), canonical, or ``None``.
+
+    A URL-encoded one (``10.1000%2Fabc``) is decoded; in a link, the query string or fragment
+    after the DOI (``?utm=...``, ``#sec1``) is not part of it."""
+    if not text or "10." not in text:
+        return None
+    if "%2" in text.lower():
+        text = unquote(text)
+    match = _DOI_IN_TEXT.search(text)
+    if match is None:
+        return None
+    doi = match.group(0).rstrip(_DOI_TRAILERS)
+    if "doi.org" in text or "http" in text:
+        for stop in ("&", "?", "#"):
+            doi = doi.split(stop, 1)[0]
+    return canonical("doi", doi)
+
+
 def classify(value: str) -> Identifier:
     """Guess the kind of one id from its shape: ``PMC..`` -> pmcid, ``10.`` / doi.org -> doi,
     digits -> pmid (bare digits are PMIDs unless the caller said otherwise)."""

@@ -10,8 +10,8 @@ The helpers come as small namespaces named for their concern, imported as module
 (``from medlit.core.plugin import identifiers`` then ``identifiers.normalize_pmid(x)``):
 ``identifiers``, ``rendering`` (upstream text fenced, tables, MathML), ``markup`` (hardened XML,
 JATS), ``outputs`` (response formats, budgets), ``wire`` (request values, TTLs), ``kinds`` (the
-contract's closed vocabularies) and ``bibliography`` (RIS/BibTeX writers, cite keys, the title
-fold). A test holds the names importable from here to 60.
+contract's closed vocabularies) and ``bibliography`` (one reader and one writer per format, cite
+keys, the title fold). A test holds the names importable from here to 60.
 """
 
 from .. import errors

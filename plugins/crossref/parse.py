@@ -67,12 +67,7 @@ class Work:
 
 
 def _doi(value: Any) -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        return identifiers.normalize_doi(value)
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("doi", value) if isinstance(value, str) else None
 
 
 def _first(value: Any) -> str | None:

@@ -166,23 +166,11 @@ class EpmcRecord:
 
 def _doi(value: Any) -> str | None:
     text = _str(value)
-    if text is None:
-        return None
-    try:
-        identifiers.normalize_doi(text)
-    except identifiers.IdentifierError:
-        return None
-    return text
+    return text if identifiers.canonical("doi", text) else None  # kept as Europe PMC spells it
 
 
 def _pmcid(value: Any) -> str | None:
-    text = _str(value)
-    if text is None:
-        return None
-    try:
-        return identifiers.normalize_pmcid(text)
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", _str(value))
 
 
 def _pmid(value: Any) -> str | None:

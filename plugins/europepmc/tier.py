@@ -61,12 +61,7 @@ def _named(ref: ArticleRef) -> str:
 
 
 def _canonical_doi(doi: str | None) -> str | None:
-    if not doi:
-        return None
-    try:
-        return identifiers.normalize_doi(doi)
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("doi", doi)
 
 
 def _best(ref: ArticleRef, records: Sequence[EpmcRecord]) -> EpmcRecord | None:

@@ -172,14 +172,8 @@ def _isbn(values: list[str]) -> str | None:
 
 
 def _doi(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_doi(value) if value else None
-    except identifiers.IdentifierError:
-        return None  # a malformed DOI would send other tiers to the wrong place
+    return identifiers.canonical("doi", value)  # a malformed DOI would send other tiers to the wrong place
 
 
 def _pmcid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmcid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", value)

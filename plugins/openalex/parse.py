@@ -9,7 +9,6 @@ give canonical ids (``W…``, PMID digits, ``PMC…``, a lower-case DOI) or ``No
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,32 +55,19 @@ def work_id(value: Any) -> str | None:
     return m.group(1).upper() if m else None
 
 
-def _canonical(normalize: Callable[[str], str], value: Any) -> str | None:
-    """``normalize(value)`` (core's identifier rules: URLs, labels and zero padding folded), or
-    ``None`` for a value that is not such an identifier."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str):
-        return None
-    try:
-        return normalize(value)
-    except identifiers.IdentifierError:
-        return None
-
-
 def pmid_of(value: Any) -> str | None:
     """PMID digits (no zero padding) from OpenAlex's PubMed URL or a bare PMID."""
-    return _canonical(identifiers.normalize_pmid, value)
+    return identifiers.canonical("pmid", value)
 
 
 def pmcid_of(value: Any) -> str | None:
     """``PMC…`` from OpenAlex's PMC article URL, a PMCID or its bare digits."""
-    return _canonical(identifiers.normalize_pmcid, value)
+    return identifiers.canonical("pmcid", value)
 
 
 def doi_of(value: Any) -> str | None:
     """A lower-case DOI from OpenAlex's ``https://doi.org/…`` form or a bare DOI."""
-    return _canonical(identifiers.normalize_doi, value)
+    return identifiers.canonical("doi", value)
 
 
 def _int(value: Any) -> int | None:

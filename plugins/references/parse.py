@@ -1,6 +1,7 @@
-"""Reading references as people write them: BibTeX entries (bibtexparser), RIS records (rispy) and
-free-text lines in the common styles, into the fields the audit compares (:class:`StatedReference`).
-``benchmarks/bench_reference_reading.py`` measures it on published lists.
+"""Reading references as people write them: BibTeX entries and RIS records (the contract's shared
+readers, ``bibliography.read``) and free-text lines in the common styles (Vancouver/NLM, AMA, APA,
+Harvard, Chicago, IEEE, Nature/Cell, ACS, Elsevier, PLOS, Frontiers, BMC and Diabetes Care's,
+EndNote's numbered lists), into the fields the audit compares. ``benchmarks/bench_reference_reading.py`` measures it on published lists.
 
 This module splits a pasted item into entries, reads each format and the identifiers a line prints;
 the free-text rules live in ``freetext.py``, the author names in ``names.py``, and a trained token
@@ -12,9 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from medlit.core.plugin import bibliography, identifiers
+
 from .freetext import read_free_text
 from .names import one_name as _one_name  # the BibTeX and RIS readers' name for it
-from .stated import DOI, PMID, StatedReference
+from .stated import PMID, StatedReference
 from .stated import YEAR as _YEAR  # the BibTeX and RIS readers' name for it
 
 # -- entry splitting -------------------------------------------------------------------------------
@@ -51,32 +54,11 @@ def split_entries(text: str) -> list[str]:
 # -- BibTeX and RIS --------------------------------------------------------------------------------
 
 
-def _clean_tex(value: Any) -> str | None:
+def _tex(value: Any) -> str | None:
+    """A BibTeX value as plain text on one line (the shared LaTeX decoding)."""
     if value is None:
         return None
-    text = str(value)
-    text = re.sub(r"\\[a-zA-Z]+\s*\{([^{}]*)\}", r"\1", text)  # \emph{x}, \textit{x}
-    text = re.sub(r"\\(['`^\"~=.])\{?([A-Za-z])\}?", lambda m: _accent(m.group(1), m.group(2)), text)
-    text = text.replace("{", "").replace("}", "").replace("\\&", "&").replace("~", " ")
-    text = re.sub(r"\s+", " ", text).strip()
-    return text or None
-
-
-_ACCENTS = {
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    '"': "\u0308",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-}
-
-
-def _accent(mark: str, letter: str) -> str:
-    import unicodedata
-
-    return unicodedata.normalize("NFC", letter + _ACCENTS.get(mark, ""))
+    return " ".join(bibliography.read.decode_latex(str(value)).split()) or None
 
 
 def _year(value: Any) -> int | None:
@@ -85,7 +67,7 @@ def _year(value: Any) -> int | None:
 
 
 def _pages(value: Any) -> tuple[str | None, str | None]:
-    text = _clean_tex(value)
+    text = _tex(value)
     if not text:
         return None, None
     m = re.match(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:[-–—]+\s*([A-Za-z]?\d+[A-Za-z]?))?", text)
@@ -95,74 +77,69 @@ def _pages(value: Any) -> tuple[str | None, str | None]:
 
 
 def parse_bibtex(text: str) -> StatedReference:
-    import bibtexparser
-
-    library = bibtexparser.parse_string(text)
-    if not library.entries:
+    entry = next(
+        (
+            e
+            for e in bibliography.read.bibtex(text)
+            if isinstance(e, bibliography.read.BibEntry) and not e.recovered
+        ),
+        None,
+    )
+    if entry is None:
         raise ValueError("no BibTeX entry could be read (check braces and commas)")
-    entry = library.entries[0]
-    fields = {k.lower(): f.value for k, f in ((f.key, f) for f in entry.fields)}
-    authors = []
-    for person in re.split(r"\s+and\s+", _clean_tex(fields.get("author")) or "", flags=re.I):
-        if person.strip():
-            n = _one_name(person)
-            if n:
-                authors.append(n)
+    fields = entry.fields
+    authors = [
+        n
+        for person in bibliography.read.split_names(fields.get("author") or "")
+        if (n := _one_name(_tex(person) or ""))
+    ]
     first, last = _pages(fields.get("pages"))
     return StatedReference(
         text=None,
-        title=_clean_tex(fields.get("title")),
+        title=_tex(fields.get("title")),
         authors=authors,
-        journal=_clean_tex(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")),
+        journal=_tex(fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")),
         year=_year(fields.get("year") or fields.get("date")),
-        volume=_clean_tex(fields.get("volume")),
-        issue=_clean_tex(fields.get("number") or fields.get("issue")),
+        volume=_tex(fields.get("volume")),
+        issue=_tex(fields.get("number") or fields.get("issue")),
         first_page=first,
         last_page=last,
-        doi=_doi(_clean_tex(fields.get("doi")) or ""),
+        doi=_doi(_tex(fields.get("doi")) or ""),
         pmid=(m.group(0) if (m := re.search(r"\d{1,9}", str(fields.get("pmid") or ""))) else None),
         style="bibtex",
     )
 
 
 def parse_ris(text: str) -> StatedReference:
-    import rispy
-
-    records = rispy.loads(text if text.rstrip().endswith("ER  -") else text.rstrip() + "\nER  - \n")
-    if not records:
+    record = next(bibliography.read.ris(text), None)
+    if not record:
         raise ValueError("no RIS record could be read (each line is 'XX  - value', records start with TY)")
-    r = records[0]
+    tags: dict[str, list[str]] = {}
+    for tag, value in record:
+        tags.setdefault(tag, []).append(value.strip())
 
-    def one(*keys: str) -> str | None:
-        for k in keys:
-            v = r.get(k)
-            if isinstance(v, list):
-                v = v[0] if v else None
-            if isinstance(v, str) and v.strip():
-                return v.strip()
-        return None
+    def one(*names: str) -> str | None:
+        return next((v for name in names for v in tags.get(name, [])[:1] if v), None)
 
-    names = [n for a in (r.get("authors") or r.get("first_authors") or []) if (n := _one_name(a))]
-    first = one("start_page")
-    last = one("end_page")
+    names = [n for a in (tags.get("AU") or tags.get("A1") or []) if (n := _one_name(a))]
+    first = one("SP")
+    last = one("EP")
     if first and not last and re.search(r"[-–]", first):
         first, last = _pages(first)
     pmid = None
-    for note in [one("accession_number"), *(r.get("notes") or [])]:
+    for note in [one("AN"), *tags.get("N1", [])]:
         if isinstance(note, str) and (m := re.search(r"(?:PMID\s*:?\s*)?(\d{1,9})\b", note)):
             pmid = m.group(1) if "pmid" in note.lower() or note.strip().isdigit() else pmid
     return StatedReference(
-        title=one("title", "primary_title"),
+        title=one("TI", "T1"),
         authors=names,
-        journal=one(
-            "journal_name", "secondary_title", "alternate_title3", "alternate_title1", "alternate_title2"
-        ),
-        year=_year(one("year", "publication_year", "date")),
-        volume=one("volume"),
-        issue=one("number"),
+        journal=one("JO", "T2", "JF", "J2", "JA"),
+        year=_year(one("PY", "Y1", "DA")),
+        volume=one("VL"),
+        issue=one("IS"),
         first_page=first,
         last_page=last,
-        doi=_doi(one("doi") or ""),
+        doi=_doi(one("DO") or ""),
         pmid=pmid,
         style="ris",
     )
@@ -172,10 +149,7 @@ def parse_ris(text: str) -> StatedReference:
 
 
 def _doi(text: str) -> str | None:
-    m = DOI.search(text)
-    if not m:
-        return None
-    return m.group(1).rstrip(".,;)]}>'\"”’").lower()
+    return identifiers.find_doi(text)
 
 
 def parse_free_text(text: str) -> StatedReference:

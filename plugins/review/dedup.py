@@ -24,25 +24,16 @@ FIELDS = WORK_FIELDS
 
 
 def clean_pmid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmid", value)
 
 
 def clean_pmcid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmcid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", value)
 
 
 def clean_doi(value: str | None) -> str | None:
     """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
-    try:
-        return identifiers.normalize_doi(value).lower() if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("doi", value)
 
 
 def _fold(text: str) -> str:

@@ -1,7 +1,7 @@
 """Export writers: RIS, BibTeX, CSL-JSON, MEDLINE (``.nbib``), a full CSV, Rayyan's CSV and
-EndNote XML (:mod:`.endnote_xml`), each streaming records (the store's JSON shape,
-:class:`~.record.RecordData`) into a text file. RIS and BibTeX are the shared writers of :mod:`medlit.core.bibliography` (those of
-``pubmed_format_citations`` too), fed by :func:`as_record`.
+EndNote XML, each streaming records (the store's JSON shape, :class:`~.record.RecordData`) into a
+text file. Every bibliographic format is the contract's shared writer (``bibliography``; those of
+``pubmed_format_citations`` too), fed by :func:`as_record`; the two CSVs are the review's own.
 
 What a reference manager needs is written where its readers look: books and chapters typed as
 such in every format (with publisher, place, editors and ISBN); MeSH headings and keywords (RIS
@@ -21,20 +21,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import re
 import tempfile
-import textwrap
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
 
 from medlit.core.plugin import bibliography
 
-from . import endnote_xml
 from .record import WORK_FIELDS
 
 Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"]
@@ -178,10 +175,6 @@ def _kind(rec: dict[str, Any]) -> bibliography.Kind:
     return "article"
 
 
-def _one_line(text: str | None) -> str:
-    return " ".join(str(text or "").split())
-
-
 def _name(text: str) -> bibliography.Name:
     """A stored author: ``"Family, Given"`` is a person; without a comma, one word is a family
     name and several are a group ("WHO Collaborative Group"), as the sources write them."""
@@ -228,13 +221,14 @@ def _terms(rec: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*(rec.get("keywords") or ()), *(rec.get("mesh") or ())]))
 
 
-def as_record(rec: dict[str, Any]) -> bibliography.Record:
+def as_record(rec: dict[str, Any], **changes: Any) -> bibliography.Record:
     """A stored record as the shared writers take it; the set's key is its RIS ID, and the
-    sources that found it go in a note."""
+    sources that found it go in a note. ``changes`` replace fields for one format (given here,
+    not by ``dataclasses.replace`` after, which would build the frozen record twice)."""
     first, last = page_range(rec.get("pages"))
     kind = _kind(rec)
     pmid = _text(rec.get("pmid"))
-    return bibliography.Record(
+    fields: dict[str, Any] = dict(
         kind=kind,
         title=_text(rec.get("title")),
         authors=tuple(_name(a) for a in rec.get("authors") or []),
@@ -257,11 +251,15 @@ def as_record(rec: dict[str, Any]) -> bibliography.Record:
         pmcid=_text(rec.get("pmcid")),
         url=_text(rec.get("url")),
         language=(rec["language"],) if rec.get("language") else (),
-        keywords=_terms(rec),
+        keywords=tuple(rec.get("keywords") or ()),
+        subjects=tuple(rec.get("mesh") or ()),
+        genres=tuple(rec.get("publication_types") or ()),
         abstract=_text(rec.get("abstract")),
-        notes=tuple(notes(rec)),
+        notes=() if "notes" in changes else tuple(notes(rec)),
         id=_text(rec.get("key")),
     )
+    fields.update(changes)
+    return bibliography.Record(**fields)
 
 
 # -- RIS ------------------------------------------------------------------------------------------
@@ -300,170 +298,40 @@ def write_bibtex(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 # -- CSL-JSON -------------------------------------------------------------------------------------
 
 
-_CSL_TYPES: dict[str, str] = {
-    "article": "article-journal",
-    "chapter": "chapter",
-    "book": "book",
-    "preprint": "article",
-    "conference": "paper-conference",
-    "thesis": "thesis",
-    "report": "report",
-}
-
-
-def _csl_names(names: Iterable[str]) -> list[dict[str, str]]:
-    out = []
-    for name in names:
-        family, given = split_name(name)
-        out.append({"family": family, "given": given} if given else {"literal": family})
-    return out
-
-
 def csl_item(rec: dict[str, Any]) -> dict[str, Any]:
-    kind = _kind(rec)
-    item: dict[str, Any] = {"id": str(rec.get("key")), "type": _CSL_TYPES[kind]}
-    pmid = rec.get("pmid")
-    for name, value in (
-        ("title", rec.get("title")),
-        ("container-title", None if kind == "book" else rec.get("journal")),
-        ("container-title-short", rec.get("journal_abbrev")),
-        ("publisher", rec.get("publisher")),
-        ("publisher-place", rec.get("place")),
-        ("volume", rec.get("volume")),
-        ("issue", rec.get("issue")),
-        ("page", rec.get("pages")),
-        ("ISSN", ", ".join(rec.get("issn") or ())),
-        ("ISBN", ", ".join(rec.get("isbn") or ())),
-        ("DOI", rec.get("doi")),
-        ("PMID", pmid),
-        ("PMCID", rec.get("pmcid")),
-        ("URL", rec.get("url") or (pubmed_url(pmid) if pmid else None)),
-        ("abstract", rec.get("abstract")),
-        ("language", rec.get("language")),
-        ("keyword", "; ".join(_terms(rec))),  # CSL's one keyword string; MeSH holds commas
-    ):
-        if value not in (None, ""):
-            item[name] = str(value)
-    if rec.get("authors"):
-        item["author"] = _csl_names(rec["authors"])
-    if rec.get("editors"):
-        item["editor"] = _csl_names(rec["editors"])
-    year = _year(rec)
-    if year:
-        item["issued"] = {"date-parts": [[year]]}
-    item["note"] = "\n".join(notes(rec))
-    return item
+    return bibliography.csl_item(as_record(rec, id=str(rec.get("key"))))
 
 
 def write_csljson(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     n = 0
-    out.write("[")
-    for rec in records:
-        out.write(("," if n else "") + "\n" + json.dumps(csl_item(rec), ensure_ascii=False))
-        n += 1
-    out.write("\n]\n")
+
+    def counted() -> Iterator[bibliography.Record]:
+        nonlocal n
+        for rec in records:
+            n += 1
+            yield as_record(rec, id=str(rec.get("key")))
+
+    for piece in bibliography.csljson(counted()):
+        out.write(piece)
     return n
 
 
 # -- MEDLINE (nbib) -------------------------------------------------------------------------------
 
 
-# Tags whose continuation lines every MEDLINE reader joins back into one value. Others are
-# repeatable (FAU, CN, OT, PT, ...): Bio.Medline reads a continuation of one as another value, so
-# a long group name wrapped would come back as two authors; they stay on one line.
-_WRAPPED = frozenset({"TI", "AB", "JT", "SO", "MH", "PG", "TA"})
-
-
-def _medline(tag: str, value: Any) -> list[str]:
-    text = _one_line(value)
-    if not text:
-        return []
-    if tag not in _WRAPPED:
-        return [f"{tag:<4}- {text}"]
-    wrapped = textwrap.wrap(text, 82, break_long_words=True, break_on_hyphens=False) or [text]
-    head = f"{tag:<4}- "
-    return [head + wrapped[0]] + ["      " + w for w in wrapped[1:]]
-
-
-def _medline_people(names: Iterable[str], full: str, short: str, group: str) -> list[str]:
-    lines: list[str] = []
-    for name in names:
-        family, given = split_name(name)
-        if given:
-            lines += _medline(full, f"{family}, {given}")
-            lines += _medline(short, f"{family} {''.join(bibliography.initials(given)).replace('-', '')}")
-        elif group:
-            lines += _medline(group, family)
-        else:
-            lines += _medline(full, family)
-    return lines
-
-
-_BOOKSHELF = re.compile(r"ncbi\.nlm\.nih\.gov/books/(NBK\d+)")
-
-
 def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
-    """MEDLINE as PubMed writes it: a book's title in ``BTI`` with ``PB``/``PL``/``ISBN`` and its
-    editors (``FED``/``ED``), MeSH in ``MH``, keywords in ``OT``, the journal's abbreviation in
-    ``TA`` beside its title in ``JT``."""
+    """MEDLINE as PubMed writes it (the shared writer); the sources that found a record go in a
+    ``GN`` note, its PMID and PMCID in their own tags."""
     n = 0
     for rec in records:
-        kind = _kind(rec)
-        book = kind in ("book", "chapter")
-        lines: list[str] = []
-        lines += _medline("PMID", rec.get("pmid"))
-        for issn in rec.get("issn") or ():
-            lines += _medline("IS", issn)
-        lines += _medline("VI", rec.get("volume"))
-        lines += _medline("IP", rec.get("issue"))
-        lines += _medline("DP", rec.get("year"))
-        lines += _medline("TI", rec.get("title"))
-        if book:
-            lines += _medline("BTI", rec.get("title") if kind == "book" else rec.get("journal"))
-        lines += _medline("PG", rec.get("pages"))
-        if rec.get("doi"):
-            lines += _medline("LID", f"{rec['doi']} [doi]")
-        lines += _medline("AB", rec.get("abstract"))
-        lines += _medline_people(rec.get("authors") or [], "FAU", "AU", "CN")
-        lines += _medline_people(rec.get("editors") or [], "FED", "ED", "")
-        lines += _medline("LA", rec.get("language"))
-        for t in rec.get("publication_types") or []:
-            lines += _medline("PT", t)
-        lines += _medline("PL", rec.get("place"))
-        lines += _medline("PB", rec.get("publisher"))
-        for isbn in rec.get("isbn") or ():
-            lines += _medline("ISBN", isbn)
-        if not book:
-            lines += _medline("TA", rec.get("journal_abbrev"))
-            lines += _medline("JT", rec.get("journal"))
-        for heading in rec.get("mesh") or []:
-            lines += _medline("MH", heading)
-        for word in rec.get("keywords") or []:
-            lines += _medline("OT", word)
-        shelf = _BOOKSHELF.search(rec.get("url") or "")
-        if shelf:
-            lines += _medline("AID", f"{shelf.group(1)} [bookaccession]")
-        if rec.get("doi"):
-            lines += _medline("AID", f"{rec['doi']} [doi]")
-        lines += _medline("PMC", rec.get("pmcid"))
-        lines += _medline("SO", _source_line(rec))
-        lines += _medline("GN", "Sources: " + ", ".join(rec.get("sources") or []))
-        if rec.get("url") and not shelf:
-            lines += _medline("GN", f"URL: {rec['url']}")  # MEDLINE has no URL tag
-        out.write("\n".join(lines) + "\n\n")
+        record = as_record(
+            rec,
+            container_title=_text(rec.get("journal")),  # a book's SO line names its journal too
+            notes=("Sources: " + ", ".join(rec.get("sources") or []),),
+        )
+        out.write(bibliography.medline(record) + "\n\n")
         n += 1
     return n
-
-
-def _source_line(rec: dict[str, Any]) -> str:
-    parts = [rec.get("journal") or "", f"{rec.get('year') or ''}"]
-    vol = rec.get("volume") or ""
-    if rec.get("issue"):
-        vol += f"({rec['issue']})"
-    if rec.get("pages"):
-        vol += f":{rec['pages']}"
-    text = ". ".join(p for p in parts if p)
-    return f"{text};{vol}." if vol else f"{text}."
 
 
 # -- CSV ------------------------------------------------------------------------------------------
@@ -557,17 +425,17 @@ def write_rayyan_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 
 
 def write_endnote_xml(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
-    endnote_xml.write_header(out)
     n = 0
-    for rec in records:
-        pmid = rec.get("pmid")
-        links = list(dict.fromkeys(u for u in (rec.get("url"), pubmed_url(pmid) if pmid else None) if u))
-        key = rec.get("key")
-        number = key if isinstance(key, int) else n + 1  # the set's record key, as RIS's ID
-        item = endnote_xml.endnote_record(rec, number, _kind(rec), links, notes(rec), _terms(rec))
-        out.write(item + "\n")
-        n += 1
-    endnote_xml.write_footer(out)
+
+    def numbered() -> Iterator[tuple[int, bibliography.Record]]:
+        nonlocal n
+        for rec in records:
+            key = rec.get("key")
+            yield (key if isinstance(key, int) else n + 1), as_record(rec)  # the set's key, as RIS's ID
+            n += 1
+
+    for piece in bibliography.endnote_xml(numbered()):
+        out.write(piece)
     return n
 
 

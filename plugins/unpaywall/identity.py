@@ -15,18 +15,10 @@ from urllib.parse import unquote
 
 from medlit.core.plugin import identifiers
 
-DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}(?:\.\d+)*/[^\s\"'<>]+")
-
 
 def canonical_doi(value: str) -> str | None:
     """A DOI as compared here (``10.x/...`` lower-case), or ``None`` when ``value`` is not one."""
-    match = DOI_IN_TEXT.search(unquote(value))
-    if not match:
-        return None
-    try:
-        return identifiers.normalize_doi(match.group(0).rstrip(".,;:)]}"))
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.find_doi(value)
 
 
 def dois_in(values: list[str]) -> list[str]:

@@ -276,10 +276,7 @@ async def _article(
 
 
 def _doi(ref: ArticleRef) -> str | None:
-    try:
-        return identifiers.normalize_doi(ref.doi) if ref.doi else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("doi", ref.doi)
 
 
 async def resolve_unpaywall(

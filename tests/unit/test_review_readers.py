@@ -8,10 +8,9 @@ import json
 
 import pytest
 
+from medlit.core.bibliography.read import decode_latex, person, split_people
 from medlit.plugins.review.readers import Entry, ReadError, ReadResult, Skipped, detect, read
 from medlit.plugins.review.readers import decode as decode_module
-from medlit.plugins.review.readers.latex import decode_latex
-from medlit.plugins.review.readers.names import person, split_people
 
 
 def _read(text: str, filename: str | None = None, encoding: str = "utf-8") -> ReadResult:

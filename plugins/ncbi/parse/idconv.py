@@ -146,11 +146,7 @@ def _idconv_record(r: dict[str, Any]) -> IdConvRecord:
 def _norm_pmcid(value: Any) -> str | None:
     """``PMC<digits>`` (the converter may send bare digits or a version suffix); None when absent
     or not a PMC ID at all."""
-    s = str_or_none(value)
-    try:
-        return identifiers.normalize_pmcid(s) if s else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", str_or_none(value))
 
 
 def _idconv_xml(data: bytes | str) -> IdConvResult:

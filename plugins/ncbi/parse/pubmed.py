@@ -295,10 +295,7 @@ def _elocations(parent: Element | None) -> dict[str, str]:
 
 
 def _pmcid(value: str | None) -> str | None:
-    try:
-        return identifiers.normalize_pmcid(value) if value else None
-    except identifiers.IdentifierError:
-        return None
+    return identifiers.canonical("pmcid", value)
 
 
 def _reference_count(lists: list[Element]) -> int | None:

@@ -1,15 +1,15 @@
-"""BibTeX (Scopus, Zotero, JabRef, Mendeley) read with bibtexparser v2; LaTeX decoded by
-:mod:`.latex`. An entry bibtexparser cannot parse is Skipped with its position and key."""
+"""BibTeX (Scopus, Zotero, JabRef, Mendeley): the shared reader (``bibliography.read_bibtex``)
+gives the entries and ``bibliography.read.decode_latex`` their values' LaTeX; this module makes each a
+review record. An entry that cannot be parsed is Skipped with its position and key."""
 
 from __future__ import annotations
 
-import logging
-import re
+from collections.abc import Callable
+
+from medlit.core.plugin import bibliography
 
 from ..record import Kind
 from .builder import Builder, Tally
-from .latex import decode_latex
-from .names import person
 from .results import Entry, Skipped
 from .values import kind_of, year_of
 
@@ -31,73 +31,32 @@ _KINDS: dict[str, Kind] = {
     "report": "report",
     "unpublished": "preprint",
 }
-_KEY = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_NOT_RECORDS = ("string", "comment", "preamble")
-
-
-def split_names(value: str) -> list[str]:
-    """Names split on " and " outside braces; a wholly braced name stays one (a group)."""
-    names: list[str] = []
-    depth = start = i = 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and ch.isspace() and (match := _AND.match(value, i)) is not None:
-            names.append(value[start:i])
-            start = i = match.end()
-            continue
-        i += 1
-    names.append(value[start:])
-    return [n.strip() for n in names if n.strip()]
+decode_latex = bibliography.read.decode_latex
 
 
 def _person(raw: str) -> str | None:
     raw = raw.strip()
     if raw.startswith("{") and raw.endswith("}") and raw.count("{") == 1:
         return decode_latex(raw[1:-1]).strip() or None  # a group author, kept whole
-    return person(decode_latex(raw), given_first="," not in raw)
+    return bibliography.read.person(decode_latex(raw), given_first="," not in raw)
 
 
 def read_bibtex(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
-    import bibtexparser
-    from bibtexparser import model
-
-    # bibtexparser logs each failed block; the Skipped records carry that news instead.
-    logging.getLogger("bibtexparser").setLevel(logging.ERROR)
-    library = bibtexparser.parse_string(text)
     results: list[Entry | Skipped] = []
-    for block in library.blocks:
-        position = len(results) + 1
-        if isinstance(block, model.Entry):
-            results.append(record(position, block, tally))
-        elif isinstance(failed := getattr(block, "ignore_error_block", None), model.Entry):
-            # A duplicate key or field: the entry itself was read, though its values keep their
-            # enclosing braces or quotes (the middleware that strips them did not run).
-            results.append(record(position, failed, tally, enclosed=True))
-        elif isinstance(block, model.ParsingFailedBlock):
-            match = _KEY.search(block.raw or "")
-            if match is None or match.group(1).lower() in _NOT_RECORDS:
-                continue
-            results.append(Skipped(position, match.group(2) or None, "malformed BibTeX entry"))
+    for position, entry in enumerate(bibliography.read.bibtex(text), 1):
+        if isinstance(entry, bibliography.read.BibFailure):
+            results.append(Skipped(position, entry.key, "malformed BibTeX entry"))
+        else:
+            results.append(record(position, entry, tally))
     return results, []
 
 
-def _unenclose(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
-        return value[1:-1]
-    return value
+_ABBREV_FIELDS = ("shortjournal", "journalabbrev", "journal-abbrev", "abbrev_source_title", "journal_abbrev")
+_DATABASES = ("scopus", "web of science", "pubmed", "embase", "medline")
 
 
-def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False) -> Entry | Skipped:
-    from bibtexparser import model
-
-    assert isinstance(entry, model.Entry)
-    raw = {f.key.lower(): _unenclose(str(f.value)) if enclosed else str(f.value) for f in entry.fields}
+def record(position: int, entry: bibliography.read.BibEntry, tally: Tally) -> Entry | Skipped:
+    raw = entry.fields
     fields = {key: decode_latex(value) for key, value in raw.items()}
 
     def first(*names: str) -> str | None:
@@ -107,24 +66,22 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
         return None
 
     b = Builder(tally)
-    entry_type = entry.entry_type.lower()
-    kind: Kind = _KINDS.get(entry_type) or kind_of(first("type", "document_type")) or "other"
+    kind: Kind = _KINDS.get(entry.type) or kind_of(first("type", "document_type")) or "other"
     b.kind(kind)
     b.many(
         "publication_types",
-        [t for t in (first("document_type", "type"),) if t] or ([entry_type] if kind == "other" else []),
+        [t for t in (first("document_type", "type"),) if t] or ([entry.type] if kind == "other" else []),
     )
     b.title(first("title"))
-    b.many("authors", [n for v in split_names(raw.get("author", "")) if (n := _person(v))])
-    b.many("editors", [n for v in split_names(raw.get("editor", "")) if (n := _person(v))])
-    if kind == "chapter" or kind == "conference":
-        b.text("journal", first("booktitle", "journal", "journaltitle"))
-    else:
-        b.text("journal", first("journal", "journaltitle", "booktitle"))
-    b.text(
-        "journal_abbrev",
-        first("shortjournal", "journalabbrev", "journal-abbrev", "abbrev_source_title", "journal_abbrev"),
+    b.many("authors", [n for v in bibliography.read.split_names(raw.get("author", "")) if (n := _person(v))])
+    b.many("editors", [n for v in bibliography.read.split_names(raw.get("editor", "")) if (n := _person(v))])
+    container = (
+        ("booktitle", "journal", "journaltitle")
+        if kind in ("chapter", "conference")
+        else ("journal", "journaltitle", "booktitle")
     )
+    b.text("journal", first(*container))
+    b.text("journal_abbrev", first(*_ABBREV_FIELDS))
     b.year(year_of(first("year")) or year_of(first("date")))
     b.text("volume", first("volume"))
     b.text("issue", first("number", "issue"))
@@ -140,6 +97,13 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
     b.text("publisher", first("publisher"))
     b.text("place", first("address", "location"))
     b.text("language", first("language", "langid"))
+    _ids(b, raw, first)
+    source = first("source")
+    database = source if (source or "").strip().lower() in _DATABASES else None
+    return b.finish(position, entry.key, database)
+
+
+def _ids(b: Builder, raw: dict[str, str], first: Callable[..., str | None]) -> None:
     b.text("url", raw.get("url"))
     b.doi(raw.get("doi"))
     b.pmid(first("pmid"))
@@ -147,10 +111,3 @@ def record(position: int, entry: object, tally: Tally, *, enclosed: bool = False
     for name in ("note", "annote", "extra", "url", "eprint"):
         if raw.get(name):
             b.ids_in(raw[name], doi=name in ("url", "extra"))
-    database = (
-        first("source")
-        if (first("source") or "").strip().lower()
-        in ("scopus", "web of science", "pubmed", "embase", "medline")
-        else None
-    )
-    return b.finish(position, entry.key, database)

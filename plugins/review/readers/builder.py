@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
+from medlit.core.plugin import identifiers
+
 from ..record import Kind, RecordData
 from .results import Entry, Skipped
-from .values import clean, find_doi, find_pmcid, find_pmid, issns_isbns
+from .values import clean, find_pmcid, find_pmid, issns_isbns
 
 MAX_TITLE = 2000
 MAX_ABSTRACT = 100_000
@@ -87,7 +89,7 @@ class Builder:
 
     def doi(self, value: str | None) -> None:
         if not self.data.get("doi"):
-            doi = find_doi(value)
+            doi = identifiers.find_doi(value)
             if doi:
                 self.data["doi"] = doi
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
+
+from medlit.core.plugin import bibliography
 
 from ..record import Kind
 from .builder import Builder, Tally
-from .names import person
 from .results import Entry, ReadError, Skipped
 from .values import kind_of, year_of
 
@@ -29,16 +29,9 @@ _KINDS: dict[str, Kind] = {
 
 def _items(text: str) -> list[object]:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ReadError("malformed", f"CSL-JSON is not valid JSON: {exc}") from None
-    if isinstance(data, Mapping):
-        data = data.get("items", [data] if "title" in data or "type" in data else None)
-    if not isinstance(data, list):
-        raise ReadError(
-            "unknown_format", 'JSON that is neither a CSL-JSON list of items nor {"items": [...]}'
-        )
-    return data
+        return bibliography.read.csljson(text)
+    except bibliography.read.Unreadable as exc:
+        raise ReadError(exc.reason, exc.message) from None
 
 
 def _str(value: object) -> str | None:
@@ -58,7 +51,7 @@ def _people(value: object) -> list[str]:
         if family:
             prefix = _str(item.get("non-dropping-particle"))
             family = f"{prefix} {family}" if prefix else family
-            name = person(f"{family}, {given}" if given else family)
+            name = bibliography.read.person(f"{family}, {given}" if given else family)
         else:
             name = literal.strip() if literal else None
         if name:

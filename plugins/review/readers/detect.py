@@ -55,17 +55,9 @@ def detect(text: str, filename: str | None = None) -> str | None:
     if start[0] in "[{":
         return "csljson"
     first_line = start.split("\n", 1)[0]
-    if re.match(r"(?:FN |VR )", first_line) or (
-        first_line.startswith("PT ") and (_WOS_END.search(head) or len(_WOS_TAG.findall(head)) >= 3)
-    ):
-        return "wos"
-    cells = first_line.split("\t")
-    if (
-        len(cells) > 5
-        and cells[0].strip('"') in ("PT", "FN")
-        and {"AU", "TI"} <= {c.strip('"') for c in cells}
-    ):
-        return "wos_tab"
+    tagged = _web_of_science(head, first_line)
+    if tagged:
+        return tagged
     scores = {
         "ris": 10 * (len(_RIS_TY.findall(head)) + len(_RIS_ER.findall(head))),
         "medline": 10 * len(_MEDLINE_PMID.findall(head)) + len(_MEDLINE_TAG.findall(head)),
@@ -85,6 +77,22 @@ def detect(text: str, filename: str | None = None) -> str | None:
         return preferred if preferred in tied else tied[0]
     if len(first_line) < 100_000 and any(sep in first_line for sep in ("\t", ";", ",")):
         return _table_kind(head, filename)
+    return None
+
+
+def _web_of_science(head: str, first_line: str) -> str | None:
+    """``"wos"`` (tagged lines) or ``"wos_tab"`` (tab-delimited with WoS's tag columns), else None."""
+    if re.match(r"(?:FN |VR )", first_line) or (
+        first_line.startswith("PT ") and (_WOS_END.search(head) or len(_WOS_TAG.findall(head)) >= 3)
+    ):
+        return "wos"
+    cells = first_line.split("\t")
+    if (
+        len(cells) > 5
+        and cells[0].strip('"') in ("PT", "FN")
+        and {"AU", "TI"} <= {c.strip('"') for c in cells}
+    ):
+        return "wos_tab"
     return None
 
 

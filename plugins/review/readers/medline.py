@@ -1,121 +1,116 @@
-"""MEDLINE/PubMed format (PubMed's "nbib", also saved as .txt or .ris; Ovid MEDLINE, ERIC):
-tags padded to four characters then ``- ``, continuation lines indented, a blank line between
-records (the file may start with one)."""
+"""MEDLINE/PubMed format (PubMed's "nbib", also saved as .txt or .ris; Ovid MEDLINE, ERIC): the
+shared reader (``bibliography.read_medline``) gives each record's tags; this module makes them a
+review record (Ovid's Medlars-style ``SO`` line, its ``UI`` that is a PMID for MEDLINE only)."""
 
 from __future__ import annotations
 
 import re
 
+from medlit.core.plugin import bibliography
+
+from ..record import Kind
 from .builder import Builder, Tally
-from .names import person
 from .results import Entry, Skipped
 from .values import issns_isbns, kind_of, year_of
 
-_TAG = re.compile(r"([A-Z][A-Z0-9 ]{1,3})- ?(.*)$")
-_NUMBERED = re.compile(r"^(?:\d+\.?|<\d+>)\s*$")
 _TYPE_SUFFIX = re.compile(r"\s*\[(\w+)\]\s*$")
 
 Fields = list[tuple[str, str]]
-
-
-def split_records(text: str) -> list[Fields]:
-    records: list[Fields] = []
-    current: Fields = []
-    for line in text.split("\n"):
-        if not line.strip() or _NUMBERED.match(line):
-            if current:
-                records.append(current)
-                current = []
-            continue
-        if line[:1] in (" ", "\t"):
-            if current:
-                tag, value = current[-1]
-                current[-1] = (tag, f"{value} {line.strip()}")
-            continue
-        match = _TAG.match(line)
-        if match is None:
-            if current:  # an unindented wrapped line: more of the previous value
-                tag, value = current[-1]
-                current[-1] = (tag, f"{value} {line.strip()}")
-            continue
-        tag = match.group(1).strip()
-        if tag == "PMID" and current:
-            records.append(current)
-            current = []
-        current.append((tag, match.group(2).strip()))
-    if current:
-        records.append(current)
-    return records
+Values = dict[str, list[str]]
 
 
 def read_medline(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
-    return [record(i, fields, tally) for i, fields in enumerate(split_records(text), 1)], []
+    return [record(i, fields, tally) for i, fields in enumerate(bibliography.read.medline(text), 1)], []
+
+
+def _first(values: Values, *tags: str) -> str | None:
+    for tag in tags:
+        if values.get(tag):
+            return values[tag][0]
+    return None
 
 
 def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
-    values: dict[str, list[str]] = {}
+    values: Values = {}
     for tag, value in fields:
         if value:
             values.setdefault(tag, []).append(value)
-
-    def first(*tags: str) -> str | None:
-        for tag in tags:
-            if values.get(tag):
-                return values[tag][0]
-        return None
-
     b = Builder(tally)
-    types = values.get("PT", [])
-    book_title = first("BTI")
-    if book_title and first("TI"):
-        b.kind("chapter")
+    book_title = _first(values, "BTI")
+    b.kind(_kind(values, book_title))
+    if book_title and _first(values, "TI"):
         b.text("journal", book_title)
-    elif book_title:
-        b.kind("book")
-    else:
-        b.kind(
-            next((k for t in types if (k := kind_of(t)) and k in ("preprint", "conference")), None)
-            or "article"
-        )
-    b.title(first("TI") or book_title or first("CTI"))
+    b.title(_first(values, "TI") or book_title or _first(values, "CTI"))
+    _people(b, values)
+    _journal(b, values)
+    source = _first(values, "SO")
+    first = _first
+    b.year(
+        year_of(first(values, "DP"))
+        or year_of(first(values, "YR"))
+        or year_of(first(values, "DEP"))
+        or year_of(source)
+    )
+    b.text("volume", first(values, "VI"))
+    b.text("issue", first(values, "IP"))
+    b.text("pages", first(values, "PG"))
+    b.text("abstract", first(values, "AB"))
+    b.many("mesh", values.get("MH"))
+    b.many("keywords", values.get("OT"))
+    b.many("keywords", values.get("KW"))
+    b.many("publication_types", values.get("PT", []))
+    b.text("language", first(values, "LA"))
+    b.text("publisher", first(values, "PB"))
+    if book_title:
+        b.text("place", first(values, "PL"))
+    _ids(b, values)
+    return b.finish(position, first(values, "PMID", "AN", "UI"), first(values, "DB"))
+
+
+def _kind(values: Values, book_title: str | None) -> Kind:
+    if book_title:
+        return "chapter" if _first(values, "TI") else "book"
+    types = values.get("PT", [])
+    return (
+        next((k for t in types if (k := kind_of(t)) and k in ("preprint", "conference")), None) or "article"
+    )
+
+
+def _people(b: Builder, values: Values) -> None:
     authors = values.get("FAU") or values.get("AU") or []
-    b.many("authors", [n for v in authors if (n := person(v))])
+    b.many("authors", [n for v in authors if (n := bibliography.read.person(v))])
     b.many("authors", values.get("CN"))
-    b.many("editors", [n for v in values.get("FED") or values.get("ED") or [] if (n := person(v))])
-    b.text("journal", first("JT"))
-    source = first("SO")
-    if source and not first("JT", "TA"):
+    b.many(
+        "editors",
+        [n for v in values.get("FED") or values.get("ED") or [] if (n := bibliography.read.person(v))],
+    )
+
+
+def _journal(b: Builder, values: Values) -> None:
+    b.text("journal", _first(values, "JT"))
+    source = _first(values, "SO")
+    if source and not _first(values, "JT", "TA"):
         # Ovid's Medlars-style export: "SO  - Lancet. 2019 Jan 5;393(10166):100-10."
         b.text("journal", source.split(". ", 1)[0])
-    b.text("journal_abbrev", first("TA"))
+    b.text("journal_abbrev", _first(values, "TA"))
     for value in values.get("IS", []) + values.get("ISBN", []):
         issns, isbns = issns_isbns(value)
         b.many("issn", issns)
         b.many("isbn", isbns)
-    b.year(year_of(first("DP")) or year_of(first("YR")) or year_of(first("DEP")) or year_of(source))
-    b.text("volume", first("VI"))
-    b.text("issue", first("IP"))
-    b.text("pages", first("PG"))
-    b.text("abstract", first("AB"))
-    b.many("mesh", values.get("MH"))
-    b.many("keywords", values.get("OT"))
-    b.many("keywords", values.get("KW"))
-    b.many("publication_types", types)
-    b.text("language", first("LA"))
-    b.text("publisher", first("PB"))
-    if book_title:
-        b.text("place", first("PL"))
-    b.pmid(first("PMID"))
+
+
+def _ids(b: Builder, values: Values) -> None:
+    b.pmid(_first(values, "PMID"))
     for value in values.get("LID", []) + values.get("AID", []):
         suffix = _TYPE_SUFFIX.search(value)
         if suffix and suffix.group(1).lower() == "doi":
             b.doi(value[: suffix.start()])
         elif suffix and suffix.group(1).lower() == "pmc":
             b.pmcid(value[: suffix.start()])
-    b.pmcid(first("PMC"))
-    b.doi(first("DO", "DOI"))
-    database = first("DB")
-    unique = first("UI")
+    b.pmcid(_first(values, "PMC"))
+    b.doi(_first(values, "DO", "DOI"))
+    database = _first(values, "DB")
+    unique = _first(values, "UI")
     # Ovid MEDLINE's Unique Identifier is the PMID; another database's is its own number.
     if (
         unique
@@ -123,4 +118,3 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
         and any(w in (database or "medline").lower() for w in ("medline", "pubmed"))
     ):
         b.pmid(unique)
-    return b.finish(position, first("PMID", "AN", "UI"), database)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from medlit.core.plugin import bibliography
+
 from .builder import Builder, Tally
-from .names import person
 from .results import Entry, Skipped
 from .values import issns_isbns, kind_of, year_of
 
@@ -52,7 +53,10 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     b.kind(next((k for t in types if (k := kind_of(t))), None) or "article")
     b.many("publication_types", types)
     b.title(joined("title", "article title", "book title"))
-    b.many("authors", [n for v in fields.get("authors", fields.get("author", [])) if (n := person(v))])
+    b.many(
+        "authors",
+        [n for v in fields.get("authors", fields.get("author", [])) if (n := bibliography.read.person(v))],
+    )
     source = joined("journal name", "source")
     b.text("journal", joined("journal name") or (source.split(".")[0] if source else None))
     b.text("journal_abbrev", joined("journal abbreviation", "abbreviated source"))

@@ -6,11 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+
+from medlit.core.plugin import bibliography
 
 from . import columns
 from .builder import Builder, Tally
-from .names import split_people
 from .results import Entry, ReadError, Skipped
 from .values import kind_of, pages, year_of
 
@@ -103,12 +104,12 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
         b.many("publication_types", [label])
     b.title(get("title"))
     for name in columns.AUTHORS:
-        people = split_people(cell(name), given_first=name in columns.GIVEN_FIRST)
+        people = bibliography.read.split_people(cell(name), given_first=name in columns.GIVEN_FIRST)
         if people:
             b.many("authors", people)
             break
     for name in columns.EDITORS:
-        b.many("editors", split_people(cell(name)))
+        b.many("editors", bibliography.read.split_people(cell(name)))
     # "Source title" is Scopus' and Embase's journal; a bare "Source" is Cochrane's journal, but
     # beside a "Source title" it names the database (Scopus) or a whole citation (Embase).
     has_source_title = "sourcetitle" in where
@@ -119,15 +120,7 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
     b.text("issue", get("issue"))
     b.text("pages", get("pages") or pages(get("page_start"), get("page_end")) or get("article_number"))
     b.text("abstract", get("abstract"))
-    for name in columns.KEYWORDS:
-        value = cell(name)
-        if value:
-            sep = "|" if "|" in value else ";" if ";" in value else ", " if name.startswith("emtree") else ";"
-            b.many("keywords", [k.strip() for k in value.split(sep)])
-    for name in columns.MESH:
-        value = cell(name)
-        if value:
-            b.many("mesh", [k.strip() for k in value.split(";")])
+    _subjects(b, cell)
     for name in columns.SERIALS:
         b.serials(cell(name))
     b.text("publisher", get("publisher"))
@@ -140,14 +133,24 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
     b.pmcid(get("pmcid"))
     for name in columns.NOTES:
         b.ids_in(cell(name), doi=name not in ("notes", "note"))
-    database = get("database")
-    source = cell("source")
-    if (
-        not database
-        and has_source_title
-        and source
-        and len(source) <= 30
-        and not any(ch.isdigit() for ch in source)
-    ):
-        database = source
+    database = get("database") or _database(cell("source"), has_source_title=has_source_title)
     return b.finish(position, get("input_id"), database)
+
+
+def _subjects(b: Builder, cell: Callable[[str], str | None]) -> None:
+    for name in columns.KEYWORDS:
+        value = cell(name)
+        if value:
+            sep = "|" if "|" in value else ";" if ";" in value else ", " if name.startswith("emtree") else ";"
+            b.many("keywords", [k.strip() for k in value.split(sep)])
+    for name in columns.MESH:
+        value = cell(name)
+        if value:
+            b.many("mesh", [k.strip() for k in value.split(";")])
+
+
+def _database(source: str | None, *, has_source_title: bool) -> str | None:
+    """A short "Source" beside a "Source title" names the database (Scopus)."""
+    if has_source_title and source and len(source) <= 30 and not any(ch.isdigit() for ch in source):
+        return source
+    return None

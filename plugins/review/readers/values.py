@@ -4,14 +4,11 @@ free text, ISSNs and ISBNs told apart, pages, and the kind of work named by a ty
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
-from ..dedup import clean_doi, clean_pmcid, clean_pmid
+from ..dedup import clean_pmcid, clean_pmid
 from ..record import Kind
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-# A DOI as it sits in notes and URLs; what may follow it in a sentence is trimmed after.
-_DOI = re.compile(r"10\.\d{4,9}/[^\s\"<>]+")
 _PMID = re.compile(
     r"(?:\bPMID\s*[:=]?\s*|\bPUBMED\s*[:=]?\s*|\bMEDLINE:\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b",
     re.IGNORECASE,
@@ -36,22 +33,6 @@ def year_of(value: str | None) -> int | None:
         if 1000 <= year <= 2100:
             return year
     return None
-
-
-def find_doi(text: str | None) -> str | None:
-    if not text or "10." not in text:
-        return None
-    if "%2" in text or "%2" in text.lower():
-        text = unquote(text)
-    match = _DOI.search(text)
-    if match is None:
-        return None
-    doi = match.group(0).rstrip(".,;:)]}'")
-    # A URL's query string is not part of the DOI that a link carries in its path.
-    for stop in ("&", "?", "#"):
-        if stop in doi and ("doi.org" in text or "http" in text):
-            doi = doi.split(stop, 1)[0]
-    return clean_doi(doi)
 
 
 def find_pmid(text: str | None) -> str | None:

@@ -8,9 +8,10 @@ import csv
 import io
 import re
 
+from medlit.core.plugin import bibliography
+
 from ..record import Kind
 from .builder import Builder, Tally
-from .names import person
 from .results import Entry, Skipped
 from .values import kind_of, pages, year_of
 
@@ -104,7 +105,7 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
         names: list[str] = []
         for value in fields.get(tag, []):
             for part in value.split("; ") if "; " in value else [value]:
-                name = person(part)
+                name = bibliography.read.person(part)
                 if name:
                     names.append(name)
         return names

@@ -1,5 +1,6 @@
 """Person names as exports write them, made "Family, Given" (given names or initials as written);
-a group author (several words, no comma, no initials) is kept whole."""
+a group author (several words, no comma, no initials) is kept whole; and initials made from a
+given name the one way every writer makes them."""
 
 from __future__ import annotations
 
@@ -117,3 +118,18 @@ def split_people(cell: str | None, *, given_first: bool = False) -> list[str]:
         if name:
             people.append(name)
     return people
+
+
+def initials(given: str) -> tuple[str, ...]:
+    """A given name's initials, a hyphenated name's kept together: ``"John A"`` -> ``("J", "A")``,
+    ``"Jean-Pierre"`` -> ``("J-P",)``, and a given name already written as initials stays
+    letters (``"JA"``, ``"J.A."`` -> ``("J", "A")``)."""
+    out: list[str] = []
+    for token in given.replace(".", " ").split():
+        if token.isupper() and len(token) <= 3 and "-" not in token:
+            out.extend(c for c in token if c.isalpha())
+        else:
+            first = [part[0].upper() for part in token.split("-") if part and part[0].isalpha()]
+            if first:
+                out.append("-".join(first))
+    return tuple(out)
