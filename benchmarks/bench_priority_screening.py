@@ -56,8 +56,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from medlit.core.store import open_store
 from medlit.core.types import SourceRecord
-from medlit.plugins.review import priority
-from medlit.plugins.review.ranking import rank_set
+from medlit.plugins.review.screening import priority
+from medlit.plugins.review.screening.ranking import rank_set
 from medlit.plugins.review.store import Decision, Store
 
 from corpus import corpus_glob

@@ -36,9 +36,9 @@ from typing import Any, Protocol, cast
 
 from medlit.core.plugin import Database, SourceRecord
 
-from .dedup import as_data, keys_of
-from .matching import Clusterer, block_keys, normalize, usable
-from .merging import best_of
+from .identity.keys import as_data, keys_of
+from .identity.matching import Clusterer, block_keys, normalize, usable
+from .identity.merging import best_of
 from .record import WORK_FIELDS, RecordData
 
 SCHEMA_VERSION = 3

@@ -12,7 +12,7 @@ import pytest
 from medlit.core.store import StoreError, open_store, store_for
 from medlit.core.types import SourceRecord
 from medlit.plugins.review import store as store_module
-from medlit.plugins.review.dedup import as_data
+from medlit.plugins.review.identity.keys import as_data
 from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from medlit.core.plugin import SourceRecord, bibliography, identifiers
 
-from .record import KINDS, WORK_FIELDS
+from ..record import KINDS, WORK_FIELDS
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")

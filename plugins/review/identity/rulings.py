@@ -9,9 +9,10 @@ import json
 from medlit.core.plugin import ToolContext, rendering
 from medlit.core.plugin import errors as E
 
-from .models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
-from .store import Store
-from .tool import BUSY, _existing, _record, workspace
+from ..models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
+from ..sets.records import set_record
+from ..sets.workspace import BUSY, existing, workspace
+from ..store import Store
 
 
 async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
@@ -20,7 +21,7 @@ async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> lis
     out = []
     for key in keys:
         if key in found:
-            rec = _record(key, found[key], brief=True)
+            rec = set_record(key, found[key], brief=True)
             rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in merged.get(key, [])]
             out.append(rec)
     return out
@@ -28,7 +29,7 @@ async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> lis
 
 async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
     ws = workspace(ctx)
-    store, row = await _existing(ws, args.set, ctx.principal)
+    store, row = await existing(ws, args.set, ctx.principal)
     if args.action == "log":
         entries = [
             MergeLogEntry(action=a, detail=json.dumps(d, ensure_ascii=False), reviewer=r, at=t)

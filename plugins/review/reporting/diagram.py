@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .screening import REASON_CATEGORIES, Flow
+from ..screening.decisions import REASON_CATEGORIES
+from .flow import Flow
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -8,9 +8,9 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from .jobs import Job
-from .readers import Entry, ReadResult, read
-from .store import Incoming, SearchRow, Store
+from ..readers import Entry, ReadResult, read
+from ..sets.jobs import Job
+from ..store import Incoming, SearchRow, Store
 
 log = logging.getLogger("medlit.review")
 
