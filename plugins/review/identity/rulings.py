@@ -13,6 +13,7 @@ from ..models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRec
 from ..sets.records import set_record
 from ..sets.workspace import BUSY, existing, workspace
 from ..store import Store
+from . import corrections
 
 
 async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
@@ -63,7 +64,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 "Splitting every input record out leaves nothing behind.",
                 "Name only the ones that are another work.",
             )
-        new = await store.split(row.id, args.key, wanted, args.reviewer, args.reason)
+        new = await corrections.split(store, row.id, args.key, wanted, args.reviewer, args.reason)
         keys = [args.key, new]
     else:
         if not args.keys or len(set(args.keys)) < 2:
@@ -76,7 +77,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 f"No record(s) {', '.join(map(str, missing_keys))} in the set.",
                 "Take keys from review_records.",
             )
-        keys = [await store.join(row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
+        keys = [await corrections.join(store, row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
     ws.warm(row.id)  # the set's records changed: the ranking's features are fitted anew
     return MergeOutput(
         set=row.name,

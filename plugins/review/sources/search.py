@@ -25,11 +25,12 @@ from medlit.core.plugin import (
 )
 from medlit.core.plugin import errors as E
 
+from ..identity import placing
 from ..models import SearchInput, SetState
 from ..sets.jobs import Job, log_failure
 from ..sets.state import set_state
 from ..sets.workspace import BUSY, OVER_CAP, STORE_UNAVAILABLE, Workspace, call_wait, unknown_set, workspace
-from ..store import SearchRow, SetRow
+from ..store import SearchRow, SetRow, Store
 from .filejob import run_file
 
 log = logging.getLogger("medlit.review")
@@ -81,31 +82,9 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
     job = ws.running(row.id)
     notice = ""
     if job is None:
-        latest = await store.latest(row.id)
-        unfinished = [s for s in latest if s.state in ("running", "failed")]
-        same = args.queries is not None and all(
-            any(s.source == n and s.query == q for s in unfinished) for n, q in args.queries.items()
-        )
-        if args.queries and not same:
-            for s in unfinished:
-                if s.source in args.queries:
-                    await store.finish_search(
-                        s.id, "failed", f"superseded: a new run of {row.name!r} replaced it", retryable=0
-                    )
-            todo = await store.start_run(row.id, args.queries, {"splitByDate": args.splitByDate})
-        else:
-            todo = [s for s in unfinished if not args.queries or args.queries.get(s.source) == s.query]
-            if todo:
-                notice = f"Resuming {len(todo)} unfinished search(es) from their last stored batch."
+        todo, notice = await _to_run(store, row, args)
         if todo:
-            active = [j for j in ws.jobs.values() if j.running]
-            if len(active) >= ws.max_jobs:
-                raise MedlitError(
-                    BUSY,
-                    f"{len(active)} imports already run in this server (MEDLIT_REVIEW_JOBS={ws.max_jobs}).",
-                    recovery="Retry when one finishes (review_sets lists the sets and their state).",
-                    retryable=True,
-                )
+            _check_capacity(ws)
             job = _start(ws, ctx, catalog, row, todo)
     elif args.queries:
         notice = "An import into this set is already running; its state is shown. Call again when it is done."
@@ -117,6 +96,38 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
         finally:
             job.watcher = None
     return await set_state(ws, store, row, notice)
+
+
+async def _to_run(store: Store, row: SetRow, args: SearchInput) -> tuple[list[SearchRow], str]:
+    """The searches this call runs, and what to tell of them: a new run of the queries (the
+    unfinished searches of their sources superseded), or the unfinished searches resumed (all of
+    them, or those the same queries name)."""
+    latest = await store.latest(row.id)
+    unfinished = [s for s in latest if s.state in ("running", "failed")]
+    same = args.queries is not None and all(
+        any(s.source == n and s.query == q for s in unfinished) for n, q in args.queries.items()
+    )
+    if args.queries and not same:
+        for s in unfinished:
+            if s.source in args.queries:
+                await store.finish_search(
+                    s.id, "failed", f"superseded: a new run of {row.name!r} replaced it", retryable=0
+                )
+        return await store.start_run(row.id, args.queries, {"splitByDate": args.splitByDate}), ""
+    todo = [s for s in unfinished if not args.queries or args.queries.get(s.source) == s.query]
+    notice = f"Resuming {len(todo)} unfinished search(es) from their last stored batch." if todo else ""
+    return todo, notice
+
+
+def _check_capacity(ws: Workspace) -> None:
+    active = [j for j in ws.jobs.values() if j.running]
+    if len(active) >= ws.max_jobs:
+        raise MedlitError(
+            BUSY,
+            f"{len(active)} imports already run in this server (MEDLIT_REVIEW_JOBS={ws.max_jobs}).",
+            recovery="Retry when one finishes (review_sets lists the sets and their state).",
+            retryable=True,
+        )
 
 
 def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo: list[SearchRow]) -> Job:
@@ -180,8 +191,8 @@ async def _import(
         if page.notice:
             job.notices[search.id] = page.notice
         try:
-            await store.add_batch(
-                search, page.records, found=page.total, cursor=page.cursor, detail=page.notice
+            await placing.add_batch(
+                store, search, page.records, found=page.total, cursor=page.cursor, detail=page.notice
             )
         except asyncio.CancelledError:
             raise
