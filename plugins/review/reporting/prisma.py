@@ -12,13 +12,14 @@ from urllib.parse import quote
 from medlit.core.plugin import MedlitError, ToolContext, rendering
 
 from .. import exports as X
-from ..models import OtherMethodsCounts, PrismaCounts, PrismaInput, PrismaOutput, SourceReport
+from ..models import OtherMethodsCounts, PrismaCounts, PrismaInput, PrismaOutput, SetState, SourceReport
 from ..screening.decisions import REASON_CATEGORIES, reconcile
 from ..screening.ranking import screening_estimate, stopping_note
 from ..sets.state import set_state
-from ..sets.workspace import existing, workspace
+from ..sets.workspace import Workspace, existing, workspace
+from ..store import SetRow, Store
 from .exporting import EXPORT_FAILED, EXPORT_URI, export_dir
-from .flow import routed_flow
+from .flow import Flow, routed_flow
 from .routes import route
 
 RECONCILIATION = (
@@ -36,21 +37,18 @@ def _per_source(sources: Sequence[SourceReport]) -> dict[str, int]:
     return out
 
 
-async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
-    ws = workspace(ctx)
-    store, row = await existing(ws, args.set, ctx.principal)
-    state = await set_state(ws, store, row)
+async def _flow(store: Store, row: SetRow, state: SetState) -> Flow:
+    """The set's flow; the other-methods column holds the records no database or register found,
+    and the duplicates removed are the databases' and registers' among themselves."""
     duplicates, other_only = state.duplicatesRemoved, set[int]()
     latest = await store.latest(row.id)
     others = [s for s in latest if route(s.source) == "other"]
     if others:
-        # the other-methods column holds the records no database or register found; the
-        # duplicates removed are the databases' and registers' among themselves
         main = [s for s in latest if route(s.source) != "other"]
         found, unique, _ = await store.counts(main)
         duplicates = found - unique
         other_only = await store.hit_records(others) - await store.hit_records(main)
-    f = routed_flow(
+    return routed_flow(
         await store.keys(row.id),
         reconcile(await store.decisions(row.id)),
         await store.retrievals(row.id),
@@ -58,14 +56,11 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         duplicates,
         other_only,
     )
-    pending_ta, pending_ft = f.pending()
+
+
+def _counts(f: Flow, pending_ta: dict[str, int], pending_ft: dict[str, int]) -> PrismaCounts:
     o = f.other
-    if pending_ta.get("undecided"):
-        # screening stopped (or stops) before every record: the footnote states by which rule
-        estimate = await screening_estimate(store, row.id)
-        if estimate.screened:
-            f.stopping = stopping_note(estimate)
-    counts = PrismaCounts(
+    return PrismaCounts(
         identified={**f.identified, **(o.identified if o else {})},
         routes={**f.routes, **(o.routes if o else {})},
         duplicatesRemoved=f.duplicates_removed,
@@ -92,6 +87,53 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         if o
         else None,
     )
+
+
+async def _diagram(
+    ws: Workspace,
+    ctx: ToolContext,
+    row: SetRow,
+    f: Flow,
+    footnotes: list[str],
+    args: PrismaInput,
+    out: PrismaOutput,
+) -> None:
+    """Draw the flow: a PNG goes into the answer, an SVG into the export directory (its path and uri
+    into the answer)."""
+    from .diagram import draw
+
+    titles = {d.record.name: d.record.title for d in ctx.services().catalog.sources}
+    fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
+    data = await asyncio.to_thread(draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles, footnotes)
+    if args.format == "png":
+        out.set_image(data)
+        return
+    directory = export_dir(ws, ctx.principal)
+    try:
+        path = X.target(directory, f"{X.file_stem(row.name)}-prisma.svg")
+        size = await asyncio.to_thread(X.write_atomic, path, _writer(data.decode("utf-8")))
+    except (OSError, ValueError) as exc:
+        raise MedlitError(
+            EXPORT_FAILED,
+            f"Could not write the diagram under {directory}: {getattr(exc, 'strerror', None) or exc}",
+            recovery="Check MEDLIT_EXPORT_DIR points at a writable directory.",
+        ) from None
+    out.path, out.uri, out.size = str(path), EXPORT_URI + quote(path.name), size
+
+
+async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
+    ws = workspace(ctx)
+    store, row = await existing(ws, args.set, ctx.principal)
+    state = await set_state(ws, store, row)
+    f = await _flow(store, row, state)
+    pending_ta, pending_ft = f.pending()
+    o = f.other
+    if pending_ta.get("undecided"):
+        # screening stopped (or stops) before every record: the footnote states by which rule
+        estimate = await screening_estimate(store, row.id)
+        if estimate.screened:
+            f.stopping = stopping_note(estimate)
+    counts = _counts(f, pending_ta, pending_ft)
     notes = []
     pending = sum(pending_ta.values()) + sum(pending_ft.values())
     if pending:
@@ -112,27 +154,7 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION, stopping=f.stopping
     )
     if args.format != "json":
-        from .diagram import draw
-
-        titles = {d.record.name: d.record.title for d in ctx.services().catalog.sources}
-        fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
-        data = await asyncio.to_thread(
-            draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles, footnotes
-        )
-        if args.format == "png":
-            out.set_image(data)
-        else:
-            directory = export_dir(ws, ctx.principal)
-            try:
-                path = X.target(directory, f"{X.file_stem(row.name)}-prisma.svg")
-                size = await asyncio.to_thread(X.write_atomic, path, _writer(data.decode("utf-8")))
-            except (OSError, ValueError) as exc:
-                raise MedlitError(
-                    EXPORT_FAILED,
-                    f"Could not write the diagram under {directory}: {getattr(exc, 'strerror', None) or exc}",
-                    recovery="Check MEDLIT_EXPORT_DIR points at a writable directory.",
-                ) from None
-            out.path, out.uri, out.size = str(path), EXPORT_URI + quote(path.name), size
+        await _diagram(ws, ctx, row, f, footnotes, args, out)
     out.notice = " ".join(notes) or None
     return out
 

@@ -4,12 +4,14 @@ the conflicts between reviewers listed. No upstream request."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from medlit.core.plugin import ToolContext, identifiers, rendering
 
 from ..identity.keys import clean_doi
 from ..models import Conflict, Refused, ScreenInput, ScreenItem, ScreenOutput
 from ..sets.workspace import existing, workspace
-from ..store import Decision, decision_stamp
+from ..store import Decision, Store, decision_stamp
 from .decisions import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, reconcile
 
 CATEGORIES = ", ".join(REASON_CATEGORIES)
@@ -45,21 +47,26 @@ def _id_kind(value: str) -> tuple[str, str | None]:
     return ident.kind, clean_doi(ident.value) if ident.kind == "doi" else ident.value
 
 
-async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
-    ws = workspace(ctx)
-    store, row = await existing(ws, args.set, ctx.principal)
-    stamp = decision_stamp()
+def _vet(items: Sequence[ScreenItem]) -> tuple[list[Refused], list[tuple[int, ScreenItem]]]:
+    """The items refused for their vocabulary or sizes, and the rest with their index."""
     refused: list[Refused] = []
     checked: list[tuple[int, ScreenItem]] = []
-    for index, item in enumerate(args.decisions):
+    for index, item in enumerate(items):
         why = _check(item)
         if why:
             refused.append(Refused(index=index, id=item.id, reason=why))
         else:
             checked.append((index, item))
-    # ids -> record keys (the set's own; another set's or principal's are unknown)
+    return refused, checked
+
+
+async def _record_keys(
+    store: Store, set_id: int, checked: Sequence[tuple[int, ScreenItem]]
+) -> dict[int, int | None]:
+    """Each item's record key by its index (the set's own; another set's or principal's ids are
+    unknown: ``None``)."""
     ints = [item.id for _, item in checked if isinstance(item.id, int)]
-    known = await store.existing_keys(row.id, ints) if ints else set()
+    known = await store.existing_keys(set_id, ints) if ints else set()
     by_kind: dict[str, dict[str, int]] = {}
     for kind in ("pmid", "doi", "pmcid"):
         values = [
@@ -69,17 +76,30 @@ async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
             for k, v in [_id_kind(item.id)]
             if k == kind and v
         ]
-        by_kind[kind] = await store.keys_by_id(row.id, kind, values) if values else {}
-    latest: dict[tuple[int, str], tuple[int, ScreenItem]] = {}
+        by_kind[kind] = await store.keys_by_id(set_id, kind, values) if values else {}
+    out: dict[int, int | None] = {}
     for index, item in checked:
         if isinstance(item.id, int):
-            key = item.id if item.id in known else None
+            out[index] = item.id if item.id in known else None
         else:
             kind, value = _id_kind(item.id)
-            key = by_kind[kind].get(value) if value else None
+            out[index] = by_kind[kind].get(value) if value else None
+    return out
+
+
+def _latest(
+    checked: Sequence[tuple[int, ScreenItem]],
+    keys: Mapping[int, int | None],
+    name: str,
+    refused: list[Refused],
+) -> dict[tuple[int, str], tuple[int, ScreenItem]]:
+    """The last item per record and stage; the unknown ids and the earlier repeats go to ``refused``."""
+    latest: dict[tuple[int, str], tuple[int, ScreenItem]] = {}
+    for index, item in checked:
+        key = keys[index]
         if key is None:
             refused.append(
-                Refused(index=index, id=item.id, reason=f"unknown_id: no record of {row.name!r} has this id")
+                Refused(index=index, id=item.id, reason=f"unknown_id: no record of {name!r} has this id")
             )
             continue
         earlier = latest.get((key, item.stage))
@@ -92,6 +112,15 @@ async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
                 )
             )
         latest[(key, item.stage)] = (index, item)
+    return latest
+
+
+async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
+    ws = workspace(ctx)
+    store, row = await existing(ws, args.set, ctx.principal)
+    stamp = decision_stamp()
+    refused, checked = _vet(args.decisions)
+    latest = _latest(checked, await _record_keys(store, row.id, checked), row.name, refused)
     rows = [
         Decision(
             key,

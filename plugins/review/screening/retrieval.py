@@ -9,9 +9,18 @@ the access-link providers' for the records not retrieved.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
-from medlit.core.plugin import ArticleRef, MedlitError, TierOptions, ToolContext, rendering
+from medlit.core.plugin import (
+    ArticleRef,
+    HostServices,
+    MedlitError,
+    Resolution,
+    TierOptions,
+    ToolContext,
+    rendering,
+)
 from medlit.core.plugin import errors as E
 
 from ..models import Retrieved, RetrieveInput, RetrieveOutput
@@ -25,12 +34,76 @@ def _ref(key: int, data: dict[str, Any]) -> ArticleRef | None:
     return ArticleRef(key=str(key), requested=(str(key),), **ids) if ids else None
 
 
+def _outcomes(res: Resolution, stamp: str) -> list[Retrieval]:
+    """What one resolution of the full-text chain says of each record it was asked for."""
+    tried = [a.as_dict() for a in res.tried]
+    out = []
+    for requested in res.ref.requested:
+        key = int(requested)
+        if res.resolved:
+            article = res.hit.article if res.hit else None
+            source = getattr(article, "source", None) or None
+            out.append(Retrieval(key, "retrieved", res.served_by, source, None, tried, None, stamp))
+        else:
+            # a source failed, or none was on: that says nothing of the report, so it is
+            # asked again next call and never counted as "not retrieved"
+            reason = res.reason or "not-found"
+            state = "failed" if res.unsettled else "not_retrieved"
+            out.append(Retrieval(key, state, None, None, reason, tried, None, stamp))
+    return out
+
+
+async def _check(
+    ctx: ToolContext,
+    host: HostServices,
+    name: str,
+    refs: list[ArticleRef],
+    outcomes: dict[int, Retrieval],
+    stamp: str,
+) -> None:
+    """Run the full-text chain over ``refs`` and record each record's outcome, with the library
+    link of the reports it could not retrieve."""
+    await ctx.report(0, f"full-text availability of {len(refs)} record(s) of {name}")
+    chain = await host.fulltext(refs, TierOptions(include_references=False, include_assets=False))
+    pending: list[ArticleRef] = []
+    for res in chain.resolutions:
+        for outcome in _outcomes(res, stamp):
+            outcomes[outcome.record_id] = outcome
+        if not res.resolved and not res.unsettled:
+            pending.append(res.ref)
+    if pending and host.catalog.access_links:
+        links = await host.access_links(pending)
+        for ref in pending:
+            if ref.key in links:
+                for requested in ref.requested:
+                    outcomes[int(requested)].link = links[ref.key]
+    await ctx.report(len(refs), "full-text availability recorded")
+
+
+def _notes(
+    checked: Sequence[Retrieved], batch: Sequence[object], sought: set[int], remaining: int
+) -> str | None:
+    notes = []
+    if not batch:
+        notes.append(
+            "Nothing to check: no title/abstract include lacks an outcome"
+            + (" (record includes with review_screen first)." if not sought else ".")
+        )
+    if remaining:
+        notes.append(f"{remaining} report(s) sought still to check: call again.")
+    failed = [c.key for c in checked if c.state == "failed"]
+    if failed:
+        notes.append(f"{len(failed)} record(s) hit a service failure and are asked again by the next call.")
+    if any(c.institutionalLink for c in checked):
+        notes.append("institutionalLink: the user's library resolver for reports not retrieved.")
+    return " ".join(notes) or None
+
+
 async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutput:
     ws = workspace(ctx)
     store, row = await existing(ws, args.set, ctx.principal)
     host = ctx.services()
-    catalog = host.catalog
-    if not catalog.tiers:
+    if not host.catalog.tiers:
         raise MedlitError(
             E.UNAVAILABLE,
             "No full-text source is installed on this server: no plugin declares a full-text tier.",
@@ -47,40 +120,7 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
         else:
             refs.append(ref)
     if refs:
-        await ctx.report(0, f"full-text availability of {len(refs)} record(s) of {row.name}")
-        chain = await host.fulltext(refs, TierOptions(include_references=False, include_assets=False))
-        pending: list[ArticleRef] = []
-        for res in chain.resolutions:
-            tried = [a.as_dict() for a in res.tried]
-            for requested in res.ref.requested:
-                key = int(requested)
-                if res.resolved:
-                    article = res.hit.article if res.hit else None
-                    outcomes[key] = Retrieval(
-                        key,
-                        "retrieved",
-                        res.served_by,
-                        getattr(article, "source", None) or None,
-                        None,
-                        tried,
-                        None,
-                        stamp,
-                    )
-                else:
-                    # a source failed, or none was on: that says nothing of the report, so it is
-                    # asked again next call and never counted as "not retrieved"
-                    reason = res.reason or "not-found"
-                    state = "failed" if res.unsettled else "not_retrieved"
-                    outcomes[key] = Retrieval(key, state, None, None, reason, tried, None, stamp)
-            if not res.resolved and not res.unsettled:
-                pending.append(res.ref)
-        if pending and catalog.access_links:
-            links = await host.access_links(pending)
-            for ref in pending:
-                if ref.key in links:
-                    for requested in ref.requested:
-                        outcomes[int(requested)].link = links[ref.key]
-        await ctx.report(len(refs), "full-text availability recorded")
+        await _check(ctx, host, row.name, refs, outcomes, stamp)
     if outcomes:
         await store.save_retrievals(row.id, list(outcomes.values()))
     _, remaining = await store.to_retrieve(row.id, 1, False)
@@ -102,19 +142,6 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
         )
         for r in sorted(outcomes.values(), key=lambda r: r.record_id)
     ]
-    notes = []
-    if not batch:
-        notes.append(
-            "Nothing to check: no title/abstract include lacks an outcome"
-            + (" (record includes with review_screen first)." if not sought else ".")
-        )
-    if remaining:
-        notes.append(f"{remaining} report(s) sought still to check: call again.")
-    failed = [c.key for c in checked if c.state == "failed"]
-    if failed:
-        notes.append(f"{len(failed)} record(s) hit a service failure and are asked again by the next call.")
-    if any(c.institutionalLink for c in checked):
-        notes.append("institutionalLink: the user's library resolver for reports not retrieved.")
     return RetrieveOutput(
         set=row.name,
         checked=checked,
@@ -122,7 +149,7 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
         sought=len(sought),
         retrieved=sum(1 for r in states.values() if r.state == "retrieved"),
         notRetrieved=sum(1 for r in states.values() if r.state == "not_retrieved"),
-        notice=" ".join(notes) or None,
+        notice=_notes(checked, batch, sought, remaining),
     )
 
 

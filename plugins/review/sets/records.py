@@ -100,28 +100,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
-    keys = [key for key, _ in rows]
-    decided: dict[int, list[Decision]] = {}
-    for d in await store.decisions(row.id, keys) if keys else []:
-        decided.setdefault(d.record_id, []).append(d)
-    retrieved = await store.retrievals(row.id, keys) if keys else {}
-    merged = await store.merged_from(keys) if keys else {}
-    records: list[SetRecord] = []
-    used = 0
-    cut = False
-    for key, data in rows:
-        rec = _screening(set_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
-        inputs = merged.get(key, [])
-        if len(inputs) > 1 or (inputs and not args.brief):
-            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
-        if ranked is not None:
-            rec.score = ranked.ranking.scores[args.offset + len(records)]
-        size = outputs.json_size(rec.model_dump(exclude_none=True))
-        if records and used + size > args.maxResponseCharacters:
-            cut = True
-            break
-        used += size
-        records.append(rec)
+    records, cut = await _records(store, row.id, rows, args, ranked)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
@@ -147,6 +126,38 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         screeningEstimate=screening_estimate(ranked.estimate) if ranked is not None else None,
         notice=" ".join(notes) or None,
     )
+
+
+async def _records(
+    store: Store,
+    set_id: int,
+    rows: list[tuple[int, dict[str, Any]]],
+    args: RecordsInput,
+    ranked: Ranked | None,
+) -> tuple[list[SetRecord], bool]:
+    """The page's records with their decisions, retrieval, input records and score, and whether
+    the page was cut short to stay under ``maxResponseCharacters``."""
+    keys = [key for key, _ in rows]
+    decided: dict[int, list[Decision]] = {}
+    for d in await store.decisions(set_id, keys) if keys else []:
+        decided.setdefault(d.record_id, []).append(d)
+    retrieved = await store.retrievals(set_id, keys) if keys else {}
+    merged = await store.merged_from(keys) if keys else {}
+    records: list[SetRecord] = []
+    used = 0
+    for key, data in rows:
+        rec = _screening(set_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
+        inputs = merged.get(key, [])
+        if len(inputs) > 1 or (inputs and not args.brief):
+            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
+        if ranked is not None:
+            rec.score = ranked.ranking.scores[args.offset + len(records)]
+        size = outputs.json_size(rec.model_dump(exclude_none=True))
+        if records and used + size > args.maxResponseCharacters:
+            return records, True
+        used += size
+        records.append(rec)
+    return records, False
 
 
 async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any]) -> Ranked:
