@@ -1,10 +1,50 @@
 """The review workspace: whole searches over the search sources plugins declare
-(``medlit_search_sources``), deduplicated into named sets in a real store, logged for PRISMA-S
-and exported for reference managers.
+(``medlit_search_sources``), deduplicated into named sets in a real store, screened, logged for
+PRISMA-S, reported as a PRISMA 2020 flow and exported for reference managers.
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``review``, so
 ``REVIEW_ENABLED=false`` switches it off, and ``MEDLIT_TOOLS=-review_*`` drops its tools). It
 declares no service: each source runs under its own plugin's context (``ctx.host``).
+
+Where each concept lives (this module only declares; each tool's module is imported at its first call)::
+
+    models.py        the tools' inputs and outputs
+    record.py        one record's fields (RecordData), shared by readers, identity and exports
+    sets/            the set and its runs
+      workspace.py     the store, the jobs running in this process, how long a call waits, a set by name
+      jobs.py          one set's running import (Job) and its progress
+      state.py         a set's state (review_search and review_sets answer it)
+      records.py       review_records: pages in key or priority order; one record as answered
+      manage.py        review_sets: list, rename, delete
+    sources/         where records come from
+      search.py        review_search: whole searches run as a job, page by page
+      importing.py     review_import: an export file read whole, kept, resumable
+      filejob.py       an imported file stored batch by batch
+    readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
+    identity/        which records are one work
+      keys.py          identifiers and keys in their matching form; a source record as stored
+      matching/        the matcher: normalised works, blocking keys, pairwise verdicts, clusters
+      merging.py       the merged record of a duplicate group (best of each field)
+      placing.py       each arriving record placed in the set (rulings, then the matcher)
+      corrections.py   split a wrong merge, join a missed one
+      rulings.py       review_merge: the tool over corrections, and the rulings' log
+    screening/       screening a set
+      decisions.py     the vocabulary and how reviewers are reconciled
+      deciding.py      review_screen: decisions recorded
+      priority.py      the ranking model (pure)
+      stopping.py      the stopping test (pure)
+      ranking.py       the model run over a set's records and decisions
+      retrieval.py     review_retrieve: full-text availability of the includes
+    reporting/       what a set reports
+      routes.py        each source's PRISMA route (database, register, other methods)
+      flow.py          the PRISMA 2020 counts
+      diagram.py       the flow diagram (SVG, PNG)
+      prisma.py        review_prisma
+      search_log.py    the PRISMA-S search log (resource review://sets/{set}/log)
+      exporting.py     review_export and the resource review://exports/{file}
+    exports.py       one writer per export format; endnote_xml.py: the EndNote XML writer
+    store/           persisting, and nothing else: schema (migrations), rows, sets, records,
+                     members (a set's records under its lock), decisions, sql
 """
 
 from __future__ import annotations
