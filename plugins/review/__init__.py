@@ -14,7 +14,7 @@ Where each concept lives (this module only declares; each tool's module is impor
       workspace.py     the store, the jobs running in this process, how long a call waits, a set by name
       jobs.py          one set's running import (Job) and its progress
       state.py         a set's state (review_search and review_sets answer it)
-      records.py       review_records: pages in key or priority order; one record as answered
+      paging.py        review_records: pages in key or priority order; one record as answered
       manage.py        review_sets: list, rename, delete
     sources/         where records come from
       search.py        review_search: whole searches run as a job, page by page
@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from .screening import deciding as _deciding
     from .screening import retrieval as _retrieval
     from .sets import manage as _manage
-    from .sets import records as _records
+    from .sets import paging as _paging
     from .sets import state as _state
     from .sources import importing as _importing
     from .sources import search as _search
@@ -84,7 +84,7 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
     _deciding = lazy_module(".screening.deciding", __name__)
     _retrieval = lazy_module(".screening.retrieval", __name__)
     _manage = lazy_module(".sets.manage", __name__)
-    _records = lazy_module(".sets.records", __name__)
+    _paging = lazy_module(".sets.paging", __name__)
     _state = lazy_module(".sets.state", __name__)
     _importing = lazy_module(".sources.importing", __name__)
     _search = lazy_module(".sources.search", __name__)
@@ -185,8 +185,8 @@ TOOLS = (
         "sample of the excluded.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
-        handler=_records.review_records,
-        render=_records.render_records,
+        handler=_paging.review_records,
+        render=_paging.render_records,
         open_world=False,
         guide="a review set, want its records page by page",
     ),

@@ -10,7 +10,7 @@ from medlit.core.plugin import ToolContext, rendering
 from medlit.core.plugin import errors as E
 
 from ..models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
-from ..sets.records import set_record
+from ..sets.paging import set_record
 from ..sets.workspace import BUSY, existing, workspace
 from ..store import Store
 from . import corrections
