@@ -1,4 +1,4 @@
-"""Deduplication benchmark (issue 30): the review matcher (medlit.plugins.review.matching) against
+"""Deduplication benchmark (issue 30): the review matcher (medlit.plugins.review.identity.matching) against
 bib-dedupe on the ASySD datasets.
 
     python benchmarks/bench_dedup.py [--data DIR ...] [--no-bib-dedupe] [--synthetic N] [--show-errors]
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from asysd import Dataset, as_record, by_pairs, load, per_record, run_ours
 
-from medlit.plugins.review.matching import Clusterer, block_keys, compare, normalize
+from medlit.plugins.review.identity.matching import Clusterer, block_keys, compare, normalize
 from medlit.plugins.review.record import RecordData
 
 CORPUS = Path(os.environ.get("MEDLIT_CORPUS", ROOT.parent / "shared" / "corpus")) / "dedup"

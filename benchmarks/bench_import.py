@@ -8,7 +8,7 @@ review set, as a client sees it.
 In-process: a Runtime, the file passed by path (MEDLIT_IMPORT_DIRS). Reports when the first call
 answered (it must answer within the call deadline, with progress notifications), the wall time to
 a complete import (review_import called again with the same file while it runs, as a client
-would), records per second, time in Store.add_batch (matching, merging, storing), the duplicates
+would), records per second, time in placing.add_batch (matching, merging, storing), the duplicates
 found against the copies planted, the progress notifications received, peak memory and the
 store's size. docs/benchmarks.md records a run.
 """
@@ -32,7 +32,7 @@ from review_stores import create_database, drop_database
 from timing import time_method
 
 from medlit.core.runtime import Runtime
-from medlit.plugins.review import store as store_module
+from medlit.plugins.review.identity import placing
 from medlit.testing import TEST_SETTINGS, make_host
 
 from corpus import corpus_root
@@ -140,7 +140,7 @@ def peak_mb() -> float:
 
 
 async def run(store_kind: str, n: int) -> dict:
-    with time_method(store_module.Store, "add_batch") as spent:
+    with time_method(placing, "add_batch") as spent:
         tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
         (tmp / "imports").mkdir()
         export = tmp / "imports" / "embase.ris"
@@ -203,7 +203,7 @@ def report(r: dict) -> str:
             "|---|---|",
             f"| first call answered | {r['first']:.1f} s (call deadline {r['deadline']:g} s; running: {r['calls'] > 1}), {r['progress']} progress notifications |",
             f"| complete import, wall | {r['wall']:.1f} s over {r['calls']} review_import call(s): {o['recordsInFile'] / r['wall']:,.0f} records/s |",
-            f"| Store.add_batch (match, merge, store) | {r['add_batch']:.1f} s over {r['batches']} batches |",
+            f"| placing.add_batch (match, merge, store) | {r['add_batch']:.1f} s over {r['batches']} batches |",
             f"| stored / new / merged / skipped | {o['stored']:,} / {o['newRecords']:,} / {o['duplicates']:,} / {o['skipped']:,} |",
             f"| planted copies (same DOI / no DOI, title in capitals) | {p['exact']:,} / {p['fuzzy']:,}: merged {o['duplicates']:,} of {p['exact'] + p['fuzzy']:,} |",
             f"| records in the set (unique planted: {p['unique']:,}) | {o['total']:,} |",

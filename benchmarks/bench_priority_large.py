@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_priority_screening import load
 
 from medlit.core.runtime import Runtime
-from medlit.plugins.review import priority
+from medlit.plugins.review.screening import priority
 from medlit.testing import TEST_SETTINGS, make_host
 
 from corpus import corpus_root

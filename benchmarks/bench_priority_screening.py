@@ -56,8 +56,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from medlit.core.store import open_store
 from medlit.core.types import SourceRecord
-from medlit.plugins.review import priority
-from medlit.plugins.review.ranking import rank_set
+from medlit.plugins.review.identity.placing import add_batch
+from medlit.plugins.review.screening import priority
+from medlit.plugins.review.screening.ranking import rank_set
 from medlit.plugins.review.store import Decision, Store
 
 from corpus import corpus_glob
@@ -195,8 +196,8 @@ async def import_set(
     for i in range(0, len(rows), 500):
         part = rows[i : i + 500]
         last = i + 500 >= len(rows)
-        await store.add_batch(
-            search, [record(r, suffix) for r in part], found=len(rows), cursor=None if last else str(i)
+        await add_batch(
+            store, search, [record(r, suffix) for r in part], found=len(rows), cursor=None if last else str(i)
         )
     keys = await store.keys(row.id)
     return row.id, keys
@@ -324,8 +325,12 @@ async def rerank_timing(work: Path, datasets: list[Path]) -> dict[str, float]:
         (search,) = await store.start_run(row.id, {"import": "timing"}, {})
         recs = [record(r, r["_suffix"]) for r in rows]
         for i in range(0, len(recs), 500):
-            await store.add_batch(
-                search, recs[i : i + 500], found=len(recs), cursor=None if i + 500 >= len(recs) else str(i)
+            await add_batch(
+                store,
+                search,
+                recs[i : i + 500],
+                found=len(recs),
+                cursor=None if i + 500 >= len(recs) else str(i),
             )
         keys = await store.keys(row.id)
         label = {k: rows[i]["label_included"] == "1" for i, k in enumerate(keys)}

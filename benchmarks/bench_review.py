@@ -7,7 +7,7 @@ In-process: a Runtime against the loopback fake of tests/review_routes.py (gener
 shared ones split over the rules: 2,400 by PMID, 300 by DOI, 200 by PMCID, 100 by title + year +
 first author). Reports upstream requests per source, wall time of the import (``review_search``
 called again until the set is complete, as a client would), time spent deduplicating and storing
-(``Store.add_batch``), export time per format, peak memory (the process's maximum RSS, the fake's
+(``placing.add_batch``), export time per format, peak memory (the process's maximum RSS, the fake's
 generated records included: an upper bound) and the store's size. ``--fast`` lifts the pacing
 (our own overhead). docs/benchmarks.md records a run.
 """
@@ -30,7 +30,7 @@ from review_stores import create_database, drop_database, postgres_problem
 from timing import time_method
 
 from medlit.core.runtime import Runtime
-from medlit.plugins.review import store as store_module
+from medlit.plugins.review.identity import placing
 from medlit.testing import TEST_SETTINGS, make_host
 
 from fake_upstream import FakeUpstream
@@ -44,7 +44,7 @@ def peak_mb() -> float:
 
 
 async def run(store_kind: str, fast: bool) -> dict:
-    with time_method(store_module.Store, "add_batch") as spent:
+    with time_method(placing, "add_batch") as spent:
         tmp = Path(tempfile.mkdtemp(prefix="bench-review-"))
         dsn = await create_database() if store_kind == "postgresql" else f"sqlite:///{tmp / 'review.db'}"
         async with FakeUpstream(ncbi_limit=None if fast else 3.0) as fake:
@@ -123,7 +123,7 @@ def report(r: dict) -> str:
         f"| Europe PMC requests | {r['epmc']} searches (1,000 records each) |",
         f"| 429s from the fake | {r['rate_limited']} |",
         f"| wall time of the import | {r['wall']:.1f} s ({r['calls']} review_search call(s)) |",
-        f"| deduplicating + storing (Store.add_batch) | {r['dedup']:.1f} s over {r['batches']} pages |",
+        f"| deduplicating + storing (placing.add_batch) | {r['dedup']:.1f} s over {r['batches']} pages |",
         *(
             f"| export {fmt} | {t:.2f} s, {r['export_bytes'][fmt] / 1e6:.1f} MB |"
             for fmt, t in r["exports"].items()

@@ -23,7 +23,7 @@ from test_review_export_fidelity import RECORDS
 from test_review_merging import EPMC, PUBMED
 
 from medlit.plugins.review import exports as X
-from medlit.plugins.review.merging import best_of
+from medlit.plugins.review.identity.merging import best_of
 
 
 def main() -> None:

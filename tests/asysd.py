@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from medlit.plugins.review.matching import Clusterer
-from medlit.plugins.review.matching.fields import split_authors
+from medlit.plugins.review.identity.matching import Clusterer
+from medlit.plugins.review.identity.matching.fields import split_authors
 from medlit.plugins.review.record import Kind, RecordData
 
 KINDS: dict[str, Kind] = {

@@ -1,10 +1,50 @@
 """The review workspace: whole searches over the search sources plugins declare
-(``medlit_search_sources``), deduplicated into named sets in a real store, logged for PRISMA-S
-and exported for reference managers.
+(``medlit_search_sources``), deduplicated into named sets in a real store, screened, logged for
+PRISMA-S, reported as a PRISMA 2020 flow and exported for reference managers.
 
 Registered through the ``medlit.plugins`` entry point like any plugin (name ``review``, so
 ``REVIEW_ENABLED=false`` switches it off, and ``MEDLIT_TOOLS=-review_*`` drops its tools). It
 declares no service: each source runs under its own plugin's context (``ctx.host``).
+
+Where each concept lives (this module only declares; each tool's module is imported at its first call)::
+
+    models.py        the tools' inputs and outputs
+    record.py        one record's fields (RecordData), shared by readers, identity and exports
+    sets/            the set and its runs
+      workspace.py     the store, the jobs running in this process, how long a call waits, a set by name
+      jobs.py          one set's running import (Job) and its progress
+      state.py         a set's state (review_search and review_sets answer it)
+      paging.py        review_records: pages in key or priority order; one record as answered
+      manage.py        review_sets: list, rename, delete
+    sources/         where records come from
+      search.py        review_search: whole searches run as a job, page by page
+      importing.py     review_import: an export file read whole, kept, resumable
+      filejob.py       an imported file stored batch by batch
+    readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
+    identity/        which records are one work
+      keys.py          identifiers and keys in their matching form; a source record as stored
+      matching/        the matcher: normalised works, blocking keys, pairwise verdicts, clusters
+      merging.py       the merged record of a duplicate group (best of each field)
+      placing.py       each arriving record placed in the set (rulings, then the matcher)
+      corrections.py   split a wrong merge, join a missed one
+      rulings.py       review_merge: the tool over corrections, and the rulings' log
+    screening/       screening a set
+      decisions.py     the vocabulary and how reviewers are reconciled
+      deciding.py      review_screen: decisions recorded
+      priority.py      the ranking model (pure)
+      stopping.py      the stopping test (pure)
+      ranking.py       the model run over a set's records and decisions
+      retrieval.py     review_retrieve: full-text availability of the includes
+    reporting/       what a set reports
+      routes.py        each source's PRISMA route (database, register, other methods)
+      flow.py          the PRISMA 2020 counts
+      diagram.py       the flow diagram (SVG, PNG)
+      prisma.py        review_prisma
+      search_log.py    the PRISMA-S search log (resource review://sets/{set}/log)
+      exporting.py     review_export and the resource review://exports/{file}
+    exports.py       one writer per export format; endnote_xml.py: the EndNote XML writer
+    store/           persisting, and nothing else: schema (migrations), rows, sets, records,
+                     members (a set's records under its lock), decisions, sql
 """
 
 from __future__ import annotations
@@ -23,20 +63,34 @@ from medlit.core.plugin import (
 )
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
-    from . import importing as _importing
     from . import models as _models
-    from . import rulings as _rulings
-    from . import screen as _screen
-    from . import tool as _tool
+    from .identity import rulings as _rulings
+    from .reporting import exporting as _exporting
+    from .reporting import prisma as _prisma
+    from .reporting import search_log as _search_log
+    from .screening import deciding as _deciding
+    from .screening import retrieval as _retrieval
+    from .sets import manage as _manage
+    from .sets import paging as _paging
+    from .sets import state as _state
+    from .sources import importing as _importing
+    from .sources import search as _search
 else:  # run time: each attribute is a lazy reference, imported at its first use
-    _importing = lazy_module(".importing", __name__)
     _models = lazy_module(".models", __name__)
-    _rulings = lazy_module(".rulings", __name__)
-    _screen = lazy_module(".screen", __name__)
-    _tool = lazy_module(".tool", __name__)
+    _rulings = lazy_module(".identity.rulings", __name__)
+    _exporting = lazy_module(".reporting.exporting", __name__)
+    _prisma = lazy_module(".reporting.prisma", __name__)
+    _search_log = lazy_module(".reporting.search_log", __name__)
+    _deciding = lazy_module(".screening.deciding", __name__)
+    _retrieval = lazy_module(".screening.retrieval", __name__)
+    _manage = lazy_module(".sets.manage", __name__)
+    _paging = lazy_module(".sets.paging", __name__)
+    _state = lazy_module(".sets.state", __name__)
+    _importing = lazy_module(".sources.importing", __name__)
+    _search = lazy_module(".sources.search", __name__)
 
 SEARCH = "review_search"
-# The full-text exclusion reasons (plugins/review/screening.py holds their labels; a test keeps both equal).
+# The full-text exclusion reasons (plugins/review/screening/decisions.py holds their labels; a test keeps both equal).
 REASON_CATEGORIES_LIST = (
     "wrong_population",
     "wrong_intervention",
@@ -84,8 +138,8 @@ TOOLS = (
         describe=describe_search,
         input_model=_models.SearchInput,
         output_model=_models.SetState,
-        handler=_tool.review_search,
-        render=_tool.render_state,
+        handler=_search.review_search,
+        render=_state.render_state,
         idempotent=False,
         read_only=False,
         capabilities=frozenset({"review_set"}),
@@ -131,8 +185,8 @@ TOOLS = (
         "sample of the excluded.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
-        handler=_tool.review_records,
-        render=_tool.render_records,
+        handler=_paging.review_records,
+        render=_paging.render_records,
         open_world=False,
         guide="a review set, want its records page by page",
     ),
@@ -145,8 +199,8 @@ TOOLS = (
         "pubmed_format_citations.",
         input_model=_models.ExportInput,
         output_model=_models.ExportOutput,
-        handler=_tool.review_export,
-        render=_tool.render_export,
+        handler=_exporting.review_export,
+        render=_exporting.render_export,
         read_only=False,
         open_world=False,
         guide="a review set, want a file for Rayyan, Covidence, Zotero or EndNote",
@@ -162,8 +216,8 @@ TOOLS = (
         "(undecided=true).",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
-        handler=_screen.review_screen,
-        render=_screen.render_screen,
+        handler=_deciding.review_screen,
+        render=_deciding.render_screen,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -178,8 +232,8 @@ TOOLS = (
         "pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,
-        handler=_screen.review_retrieve,
-        render=_screen.render_retrieve,
+        handler=_retrieval.review_retrieve,
+        render=_retrieval.render_retrieve,
         read_only=False,
         guide="screened includes, want which full texts can be retrieved (PRISMA)",
     ),
@@ -191,8 +245,8 @@ TOOLS = (
         "image). Undecided records and reviewer conflicts are reported as pending, not counted.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,
-        handler=_screen.review_prisma,
-        render=_screen.render_prisma,
+        handler=_prisma.review_prisma,
+        render=_prisma.render_prisma,
         read_only=False,
         open_world=False,
         capabilities=frozenset({"review_set"}),
@@ -205,8 +259,8 @@ TOOLS = (
         "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
-        handler=_tool.review_sets,
-        render=_tool.render_sets,
+        handler=_manage.review_sets,
+        render=_manage.render_sets,
         read_only=False,
         idempotent=False,
         open_world=False,
@@ -222,7 +276,7 @@ RESOURCES = [
         title="Review set search log (PRISMA-S)",
         description="Per source the exact query, when it ran and the records found; totals before and after "
         "deduplication, by rule.",
-        read=_tool.read_set_log,
+        read=_search_log.read_set_log,
         mime_type="text/markdown",
     ),
     ResourceSpec(
@@ -231,7 +285,7 @@ RESOURCES = [
         title="Review export file",
         description="A file review_export or review_prisma wrote (RIS, BibTeX, CSL-JSON, MEDLINE, CSV, the search log, "
         "the SVG flow diagram); its uri is in the tool result.",
-        read=_tool.read_export,
+        read=_exporting.read_export,
         mime_type="",  # each file's own: RIS, BibTeX, JSON, CSV, the SVG flow diagram
     ),
 ]

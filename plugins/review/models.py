@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints, mode
 
 from medlit.core.plugin import ArgumentError, ToolInput, ToolOutput, outputs
 
-from .stopping import Estimate
+from .screening.stopping import Estimate
 
 SET_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
 PAGE_MAX = 200

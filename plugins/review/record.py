@@ -1,5 +1,5 @@
 """The shape of one record of a review set, as the store keeps it (JSON) and every part of the
-review plugin passes it around: search sources' records (:func:`~.dedup.as_data`), records read
+review plugin passes it around: search sources' records (:func:`~.identity.keys.as_data`), records read
 from an imported file (:mod:`.readers`), the merged record of a duplicate group (:mod:`.merging`)
 and what the exporters write (:mod:`.exports`).
 

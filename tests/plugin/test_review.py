@@ -265,7 +265,7 @@ async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path
     assert out.data["records"] == 70
     back = READERS[fmt](text)
     assert len(back) == 70
-    from medlit.plugins.review.dedup import title_key
+    from medlit.plugins.review.identity.keys import title_key
 
     # Sources run side by side: a title-rule duplicate keeps whichever copy was stored first.
     papers = {title_key(p.title): p for p in lit.pubmed[PUBMED_QUERY]}

@@ -16,7 +16,7 @@ from review_routes import PUBMED_QUERY, Literature
 from screening_routes import install
 
 from medlit.core.server import tool_definitions
-from medlit.plugins.review import priority
+from medlit.plugins.review.screening import priority
 from medlit.testing import check_structured, make_runtime
 
 from conftest import fake_env
@@ -261,7 +261,7 @@ async def test_features_are_fitted_after_the_import_not_on_the_first_priority_pa
     record cap); a page asked for meanwhile waits for that fit instead of making its own."""
     import asyncio
 
-    from medlit.plugins.review import ranking
+    from medlit.plugins.review.screening import ranking
 
     monkeypatch.setattr(ranking, "WARM_MIN_RECORDS", 10)  # the fake's 100 papers count as large
     fits: list[int] = []

@@ -11,9 +11,11 @@ import pytest
 
 from medlit.core.store import StoreError, open_store, store_for
 from medlit.core.types import SourceRecord
-from medlit.plugins.review import store as store_module
-from medlit.plugins.review.dedup import as_data
+from medlit.plugins.review.identity.keys import as_data
+from medlit.plugins.review.identity.placing import add_batch
 from medlit.plugins.review.store import SCHEMA_VERSION, Decision, Retrieval, Store
+from medlit.plugins.review.store import members as members_module
+from medlit.plugins.review.store import schema as schema_module
 
 pytestmark = pytest.mark.anyio
 
@@ -54,10 +56,10 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
     try:
         row = await store.create_set("s")
         (search,) = await store.start_run(row.id, {"a": "q"}, {})
-        await store.add_batch(search, records(10), found=30, cursor="c1")
+        await add_batch(store, search, records(10), found=30, cursor="c1")
 
         calls = 0
-        real = store_module._columns
+        real = members_module.columns
 
         def failing(*args):  # the 5th new record of the next batch fails inside its transaction
             nonlocal calls
@@ -66,14 +68,14 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
                 raise RuntimeError("disk gone")
             return real(*args)
 
-        monkeypatch.setattr(store_module, "_columns", failing)
+        monkeypatch.setattr(members_module, "columns", failing)
         with pytest.raises(RuntimeError):
-            await store.add_batch(search, records(10, start=10), found=30, cursor="c2")
-        monkeypatch.setattr(store_module, "_columns", real)
+            await add_batch(store, search, records(10, start=10), found=30, cursor="c2")
+        monkeypatch.setattr(members_module, "columns", real)
         (after,) = await store.latest(row.id)
         assert (after.fetched, after.cursor, after.state) == (10, "c1", "running")
         assert await store.total(row.id) == 10
-        await store.add_batch(search, records(20, start=10), found=30, cursor=None)
+        await add_batch(store, search, records(20, start=10), found=30, cursor=None)
         (done,) = await store.latest(row.id)
         assert (done.fetched, done.cursor, done.state) == (30, None, "complete")
     finally:
@@ -83,7 +85,7 @@ async def test_a_batch_is_stored_whole_or_not_at_all(url, monkeypatch):
 async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     """Records stored by version 1 (no members' data, no keys) survive the upgrade, are keyed
     again, and a later search's duplicate of one of them joins it."""
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
+    monkeypatch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:1])
     old = await Store.on(await open_store(url))
     try:
         assert await old.version() == 1
@@ -119,7 +121,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
         ) == (1, 0)
         (later,) = await store.start_run(row.id, {"b": "q"}, {})
         copy = SourceRecord(source="b", source_id="x", pmid="1000", title="Record number 0 here", year=2020)
-        result = await store.add_batch(later, [copy], found=1, cursor=None)
+        result = await add_batch(store, later, [copy], found=1, cursor=None)
         assert result.added == 0 and result.merged == {"pmid": 1}
         assert await store.total(row.id) == 5
         assert (await store.merged_from([key]))[key] == [("a", "0"), ("b", "x")]
@@ -132,7 +134,7 @@ async def test_decisions_are_saved_whole_or_not_at_all(url):
     try:
         row = await store.create_set("s")
         (search,) = await store.start_run(row.id, {"a": "q"}, {})
-        await store.add_batch(search, records(3), found=3, cursor=None)
+        await add_batch(store, search, records(3), found=3, cursor=None)
         a, b, c = await store.keys(row.id)
         await store.save_decisions(
             row.id, [Decision(a, "title_abstract", "model", "include", None, None, "t1")]
@@ -162,8 +164,8 @@ async def test_two_writers_on_one_set_never_duplicate(url):
         (sa,) = await a.start_run(row.id, {"a": "q"}, {})
         (sb,) = await b.start_run(row.id, {"b": "q"}, {})
         await asyncio.gather(
-            *(a.add_batch(sa, records(50, "a", i * 50), found=500, cursor=str(i)) for i in range(10)),
-            *(b.add_batch(sb, records(50, "b", i * 50), found=500, cursor=str(i)) for i in range(10)),
+            *(add_batch(a, sa, records(50, "a", i * 50), found=500, cursor=str(i)) for i in range(10)),
+            *(add_batch(b, sb, records(50, "b", i * 50), found=500, cursor=str(i)) for i in range(10)),
         )
         assert await a.total(row.id) == 500
         identified, unique, by_rule = await a.counts(await a.latest(row.id))

@@ -16,8 +16,8 @@ from pylatexenc.latex2text import LatexNodes2Text
 from medlit.core.plugin import bibliography as B
 from medlit.plugins.references.compare import title_key as audit_title_key
 from medlit.plugins.review import exports as X
-from medlit.plugins.review.dedup import fuzzy_key
-from medlit.plugins.review.dedup import title_key as review_title_key
+from medlit.plugins.review.identity.keys import fuzzy_key
+from medlit.plugins.review.identity.keys import title_key as review_title_key
 
 GROUP = B.Name(literal="Society of Obstetricians and Gynaecologists of Canada")
 TAX = B.Name(literal="TAX 325 Study Group")

@@ -4,7 +4,7 @@ test_review_matching's, merging them test_review_merging's)."""
 from __future__ import annotations
 
 from medlit.core.types import SourceRecord
-from medlit.plugins.review.dedup import as_data, fuzzy_key, title_key
+from medlit.plugins.review.identity.keys import as_data, fuzzy_key, title_key
 
 
 def rec(**kw) -> dict:

@@ -12,7 +12,7 @@ import threading
 import pytest
 from lxml import etree
 
-from medlit.plugins.review.diagram import (
+from medlit.plugins.review.reporting.diagram import (
     MARGIN,
     PAD_X,
     Layout,
@@ -24,7 +24,8 @@ from medlit.plugins.review.diagram import (
     table_width,
     wrap,
 )
-from medlit.plugins.review.screening import REASON_CATEGORIES, Flow
+from medlit.plugins.review.reporting.flow import Flow
+from medlit.plugins.review.screening.decisions import REASON_CATEGORIES
 
 SVG = "{http://www.w3.org/2000/svg}"
 LONG_SOURCE = 'Cochrane Central Register of Controlled Trials (CENTRAL) via the Cochrane Library <&> "x"'

@@ -247,7 +247,7 @@ def test_citation_js_reads_groups_books_and_pmids(fmt):
 def _from_pubmed_corpus() -> list[dict[str, Any]]:
     from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
     from medlit.plugins.ncbi.review_source import normalise
-    from medlit.plugins.review.dedup import as_data
+    from medlit.plugins.review.identity.keys import as_data
 
     from corpus import corpus_bytes
 

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from medlit.plugins.review.routes import route
-from medlit.plugins.review.screening import REASON_CATEGORIES, flow, reconcile, routed_flow
+from medlit.plugins.review.reporting.flow import flow, routed_flow
+from medlit.plugins.review.reporting.routes import route
+from medlit.plugins.review.screening.decisions import REASON_CATEGORIES, reconcile
 from medlit.plugins.review.store import Decision, Retrieval
 
 
@@ -159,4 +160,6 @@ def test_loading_the_server_does_not_import_the_diagram():
         "print(sorted(m for m in sys.modules if m.startswith(('matplotlib', 'PIL', 'medlit.plugins.review.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "matplotlib" not in out and "PIL" not in out and "medlit.plugins.review.diagram" not in out, out
+    assert (
+        "matplotlib" not in out and "PIL" not in out and "medlit.plugins.review.reporting.diagram" not in out
+    ), out

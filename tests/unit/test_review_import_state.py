@@ -1,5 +1,5 @@
 """What review_import reports of a file whose import ends while the report is read
-(plugins/review/importing.py import_state): it shows as running or complete, never as stopped
+(plugins/review/sources/importing.py import_state): it shows as running or complete, never as stopped
 with the file half read."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from medlit.plugins.review.importing import import_state
+from medlit.plugins.review.sources.importing import import_state
 
 
 class EndingWorkspace:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medlit.plugins.review.merging import best_of, expand_pages
+from medlit.plugins.review.identity.merging import best_of, expand_pages
 from medlit.plugins.review.record import RecordData
 
 PUBMED: RecordData = {

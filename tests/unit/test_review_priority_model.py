@@ -1,10 +1,10 @@
-"""The ranking model and the stopping test as pure functions (plugins/review/priority.py,
+"""The ranking model and the stopping test as pure functions (plugins/review/screening/priority.py,
 stopping.py): what the query text keeps, a set that cannot be ranked saying why, and the
 hypergeometric test's verdicts on screening histories whose answer is known."""
 
 from __future__ import annotations
 
-from medlit.plugins.review import priority, stopping
+from medlit.plugins.review.screening import priority, stopping
 
 
 def test_query_syntax_is_stripped_to_the_topic_words():

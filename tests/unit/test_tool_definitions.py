@@ -427,7 +427,7 @@ def test_portability_rule_finds_type_arrays():
 def test_schema_maxima_state_what_is_served():
     """Where a larger value is still accepted (a peer's call, an item refused on its own), the
     schema advertises the cap the tool serves, as its prose says."""
-    from medlit.plugins.review.screening import MAX_REASON
+    from medlit.plugins.review.screening.decisions import MAX_REASON
 
     def prop(tool: str, *path: str) -> dict[str, Any]:
         node = DEFINITIONS[tool].input_schema

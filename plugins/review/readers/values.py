@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..dedup import clean_pmcid, clean_pmid
+from ..identity.keys import clean_pmcid, clean_pmid
 from ..record import Kind
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import dataclass, field
 
 from medlit.core.plugin import ToolContext
+
+log = logging.getLogger("medlit.review")
 
 
 @dataclass
@@ -35,3 +38,10 @@ class Job:
         if self.watcher is not None:
             with contextlib.suppress(Exception):
                 await self.watcher.progress(done, total, message)
+
+
+def log_failure(task: asyncio.Task[None]) -> None:
+    """A job task's done callback: an import's own failures are stored in its searches; anything
+    else is logged, not lost."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a review import failed", exc_info=task.exception())

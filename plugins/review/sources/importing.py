@@ -27,12 +27,12 @@ from pathlib import Path
 from medlit.core.plugin import MedlitError, ToolContext, rendering
 from medlit.core.plugin import errors as E
 
+from ..models import ImportInput, ImportOutput, SkippedRecord
+from ..readers import ReadError, ReadResult, read
+from ..sets.jobs import Job, log_failure
+from ..sets.workspace import BUSY, Workspace, call_wait, workspace
+from ..store import FileRow, SearchRow, SetRow, Store
 from .filejob import run_file
-from .jobs import Job
-from .models import ImportInput, ImportOutput, SkippedRecord
-from .readers import ReadError, ReadResult, read
-from .store import FileRow, SearchRow, SetRow, Store
-from .tool import BUSY, Workspace, _retrieve, _wait, workspace
 
 DEFAULT_MAX_BYTES = 200_000_000
 SKIPPED_SHOWN = 50
@@ -233,7 +233,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         else:
             work = _read_and_store(store, job, row, args, raw, name, sha)
         job.task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
-        job.task.add_done_callback(_retrieve)
+        job.task.add_done_callback(log_failure)
         ws.warm_after(job)
         ws.jobs[row.id] = job
     else:
@@ -241,7 +241,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     job.watcher = ctx
     try:
         assert job.task is not None
-        await asyncio.wait([job.task], timeout=_wait(ctx))
+        await asyncio.wait([job.task], timeout=call_wait(ctx))
     finally:
         job.watcher = None
     if job.error is not None:

@@ -311,17 +311,10 @@ def rank(
     abstract), given the reconciled title/abstract ``labels`` (key -> include), the review's
     ``topic`` words (see :func:`topic_text`) and whether screening is in its ``tail`` (see
     :func:`in_tail`)."""
-    import numpy as np
 
     feats = features(texts)
     if feats is None:
-        includes = sum(1 for v in labels.values() if v)
-        unranked = Ranking(
-            sorted(candidates), [None] * len(candidates), "none", includes, len(labels) - includes
-        )
-        return _why(
-            unranked, "The set's records have no title or abstract text to rank by: shown in key order."
-        )
+        return _no_text(labels, candidates)
 
     # a record without title/abstract text gives the model no words: it is not trained on (as an
     # include, its all-zero row only raises the intercepts: in simulation BetaBlockers then reached
@@ -339,41 +332,68 @@ def rank(
     unranked = Ranking(sorted(candidates), [None] * len(candidates), "none", includes, excludes)
     if not cand and not textless:
         return unranked
-    rows = np.array([feats.row[k] for k in cand], dtype=np.int64)
-    if not cand:  # only records without text are left: nothing to rank, the notice below says so
-        scores: np.ndarray | None = np.zeros(0)
-        method: Method = "none"
-        notice = None
-    elif includes and excludes:
-        y = np.array([1 if labels[k] else 0 for k in train])
-        train_rows = np.array([feats.row[k] for k in train], dtype=np.int64)
-        scores = _fit(feats, train_rows, y, rows, tail)
-        method = "classifier"
-        notice = None
-    else:
-        scores = _similarity(feats, topic, rows)
-        if scores is None:
-            missing = (
-                "an include and an exclude" if not train else ("an exclude" if includes else "an include")
-            )
-            return _why(
-                unranked,
-                f"Cannot rank yet: the model needs {missing} at title_abstract (of records with title/abstract "
-                "text), and the set has no query or criteria words to rank by before that. Shown in key "
-                "order: screen a few records, or pass criteria (the review's question and eligibility criteria).",
-            )
-        method = "similarity"
-        notice = (
-            "Ranked by similarity to the review's queries"
-            + (" and criteria" if topic else "")
-            + f" until an include and an exclude are known ({includes} include(s), {excludes} exclude(s) so far)."
+    scored = _score(feats, labels, train, cand, topic, tail)
+    if scored is None:
+        missing = "an include and an exclude" if not train else ("an exclude" if includes else "an include")
+        return _why(
+            unranked,
+            f"Cannot rank yet: the model needs {missing} at title_abstract (of records with title/abstract "
+            "text), and the set has no query or criteria words to rank by before that. Shown in key "
+            "order: screen a few records, or pass criteria (the review's question and eligibility criteria).",
         )
-    assert scores is not None
+    scores, method, notice = scored
     order = sorted(range(len(cand)), key=lambda i: (-float(scores[i]), cand[i]))
     ranked = [cand[i] for i in order]
     ranked_scores: list[float | None] = [round(float(scores[i]), 4) for i in order]
     if not textless:
         return Ranking(ranked + rest, ranked_scores + [None] * len(rest), method, includes, excludes, notice)
+    keys, out_scores, extra = _place_textless(ranked, ranked_scores, textless, tail)
+    notice = f"{notice} {extra}" if notice else extra
+    return Ranking(keys + rest, out_scores + [None] * len(rest), method, includes, excludes, notice)
+
+
+def _no_text(labels: Mapping[int, bool], candidates: Sequence[int]) -> Ranking:
+    includes = sum(1 for v in labels.values() if v)
+    unranked = Ranking(sorted(candidates), [None] * len(candidates), "none", includes, len(labels) - includes)
+    return _why(unranked, "The set's records have no title or abstract text to rank by: shown in key order.")
+
+
+def _score(
+    feats: Features,
+    labels: Mapping[int, bool],
+    train: Sequence[int],
+    cand: Sequence[int],
+    topic: str,
+    tail: bool,
+) -> tuple[np.ndarray, Method, str | None] | None:
+    """The candidates' scores, the method and its notice: the classifier once an include and an
+    exclude are known, else similarity to the topic; ``None`` when neither can rank."""
+    import numpy as np
+
+    rows = np.array([feats.row[k] for k in cand], dtype=np.int64)
+    includes = sum(1 for k in train if labels[k])
+    excludes = len(train) - includes
+    if not cand:  # only records without text are left: nothing to rank, the notice says so
+        return np.zeros(0), "none", None
+    if includes and excludes:
+        y = np.array([1 if labels[k] else 0 for k in train])
+        train_rows = np.array([feats.row[k] for k in train], dtype=np.int64)
+        return _fit(feats, train_rows, y, rows, tail), "classifier", None
+    scores = _similarity(feats, topic, rows)
+    if scores is None:
+        return None
+    notice = (
+        "Ranked by similarity to the review's queries"
+        + (" and criteria" if topic else "")
+        + f" until an include and an exclude are known ({includes} include(s), {excludes} exclude(s) so far)."
+    )
+    return scores, "similarity", notice
+
+
+def _place_textless(
+    ranked: list[int], ranked_scores: list[float | None], textless: list[int], tail: bool
+) -> tuple[list[int], list[float | None], str]:
+    """Where the records without text go among the ranked ones, and the notice saying so."""
     # Records without text come after the scored ones until screening's tail, and first in it: while
     # the model finds includes, its next records are likelier includes than one picked blind; in the
     # tail (no include among the last 30 screened) they are not, and a record without text is as
@@ -383,7 +403,7 @@ def rank(
     # waits for them) and, where one was an include, 95% recall: CalciumChannelBlockers' four such
     # includes came after record 1,000 of 1,218, and its 95% recall at 788 records, now 532.
     blind: list[float | None] = [None] * len(textless)
-    if not cand:
+    if not ranked:
         keys, out_scores = textless, blind
         where = "no record with text is left to rank them among"
     elif tail:
@@ -404,8 +424,7 @@ def rank(
         f"scored; {where}. Look each up (pubmed_fetch_articles by its PMID) before deciding; safeToStop waits "
         "until every one is decided."
     )
-    notice = f"{notice} {extra}" if notice else extra
-    return Ranking(keys + rest, out_scores + [None] * len(rest), method, includes, excludes, notice)
+    return keys, out_scores, extra
 
 
 def _why(r: Ranking, notice: str) -> Ranking:

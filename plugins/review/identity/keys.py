@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from medlit.core.plugin import SourceRecord, bibliography, identifiers
 
-from .record import KINDS, WORK_FIELDS
+from ..record import KINDS, WORK_FIELDS
 
 Rule = Literal["pmid", "doi", "pmcid", "title"]
 RULES: tuple[Rule, ...] = ("pmid", "doi", "pmcid", "title")
@@ -34,7 +34,6 @@ def clean_pmcid(value: str | None) -> str | None:
 def clean_doi(value: str | None) -> str | None:
     """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
     return identifiers.canonical("doi", value)
-
 
 def _fold(text: str) -> str:
     # The reference audit's fold (one fold, so the two never disagree on a title), compacted:

@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from medlit.core.plugin import bibliography
 
-from .record import Kind, RecordData
+from ..record import Kind, RecordData
 
 __all__ = ["best_of", "expand_pages"]
 

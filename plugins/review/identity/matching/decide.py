@@ -44,10 +44,19 @@ def conflict(a: Work, b: Work) -> str | None:
     its print issue may differ by), a volume, pages (:func:`fields.pages_differ`), an issue when
     no pages say more, or ISBNs that differ. Strict on identifiers: two DOIs are two records,
     even for versions of one work."""
+    return _identifier_conflict(a, b) or _nature_conflict(a, b) or _citation_conflict(a, b)
+
+
+def _identifier_conflict(a: Work, b: Work) -> str | None:
     for name in ("pmid", "doi", "pmcid"):
         x, y = getattr(a, name), getattr(b, name)
         if x and y and x != y:
             return name
+    return None
+
+
+def _nature_conflict(a: Work, b: Work) -> str | None:
+    """What kind of item each is: a notice, a meeting's contribution, a kind of work, a part."""
     if a.notice != b.notice:
         return "notice"
     if a.meeting != b.meeting and not _one_item(a, b):
@@ -66,6 +75,11 @@ def conflict(a: Work, b: Work) -> str | None:
         return "kind"
     if a.parts and b.parts and not (set(a.parts) <= set(b.parts) or set(b.parts) <= set(a.parts)):
         return "part"
+    return None
+
+
+def _citation_conflict(a: Work, b: Work) -> str | None:
+    """Where each was published: year, volume, pages, issue, ISBN."""
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         return "year"
     if a.volume and b.volume and a.volume != b.volume:
@@ -205,16 +219,21 @@ def compare(a: Work, b: Work) -> Verdict:
         value = getattr(a, name)
         if value and value == getattr(b, name):
             return Verdict(True, name, 1.0, f"same {name.upper()} {value}")
+    if not a.titles or not b.titles:
+        # A stub without a title: the ASySD haematology set keeps one apart from the article at
+        # its very citation, so a citation alone is not enough.
+        return Verdict(False, "different", 0.0, "no title to compare")
+    return _by_title(a, b)
+
+
+def _by_title(a: Work, b: Work) -> Verdict:
+    """The verdict on two titled records without a shared identifier or a conflict."""
     authors = authors_agree(a, b)
     journal = same_journal(a, b)
     # The same first page in the same (or an unstated) volume.
     place = a.page is not None and a.page == b.page and (a.volume == b.volume or not a.volume or not b.volume)
     details = 2 * place + bool(a.issue and a.issue == b.issue) + bool(journal)
     same_year = a.year is not None and a.year == b.year
-    if not a.titles or not b.titles:
-        # A stub without a title: the ASySD haematology set keeps one apart from the article at
-        # its very citation, so a citation alone is not enough.
-        return Verdict(False, "different", 0.0, "no title to compare")
     sim, cut = title_similarity(a, b)
     shortest = min(len(a.title), len(b.title))
     score = round(0.7 * sim + 0.1 * bool(authors) + 0.05 * details, 4)
@@ -223,17 +242,7 @@ def compare(a: Work, b: Work) -> Verdict:
     if cut:
         ok = bool(sim >= STRONG and authors and same_year and details >= 2)
     elif shortest >= LONG_TITLE:
-        ok = bool(
-            # Two journals both named and not one: the title and a name are not enough (a
-            # commentary reprinted under the same title in another journal).
-            (
-                sim >= STRONG
-                and ((authors and (details or journal is None)) or (authors is None and details >= 2))
-            )
-            or (sim >= CLOSE and authors and details >= 2 and same_year)
-            # A group's name for a person's, a family name misspelt: the whole citation agrees.
-            or (sim >= 0.98 and same_year and place and details >= 3)
-        )
+        ok = _long_titles_agree(sim, authors, journal, place, details, same_year)
     else:
         ok = bool(sim >= 0.98 and authors and same_year and details >= 2)
     if not ok and _same_span(a, b) and authors and same_year and journal and a.issue == b.issue:
@@ -243,3 +252,16 @@ def compare(a: Work, b: Work) -> Verdict:
     if ok:
         return Verdict(True, "title", score, said)
     return Verdict(False, "different", score, said)
+
+
+def _long_titles_agree(
+    sim: float, authors: bool | None, journal: bool | None, place: bool, details: int, same_year: bool
+) -> bool:
+    return bool(
+        # Two journals both named and not one: the title and a name are not enough (a
+        # commentary reprinted under the same title in another journal).
+        (sim >= STRONG and ((authors and (details or journal is None)) or (authors is None and details >= 2)))
+        or (sim >= CLOSE and authors and details >= 2 and same_year)
+        # A group's name for a person's, a family name misspelt: the whole citation agrees.
+        or (sim >= 0.98 and same_year and place and details >= 3)
+    )

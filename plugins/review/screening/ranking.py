@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from ..store import Decision, Store
 from . import priority, stopping
-from .screening import Effective, reconcile
-from .store import Decision, Store
+from .decisions import Effective, reconcile
 
 STAGE = "title_abstract"
 T = TypeVar("T")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dedup import clean_doi, clean_pmcid, clean_pmid  # the store's matching forms, one definition
-from ..record import RecordData
+from ...record import RecordData
+from ..keys import clean_doi, clean_pmcid, clean_pmid  # the store's matching forms, one definition
 from . import fields
 
 

@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .screening import REASON_CATEGORIES, Flow
+from ..screening.decisions import REASON_CATEGORIES
+from .flow import Flow
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -346,55 +347,10 @@ def layout(
     width = WIDE if other is not None else WIDTH
     cols = columns(width, 2 if other is not None else 1)
     out = Layout(width, 0.0, clean(title))
-    y = MARGIN
-    for line in wrap(out.title, width - 2 * MARGIN, measure, TITLE_SIZE, True):
-        out.lines.append(Line(MARGIN, _baseline(y, 0, TITLE_LINE, TITLE_SIZE), line, TITLE_SIZE, True))
-        y += TITLE_LINE
-    y += 10
-    for col, (name, band) in zip(cols, (("band", BAND), ("band-other", OTHER_BAND)), strict=False):
-        band_w = col.right - col.x
-        out.rects.append(Rect(name, col.x, y, band_w, BAND_H, "band"))
-        out.lines.append(Line(col.x + band_w / 2, y + BAND_H / 2 + 0.35 * SIZE, band, SIZE, True, "middle"))
-    y += BAND_H + 16
-
-    grid: list[list[str | None]] = [[main, side] for main, side in ROWS]
-    if other is not None:
-        for r, (main, side) in enumerate(OTHER_ROWS):
-            if main == "other_screened" and not other.excluded:
-                main = side = None
-            grid[r] += [main, side]
-    # a row is as tall as its tallest box, and a one-row section as tall as its label
-    label_h = {
-        first: measure(label, SIZE, True) + 2 * PAD_Y for label, first, last in SECTIONS if first == last
-    }
-    boxes: dict[str, Rect] = {}
-    tops: list[float] = []
-    bottoms: list[float] = []
-    for r, row in enumerate(grid):
-        cells = [
-            (name, x, col.w)
-            for col, pair in zip(cols, (row[0:2], row[2:4]), strict=False)
-            for name, x in zip(pair, (col.x, col.side_x), strict=True)
-            if name is not None
-        ]
-        wrapped = {name: _wrapped(paragraphs[name], w - 2 * PAD_X, measure) for name, _, w in cells}
-        h = max([2 * PAD_Y + len(lines) * LINE for lines in wrapped.values()] + [label_h.get(r, 0.0)])
-        for name, x, w in cells:
-            boxes[name] = _place(out, Rect(name, x, y, w, h), wrapped[name])
-        tops.append(y)
-        bottoms.append(y + h)
-        y += h + ROW_GAP
-    # arrows: down each main column from box to box, and out to each side box
-    for col, main_i in zip(cols, (0, 2), strict=False):
-        mains = [boxes[cell] for row in grid if (cell := row[main_i]) is not None]
-        for above, below in itertools.pairwise(mains):
-            cx = col.x + col.w / 2
-            out.arrows.append(Arrow(cx, above.y + above.h, cx, below.y))
-        for row in grid:
-            main, side = row[main_i], row[main_i + 1]
-            if main is not None and side is not None:
-                mid = boxes[main].y + boxes[main].h / 2
-                out.arrows.append(Arrow(col.x + col.w, mid, col.side_x, mid))
+    y = _heading(out, cols, measure)
+    grid = _grid(flow)
+    boxes, tops, bottoms, y = _rows(out, grid, cols, paragraphs, measure, y)
+    _arrows(out, grid, cols, boxes)
     if other is not None:  # other methods' assessed reports join the studies included
         start, end = boxes["other_assessed"], boxes["included"]
         cx, mid = cols[1].x + cols[1].w / 2, end.y + end.h / 2
@@ -420,6 +376,78 @@ def layout(
             y += FOOT_LINE
     out.height = y + MARGIN
     return out
+
+
+def _heading(out: Layout, cols: list[Columns], measure: Measure) -> float:
+    """The title and the bands over the columns; the top of the first row."""
+    y = MARGIN
+    for line in wrap(out.title, out.width - 2 * MARGIN, measure, TITLE_SIZE, True):
+        out.lines.append(Line(MARGIN, _baseline(y, 0, TITLE_LINE, TITLE_SIZE), line, TITLE_SIZE, True))
+        y += TITLE_LINE
+    y += 10
+    for col, (name, band) in zip(cols, (("band", BAND), ("band-other", OTHER_BAND)), strict=False):
+        band_w = col.right - col.x
+        out.rects.append(Rect(name, col.x, y, band_w, BAND_H, "band"))
+        out.lines.append(Line(col.x + band_w / 2, y + BAND_H / 2 + 0.35 * SIZE, band, SIZE, True, "middle"))
+    return y + BAND_H + 16
+
+
+def _grid(flow: Flow) -> list[list[str | None]]:
+    """The boxes of each row: main and side of the databases' column, then of other methods'."""
+    grid: list[list[str | None]] = [[main, side] for main, side in ROWS]
+    if flow.other is not None:
+        for r, (main, side) in enumerate(OTHER_ROWS):
+            if main == "other_screened" and not flow.other.excluded:
+                main = side = None
+            grid[r] += [main, side]
+    return grid
+
+
+def _rows(
+    out: Layout,
+    grid: list[list[str | None]],
+    cols: list[Columns],
+    paragraphs: dict[str, Paragraphs],
+    measure: Measure,
+    y: float,
+) -> tuple[dict[str, Rect], list[float], list[float], float]:
+    """Place each row's boxes: the boxes by name, each row's top and bottom, and the y after them."""
+    # a row is as tall as its tallest box, and a one-row section as tall as its label
+    label_h = {
+        first: measure(label, SIZE, True) + 2 * PAD_Y for label, first, last in SECTIONS if first == last
+    }
+    boxes: dict[str, Rect] = {}
+    tops: list[float] = []
+    bottoms: list[float] = []
+    for r, row in enumerate(grid):
+        cells = [
+            (name, x, col.w)
+            for col, pair in zip(cols, (row[0:2], row[2:4]), strict=False)
+            for name, x in zip(pair, (col.x, col.side_x), strict=True)
+            if name is not None
+        ]
+        wrapped = {name: _wrapped(paragraphs[name], w - 2 * PAD_X, measure) for name, _, w in cells}
+        h = max([2 * PAD_Y + len(lines) * LINE for lines in wrapped.values()] + [label_h.get(r, 0.0)])
+        for name, x, w in cells:
+            boxes[name] = _place(out, Rect(name, x, y, w, h), wrapped[name])
+        tops.append(y)
+        bottoms.append(y + h)
+        y += h + ROW_GAP
+    return boxes, tops, bottoms, y
+
+
+def _arrows(out: Layout, grid: list[list[str | None]], cols: list[Columns], boxes: dict[str, Rect]) -> None:
+    """Down each main column from box to box, and out to each side box."""
+    for col, main_i in zip(cols, (0, 2), strict=False):
+        mains = [boxes[cell] for row in grid if (cell := row[main_i]) is not None]
+        for above, below in itertools.pairwise(mains):
+            cx = col.x + col.w / 2
+            out.arrows.append(Arrow(cx, above.y + above.h, cx, below.y))
+        for row in grid:
+            main, side = row[main_i], row[main_i + 1]
+            if main is not None and side is not None:
+                mid = boxes[main].y + boxes[main].h / 2
+                out.arrows.append(Arrow(col.x + col.w, mid, col.side_x, mid))
 
 
 def _place(out: Layout, rect: Rect, lines: list[tuple[float, str]]) -> Rect:

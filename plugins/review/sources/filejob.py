@@ -8,9 +8,10 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from .jobs import Job
-from .readers import Entry, ReadResult, read
-from .store import Incoming, SearchRow, Store
+from ..identity import placing
+from ..readers import Entry, ReadResult, read
+from ..sets.jobs import Job
+from ..store import Incoming, SearchRow, Store
 
 log = logging.getLogger("medlit.review")
 
@@ -64,8 +65,8 @@ async def run_file(
         while True:
             batch = records[done : done + BATCH]
             after = done + len(batch)
-            await store.add_batch(
-                search, batch, found=total, cursor=str(after) if after < len(records) else None
+            await placing.add_batch(
+                store, search, batch, found=total, cursor=str(after) if after < len(records) else None
             )
             done = after
             job.fetched[search.id] = done + len(result.skipped) * (done >= len(records))

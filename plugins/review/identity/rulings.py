@@ -9,9 +9,11 @@ import json
 from medlit.core.plugin import ToolContext, rendering
 from medlit.core.plugin import errors as E
 
-from .models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
-from .store import Store
-from .tool import BUSY, _existing, _record, workspace
+from ..models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
+from ..sets.paging import set_record
+from ..sets.workspace import BUSY, existing, workspace
+from ..store import Store
+from . import corrections
 
 
 async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
@@ -20,7 +22,7 @@ async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> lis
     out = []
     for key in keys:
         if key in found:
-            rec = _record(key, found[key], brief=True)
+            rec = set_record(key, found[key], brief=True)
             rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in merged.get(key, [])]
             out.append(rec)
     return out
@@ -28,7 +30,7 @@ async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> lis
 
 async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
     ws = workspace(ctx)
-    store, row = await _existing(ws, args.set, ctx.principal)
+    store, row = await existing(ws, args.set, ctx.principal)
     if args.action == "log":
         entries = [
             MergeLogEntry(action=a, detail=json.dumps(d, ensure_ascii=False), reviewer=r, at=t)
@@ -62,7 +64,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 "Splitting every input record out leaves nothing behind.",
                 "Name only the ones that are another work.",
             )
-        new = await store.split(row.id, args.key, wanted, args.reviewer, args.reason)
+        new = await corrections.split(store, row.id, args.key, wanted, args.reviewer, args.reason)
         keys = [args.key, new]
     else:
         if not args.keys or len(set(args.keys)) < 2:
@@ -75,7 +77,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 f"No record(s) {', '.join(map(str, missing_keys))} in the set.",
                 "Take keys from review_records.",
             )
-        keys = [await store.join(row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
+        keys = [await corrections.join(store, row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
     ws.warm(row.id)  # the set's records changed: the ranking's features are fitted anew
     return MergeOutput(
         set=row.name,

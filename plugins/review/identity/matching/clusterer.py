@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..record import RecordData
+from ...record import RecordData
 from .blocking import block_keys, usable
 from .decide import Verdict, compare, conflict
 from .work import Work, normalize

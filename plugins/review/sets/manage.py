@@ -1,0 +1,94 @@
+"""``review_sets``: list the caller's review sets with their state, rename one, or delete one
+(with everything in it, once ``confirm`` names it)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from medlit.core.plugin import MedlitError, ToolContext, rendering
+from medlit.core.plugin import errors as E
+
+from ..models import SetsInput, SetsOutput, SetSummary
+from .workspace import BUSY, unknown_set, workspace
+
+
+async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
+    ws = workspace(ctx)
+    store = await ws.open()
+    if args.action == "list":
+        out = []
+        for row in await store.list_sets(ctx.principal):
+            latest = await store.latest(row.id)
+            running = ws.running(row.id) is not None
+            out.append(
+                SetSummary(
+                    set=row.name,
+                    total=await store.total(row.id),
+                    runs=row.runs,
+                    complete=bool(latest) and all(s.state == "complete" for s in latest),
+                    running=running,
+                    updatedAt=row.updated_at,
+                    sources=[s.source for s in latest],
+                )
+            )
+        return SetsOutput(action="list", sets=out, store=ws.backend)
+    if not args.set:
+        raise E.invalid_argument(f"{args.action} needs set.", "Name the set to " + args.action + ".")
+    named = await store.get_set(args.set, ctx.principal)
+    if named is None:
+        raise unknown_set(args.set)
+    row = named
+    if args.action == "rename":
+        if not args.newName:
+            raise E.invalid_argument("rename needs newName.", "Give the set's new name in newName.")
+        if ws.running(row.id):
+            raise MedlitError(
+                BUSY,
+                f"An import into {row.name!r} is running.",
+                recovery="Rename it when it is done.",
+                retryable=True,
+            )
+        if await store.get_set(args.newName, ctx.principal) is not None:
+            raise E.invalid_argument(
+                f"A set named {args.newName!r} exists already.", "Choose another newName."
+            )
+        await store.rename_set(row.id, args.newName)
+        return SetsOutput(action="rename", renamed=args.newName, store=ws.backend)
+    if args.confirm != row.name:
+        raise E.invalid_argument(
+            f"Deleting {row.name!r} needs confirm set to the set's name.",
+            f"Call again with confirm={row.name!r} (deleting cannot be undone; export the set first).",
+            kind="confirmation_required",
+        )
+    job = ws.jobs.pop(row.id, None)
+    if job is not None and job.task is not None and not job.task.done():
+        job.task.cancel()
+        with contextlib.suppress(BaseException):
+            await job.task
+    deleted = await store.delete_set(row.id)
+    return SetsOutput(action="delete", deleted=row.name, deletedRecords=deleted, store=ws.backend)
+
+
+def render_sets(out: SetsOutput, args: SetsInput) -> str:
+    if args.responseFormat == "json":
+        return rendering.as_json(out, "review-sets")
+    if out.action == "rename":
+        return f"Renamed {args.set} to {out.renamed}."
+    if out.action == "delete":
+        return f"Deleted set {out.deleted} ({out.deletedRecords:,} records)."
+    if not out.sets:
+        return f"No review sets in the store ({out.store})."
+    rows = [
+        [
+            s.set,
+            f"{s.total:,}",
+            str(s.runs),
+            "running" if s.running else "complete" if s.complete else "incomplete",
+            ", ".join(s.sources),
+            s.updatedAt,
+        ]
+        for s in out.sets
+    ]
+    return f"## Review sets ({out.store})\n\n" + rendering.fence(
+        rendering.md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
+    )

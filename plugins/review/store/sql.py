@@ -1,0 +1,115 @@
+"""The SQL the review store's parts share: placeholders for a list, queries over long lists in
+chunks, a record's indexed columns, the record filters of ``review_records`` and a record's
+reconciled decision in SQL. One SQL text serves both backends (``?`` placeholders)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from ..identity.keys import keys_of
+from ..record import WORK_FIELDS, RecordData
+from .rows import Db, Row
+
+
+def as_json(data: Mapping[str, Any] | Sequence[Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def member_data(data: Mapping[str, Any]) -> RecordData:
+    """A stored record's data without the set's bookkeeping (sources), as a member."""
+    return cast(RecordData, {k: v for k, v in data.items() if k in WORK_FIELDS})
+
+
+def placeholders(values: Sequence[Any]) -> str:
+    return "(" + ",".join("?" * len(values)) + ")"
+
+
+def columns(set_id: int, run: int, data: Mapping[str, Any]) -> tuple[Any, ...]:
+    keys = keys_of(data)
+    return (
+        set_id,
+        run,
+        keys["pmid"],
+        keys["doi"],
+        keys["pmcid"],
+        keys["title"],
+        data.get("year"),
+        1 if data.get("abstract") else 0,
+        json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+    )
+
+
+async def chunked(tx: Db, sql: str, head: list[Any], values: Iterable[Any], size: int = 500) -> list[Row]:
+    out: list[Row] = []
+    items = list(values)
+    for i in range(0, len(items), size):
+        part = items[i : i + size]
+        out += await tx.fetch(sql.format(placeholders(part)), *head, *part)
+    return out
+
+
+def where_clause(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    where: list[str] = ["r.set_id = ?"]
+    args: list[Any] = [set_id]
+    if filters.get("source"):
+        where.append(
+            "EXISTS (SELECT 1 FROM review_hits h JOIN review_searches s ON s.id = h.search_id "
+            "WHERE h.record_id = r.id AND s.source = ?)"
+        )
+        args.append(filters["source"])
+    if filters.get("year_from") is not None:
+        where.append("r.year >= ?")
+        args.append(filters["year_from"])
+    if filters.get("year_to") is not None:
+        where.append("r.year <= ?")
+        args.append(filters["year_to"])
+    if filters.get("has_abstract") is not None:
+        where.append("r.has_abstract = ?")
+        args.append(1 if filters["has_abstract"] else 0)
+    stage = filters.get("stage") or "title_abstract"
+    reviewer = filters.get("reviewer")
+    if filters.get("decision"):
+        if reviewer:
+            where.append(
+                "EXISTS (SELECT 1 FROM review_decisions d WHERE d.record_id = r.id AND d.stage = ? "
+                "AND d.reviewer = ? AND d.decision = ?)"
+            )
+            args += [stage, reviewer, filters["decision"]]
+        else:
+            eff, eargs = effective_sql(set_id, stage)
+            where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {EFFECTIVE} = ?)")
+            args += [*eargs, filters["decision"]]
+    if filters.get("conflicts"):
+        eff, eargs = effective_sql(set_id, stage)
+        where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {CONFLICT})")
+        args += eargs
+    if filters.get("undecided"):
+        mine = " AND d.reviewer = ?" if reviewer else ""
+        where.append(
+            f"NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.record_id = r.id AND d.stage = ?{mine})"
+        )
+        args += [stage, reviewer] if reviewer else [stage]
+        if stage == "full_text":  # the full-text queue: title/abstract includes only
+            eff, eargs = effective_sql(set_id, "title_abstract")
+            where.append(f"r.id IN (SELECT record_id FROM ({eff}) e WHERE {EFFECTIVE} = 'include')")
+            args += eargs
+    return " AND ".join(where), args
+
+
+# A record's decision at a stage, reconciled over its reviewers: the ``final`` reviewer's when
+# there is one, else the decision every reviewer agrees on; reviewers who disagree (and no final
+# decision) make a conflict, which has no decision.
+def effective_sql(set_id: int, stage: str) -> tuple[str, list[Any]]:
+    return (
+        "SELECT record_id, MAX(CASE WHEN reviewer = 'final' THEN decision END) AS final, "
+        "COUNT(DISTINCT CASE WHEN reviewer <> 'final' THEN decision END) AS n, "
+        "MIN(CASE WHEN reviewer <> 'final' THEN decision END) AS agreed "
+        "FROM review_decisions WHERE set_id = ? AND stage = ? GROUP BY record_id",
+        [set_id, stage],
+    )
+
+
+EFFECTIVE = "COALESCE(e.final, CASE WHEN e.n = 1 THEN e.agreed END)"
+CONFLICT = "(e.final IS NULL AND e.n > 1)"
