@@ -35,6 +35,7 @@ def clean_doi(value: str | None) -> str | None:
     """A DOI's matching form: canonical and lower case (DOIs are case-insensitive)."""
     return identifiers.canonical("doi", value)
 
+
 def _fold(text: str) -> str:
     # The reference audit's fold (one fold, so the two never disagree on a title), compacted:
     # a key needs no word boundaries.
