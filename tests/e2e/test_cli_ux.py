@@ -16,7 +16,7 @@ from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
 from medlit.core.settings import SettingsError, load_settings, select_tool
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.e2e
 

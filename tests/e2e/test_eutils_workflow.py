@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from typing import Any
@@ -25,9 +24,9 @@ from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from corpus import corpus_root
-from fake_upstream import FakeUpstream, Req, json_response
+from support.corpus import corpus_root
+from support.environments import fake_env, server_env
+from support.fake_upstream import FakeUpstream, Req, json_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -188,13 +187,6 @@ class PubMedHistory:
             "linksetdbs": [{"dbto": "pmc", "linkname": "pubmed_pmc", "links": list(self.pmc.values())}],
         }
         return json_response({"header": {"type": "elink", "version": "0.3"}, "linksets": [linkset]})
-
-
-def server_env(fake: FakeUpstream) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, MEDLIT_LOG_LEVEL="WARNING"))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 TOTAL = 1_234  # three ESummary batches (500 + 500 + 234)

@@ -7,7 +7,6 @@ the tool is listed read-only with its retraction caveat, and ICITE_ENABLED=false
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -18,8 +17,8 @@ from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, json_response
+from support.environments import fake_env, server_env
+from support.fake_upstream import Req, json_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -35,14 +34,6 @@ def pubs(req: Req):
         for p in req.ids("pmids")
     ]  # fmt: skip
     return json_response({"meta": {"pmids": req.params.get("pmids", "")}, "links": {}, "data": data})
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 async def test_250_pmids_one_request_last_50_over_limit_over_stdio(fake):

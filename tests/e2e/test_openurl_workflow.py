@@ -9,7 +9,6 @@ returns three links carrying each record's metadata. Unconfigured, the tool is n
 
 from __future__ import annotations
 
-import os
 import sys
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,8 +21,8 @@ from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FIXTURES, FakeUpstream, Req, xml_response
+from support.environments import fake_env, server_env
+from support.fake_upstream import FIXTURES, Req, xml_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -54,14 +53,6 @@ def efetch(req: Req):
 def ncbi_provides_metadata() -> bool:
     host = load_host(load_settings({}))
     return any(m.plugin == "ncbi" and "pmid" in m.accepts for m in host.catalog.metadata)
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 def kev(url: str) -> dict[str, list[str]]:

@@ -15,7 +15,7 @@ from medlit.core.runtime import Runtime
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 

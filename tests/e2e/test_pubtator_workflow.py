@@ -9,7 +9,6 @@ output schema. In memory: the tools are listed read-only, and PUBTATOR_ENABLED=f
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -20,20 +19,11 @@ from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
-from pubtator_routes import FIXTURE_PMIDS, install
+from support.environments import fake_env, server_env
+from support.pubtator_routes import FIXTURE_PMIDS, install
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 TOOLS = {"pubtator_find_entity", "pubtator_search", "pubtator_annotations", "pubtator_related"}
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 async def test_gene_search_annotations_and_related_over_stdio(fake):

@@ -19,7 +19,7 @@ import pytest
 from medlit.core.cache import RedisCache, cache_setting
 from medlit.core.settings import load_settings
 
-from fake_upstream import FakeUpstream, Req, xml_response
+from support.fake_upstream import FakeUpstream, Req, xml_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

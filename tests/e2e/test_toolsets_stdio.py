@@ -5,7 +5,6 @@ era) or a ``subscriptions/listen`` event (2026 era), or never refreshes its list
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from medlit.core.host import load_host
 from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
+from support.environments import server_env as support_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -37,19 +36,14 @@ LIMIT = 30  # seconds any one step may take before the test fails (a hang, not a
 
 
 def server_env(fake, tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(
-        fake_env(
-            fake,
-            MEDLIT_TOOLSETS="default",  # what a host gets without configuration
-            UNPAYWALL_EMAIL="t@example.org",
-            OPENURL_RESOLVER="https://resolver.example.org/openurl",
-            MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
-            **extra,
-        )
+    return support_env(
+        fake,
+        MEDLIT_TOOLSETS="default",  # what a host gets without configuration
+        UNPAYWALL_EMAIL="t@example.org",
+        OPENURL_RESOLVER="https://resolver.example.org/openurl",
+        MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
+        **extra,
     )
-    env.update(PYTHONUNBUFFERED="1", MEDLIT_LOG_LEVEL="WARNING")
-    return env
 
 
 def params(env: dict[str, str]) -> StdioServerParameters:
@@ -145,7 +139,7 @@ async def test_over_http_each_session_has_its_own_list(fake, tmp_path):
     """Streamable HTTP: a legacy session's enable lists the family for that session only; on the
     sessionless 2026 era without authentication nothing ties requests together, so the list stays
     the default and enable says to call the tools by name."""
-    from test_mcp_sessions import free_port, wait_for_port
+    from support.ports import free_port, wait_for_port
 
     port = free_port()
     proc = subprocess.Popen(

@@ -14,7 +14,6 @@ In memory: with ``EUROPEPMC_ENABLED=false`` the report says ``europepmc: not-att
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
@@ -26,11 +25,12 @@ from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from europepmc_routes import install as install_europepmc
-from fake_upstream import FakeUpstream
-from fulltext_routes import install as install_pmc
-from unpaywall_fakes import ENV, article_pdf, fixture, location, page, publish, record, serve
+from support.environments import fake_env
+from support.environments import server_env as support_env
+from support.europepmc_routes import install as install_europepmc
+from support.fake_upstream import FakeUpstream
+from support.fulltext_routes import install as install_pmc
+from support.unpaywall_fakes import ENV, article_pdf, fixture, location, page, publish, record, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -66,11 +66,7 @@ def install(fake: FakeUpstream) -> None:
 
 
 def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **ENV, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
+    return support_env(fake, **ENV, **extra)
 
 
 def steps(entry: dict) -> list[tuple[str, str]]:

@@ -14,8 +14,8 @@ from medlit.core.host import HostError, load_host
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
-from fake_upstream import Req, json_response, xml_response
+from support.environments import fake_env
+from support.fake_upstream import Req, json_response, xml_response
 
 pytestmark = pytest.mark.anyio
 
@@ -198,7 +198,7 @@ async def test_default_cache_is_off_against_a_fake_and_sqlite_otherwise(fake):
 
 async def test_other_plugins_declare_their_own_cache_rules(fake, cached_env):
     """Europe PMC's searches are cached per request (minutes), by its service's declaration alone."""
-    from europepmc_routes import install
+    from support.europepmc_routes import install
 
     records = [{"id": str(2000 + i), "source": "MED", "title": f"Otters {i}"} for i in range(3)]
     install(fake, records)

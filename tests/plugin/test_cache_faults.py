@@ -13,7 +13,7 @@ from medlit.core.net.session import new_session
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
+from support.environments import fake_env
 from test_cache import efetch, fetched_ids
 
 pytestmark = pytest.mark.anyio

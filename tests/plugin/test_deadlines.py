@@ -49,7 +49,7 @@ async def test_retries_fit_inside_the_call_deadline(make_runtime, fake):
 async def test_a_hung_pmc_tier_is_cut_and_europepmc_serves_the_copy_within_the_call(make_runtime, fake):
     """efetch never answers: the PMC tier gets an equal share of the call (three tiers may still
     be needed), so Europe PMC's copy is still served inside the call deadline."""
-    from europepmc_routes import install
+    from support.europepmc_routes import install
 
     install(fake)
     fake.fault("timeout", "ncbi", "efetch.fcgi", times=20, delay=30)

@@ -4,7 +4,7 @@ from aiohttp import web
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from fake_upstream import xml_response
+from support.fake_upstream import xml_response
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,8 @@ from aiohttp import web
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES
+from support.corpus import corpus_bytes
+from support.fake_upstream import FIXTURES
 
 pytestmark = pytest.mark.anyio
 NCBI = FIXTURES / "ncbi"

@@ -5,8 +5,8 @@ import pytest
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES, xml_response
+from support.corpus import corpus_bytes
+from support.fake_upstream import FIXTURES, xml_response
 
 pytestmark = pytest.mark.anyio
 NCBI = FIXTURES / "ncbi"

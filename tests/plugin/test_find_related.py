@@ -33,9 +33,9 @@ from medlit.plugins.ncbi.parse.elink import parse_elink
 from medlit.plugins.ncbi.related import links_of
 from medlit.testing import InlinePlugin, make_runtime
 
-from conftest import TEST_NCBI_RATE
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES, Req, json_response, xml_response
+from support.corpus import corpus_bytes
+from support.environments import TEST_NCBI_RATE
+from support.fake_upstream import FIXTURES, Req, json_response, xml_response
 
 pytestmark = pytest.mark.anyio
 

@@ -31,10 +31,10 @@ from medlit.plugins.fulltext.models import TableOut
 from medlit.plugins.fulltext.shape import table_cost
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from corpus import corpus_path
-from fake_upstream import FIXTURES, Req, json_response
-from fulltext_routes import articleset, idconv, install, require_corpus
+from support.corpus import corpus_path
+from support.environments import fake_env
+from support.fake_upstream import FIXTURES, Req, json_response
+from support.fulltext_routes import articleset, idconv, install, require_corpus
 
 pytestmark = pytest.mark.anyio
 

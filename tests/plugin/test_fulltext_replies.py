@@ -6,15 +6,15 @@ import json
 
 import pytest
 from aiohttp import web
-from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
 from medlit.core.host import load_host
 from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
 from medlit.core.runtime import Runtime
 
-from fake_upstream import Req
-from fulltext_routes import articleset, install
+from support.fake_upstream import Req
+from support.fulltext_routes import articleset, install
+from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
 pytestmark = pytest.mark.anyio
 

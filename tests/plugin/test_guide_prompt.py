@@ -11,7 +11,7 @@ from medlit.core.host import load_host
 from medlit.core.server import build_server
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 

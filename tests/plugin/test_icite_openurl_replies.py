@@ -11,7 +11,7 @@ from medlit.core.plugin import MetadataProvider, PluginInfo, RecordMetadata, err
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from fake_upstream import Req, json_response
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from mcp import Client
 from medlit.core.server import build_server
 from medlit.testing import check_structured
 
-from pubmed_fakes import install, record_index
+from support.pubmed_fakes import install, record_index
 
 pytestmark = pytest.mark.anyio
 

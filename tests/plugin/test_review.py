@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
 
@@ -243,7 +243,7 @@ async def test_concurrent_writers_to_one_set_never_duplicate(fake, runtime_for):
 async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path, fmt):
     from pathlib import Path
 
-    from review_readers import READERS
+    from support.review_readers import READERS
 
     lit = install(
         fake, Literature.build(pubmed=60, europepmc=30, shared={"pmid": 10, "doi": 5, "pmcid": 3, "title": 2})
@@ -285,7 +285,7 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     import asyncio
 
     lit = install(fake, Literature.build(pubmed=2000, europepmc=0))
-    from review_routes import efetch
+    from support.review_routes import efetch
 
     plain = efetch(lit)
 
@@ -385,7 +385,7 @@ async def test_pubtator_search_is_a_review_source(fake, runtime_for):
     """A third source from a provider plugin: an entity query's every record, ten a request (its
     search page), normalised with all authors; a malformed entity query is refused for that source
     before any request while the others run."""
-    from pubtator_routes import install as install_pubtator
+    from support.pubtator_routes import install as install_pubtator
 
     pubtator = install_pubtator(fake)
     install(fake, Literature.build(pubmed=10, europepmc=5))

@@ -8,12 +8,12 @@ from __future__ import annotations
 import base64
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature, install
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
 
@@ -310,7 +310,7 @@ async def test_every_corpus_export_imports_through_the_tool_with_its_records_acc
     """The issue's bar, as a user meets it: each of the corpus' 49 exports by path into one set,
     every record stored or skipped (stored + skipped = the MANIFEST's count), then the set's
     export read back and imported into a new set with nothing lost and no duplicate made."""
-    from corpus import corpus_root, export_counts
+    from support.corpus import corpus_root, export_counts
 
     counts = export_counts()
     root = corpus_root()
@@ -346,7 +346,7 @@ async def test_a_merged_pubmed_and_europepmc_set_reads_like_pubmed_alone(fake, r
     import csv
     import io
 
-    from review_routes import EPMC_QUERY
+    from support.review_routes import EPMC_QUERY
 
     lit = install(fake, Literature.build(pubmed=40, europepmc=40, shared={"pmid": 30, "doi": 5, "title": 5}))
     for rec in lit.europepmc[EPMC_QUERY]:

@@ -12,14 +12,14 @@ tests' includes are the migraine papers."""
 from __future__ import annotations
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
 
 from medlit.core.server import tool_definitions
 from medlit.plugins.review import priority
 from medlit.testing import check_structured, make_runtime
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
 
 pytestmark = pytest.mark.anyio
 

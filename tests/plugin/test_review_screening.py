@@ -13,13 +13,13 @@ import re
 import pytest
 import rispy
 from lxml import etree
-from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
 
 pytestmark = pytest.mark.anyio
 

@@ -12,8 +12,8 @@ from aiohttp import web
 from medlit.core.plugin import ArticleRef, ExtractedTextArticle
 from medlit.plugins.unpaywall import tier
 
-from corpus import corpus_bytes
-from unpaywall_fakes import (
+from support.corpus import corpus_bytes
+from support.unpaywall_fakes import (
     CONTENT,
     EMAIL,
     ENV,

@@ -37,9 +37,9 @@ from medlit.core.runtime import CallOutcome, Runtime
 from medlit.core.settings import load_settings
 from medlit.testing import loopback_only
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, xml_response
-from fault_routes import (
+from support.environments import fake_env
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.fault_routes import (
     ESEARCH_PMIDS,
     SIMILAR_SOURCE,
     SlowHandshake,

@@ -25,7 +25,7 @@ from medlit.core.runtime import Runtime
 from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
 
 pytestmark = pytest.mark.anyio
 

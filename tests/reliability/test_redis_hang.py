@@ -20,9 +20,9 @@ from medlit.core.runtime import Runtime
 from medlit.core.server import http_app
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
-from fake_upstream import Req, xml_response
-from fault_routes import articles_body
+from support.environments import fake_env
+from support.fake_upstream import Req, xml_response
+from support.fault_routes import articles_body
 
 pytestmark = pytest.mark.anyio
 

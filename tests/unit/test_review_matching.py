@@ -5,14 +5,14 @@ bib-dedupe's per-record sensitivity."""
 from __future__ import annotations
 
 import pytest
-from asysd import by_pairs, load, per_record, run_ours
 
 from medlit.plugins.review.matching import Clusterer, Verdict, block_keys, compare, conflict, normalize
 from medlit.plugins.review.matching.fields import journal_words as jw
 from medlit.plugins.review.matching.fields import page_range, same_journal
 from medlit.plugins.review.record import RecordData
 
-from corpus import corpus_path
+from support.asysd import by_pairs, load, per_record, run_ours
+from support.corpus import corpus_path
 
 ARTICLE: RecordData = {
     "kind": "article",

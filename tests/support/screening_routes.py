@@ -1,4 +1,4 @@
-"""Fake routes for screening a generated review set (tests/review_routes.py) and checking its
+"""Fake routes for screening a generated review set (tests/support/review_routes.py) and checking its
 includes' full texts: one ``ncbi/efetch.fcgi`` handler for the three uses a set's records meet
 (EFetch from the History server for the import, ``db=pmc`` for the PMC tier, ``db=pubmed`` with
 ids for the metadata lookup behind the library link) and the PMC ID converter, which knows no
@@ -20,13 +20,13 @@ import os
 import sys
 from pathlib import Path
 
-import review_routes
 from aiohttp import web
 from mcp import StdioServerParameters
-from review_routes import Literature, Paper
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support import review_routes
+from support.environments import fake_env
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.review_routes import Literature, Paper
 
 
 def jats(p: Paper) -> str:
