@@ -4,6 +4,7 @@ reason, when no server is reachable); the search log; re-runs; refusals; paging;
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -11,7 +12,6 @@ import pytest
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from support.environments import fake_env
 from support.review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
@@ -20,20 +20,8 @@ FAST = {"MEDLIT_EUROPEPMC_RATE": "200"}
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
-    from medlit.testing import make_runtime
-
-    def factory(**extra):
-        env = fake_env(
-            fake,
-            MEDLIT_STORE=store_url,
-            MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
-            **FAST,
-            **extra,
-        )
-        return make_runtime(env=env, discover=True)
-
-    return factory
+def runtime_for(review_runtime):
+    return functools.partial(review_runtime, **FAST)
 
 
 async def call(rt, tool, **args):

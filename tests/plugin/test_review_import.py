@@ -6,13 +6,13 @@ stored twice, mergedFrom, and rulings (split, join) that survive a re-run."""
 from __future__ import annotations
 
 import base64
+import functools
 
 import pytest
 
 from medlit.core.server import tool_definitions
 from medlit.testing import check_structured
 
-from support.environments import fake_env
 from support.review_routes import PUBMED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
@@ -57,20 +57,8 @@ EMBASE = ris(
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
-    from medlit.testing import make_runtime
-
-    def factory(**extra):
-        env = fake_env(
-            fake,
-            MEDLIT_STORE=store_url,
-            MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
-            MEDLIT_EUROPEPMC_RATE="200",
-            **extra,
-        )
-        return make_runtime(env=env, discover=True)
-
-    return factory
+def runtime_for(review_runtime):
+    return functools.partial(review_runtime, MEDLIT_EUROPEPMC_RATE="200")
 
 
 async def call(rt, tool, **args):

@@ -16,7 +16,6 @@ tests/e2e/test_review_priority_stdio.py and benchmarks/bench_review.py.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from aiohttp import web
 from mcp import StdioServerParameters
 
 from support import review_routes
-from support.environments import fake_env
+from support.environments import server_env
 from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
 from support.review_routes import Literature, Paper
 
@@ -75,15 +74,9 @@ def install(fake: FakeUpstream, lit: Literature, available: set[str]) -> Literat
 def review_env(fake: FakeUpstream, tmp: Path, **env: str) -> dict[str, str]:
     """The environment of ``medlit serve`` as a subprocess against ``fake``: its review store and
     exports in ``tmp``, ``env`` on top, logs at WARNING, output unbuffered."""
-    full = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    full.update(
-        fake_env(
-            fake, MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}", MEDLIT_EXPORT_DIR=str(tmp / "exports"), **env
-        )
+    return server_env(
+        fake, MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}", MEDLIT_EXPORT_DIR=str(tmp / "exports"), **env
     )
-    full["PYTHONUNBUFFERED"] = "1"
-    full["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return full
 
 
 def stdio_params(fake: FakeUpstream, tmp: Path, **env: str) -> StdioServerParameters:
