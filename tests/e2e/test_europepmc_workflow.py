@@ -24,10 +24,7 @@ from lxml import etree
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
 from support.corpus import corpus_path
 from support.environments import fake_env
@@ -171,8 +168,8 @@ async def test_withheld_and_pmid_less_articles_and_a_preprint_over_stdio(fake):
 
 async def test_switched_off_in_memory(fake):
     install(fake)
-    host = load_host(load_settings(fake_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false")))
-    async with Client(build_server(host)) as client:
+    host = host_for(env=fake_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false"))
+    async with mcp_client(host) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert "pubmed_fetch_fulltext" in names
         assert not names & {"pubmed_europepmc_search", "pubmed_europepmc_fetch"}

@@ -19,10 +19,7 @@ import pytest
 from aiohttp import web
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
 from support.corpus import corpus_root
 from support.environments import fake_env, server_env
@@ -274,6 +271,6 @@ async def test_workflow_in_memory(fake):
     """The same workflow through the in-memory transport (no subprocess)."""
     store = PubMedHistory(TOTAL)
     store.install(fake)
-    host = load_host(load_settings(fake_env(fake)))
-    async with Client(build_server(host)) as client:
+    host = host_for(env=fake_env(fake))
+    async with mcp_client(host) as client:
         await run_workflow(client, fake, store)

@@ -14,10 +14,7 @@ import sys
 import pytest
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
 from support.environments import fake_env, server_env
 from support.pubtator_routes import FIXTURE_PMIDS, install
@@ -91,7 +88,7 @@ async def test_gene_search_annotations_and_related_over_stdio(fake):
 
 async def test_refused_input_over_mcp_sends_nothing(fake):
     install(fake)
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         for name, args in [
             ("pubtator_annotations", {"pmids": [str(i) for i in range(1, 102)]}),
             ("pubtator_search", {"query": "relations:treat|@CHEMICAL_x"}),
@@ -104,13 +101,13 @@ async def test_refused_input_over_mcp_sends_nothing(fake):
 
 
 async def test_listed_read_only_and_switchable(fake):
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert TOOLS <= set(tools)
         assert all(tools[n].annotations.read_only_hint is True for n in TOOLS)
         assert "pubtator_find_entity" in tools["pubtator_search"].description
-    off = load_host(load_settings(fake_env(fake, PUBTATOR_ENABLED="false")))
+    off = host_for(env=fake_env(fake, PUBTATOR_ENABLED="false"))
     assert off.plugins["pubtator"].status == "disabled"
-    async with Client(build_server(off)) as client:
+    async with mcp_client(off) as client:
         assert not TOOLS & {t.name for t in (await client.list_tools()).tools}
     assert fake.requests == []

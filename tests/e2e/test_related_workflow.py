@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for
 
 from support.corpus import corpus_root
 from support.environments import server_env
@@ -35,7 +33,7 @@ OA_SOURCE = "29456894"
 
 
 def has_europepmc_provider() -> bool:
-    host = load_host(load_settings({}))
+    host = host_for(env={})
     return any(p.plugin == "europepmc" for p, _ in host.catalog.related)
 
 

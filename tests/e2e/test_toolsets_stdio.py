@@ -14,9 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ToolListChangedNotification
 
-from medlit.core.host import load_host
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
+from medlit.testing import host_for, tool_definitions
 
 from support.environments import server_env as support_env
 
@@ -98,7 +96,7 @@ async def test_every_tool_of_every_family_is_reachable_without_a_refresh(fake, t
     same answer as a direct call (success, or the same error); enabling every family lists them
     all."""
     env = server_env(fake, tmp_path)
-    full = {d.name: d for d in tool_definitions(load_host(load_settings({**env, "MEDLIT_TOOLSETS": "all"})))}
+    full = {d.name: d for d in tool_definitions(host_for(env={**env, "MEDLIT_TOOLSETS": "all"}))}
     async with Client(params(env), mode=mode) as client:
         listed = await names(client)
         listing = await client.call_tool("medlit_toolsets", {"action": "list"})

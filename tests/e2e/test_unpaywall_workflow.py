@@ -20,10 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
 from support.environments import fake_env
 from support.environments import server_env as support_env
@@ -123,7 +120,7 @@ async def test_dois_only_unpaywall_serves_over_stdio(fake):
 async def test_tier_report_in_memory(fake):
     install(fake)
     env = fake_env(fake, **ENV, EUROPEPMC_ENABLED="false")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         result = await client.call_tool(TOOL, {"dois": [PDF_DOI, CLOSED_DOI]})
         assert not result.is_error, result.content
         data = result.structured_content
@@ -140,7 +137,7 @@ async def test_tier_report_in_memory(fake):
 async def test_unconfigured_unpaywall_is_listed_as_not_queried(fake):
     install(fake)
     env = fake_env(fake, MEDLIT_ALLOW_LOOPBACK_CONTENT="1")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         result = await client.call_tool(TOOL, {"dois": [PDF_DOI]})
         assert not result.is_error, result.content
         data = result.structured_content

@@ -10,9 +10,7 @@ import pytest
 from aiohttp import web
 
 from medlit.core.cache import SqliteCache, cache_setting
-from medlit.core.host import HostError, load_host
-from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.testing import HostError, Runtime, host_for, settings_for
 
 from support.environments import fake_env
 from support.fake_upstream import Req, json_response, xml_response
@@ -77,7 +75,7 @@ def cached_env(fake, tmp_path):
 
 
 def runtime(env: dict[str, str]) -> Runtime:
-    return Runtime(load_host(load_settings(env)))
+    return Runtime(host_for(env=env))
 
 
 def fetched_ids(fake, path: str = "efetch.fcgi") -> list[list[str]]:
@@ -161,7 +159,7 @@ async def test_cache_stats_and_clear(routes, cached_env):
     for _ in range(2):  # two servers: the second reads the records from the cache
         async with runtime(cached_env) as rt:
             await rt.call("pubmed_fetch_articles", {"pmids": ["35000001", "35000002"]})
-    cache = SqliteCache(cache_setting(load_settings(cached_env)))
+    cache = SqliteCache(cache_setting(settings_for(cached_env)))
     try:
         stats = {s.service: s for s in await cache.stats()}
         assert stats["ncbi"].entries == 2 and stats["ncbi"].bytes > 0 and stats["ncbi"].hits >= 2
@@ -186,12 +184,12 @@ async def test_concurrent_processes_share_one_file(routes, cached_env):
 
 def test_a_malformed_cache_setting_stops_start_up():
     with pytest.raises(HostError, match="MEDLIT_CACHE"):
-        load_host(load_settings({"MEDLIT_CACHE": "memcached://x"}))
+        host_for(env={"MEDLIT_CACHE": "memcached://x"})
 
 
 async def test_default_cache_is_off_against_a_fake_and_sqlite_otherwise(fake):
-    assert cache_setting(load_settings(fake_env(fake))).kind == "off"
-    real = cache_setting(load_settings({}))
+    assert cache_setting(settings_for(fake_env(fake))).kind == "off"
+    real = cache_setting(settings_for({}))
     assert real.kind == "sqlite" and real.target.endswith("cache.sqlite3")
     assert json.dumps(real.describe())
 

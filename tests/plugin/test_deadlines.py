@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from medlit.core.settings import load_settings
+from medlit.testing import settings_for
 
 pytestmark = pytest.mark.anyio
 
 
 def test_defaults_fit_a_60_second_host():
-    s = load_settings({})
+    s = settings_for({})
     assert s.call_deadline < 60 and s.request_timeout * 2 < s.call_deadline
 
 

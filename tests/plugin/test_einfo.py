@@ -1,8 +1,7 @@
 import pytest
 from aiohttp import web
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.fake_upstream import xml_response
 

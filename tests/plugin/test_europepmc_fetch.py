@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.europepmc_routes import install
 

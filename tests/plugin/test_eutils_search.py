@@ -2,8 +2,7 @@
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.corpus import corpus_bytes
 from support.fake_upstream import FIXTURES, xml_response

@@ -12,7 +12,6 @@ import re
 import pytest
 from aiohttp import web
 
-from medlit.core.host import load_host
 from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import (
     ExtractedTextArticle,
@@ -24,12 +23,10 @@ from medlit.core.plugin import (
     hookimpl,
 )
 from medlit.core.render import NONCE
-from medlit.core.runtime import Runtime
-from medlit.core.server import instructions, tool_definitions
-from medlit.core.settings import load_settings
+from medlit.core.server import instructions
 from medlit.plugins.fulltext.models import TableOut
 from medlit.plugins.fulltext.shape import table_cost
-from medlit.testing import check_structured
+from medlit.testing import Runtime, check_structured, host_for, settings_for, tool_definitions
 
 from support.corpus import corpus_path
 from support.environments import fake_env
@@ -49,7 +46,7 @@ ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi,fulltext"}
 
 
 def env(fake, **extra):
-    return load_settings(fake_env(fake, **{**ONLY_NCBI, **extra}))
+    return settings_for(fake_env(fake, **{**ONLY_NCBI, **extra}))
 
 
 @pytest.fixture
@@ -601,7 +598,7 @@ class OpenAccessTier:
 
 async def test_a_later_tier_slots_in(fake, routes):
     settings = env(fake)
-    async with Runtime(load_host(settings, inline=[("fakeoa", OpenAccessTier)])) as rt:
+    async with Runtime(host_for(("fakeoa", OpenAccessTier), env=settings.env)) as rt:
         out = await call(rt, {"pmcids": [RESTRICTED], "dois": ["10.5555/not.in.pmc"], "maxCharacters": 100})
     arts = out.data["articles"]
     assert [(a["kind"], a["source"], a["viaSource"]) for a in arts] == [("extracted", "oacopy", "oacopy")] * 2
@@ -660,7 +657,7 @@ class EuropeLikeTier:
 async def test_structured_payload_from_another_tier_carries_its_ids(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     mirror = EuropeLikeTier()
-    async with Runtime(load_host(settings, inline=[("fakejats", mirror)])) as rt:
+    async with Runtime(host_for(("fakejats", mirror), env=settings.env)) as rt:
         out = await call(rt, {"pmids": ["37100001"]})
     [a] = out.data["articles"]
     # its own source label and its declared record ids, end to end; undeclared ids are dropped
@@ -672,7 +669,7 @@ async def test_structured_payload_from_another_tier_carries_its_ids(fake, routes
 async def test_ncbi_off_full_text_from_another_tier(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     mirror = EuropeLikeTier()
-    async with Runtime(load_host(settings, inline=[("fakejats", mirror)])) as rt:
+    async with Runtime(host_for(("fakejats", mirror), env=settings.env)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
         assert TOOL in tools and "pubmed_search_articles" not in tools
         desc = tools[TOOL].description
@@ -695,7 +692,7 @@ async def test_ncbi_off_full_text_from_another_tier(fake, routes):
 async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     async with Runtime(
-        load_host(settings, inline=[("fakejats", EuropeLikeTier(required="FAKEJATS_KEY"))])
+        host_for(("fakejats", EuropeLikeTier(required="FAKEJATS_KEY")), env=settings.env)
     ) as rt:
         desc = next(t for t in tool_definitions(rt.host) if t.name == TOOL).description
         assert "[unconfigured: needs FAKEJATS_KEY]" in desc
@@ -709,7 +706,7 @@ async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
 
 async def test_no_tier_declared_at_all_is_a_clear_error(fake):
     settings = env(fake, MEDLIT_LOAD_PLUGINS="fulltext")
-    async with Runtime(load_host(settings)) as rt:
+    async with Runtime(host_for(env=settings.env)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
         assert TOOL in tools and rt.host.catalog.tiers == ()  # the full-text workflow alone
         assert "No full-text source is installed" in tools[TOOL].description

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.server import tool_definitions
 from medlit.plugins.pubtator.service import PMCID_BATCH
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.fake_upstream import json_response
 from support.pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install

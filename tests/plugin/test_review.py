@@ -9,8 +9,7 @@ import json
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, tool_definitions
 
 from support.review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
@@ -311,11 +310,9 @@ async def _note(notes, args):
 
 
 def test_one_toolset_removes_every_review_tool():
-    from medlit.core.host import load_host
-    from medlit.core.settings import load_settings
 
-    on = load_host(load_settings({}))
-    off = load_host(load_settings({"MEDLIT_TOOLS": "-review_*"}))
+    on = host_for(env={})
+    off = host_for(env={"MEDLIT_TOOLS": "-review_*"})
     review = {
         "review_search",
         "review_records",

@@ -10,8 +10,7 @@ import functools
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature, install
 

@@ -15,9 +15,8 @@ import functools
 
 import pytest
 
-from medlit.core.server import tool_definitions
 from medlit.plugins.review import priority
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature
 from support.screening_routes import install

@@ -14,8 +14,7 @@ import pytest
 import rispy
 from lxml import etree
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature
 from support.screening_routes import install

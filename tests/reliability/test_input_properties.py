@@ -20,10 +20,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from medlit.core.host import load_host
-from medlit.core.runtime import Runtime
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for, tool_definitions
 
 from support.fake_upstream import FakeUpstream
 
@@ -47,7 +44,7 @@ ADVERSARIAL = [
 
 
 def _host_and_defs() -> tuple[Any, list[Any]]:
-    host = load_host(load_settings({}))
+    host = host_for(env={})
     return host, tool_definitions(host)
 
 
@@ -128,7 +125,7 @@ class Probe:
             MEDLIT_STORE=f"sqlite:///{self.tmp.name}/review.db",
             MEDLIT_EXPORT_DIR=f"{self.tmp.name}/exports",
         )
-        self.rt = Runtime(load_host(load_settings(env)))
+        self.rt = Runtime(host_for(env=env))
         await self.rt.__aenter__()
         return self
 
