@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from medlit.testing import Runtime, host_for, tool_definitions
+from medlit.testing import Runtime, host_for
 
 from support.fake_upstream import FakeUpstream
+from support.listed import ListedTools
 
 pytestmark = pytest.mark.anyio
 
@@ -43,13 +44,9 @@ ADVERSARIAL = [
 ]
 
 
-def _host_and_defs() -> tuple[Any, list[Any]]:
-    host = host_for(env={})
-    return host, tool_definitions(host)
-
-
-HOST, DEFINITIONS = _host_and_defs()
-TOOLS = {d.name: d for d in DEFINITIONS}
+HOST = host_for(env={})
+TOOLS = ListedTools(HOST)  # the schemas are built by the first test, not at collection
+DEFINITIONS = TOOLS.values()
 
 
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +178,7 @@ def _mutations(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("tool", sorted(HOST.tools))
 async def test_schema_valid_inputs_never_crash(tool):
     schema = _resolve(TOOLS[tool].input_schema)
     examples: list[dict[str, Any]] = []
@@ -200,7 +197,7 @@ async def test_schema_valid_inputs_never_crash(tool):
             await probe.check(tool, args)
 
 
-@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("tool", sorted(HOST.tools))
 async def test_adversarial_inputs_are_refused_cleanly(tool):
     schema = _resolve(TOOLS[tool].input_schema)
     examples: list[dict[str, Any]] = []
