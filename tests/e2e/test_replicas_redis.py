@@ -26,10 +26,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 WORKER = textwrap.dedent(
     """
     import asyncio, json, sys
+    from medlit.core.host import load_host
+    from medlit.core.runtime import Runtime
+    from medlit.core.settings import load_settings
 
     async def main():
         pmids = json.loads(sys.argv[1])
-        async with Runtime(host_for()) as rt:
+        async with Runtime(load_host(load_settings())) as rt:
             outs = [await rt.call("pubmed_fetch_articles", {"pmids": [p]}) for p in pmids]
         print(json.dumps([o.is_error for o in outs]))
 

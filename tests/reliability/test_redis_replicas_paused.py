@@ -59,13 +59,16 @@ BREAKER_LOST = "does not answer"  # medlit.redis's warning when the breaker open
 WORKER = textwrap.dedent(
     """
     import asyncio, json, sys, time
+    from medlit.core.host import load_host
+    from medlit.core.runtime import Runtime
+    from medlit.core.settings import load_settings
 
     def say(obj):
         print(json.dumps(obj), flush=True)
 
     async def main():
         plan = json.loads(sys.argv[1])
-        async with Runtime(host_for()) as rt:
+        async with Runtime(load_host(load_settings())) as rt:
             for pmid in plan["warm"]:  # draw on the shared budget: Redis counts the replicas
                 out = await rt.call("pubmed_fetch_articles", {"pmids": [pmid]})
                 assert not out.is_error, out.text
