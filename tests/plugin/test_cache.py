@@ -7,57 +7,15 @@ import asyncio
 import json
 
 import pytest
-from aiohttp import web
 
 from medlit.core.cache import SqliteCache, cache_setting
 from medlit.testing import HostError, Runtime, host_for, settings_for
 
+from support.cache_routes import efetch, esearch, esummary, fetched_ids, idconv
 from support.environments import fake_env
-from support.fake_upstream import Req, json_response, xml_response
+from support.fake_upstream import json_response
 
 pytestmark = pytest.mark.anyio
-
-
-def _article(pmid: str) -> str:
-    return (
-        f"<PubmedArticle><MedlineCitation Status='MEDLINE' Owner='NLM'><PMID Version='1'>{pmid}</PMID>"
-        "<Article PubModel='Print'><Journal><JournalIssue CitedMedium='Print'><Volume>1</Volume>"
-        "<PubDate><Year>2020</Year></PubDate></JournalIssue><Title>Journal of Tests</Title>"
-        "<ISOAbbreviation>J Tests</ISOAbbreviation></Journal>"
-        f"<ArticleTitle>Record {pmid}.</ArticleTitle><Pagination><MedlinePgn>1-2</MedlinePgn></Pagination>"
-        "<AuthorList><Author><LastName>Doe</LastName><ForeName>Jane</ForeName><Initials>J</Initials></Author>"
-        "</AuthorList><Language>eng</Language></Article></MedlineCitation>"
-        f"<PubmedData><ArticleIdList><ArticleId IdType='pubmed'>{pmid}</ArticleId>"
-        f"<ArticleId IdType='doi'>10.1000/t.{pmid}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>"
-    )
-
-
-def efetch(req: Req) -> web.Response:
-    body = "".join(_article(i) for i in req.ids() if not i.startswith("9"))  # 9...: unknown PMIDs
-    return xml_response(f"<?xml version='1.0'?><PubmedArticleSet>{body}</PubmedArticleSet>")
-
-
-def esearch(req: Req) -> web.Response:
-    ids = [str(31000000 + i) for i in range(20)]
-    return json_response({"esearchresult": {"count": "20", "retmax": "20", "retstart": "0", "idlist": ids}})
-
-
-def esummary(req: Req) -> web.Response:
-    result: dict = {"uids": req.ids()}
-    for i in req.ids():
-        result[i] = {
-            "uid": i, "pubdate": "2020", "source": "J Tests", "title": f"Record {i}.",
-            "authors": [{"name": "Doe J", "authtype": "Author"}], "fulljournalname": "Journal of Tests",
-            "articleids": [{"idtype": "pubmed", "value": i}], "pubtype": ["Journal Article"],
-        }  # fmt: skip
-    return json_response({"header": {"type": "esummary"}, "result": result})
-
-
-def idconv(req: Req) -> web.Response:
-    records = []
-    for raw in req.params.get("ids", "").split(","):
-        records.append({"pmid": raw, "pmcid": f"PMC{raw[-6:]}", "doi": f"10.1000/t.{raw}"})
-    return json_response({"status": "ok", "records": records})
 
 
 @pytest.fixture
@@ -76,10 +34,6 @@ def cached_env(fake, tmp_path):
 
 def runtime(env: dict[str, str]) -> Runtime:
     return Runtime(host_for(env=env))
-
-
-def fetched_ids(fake, path: str = "efetch.fcgi") -> list[list[str]]:
-    return [r.ids() for r in fake.of("ncbi", path)]
 
 
 async def test_fetch_20_after_15_asks_only_for_the_5_missing(routes, cached_env):

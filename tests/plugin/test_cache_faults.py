@@ -11,8 +11,8 @@ from medlit.core.net.clients import build_clients
 from medlit.core.net.session import new_session
 from medlit.testing import Runtime, host_for
 
+from support.cache_routes import efetch, fetched_ids
 from support.environments import fake_env
-from test_cache import efetch, fetched_ids
 
 pytestmark = pytest.mark.anyio
 

@@ -26,27 +26,16 @@ from medlit.core.render import NONCE
 from medlit.core.server import instructions
 from medlit.plugins.fulltext.models import TableOut
 from medlit.plugins.fulltext.shape import table_cost
-from medlit.testing import Runtime, check_structured, host_for, settings_for, tool_definitions
+from medlit.testing import Runtime, host_for, tool_definitions
 
 from support.corpus import corpus_path
-from support.environments import fake_env
 from support.fake_upstream import FIXTURES, Req, json_response
-from support.fulltext_routes import articleset, idconv, install, require_corpus
+from support.fulltext_calls import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
+from support.fulltext_routes import idconv, install, require_corpus
 
 pytestmark = pytest.mark.anyio
 
-TOOL = "pubmed_fetch_fulltext"
-RESEARCH, BRIEF, CORRECTION = "PMC7100001", "PMC7100002", "PMC7100003"
 RESTRICTED = "PMC9999001"
-
-
-# The NCBI plugin alone (and core's own): what other installed tier plugins would add is theirs
-# to test; here the chain is PMC's, plus the inline plugins a test brings.
-ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi,fulltext"}
-
-
-def env(fake, **extra):
-    return settings_for(fake_env(fake, **{**ONLY_NCBI, **extra}))
 
 
 @pytest.fixture
@@ -64,17 +53,6 @@ def routes(fake):
 def corpus_routes(fake):
     require_corpus()  # real corpus JATS: skip, with the reason, when absent
     return install(fake)
-
-
-def schema(rt):
-    return next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
-
-
-async def call(rt, args):
-    out = await rt.call(TOOL, args)
-    assert not out.is_error, out.text
-    check_structured(out.data, schema(rt))
-    return out
 
 
 def efetch_ids(fake):
@@ -319,18 +297,6 @@ async def test_max_response_characters_defers_whole_articles(rt, routes):
     assert (
         'pmcids=["PMC7100001"] and pmids=["37100003"]' in out.data["notice"]
         and out.data["totalReturned"] == 1
-    )
-
-
-def small_articles(req: Req) -> web.Response:
-    """efetch db=pmc where any PMCID is a small article."""
-    return articleset(
-        [
-            f'<article><front><article-meta><article-id pub-id-type="pmc">PMC{i}</article-id>'
-            f"<title-group><article-title>Article {i}</article-title></title-group></article-meta></front>"
-            f"<body><sec><title>Results</title><p>Words of article {i}.</p></sec></body></article>".encode()
-            for i in req.ids()
-        ]
     )
 
 

@@ -12,8 +12,8 @@ from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, Tier
 from medlit.testing import Runtime, host_for
 
 from support.fake_upstream import Req
+from support.fulltext_calls import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 from support.fulltext_routes import articleset, install
-from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,16 @@ import pytest
 
 from medlit.core.plugin import PluginInfo, RelatedProvider, RelatedQuery, RelatedResult, hookimpl
 
-from test_find_related import KNOWN, SOURCE, TOOL, FakeEpmc, FakeMeta, route_elink, route_openalex, runtime
+from support.related_fakes import (
+    KNOWN,
+    SOURCE,
+    TOOL,
+    FakeEpmc,
+    FakeMeta,
+    route_elink,
+    route_openalex,
+    runtime,
+)
 
 pytestmark = pytest.mark.anyio
 
