@@ -24,9 +24,9 @@ from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from fake_upstream import FakeUpstream
-from redis_server import redis_binary, redis_server
-from test_cache import efetch, esearch, esummary, idconv
+from support.cache_routes import efetch, esearch, esummary, idconv
+from support.fake_upstream import FakeUpstream
+from support.redis_server import redis_binary, redis_server
 
 
 def pct(values: list[float], p: float) -> float:

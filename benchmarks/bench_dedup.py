@@ -33,10 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from asysd import Dataset, as_record, by_pairs, load, per_record, run_ours
-
 from medlit.plugins.review.identity.matching import Clusterer, block_keys, compare, normalize
 from medlit.plugins.review.record import RecordData
+
+from support.asysd import Dataset, as_record, by_pairs, load, per_record, run_ours
 
 CORPUS = Path(os.environ.get("MEDLIT_CORPUS", ROOT.parent / "shared" / "corpus")) / "dedup"
 DEFAULT = ("stroke", "cytology_screening", "special_cases")

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_europepmc.py [--runs 9]
 
-In-process (a Runtime against the loopback fake of tests/europepmc_routes.py, synthetic records):
+In-process (a Runtime against the loopback fake of tests/support/europepmc_routes.py, synthetic records):
 
 (a) ``pubmed_europepmc_search``, core results, pageSize 25, paged with nextCursorMark through a
     60-record result set to its short last page;
@@ -36,8 +36,8 @@ from medlit.core.runtime import Runtime
 from medlit.plugins.europepmc.tier import resolve_europepmc
 from medlit.testing import TEST_SETTINGS, make_host
 
-from europepmc_routes import DIR, install
-from fake_upstream import FakeUpstream, Req
+from support.europepmc_routes import DIR, install
+from support.fake_upstream import FakeUpstream, Req
 
 FAST_RATE = "1000"
 JATS = (DIR / "PMC7000010_fullText.xml").read_bytes()

@@ -29,13 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 
-from test_eutils_workflow import TERM, PubMedHistory
-
 from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from test_eutils_workflow import TERM, PubMedHistory
 
 FAST_RATE = "1000"  # the client's pace against the fake: measure our overhead, not NCBI's budget
 SIZES = (10, 200, 2_000)

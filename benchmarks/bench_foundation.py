@@ -24,7 +24,7 @@ from medlit.core.host import load_host
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
 
 RATE = "1000"  # the fake's limit and the client's pace: measure our overhead, not NCBI's budget
 

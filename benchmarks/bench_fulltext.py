@@ -7,7 +7,7 @@ pubmed_fetch_fulltext for 10 mixed identifiers.
     europepmc/fullTextXML/*.xml), from bytes to articles: MB/s and articles/s, median of
     ``--repeat`` passes over the whole corpus; lxml parsing alone alongside for scale.
 (b) ``pubmed_fetch_fulltext`` in-process (a Runtime against the loopback fake serving corpus JATS,
-    tests/fulltext_routes.py) for 10 ids: 5 PMCIDs, 3 PMIDs and 2 DOIs, one PMID and one DOI not in
+    tests/support/fulltext_routes.py) for 10 ids: 5 PMCIDs, 3 PMIDs and 2 DOIs, one PMID and one DOI not in
     PMC. First with NCBI pacing raised to 1000 req/s against the fake (our own overhead, median of
     ``--calls``), then once at the real unkeyed default of 3 req/s (no MEDLIT_NCBI_RATE; the fake
     enforces 3/s). The fake's efetch answers are cached so its own XML work is not counted.
@@ -37,9 +37,9 @@ from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 from medlit.core.xml import XMLSyntaxError, parse_xml
 
-from corpus import corpus_glob, corpus_root
-from fake_upstream import FakeUpstream, Req
-from fulltext_routes import efetch_pmc, install, require_corpus
+from support.corpus import corpus_glob, corpus_root
+from support.fake_upstream import FakeUpstream, Req
+from support.fulltext_routes import efetch_pmc, install, require_corpus
 
 FAST_RATE = "1000"  # the client's pace against the fake: measure our overhead, not NCBI's budget
 PATTERNS = ("pmc/**/*.xml", "pmc/**/*.nxml", "europepmc/fullTextXML/*.xml")

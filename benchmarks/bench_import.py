@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from review_stores import create_database, drop_database
 from timing import time_method
 
 from medlit.core.runtime import Runtime
 from medlit.plugins.review.identity import placing
 from medlit.testing import TEST_SETTINGS, make_host
 
-from corpus import corpus_root
+from support.corpus import corpus_root
+from support.review_stores import create_database, drop_database
 
 SOURCES = (
     "exports/ris/embase__citation-file-formatting__baseline_embase.ris",

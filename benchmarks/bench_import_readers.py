@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from medlit.plugins.review.readers import Entry, ReadResult, read
 
-from corpus import corpus_root
+from support.corpus import corpus_root
 
 SYNTHETIC_RECORDS = 50_000
 

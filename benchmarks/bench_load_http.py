@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from load_http import run_fetch_sessions, run_load
+from support.load_http import run_fetch_sessions, run_load
 
 
 async def main(sessions: int, rounds: int, keyed: bool) -> None:

@@ -60,9 +60,9 @@ from mcp import Client, StdioServerParameters
 
 from medlit.testing.fake_upstream import Handler
 
-from fake_upstream import FakeUpstream, Req, xml_response
-from fulltext_routes import require_corpus
-from pubmed_fakes import corpus_present, esearch, esummary, record_index
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.fulltext_routes import require_corpus
+from support.pubmed_fakes import corpus_present, esearch, esummary, record_index
 
 PEER_PACKAGE = "@cyanheads/pubmed-mcp-server"
 # The peer's upstream constants (dist/services/*/types.js of 2.7.4) -> the fake's service names.

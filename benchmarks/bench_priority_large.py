@@ -40,7 +40,7 @@ from medlit.core.runtime import Runtime
 from medlit.plugins.review.screening import priority
 from medlit.testing import TEST_SETTINGS, make_host
 
-from corpus import corpus_root
+from support.corpus import corpus_root
 
 
 def ris(rows: list[dict[str, str]], n: int) -> str:

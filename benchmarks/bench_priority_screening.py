@@ -61,7 +61,7 @@ from medlit.plugins.review.screening import priority
 from medlit.plugins.review.screening.ranking import rank_set
 from medlit.plugins.review.store import Decision, Store
 
-from corpus import corpus_glob
+from support.corpus import corpus_glob
 
 BATCH = 10
 STAGE = "title_abstract"

@@ -8,7 +8,7 @@ time of the search -> fetch -> format workflow.
     lxml parsing alone alongside for scale, and the whole output building of
     ``pubmed_fetch_articles`` after the parse (``to_output`` per record, the output model's JSON dump
     and the markdown rendering) — everything the tool does with an efetch answer.
-(b) The tools in-process (a Runtime against the loopback fake of tests/plugin/pubmed_fakes.py):
+(b) The tools in-process (a Runtime against the loopback fake of tests/support/pubmed_fakes.py):
     ``pubmed_search_articles`` with 20 summaries, ``pubmed_fetch_articles`` of 20 and of 200 PMIDs,
     ``pubmed_format_citations`` of 20 and of 50 PMIDs (APA, Vancouver, BibTeX), and the whole
     workflow (search with summaries -> fetch 20 -> format 20; over stdio, the end-to-end test
@@ -54,9 +54,9 @@ from medlit.plugins.ncbi.tools.pubmed_fetch import (
     to_output,
 )
 
-from corpus import corpus_glob, corpus_root
-from fake_upstream import FakeUpstream, Req, xml_response
-from pubmed_fakes import EFETCH, fixture, install, record_index
+from support.corpus import corpus_glob, corpus_root
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.pubmed_fakes import EFETCH, fixture, install, record_index
 
 FAST_RATE = "1000"  # the client's pace against the fake: measure our overhead, not NCBI's budget
 QUERY = "mitochondria"

@@ -3,7 +3,7 @@ where its time goes, and how many pydantic models it builds (issue 25: parse onc
 
     python benchmarks/bench_pubmed_records.py [--runs 15] [--profile]
 
-A Runtime against the loopback fake of tests/plugin/pubmed_fakes.py (every PubMed record of the
+A Runtime against the loopback fake of tests/support/pubmed_fakes.py (every PubMed record of the
 shared corpus: 57 distinct PMIDs in one efetch), NCBI pacing raised to 1000 req/s so the pacer is
 not what is measured. The fake's efetch answer is built once (its own XML work is not counted).
 
@@ -50,8 +50,8 @@ from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
 from medlit.plugins.ncbi.service import inspect_eutils
 from medlit.plugins.ncbi.tools.pubmed_fetch import FetchArticlesInput, fetch_articles, render_fetch
 
-from fake_upstream import FakeUpstream, Req, xml_response
-from pubmed_fakes import install, record_index
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.pubmed_fakes import install, record_index
 
 TOOL = "pubmed_fetch_articles"
 

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_pubtator.py [--runs 5]
 
-In-process (a Runtime against the loopback fake of tests/pubtator_routes.py: fixture documents,
+In-process (a Runtime against the loopback fake of tests/support/pubtator_routes.py: fixture documents,
 synthetic ones for other PMIDs, ten synthetic hits a search page), each call on a cold cache:
 
 - ``pubtator_find_entity`` for a gene name; ``pubtator_search`` for two entities (page 1, then
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from medlit.core.runtime import Runtime
 from medlit.testing import TEST_SETTINGS, make_host
 
-from fake_upstream import FakeUpstream
-from pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install
+from support.fake_upstream import FakeUpstream
+from support.pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install
 
 FAST_RATE = "1000"
 PMIDS_100 = [str(39_000_000 + i) for i in range(100)]

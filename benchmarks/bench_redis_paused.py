@@ -25,10 +25,10 @@ from medlit.core.net.shared_pacer import degraded
 from medlit.core.runtime import Runtime
 from medlit.core.settings import load_settings
 
-from conftest import TEST_NCBI_RATE, fake_env
-from fake_upstream import FakeUpstream, Req, xml_response
-from fault_routes import articles_body
-from redis_server import RedisProcess
+from support.environments import TEST_NCBI_RATE, fake_env
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.fault_routes import articles_body
+from support.redis_server import RedisProcess
 
 
 def efetch(req: Req):

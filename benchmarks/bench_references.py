@@ -3,7 +3,7 @@
 
     python benchmarks/bench_references.py [--runs 5]
 
-In-process (a Runtime against the loopback fake: PubMed and Crossref of tests/reference_library.py,
+In-process (a Runtime against the loopback fake: PubMed and Crossref of tests/support/reference_library.py,
 extended with synthetic works). The 100 references: 40 exact Vancouver references (settled by the
 one ECitMatch request), 15 APA references with their DOI (settled by the stated-id stage), 15
 garbled ones (wrong volume and pages: ECitMatch misses, a PubMed title search finds them), 10 works
@@ -29,12 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-import reference_library as lib
-
 from medlit.core.runtime import Runtime
 from medlit.testing import TEST_SETTINGS, make_host
 
-from fake_upstream import FakeUpstream
+from support import reference_library as lib
+from support.fake_upstream import FakeUpstream
 
 WORDS = (
     "cardiac renal hepatic pulmonary neural retinal dermal skeletal intestinal vascular "

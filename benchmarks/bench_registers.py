@@ -34,9 +34,8 @@ from medlit.core.runtime import Runtime
 from medlit.plugins import clinicaltrials, preprints
 from medlit.testing import TEST_SETTINGS, make_host
 
-import clinicaltrials_routes
-import preprints_routes
-from fake_upstream import FakeUpstream
+from support import clinicaltrials_routes, preprints_routes
+from support.fake_upstream import FakeUpstream
 
 STUDIES = 1000
 DOIS = 100

@@ -3,7 +3,7 @@ sharing 3,000 records, into one review set, at the real pacing (NCBI 3 requests/
 
     python benchmarks/bench_review.py [--store sqlite|postgresql] [--fast]
 
-In-process: a Runtime against the loopback fake of tests/review_routes.py (generated records; the
+In-process: a Runtime against the loopback fake of tests/support/review_routes.py (generated records; the
 shared ones split over the rules: 2,400 by PMID, 300 by DOI, 200 by PMCID, 100 by title + year +
 first author). Reports upstream requests per source, wall time of the import (``review_search``
 called again until the set is complete, as a client would), time spent deduplicating and storing
@@ -25,15 +25,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, postgres_problem
 from timing import time_method
 
 from medlit.core.runtime import Runtime
 from medlit.plugins.review.identity import placing
 from medlit.testing import TEST_SETTINGS, make_host
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from support.review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, install
+from support.review_stores import create_database, drop_database, postgres_problem
 
 SHARED = {"pmid": 2400, "doi": 300, "pmcid": 200, "title": 100}
 FORMATS = ("ris", "bibtex", "csljson", "nbib", "csv")

@@ -19,11 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "unit")]
 
-from test_review_export_fidelity import RECORDS
-from test_review_merging import EPMC, PUBMED
-
 from medlit.plugins.review import exports as X
 from medlit.plugins.review.identity.merging import best_of
+
+from test_review_export_fidelity import RECORDS
+from test_review_merging import EPMC, PUBMED
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ includes' full texts checked in batches at the real NCBI pacing (3 requests/s), 
 
     python benchmarks/bench_screening.py [--store sqlite|postgresql]
 
-In-process: a Runtime against the loopback fake of tests/screening_routes.py (generated records;
+In-process: a Runtime against the loopback fake of tests/support/screening_routes.py (generated records;
 PMC serves every sixth paper's PMCID). Reports the time of a 200-decision review_screen call, the
 review_records decision/conflict filters, upstream requests and wall time per review_retrieve
 batch of 25 (with the library link on), and review_prisma json/svg/png (the first SVG imports the
@@ -24,14 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from review_routes import PUBMED_QUERY, Literature
-from review_stores import create_database, drop_database, postgres_problem
-from screening_routes import install
-
 from medlit.core.runtime import Runtime
 from medlit.testing import TEST_SETTINGS, make_host
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from support.review_routes import PUBMED_QUERY, Literature
+from support.review_stores import create_database, drop_database, postgres_problem
+from support.screening_routes import install
 
 PAPERS = 5_000
 INCLUDE_EVERY = 20  # 250 title/abstract includes

@@ -5,7 +5,7 @@ client sees it over stdio, plus in-process where it tells something.
 
 Every stdio row spawns ``python -m medlit serve`` (every built-in plugin, a warm schema store, no
 response cache) pointed at the loopback fake of this process, which serves the shared corpus
-(tests/plugin/pubmed_fakes.py, tests/fulltext_routes.py) with each answer body built once, so the
+(tests/support/pubmed_fakes.py, tests/support/fulltext_routes.py) with each answer body built once, so the
 fake's own XML work stays out of the timing. A call's time is ``Client.call_tool`` from request
 to validated result, the way a host waits for it; the client's own check of ``structuredContent``
 against the tool's ``outputSchema`` (``ClientSession.validate_tool_result`` in the MCP Python SDK,
@@ -65,11 +65,11 @@ from mcp.client.session import ClientSession
 
 from medlit.testing import TEST_SETTINGS, declared_services
 
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
-from fulltext_routes import efetch_pmc, require_corpus
-from fulltext_routes import idconv as fulltext_idconv
-from pubmed_fakes import corpus_present, install, record_index
-from pubmed_fakes import idconv as pubmed_idconv
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.fulltext_routes import efetch_pmc, require_corpus
+from support.fulltext_routes import idconv as fulltext_idconv
+from support.pubmed_fakes import corpus_present, install, record_index
+from support.pubmed_fakes import idconv as pubmed_idconv
 
 FAST_RATE = "1000"
 FETCH = "pubmed_fetch_articles"

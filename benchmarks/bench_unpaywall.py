@@ -39,9 +39,9 @@ from medlit.plugins.unpaywall.extract_html import decode, read_meta, to_markdown
 from medlit.plugins.unpaywall.extract_pdf import Unextractable, extract_pdf
 from medlit.testing import TEST_SETTINGS, make_runtime
 
-from corpus import corpus_glob
-from fake_upstream import FakeUpstream
-from unpaywall_fakes import CONTENT, ENV, article_pdf, fixture, location, page, publish, record, serve
+from support.corpus import corpus_glob
+from support.fake_upstream import FakeUpstream
+from support.unpaywall_fakes import CONTENT, ENV, article_pdf, fixture, location, page, publish, record, serve
 
 
 # -- (a) extraction speed -------------------------------------------------------------------------

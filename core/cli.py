@@ -199,13 +199,10 @@ def _serve_http(host: Host, args: argparse.Namespace) -> int:
     return 128 + caught[0] if caught else 0
 
 
-PER_USER_PLUGINS = ("review",)  # core's plugins whose tools keep data per principal
-
-
 def _http_auth(host: Host, args: argparse.Namespace) -> AuthConfig | None:
     """The HTTP transport's authentication, or ``None`` (after saying why) when start-up is
-    refused: a malformed configuration, or a non-loopback bind serving per-user data (the review
-    sets) to anyone who reaches it."""
+    refused: a malformed configuration, or a non-loopback bind serving per-user data (the tools
+    of every plugin declaring ``PluginInfo(per_user_data=True)``) to anyone who reaches it."""
     from .auth import AuthConfigError, load_auth
 
     try:
@@ -213,17 +210,38 @@ def _http_auth(host: Host, args: argparse.Namespace) -> AuthConfig | None:
     except AuthConfigError as exc:
         print(f"medlit: {exc}", file=sys.stderr)
         return None
-    per_user = sorted(n for n, spec in host.tools.items() if spec.plugin in PER_USER_PLUGINS)
+    per_user = _per_user_tools(host)
     if per_user and not auth.configured and not is_loopback_host(args.host):
+        names = sorted(n for tools in per_user.values() for n in tools)
+        drop = ",".join(_tool_pattern(tools) for tools in per_user.values())
         print(
-            f"medlit: refusing to serve {', '.join(per_user)} on {args.host} without authentication: "
-            "anyone reaching the port could read or delete any review set. Set MEDLIT_AUTH_TOKENS "
+            f"medlit: refusing to serve {', '.join(names)} on {args.host} without authentication: "
+            f"anyone reaching the port could read or delete any user's data ({', '.join(per_user)} "
+            "keep data per user). Set MEDLIT_AUTH_TOKENS "
             "(a file of 'principal sha256-of-token' lines) or MEDLIT_AUTH_ISSUER with MEDLIT_AUTH_AUDIENCE "
-            "(OAuth access tokens), or drop those tools with MEDLIT_TOOLS=-review_*.",
+            f"(OAuth access tokens), or drop those tools with MEDLIT_TOOLS={drop}.",
             file=sys.stderr,
         )
         return None
     return auth
+
+
+def _per_user_tools(host: Host) -> dict[str, list[str]]:
+    """The served tools of each plugin that declares it keeps data per user, by plugin."""
+    keeps = {p.name for p in host.plugins.values() if p.info is not None and p.info.per_user_data}
+    found: dict[str, list[str]] = {}
+    for name, spec in sorted(host.tools.items()):
+        if spec.plugin in keeps:
+            found.setdefault(spec.plugin, []).append(name)
+    return found
+
+
+def _tool_pattern(tools: list[str]) -> str:
+    """``-review_*`` for tools sharing their first word, else each name dropped."""
+    prefix = tools[0].split("_", 1)[0] + "_"
+    if all(t.startswith(prefix) for t in tools):
+        return f"-{prefix}*"
+    return ",".join(f"-{t}" for t in tools)
 
 
 def _url_host(bind: str) -> str:

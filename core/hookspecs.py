@@ -21,8 +21,10 @@ Plugins are discovered through the ``medlit.plugins`` entry-point group (built-i
 The entry-point name is the plugin's switch: ``CROSSREF_ENABLED=false`` blocks it before any of
 its hooks runs (its contributions are then unknown; it is listed ``disabled``), and
 ``MEDLIT_LOAD_PLUGINS`` decides which are imported at all. Import what you need from
-:mod:`medlit.core.plugin` (the contract) and :mod:`medlit.core.plugin.kit` (the helpers), never from
-pluggy or the MCP SDK.
+:mod:`medlit.core.plugin` (the records, the context, the errors) and its helper namespaces
+(``from medlit.core.plugin import identifiers``, then ``identifiers.normalize_pmid(x)``), never from
+another module of ``medlit.core``, pluggy or the MCP SDK. The workflows (full text, related
+articles, review sets, the reference audit) are plugins built on these hooks like any other.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ def medlit_plugin_info() -> PluginInfo:
     tools are not listed and its tiers report ``not-attempted`` naming the variable. Settings
     required only in combination (one of two variables) are checked by ``check_settings`` (see
     :class:`~medlit.core.types.PluginInfo`); error kinds the plugin raises beyond core's are
-    registered from ``error_kinds``.
+    registered from ``error_kinds``. A plugin whose tools keep data per user (per
+    ``ctx.principal``) says so with ``per_user_data=True``: the HTTP transport then serves those
+    tools on a public address only behind authentication.
 
     Example::
 
@@ -137,7 +141,7 @@ def medlit_fulltext_tiers() -> Iterable[FulltextTier]:
     tier's ``timeout``. ``resolve(refs, ctx, options)`` (async; ``options`` a
     :class:`~medlit.core.types.TierOptions`) returns a :class:`~medlit.core.types.TierResult`
     per ``ref.key``; a hit carries a :class:`~medlit.core.types.StructuredArticle` (JATS read
-    with the kit's ``read_jats``) or an :class:`~medlit.core.types.ExtractedTextArticle` (text
+    with ``markup.read_jats``) or an :class:`~medlit.core.types.ExtractedTextArticle` (text
     from a PDF or an HTML page). Refs are frozen: ids a tier learns go in ``TierResult.ids``. The
     output labels a tier's articles with its ``source`` and shows the ``record_ids`` it declares.
     An exception becomes ``service-error`` for that tier's articles.
@@ -222,8 +226,8 @@ def medlit_reference_matchers() -> Iterable[ReferenceMatcher]:
     ``identifiers`` (stated DOIs or PMIDs, one batch per kind), ``citation`` (batched lookups by
     journal, volume and page) and ``search`` (free text or title, only for what is still unsettled).
     ``resolve(refs, stage, ctx)`` gets :class:`~medlit.core.types.ReferenceQuery` items and returns
-    :class:`~medlit.core.types.ReferenceCandidate` lists per ``ref.key``; core's reference audit
-    decides which candidate is the same work.
+    :class:`~medlit.core.types.ReferenceCandidate` lists per ``ref.key``; the reference audit
+    (the ``references`` plugin) decides which candidate is the same work.
 
     Example::
 
@@ -250,7 +254,7 @@ def medlit_notice_providers() -> Iterable[NoticeProvider]:
 
 @hookspec
 def medlit_search_sources() -> Iterable[SearchSource]:
-    r"""Declare bibliographic databases whole searches can run on (core's review workspace).
+    r"""Declare bibliographic databases whole searches can run on (the ``review`` plugin's review sets).
 
     ``run(query, ctx)`` (async) gets a :class:`~medlit.core.types.SourceQuery` (the query in the
     source's own syntax, a resume ``cursor``, a batch ``limit``) and returns one

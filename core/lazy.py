@@ -119,7 +119,7 @@ class Lazy(Generic[T]):
 
 
 def lazy(ref: str, package: str | None = None) -> Lazy[Any]:
-    """``lazy("medlit.plugins.x.tool:Input")``, or relative to ``package`` (pass ``__name__``
+    """``lazy("medlit_acme.tool:Input")``, or relative to ``package`` (pass ``__name__``
     from a package's ``__init__``): ``lazy(".tool:Input", __name__)``. Nothing is imported until
     the first use; a malformed reference is refused at once. A :class:`Lazy` is callable, so it
     fits every callable slot of a record; model slots accept it by type (``type[I] |

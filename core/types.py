@@ -160,9 +160,14 @@ class PluginInfo:
     whether it is listed or not.
 
     ``host_services=True`` asks for the host's services (``ctx.host``, a
-    :class:`~medlit.core.context.HostServices`): the catalog, the full-text chain, other plugins'
+    :class:`~medlit.core.types.HostServices`): the catalog, the full-text chain, other plugins'
     steps and search sources run under their own contexts. A workflow plugin that composes what
-    others declare asks for them; a provider does not need them."""
+    others declare asks for them; a provider does not need them.
+
+    ``per_user_data=True`` says the plugin's tools keep data per principal (``ctx.principal``:
+    sets, decisions, exports): the HTTP transport then refuses to serve them on a non-loopback
+    address without authentication, naming the tools, since anyone reaching the port could read or
+    delete any user's data. A plugin that keeps nothing per user leaves it ``False``."""
 
     name: str
     title: str
@@ -177,6 +182,7 @@ class PluginInfo:
     host_services: bool = False
     toolsets: Mapping[str, str] = field(default_factory=dict)
     default_toolsets: tuple[str, ...] = ()
+    per_user_data: bool = False
 
 
 @dataclass(frozen=True)
@@ -381,7 +387,8 @@ class ArticleRef:
 
 @dataclass(frozen=True)
 class StructuredArticle:
-    """A tier's hit read from JATS with core's reader (``read_jats``), whatever tier served it.
+    """A tier's hit read from JATS with the contract's reader (``markup.read_jats``), whatever tier
+    served it.
 
     ``record_ids`` are the serving source's own record ids (names the tier declares in
     ``FulltextTier.record_ids``); ``tier`` and ``source`` are stamped by the chain."""
@@ -676,8 +683,9 @@ class AccessLinkProvider:
     """Builds links through which a user may still reach articles no full-text tier served (a
     library's link resolver, an interlibrary-loan form). ``build(refs, ctx)`` (async) returns a URL
     per ``ref.key`` it can link (others absent); it builds links only and never fetches the linked
-    page (it may look metadata up with ``ctx.lookup_metadata``). Core's full-text tool asks the
-    active providers by ``order`` and shows the first link per article as ``institutionalLink``."""
+    page (it may look metadata up with ``ctx.lookup_metadata``). The full-text tool (the
+    ``fulltext`` plugin) asks the active providers by ``order`` and shows the first link per
+    article as ``institutionalLink``."""
 
     name: str
     order: int
@@ -687,7 +695,7 @@ class AccessLinkProvider:
     plugin: str = ""
 
 
-# -- search sources (whole result sets, for review workspaces) -------------------------------------
+# -- search sources (whole result sets, for the review plugin's sets) -----------------------------
 @dataclass(frozen=True)
 class SourceRecord:
     """One bibliographic record as a search source normalises it, whatever its upstream.
@@ -761,7 +769,7 @@ SourceRun = Callable[[SourceQuery, "ToolContext"], Awaitable[SourcePage]]
 
 @dataclass(frozen=True)
 class SearchSource:
-    """A bibliographic database a review workspace can run whole searches on.
+    """A bibliographic database the review plugin (or any workflow) can run whole searches on.
 
     ``run(query, ctx)`` (async) answers one :class:`SourcePage` per call; the review stores each
     page with its cursor in one transaction, so an import killed mid-way resumes from the last

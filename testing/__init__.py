@@ -10,8 +10,11 @@ A plugin tests itself the way the built-ins do::
             outcome = await rt.call("crossref_lookup", {"doi": "10.1000/x"})
         assert fake.of("crossref", "works")
 
-With medlit-mcp installed, pytest also gets the fixtures of :mod:`medlit.testing.pytest_plugin`
-(``fake_upstream``, ``medlit_host``, ``medlit_runtime``). Names load lazily so that the pytest
+``host_for(env=...)`` is the host a configuration gives (what is served, a refusal to start),
+``mcp_client(host)`` a client session with the real server over memory, ``tool_definition(host,
+name)`` a tool as ``tools/list`` sends it. With medlit-mcp installed, pytest also gets the
+fixtures of :mod:`medlit.testing.pytest_plugin` (``fake_upstream``, ``medlit_host``,
+``medlit_runtime``). Names load lazily so that the pytest
 plugin, which pytest imports in every run, costs nothing until a test uses it.
 """
 
@@ -37,7 +40,16 @@ if TYPE_CHECKING:
         text_response,
         xml_response,
     )
-    from .hosts import TEST_SETTINGS, InlinePlugin, declared_services, make_host, make_runtime
+    from .hosts import (
+        TEST_SETTINGS,
+        InlinePlugin,
+        declared_services,
+        host_for,
+        make_host,
+        make_runtime,
+        settings_for,
+    )
+    from .mcp import mcp_client, mcp_server, tool_definition, tool_definitions
     from .network import loopback_only
     from .schemas import check_structured
 
@@ -57,6 +69,12 @@ _EXPORTS = {
     "declared_services": ".hosts",
     "make_host": ".hosts",
     "make_runtime": ".hosts",
+    "host_for": ".hosts",
+    "settings_for": ".hosts",
+    "tool_definitions": ".mcp",
+    "tool_definition": ".mcp",
+    "mcp_server": ".mcp",
+    "mcp_client": ".mcp",
     "loopback_only": ".network",
     "check_structured": ".schemas",
     "Host": "medlit.core.host",
@@ -81,11 +99,17 @@ __all__ = [
     "base_url_var",
     "check_structured",
     "declared_services",
+    "host_for",
     "json_response",
     "loopback_only",
     "make_host",
     "make_runtime",
+    "mcp_client",
+    "mcp_server",
+    "settings_for",
     "text_response",
+    "tool_definition",
+    "tool_definitions",
     "xml_response",
 ]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from medlit.core.host import GROUP, Host, load_host, loads
 from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.core.settings import Settings, load_settings
 from medlit.core.types import OpenWebSpec, ServiceSpec
 
 if TYPE_CHECKING:
@@ -96,6 +96,21 @@ def make_host(
         full.update(fake.env())
     full.update(env or {})
     return load_host(load_settings(full), discover=discover, inline=named(plugins))
+
+
+def settings_for(env: Mapping[str, str] | None = None) -> Settings:
+    """The settings ``env`` gives, exactly: nothing from :data:`TEST_SETTINGS`, nothing from
+    ``os.environ`` (``{}`` is a configuration with nothing set). Raises the
+    ``SettingsError`` a malformed value would stop the server with."""
+    return load_settings(dict(env or {}))
+
+
+def host_for(*plugins: Any, env: Mapping[str, str] | None = None, discover: bool = True) -> Host:
+    """The host a user's configuration ``env`` gives (:func:`settings_for`): the installed
+    plugins (``discover``) and ``plugins`` registered inline. For what a configuration means
+    (which tools are served, what the catalog holds, a refusal to start: ``HostError``); a host
+    whose services answer from the fake is :func:`make_host`'s."""
+    return load_host(settings_for(env), discover=discover, inline=named(plugins))
 
 
 def make_runtime(

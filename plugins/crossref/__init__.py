@@ -1,5 +1,5 @@
 """Crossref provider plugin: DOI metadata, reference matching and retraction/correction notices
-from the Crossref REST API, for core's reference audit (``pubmed_verify_references``) and for any
+from the Crossref REST API, for the reference audit (``pubmed_verify_references``) and for any
 tool that needs metadata of a DOI PubMed does not index (OpenURL links, citation formatting).
 
 Declarations only: the client and parsers are imported at first use.

@@ -1,4 +1,4 @@
-"""PubMed as a reference matcher and a notice provider for core's reference audit.
+"""PubMed as a reference matcher and a notice provider for the reference audit (the references plugin).
 
 Matching, by stage (requests per call, whatever the number of references):
 

@@ -1,4 +1,4 @@
-"""OpenAlex as a notice provider for core's reference audit: ``is_retracted`` of works by DOI.
+"""OpenAlex as a notice provider for the reference audit: ``is_retracted`` of works by DOI.
 
 One request per 100 DOIs (``works?filter=doi:A|B&select=doi,is_retracted``). OpenAlex names no
 notice (no DOI, no date): a retraction it reports is merged by the audit into the retraction other

@@ -1,7 +1,7 @@
 """OpenURL plugin: links to the user's library link resolver (institutional access).
 
 It builds OpenURL 1.0 links and never fetches anything, so it declares no service: the
-``pubmed_institutional_link`` tool, and an access-link provider that core's full-text tool
+``pubmed_institutional_link`` tool, and an access-link provider that the full-text tool
 uses for the articles it could not serve.
 """
 

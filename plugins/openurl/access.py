@@ -1,4 +1,4 @@
-"""The institutional link core's full-text tool adds to the articles no tier could serve.
+"""The institutional link the full-text tool adds to the articles no tier could serve.
 
 Same ContextObject as the tool, for the pending articles of a full-text call: one metadata
 lookup per id kind, both at once (a failure only leaves the links with identifiers alone), no

@@ -366,6 +366,7 @@ def medlit_plugin_info() -> PluginInfo:
             errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
         ),
         host_services=True,
+        per_user_data=True,  # sets, decisions and exports are kept per principal
     )
 
 

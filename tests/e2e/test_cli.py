@@ -11,7 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import fake_dist, fake_env
+from support.distributions import fake_dist
+from support.environments import fake_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "medlit-example-plugin"

@@ -10,13 +10,12 @@ import shlex
 import pytest
 
 from medlit.core.cli import main
-from medlit.core.host import load_host
-from medlit.core.settings import load_settings
+from medlit.testing import host_for
 
 pytestmark = pytest.mark.anyio
 
 ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
-TOOLS = sorted(load_host(load_settings(ALL_ON)).tools)
+TOOLS = sorted(host_for(env=ALL_ON).tools)
 
 
 def printed_example(name: str, capsys) -> dict:

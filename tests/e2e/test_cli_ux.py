@@ -12,11 +12,10 @@ import time
 
 import pytest
 
-from medlit.core.host import load_host
-from medlit.core.runtime import Runtime
 from medlit.core.settings import SettingsError, load_settings, select_tool
+from medlit.testing import Runtime, host_for
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.e2e
 
@@ -80,7 +79,7 @@ def test_toolsets_select_tools_by_pattern():
     assert select_tool("pubmed_fetch_articles", ("-eutils_*",))[0] is True
     with pytest.raises(SettingsError, match="MEDLIT_TOOLS"):
         load_settings({"MEDLIT_TOOLS": "pubmed_*;rm -rf"})
-    host = load_host(load_settings({"MEDLIT_TOOLS": "-eutils_*"}))
+    host = host_for(env={"MEDLIT_TOOLS": "-eutils_*"})
     assert host.tools and not any(n.startswith("eutils_") for n in host.tools)
     listing = medlit("tools", env={"MEDLIT_TOOLS": "-eutils_*"}).stdout
     assert "pubmed_search_articles" in listing
@@ -89,7 +88,7 @@ def test_toolsets_select_tools_by_pattern():
 
 @pytest.mark.anyio
 async def test_a_tool_left_out_by_toolsets_says_how_to_get_it(fake):
-    async with Runtime(load_host(load_settings(fake_env(fake, MEDLIT_TOOLS="pubmed_*")))) as rt:
+    async with Runtime(host_for(env=fake_env(fake, MEDLIT_TOOLS="pubmed_*"))) as rt:
         out = await rt.call("eutils_einfo", {})
     assert out.is_error and out.error.reason == "provider_unavailable"
     assert "MEDLIT_TOOLS" in out.error.message and "MEDLIT_TOOLS" in out.error.recovery
@@ -98,7 +97,7 @@ async def test_a_tool_left_out_by_toolsets_says_how_to_get_it(fake):
 
 @pytest.mark.anyio
 async def test_a_disabled_plugins_tool_names_the_switch_with_its_value(fake):
-    async with Runtime(load_host(load_settings(fake_env(fake, NCBI_ENABLED="false")))) as rt:
+    async with Runtime(host_for(env=fake_env(fake, NCBI_ENABLED="false"))) as rt:
         out = await rt.call("eutils_einfo", {})
     # its tools were never read, so the error names the switched-off plugin and its switch
     assert out.is_error and "ncbi (NCBI_ENABLED=true enables it)" in out.error.recovery

@@ -16,7 +16,6 @@ report names the variable for the Europe PMC tier.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -25,17 +24,15 @@ from lxml import etree
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from corpus import corpus_path
-from europepmc_routes import install as install_europepmc
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
-from fulltext_routes import efetch_pmc, idconv
-from fulltext_routes import install as install_pmc
+from support.corpus import corpus_path
+from support.environments import fake_env
+from support.environments import server_env as support_env
+from support.europepmc_routes import install as install_europepmc
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.fulltext_routes import efetch_pmc, idconv
+from support.fulltext_routes import install as install_pmc
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -83,12 +80,8 @@ def install(fake: FakeUpstream) -> None:
 
 
 def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
     # Unpaywall is switched off: the report ends with the Europe PMC tier's outcome.
-    env.update(fake_env(fake, UNPAYWALL_ENABLED="false", **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
+    return support_env(fake, UNPAYWALL_ENABLED="false", **extra)
 
 
 async def call(client: Client, tools: dict, name: str, args: dict) -> dict:
@@ -175,8 +168,8 @@ async def test_withheld_and_pmid_less_articles_and_a_preprint_over_stdio(fake):
 
 async def test_switched_off_in_memory(fake):
     install(fake)
-    host = load_host(load_settings(fake_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false")))
-    async with Client(build_server(host)) as client:
+    host = host_for(env=fake_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false"))
+    async with mcp_client(host) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert "pubmed_fetch_fulltext" in names
         assert not names & {"pubmed_europepmc_search", "pubmed_europepmc_fetch"}

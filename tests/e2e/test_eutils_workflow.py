@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from typing import Any
@@ -20,14 +19,11 @@ import pytest
 from aiohttp import web
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from corpus import corpus_root
-from fake_upstream import FakeUpstream, Req, json_response
+from support.corpus import corpus_root
+from support.environments import fake_env, server_env
+from support.fake_upstream import FakeUpstream, Req, json_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -190,13 +186,6 @@ class PubMedHistory:
         return json_response({"header": {"type": "elink", "version": "0.3"}, "linksets": [linkset]})
 
 
-def server_env(fake: FakeUpstream) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, MEDLIT_LOG_LEVEL="WARNING"))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
 TOTAL = 1_234  # three ESummary batches (500 + 500 + 234)
 PAGE_START, PAGE_SIZE = 500, 100
 
@@ -282,6 +271,6 @@ async def test_workflow_in_memory(fake):
     """The same workflow through the in-memory transport (no subprocess)."""
     store = PubMedHistory(TOTAL)
     store.install(fake)
-    host = load_host(load_settings(fake_env(fake)))
-    async with Client(build_server(host)) as client:
+    host = host_for(env=fake_env(fake))
+    async with mcp_client(host) as client:
         await run_workflow(client, fake, store)

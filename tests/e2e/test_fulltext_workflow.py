@@ -2,7 +2,7 @@
 
 The server runs as a subprocess (``python -m medlit serve``) pointed at the loopback fake, which
 serves efetch db=pmc from real corpus JATS and the PMC ID converter from
-tests/fixtures/ncbi/idconv_*.json (handlers in tests/fulltext_routes.py). One call mixes PMCIDs,
+tests/fixtures/ncbi/idconv_*.json (handlers in tests/support/fulltext_routes.py). One call mixes PMCIDs,
 PMIDs and DOIs in assorted spellings, ids naming the same article, a PMID and a DOI with no PMC
 copy and a publisher-restricted PMC record (front matter only), and must cost exactly one
 ID-converter request and one PMC efetch. ``benchmarks/bench_fulltext.py`` times the same path.
@@ -10,7 +10,6 @@ ID-converter request and one PMC efetch. ``benchmarks/bench_fulltext.py`` times 
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -19,9 +18,9 @@ from mcp.types import TextContent
 
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
-from fulltext_routes import install, require_corpus
+from support.environments import server_env as support_env
+from support.fake_upstream import FakeUpstream
+from support.fulltext_routes import install, require_corpus
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -76,13 +75,9 @@ EXPECTED = {
 
 
 def server_env(fake: FakeUpstream) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
     # Only the PMC tier is under test: later tiers (Europe PMC, Unpaywall) are switched off so
     # the request count and the tier report stay the PMC tier's whatever plugins are installed.
-    env.update(fake_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false"))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
+    return support_env(fake, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false")
 
 
 def in_order(wanted: list[str], got: list[str]) -> bool:

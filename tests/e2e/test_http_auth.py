@@ -16,12 +16,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from e2e.test_mcp_sessions import free_port, server_env, wait_for_port
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from oauth_issuer import AUDIENCE, Issuer
-from review_routes import PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, postgres_problem
+
+from support.environments import server_env
+from support.oauth_issuer import AUDIENCE, Issuer
+from support.ports import free_port, wait_for_port
+from support.review_routes import PUBMED_QUERY, Literature, install
+from support.review_stores import create_database, drop_database, postgres_problem
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -9,7 +9,8 @@ import httpx2
 import pytest
 from mcp import Client
 
-from test_mcp_sessions import free_port, server_env, wait_for_port
+from support.environments import server_env
+from support.ports import free_port, wait_for_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

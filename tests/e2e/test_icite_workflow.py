@@ -7,19 +7,15 @@ the tool is listed read-only with its retraction caveat, and ICITE_ENABLED=false
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, json_response
+from support.environments import fake_env, server_env
+from support.fake_upstream import Req, json_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -35,14 +31,6 @@ def pubs(req: Req):
         for p in req.ids("pmids")
     ]  # fmt: skip
     return json_response({"meta": {"pmids": req.params.get("pmids", "")}, "links": {}, "data": data})
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 async def test_250_pmids_one_request_last_50_over_limit_over_stdio(fake):
@@ -69,11 +57,11 @@ async def test_250_pmids_one_request_last_50_over_limit_over_stdio(fake):
 
 
 async def test_listed_read_only_and_switchable(fake):
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools[TOOL].annotations.read_only_hint is True
         assert "retraction" in tools[TOOL].description and "pubmed_fetch_articles" in tools[TOOL].description
-    off = load_host(load_settings(fake_env(fake, ICITE_ENABLED="false")))
-    async with Client(build_server(off)) as client:
+    off = host_for(env=fake_env(fake, ICITE_ENABLED="false"))
+    async with mcp_client(off) as client:
         assert TOOL not in {t.name for t in (await client.list_tools()).tools}
     assert fake.requests == []

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 
-import anyio
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
@@ -16,16 +13,10 @@ from mcp.types import TextContent
 
 from medlit.testing import check_structured
 
-from conftest import fake_env
+from support.environments import server_env
+from support.ports import free_port, wait_for_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def server_env(fake, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 async def check_contract(client: Client, name: str, args: dict) -> dict:
@@ -59,25 +50,6 @@ async def test_stdio_session(fake, mode):
         assert data["database"]["name"] == "pubmed"
         fake.fault("503", "ncbi", "einfo.fcgi", times=20)
         await check_fault(client)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-async def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited early: {proc.stderr.read().decode() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            await anyio.sleep(0.1)
-    raise TimeoutError("server did not open its port")
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ returns three links carrying each record's metadata. Unconfigured, the tool is n
 
 from __future__ import annotations
 
-import os
 import sys
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,13 +16,10 @@ import pytest
 from lxml import etree
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from fake_upstream import FIXTURES, FakeUpstream, Req, xml_response
+from support.environments import fake_env, server_env
+from support.fake_upstream import FIXTURES, Req, xml_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -52,16 +48,8 @@ def efetch(req: Req):
 
 
 def ncbi_provides_metadata() -> bool:
-    host = load_host(load_settings({}))
+    host = host_for(env={})
     return any(m.plugin == "ncbi" and "pmid" in m.accepts for m in host.catalog.metadata)
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 def kev(url: str) -> dict[str, list[str]]:
@@ -135,13 +123,11 @@ async def test_three_pmids_one_request_three_links_over_stdio(fake):
 
 
 async def test_listed_only_when_configured(fake):
-    unset = load_host(load_settings(fake_env(fake)))
-    async with Client(build_server(unset)) as client:
+    unset = host_for(env=fake_env(fake))
+    async with mcp_client(unset) as client:
         assert TOOL not in {t.name for t in (await client.list_tools()).tools}
-    configured = load_host(
-        load_settings(fake_env(fake, OPENURL_PRESET="worldcat", OPENURL_INSTITUTION="univ"))
-    )
-    async with Client(build_server(configured)) as client:
+    configured = host_for(env=fake_env(fake, OPENURL_PRESET="worldcat", OPENURL_INSTITUTION="univ"))
+    async with mcp_client(configured) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert TOOL in tools and tools[TOOL].annotations.read_only_hint is True
         result = await client.call_tool(
@@ -175,7 +161,7 @@ async def test_fulltext_unavailable_entry_carries_the_library_link(fake):
         UNPAYWALL_ENABLED="false",
         OPENALEX_ENABLED="false",
     )
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await client.call_tool("pubmed_fetch_fulltext", {"pmids": ["90000001"]})
     assert not result.is_error, result.content

@@ -6,16 +6,12 @@ import asyncio
 
 import anyio
 import pytest
-from mcp import Client
 from pydantic import BaseModel
 
-from medlit.core.host import load_host
 from medlit.core.plugin import PluginInfo, Probe, ServiceSpec, ToolSpec, hookimpl
-from medlit.core.runtime import Runtime
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for, mcp_client
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 
@@ -64,7 +60,7 @@ class StepPlugin:
 def host(fake):
     fake.respond("stepper", "step", {"ok": True})
     env = fake_env(fake, MEDLIT_BASE_URL_STEPPER=fake.url("stepper"))
-    return load_host(load_settings(env), inline=[("stepper", StepPlugin())])
+    return host_for(("stepper", StepPlugin()), env=env)
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -74,7 +70,7 @@ async def test_progress_notifications(host, mode):
     async def on_progress(progress, total, message):
         seen.append((progress, total, message))
 
-    async with Client(build_server(host), mode=mode) as client:
+    async with mcp_client(host) as client:
         result = await client.call_tool("step_tool", {"steps": 3}, progress_callback=on_progress)
     assert result.structured_content == {"done": 3}
     assert [p for p, _, _ in seen] == [1, 2, 3] and seen[-1][1] == 3
@@ -83,7 +79,7 @@ async def test_progress_notifications(host, mode):
 async def test_cancellation_stops_upstream_work(host, fake):
     fake.fault("slow", "ncbi", "einfo.fcgi", times=5, delay=3.0)
     async with Runtime(host) as rt:
-        async with Client(build_server(host, runtime=rt)) as client:
+        async with mcp_client(host, runtime=rt) as client:
             with anyio.move_on_after(0.4):
                 await client.call_tool("eutils_einfo", {"db": "pubmed"})
             await asyncio.sleep(0.3)

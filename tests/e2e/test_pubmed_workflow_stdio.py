@@ -3,7 +3,7 @@
 pubmed_search_articles (20 PMIDs with 20 brief summaries) -> pubmed_fetch_articles of those 20 ->
 pubmed_format_citations of the same 20. The server runs as a subprocess (``python -m medlit serve``)
 pointed at the loopback fake, which serves every PubMed XML record in the shared corpus
-(tests/plugin/pubmed_fakes.py). Search + summaries + fetch must cost exactly three NCBI requests
+(tests/support/pubmed_fakes.py). Search + summaries + fetch must cost exactly three NCBI requests
 (one esearch, one batched esummary, one batched efetch); formatting the same 20 costs nothing more:
 the records just fetched are reused from the server's short-lived record cache.
 ``tests/plugin/test_pubmed_workflow.py`` runs the same flow in memory;
@@ -23,9 +23,9 @@ from mcp.types import TextContent
 
 from medlit.testing import check_structured
 
-from fake_upstream import FakeUpstream
-from pubmed_fakes import corpus_present, install
-from test_mcp_sessions import server_env
+from support.environments import server_env
+from support.fake_upstream import FakeUpstream
+from support.pubmed_fakes import corpus_present, install
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

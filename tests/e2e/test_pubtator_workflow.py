@@ -9,31 +9,18 @@ output schema. In memory: the tools are listed read-only, and PUBTATOR_ENABLED=f
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
-from pubtator_routes import FIXTURE_PMIDS, install
+from support.environments import fake_env, server_env
+from support.pubtator_routes import FIXTURE_PMIDS, install
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 TOOLS = {"pubtator_find_entity", "pubtator_search", "pubtator_annotations", "pubtator_related"}
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 async def test_gene_search_annotations_and_related_over_stdio(fake):
@@ -101,7 +88,7 @@ async def test_gene_search_annotations_and_related_over_stdio(fake):
 
 async def test_refused_input_over_mcp_sends_nothing(fake):
     install(fake)
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         for name, args in [
             ("pubtator_annotations", {"pmids": [str(i) for i in range(1, 102)]}),
             ("pubtator_search", {"query": "relations:treat|@CHEMICAL_x"}),
@@ -114,13 +101,13 @@ async def test_refused_input_over_mcp_sends_nothing(fake):
 
 
 async def test_listed_read_only_and_switchable(fake):
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert TOOLS <= set(tools)
         assert all(tools[n].annotations.read_only_hint is True for n in TOOLS)
         assert "pubtator_find_entity" in tools["pubtator_search"].description
-    off = load_host(load_settings(fake_env(fake, PUBTATOR_ENABLED="false")))
+    off = host_for(env=fake_env(fake, PUBTATOR_ENABLED="false"))
     assert off.plugins["pubtator"].status == "disabled"
-    async with Client(build_server(off)) as client:
+    async with mcp_client(off) as client:
         assert not TOOLS & {t.name for t in (await client.list_tools()).tools}
     assert fake.requests == []

@@ -1,5 +1,5 @@
 """End to end: pubmed_verify_references through a real MCP client over stdio against the loopback
-fake (PubMed and Crossref from tests/reference_library.py, Wakefield's and Mehra's Crossref records
+fake (PubMed and Crossref from tests/support/reference_library.py, Wakefield's and Mehra's Crossref records
 from the corpus when present).
 
 One session audits the 30-reference list mixing exact, garbled, invented, chimera and retracted
@@ -10,29 +10,20 @@ Crossref was not asked.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
-import reference_library as lib
 from mcp import Client, StdioServerParameters
 
 from medlit.testing import check_structured
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
+from support import reference_library as lib
+from support.environments import server_env
+from support.fake_upstream import FakeUpstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TOOL = "pubmed_verify_references"
-
-
-def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
 
 
 def params(fake: FakeUpstream, **extra: str) -> StdioServerParameters:

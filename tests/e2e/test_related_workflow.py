@@ -10,20 +10,17 @@ metadata provider (PubMed records served from the corpus when present).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from medlit.core.host import load_host
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for
 
-from conftest import fake_env
-from corpus import corpus_root
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.corpus import corpus_root
+from support.environments import server_env
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -35,16 +32,8 @@ EPMC_SOURCE = "15723116"  # the corpus's real Europe PMC citations page is for t
 OA_SOURCE = "29456894"
 
 
-def server_env(fake: FakeUpstream) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
-
-
 def has_europepmc_provider() -> bool:
-    host = load_host(load_settings({}))
+    host = host_for(env={})
     return any(p.plugin == "europepmc" for p, _ in host.catalog.related)
 
 

@@ -17,9 +17,9 @@ import uuid
 import pytest
 
 from medlit.core.cache import RedisCache, cache_setting
-from medlit.core.settings import load_settings
+from medlit.testing import host_for, settings_for
 
-from fake_upstream import FakeUpstream, Req, xml_response
+from support.fake_upstream import FakeUpstream, Req, xml_response
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -96,7 +96,7 @@ async def test_three_replicas_share_one_ncbi_budget_and_one_cache(redis_url, tmp
 async def test_redis_cache_backend_roundtrip_stats_and_clear(redis_url):
     from medlit.core.cache import Entry
 
-    cache = RedisCache(cache_setting(load_settings({"MEDLIT_CACHE": redis_url})))
+    cache = RedisCache(cache_setting(settings_for({"MEDLIT_CACHE": redis_url})))
     try:
         await cache.set_many([Entry("svc:rec:x:1", "svc", b"one", 60), Entry("svc:rec:x:2", "svc", b"", 60)])
         got = await cache.get_many(["svc:rec:x:1", "svc:rec:x:2", "svc:rec:x:3"], "svc")
@@ -242,10 +242,9 @@ async def test_shared_pacer_falls_back_to_a_local_share_reports_it_and_returns(r
         assert min(gaps) >= a._local.interval - 0.01
         assert "Redis unreachable" in await a.check()
         # the HTTP health endpoint says so (and still answers 200: calls are served)
-        from medlit.core.host import load_host
         from medlit.core.server import http_app
 
-        app = http_app(load_host(load_settings({})))
+        app = http_app(host_for(env={}))
         route = next(r for r in app.router.routes if getattr(r, "path", "") == "/health")
         health = json.loads((await route.endpoint(None)).body)
         assert health["status"] == "degraded" and "outage" in health["degraded"]["sharedPacing"]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from test_review_workflow import call, send, server_env
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from test_review_workflow import call, send, server_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -13,10 +13,11 @@ import pytest
 from lxml import etree
 from mcp import Client
 from mcp.types import ImageContent, ResourceLink, TextContent
-from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install, stdio_params
 
 from medlit.testing import check_structured
+
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install, stdio_params
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
-from screening_routes import review_env
 
 from medlit.testing import check_structured
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from support.review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
+from support.screening_routes import review_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -5,7 +5,6 @@ era) or a ``subscriptions/listen`` event (2026 era), or never refreshes its list
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +14,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ToolListChangedNotification
 
-from medlit.core.host import load_host
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
+from medlit.testing import host_for, tool_definitions
 
-from conftest import fake_env
+from support.environments import server_env as support_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -39,19 +36,14 @@ LIMIT = 30  # seconds any one step may take before the test fails (a hang, not a
 
 
 def server_env(fake, tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(
-        fake_env(
-            fake,
-            MEDLIT_TOOLSETS="default",  # what a host gets without configuration
-            UNPAYWALL_EMAIL="t@example.org",
-            OPENURL_RESOLVER="https://resolver.example.org/openurl",
-            MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
-            **extra,
-        )
+    return support_env(
+        fake,
+        MEDLIT_TOOLSETS="default",  # what a host gets without configuration
+        UNPAYWALL_EMAIL="t@example.org",
+        OPENURL_RESOLVER="https://resolver.example.org/openurl",
+        MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
+        **extra,
     )
-    env.update(PYTHONUNBUFFERED="1", MEDLIT_LOG_LEVEL="WARNING")
-    return env
 
 
 def params(env: dict[str, str]) -> StdioServerParameters:
@@ -106,7 +98,7 @@ async def test_every_tool_of_every_family_is_reachable_without_a_refresh(fake, t
     same answer as a direct call (success, or the same error); enabling every family lists them
     all."""
     env = server_env(fake, tmp_path)
-    full = {d.name: d for d in tool_definitions(load_host(load_settings({**env, "MEDLIT_TOOLSETS": "all"})))}
+    full = {d.name: d for d in tool_definitions(host_for(env={**env, "MEDLIT_TOOLSETS": "all"}))}
     async with Client(params(env), mode=mode) as client:
         listed = await names(client)
         listing = await client.call_tool("medlit_toolsets", {"action": "list"})
@@ -156,7 +148,7 @@ async def test_over_http_each_session_has_its_own_list(fake, tmp_path):
     """Streamable HTTP: a legacy session's enable lists the family for that session only; on the
     sessionless 2026 era without authentication nothing ties requests together, so the list stays
     the default and enable says to call the tools by name."""
-    from test_mcp_sessions import free_port, wait_for_port
+    from support.ports import free_port, wait_for_port
 
     port = free_port()
     proc = subprocess.Popen(

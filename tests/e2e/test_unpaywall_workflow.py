@@ -14,23 +14,20 @@ In memory: with ``EUROPEPMC_ENABLED=false`` the report says ``europepmc: not-att
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, mcp_client
 
-from conftest import fake_env
-from europepmc_routes import install as install_europepmc
-from fake_upstream import FakeUpstream
-from fulltext_routes import install as install_pmc
-from unpaywall_fakes import ENV, article_pdf, fixture, location, page, publish, record, serve
+from support.environments import fake_env
+from support.environments import server_env as support_env
+from support.europepmc_routes import install as install_europepmc
+from support.fake_upstream import FakeUpstream
+from support.fulltext_routes import install as install_pmc
+from support.unpaywall_fakes import ENV, article_pdf, fixture, location, page, publish, record, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -66,11 +63,7 @@ def install(fake: FakeUpstream) -> None:
 
 
 def server_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    env.update(fake_env(fake, **ENV, **extra))
-    env["PYTHONUNBUFFERED"] = "1"
-    env["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return env
+    return support_env(fake, **ENV, **extra)
 
 
 def steps(entry: dict) -> list[tuple[str, str]]:
@@ -127,7 +120,7 @@ async def test_dois_only_unpaywall_serves_over_stdio(fake):
 async def test_tier_report_in_memory(fake):
     install(fake)
     env = fake_env(fake, **ENV, EUROPEPMC_ENABLED="false")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         result = await client.call_tool(TOOL, {"dois": [PDF_DOI, CLOSED_DOI]})
         assert not result.is_error, result.content
         data = result.structured_content
@@ -144,7 +137,7 @@ async def test_tier_report_in_memory(fake):
 async def test_unconfigured_unpaywall_is_listed_as_not_queried(fake):
     install(fake)
     env = fake_env(fake, MEDLIT_ALLOW_LOOPBACK_CONTENT="1")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         result = await client.call_tool(TOOL, {"dois": [PDF_DOI]})
         assert not result.is_error, result.content
         data = result.structured_content

@@ -16,7 +16,7 @@ import pytest
 
 from medlit.core.plugin import MedlitError
 
-from fake_upstream import Req, json_response, xml_response
+from support.fake_upstream import Req, json_response, xml_response
 
 pytestmark = pytest.mark.anyio
 
@@ -290,7 +290,7 @@ async def test_an_error_document_of_a_merged_request_is_asked_again_per_caller(r
 
 
 async def test_single_pmid_annotation_calls_share_a_pubtator_export(rt, fake):
-    from pubtator_routes import install as install_pubtator
+    from support.pubtator_routes import install as install_pubtator
 
     install_pubtator(fake, unknown={PMIDS[3]})
     outs = await asyncio.gather(

@@ -7,59 +7,15 @@ import asyncio
 import json
 
 import pytest
-from aiohttp import web
 
 from medlit.core.cache import SqliteCache, cache_setting
-from medlit.core.host import HostError, load_host
-from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.testing import HostError, Runtime, host_for, settings_for
 
-from conftest import fake_env
-from fake_upstream import Req, json_response, xml_response
+from support.cache_routes import efetch, esearch, esummary, fetched_ids, idconv
+from support.environments import fake_env
+from support.fake_upstream import json_response
 
 pytestmark = pytest.mark.anyio
-
-
-def _article(pmid: str) -> str:
-    return (
-        f"<PubmedArticle><MedlineCitation Status='MEDLINE' Owner='NLM'><PMID Version='1'>{pmid}</PMID>"
-        "<Article PubModel='Print'><Journal><JournalIssue CitedMedium='Print'><Volume>1</Volume>"
-        "<PubDate><Year>2020</Year></PubDate></JournalIssue><Title>Journal of Tests</Title>"
-        "<ISOAbbreviation>J Tests</ISOAbbreviation></Journal>"
-        f"<ArticleTitle>Record {pmid}.</ArticleTitle><Pagination><MedlinePgn>1-2</MedlinePgn></Pagination>"
-        "<AuthorList><Author><LastName>Doe</LastName><ForeName>Jane</ForeName><Initials>J</Initials></Author>"
-        "</AuthorList><Language>eng</Language></Article></MedlineCitation>"
-        f"<PubmedData><ArticleIdList><ArticleId IdType='pubmed'>{pmid}</ArticleId>"
-        f"<ArticleId IdType='doi'>10.1000/t.{pmid}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>"
-    )
-
-
-def efetch(req: Req) -> web.Response:
-    body = "".join(_article(i) for i in req.ids() if not i.startswith("9"))  # 9...: unknown PMIDs
-    return xml_response(f"<?xml version='1.0'?><PubmedArticleSet>{body}</PubmedArticleSet>")
-
-
-def esearch(req: Req) -> web.Response:
-    ids = [str(31000000 + i) for i in range(20)]
-    return json_response({"esearchresult": {"count": "20", "retmax": "20", "retstart": "0", "idlist": ids}})
-
-
-def esummary(req: Req) -> web.Response:
-    result: dict = {"uids": req.ids()}
-    for i in req.ids():
-        result[i] = {
-            "uid": i, "pubdate": "2020", "source": "J Tests", "title": f"Record {i}.",
-            "authors": [{"name": "Doe J", "authtype": "Author"}], "fulljournalname": "Journal of Tests",
-            "articleids": [{"idtype": "pubmed", "value": i}], "pubtype": ["Journal Article"],
-        }  # fmt: skip
-    return json_response({"header": {"type": "esummary"}, "result": result})
-
-
-def idconv(req: Req) -> web.Response:
-    records = []
-    for raw in req.params.get("ids", "").split(","):
-        records.append({"pmid": raw, "pmcid": f"PMC{raw[-6:]}", "doi": f"10.1000/t.{raw}"})
-    return json_response({"status": "ok", "records": records})
 
 
 @pytest.fixture
@@ -77,11 +33,7 @@ def cached_env(fake, tmp_path):
 
 
 def runtime(env: dict[str, str]) -> Runtime:
-    return Runtime(load_host(load_settings(env)))
-
-
-def fetched_ids(fake, path: str = "efetch.fcgi") -> list[list[str]]:
-    return [r.ids() for r in fake.of("ncbi", path)]
+    return Runtime(host_for(env=env))
 
 
 async def test_fetch_20_after_15_asks_only_for_the_5_missing(routes, cached_env):
@@ -161,7 +113,7 @@ async def test_cache_stats_and_clear(routes, cached_env):
     for _ in range(2):  # two servers: the second reads the records from the cache
         async with runtime(cached_env) as rt:
             await rt.call("pubmed_fetch_articles", {"pmids": ["35000001", "35000002"]})
-    cache = SqliteCache(cache_setting(load_settings(cached_env)))
+    cache = SqliteCache(cache_setting(settings_for(cached_env)))
     try:
         stats = {s.service: s for s in await cache.stats()}
         assert stats["ncbi"].entries == 2 and stats["ncbi"].bytes > 0 and stats["ncbi"].hits >= 2
@@ -186,19 +138,19 @@ async def test_concurrent_processes_share_one_file(routes, cached_env):
 
 def test_a_malformed_cache_setting_stops_start_up():
     with pytest.raises(HostError, match="MEDLIT_CACHE"):
-        load_host(load_settings({"MEDLIT_CACHE": "memcached://x"}))
+        host_for(env={"MEDLIT_CACHE": "memcached://x"})
 
 
 async def test_default_cache_is_off_against_a_fake_and_sqlite_otherwise(fake):
-    assert cache_setting(load_settings(fake_env(fake))).kind == "off"
-    real = cache_setting(load_settings({}))
+    assert cache_setting(settings_for(fake_env(fake))).kind == "off"
+    real = cache_setting(settings_for({}))
     assert real.kind == "sqlite" and real.target.endswith("cache.sqlite3")
     assert json.dumps(real.describe())
 
 
 async def test_other_plugins_declare_their_own_cache_rules(fake, cached_env):
     """Europe PMC's searches are cached per request (minutes), by its service's declaration alone."""
-    from europepmc_routes import install
+    from support.europepmc_routes import install
 
     records = [{"id": str(2000 + i), "source": "MED", "title": f"Otters {i}"} for i in range(3)]
     install(fake, records)

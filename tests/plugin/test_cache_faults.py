@@ -7,14 +7,12 @@ from __future__ import annotations
 import pytest
 
 from medlit.core.cache import SqliteCache, cache_setting
-from medlit.core.host import load_host
 from medlit.core.net.clients import build_clients
 from medlit.core.net.session import new_session
-from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for
 
-from conftest import fake_env
-from test_cache import efetch, fetched_ids
+from support.cache_routes import efetch, fetched_ids
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +24,7 @@ def cached_env(fake, tmp_path):
 
 
 def runtime(env: dict[str, str]) -> Runtime:
-    return Runtime(load_host(load_settings(env)))
+    return Runtime(host_for(env=env))
 
 
 async def test_an_upstream_fault_on_the_uncached_records_is_reported_not_hidden(fake, cached_env):
@@ -72,7 +70,7 @@ async def test_the_missing_part_of_a_long_id_list_is_asked_for_alone(fake, cache
     pmids = [str(39000000 + i) for i in range(300)]
     env = {**cached_env, "NCBI_EMAIL": "someone@example.org"}
     async with new_session() as session:
-        host = load_host(load_settings(env))
+        host = host_for(env=env)
         cache = SqliteCache(cache_setting(host.settings))
         try:
             ncbi = build_clients(session, host, cache)["ncbi"]

@@ -15,8 +15,8 @@ import medlit.plugins.clinicaltrials as trials_plugin
 from medlit.core.plugin import SourceQuery
 from medlit.testing import FakeUpstream, make_runtime
 
-from clinicaltrials_routes import SERVICE, TrialsFake, install
-from conftest import fake_env
+from support.clinicaltrials_routes import SERVICE, TrialsFake, install
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 FAST = {"MEDLIT_CLINICALTRIALS_RATE": "50"}  # the fake may be asked faster than the register

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import crossref_routes
 import pytest
 
 import medlit.plugins.crossref as crossref_plugin
@@ -16,8 +15,9 @@ from medlit.core.plugin import MedlitError, ReferenceQuery
 from medlit.plugins.crossref import client, provider
 from medlit.testing import make_runtime
 
-from corpus import corpus_bytes
-from fake_upstream import Req, json_response
+from support import crossref_routes
+from support.corpus import corpus_bytes
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 

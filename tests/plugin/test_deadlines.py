@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from medlit.core.settings import load_settings
+from medlit.testing import settings_for
 
 pytestmark = pytest.mark.anyio
 
 
 def test_defaults_fit_a_60_second_host():
-    s = load_settings({})
+    s = settings_for({})
     assert s.call_deadline < 60 and s.request_timeout * 2 < s.call_deadline
 
 
@@ -49,7 +49,7 @@ async def test_retries_fit_inside_the_call_deadline(make_runtime, fake):
 async def test_a_hung_pmc_tier_is_cut_and_europepmc_serves_the_copy_within_the_call(make_runtime, fake):
     """efetch never answers: the PMC tier gets an equal share of the call (three tiers may still
     be needed), so Europe PMC's copy is still served inside the call deadline."""
-    from europepmc_routes import install
+    from support.europepmc_routes import install
 
     install(fake)
     fake.fault("timeout", "ncbi", "efetch.fcgi", times=20, delay=30)

@@ -1,10 +1,9 @@
 import pytest
 from aiohttp import web
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from fake_upstream import xml_response
+from support.fake_upstream import xml_response
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""pubmed_europepmc_fetch against the fake of tests/europepmc_routes.py (hand-written records):
+"""pubmed_europepmc_fetch against the fake of tests/support/europepmc_routes.py (hand-written records):
 one search for every pair, complete abstracts, notFound, PMC pairs answered by MED records,
 maxResponseCharacters deferral, input checks."""
 
@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from europepmc_routes import install
+from support.europepmc_routes import install
 
 pytestmark = pytest.mark.anyio
 

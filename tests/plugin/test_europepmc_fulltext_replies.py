@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from europepmc_routes import install
+from support.europepmc_routes import install
 
 pytestmark = pytest.mark.anyio
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from europepmc_routes import install
-from fake_upstream import FIXTURES, Req, json_response
+from support.europepmc_routes import install
+from support.fake_upstream import FIXTURES, Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -12,9 +12,9 @@ from aiohttp import web
 from medlit.core.plugin import MedlitError, RelatedQuery
 from medlit.plugins.europepmc.related import related_europepmc
 
-from corpus import corpus_bytes
-from europepmc_routes import install
-from fake_upstream import Req, json_response
+from support.corpus import corpus_bytes
+from support.europepmc_routes import install
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -1,5 +1,5 @@
 """pubmed_europepmc_search against the fake: real recorded pages (corpus) for the shapes, and the
-fake of tests/europepmc_routes.py for paging, sorting, refusals and the sources filter."""
+fake of tests/support/europepmc_routes.py for paging, sorting, refusals and the sources filter."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import json
 import pytest
 from aiohttp import web
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from corpus import corpus_bytes
-from europepmc_routes import install
-from fake_upstream import FIXTURES, Req, json_response
+from support.corpus import corpus_bytes
+from support.europepmc_routes import install
+from support.fake_upstream import FIXTURES, Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -12,9 +12,9 @@ from medlit.core.types import TierOptions
 from medlit.plugins.europepmc import TIER
 from medlit.plugins.europepmc.tier import resolve_europepmc
 
-from corpus import corpus_path
-from europepmc_routes import install
-from fake_upstream import xml_response
+from support.corpus import corpus_path
+from support.europepmc_routes import install
+from support.fake_upstream import xml_response
 
 pytestmark = pytest.mark.anyio
 

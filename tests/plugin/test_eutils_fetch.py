@@ -3,11 +3,10 @@
 import pytest
 from aiohttp import web
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES, json_response, xml_response
+from support.corpus import corpus_bytes
+from support.fake_upstream import FIXTURES, json_response, xml_response
 
 pytestmark = pytest.mark.anyio
 NCBI = FIXTURES / "ncbi"

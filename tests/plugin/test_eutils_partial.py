@@ -6,7 +6,7 @@ import json
 import pytest
 from aiohttp import web
 
-from fake_upstream import xml_response
+from support.fake_upstream import xml_response
 
 pytestmark = pytest.mark.anyio
 SET = {"db": "pubmed", "web_env": "MCID_6934533c4c5abba8c303da1d", "query_key": "1"}

@@ -2,11 +2,10 @@
 
 import pytest
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES, xml_response
+from support.corpus import corpus_bytes
+from support.fake_upstream import FIXTURES, xml_response
 
 pytestmark = pytest.mark.anyio
 NCBI = FIXTURES / "ncbi"

@@ -12,7 +12,6 @@ import re
 import pytest
 from aiohttp import web
 
-from medlit.core.host import load_host
 from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import (
     ExtractedTextArticle,
@@ -24,32 +23,19 @@ from medlit.core.plugin import (
     hookimpl,
 )
 from medlit.core.render import NONCE
-from medlit.core.runtime import Runtime
-from medlit.core.server import instructions, tool_definitions
-from medlit.core.settings import load_settings
+from medlit.core.server import instructions
 from medlit.plugins.fulltext.models import TableOut
 from medlit.plugins.fulltext.shape import table_cost
-from medlit.testing import check_structured
+from medlit.testing import Runtime, host_for, tool_definitions
 
-from conftest import fake_env
-from corpus import corpus_path
-from fake_upstream import FIXTURES, Req, json_response
-from fulltext_routes import articleset, idconv, install, require_corpus
+from support.corpus import corpus_path
+from support.fake_upstream import FIXTURES, Req, json_response
+from support.fulltext_calls import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
+from support.fulltext_routes import idconv, install, require_corpus
 
 pytestmark = pytest.mark.anyio
 
-TOOL = "pubmed_fetch_fulltext"
-RESEARCH, BRIEF, CORRECTION = "PMC7100001", "PMC7100002", "PMC7100003"
 RESTRICTED = "PMC9999001"
-
-
-# The NCBI plugin alone (and core's own): what other installed tier plugins would add is theirs
-# to test; here the chain is PMC's, plus the inline plugins a test brings.
-ONLY_NCBI = {"MEDLIT_LOAD_PLUGINS": "ncbi,fulltext"}
-
-
-def env(fake, **extra):
-    return load_settings(fake_env(fake, **{**ONLY_NCBI, **extra}))
 
 
 @pytest.fixture
@@ -67,17 +53,6 @@ def routes(fake):
 def corpus_routes(fake):
     require_corpus()  # real corpus JATS: skip, with the reason, when absent
     return install(fake)
-
-
-def schema(rt):
-    return next(t for t in tool_definitions(rt.host) if t.name == TOOL).output_schema
-
-
-async def call(rt, args):
-    out = await rt.call(TOOL, args)
-    assert not out.is_error, out.text
-    check_structured(out.data, schema(rt))
-    return out
 
 
 def efetch_ids(fake):
@@ -322,18 +297,6 @@ async def test_max_response_characters_defers_whole_articles(rt, routes):
     assert (
         'pmcids=["PMC7100001"] and pmids=["37100003"]' in out.data["notice"]
         and out.data["totalReturned"] == 1
-    )
-
-
-def small_articles(req: Req) -> web.Response:
-    """efetch db=pmc where any PMCID is a small article."""
-    return articleset(
-        [
-            f'<article><front><article-meta><article-id pub-id-type="pmc">PMC{i}</article-id>'
-            f"<title-group><article-title>Article {i}</article-title></title-group></article-meta></front>"
-            f"<body><sec><title>Results</title><p>Words of article {i}.</p></sec></body></article>".encode()
-            for i in req.ids()
-        ]
     )
 
 
@@ -601,7 +564,7 @@ class OpenAccessTier:
 
 async def test_a_later_tier_slots_in(fake, routes):
     settings = env(fake)
-    async with Runtime(load_host(settings, inline=[("fakeoa", OpenAccessTier)])) as rt:
+    async with Runtime(host_for(("fakeoa", OpenAccessTier), env=settings.env)) as rt:
         out = await call(rt, {"pmcids": [RESTRICTED], "dois": ["10.5555/not.in.pmc"], "maxCharacters": 100})
     arts = out.data["articles"]
     assert [(a["kind"], a["source"], a["viaSource"]) for a in arts] == [("extracted", "oacopy", "oacopy")] * 2
@@ -660,7 +623,7 @@ class EuropeLikeTier:
 async def test_structured_payload_from_another_tier_carries_its_ids(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     mirror = EuropeLikeTier()
-    async with Runtime(load_host(settings, inline=[("fakejats", mirror)])) as rt:
+    async with Runtime(host_for(("fakejats", mirror), env=settings.env)) as rt:
         out = await call(rt, {"pmids": ["37100001"]})
     [a] = out.data["articles"]
     # its own source label and its declared record ids, end to end; undeclared ids are dropped
@@ -672,7 +635,7 @@ async def test_structured_payload_from_another_tier_carries_its_ids(fake, routes
 async def test_ncbi_off_full_text_from_another_tier(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     mirror = EuropeLikeTier()
-    async with Runtime(load_host(settings, inline=[("fakejats", mirror)])) as rt:
+    async with Runtime(host_for(("fakejats", mirror), env=settings.env)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
         assert TOOL in tools and "pubmed_search_articles" not in tools
         desc = tools[TOOL].description
@@ -695,7 +658,7 @@ async def test_ncbi_off_full_text_from_another_tier(fake, routes):
 async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
     settings = env(fake, NCBI_ENABLED="false")
     async with Runtime(
-        load_host(settings, inline=[("fakejats", EuropeLikeTier(required="FAKEJATS_KEY"))])
+        host_for(("fakejats", EuropeLikeTier(required="FAKEJATS_KEY")), env=settings.env)
     ) as rt:
         desc = next(t for t in tool_definitions(rt.host) if t.name == TOOL).description
         assert "[unconfigured: needs FAKEJATS_KEY]" in desc
@@ -709,7 +672,7 @@ async def test_every_tier_switched_off_is_reported_not_an_error(fake, routes):
 
 async def test_no_tier_declared_at_all_is_a_clear_error(fake):
     settings = env(fake, MEDLIT_LOAD_PLUGINS="fulltext")
-    async with Runtime(load_host(settings)) as rt:
+    async with Runtime(host_for(env=settings.env)) as rt:
         tools = {t.name: t for t in tool_definitions(rt.host)}
         assert TOOL in tools and rt.host.catalog.tiers == ()  # the full-text workflow alone
         assert "No full-text source is installed" in tools[TOOL].description

@@ -6,15 +6,14 @@ import json
 
 import pytest
 from aiohttp import web
-from test_fulltext import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
 
-from medlit.core.host import load_host
 from medlit.core.jats.reader import read_jats
 from medlit.core.plugin import FulltextTier, PluginInfo, StructuredArticle, TierResult, hookimpl
-from medlit.core.runtime import Runtime
+from medlit.testing import Runtime, host_for
 
-from fake_upstream import Req
-from fulltext_routes import articleset, install
+from support.fake_upstream import Req
+from support.fulltext_calls import BRIEF, ONLY_NCBI, RESEARCH, TOOL, call, env, small_articles
+from support.fulltext_routes import articleset, install
 
 pytestmark = pytest.mark.anyio
 
@@ -170,7 +169,7 @@ class MirrorTier:
 
 async def test_pubmed_link_follows_the_pmid_the_record_lacks(fake, routes):
     settings = env(fake)  # NCBI's plugin names the PubMed page
-    async with Runtime(load_host(settings, inline=[("nopmidmirror", MirrorTier)])) as rt:
+    async with Runtime(host_for(("nopmidmirror", MirrorTier), env=settings.env)) as rt:
         out = await call(rt, {"pmids": ["37100001"]})
     [a] = out.data["articles"]
     assert (a["pmcId"], a["pmid"], a["viaSource"]) == ("PMC7200001", "37100001", "mirror")

@@ -7,23 +7,21 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from medlit.core.host import load_host
-from medlit.core.server import build_server
-from medlit.core.settings import load_settings
+from medlit.testing import host_for, mcp_client, mcp_server
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
 def server(fake):
-    return build_server(load_host(load_settings(fake_env(fake))))
+    return mcp_server(host_for(env=fake_env(fake)))
 
 
 ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
 # Every tool any built-in plugin declares (all configured), to find tool names in any text.
-DECLARED = set(load_host(load_settings(ALL_ON)).tools)
+DECLARED = set(host_for(env=ALL_ON).tools)
 CONFIGURATIONS = {
     "default": {},
     "all on": ALL_ON,
@@ -44,7 +42,7 @@ def named_tools(text: str) -> set[str]:
 @pytest.mark.parametrize("config", sorted(CONFIGURATIONS))
 async def test_guide_and_prompt_name_only_served_tools(fake, config):
     env = fake_env(fake, **CONFIGURATIONS[config])
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
         guide = (await client.read_resource("medlit://guide")).contents[0].text
         plan = await client.get_prompt("research_plan", {"title": "T", "goal": "G", "keywords": "k"})
@@ -58,7 +56,7 @@ async def test_guide_and_prompt_name_only_served_tools(fake, config):
 
 
 async def test_guide_sections_follow_the_plugins(fake):
-    async with Client(build_server(load_host(load_settings(fake_env(fake))))) as client:
+    async with mcp_client(host_for(env=fake_env(fake))) as client:
         guide = (await client.read_resource("medlit://guide")).contents[0].text
     # the table names the tools the old fixed text forgot, with their own task
     for name, task in [
@@ -76,7 +74,7 @@ async def test_guide_sections_follow_the_plugins(fake):
 
 async def test_guide_drops_a_line_naming_an_unserved_tool_with_its_continuation(fake):
     env = fake_env(fake, MEDLIT_TOOLS="-pubmed_convert_ids")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         guide = (await client.read_resource("medlit://guide")).contents[0].text
     assert "PMC ID Converter" not in guide and 'there means "no PMC copy"' not in guide
     assert "PMID: digits" in guide  # the rest of the section stays
@@ -84,7 +82,7 @@ async def test_guide_drops_a_line_naming_an_unserved_tool_with_its_continuation(
 
 async def test_guide_switched_off_names_the_switch(fake):
     env = fake_env(fake, PUBTATOR_ENABLED="false")
-    async with Client(build_server(load_host(load_settings(env)))) as client:
+    async with mcp_client(host_for(env=env)) as client:
         guide = (await client.read_resource("medlit://guide")).contents[0].text
     assert "pubtator (PUBTATOR_ENABLED=true enables it)" in guide and "pubtator_search" not in guide
 
@@ -119,17 +117,15 @@ async def test_unknown_resource_is_an_error(server):
 
 
 def test_guide_and_plan_say_when_to_use_a_review_set_and_to_audit_references():
-    from medlit.core.host import load_host
-    from medlit.core.settings import load_settings
     from medlit.plugins.guide.render import guide_text, render_research_plan
 
     args = {"title": "T", "goal": "G", "keywords": "k"}
-    served = load_host(load_settings({})).catalog
+    served = host_for(env={}).catalog
     guide = guide_text(served)
     assert "instead of paging search results" in guide and "`review_search`" in guide
     assert "Audit any reference list before it is cited" in guide
     plan = render_research_plan(args, served)[0][1]
     assert "review set" in plan and "review_search" in plan and "pubmed_verify_references" in plan
-    without = load_host(load_settings({"MEDLIT_TOOLS": "pubmed_*,eutils_*"})).catalog
+    without = host_for(env={"MEDLIT_TOOLS": "pubmed_*,eutils_*"}).catalog
     assert "review_search" not in render_research_plan(args, without)[0][1]
     assert "review_search" not in guide_text(without)

@@ -8,12 +8,11 @@ import json
 
 import pytest
 
-from medlit.core.server import tool_definitions
 from medlit.plugins.icite.service import FL
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from corpus import corpus_path
-from fake_upstream import FIXTURES, Req, json_response
+from support.corpus import corpus_path
+from support.fake_upstream import FIXTURES, Req, json_response
 
 pytestmark = pytest.mark.anyio
 TOOL = "pubmed_fetch_citation_metrics"

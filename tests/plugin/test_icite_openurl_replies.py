@@ -6,12 +6,10 @@ from __future__ import annotations
 import pytest
 
 import medlit.plugins.openurl as openurl
-from medlit.core.host import load_host
 from medlit.core.plugin import MetadataProvider, PluginInfo, RecordMetadata, errors, hookimpl
-from medlit.core.runtime import Runtime
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for
 
-from fake_upstream import Req, json_response
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 
@@ -70,8 +68,8 @@ class FailingMetadata:
 
 
 def link_host(**env: str):
-    settings = load_settings({"OPENURL_RESOLVER": "https://resolver.example.edu/openurl", **env})
-    return load_host(settings, discover=False, inline=[("openurl", openurl), ("fakemeta", FailingMetadata())])
+    env = {"OPENURL_RESOLVER": "https://resolver.example.edu/openurl", **env}
+    return host_for(("openurl", openurl), ("fakemeta", FailingMetadata()), env=env, discover=False)
 
 
 async def test_link_text_names_unknown_pmids_and_id_only_links_from_a_failed_lookup():
@@ -94,7 +92,7 @@ async def test_link_text_names_unknown_pmids_and_id_only_links_from_a_failed_loo
 
 
 async def test_link_without_a_resolver_is_not_served():
-    host = load_host(load_settings({}), discover=False, inline=[("openurl", openurl)])
+    host = host_for(("openurl", openurl), env={}, discover=False)
     async with Runtime(host) as rt:
         out = await rt.call(LINK, {"pmids": ["111"]})
     assert out.is_error and "OPENURL_RESOLVER" in (out.error.message + out.error.recovery)

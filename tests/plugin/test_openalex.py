@@ -16,8 +16,8 @@ from medlit.plugins.openalex import client
 from medlit.plugins.openalex.related import related
 from medlit.testing import make_runtime
 
-from corpus import corpus_bytes, corpus_root
-from fake_upstream import FIXTURES, Req, json_response
+from support.corpus import corpus_bytes, corpus_root
+from support.fake_upstream import FIXTURES, Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import medlit.plugins.openurl as openurl
-from medlit.core.host import HostError, load_host
 from medlit.core.plugin import (
     AccessLinkProvider,
     ArticleRef,
@@ -23,10 +22,7 @@ from medlit.core.plugin import (
     errors,
     hookimpl,
 )
-from medlit.core.runtime import Runtime
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
-from medlit.testing import check_structured
+from medlit.testing import HostError, Runtime, check_structured, host_for, tool_definitions
 
 pytestmark = pytest.mark.anyio
 
@@ -84,7 +80,7 @@ class FakeMetadata:
 def host_with(meta: FakeMetadata | None = None, **env: str):
     env = {"OPENURL_RESOLVER": RESOLVER, **env}
     inline = [("openurl", openurl)] + ([("fakemeta", meta)] if meta else [])
-    return load_host(load_settings(env), discover=False, inline=inline)
+    return host_for(*inline, env=env, discover=False)
 
 
 def q(url: str) -> dict[str, list[str]]:
@@ -255,7 +251,7 @@ async def test_bad_input_is_refused_before_any_lookup(args, reason, words):
 
 
 async def test_unconfigured_plugin_is_listed_not_served():
-    host = load_host(load_settings({}), discover=False, inline=[("openurl", openurl)])
+    host = host_for(("openurl", openurl), env={}, discover=False)
     rec = host.plugins["openurl"]
     assert (
         rec.status == "unconfigured" and "OPENURL_RESOLVER" in rec.detail and "OPENURL_PRESET" in rec.detail
@@ -268,21 +264,19 @@ async def test_unconfigured_plugin_is_listed_not_served():
 
 async def test_preset_configuration():
     env = {"OPENURL_PRESET": "360link", "OPENURL_INSTITUTION": "xy4ab5cd6e"}
-    host = load_host(load_settings(env), discover=False, inline=[("openurl", openurl)])
+    host = host_for(("openurl", openurl), env=env, discover=False)
     async with Runtime(host) as rt:
         out = await rt.call(TOOL, {"citations": [{"title": "T", "journal": "J"}]})
     assert out.data["links"][0]["url"].startswith("https://xy4ab5cd6e.search.serialssolutions.com/?url_ver=")
     assert out.data["resolver"] == "ProQuest 360 Link (Serials Solutions)"
-    partial = load_host(
-        load_settings({"OPENURL_PRESET": "sfx"}), discover=False, inline=[("openurl", openurl)]
-    )
+    partial = host_for(("openurl", openurl), env={"OPENURL_PRESET": "sfx"}, discover=False)
     assert partial.plugins["openurl"].status == "unconfigured"
     assert "OPENURL_HOST" in partial.plugins["openurl"].detail
 
 
 def test_malformed_preset_stops_the_server():
     with pytest.raises(HostError, match="OPENURL_PRESET"):
-        load_host(load_settings({"OPENURL_PRESET": "bogus"}), discover=False, inline=[("openurl", openurl)])
+        host_for(("openurl", openurl), env={"OPENURL_PRESET": "bogus"}, discover=False)
 
 
 # -- the access-link provider core's full-text tool uses ------------------------------------------
@@ -359,7 +353,7 @@ class Broken:
 async def test_a_failing_access_link_provider_costs_only_its_links():
     env = {"OPENURL_RESOLVER": RESOLVER}
     inline = [("broken", Broken()), ("openurl", openurl), ("fakemeta", FakeMetadata())]
-    host = load_host(load_settings(env), discover=False, inline=inline)
+    host = host_for(*inline, env=env, discover=False)
     assert [p.name for p in host.catalog.access_links] == ["broken", "openurl"]
     async with Runtime(host) as rt:
         links = await rt.access_links([ArticleRef(key="111", pmid="111")])
@@ -390,7 +384,7 @@ def fulltext_host(meta: FakeMetadata, **env: str):
     import medlit.plugins.fulltext as fulltext
 
     inline = [("fulltext", fulltext), ("nowhere", MissingTier()), ("openurl", openurl), ("fakemeta", meta)]
-    return load_host(load_settings(env), discover=False, inline=inline)
+    return host_for(*inline, env=env, discover=False)
 
 
 async def test_fulltext_unavailable_entries_carry_the_institutional_link():

@@ -14,8 +14,8 @@ import medlit.plugins.europepmc as europepmc_plugin
 import medlit.plugins.preprints as preprints_plugin
 from medlit.testing import FakeUpstream, make_runtime
 
-from europepmc_routes import install as install_europepmc
-from preprints_routes import REAL_DOI, SERVICE, install, synthetic
+from support.europepmc_routes import install as install_europepmc
+from support.preprints_routes import REAL_DOI, SERVICE, install, synthetic
 
 pytestmark = pytest.mark.anyio
 MEDRXIV_DOI = "10.1101/2020.03.09.20033357"

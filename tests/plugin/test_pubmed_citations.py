@@ -2,8 +2,8 @@ import pytest
 
 from medlit.testing import check_structured
 
-from corpus import corpus_path
-from pubmed_fakes import install, output_schema, record_index
+from support.corpus import corpus_path
+from support.pubmed_fakes import install, output_schema, record_index
 
 pytestmark = pytest.mark.anyio
 

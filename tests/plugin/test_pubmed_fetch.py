@@ -2,8 +2,8 @@ import pytest
 
 from medlit.testing import check_structured
 
-from corpus import corpus_bytes, corpus_glob, corpus_path
-from pubmed_fakes import EFETCH, install, output_schema, pmids_in, record_index
+from support.corpus import corpus_bytes, corpus_glob, corpus_path
+from support.pubmed_fakes import EFETCH, install, output_schema, pmids_in, record_index
 
 pytestmark = pytest.mark.anyio
 TOOL = "pubmed_fetch_articles"

@@ -8,7 +8,7 @@ from lxml import etree
 
 from medlit.core.types import ArticleRef, TierResult
 
-from fake_upstream import FIXTURES, xml_response
+from support.fake_upstream import FIXTURES, xml_response
 
 pytestmark = pytest.mark.anyio
 

@@ -4,9 +4,9 @@ import pytest
 
 from medlit.testing import check_structured
 
-from corpus import corpus_path
-from fake_upstream import xml_response
-from pubmed_fakes import install, output_schema
+from support.corpus import corpus_path
+from support.fake_upstream import xml_response
+from support.pubmed_fakes import install, output_schema
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from lxml import etree
 
-from fake_upstream import FIXTURES, json_response, xml_response
+from support.fake_upstream import FIXTURES, json_response, xml_response
 
 pytestmark = pytest.mark.anyio
 NCBI = FIXTURES / "ncbi"

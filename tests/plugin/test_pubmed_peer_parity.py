@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from medlit.core.loaded import load_tool
-from medlit.core.server import tool_definitions
+from medlit.testing import tool_definitions
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ import pytest
 
 from medlit.testing import check_structured
 
-from pubmed_fakes import install, output_schema
+from support.pubmed_fakes import install, output_schema
 
 pytestmark = pytest.mark.anyio
 TOOL = "pubmed_search_articles"

@@ -10,7 +10,7 @@ from medlit.core import xml as core_xml
 from medlit.plugins.ncbi.client import RECORD_CACHE_KEY
 from medlit.testing import check_structured
 
-from pubmed_fakes import install, output_schema, record_index
+from support.pubmed_fakes import install, output_schema, record_index
 
 pytestmark = pytest.mark.anyio
 

@@ -2,12 +2,10 @@
 search with summaries -> fetch the top records -> format them, counting upstream requests."""
 
 import pytest
-from mcp import Client
 
-from medlit.core.server import build_server
-from medlit.testing import check_structured
+from medlit.testing import check_structured, mcp_client
 
-from pubmed_fakes import install, record_index
+from support.pubmed_fakes import install, record_index
 
 pytestmark = pytest.mark.anyio
 
@@ -16,7 +14,7 @@ async def test_search_fetch_format_workflow(rt, fake):
     if not record_index():
         pytest.skip("shared corpus not present")
     install(fake)
-    async with Client(build_server(rt.host, runtime=rt)) as client:
+    async with mcp_client(rt.host, runtime=rt) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in (
             "pubmed_search_articles",

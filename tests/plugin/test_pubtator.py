@@ -1,4 +1,4 @@
-"""The PubTator3 tools against the fake of tests/pubtator_routes.py: requests sent per call (one
+"""The PubTator3 tools against the fake of tests/support/pubtator_routes.py: requests sent per call (one
 export for 100 PMIDs, PMCID batches, one autocomplete, one search per page, relations plus one
 search per top entity), the grouping of annotations, unknown ids, deferral, refused input before
 any request, upstream errors and the record cache."""
@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.core.server import tool_definitions
 from medlit.plugins.pubtator.service import PMCID_BATCH
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from fake_upstream import json_response
-from pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install
+from support.fake_upstream import json_response
+from support.pubtator_routes import FIXTURE_PMCID, FIXTURE_PMIDS, install
 
 pytestmark = pytest.mark.anyio
 EXPORT = "publications/export/biocjson"
@@ -103,7 +102,7 @@ async def test_empty_search_with_empty_facets_is_a_result(rt, fake, schemas):
 
 
 async def test_corpus_search_page_reads(rt, fake, schemas):
-    from corpus import corpus_path
+    from support.corpus import corpus_path
 
     corpus_path("pubtator/search/search_brca1_page1_with_facets.json")
     install(fake)

@@ -8,9 +8,19 @@ import asyncio
 from typing import Any
 
 import pytest
-from test_find_related import KNOWN, SOURCE, TOOL, FakeEpmc, FakeMeta, route_elink, route_openalex, runtime
 
 from medlit.core.plugin import PluginInfo, RelatedProvider, RelatedQuery, RelatedResult, hookimpl
+
+from support.related_fakes import (
+    KNOWN,
+    SOURCE,
+    TOOL,
+    FakeEpmc,
+    FakeMeta,
+    route_elink,
+    route_openalex,
+    runtime,
+)
 
 pytestmark = pytest.mark.anyio
 

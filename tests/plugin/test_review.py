@@ -4,15 +4,14 @@ reason, when no server is reachable); the search log; re-runs; refusals; paging;
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
-from review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, host_for, tool_definitions
 
-from conftest import fake_env
+from support.review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
 
@@ -20,20 +19,8 @@ FAST = {"MEDLIT_EUROPEPMC_RATE": "200"}
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
-    from medlit.testing import make_runtime
-
-    def factory(**extra):
-        env = fake_env(
-            fake,
-            MEDLIT_STORE=store_url,
-            MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
-            **FAST,
-            **extra,
-        )
-        return make_runtime(env=env, discover=True)
-
-    return factory
+def runtime_for(review_runtime):
+    return functools.partial(review_runtime, **FAST)
 
 
 async def call(rt, tool, **args):
@@ -243,7 +230,7 @@ async def test_concurrent_writers_to_one_set_never_duplicate(fake, runtime_for):
 async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path, fmt):
     from pathlib import Path
 
-    from review_readers import READERS
+    from support.review_readers import READERS
 
     lit = install(
         fake, Literature.build(pubmed=60, europepmc=30, shared={"pmid": 10, "doi": 5, "pmcid": 3, "title": 2})
@@ -285,7 +272,7 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     import asyncio
 
     lit = install(fake, Literature.build(pubmed=2000, europepmc=0))
-    from review_routes import efetch
+    from support.review_routes import efetch
 
     plain = efetch(lit)
 
@@ -323,11 +310,9 @@ async def _note(notes, args):
 
 
 def test_one_toolset_removes_every_review_tool():
-    from medlit.core.host import load_host
-    from medlit.core.settings import load_settings
 
-    on = load_host(load_settings({}))
-    off = load_host(load_settings({"MEDLIT_TOOLS": "-review_*"}))
+    on = host_for(env={})
+    off = host_for(env={"MEDLIT_TOOLS": "-review_*"})
     review = {
         "review_search",
         "review_records",
@@ -385,7 +370,7 @@ async def test_pubtator_search_is_a_review_source(fake, runtime_for):
     """A third source from a provider plugin: an entity query's every record, ten a request (its
     search page), normalised with all authors; a malformed entity query is refused for that source
     before any request while the others run."""
-    from pubtator_routes import install as install_pubtator
+    from support.pubtator_routes import install as install_pubtator
 
     pubtator = install_pubtator(fake)
     install(fake, Literature.build(pubmed=10, europepmc=5))

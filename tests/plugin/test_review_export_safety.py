@@ -10,10 +10,10 @@ import os
 import time
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature, install
-from review_stores import sqlite_url
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature, install
+from support.review_stores import sqlite_url
 
 pytestmark = pytest.mark.anyio
 

@@ -6,14 +6,13 @@ stored twice, mergedFrom, and rulings (split, join) that survive a re-run."""
 from __future__ import annotations
 
 import base64
+import functools
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature, install
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from conftest import fake_env
+from support.review_routes import PUBMED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
 
@@ -57,20 +56,8 @@ EMBASE = ris(
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
-    from medlit.testing import make_runtime
-
-    def factory(**extra):
-        env = fake_env(
-            fake,
-            MEDLIT_STORE=store_url,
-            MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
-            MEDLIT_EUROPEPMC_RATE="200",
-            **extra,
-        )
-        return make_runtime(env=env, discover=True)
-
-    return factory
+def runtime_for(review_runtime):
+    return functools.partial(review_runtime, MEDLIT_EUROPEPMC_RATE="200")
 
 
 async def call(rt, tool, **args):
@@ -310,7 +297,7 @@ async def test_every_corpus_export_imports_through_the_tool_with_its_records_acc
     """The issue's bar, as a user meets it: each of the corpus' 49 exports by path into one set,
     every record stored or skipped (stored + skipped = the MANIFEST's count), then the set's
     export read back and imported into a new set with nothing lost and no duplicate made."""
-    from corpus import corpus_root, export_counts
+    from support.corpus import corpus_root, export_counts
 
     counts = export_counts()
     root = corpus_root()
@@ -346,7 +333,7 @@ async def test_a_merged_pubmed_and_europepmc_set_reads_like_pubmed_alone(fake, r
     import csv
     import io
 
-    from review_routes import EPMC_QUERY
+    from support.review_routes import EPMC_QUERY
 
     lit = install(fake, Literature.build(pubmed=40, europepmc=40, shared={"pmid": 30, "doi": 5, "title": 5}))
     for rec in lit.europepmc[EPMC_QUERY]:

@@ -6,9 +6,9 @@ export directory itself. On SQLite and on PostgreSQL (skipped with the reason wh
 from __future__ import annotations
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature, install
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature, install
 
 pytestmark = pytest.mark.anyio
 

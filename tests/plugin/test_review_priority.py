@@ -11,15 +11,15 @@ tests' includes are the migraine papers."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
-from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
 
-from medlit.core.server import tool_definitions
 from medlit.plugins.review.screening import priority
-from medlit.testing import check_structured, make_runtime
+from medlit.testing import check_structured, tool_definitions
 
-from conftest import fake_env
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
 
 pytestmark = pytest.mark.anyio
 
@@ -37,14 +37,9 @@ def migraine(record) -> bool:
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
+def runtime_for(fake, review_runtime):
     install(fake, Literature.build(pubmed=PAPERS, europepmc=0), set())
-
-    def factory():
-        env = fake_env(fake, MEDLIT_STORE=store_url, MEDLIT_EXPORT_DIR=str(tmp_path / "exports"), **ENV)
-        return make_runtime(env=env, discover=True)
-
-    return factory
+    return functools.partial(review_runtime, **ENV)
 
 
 async def call(rt, tool, **args):

@@ -13,13 +13,11 @@ import re
 import pytest
 import rispy
 from lxml import etree
-from review_routes import PUBMED_QUERY, Literature
-from screening_routes import install
 
-from medlit.core.server import tool_definitions
-from medlit.testing import check_structured
+from medlit.testing import check_structured, tool_definitions
 
-from conftest import fake_env
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
 
 pytestmark = pytest.mark.anyio
 
@@ -28,16 +26,10 @@ ENV = {"EUROPEPMC_ENABLED": "false", "UNPAYWALL_ENABLED": "false"}
 
 
 @pytest.fixture
-def runtime_for(fake, tmp_path, store_url):
-    from medlit.testing import make_runtime
-
+def runtime_for(fake, review_runtime):
     def factory(papers: int = 30, available: frozenset[str] = frozenset(), **extra):
-        lit = Literature.build(pubmed=papers, europepmc=0)
-        install(fake, lit, set(available))
-        env = fake_env(
-            fake, MEDLIT_STORE=store_url, MEDLIT_EXPORT_DIR=str(tmp_path / "exports"), **ENV, **extra
-        )
-        return make_runtime(env=env, discover=True)
+        install(fake, Literature.build(pubmed=papers, europepmc=0), set(available))
+        return review_runtime(**ENV, **extra)
 
     return factory
 

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def url(store_url):
-    """Each store test once per backend (tests/review_stores.py's ``store_url``)."""
+    """Each store test once per backend (tests/support/review_stores.py's ``store_url``)."""
     return store_url
 
 

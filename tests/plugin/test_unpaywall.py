@@ -11,9 +11,10 @@ from aiohttp import web
 
 from medlit.core.plugin import ArticleRef, ExtractedTextArticle
 from medlit.plugins.unpaywall import tier
+from medlit.testing import HostError
 
-from corpus import corpus_bytes
-from unpaywall_fakes import (
+from support.corpus import corpus_bytes
+from support.unpaywall_fakes import (
     CONTENT,
     EMAIL,
     ENV,
@@ -60,7 +61,6 @@ async def test_unconfigured_without_email_and_off_by_switch(make_runtime):
 
 
 async def test_malformed_email_stops_start_up(make_runtime):
-    from medlit.core.host import HostError
 
     with pytest.raises(HostError, match="UNPAYWALL_EMAIL"):
         make_runtime(UNPAYWALL_EMAIL="not-an-address")

@@ -1,4 +1,4 @@
-"""pubmed_verify_references against the fake (PubMed and Crossref from tests/reference_library.py):
+"""pubmed_verify_references against the fake (PubMed and Crossref from tests/support/reference_library.py):
 each class of a 30-reference mixed list, the requests it costs, bad input refused before any
 request, a switched-off or failing Crossref, and the text table."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-import reference_library as lib
+
+from support import reference_library as lib
 
 pytestmark = pytest.mark.anyio
 

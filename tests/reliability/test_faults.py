@@ -32,14 +32,11 @@ from typing import Any, TypeVar
 import pytest
 
 from medlit.core import errors as E
-from medlit.core.host import Host, load_host
-from medlit.core.runtime import CallOutcome, Runtime
-from medlit.core.settings import load_settings
-from medlit.testing import loopback_only
+from medlit.testing import CallOutcome, Host, Runtime, host_for, loopback_only
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, xml_response
-from fault_routes import (
+from support.environments import fake_env
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.fault_routes import (
     ESEARCH_PMIDS,
     SIMILAR_SOURCE,
     SlowHandshake,
@@ -473,9 +470,9 @@ class Slot:
 
     async def __aenter__(self) -> Slot:
         await _on_fake_loop(self.fake.start())
-        self.host = load_host(load_settings(fake_env(self.fake, **ENV)))
+        self.host = host_for(env=fake_env(self.fake, **ENV))
         loose = {**ENV, "MEDLIT_CALL_DEADLINE": f"{LOOSE_DEADLINE:g}"}
-        self.loose = load_host(load_settings(fake_env(self.fake, **loose)))
+        self.loose = host_for(env=fake_env(self.fake, **loose))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -564,7 +561,7 @@ def named_failures(data: Any) -> Iterator[dict[str, Any]]:
 
 
 def test_every_upstream_calling_tool_is_in_the_matrix():
-    host = load_host(load_settings(fake_env(FakeUpstream(), **ENV)))
+    host = host_for(env=fake_env(FakeUpstream(), **ENV))
     assert sorted(host.tools) == sorted({c.tool for c in CASES}), (
         "add the new tool's representative call to CASES"
     )
@@ -655,7 +652,7 @@ async def call_once(
         if fault is not None:
             kind, options = fault
             fake.fault(kind, "ncbi", "efetch.fcgi", times=1, **options)
-        async with Runtime(load_host(load_settings(fake_env(fake, **REGRESSION_ENV)))) as rt:
+        async with Runtime(host_for(env=fake_env(fake, **REGRESSION_ENV))) as rt:
             return await rt.call(tool, args), fake
 
 
@@ -715,7 +712,7 @@ async def workflow(reset: tuple[str, str] | None) -> tuple[list[CallOutcome], Fa
         install(fake)
         if reset is not None:
             fake.fault("reset", *reset, times=1)
-        async with Runtime(load_host(load_settings(fake_env(fake, **REGRESSION_ENV)))) as rt:
+        async with Runtime(host_for(env=fake_env(fake, **REGRESSION_ENV))) as rt:
             search = await rt.call("pubmed_search_articles", {"query": "asthma", "maxResults": 5})
             assert not search.is_error, search.text
             pmids = search.data["pmids"]
@@ -761,7 +758,7 @@ async def test_a_slow_new_connection_does_not_shorten_the_gap_to_the_next_reques
         env.update(
             {k: v.replace(f":{fake.port}/", f":{proxy.port}/") for k, v in env.items() if "BASE_URL" in k}
         )
-        async with Runtime(load_host(load_settings(env))) as rt:
+        async with Runtime(host_for(env=env)) as rt:
             for term in ("asthma", "copd", "eczema", "rhinitis"):
                 out = await rt.call("eutils_esearch", {"db": "pubmed", "term": term, "retmax": 1})
                 assert not out.is_error, out.text

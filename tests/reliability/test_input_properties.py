@@ -20,12 +20,10 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from medlit.core.host import load_host
-from medlit.core.runtime import Runtime
-from medlit.core.server import tool_definitions
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for
 
-from fake_upstream import FakeUpstream
+from support.fake_upstream import FakeUpstream
+from support.listed import ListedTools
 
 pytestmark = pytest.mark.anyio
 
@@ -46,13 +44,9 @@ ADVERSARIAL = [
 ]
 
 
-def _host_and_defs() -> tuple[Any, list[Any]]:
-    host = load_host(load_settings({}))
-    return host, tool_definitions(host)
-
-
-HOST, DEFINITIONS = _host_and_defs()
-TOOLS = {d.name: d for d in DEFINITIONS}
+HOST = host_for(env={})
+TOOLS = ListedTools(HOST)  # the schemas are built by the first test, not at collection
+DEFINITIONS = TOOLS.values()
 
 
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +122,7 @@ class Probe:
             MEDLIT_STORE=f"sqlite:///{self.tmp.name}/review.db",
             MEDLIT_EXPORT_DIR=f"{self.tmp.name}/exports",
         )
-        self.rt = Runtime(load_host(load_settings(env)))
+        self.rt = Runtime(host_for(env=env))
         await self.rt.__aenter__()
         return self
 
@@ -184,7 +178,7 @@ def _mutations(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("tool", sorted(HOST.tools))
 async def test_schema_valid_inputs_never_crash(tool):
     schema = _resolve(TOOLS[tool].input_schema)
     examples: list[dict[str, Any]] = []
@@ -203,7 +197,7 @@ async def test_schema_valid_inputs_never_crash(tool):
             await probe.check(tool, args)
 
 
-@pytest.mark.parametrize("tool", sorted(TOOLS))
+@pytest.mark.parametrize("tool", sorted(HOST.tools))
 async def test_adversarial_inputs_are_refused_cleanly(tool):
     schema = _resolve(TOOLS[tool].input_schema)
     examples: list[dict[str, Any]] = []

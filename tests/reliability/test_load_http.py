@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from load_http import run_fetch_sessions, run_load
+from support.load_http import run_fetch_sessions, run_load
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -13,16 +13,14 @@ import time
 
 import pytest
 
-from medlit.core.host import load_host
 from medlit.core.net import redis_breaker
 from medlit.core.net.shared_pacer import degraded
-from medlit.core.runtime import Runtime
 from medlit.core.server import http_app
-from medlit.core.settings import load_settings
+from medlit.testing import Runtime, host_for, settings_for
 
-from conftest import fake_env
-from fake_upstream import Req, xml_response
-from fault_routes import articles_body
+from support.environments import fake_env
+from support.fake_upstream import Req, xml_response
+from support.fault_routes import articles_body
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +35,7 @@ def efetch(req: Req):
 
 
 async def health() -> dict:
-    app = http_app(load_host(load_settings({})))
+    app = http_app(host_for(env={}))
     route = next(r for r in app.router.routes if getattr(r, "path", "") == "/health")
     return json.loads((await route.endpoint(None)).body)
 
@@ -52,7 +50,7 @@ async def test_a_paused_redis_costs_calls_at_most_one_bounded_wait_and_health_se
         MEDLIT_CALL_DEADLINE=f"{CALL_DEADLINE:g}",
         MEDLIT_MAX_RETRIES="0",
     )
-    async with Runtime(load_host(load_settings(env))) as rt:
+    async with Runtime(host_for(env=env)) as rt:
         warm = await rt.call("pubmed_fetch_articles", {"pmids": ["37000001"]})
         assert not warm.is_error and warm.data["totalReturned"] == 1
         assert (await health())["status"] == "ok"
@@ -102,7 +100,7 @@ async def test_the_cache_and_the_pacer_share_one_breaker(redis_process):
     from medlit.core.cache import RedisCache, cache_setting
     from medlit.core.net.shared_pacer import RedisPacer
 
-    cache = RedisCache(cache_setting(load_settings({"MEDLIT_CACHE": redis_process.url})))
+    cache = RedisCache(cache_setting(settings_for({"MEDLIT_CACHE": redis_process.url})))
     pacer = RedisPacer(redis_process.url, "hang", 50.0)
     try:
         loop = asyncio.get_running_loop()

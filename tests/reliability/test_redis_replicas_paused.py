@@ -31,11 +31,11 @@ from aiohttp import web
 from medlit.core.net.pacing import spacing
 from medlit.core.net.shared_pacer import HEADROOM
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, xml_response
-from fault_routes import articles_body, jats_articleset
-from fulltext_routes import ARTICLES, efetch_pmc
-from redis_server import RedisProcess
+from support.environments import fake_env
+from support.fake_upstream import FakeUpstream, Req, xml_response
+from support.fault_routes import articles_body, jats_articleset
+from support.fulltext_routes import ARTICLES, efetch_pmc
+from support.redis_server import RedisProcess
 
 pytestmark = pytest.mark.anyio
 

@@ -195,7 +195,7 @@ def test_the_principal_of_a_request():
 
 @pytest.fixture
 def issuer():
-    from oauth_issuer import Issuer
+    from support.oauth_issuer import Issuer
 
     it = Issuer()
     yield it
@@ -203,7 +203,7 @@ def issuer():
 
 
 def oauth(issuer, **extra: str):
-    from oauth_issuer import AUDIENCE
+    from support.oauth_issuer import AUDIENCE
 
     return load_auth({"MEDLIT_AUTH_ISSUER": issuer.url, "MEDLIT_AUTH_AUDIENCE": AUDIENCE, **extra})
 

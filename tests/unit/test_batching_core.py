@@ -19,8 +19,8 @@ from medlit.core.net.session import new_session
 from medlit.core.settings import load_settings
 from medlit.core.types import RecordRule
 
-from conftest import fake_env
-from fake_upstream import Req, json_response
+from support.environments import fake_env
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ from medlit.plugins.ncbi.citation_styles import STYLES, cite_key, format_citatio
 from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
 from medlit.plugins.ncbi.parse.pubmed_records import Author, Journal, Notice, PartialDate, PubMedArticle
 
-from corpus import corpus_bytes
+from support.corpus import corpus_bytes
 
 EFETCH = "ncbi/efetch_pubmed/"
 

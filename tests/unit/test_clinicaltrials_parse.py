@@ -14,7 +14,7 @@ from medlit.plugins.clinicaltrials.parse import full, page_studies, summary
 from medlit.plugins.clinicaltrials.queries import search_params
 from medlit.plugins.clinicaltrials.review_source import normalise
 
-from fake_upstream import FIXTURES
+from support.fake_upstream import FIXTURES
 
 DIR = FIXTURES / "clinicaltrials"
 

@@ -15,7 +15,7 @@ import pytest
 from medlit.core.host import load_host
 from medlit.core.settings import load_settings
 
-from conftest import fake_dist
+from support.distributions import fake_dist
 
 MISSPELT = """
 from medlit.core.plugin import PluginInfo, hookimpl

@@ -19,7 +19,7 @@ from medlit.plugins.crossref.parse import (
 )
 from medlit.plugins.crossref.service import concurrency, identify, pace_from
 
-from corpus import corpus_bytes
+from support.corpus import corpus_bytes
 
 W = "crossref/works/"
 

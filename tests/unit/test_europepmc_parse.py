@@ -16,8 +16,8 @@ from medlit.plugins.europepmc.parse import EpmcRecord, plain_text, read_record
 from medlit.plugins.europepmc.related import page_plan, row_pmid
 from medlit.plugins.europepmc.service import ResultlessEnvelope, inspect
 
-from corpus import corpus_bytes
-from fake_upstream import FIXTURES
+from support.corpus import corpus_bytes
+from support.fake_upstream import FIXTURES
 
 
 def fixture_records() -> dict[str, dict]:

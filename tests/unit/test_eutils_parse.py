@@ -23,7 +23,7 @@ from medlit.plugins.ncbi.parse.eutils import (
 from medlit.plugins.ncbi.parse.idconv import parse_idconv
 from medlit.plugins.ncbi.parse.mesh import parse_mesh_docsum, parse_mesh_esummary
 
-from corpus import corpus_bytes
+from support.corpus import corpus_bytes
 
 
 def _raises(reason: str, fn, *args, **kwargs) -> MedlitError:

@@ -1,7 +1,8 @@
-"""The light install: PostgreSQL, Redis and OAuth are extras. Configured without its extra (absence
+"""The light install: PostgreSQL, Redis, OAuth and the PRISMA diagram's PNG (Pillow) are extras. Configured without its extra (absence
 simulated by hiding the module from ``importlib.util.find_spec``), the server refuses to start and
 ``medlit doctor`` says the same, naming the extra and never the setting's value; the check looks
-without importing; the base dependencies hold no plotting stack and no optional back-end."""
+without importing; the base dependencies hold no plotting stack and no optional back-end; a PNG
+asked for without Pillow is refused naming the extra."""
 
 from __future__ import annotations
 
@@ -141,10 +142,25 @@ def test_the_base_install_has_no_plotting_stack_and_no_optional_backend():
     }
     # numpy is a named dependency (the reference model's weights are decoded with it; scikit-learn
     # brings it anyway): the plotting stack above it stays out
-    assert not base & {"matplotlib", "fonttools", "asyncpg", "redis", "pyjwt", "cryptography"}
+    assert not base & {"matplotlib", "fonttools", "asyncpg", "redis", "pyjwt", "cryptography", "pillow"}
     extras = project["optional-dependencies"]
     # each extra the server names in its refusal exists, and brings the modules the check looks for
     installs = {"postgres": "asyncpg", "redis": "redis", "oauth": "pyjwt[crypto]"}
     for extra in EXTRAS:
         assert any(dep.lower().startswith(installs[extra]) for dep in extras[extra]), extra
-    assert extras["all"] == ["medlit-mcp[postgres,redis,oauth]"] and "medlit-mcp[all]" in extras["test"]
+    assert extras["png"] == ["pillow>=11.0"]
+    assert extras["all"] == ["medlit-mcp[postgres,redis,oauth,png]"] and "medlit-mcp[all]" in extras["test"]
+
+
+def test_a_png_diagram_without_pillow_is_refused_naming_the_extra(monkeypatch):
+    from medlit.core.errors import MedlitError
+    from medlit.plugins.review.reporting.diagram import draw
+    from medlit.plugins.review.reporting.flow import Flow
+
+    flow = Flow({"pubmed": 3}, 0, 3, 3, 1, 2, 0, 2, {}, 2, {"undecided": 0, "maybe": 0, "conflicts": 0}, {})
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
+    with pytest.raises(MedlitError) as caught:
+        draw(flow, "png", "PRISMA", {"pubmed": "PubMed"})
+    assert caught.value.reason == "invalid_argument"
+    assert "pip install 'medlit-mcp[png]'" in str(caught.value) and "format='svg'" in caught.value.recovery
+    assert b"<svg" in draw(flow, "svg", "PRISMA", {"pubmed": "PubMed"})  # the SVG needs no Pillow

@@ -24,7 +24,7 @@ from medlit.core.server import instructions, tool_definitions
 from medlit.core.settings import load_settings
 from medlit.plugins import fulltext
 
-from fake_upstream import Req, json_response
+from support.fake_upstream import Req, json_response
 
 pytestmark = pytest.mark.anyio
 TOOL = "pubmed_fetch_fulltext"

@@ -34,7 +34,7 @@ from medlit.core.runtime import Runtime
 from medlit.core.settings import SettingsError, load_settings
 from medlit.testing import FakeUpstream, InlinePlugin, json_response, make_host, make_runtime
 
-from conftest import fake_dist
+from support.distributions import fake_dist
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "medlit-example-plugin"
 

@@ -20,8 +20,8 @@ from medlit.core.net.wire import Response, parse_retry_after, rate_limit_wait
 from medlit.core.redact import Redactor
 from medlit.core.settings import load_settings
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream
+from support.environments import fake_env
+from support.fake_upstream import FakeUpstream
 
 pytestmark = pytest.mark.anyio
 OK_XML = b"<?xml version='1.0'?><eInfoResult><DbList><DbName>pubmed</DbName></DbList></eInfoResult>"

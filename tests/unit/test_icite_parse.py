@@ -11,8 +11,8 @@ from medlit.core.plugin import MedlitError, Response
 from medlit.plugins.icite.parse import envelope_records, flag, number, plain_text, pmid_of, read_record
 from medlit.plugins.icite.service import FIELDS, inspect, join_records, split_records
 
-from corpus import corpus_path
-from fake_upstream import FIXTURES
+from support.corpus import corpus_path
+from support.fake_upstream import FIXTURES
 
 LEGACY = json.loads((FIXTURES / "icite" / "pubs_legacy.json").read_text())
 BY_PMID = {str(r["pmid"]): r for r in LEGACY["data"]}

@@ -1,10 +1,10 @@
-"""Core's modules import in one direction: no cycles, counting type-only imports (under
-``TYPE_CHECKING``) and imports inside functions, which Python tolerates at run time but which
-still tie two modules into one. Read with ``ast``: nothing is imported or run.
+"""Core's modules and every plugin's import in one direction: no cycles, counting type-only
+imports (under ``TYPE_CHECKING``) and imports inside functions, which Python tolerates at run
+time but which still tie two modules into one. Read with ``ast``: nothing is imported or run.
 
 A package importing its own children (and a child its package) is how packages work and is not
-counted. Nothing in core is left out: the workflows (review sets, the reference audit, full
-text, related articles, the guide) are plugins, covered by the plugin-import checks.
+counted. Nothing is left out: core whole, and the plugins whole (the workflows, review sets, the
+reference audit, full text, related articles, the guide, as much as the providers).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "core"
+PLUGINS = CORE.parent / "plugins"
 Graph = dict[str, dict[str, str]]  # module -> {imported module: "file:line" of the import}
 
 
@@ -150,6 +151,13 @@ def check(root: Path, package: str = "medlit.core") -> list[str]:
 def test_core_imports_in_one_direction() -> None:
     problems = check(CORE)
     assert not problems, "\n".join(problems)
+
+
+def test_every_plugin_imports_in_one_direction() -> None:
+    """One graph over every plugin: a cycle inside one plugin and a cycle between two both count
+    (plugins may not import each other, a rule the plugin-import checks hold; a cycle is worse)."""
+    problems = check(PLUGINS, "medlit.plugins")
+    assert not problems, f"{len(problems)} import cycles in plugins/:\n" + "\n".join(problems)
 
 
 def test_wire_values_sit_in_a_leaf() -> None:

@@ -10,7 +10,7 @@ from medlit.core.jats.models import UNEXTRACTABLE_REASONS, FulltextArticle
 from medlit.core.jats.reader import read_jats
 from medlit.core.xml import parse_xml
 
-from corpus import corpus_bytes, corpus_glob, corpus_root
+from support.corpus import corpus_bytes, corpus_glob, corpus_root
 
 _JATS_FILES = [
     *corpus_glob("pmc/**/*.xml"),

@@ -11,7 +11,7 @@ import pytest
 from medlit.plugins.openalex.client import PAGING_LIMIT, PER_PAGE_MAX, page_plan
 from medlit.plugins.openalex.parse import doi_of, parse_list, parse_work, pmcid_of, pmid_of, work_id
 
-from corpus import corpus_bytes, corpus_glob
+from support.corpus import corpus_bytes, corpus_glob
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex"
 

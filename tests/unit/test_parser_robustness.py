@@ -67,7 +67,7 @@ from medlit.plugins.ncbi.tools.pubmed_fetch import (
     to_output,
 )
 
-from corpus import corpus_glob, corpus_root
+from support.corpus import corpus_glob, corpus_root
 
 SEED = 20250611
 _NS_MML = "http://www.w3.org/1998/Math/MathML"

@@ -12,7 +12,7 @@ from medlit.core.errors import MedlitError
 from medlit.plugins.preprints.lookup_tool import servers_for
 from medlit.plugins.preprints.parse import collection, preprint, publication
 
-from fake_upstream import FIXTURES
+from support.fake_upstream import FIXTURES
 
 RECORD = json.loads((FIXTURES / "preprints" / "details_record_10.1101_456574.json").read_text())
 

@@ -12,7 +12,7 @@ from medlit.core.xml import parse_xml
 from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
 from medlit.plugins.ncbi.parse.pubmed_records import PubMedArticle
 
-from corpus import corpus_glob
+from support.corpus import corpus_glob
 
 EFETCH = "ncbi/efetch_pubmed/"
 VARIANTS = list(itertools.product((False, True), repeat=2))  # (investigators, grants)

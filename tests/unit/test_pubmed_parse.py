@@ -7,7 +7,7 @@ import pytest
 from medlit.core.xml import parse_xml
 from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml, render_text
 
-from corpus import corpus_bytes, corpus_glob
+from support.corpus import corpus_bytes, corpus_glob
 
 EFETCH = "ncbi/efetch_pubmed/"
 

@@ -22,8 +22,8 @@ from medlit.plugins.pubtator.parse import (
 )
 from medlit.plugins.pubtator.service import inspect, join_documents, split_documents
 
-from corpus import corpus_path
-from fake_upstream import FIXTURES
+from support.corpus import corpus_path
+from support.fake_upstream import FIXTURES
 
 EXPORT = "pubtator/publications_export_biocjson/"
 FIX = FIXTURES / "pubtator"

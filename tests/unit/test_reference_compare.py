@@ -23,7 +23,7 @@ from medlit.plugins.references.notices import merge_notices
 from medlit.plugins.references.parse import parse_reference
 from medlit.plugins.references.reading import to_query
 
-from corpus import corpus_bytes
+from support.corpus import corpus_bytes
 
 CERMINE = RecordMetadata(
     doi="10.1007/s10032-015-0249-8",

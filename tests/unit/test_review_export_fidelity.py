@@ -1,6 +1,6 @@
 """Exports a reference manager reads whole: varied records (an indexed article with MeSH and group
 authors, a GeneReviews chapter, a whole book, a record with only a DOI) written in every format
-and read back by two independent readers each (tests/review_readers.py): no field the record
+and read back by two independent readers each (tests/support/review_readers.py): no field the record
 holds is lost, books stay books, group authors stay whole, Rayyan's columns carry the ids."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from review_readers import FULL_READERS
 
 from medlit.plugins.review import exports as X
 from medlit.plugins.review.record import RecordData
+
+from support.review_readers import FULL_READERS
 
 ARTICLE: RecordData = {
     "kind": "article",
@@ -249,7 +250,7 @@ def _from_pubmed_corpus() -> list[dict[str, Any]]:
     from medlit.plugins.ncbi.review_source import normalise
     from medlit.plugins.review.identity.keys import as_data
 
-    from corpus import corpus_bytes
+    from support.corpus import corpus_bytes
 
     out = []
     for name in (

@@ -1,13 +1,14 @@
 """Every review export format written from hand-written records and re-read with an independent
-reader (tests/review_readers.py): titles, DOIs and authors intact, special characters included;
+reader (tests/support/review_readers.py): titles, DOIs and authors intact, special characters included;
 file names from set names never leave the export directory."""
 
 from __future__ import annotations
 
 import pytest
-from review_readers import READERS
 
 from medlit.plugins.review import exports as X
+
+from support.review_readers import READERS
 
 RECORDS = [
     {

@@ -5,7 +5,6 @@ bib-dedupe's per-record sensitivity."""
 from __future__ import annotations
 
 import pytest
-from asysd import by_pairs, load, per_record, run_ours
 
 from medlit.plugins.review.identity.matching import (
     Clusterer,
@@ -19,7 +18,8 @@ from medlit.plugins.review.identity.matching.fields import journal_words as jw
 from medlit.plugins.review.identity.matching.fields import page_range, same_journal
 from medlit.plugins.review.record import RecordData
 
-from corpus import corpus_path
+from support.asysd import by_pairs, load, per_record, run_ours
+from support.corpus import corpus_path
 
 ARTICLE: RecordData = {
     "kind": "article",

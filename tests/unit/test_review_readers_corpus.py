@@ -9,7 +9,7 @@ import pytest
 
 from medlit.plugins.review.readers import read
 
-from corpus import corpus_bytes, export_counts
+from support.corpus import corpus_bytes, export_counts
 
 # path under exports/, format detected, first record: title start, first author, year, DOI.
 SPOTS: list[tuple[str, str, str, str | None, int | None, str | None]] = [

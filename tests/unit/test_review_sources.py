@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 
-from review_routes import epmc_copy, paper, pubmed_xml
-
 from medlit.plugins.europepmc.parse import read_record
 from medlit.plugins.europepmc.review_source import normalise as from_epmc
 from medlit.plugins.ncbi.parse.pubmed import parse_pubmed_xml
 from medlit.plugins.ncbi.review_source import normalise as from_pubmed
 
-from corpus import corpus_bytes
+from support.corpus import corpus_bytes
+from support.review_routes import epmc_copy, paper, pubmed_xml
 
 
 def test_pubmed_records_from_the_corpus():

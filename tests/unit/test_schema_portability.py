@@ -8,19 +8,21 @@ from __future__ import annotations
 import pytest
 
 from medlit.core.host import load_host
-from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
 from medlit.core.tool_schemas import as_sent, compact_output, portability_problems, portable
+
+from support.listed import ListedTools
 
 ALL_ON = {
     "UNPAYWALL_EMAIL": "test@example.org",
     "OPENURL_RESOLVER": "https://resolver.example.org/openurl",
     "MEDLIT_SCHEMA_CACHE": "off",
 }
-DEFINITIONS = {d.name: d for d in tool_definitions(load_host(load_settings(ALL_ON)))}
+HOST = load_host(load_settings(ALL_ON))
+DEFINITIONS = ListedTools(HOST)  # the schemas are built by the first test, not at collection
 
 
-@pytest.mark.parametrize("tool", sorted(DEFINITIONS))
+@pytest.mark.parametrize("tool", sorted(HOST.tools))
 def test_every_input_and_output_schema_is_portable(tool):
     d = DEFINITIONS[tool]
     assert portability_problems(d.input_schema) == []

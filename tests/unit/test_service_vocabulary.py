@@ -21,7 +21,7 @@ from medlit.core.plugin import CacheRule, OpenWebSpec, PluginInfo, ServiceSpec, 
 from medlit.core.settings import load_settings
 from medlit.testing import InlinePlugin, make_host, make_runtime
 
-from conftest import fake_env
+from support.environments import fake_env
 
 pytestmark = pytest.mark.anyio
 LOOPBACK = frozenset({"127.0.0.1", "localhost"})

@@ -14,10 +14,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import pytest
-from review_routes import PUBMED_QUERY, Literature, install
-from review_stores import create_database, drop_database, postgres_problem, sqlite_url
 
-from conftest import fake_env
+from support.environments import fake_env
+from support.review_routes import PUBMED_QUERY, Literature, install
+from support.review_stores import create_database, drop_database, postgres_problem, sqlite_url
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 import medlit.testing as kit
-from medlit.core.plugin import PluginInfo, ServiceSpec, SettingSpec, hookimpl
+from medlit.core.plugin import PluginInfo, ServiceSpec, SettingSpec, ToolInput, ToolOutput, ToolSpec, hookimpl
 from medlit.testing import FAULT_KINDS, FakeUpstream, InlinePlugin, declared_services, make_host
 
 pytestmark = pytest.mark.anyio
@@ -106,3 +106,57 @@ def test_make_host_names_plugins_and_points_their_services_at_the_fake():
     assert make_host(("other", plugin)).plugins["other"].status == "error"  # named unlike its info
     with pytest.raises(TypeError, match="pass \\('name', plugin\\)"):
         make_host(object())
+
+
+# -- what a configuration gives, and the server through MCP ---------------------------------------
+class EchoIn(ToolInput):
+    text: str
+
+
+class EchoOut(ToolOutput):
+    text: str
+
+
+async def _echo(args: EchoIn, ctx) -> EchoOut:
+    return EchoOut(text=args.text)
+
+
+ECHO = InlinePlugin(
+    medlit_plugin_info=hookimpl(
+        lambda: PluginInfo(name="echo", title="Echo", settings=(SettingSpec("ECHO_LIMIT", "n", kind="int"),))
+    ),
+    medlit_tools=hookimpl(
+        lambda: [
+            ToolSpec(
+                "echo_text", "Echo", "Echo the text.", input_model=EchoIn, output_model=EchoOut, handler=_echo
+            )
+        ]
+    ),
+)
+
+
+def test_host_for_is_exactly_the_configuration(monkeypatch):
+    monkeypatch.setenv("ECHO_ENABLED", "false")  # the process's environment is never read
+    host = kit.host_for(ECHO, env={}, discover=False)
+    assert set(host.tools) == {"echo_text"} and host.settings.env == {}
+    assert "echo_text" not in kit.host_for(ECHO, env={"ECHO_ENABLED": "false"}, discover=False).tools
+    with pytest.raises(kit.HostError, match="ECHO_LIMIT"):
+        kit.host_for(ECHO, env={"ECHO_LIMIT": "many"}, discover=False)
+    assert kit.settings_for({"MEDLIT_CACHE": "off"}).env == {"MEDLIT_CACHE": "off"}
+
+
+def test_tool_definition_is_what_tools_list_sends():
+    host = kit.host_for(ECHO, env={}, discover=False)
+    definition = kit.tool_definition(host, "echo_text")
+    assert definition.description.startswith("Echo the text.")
+    assert definition.input_schema["required"] == ["text"] and definition.output_schema is not None
+    assert [t.name for t in kit.tool_definitions(host)] == ["echo_text"]
+    with pytest.raises(KeyError, match="echo_other is not listed; the host lists echo_text"):
+        kit.tool_definition(host, "echo_other")
+
+
+async def test_mcp_client_calls_the_real_server_over_memory():
+    host = kit.host_for(ECHO, env={"MEDLIT_CACHE": "off"}, discover=False)
+    async with kit.make_runtime(ECHO, discover=False) as rt, kit.mcp_client(host, runtime=rt) as client:
+        result = await client.call_tool("echo_text", {"text": "hello"})
+    assert not result.is_error and result.structured_content == {"text": "hello"}

@@ -16,8 +16,9 @@ import pytest
 from medlit.core.errors import MedlitError
 from medlit.core.host import load_host
 from medlit.core.runtime import validate_arguments
-from medlit.core.server import tool_definitions
 from medlit.core.settings import load_settings
+
+from support.listed import ListedTools
 
 # Unpaywall and OpenURL are the plugins that need configuration to switch on.
 ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://resolver.example.org/openurl"}
@@ -31,7 +32,7 @@ TOOL_CEILING = 2_800
 DEFAULT_LIST_BUDGET = 25_000
 
 HOST = load_host(load_settings(ALL_ON))
-DEFINITIONS = {d.name: d for d in tool_definitions(HOST)}
+DEFINITIONS = ListedTools(HOST)  # built at the first test that reads it, not at collection
 
 # Each raw E-utility with a PubMed tool doing the same job for PubMed: each names the other.
 SIBLINGS = [

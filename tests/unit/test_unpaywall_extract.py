@@ -22,8 +22,8 @@ from medlit.plugins.unpaywall.locations import candidates, ordered_locations
 from medlit.plugins.unpaywall.lookup import NoRecord, OaRecord, parse_record, path_for
 from medlit.plugins.unpaywall.tier import classify
 
-from corpus import corpus_bytes, corpus_glob
-from unpaywall_fakes import BODY, article_pdf, fixture, make_pdf, page
+from support.corpus import corpus_bytes, corpus_glob
+from support.unpaywall_fakes import BODY, article_pdf, fixture, make_pdf, page
 
 UNPAYWALL_RECORDS = [
     "unpaywall_v2_10_1016_j_envint_2020_105730.json",

@@ -15,7 +15,8 @@ Under the flow: the dashed "not yet decided" box when a record is pending (never
 then the caller's ``footnotes`` (one paragraph each, in order) and the template's credit.
 
 Pillow is imported at the first PNG, and this module at the first diagram, never at launch
-(``tests/unit/test_review_flow.py``). Nothing here keeps state between calls, so diagrams may be
+(``tests/unit/test_review_flow.py``). Pillow comes with the ``png`` extra (in ``all``): without
+it a PNG is refused with what to install, and the SVG needs nothing. Nothing here keeps state between calls, so diagrams may be
 drawn in several worker threads at once.
 """
 
@@ -28,6 +29,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from medlit.core.plugin import errors
 
 from ..screening.decisions import REASON_CATEGORIES
 from .flow import Flow
@@ -664,5 +667,18 @@ def draw(
     """The diagram as SVG or PNG bytes (run it in a worker thread: a PNG takes a tenth of a
     second or so). ``footnotes``: lines printed under the diagram, in order."""
     if fmt == "png":
+        _require_pillow()
         return png(flow, title, sources, footnotes)
     return svg(layout(flow, title, sources, footnotes=footnotes))
+
+
+def _require_pillow() -> None:
+    """Pillow is the ``png`` extra's (about 22 MB for this one image): a clear refusal without it."""
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        raise errors.invalid_argument(
+            "The PNG diagram needs Pillow, which is not installed on this server "
+            "(pip install 'medlit-mcp[png]').",
+            "Ask format='svg' (written as a file and a resource), or install the png extra.",
+        ) from None

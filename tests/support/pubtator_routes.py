@@ -14,7 +14,7 @@ fixtures (tests/fixtures/pubtator/) and, where present, the corpus's real record
 - ``relations``: the melanoma fixture rows, filtered by ``type`` and ``e2``; none for others.
 
 Shared by tests/plugin/test_pubtator.py, tests/e2e/test_pubtator_workflow.py,
-tests/reliability/fault_routes.py and benchmarks/bench_pubtator.py.
+tests/support/fault_routes.py and benchmarks/bench_pubtator.py.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import json
 import re
 from typing import Any
 
-from corpus import corpus_root
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response
+from support.corpus import corpus_root
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response
 
 SERVICE = "pubtator"
 DIR = FIXTURES / "pubtator"

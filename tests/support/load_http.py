@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
 
 PMIDS = [str(38000000 + i) for i in range(60)]
 
@@ -113,8 +113,9 @@ async def _fake_process(ncbi_rate: float) -> tuple[asyncio.subprocess.Process, i
     """The fake in a process of its own: the 50 clients keep this process busy, and arrival times
     stamped on a busy event loop bunch up, so the limit would be judged on our own jitter."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--fake", str(ncbi_rate),
+        sys.executable, "-m", "support.load_http", "--fake", str(ncbi_rate),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],  # tests/: where the support package imports from
     )  # fmt: skip
     assert proc.stdout is not None
     port = int((await proc.stdout.readline()).decode().strip())
@@ -230,7 +231,6 @@ async def _serve_fake(ncbi_rate: float) -> None:
         )
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":  # python -m support.load_http --fake RATE, run from tests/
     if len(sys.argv) == 3 and sys.argv[1] == "--fake":
         asyncio.run(_serve_fake(float(sys.argv[2])))

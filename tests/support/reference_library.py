@@ -1,6 +1,6 @@
 """A small bibliographic world for the reference-audit tests: works as ground truth, served by the
 fake as PubMed records (efetch XML, ESearch by ``[aid]`` and title words, ECitMatch) and as Crossref
-works (tests/crossref_routes.py), so one reference list can be audited end to end.
+works (tests/support/crossref_routes.py), so one reference list can be audited end to end.
 
 Wakefield 1998 and Mehra 2020 are served from the corpus's real Crossref records when the corpus is
 present (their PubMed side is hand-written here from PubMed's documented XML); every other work is
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-import crossref_routes
 from aiohttp import web
 
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support import crossref_routes
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
 
 
 @dataclass

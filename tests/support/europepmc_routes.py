@@ -25,8 +25,8 @@ from typing import Any
 
 from aiohttp import web
 
-from corpus import corpus_root
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
+from support.corpus import corpus_root
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
 SERVICE = "europepmc"
 DIR = FIXTURES / "europepmc"

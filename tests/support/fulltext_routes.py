@@ -14,8 +14,8 @@ import json
 from aiohttp import web
 from lxml import etree
 
-from corpus import corpus_path, corpus_root
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
+from support.corpus import corpus_path, corpus_root
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
 # PMC digits -> one of our fixtures ("fixture:...", always served) or a recorded article (corpus
 # path, served only when the corpus is present; else omitted like an id PMC does not know).

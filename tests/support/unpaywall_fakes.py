@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "unpaywall"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "unpaywall"
 CONTENT = "content"
 EMAIL = "librarian@example.org"
 ENV = {"UNPAYWALL_EMAIL": EMAIL, "MEDLIT_ALLOW_LOOPBACK_CONTENT": "1"}

@@ -28,7 +28,7 @@ from xml.sax.saxutils import escape
 
 from aiohttp import web
 
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
 
 PUBMED_QUERY = "synthetic[tiab] AND trial[pt]"
 EPMC_QUERY = "TITLE:synthetic AND SRC:MED"

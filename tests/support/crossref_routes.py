@@ -19,8 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
-from corpus import corpus_root
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response
+from support.corpus import corpus_root
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response
 
 SERVICE = "crossref"
 DIR = FIXTURES / "crossref"

@@ -11,10 +11,10 @@ from pathlib import Path
 from aiohttp import web
 from lxml import etree
 
-from medlit.core.server import tool_definitions
+from medlit.testing import tool_definitions
 
-from corpus import corpus_glob, corpus_root
-from fake_upstream import FIXTURES, Req, json_response, xml_response
+from support.corpus import corpus_glob, corpus_root
+from support.fake_upstream import FIXTURES, Req, json_response, xml_response
 
 EFETCH = "ncbi/efetch_pubmed/"
 FIX = FIXTURES / "ncbi"

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response
 
 SERVICE = "biorxiv"
 DIR = FIXTURES / "preprints"

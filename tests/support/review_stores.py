@@ -98,3 +98,19 @@ async def store_url(request, tmp_path):
         yield dsn
     finally:
         await drop_database(dsn)
+
+
+@pytest.fixture
+def review_runtime(fake, tmp_path, store_url):
+    """``review_runtime(**env)``: a runtime of the installed plugins against the fake, its review
+    store on ``store_url``'s backend and its exports under the test's directory, ``env`` on top
+    (the one home of what each review test file used to build for itself)."""
+    from medlit.testing import make_runtime
+
+    from support.environments import fake_env
+
+    def factory(**extra: str):
+        env = fake_env(fake, MEDLIT_STORE=store_url, MEDLIT_EXPORT_DIR=str(tmp_path / "exports"), **extra)
+        return make_runtime(env=env, discover=True)
+
+    return factory

@@ -1,4 +1,4 @@
-"""Fake routes for screening a generated review set (tests/review_routes.py) and checking its
+"""Fake routes for screening a generated review set (tests/support/review_routes.py) and checking its
 includes' full texts: one ``ncbi/efetch.fcgi`` handler for the three uses a set's records meet
 (EFetch from the History server for the import, ``db=pmc`` for the PMC tier, ``db=pubmed`` with
 ids for the metadata lookup behind the library link) and the PMC ID converter, which knows no
@@ -16,17 +16,16 @@ tests/e2e/test_review_priority_stdio.py and benchmarks/bench_review.py.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-import review_routes
 from aiohttp import web
 from mcp import StdioServerParameters
-from review_routes import Literature, Paper
 
-from conftest import fake_env
-from fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support import review_routes
+from support.environments import server_env
+from support.fake_upstream import FakeUpstream, Req, json_response, xml_response
+from support.review_routes import Literature, Paper
 
 
 def jats(p: Paper) -> str:
@@ -75,15 +74,9 @@ def install(fake: FakeUpstream, lit: Literature, available: set[str]) -> Literat
 def review_env(fake: FakeUpstream, tmp: Path, **env: str) -> dict[str, str]:
     """The environment of ``medlit serve`` as a subprocess against ``fake``: its review store and
     exports in ``tmp``, ``env`` on top, logs at WARNING, output unbuffered."""
-    full = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH")}
-    full.update(
-        fake_env(
-            fake, MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}", MEDLIT_EXPORT_DIR=str(tmp / "exports"), **env
-        )
+    return server_env(
+        fake, MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}", MEDLIT_EXPORT_DIR=str(tmp / "exports"), **env
     )
-    full["PYTHONUNBUFFERED"] = "1"
-    full["MEDLIT_LOG_LEVEL"] = "WARNING"
-    return full
 
 
 def stdio_params(fake: FakeUpstream, tmp: Path, **env: str) -> StdioServerParameters:

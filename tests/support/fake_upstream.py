@@ -17,7 +17,7 @@ from aiohttp import web
 from medlit.testing import FakeUpstream as KitUpstream
 from medlit.testing import Req, json_response, xml_response
 
-from corpus import corpus_root
+from support.corpus import corpus_root
 
 __all__ = [
     "FIXTURES",
@@ -29,7 +29,7 @@ __all__ = [
     "xml_response",
 ]
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SERVICES = ("ncbi", "idconv", "europepmc", "icite", "unpaywall", "openalex", "pubtator", "crossref")
 NCBI_FAMILY = ("ncbi", "idconv")
 
@@ -74,7 +74,7 @@ class FakeUpstream(KitUpstream):
             port=port,
         )
         self.route("ncbi", "einfo.fcgi", _einfo)
-        # Crossref knows nothing until a test installs records (tests/crossref_routes.py).
+        # Crossref knows nothing until a test installs records (tests/support/crossref_routes.py).
         self.route("crossref", "works", _crossref_empty)
 
     def _ncbi_rule(self, req: Req) -> float:
@@ -117,7 +117,7 @@ def _crossref_empty(req: Req) -> web.Response:
 
 def main() -> None:
     """Run the fake standalone (for the MCP Inspector or manual checks):
-    ``python tests/fake_upstream.py --port 8765`` prints the MEDLIT_BASE_URL_* settings."""
+    ``python tests/support/fake_upstream.py --port 8765`` prints the MEDLIT_BASE_URL_* settings."""
     import argparse
 
     parser = argparse.ArgumentParser()

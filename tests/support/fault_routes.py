@@ -16,10 +16,8 @@ from typing import Any
 
 from aiohttp import web
 
-import europepmc_routes
-import fulltext_routes
-import pubtator_routes
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
+from support import europepmc_routes, fulltext_routes, pubtator_routes
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
 NCBI = FIXTURES / "ncbi"
 SIMILAR_SOURCE = "29456894"  # the PMID of tests/fixtures/ncbi/elink_similar_scores_29456894.xml

@@ -26,7 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
-from fake_upstream import FIXTURES, FakeUpstream, Req, json_response
+from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response
 
 SERVICE = "clinicaltrials"
 DIR = FIXTURES / "clinicaltrials"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-_DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def corpus_root() -> Path | None:
