@@ -18,9 +18,9 @@ with a message saying how to send it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 from urllib.parse import unquote
 
 from .text import strip_invisible
@@ -151,14 +151,24 @@ def normalize_nct(value: str) -> str:
     return f"NCT{int(match.group(1)):08d}"
 
 
-NORMALIZERS = {"pmcid": normalize_pmcid, "pmid": normalize_pmid, "doi": normalize_doi}
+# Registry numbers are identifiers of a study, not of an article: they are normalised by kind like
+# the article ids but are not an ``IdKind`` (no tool takes them where it takes PMIDs or DOIs).
+RegistryKind = Literal["nct"]
+NORMALIZERS: dict[str, Callable[[str], str]] = {
+    "pmcid": normalize_pmcid,
+    "pmid": normalize_pmid,
+    "doi": normalize_doi,
+    "nct": normalize_nct,
+}
 
 
-def normalize(kind: IdKind, value: str) -> str:
+def normalize(kind: IdKind | RegistryKind, value: str) -> str:
+    """``value`` as the one canonical form of its kind (``"nct"``: a ClinicalTrials.gov number,
+    ``NCT`` and 8 digits); raises :class:`IdentifierError` when it is not one."""
     return NORMALIZERS[kind](value)
 
 
-def canonical(kind: IdKind, value: object) -> str | None:
+def canonical(kind: IdKind | RegistryKind, value: object) -> str | None:
     """``normalize(kind, value)``, or ``None`` when ``value`` is not one: for reading records,
     where a missing or malformed id is left out rather than refused. ``None``, blank strings and
     values that are not strings (an int is read as its digits) give ``None``."""

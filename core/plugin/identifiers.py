@@ -1,7 +1,7 @@
 """Identifiers, for plugin authors: ``from medlit.core.plugin import identifiers``.
 
 One normaliser per kind (``normalize_pmid``, ``normalize_pmcid``, ``normalize_doi``,
-``normalize_orcid``, ``normalize_nct``; ``normalize(kind, value)``), ``canonical(kind, value)`` (the same, but
+``normalize_orcid``; ``normalize(kind, value)``, where ``kind`` may also be ``"nct"``, a ClinicalTrials.gov number), ``canonical(kind, value)`` (the same, but
 ``None`` for a missing or malformed id: for reading records), ``find_doi`` (the first DOI in free
 text or a URL, canonical), ``classify`` (what kind a string is),
 ``parse_list`` (a tool's list argument, refused item by item with ``IdentifierError``),
@@ -20,7 +20,6 @@ from ..identifiers import (
     find_doi,
     normalize,
     normalize_doi,
-    normalize_nct,
     normalize_orcid,
     normalize_pmcid,
     normalize_pmid,
@@ -39,7 +38,6 @@ __all__ = [
     "find_doi",
     "normalize",
     "normalize_doi",
-    "normalize_nct",
     "normalize_orcid",
     "normalize_pmcid",
     "normalize_pmid",

@@ -139,7 +139,7 @@ def parse_ncts(values: object) -> list[str]:
             if not piece:
                 continue
             try:
-                found.append(identifiers.normalize_nct(piece))
+                found.append(identifiers.normalize("nct", piece))
             except identifiers.IdentifierError:
                 bad.append(piece[:40])
     if bad:

@@ -154,10 +154,10 @@ def test_search_arguments_become_the_registers_parameters():
     ],
 )
 def test_nct_numbers_are_normalised(raw, nct):
-    assert identifiers.normalize_nct(raw) == nct
+    assert identifiers.normalize("nct", raw) == nct
 
 
 @pytest.mark.parametrize("raw", ["NCT00000000", "NCT123456789", "04280705", "ISRCTN12345678", ""])
 def test_what_is_not_an_nct_number_is_refused(raw):
     with pytest.raises(identifiers.IdentifierError, match="NCT"):
-        identifiers.normalize_nct(raw)
+        identifiers.normalize("nct", raw)

@@ -80,11 +80,12 @@ def test_every_record_of_the_contract_is_covered():
 
 # Every name a plugin can reach through the contract: the names medlit.core.plugin exports, and
 # each name of every namespace among them (``identifiers.normalize_pmid``, ``errors.ErrorKind``),
-# counted as the qualified names an author meets. 157 today (60 + 97 in the eight namespaces); the
-# cap leaves room for the readers the one-reader-per-format work adds to ``bibliography`` (one per
-# format: RIS, BibTeX, MEDLINE, EndNote XML, CSL-JSON) and little else, so that growing the
-# contract past it is a decision taken here, not a drift. Change the number only with a reason.
-REACHABLE_NAMES_CAP = 170
+# nested namespaces included (``bibliography.read.ris``), counted as the qualified names an author
+# meets. 178 today: 60 exported + 104 in the eight namespaces + the 14 readers of
+# ``bibliography.read`` (one reader per format, issue 49, moved out of two plugins). The cap leaves
+# room for one more small helper and no more, so that growing the contract past it is a decision
+# taken here, not a drift. Change the number only with a reason.
+REACHABLE_NAMES_CAP = 185
 
 
 def _namespaces() -> list[ModuleType]:
@@ -96,6 +97,15 @@ def _namespaces() -> list[ModuleType]:
     for sub in pkgutil.iter_modules(plugin.__path__):
         module = importlib.import_module(f"{plugin.__name__}.{sub.name}")
         found.setdefault(module.__name__, module)
+    # a namespace inside a namespace (``bibliography.read``) is reachable too, and so are its names
+    todo = list(found.values())
+    while todo:
+        module = todo.pop()
+        for name in getattr(module, "__all__", ()):
+            inner = getattr(module, name)
+            if isinstance(inner, ModuleType) and inner.__name__ not in found:
+                found[inner.__name__] = inner
+                todo.append(inner)
     return list(found.values())
 
 
