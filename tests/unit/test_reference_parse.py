@@ -480,13 +480,16 @@ def test_group_authors_suffixes_and_dotted_initials(segment, first):
 
 
 def test_reading_100_references_takes_well_under_a_second():
+    """No pattern backtracks catastrophically: counted in this process's CPU time, not on the
+    wall clock, so a loaded machine (other processes taking the cores) does not fail it; a
+    runaway pattern costs seconds to minutes of CPU on these lines, far past the bound."""
     import time
 
     lines = [text for text, *_ in ALL] * 7
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for line in lines[:100]:
         parse_reference(line)
-    assert time.perf_counter() - t0 < 0.5
+    assert time.process_time() - t0 < 2.0
 
 
 def test_nature_volume_pages_then_year():
