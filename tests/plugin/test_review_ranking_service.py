@@ -162,3 +162,27 @@ async def test_shutdown_stops_a_running_ranking(runtime_for, model):
     await asyncio.sleep(1.0)  # the worker thread reaches its next step: stopped there
     assert closed < 3.0
     assert model.begun == [2] and model.finished == []
+
+
+async def test_two_replicas_on_one_store_rank_a_state_once(runtime_for, model, store_url):
+    """Two servers on one PostgreSQL store (a fleet): while one ranks the set's state, the other
+    answers its progress rather than rank it too, and then reads the first one's result."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("replicas share a PostgreSQL store (SQLite serves one process)")
+    model.gate.clear()
+    async with runtime_for() as one, runtime_for() as two:
+        await ready(one)
+        assert (await page(one)).data["rankingProgress"] is not None
+        assert (await page(two)).data["rankingProgress"] is not None
+        model.gate.set()
+        for _ in range(100):
+            a = await page(one)
+            if a.data["rankingProgress"] is None:
+                break
+            await asyncio.sleep(0.1)
+        b = await page(two)
+        assert model.begun == [2] == model.finished  # one ranking for both replicas
+        assert a.data["ranking"] == b.data["ranking"] == "classifier"
+        assert [(r["key"], r["score"]) for r in a.data["records"]] == [
+            (r["key"], r["score"]) for r in b.data["records"]
+        ]

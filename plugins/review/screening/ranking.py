@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +32,28 @@ R = TypeVar("R")
 class Ranked:
     ranking: priority.Ranking
     estimate: stopping.Estimate
+
+    def to_json(self) -> str:
+        """The ranking as the replicas share it in the store (read back by :meth:`from_json`)."""
+        r = self.ranking
+        body = {
+            "keys": r.keys,
+            "scores": r.scores,
+            "method": r.method,
+            "includes": r.includes,
+            "excludes": r.excludes,
+            "notice": r.notice,
+            "estimate": dataclasses.asdict(self.estimate),
+        }
+        return json.dumps(body, separators=(",", ":"), default=lambda v: v.item())  # (numpy scalars)
+
+    @classmethod
+    def from_json(cls, text: str) -> Ranked:
+        body = json.loads(text)
+        ranking = priority.Ranking(
+            body["keys"], body["scores"], body["method"], body["includes"], body["excludes"], body["notice"]
+        )
+        return cls(ranking, stopping.Estimate(**body["estimate"]))
 
 
 def labels(effective: Mapping[tuple[int, str], Effective]) -> dict[int, bool]:

@@ -28,18 +28,22 @@ import hashlib
 import logging
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..screening import priority, ranking
 from ..screening.ranking import Ranked
-from ..store import SetRow, Store
+from ..store import Lease, SetRow, Store
 
 log = logging.getLogger("medlit.review")
 
 KEPT_SETS = 16  # results kept, the least recently used dropped first (keys and scores only)
 FIRST_GUESS = 20.0  # seconds said before a job has finished any step to measure by
+FIRST_GUESS_OTHER = 5  # seconds said while another replica ranks (its progress is in the store)
+LEASE = 60.0  # seconds a replica's ranking lease lasts unless renewed (a killed replica's lapses)
+POLL = 0.25  # seconds between looks at another replica's ranking
 # each step's share of a ranking's time that fits its features (measured at 40,000 records); the
 # SVMs alone when the features were fitted already
 STEPS = {"words": 0.25, "chars": 0.35, "titled": 0.08, "svm": 0.08}
@@ -59,6 +63,7 @@ class Pending:
 class Job:
     """One ranking of one set's state, running in a daemon thread."""
 
+    set_id: int
     state: str
     started: float = field(default_factory=time.monotonic)
     done: float = 0.0  # the share of the work done (see STEPS)
@@ -82,17 +87,17 @@ class Job:
             self.task.cancel()
 
 
-async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: str, epoch: int) -> str:
+async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: str) -> str:
     """A digest of everything a set's ranking depends on, read cheaply (no record's text): its
-    decisions (each stamp), its records' number and last change, the candidates, the topic, and
-    this process's count of the set's record changes (merges, see Rankings.changed)."""
+    decisions (each stamp), its records' number (an import adds records, a merge joins two, a
+    split parts them) and its last change, the candidates and the topic: the same on every replica."""
     h = hashlib.blake2b(digest_size=20)
     for d in await store.decisions(row.id):
         h.update(f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode())
     total = await store.total(row.id)
     fresh = await store.get_set(row.name, row.owner)
     updated = fresh.updated_at if fresh is not None else row.updated_at
-    h.update(f"{total}\x1f{updated}\x1f{epoch}\x1f{topic}\x1e".encode())
+    h.update(f"{total}\x1f{updated}\x1f{topic}\x1e".encode())
     h.update(",".join(map(str, candidates)).encode())
     return h.hexdigest()
 
@@ -103,12 +108,13 @@ class Rankings:
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
         self.kept: OrderedDict[int, tuple[str, Ranked]] = OrderedDict()
-        self.epochs: dict[int, int] = {}
+        self.locks: dict[int, asyncio.Lock] = {}
         self.closed = False
+        self.holder = uuid.uuid4().hex  # this process, as the replicas' ranking lease names it
 
     def changed(self, set_id: int) -> None:
-        """The set's records changed (an import, a merge): its kept ranking is stale."""
-        self.epochs[set_id] = self.epochs.get(set_id, 0) + 1
+        """The set's records changed (an import, a merge): its kept ranking is stale (its state, which
+        counts the records, says so too; this frees its memory now)."""
         self.kept.pop(set_id, None)
 
     async def ranked(
@@ -120,29 +126,69 @@ class Rankings:
         criteria: str | None,
         wait: float,
     ) -> Ranked | Pending:
-        """The set's candidates ranked: the kept result for this state, or the job ranking it
-        (started when none is), waited for at most ``wait`` seconds, or its progress."""
+        """The set's candidates ranked: the kept result for this state (this process's, or the one
+        a replica stored), or the job ranking it (started here when no replica ranks it), waited for
+        at most ``wait`` seconds, or its progress."""
         topic = priority.topic_text(queries, criteria)
-        state = await state_of(store, row, candidates, topic, self.epochs.get(row.id, 0))
-        kept = self.kept.get(row.id)
+        state = await state_of(store, row, candidates, topic)
+        give_up = time.monotonic() + wait
+        while True:
+            async with self.locks.setdefault(row.id, asyncio.Lock()):  # (one check-and-start at a time)
+                got = await self._find(store, row.id, state, candidates, queries, criteria)
+            if not isinstance(got, Lease):
+                break
+            # another replica ranks this state: wait for its result, or for its lease to lapse
+            if time.monotonic() >= give_up:
+                return Pending(len(candidates), got.percent, FIRST_GUESS_OTHER, 0.0)
+            await asyncio.sleep(POLL)
+        if isinstance(got, Ranked):
+            return got
+        return await self._wait(got, len(candidates), max(0.0, give_up - time.monotonic()))
+
+    async def _find(
+        self,
+        store: Store,
+        set_id: int,
+        state: str,
+        candidates: Sequence[int],
+        queries: Sequence[str],
+        criteria: str | None,
+    ) -> Ranked | Job | Lease:
+        """The state's ranking kept here or stored by a replica, or its job here (started when no
+        replica has the lease), or the lease another replica holds."""
+        kept = self.kept.get(set_id)
         if kept is not None and kept[0] == state:
-            self.kept.move_to_end(row.id)
+            self.kept.move_to_end(set_id)
             return kept[1]
-        job = self.jobs.get(row.id)
-        if job is not None and job.state != state:
+        job = self.jobs.get(set_id)
+        if job is not None and job.state == state:
+            return job
+        if job is not None:
             job.cancel()  # a newer state: the old ranking is of no use
-            job = None
-        if job is None:
-            job = self._start(store, row.id, state, candidates, queries, criteria)
+        lease = await store.take_ranking(set_id, state, self.holder, _ms(0), _ms(LEASE))
+        if lease.state == state and lease.result is not None:  # ranked already (here or elsewhere)
+            return self._keep(set_id, state, Ranked.from_json(lease.result))
+        if lease.holder == self.holder:
+            return self._start(store, set_id, state, candidates, queries, criteria)
+        return lease
+
+    async def _wait(self, job: Job, total: int, wait: float) -> Ranked | Pending:
         task = job.task
         assert task is not None
         await asyncio.wait([task], timeout=wait)  # (a waiter cancelled leaves the job running)
         if not task.done():
-            return job.pending(len(candidates))
+            return job.pending(total)
         if task.cancelled():  # stopped meanwhile by a newer state's call: that one's job runs
-            newer = self.jobs.get(row.id)
-            return (newer or Job(state)).pending(len(candidates))
+            newer = self.jobs.get(job.set_id)
+            return (newer if newer is not None else job).pending(total)
         return task.result()
+
+    def _keep(self, set_id: int, state: str, out: Ranked) -> Ranked:
+        self.kept[set_id] = (state, out)
+        self.kept.move_to_end(set_id)
+        while len(self.kept) > KEPT_SETS:
+            self.kept.popitem(last=False)
+        return out
 
     def _start(
         self,
@@ -155,7 +201,7 @@ class Rankings:
     ) -> Job:
         if self.closed:
             raise RuntimeError("the review workspace is closed")
-        job = Job(state)
+        job = Job(set_id, state)
 
         def work(given: ranking.Inputs) -> Ranked:
             priority.watched(job.step)
@@ -164,16 +210,26 @@ class Rankings:
             finally:
                 priority.watched(None)
 
+        async def renew() -> None:  # the lease, while the job runs: other replicas wait for it
+            while True:
+                await asyncio.sleep(LEASE / 3)
+                with contextlib.suppress(Exception):
+                    await store.renew_ranking(set_id, state, self.holder, _ms(LEASE), int(job.done * 100))
+
         async def run() -> Ranked:
-            given = await ranking.inputs(store, set_id, candidates, queries, criteria)
-            if job.stop.is_set():
-                raise asyncio.CancelledError
-            out = await ranking.daemon(work, given)
-            self.kept[set_id] = (state, out)
-            self.kept.move_to_end(set_id)
-            while len(self.kept) > KEPT_SETS:
-                self.kept.popitem(last=False)
-            return out
+            renewing = asyncio.get_running_loop().create_task(renew())
+            result: str | None = None
+            try:
+                given = await ranking.inputs(store, set_id, candidates, queries, criteria)
+                if job.stop.is_set():
+                    raise asyncio.CancelledError
+                out = await ranking.daemon(work, given)
+                result = out.to_json()
+                return self._keep(set_id, state, out)
+            finally:
+                renewing.cancel()
+                with contextlib.suppress(Exception):  # (a stopped job gives its lease up)
+                    await asyncio.shield(store.finish_ranking(set_id, state, self.holder, result))
 
         def forget(task: asyncio.Task[Ranked]) -> None:
             if self.jobs.get(set_id) is job:
@@ -199,3 +255,8 @@ class Rankings:
                     await job.task
         self.jobs.clear()
         self.kept.clear()
+
+
+def _ms(ahead: float) -> int:
+    """Milliseconds since the epoch, ``ahead`` seconds from now (the replicas share the clock)."""
+    return int((time.time() + ahead) * 1000)
