@@ -182,6 +182,15 @@ def rank(given: Inputs) -> Ranked:
     return Ranked(ranking, given.estimate)
 
 
+async def rank_set(
+    store: Store, set_id: int, candidates: Sequence[int], queries: Sequence[str], criteria: str | None
+) -> Ranked:
+    """``candidates`` ranked now, in this call (the benchmarks' simulation: each batch of decisions
+    ranked afresh). ``review_records`` pages from the set's ranking job instead (``sets.rankings``)."""
+    given = await inputs(store, set_id, candidates, queries, criteria)
+    return await daemon(rank, given)
+
+
 def stopping_note(e: stopping.Estimate) -> str:
     """The stopping rule and its figures, for the search log and the PRISMA diagram's footnote."""
     left = "" if e.p_value is None else f"; p = {e.p_value:.4g} for 'recall < 95%'"
