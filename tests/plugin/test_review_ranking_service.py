@@ -186,3 +186,19 @@ async def test_two_replicas_on_one_store_rank_a_state_once(runtime_for, model, s
         assert [(r["key"], r["score"]) for r in a.data["records"]] == [
             (r["key"], r["score"]) for r in b.data["records"]
         ]
+
+
+async def test_sessions_with_other_criteria_take_turns_rather_than_stop_each_other(runtime_for, model):
+    """Another variant of the same decisions (other criteria) is not a newer state: it waits for
+    the running ranking and then ranks its own; neither is stopped."""
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        await ready(rt)
+        pages = await asyncio.gather(
+            *(
+                call(rt, "review_records", set="s", order="priority", limit=10, criteria=criteria)
+                for criteria in ("migraine treatment", "headache prevention")
+            )
+        )
+        assert all(p.data["ranking"] == "classifier" for p in pages)
+        assert model.begun == [2, 2] == model.finished

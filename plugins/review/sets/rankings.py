@@ -76,6 +76,10 @@ class Job:
             raise priority.Stopped
         self.done = min(0.99, self.done + STEPS.get(name, 0.0))
 
+    @property
+    def base(self) -> str:
+        return _base(self.state)
+
     def pending(self, total: int) -> Pending:
         running = time.monotonic() - self.started
         left = FIRST_GUESS if self.done <= 0 else running * (1 - self.done) / self.done
@@ -90,16 +94,22 @@ class Job:
 async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: str) -> str:
     """A digest of everything a set's ranking depends on, read cheaply (no record's text): its
     decisions (each stamp), its records' number (an import adds records, a merge joins two, a
-    split parts them) and its last change, the candidates and the topic: the same on every replica."""
+    split parts them) and its last change, the candidates and the topic: the same on every replica.
+
+    Two parts, ``base.variant``: the set's (decisions, records) and the call's (candidates, topic).
+    A newer base makes a running ranking stale; another variant of the same base does not (two
+    sessions asking with other criteria take turns rather than stop each other's ranking)."""
     h = hashlib.blake2b(digest_size=20)
     for d in await store.decisions(row.id):
         h.update(f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode())
     total = await store.total(row.id)
     fresh = await store.get_set(row.name, row.owner)
     updated = fresh.updated_at if fresh is not None else row.updated_at
-    h.update(f"{total}\x1f{updated}\x1f{topic}\x1e".encode())
-    h.update(",".join(map(str, candidates)).encode())
-    return h.hexdigest()
+    h.update(f"{total}\x1f{updated}\x1e".encode())
+    v = hashlib.blake2b(digest_size=10)
+    v.update(f"{topic}\x1e".encode())
+    v.update(",".join(map(str, candidates)).encode())
+    return f"{h.hexdigest()}.{v.hexdigest()}"
 
 
 class Rankings:
@@ -135,6 +145,12 @@ class Rankings:
         while True:
             async with self.locks.setdefault(row.id, asyncio.Lock()):  # (one check-and-start at a time)
                 got = await self._find(store, row.id, state, candidates, queries, criteria)
+            if isinstance(got, Job) and got.state != state and got.task is not None:
+                # the same decisions ranked for another variant: let it finish, then rank ours
+                await asyncio.wait([got.task], timeout=max(0.0, give_up - time.monotonic()))
+                if time.monotonic() >= give_up:
+                    return got.pending(len(candidates))
+                continue
             if not isinstance(got, Lease):
                 break
             # another replica ranks this state: wait for its result, or for its lease to lapse
@@ -161,10 +177,10 @@ class Rankings:
             self.kept.move_to_end(set_id)
             return kept[1]
         job = self.jobs.get(set_id)
-        if job is not None and job.state == state:
-            return job
+        if job is not None and (job.state == state or job.base == _base(state)):
+            return job  # this state's job, or another variant's of the same decisions (waited for)
         if job is not None:
-            job.cancel()  # a newer state: the old ranking is of no use
+            job.cancel()  # newer decisions or records: the old ranking is of no use
         lease = await store.take_ranking(set_id, state, self.holder, _ms(0), _ms(LEASE))
         if lease.state == state and lease.result is not None:  # ranked already (here or elsewhere)
             return self._keep(set_id, state, Ranked.from_json(lease.result))
@@ -260,3 +276,8 @@ class Rankings:
 def _ms(ahead: float) -> int:
     """Milliseconds since the epoch, ``ahead`` seconds from now (the replicas share the clock)."""
     return int((time.time() + ahead) * 1000)
+
+
+def _base(state: str) -> str:
+    """The set's part of a state (see state_of)."""
+    return state.partition(".")[0]
