@@ -324,6 +324,15 @@ class SetRecord(ToolOutput):
     retrieval: RetrievalState | None = None
 
 
+class RankingProgress(ToolOutput):
+    """order='priority' while the set's ranking runs (issue 50): no page yet, ask again later."""
+
+    state: Literal["running"] = Field(description="running: the set's ranking job is under way")
+    percent: int = Field(description="The share of the ranking done, 0-99")
+    askAgainSeconds: int = Field(description="When to ask again (the same call): the estimated time left")
+    runningSeconds: float = Field(description="How long the ranking has been running")
+
+
 class RecordsOutput(ToolOutput):
     set: str
     total: int = Field(description="Records matching the filters")
@@ -336,6 +345,9 @@ class RecordsOutput(ToolOutput):
     )
     screeningEstimate: ScreeningEstimate | None = Field(
         None, description="priority: the stopping test over the title/abstract decisions so far"
+    )
+    rankingProgress: RankingProgress | None = Field(
+        None, description="priority: the set's ranking is still running (no records yet); ask again then"
     )
     notice: str | None = None
 

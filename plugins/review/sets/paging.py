@@ -13,6 +13,7 @@ from medlit.core.plugin import errors as E
 
 from ..models import (
     InputRecord,
+    RankingProgress,
     RecordsInput,
     RecordsOutput,
     RetrievalState,
@@ -21,9 +22,10 @@ from ..models import (
     SetRecord,
     screening_estimate,
 )
-from ..screening.ranking import Ranked, rank_set
+from ..screening.ranking import Ranked
 from ..store import Decision, Retrieval, SetRow, Store
-from .workspace import existing, workspace
+from .rankings import Pending
+from .workspace import Workspace, call_wait, existing, workspace
 
 
 def _brief_authors(authors: Sequence[str]) -> str | None:
@@ -93,10 +95,14 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     }
     ranked: Ranked | None = None
     if args.order == "priority":
-        ranked = await _prioritised(store, row, args, filters)
+        got = await _prioritised(ws, store, row, args, filters, call_wait(ctx))
+        if isinstance(got, Pending):
+            return await _pending(store, row, got)
+        ranked = got
         total = len(ranked.ranking.keys)
         window = ranked.ranking.keys[args.offset : args.offset + args.limit]
-        rows = [(key, ranked.data[key]) for key in window]
+        by_key = dict(await store.page_of(row.id, window))
+        rows = [(key, by_key[key]) for key in window if key in by_key]
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
@@ -160,8 +166,11 @@ async def _records(
     return records, False
 
 
-async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any]) -> Ranked:
-    """The undecided title/abstract records matching the other filters, ranked (see ranking.py)."""
+async def _prioritised(
+    ws: Workspace, store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any], wait: float
+) -> Ranked | Pending:
+    """The undecided title/abstract records matching the other filters, ranked (see ranking.py):
+    the set's kept ranking, or its ranking job's result within ``wait`` seconds, or its progress."""
     if args.stage != "title_abstract" or args.decision or args.conflicts:
         raise E.invalid_argument(
             "order='priority' ranks undecided title/abstract records: it goes with stage='title_abstract' and "
@@ -170,7 +179,30 @@ async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: d
         )
     candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
     queries = [s.query for s in await store.latest(row.id)]
-    return await rank_set(store, row.id, candidates, queries, args.criteria)
+    return await ws.rankings.ranked(store, row, candidates, queries, args.criteria, wait)
+
+
+async def _pending(store: Store, row: SetRow, got: Pending) -> RecordsOutput:
+    """The answer while the set's ranking runs: no records yet, its progress, when to ask again."""
+    latest = await store.latest(row.id)
+    return RecordsOutput(
+        set=row.name,
+        total=got.total,
+        offset=0,
+        records=[],
+        complete=bool(latest) and all(s.state == "complete" for s in latest),
+        rankingProgress=RankingProgress(
+            state="running",
+            percent=got.percent,
+            askAgainSeconds=got.ask_again,
+            runningSeconds=round(got.running, 1),
+        ),
+        notice=(
+            f"Ranking in progress, {got.percent}% done; ask again in ~{got.ask_again} s (the same "
+            "review_records call). The set's ranking runs once for every session and is kept: asking "
+            "again reads it, it does not start another ranking. Meanwhile order='key' pages are served."
+        ),
+    )
 
 
 def render_records(out: RecordsOutput, args: RecordsInput) -> str:

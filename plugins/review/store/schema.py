@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -99,6 +99,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
                 action TEXT NOT NULL, detail TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL)""",
             "CREATE INDEX review_merge_log_set ON review_merge_log (set_id, id)",
+        ),
+    ),
+    (
+        4,
+        "priority rankings shared by the replicas (issue 50)",
+        (
+            # one row per set: the state being ranked, the process ranking it until `expires`
+            # (milliseconds; renewed while it runs), its progress and, once done, its result
+            """CREATE TABLE review_rankings (
+                set_id BIGINT PRIMARY KEY REFERENCES review_sets(id) ON DELETE CASCADE,
+                state TEXT NOT NULL, holder TEXT NOT NULL, expires BIGINT NOT NULL,
+                percent BIGINT NOT NULL DEFAULT 0, result TEXT)""",
         ),
     ),
 )
