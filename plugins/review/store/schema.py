@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -99,6 +99,15 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
                 action TEXT NOT NULL, detail TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL)""",
             "CREATE INDEX review_merge_log_set ON review_merge_log (set_id, id)",
+        ),
+    ),
+    (
+        4,
+        "upload parts' decoded size (a file's cap checked as parts arrive, never by joining them)",
+        (
+            # parts held before this migration count as 0 bytes: the join still checks the whole
+            "ALTER TABLE review_uploads ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0",
+            "CREATE INDEX review_uploads_created ON review_uploads (created_at)",
         ),
     ),
 )
