@@ -249,12 +249,13 @@ class SetTables:
 
     async def expire_uploads(self, before: str) -> int:
         """Drop every part of an upload whose last part arrived before ``before`` (a time as
-        :func:`now` writes it); returns the parts dropped."""
+        :func:`now` writes it); returns the parts dropped. Nothing expired: nothing is written (a
+        store that refuses writes still lists its sets)."""
+        query = "SELECT set_id, upload FROM review_uploads GROUP BY set_id, upload HAVING MAX(created_at) < ?"
+        if not await self.db.fetch(query, before):
+            return 0
         async with self.db.transaction() as tx:
-            rows = await tx.fetch(
-                "SELECT set_id, upload FROM review_uploads GROUP BY set_id, upload HAVING MAX(created_at) < ?",
-                before,
-            )
+            rows = await tx.fetch(query, before)  # again under the transaction: a part may have come
             dropped = 0
             for set_id, upload in rows:
                 gone = await tx.fetch(
