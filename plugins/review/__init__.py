@@ -151,7 +151,8 @@ TOOLS = (
         description="Import a database's export file (Embase, Scopus, WoS, CINAHL, PsycINFO, CENTRAL; RIS, nbib, "
         "EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: deduplicated, "
         "counted for PRISMA, logged. Unreadable records are listed; a large file goes on in the server (call "
-        "again); a file is never stored twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        "again); a file is never stored twice. A file sent in parts: cancel=true drops it. "
+        "PubMed/Europe PMC: review_search; wrong merges: review_merge.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -255,7 +256,8 @@ TOOLS = (
     ToolSpec(
         name="review_sets",
         title="List, rename or delete review sets",
-        description="List the review sets (records, runs, complete or still importing), rename one, or delete one "
+        description="List the review sets (records, runs, complete or still importing, files sent in parts), "
+        "rename one, or delete one "
         "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
@@ -340,6 +342,18 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "MEDLIT_REVIEW_JOBS", "Imports that may run in the server at once", kind="int", default="2"
             ),
+            SettingSpec(
+                "MEDLIT_IMPORT_MAX_RECORDS",
+                "Most records one file brought to review_import may hold",
+                kind="int",
+                default="200000",
+            ),
+            SettingSpec(
+                "MEDLIT_IMPORT_PARTS_TTL",
+                "Seconds the parts of a file sent in parts are kept after its last part (then dropped)",
+                kind="int",
+                default="86400",
+            ),
         ),
         error_kinds=(
             errors.ErrorKind(
@@ -362,6 +376,10 @@ def medlit_plugin_info() -> PluginInfo:
             errors.ErrorKind(
                 "import_unreadable",
                 "Export the records again as RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON or CSV.",
+            ),
+            errors.ErrorKind(
+                "import_too_large",
+                "Export the results in several files and import each, or raise MEDLIT_IMPORT_MAX_RECORDS.",
             ),
             errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
         ),

@@ -93,7 +93,10 @@ class ImportInput(ToolInput):
         description="The database searched; a register ('ClinicalTrials.gov') or other method ('Citation "
         "searching', 'Websites', 'Organisations') is placed so in PRISMA. Example: 'Embase'"
     )
-    content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
+    # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
+    content: (
+        Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
+    ) = Field(
         None,
         description="The file's content. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
     )
@@ -124,8 +127,18 @@ class ImportInput(ToolInput):
         None, description="Platform searched on. Example: 'Ovid'"
     )
 
+    cancel: bool = Field(
+        False,
+        description="true: drop the parts received of the file being sent in parts for this set and "
+        "database (no path or content). Default false. Example: true",
+    )
+
     @model_validator(mode="after")
     def _one_file(self) -> ImportInput:
+        if self.cancel:
+            if self.path is not None or self.content is not None:
+                raise ValueError("cancel=true takes no `path` or `content` (it drops the parts received)")
+            return self
         if (self.path is None) == (self.content is None):
             raise ValueError(
                 "give the export file as either `path` (a file on this machine, local server) or `content`"
@@ -413,6 +426,14 @@ class SetsInput(ToolInput):
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
+class PendingUpload(ToolOutput):
+    database: str = Field(description="The database whose file is being sent in parts")
+    partsReceived: int = Field(description="Parts the server holds")
+    parts: int = Field(description="Parts in all")
+    bytes: int = Field(description="Bytes held")
+    since: str = Field(description="When its first held part arrived (UTC)")
+
+
 class SetSummary(ToolOutput):
     set: str
     total: int
@@ -421,6 +442,11 @@ class SetSummary(ToolOutput):
     running: bool
     updatedAt: str
     sources: list[str]
+    uploads: list[PendingUpload] = Field(
+        default_factory=list,
+        description="Files being sent in parts (review_import part/parts), not yet imported: they expire "
+        "after MEDLIT_IMPORT_PARTS_TTL seconds without a new part; review_import cancel=true drops one",
+    )
 
 
 class SetsOutput(ToolOutput):

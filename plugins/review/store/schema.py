@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -111,6 +111,15 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 set_id BIGINT PRIMARY KEY REFERENCES review_sets(id) ON DELETE CASCADE,
                 state TEXT NOT NULL, holder TEXT NOT NULL, expires BIGINT NOT NULL,
                 percent BIGINT NOT NULL DEFAULT 0, result TEXT)""",
+        ),
+    ),
+    (
+        5,
+        "upload parts' decoded size (a file's cap checked as parts arrive, never by joining them)",
+        (
+            # parts held before this migration count as 0 bytes: the join still checks the whole
+            "ALTER TABLE review_uploads ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0",
+            "CREATE INDEX review_uploads_created ON review_uploads (created_at)",
         ),
     ),
 )
