@@ -17,6 +17,7 @@ from medlit.core.plugin import SourceRecord
 from ..record import RecordData
 from ..store import Incoming, Locked, Member, SearchRow, Store
 from .keys import as_data
+from .links import union_of_links
 from .matching import Clusterer, block_keys, normalize, usable
 from .merging import best_of
 
@@ -129,6 +130,9 @@ async def remerge(w: Locked, record_ids: Sequence[int]) -> None:
         for m in ms:
             ids.setdefault(m.source, m.source_id)
         data["source_ids"] = ids
+        study_links = union_of_links([m.data for m in ms])  # every member's, not one member's
+        if study_links:
+            data["study_links"] = study_links
         updates.append((rid, data))
     await w.update_records(updates)
 

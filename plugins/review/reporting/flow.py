@@ -121,11 +121,13 @@ def routed_flow(
     identified: Mapping[str, int],
     duplicates_removed: int,
     other_only: Collection[int] = (),
+    kinds: Mapping[str, Route] | None = None,
 ) -> Flow:
     """The flow with each source on its route: ``other_only`` are the records no database or
     register found (they make the other-methods column, present when a source is on that route);
-    ``duplicates_removed`` is the databases' and registers' own."""
-    routes = {source: route(source) for source in identified}
+    ``duplicates_removed`` is the databases' and registers' own; ``kinds`` the routes declared
+    (:func:`.routes.declared`)."""
+    routes = {source: route(source, kinds) for source in identified}
     main = {s: n for s, n in identified.items() if routes[s] != "other"}
     others = {s: n for s, n in identified.items() if routes[s] == "other"}
     held = set(other_only) if others else set()

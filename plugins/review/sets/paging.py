@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from medlit.core.plugin import ToolContext, outputs, rendering
+from medlit.core.plugin import SearchSource, ToolContext, outputs, rendering
 from medlit.core.plugin import errors as E
 
+from ..identity.links import studies_of
 from ..models import (
     InputRecord,
     RecordsInput,
@@ -19,10 +20,12 @@ from ..models import (
     ScreenDecision,
     ScreeningEstimate,
     SetRecord,
+    StudyReport,
     screening_estimate,
 )
+from ..reporting.routes import declared, route
 from ..screening.ranking import Ranked, rank_set
-from ..store import Decision, Retrieval, SetRow, Store
+from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .workspace import existing, workspace
 
 
@@ -103,6 +106,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     records, cut = await _records(store, row.id, rows, args, ranked)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
+    await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
     notes = []
     if cut:
@@ -158,6 +162,30 @@ async def _records(
         used += size
         records.append(rec)
     return records, False
+
+
+async def _studies(
+    store: Store,
+    set_id: int,
+    records: list[SetRecord],
+    sources: Sequence[SearchSource],
+    latest: Sequence[SearchRow],
+) -> None:
+    """Each record's registrations and the other reports of its study in the set (linked, never
+    merged: identity/links.py)."""
+    if not records:
+        return
+    kinds = declared(sources, latest)
+    studies = await studies_of(
+        store, set_id, {s.source for s in latest if route(s.source, kinds) == "register"}
+    )
+    for rec in records:
+        links = studies.links(rec.key)
+        named = [n[4:] for n in sorted(studies.named.get(rec.key, ())) if n.startswith("nct:")]
+        rec.registrations = named or None
+        if links:
+            rec.reports = [StudyReport(key=x.key, relation=x.relation, via=x.via) for x in links]
+            rec.study = studies.study(rec.key)
 
 
 async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any]) -> Ranked:
