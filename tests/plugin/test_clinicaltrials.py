@@ -313,3 +313,17 @@ async def test_review_search_runs_the_register_into_a_set(fake, tmp_path):
     assert text["nbib"].count("SI  - ClinicalTrials.gov/NCT02710084") == 2
     assert text["endnote_xml"].count("Trial registration: ClinicalTrials.gov NCT02710084") == 2
     assert text["rayyan_csv"].count("Trial registration: NCT02710084") == 2
+
+
+async def test_registrations_alike_in_all_but_their_nct_number_stay_apart_in_a_set(fake, tmp_path):
+    """Thirty copies of the recorded studies under new NCT numbers: titles, sponsors and years
+    repeat, yet each registration is its own record (the matcher never joins two trials)."""
+    from support.clinicaltrials_routes import TrialsFake, synthetic
+
+    install(fake, TrialsFake(synthetic(32)))
+    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    async with make_runtime(env=env, discover=True) as rt:
+        out = await rt.call("review_search", {"set": "copies", "queries": {"clinicaltrials": "Phelan"}})
+    [source] = out.data["sources"]
+    assert source["state"] == "complete" and source["fetched"] > 10
+    assert out.data["total"] == source["fetched"]
