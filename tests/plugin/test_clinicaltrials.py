@@ -304,6 +304,10 @@ async def test_review_search_runs_the_register_into_a_set(fake, tmp_path):
     assert article["reports"] == [{"key": trial["key"], "relation": "registration", "via": "NCT02710084"}]
     assert trial["study"] == article["study"] == min(trial["key"], article["key"])
     assert article["registrations"] == ["NCT02710084"]
+    assert (
+        f"{article['key']} (study {article['study']}): {trial['key']} registration via NCT02710084"
+        in records.text
+    )
     assert review.get("reports") is review.get("study") is review.get("registrations") is None
     others = [r for r in records.data["records"] if r["key"] not in (trial["key"], article["key"])]
     assert all(r.get("reports") is None for r in others)

@@ -12,8 +12,10 @@ The flow (PRISMA 2020, new reviews, databases, registers and other sources):
   reviewer excluded as ``not_retrievable``) and no reviewer assessed; assessed = excluded with
   reasons + included (reconciled full-text ``exclude``/``include``); the rest are pending
   (``maybe``, conflicts, retrieved but not yet assessed, not yet checked);
-- included: each included report counts as one study (a set does not link the reports of one
-  study), so "Studies included" and "Reports of included studies" are the same number;
+- included: each included report counts as one study: the reports of one study (a trial's
+  registration and its articles, a preprint and its article) are linked in ``review_records``
+  (identity/links.py), but the counts do not combine them, so "Studies included" and "Reports of
+  included studies" are the same number;
 - other methods (the template's second column): the records that only other-methods sources found
   (a record a database also found is counted with the databases), through the same decisions.
 """

@@ -149,7 +149,8 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     footnotes: list[str] = []
     if f.included or (o and o.included):
         footnotes.append(
-            "Each included report is counted as one study (reports of one study are not linked)."
+            "Each included report is counted as one study (review_records links the reports of one study; "
+            "the counts do not combine them)."
         )
     if f.stopping:
         footnotes.append(f.stopping)

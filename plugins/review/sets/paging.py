@@ -232,6 +232,15 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
             "Priority order: "
             + ", ".join(f"{r.key} ({r.score:.3f})" for r in out.records if r.score is not None)
         )
+    studies = [
+        f"{r.key} (study {r.study}): " + ", ".join(f"{x.key} {x.relation} via {x.via}" for x in r.reports)
+        for r in out.records
+        if r.reports
+    ]
+    if studies:
+        lines.append(
+            "Reports of one study (linked, not merged: screen them together):\n" + "\n".join(studies)
+        )
     if not args.brief:
         for r in out.records:
             if r.abstract:
