@@ -706,7 +706,8 @@ class SourceRecord:
     or a group's name without a comma; ``year`` the publication year; ``pages`` ``"12-19"``;
     ``publication_types`` as the upstream names them; ``language`` a code or name. A book or
     chapter has ``kind`` set, ``journal`` the book's title (a chapter's container), and its
-    ``publisher``, ``place``, ``editors`` and ``isbn`` where known."""
+    ``publisher``, ``place``, ``editors`` and ``isbn`` where known. ``study_links`` names other
+    reports of the same study (a trial's registration, its articles, a preprint's journal version)."""
 
     source: str
     source_id: str
@@ -734,6 +735,11 @@ class SourceRecord:
     mesh: tuple[str, ...] = ()  # MeSH headings as MEDLINE writes them ("*Asthma/drug therapy")
     keywords: tuple[str, ...] = ()
     url: str | None = None
+    # Other reports of the same study this record names (added for registers and preprints), each
+    # ``kind:value`` in its canonical form: ``nct:NCT01234567`` (a trial registration: a register
+    # record's own, or the trial an article reports), ``pmid:123`` (a trial's publications), ``doi:...``
+    # (the journal article a preprint became). A review links such records, never merges them.
+    study_links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

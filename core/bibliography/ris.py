@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .record import Date, Kind, Name, Record, issns, one_line, shown_title, terms
+from .record import Date, Kind, Name, Record, issns, one_line, registration_notes, shown_title, terms
 
 if TYPE_CHECKING:
     from rispy import BaseWriter
@@ -186,7 +186,7 @@ def ris(record: Record) -> str:
         ("keywords", list(terms(r))),
         ("abstract", r.abstract),
         ("id", r.id),
-        ("notes", list(r.notes)),
+        ("notes", [*registration_notes(r), *r.notes]),
     ]
     entry: dict[str, str | list[str]] = {"type_of_reference": _RIS_TYPES[r.kind]}
     for label, value in tags:

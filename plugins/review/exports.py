@@ -32,6 +32,7 @@ from typing import Any, Literal, TextIO, cast
 
 from medlit.core.plugin import bibliography
 
+from .identity.links import registrations
 from .record import WORK_FIELDS
 
 Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"]
@@ -257,6 +258,7 @@ def as_record(rec: dict[str, Any], **changes: Any) -> bibliography.Record:
         abstract=_text(rec.get("abstract")),
         notes=() if "notes" in changes else tuple(notes(rec)),
         id=_text(rec.get("key")),
+        registry_ids=tuple(registrations(rec)),
     )
     fields.update(changes)
     return bibliography.Record(**fields)
@@ -387,6 +389,7 @@ def rayyan_row(rec: dict[str, Any]) -> dict[str, str]:
     note += [f"URL: {rec['url']}"] if rec.get("url") and rec.get("url") != url else []
     terms = _terms(rec)
     note += ["Keywords: " + "; ".join(terms)] if terms else []
+    note += [f"Trial registration: {n}" for n in registrations(rec)]
     note += more_notes(rec)
     return {
         "key": _cell(rec.get("key")),

@@ -126,6 +126,12 @@ class ImportInput(ToolInput):
     interface: Annotated[str, StringConstraints(max_length=80)] | None = Field(
         None, description="Platform searched on. Example: 'Ovid'"
     )
+    sourceKind: Literal["database", "register", "other"] | None = Field(
+        None,
+        description="The database's PRISMA route when its name does not say it: register (a trials register, "
+        "counted in 'records identified from registers'), database, or other (other methods). Default: read "
+        "from the name. Example: 'register'",
+    )
 
     cancel: bool = Field(
         False,
@@ -313,6 +319,18 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
     )
 
 
+class StudyReport(ToolOutput):
+    """Another report of a record's study in the set (identity/links.py)."""
+
+    key: int = Field(description="The other record's key in the set")
+    relation: Literal["registration", "article", "preprint", "report"] = Field(
+        description="What the other record is: a trial registration, a journal article, a preprint, another report"
+    )
+    via: str = Field(
+        description="The identifier linking the two, e.g. 'NCT01234567', 'PMID 12345678', 'DOI 10.1/x'"
+    )
+
+
 class SetRecord(ToolOutput):
     key: int = Field(description="The record's key in the set")
     title: str | None = None
@@ -335,6 +353,20 @@ class SetRecord(ToolOutput):
     )
     decisions: list[ScreenDecision] | None = None
     retrieval: RetrievalState | None = None
+    # Reports of one study (issue 54): linked records, never merged
+    registrations: list[str] | None = Field(
+        None, description="Trial registration numbers the record is or names, e.g. ['NCT01234567']"
+    )
+    reports: list[StudyReport] | None = Field(
+        None,
+        description="Other records of the set reporting the same study (a trial's registration and its "
+        "articles, a preprint and its journal article): screen them together",
+    )
+    study: int | None = Field(
+        None,
+        description="The study's key: the smallest key among the records reporting it (directly or through "
+        "others); absent when the record is its study's only report",
+    )
 
 
 class RankingProgress(ToolOutput):

@@ -17,6 +17,7 @@ from medlit.core.plugin import SourceRecord
 from ..record import RecordData
 from ..store import Incoming, Locked, Member, SearchRow, Store
 from .keys import as_data
+from .links import registrations, union_of_links
 from .matching import Clusterer, block_keys, normalize, usable
 from .merging import best_of
 
@@ -37,11 +38,19 @@ class Group:
     clusterer: Clusterer = field(default_factory=Clusterer)
     members: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # record -> (source, id)
     where: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, id) -> record
+    trials: dict[int, set[str]] = field(default_factory=dict)  # record -> trial registrations named
 
     def join(self, record_id: int, member: int, me: tuple[str, str], data: RecordData) -> None:
         self.clusterer.add(record_id, member, data)
         self.members.setdefault(record_id, []).append(me)
         self.where[me] = record_id
+        self.trials.setdefault(record_id, set()).update(registrations(data))
+
+    def other_trial(self, record_id: int, data: RecordData) -> bool:
+        """Whether ``data`` names trial registrations and the record names others, none the same:
+        two trials (or reports of two trials) however alike their titles (identity/links.py)."""
+        theirs, mine = self.trials.get(record_id), registrations(data)
+        return bool(theirs and mine and theirs.isdisjoint(mine))
 
     def forced(self, partners: Iterable[tuple[str, str]] | None) -> int | None:
         """The record a 'together' ruling puts an input record in, when its partner is loaded."""
@@ -129,6 +138,9 @@ async def remerge(w: Locked, record_ids: Sequence[int]) -> None:
         for m in ms:
             ids.setdefault(m.source, m.source_id)
         data["source_ids"] = ids
+        study_links = union_of_links([m.data for m in ms])  # every member's, not one member's
+        if study_links:
+            data["study_links"] = study_links
         updates.append((rid, data))
     await w.update_records(updates)
 
@@ -158,7 +170,7 @@ def _record_for(
     placed = group.clusterer.place(temp, data)
     record_id: int | None = group.forced(links.together.get(me))
     rule = "manual"
-    if record_id is None and placed is not None:
+    if record_id is None and placed is not None and not group.other_trial(placed[0], data):
         if not links.apart_from(me, group.members.get(placed[0], ())):
             record_id, rule = placed[0], placed[2].rule
     if record_id is None and me in links.apart:

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from medlit.core.plugin import ToolContext, outputs, rendering
+from medlit.core.plugin import SearchSource, ToolContext, outputs, rendering
 from medlit.core.plugin import errors as E
 
+from ..identity.links import studies_of
 from ..models import (
     InputRecord,
     RankingProgress,
@@ -20,10 +21,12 @@ from ..models import (
     ScreenDecision,
     ScreeningEstimate,
     SetRecord,
+    StudyReport,
     screening_estimate,
 )
+from ..reporting.routes import declared, route
 from ..screening.ranking import Ranked
-from ..store import Decision, Retrieval, SetRow, Store
+from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
 from .workspace import Workspace, call_wait, existing, workspace
 
@@ -109,6 +112,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     records, cut = await _records(store, row.id, rows, args, ranked)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
+    await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
     notes = []
     if cut:
@@ -164,6 +168,30 @@ async def _records(
         used += size
         records.append(rec)
     return records, False
+
+
+async def _studies(
+    store: Store,
+    set_id: int,
+    records: list[SetRecord],
+    sources: Sequence[SearchSource],
+    latest: Sequence[SearchRow],
+) -> None:
+    """Each record's registrations and the other reports of its study in the set (linked, never
+    merged: identity/links.py)."""
+    if not records:
+        return
+    kinds = declared(sources, latest)
+    studies = await studies_of(
+        store, set_id, {s.source for s in latest if route(s.source, kinds) == "register"}
+    )
+    for rec in records:
+        links = studies.links(rec.key)
+        named = [n[4:] for n in sorted(studies.named.get(rec.key, ())) if n.startswith("nct:")]
+        rec.registrations = named or None
+        if links:
+            rec.reports = [StudyReport(key=x.key, relation=x.relation, via=x.via) for x in links]
+            rec.study = studies.study(rec.key)
 
 
 async def _prioritised(
@@ -235,6 +263,15 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
         lines.append(
             "Priority order: "
             + ", ".join(f"{r.key} ({r.score:.3f})" for r in out.records if r.score is not None)
+        )
+    studies = [
+        f"{r.key} (study {r.study}): " + ", ".join(f"{x.key} {x.relation} via {x.via}" for x in r.reports)
+        for r in out.records
+        if r.reports
+    ]
+    if studies:
+        lines.append(
+            "Reports of one study (linked, not merged: screen them together):\n" + "\n".join(studies)
         )
     if not args.brief:
         for r in out.records:

@@ -384,6 +384,7 @@ async def _read_and_store(
             "format": result.format,
             "searchedOn": args.searchedOn,
             "interface": args.interface,
+            "sourceKind": args.sourceKind,
             "recordsReported": args.recordsReported,
             "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
             "notices": result.notices[:20],
