@@ -46,6 +46,12 @@ class SearchInput(ToolInput):
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
     )
+    update: bool = Field(
+        False,
+        description="Living review: re-run every search of the set (same sources and queries) as a new run; "
+        "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
+        "Example: true",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -74,6 +80,11 @@ class SetState(ToolOutput):
     unique: int = Field(description="Distinct records the latest searches found")
     total: int = Field(description="Records in the set")
     new: int | None = Field(None, description="Records of this run not in the set before")
+    droppedIncludes: list[int] | None = Field(
+        None,
+        description="update: keys of records included earlier that the searches found before and the latest "
+        "run no longer retrieves (check the revised queries)",
+    )
     complete: bool
     running: bool = Field(description="An import goes on in the server; call again for its state")
     notice: str | None = None
