@@ -104,6 +104,14 @@ async def test_estimate_then_chase_both_directions(chase_runtime, fake):
         assert len(records) == 8
         status = await call(rt, "review_chase", set="s", action="status")
         assert status["newRecords"] == 2
+        prisma = (await call(rt, "review_prisma", set="s"))["counts"]
+        assert prisma["routes"]["Citation searching (backward)"] == "other"
+        assert prisma["routes"]["Citation searching (forward)"] == "other"
+        # PRISMA's other-methods column: identified per citation-searching source (paper 1 again
+        # among the backward ones), and the two works only citation searching found
+        other = prisma["otherMethods"]
+        assert other["identified"] == {"Citation searching (backward)": 2, "Citation searching (forward)": 1}
+        assert prisma["records"] == 8
     assert fake.rate_limited == []
 
 
