@@ -333,6 +333,12 @@ class SetRecord(ToolOutput):
     )
     decisions: list[ScreenDecision] | None = None
     retrieval: RetrievalState | None = None
+    foundVia: list[list[str]] | None = Field(
+        None,
+        description="Citation searching (review_chase): [seed, direction, index] for each way it was found",
+    )
+    seedsCiting: int | None = Field(None, description="review_chase: seeds that cite it (co-citation)")
+    seedsCited: int | None = Field(None, description="review_chase: seeds it cites (coupling)")
 
 
 class RecordsOutput(ToolOutput):

@@ -102,6 +102,12 @@ async def test_estimate_then_chase_both_directions(chase_runtime, fake):
 
         records = (await call(rt, "review_records", set="s", limit=50))["records"]
         assert len(records) == 8
+        chased = next(r for r in records if r.get("pmid") == NEW_REF.pmid)
+        assert chased["seedsCiting"] == 2 and chased["seedsCited"] == 0
+        assert {w[1] for w in chased["foundVia"]} == {"backward"} and len(chased["foundVia"]) >= 5
+        # paper 1 was in the set already: seed 0's reference list found it too, and says so
+        linked = {r["pmid"] for r in records if r.get("foundVia")}
+        assert linked == {NEW_REF.pmid, NEW_CITING.pmid, "30000001"}
         status = await call(rt, "review_chase", set="s", action="status")
         assert status["newRecords"] == 2
         prisma = (await call(rt, "review_prisma", set="s"))["counts"]

@@ -22,6 +22,7 @@ from ..models import (
     screening_estimate,
 )
 from ..screening.ranking import Ranked, rank_set
+from ..sources.chasing import found_via
 from ..store import Decision, Retrieval, SetRow, Store
 from .workspace import existing, workspace
 
@@ -143,6 +144,7 @@ async def _records(
         decided.setdefault(d.record_id, []).append(d)
     retrieved = await store.retrievals(set_id, keys) if keys else {}
     merged = await store.merged_from(keys) if keys else {}
+    chased = await found_via(store, set_id, merged)  # issue 53: how citation searching found them
     records: list[SetRecord] = []
     used = 0
     for key, data in rows:
@@ -152,6 +154,10 @@ async def _records(
             rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
         if ranked is not None:
             rec.score = ranked.ranking.scores[args.offset + len(records)]
+        if key in chased:
+            rec.foundVia = chased[key]
+            rec.seedsCiting = len({w[0] for w in chased[key] if w[1] == "backward"})
+            rec.seedsCited = len({w[0] for w in chased[key] if w[1] == "forward"})
         size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             return records, True

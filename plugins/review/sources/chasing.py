@@ -328,6 +328,24 @@ async def chase_state(ws: Workspace, store: Store, row: SetRow) -> ChaseOutput:
     )
 
 
+async def found_via(
+    store: Store, set_id: int, merged: dict[int, list[tuple[str, str]]]
+) -> dict[int, list[list[str]]]:
+    """How citation searching found each of these records (their input records from the chase's
+    sources), from the latest chase: ``[seed, direction, index]`` lists by record key."""
+    if not any(src in LABELS.values() for inputs in merged.values() for src, _ in inputs):
+        return {}
+    chases = [s for s in await store.searches(set_id) if "chase" in s.options]
+    summary: dict[str, Any] = chases[-1].options["chase"] if chases else {}
+    via: dict[str, list[list[str]]] = summary.get("foundVia") or {}
+    out: dict[int, list[list[str]]] = {}
+    for key, inputs in merged.items():
+        ways = [w for src, sid in inputs if src in LABELS.values() for w in via.get(sid, [])]
+        if ways:
+            out[key] = sorted({tuple(w): w for w in ways}.values())
+    return out
+
+
 def render_chase(out: ChaseOutput, args: ChaseInput) -> str:
     if args.responseFormat == "json":
         return rendering.as_json(out, "review-chase")
