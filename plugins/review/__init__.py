@@ -19,6 +19,8 @@ Where each concept lives (this module only declares; each tool's module is impor
     sources/         where records come from
       search.py        review_search: whole searches run as a job, page by page
       importing.py     review_import: an export file read whole, kept, resumable
+      chasing.py       review_chase: citation searching from the includes into the set
+      citation_graph.py  seeds, the plan and its cost, the citation indexes asked, their works combined
       filejob.py       an imported file stored batch by batch
     readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
     identity/        which records are one work
@@ -73,6 +75,7 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from .sets import manage as _manage
     from .sets import paging as _paging
     from .sets import state as _state
+    from .sources import chasing as _chasing
     from .sources import importing as _importing
     from .sources import search as _search
 else:  # run time: each attribute is a lazy reference, imported at its first use
@@ -86,6 +89,7 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
     _manage = lazy_module(".sets.manage", __name__)
     _paging = lazy_module(".sets.paging", __name__)
     _state = lazy_module(".sets.state", __name__)
+    _chasing = lazy_module(".sources.chasing", __name__)
     _importing = lazy_module(".sources.importing", __name__)
     _search = lazy_module(".sources.search", __name__)
 
@@ -161,6 +165,20 @@ TOOLS = (
         idempotent=True,
         open_world=False,
         guide="export files from Embase, Scopus, WoS, CINAHL... and want them in a review set",
+    ),
+    ToolSpec(
+        name="review_chase",
+        title="Citation searching into a review set",
+        description="Citation searching: chase a set's includes (or ids) backward and forward through every "
+        "citation index into the set (PRISMA other methods), deduplicated, with foundVia. Estimate the cost first; "
+        "long chases go on in the server. Searches: review_search; one article: pubmed_find_related.",
+        input_model=_models.ChaseInput,
+        output_model=_models.ChaseOutput,
+        handler=_chasing.review_chase,
+        render=_chasing.render_chase,
+        read_only=False,
+        idempotent=False,
+        guide="a screened review set, want its includes' references and citing works (citation searching)",
     ),
     ToolSpec(
         name="review_merge",

@@ -46,6 +46,12 @@ class SearchInput(ToolInput):
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
     )
+    update: bool = Field(
+        False,
+        description="Living review: re-run every search of the set (same sources and queries) as a new run; "
+        "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
+        "Example: true",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -74,6 +80,11 @@ class SetState(ToolOutput):
     unique: int = Field(description="Distinct records the latest searches found")
     total: int = Field(description="Records in the set")
     new: int | None = Field(None, description="Records of this run not in the set before")
+    droppedIncludes: list[int] | None = Field(
+        None,
+        description="update: keys of records included earlier that the searches found before and the latest "
+        "run no longer retrieves (check the revised queries)",
+    )
     complete: bool
     running: bool = Field(description="An import goes on in the server; call again for its state")
     notice: str | None = None
@@ -367,6 +378,13 @@ class SetRecord(ToolOutput):
         description="The study's key: the smallest key among the records reporting it (directly or through "
         "others); absent when the record is its study's only report",
     )
+
+    foundVia: list[list[str]] | None = Field(
+        None,
+        description="Citation searching (review_chase): [seed, direction, index] for each way it was found",
+    )
+    seedsCiting: int | None = Field(None, description="review_chase: seeds that cite it (co-citation)")
+    seedsCited: int | None = Field(None, description="review_chase: seeds it cites (coupling)")
 
 
 class RankingProgress(ToolOutput):
@@ -694,3 +712,101 @@ class PrismaOutput(ToolOutput):
 
 for _model in (RecordsInput, SetRecord, RecordsOutput, ExportInput):
     _model.model_rebuild()
+
+
+# -- review_chase (citation searching; issue 53) ----------------------------------------------------
+ChaseId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class ChaseInput(ToolInput):
+    set: SetName
+    action: Literal["estimate", "run", "status"] = Field(
+        "run",
+        description="estimate: requests and time per index, nothing asked; status: the running or last chase. "
+        "Default 'run'. Example: 'estimate'",
+    )
+    seeds: list[ChaseId] | None = Field(
+        None,
+        max_length=2000,
+        description="PMIDs, PMCIDs, DOIs, OpenAlex ids, mixed; default: the set's includes. "
+        "Example: ['33533846', '10.1038/nature12373']",
+    )
+    directions: list[Literal["backward", "forward"]] = Field(
+        ["backward", "forward"],
+        min_length=1,
+        max_length=2,
+        description="backward: references; forward: citing works. Default both. Example: ['backward']",
+    )
+    indexes: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
+        None,
+        max_length=10,
+        description="Citation indexes by name; default every enabled one. Example: ['openalex']",
+    )
+    depth: int = Field(
+        1,
+        ge=1,
+        le=3,
+        description="Steps out (2: chase what step 1 added too). Default 1. Example: 2",
+    )
+    maxPerSeed: int = Field(
+        2000,
+        ge=1,
+        le=10000,
+        description="Works per seed and direction at most. Default 2000. Example: 500",
+    )
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class ChaseIndexReport(ToolOutput):
+    index: str
+    direction: Literal["backward", "forward"]
+    state: str = Field(
+        description="planned, answered, partly failed, failed, not enabled, or no seed it takes (a failed "
+        "index is never reported as having no references)"
+    )
+    seeds: int = Field(0, description="Seeds sent to it (estimate) or answered by it (run)")
+    failed: int = 0
+    unknown: int = Field(0, description="Seeds the index has no record of")
+    works: int = Field(0, description="Links it returned")
+    requests: int = Field(0, description="Upstream requests: planned at least (estimate) or made (run)")
+    seconds: float | None = Field(None, description="Estimate: time at the index's pace")
+    error: str | None = None
+
+
+class ChaseStep(ToolOutput):
+    step: int
+    seeds: int
+    found: int = Field(description="Distinct works the step found")
+    new: int = Field(description="Of them, records new to the set")
+
+
+class ChasedRecord(ToolOutput):
+    key: int | None = Field(None, description="The record's key in the set (review_records)")
+    ids: dict[str, str]
+    title: str | None = None
+    foundVia: list[list[str]] = Field(description="[seed, direction, index] for each way it was found")
+    seedsCiting: int = Field(description="Seeds that cite it (co-citation by the seeds: backward)")
+    seedsCited: int = Field(description="Seeds it cites (coupling with the seeds: forward)")
+
+
+class ChaseOutput(ToolOutput):
+    set: str
+    action: str
+    seeds: int
+    seedsFrom: str = Field(description="given, full-text includes, or title/abstract includes")
+    indexes: list[ChaseIndexReport]
+    requests: int = Field(description="Upstream requests planned (estimate) or made (run)")
+    seconds: float | None = Field(
+        None, description="Estimate: the time at each index's pace, summed (indexes run one by one)"
+    )
+    steps: list[ChaseStep] = Field(default_factory=list)
+    added: dict[str, int] = Field(
+        default_factory=dict, description="Records stored per source (Citation searching (backward) ...)"
+    )
+    newRecords: int
+    top: list[ChasedRecord] = Field(
+        default_factory=list, description="The works linked to the most seeds first (at most 20)"
+    )
+    running: bool
+    complete: bool
+    notice: str | None = None

@@ -26,6 +26,7 @@ from ..models import (
 )
 from ..reporting.routes import declared, route
 from ..screening.ranking import Ranked
+from ..sources.chasing import found_via
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
 from .workspace import Workspace, call_wait, existing, workspace
@@ -153,6 +154,7 @@ async def _records(
         decided.setdefault(d.record_id, []).append(d)
     retrieved = await store.retrievals(set_id, keys) if keys else {}
     merged = await store.merged_from(keys) if keys else {}
+    chased = await found_via(store, set_id, merged)  # issue 53: how citation searching found them
     records: list[SetRecord] = []
     used = 0
     for key, data in rows:
@@ -162,6 +164,10 @@ async def _records(
             rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
         if ranked is not None:
             rec.score = ranked.ranking.scores[args.offset + len(records)]
+        if key in chased:
+            rec.foundVia = chased[key]
+            rec.seedsCiting = len({w[0] for w in chased[key] if w[1] == "backward"})
+            rec.seedsCited = len({w[0] for w in chased[key] if w[1] == "forward"})
         size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             return records, True
