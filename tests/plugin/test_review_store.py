@@ -112,7 +112,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     monkeypatch.undo()
     store = await Store.on(await open_store(url))
     try:
-        assert await store.version() == SCHEMA_VERSION == 3
+        assert await store.version() == SCHEMA_VERSION == 4
         row = await store.get_set("kept")
         assert row is not None and await store.total(row.id) == 5
         key = (await store.keys(row.id))[0]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -99,6 +99,16 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
                 action TEXT NOT NULL, detail TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL)""",
             "CREATE INDEX review_merge_log_set ON review_merge_log (set_id, id)",
+        ),
+    ),
+    (
+        4,
+        "the evidence behind each merge",
+        (
+            # why the matcher put an input record in its record ("doi ... + title 0.97", "title
+            # 0.98 + authors + year"), so a person checking merges sees it; NULL for a record's
+            # first input record and for hits stored before
+            "ALTER TABLE review_hits ADD COLUMN evidence TEXT",
         ),
     ),
 )
