@@ -22,12 +22,12 @@ from .work import Work
 # same first author, is the same work; shorter ones ("Stroke", "Editorial") need more.
 LONG_TITLE = 30
 STRONG = 0.95  # title similarity for a long title
-CLOSE = 0.90  # with the volume and first page agreeing too
+CLOSE = 0.92  # with the volume and first page agreeing too (chosen with ID_AGREE, below)
 # A shared identifier is evidence only when the titles agree this well: a supplement's, an issue's
 # or a book's DOI is printed on every abstract, column or chapter in it, and one database's
 # record may carry a wrong identifier. Below this the identifier says nothing (chosen by leaving
 # one dataset out, benchmarks/lodo_dedup.py).
-ID_AGREE = 0.80
+ID_AGREE = 0.90
 
 
 @dataclass(frozen=True, slots=True)
