@@ -71,4 +71,6 @@ class Clusterer:
 
     def _disagrees(self, work: Work) -> bool:
         """Whether a record filed under ``work``'s DOI has a title that disagrees with its own."""
-        return any(not titles_agree(work, self._works[m]) for m in self._index.get(f"doi:{work.doi}", ()))
+        works = (self._works[m] for m in self._index.get(f"doi:{work.doi}", ()))
+        # copies of one work mostly fold to one title: those need no similarity computed
+        return any(other.title != work.title and not titles_agree(work, other) for other in works)
