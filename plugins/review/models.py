@@ -299,6 +299,12 @@ class RecordsInput(ToolInput):
 class InputRecord(ToolOutput):
     source: str
     id: str
+    evidence: str | None = Field(
+        None,
+        description="Why the matcher merged this input record into the record: the rule and the fields that "
+        "agreed, e.g. 'doi 10.1/x + title 0.97' or 'title 0.98 + authors + year + journal'; absent for "
+        "the record's first input record",
+    )
 
 
 class RemainingIncludes(ToolOutput):

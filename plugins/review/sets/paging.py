@@ -155,13 +155,15 @@ async def _records(
     retrieved = await store.retrievals(set_id, keys) if keys else {}
     merged = await store.merged_from(keys) if keys else {}
     chased = await found_via(store, set_id, merged)  # issue 53: how citation searching found them
+    evidence = await store.merge_evidence(keys) if keys else {}
     records: list[SetRecord] = []
     used = 0
     for key, data in rows:
         rec = _screening(set_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
         inputs = merged.get(key, [])
         if len(inputs) > 1 or (inputs and not args.brief):
-            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
+            why = evidence.get(key, {})
+            rec.mergedFrom = [InputRecord(source=s, id=i, evidence=why.get((s, i))) for s, i in inputs]
         if ranked is not None:
             rec.score = ranked.ranking.scores[args.offset + len(records)]
         if key in chased:

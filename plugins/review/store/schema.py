@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -120,6 +120,16 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             # parts held before this migration count as 0 bytes: the join still checks the whole
             "ALTER TABLE review_uploads ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0",
             "CREATE INDEX review_uploads_created ON review_uploads (created_at)",
+        ),
+    ),
+    (
+        6,
+        "the evidence behind each merge",
+        (
+            # why the matcher put an input record in its record ("doi ... + title 0.97", "title
+            # 0.98 + authors + year"), so a person checking merges sees it; NULL for a record's
+            # first input record and for hits stored before
+            "ALTER TABLE review_hits ADD COLUMN evidence TEXT",
         ),
     ),
 )
