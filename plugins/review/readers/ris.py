@@ -63,6 +63,8 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     _dois(b, values)
     accession = _first(values, "AN")
     b.pmid(dialect_pmid(values))
+    for note in values.get("N1", []):
+        b.decisions_in(note)
     _ids(b, values, accession)
     return b.finish(position, _first(values, "ID") or accession or dialect_accession(values), database)
 
