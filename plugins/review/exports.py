@@ -176,10 +176,25 @@ def _kind(rec: dict[str, Any]) -> bibliography.Kind:
     return "article"
 
 
+# Words that make a name a group's even with a comma in it ("Writing Committee for the X Trial,
+# the"; "National Institute for Health and Care Excellence, UK"): BibTeX readers (pybtex, biber)
+# would split such a name into a family and given names unless it is written braced, as one.
+_GROUP_WORDS = re.compile(
+    r"\b(?:group|committee|consortium|collaborat\w*|investigators|network|society|association|"
+    r"organi[sz]ation|institute|council|study|trial|team|working|task force|panel|foundation|"
+    r"universit\w+|cent(?:re|er)s?|department|agency|ministry|board|alliance|initiative|program+e?|"
+    r"federation|college|academy|registry|writing)\b",
+    re.IGNORECASE,
+)
+
+
 def _name(text: str) -> bibliography.Name:
     """A stored author: ``"Family, Given"`` is a person; without a comma, one word is a family
-    name and several are a group ("WHO Collaborative Group"), as the sources write them."""
+    name and several are a group ("WHO Collaborative Group"), as the sources write them; a name
+    with a group's word in it is a group's whatever its commas."""
     family, given = split_name(text)
+    if _GROUP_WORDS.search(text) and (not given or len(text.split()) > 3):
+        return bibliography.Name(literal=text.strip())
     if given or " " not in family:
         return bibliography.Name(family=family, given=given)
     return bibliography.Name(literal=family)
