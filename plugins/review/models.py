@@ -112,7 +112,8 @@ class ImportInput(ToolInput):
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file (stdio). Example: '~/embase.ris'",
+        description="A local file (stdio), inside a folder MEDLIT_IMPORT_DIRS names (unset: every path is "
+        "refused; send `content` instead). Example: '~/exports/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
