@@ -472,7 +472,7 @@ def cmd_call(args: argparse.Namespace) -> int:
             payload = (
                 {"error": outcome.error.to_dict()}
                 if outcome.error
-                else _as_sent(host, args.tool, outcome.data)
+                else structured_as_sent(host, args.tool, outcome.data)
             )
             print(json.dumps(payload, indent=1, ensure_ascii=False))
         else:  # a person reads this, not a model: no untrusted-data fences
@@ -482,7 +482,7 @@ def cmd_call(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
-def _as_sent(host: Host, tool: str, data: dict[str, Any] | None) -> dict[str, Any] | None:
+def structured_as_sent(host: Host, tool: str, data: dict[str, Any] | None) -> dict[str, Any] | None:
     """Structured content as the server sends it: null and empty optional fields left out."""
     spec = host.tools.get(tool)
     if data is None or spec is None:
