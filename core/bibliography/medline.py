@@ -18,7 +18,7 @@ from .names import initials
 from .record import Name, Record, issns, one_line, registry_of
 
 _TAG = re.compile(r"([A-Z][A-Z0-9 ]{1,3})- ?(.*)$")
-_NUMBERED = re.compile(r"^(?:\d+\.?|<\d+>)\s*$")
+_NUMBERED = re.compile(r"^(?:\d+\.?|<\s*\d+\.?\s*>)\s*$")
 
 Fields = list[tuple[str, str]]
 

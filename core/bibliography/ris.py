@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _TAG = re.compile(r"([A-Z][A-Z0-9]) {1,2}-(?:[ \t]+(.*))?$")
 _GLUED = re.compile(r"\s{3,}(?=[A-Z][A-Z0-9]  - )")
 _GLUED_ANYWHERE = re.compile(r"\S[ \t]{3,}[A-Z][A-Z0-9]  - ")
-_NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\d+>)\s*$")
+_NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\s*\d+\.?\s*>)\s*$")
 # Tags that repeat: an untagged line after one is another value, not more of the same value.
 _REPEATED = frozenset(
     {

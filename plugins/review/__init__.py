@@ -316,8 +316,8 @@ def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
         name="review",
         title="Review workspace",
-        description="Whole searches across sources into stored, deduplicated sets, logged, screened, exported "
-        "and reported as a PRISMA 2020 flow.",
+        description="Review sets from whole searches and imported database exports (RIS, Ovid, EndNote...): "
+        "deduplicated, screened by priority, exported with decisions and reported as a PRISMA 2020 flow.",
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "

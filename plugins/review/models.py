@@ -93,7 +93,20 @@ class SetState(ToolOutput):
 # -- imports --------------------------------------------------------------------------------------
 
 ImportFormat = Literal[
-    "auto", "ris", "medline", "endnote_xml", "wos", "wos_tab", "bibtex", "csljson", "csv", "tsv"
+    "auto",
+    "ris",
+    "medline",
+    "endnote_xml",
+    "wos",
+    "wos_tab",
+    "bibtex",
+    "csljson",
+    "csv",
+    "tsv",
+    "ovid",
+    "ovid_tagged",
+    "refer",
+    "refworks",
 ]
 CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 
@@ -113,7 +126,8 @@ class ImportInput(ToolInput):
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file (stdio). Example: '~/embase.ris'",
+        description="A local file (stdio), inside a folder MEDLIT_IMPORT_DIRS names (unset: every path is "
+        "refused; send `content` instead). Example: '~/exports/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
@@ -125,7 +139,9 @@ class ImportInput(ToolInput):
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto, or the format (medline: nbib, Ovid MEDLINE). Example: 'ris'",
+        description="auto (told from the content; the default), or the format: medline = nbib and Ovid "
+        "MEDLINE, ovid = Ovid's labelled text, ovid_tagged = Ovid's tagged .txt/.ovd/.cgi, refer = "
+        "EndNote tagged .enw, refworks = RefWorks tagged. Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
         Field(None, description="Date of the search. Example: '2026-11-30'")

@@ -107,6 +107,11 @@ async def test_a_file_is_imported_as_its_database_with_every_record_accounted_fo
             rt, "review_import", set="kids", database="Embase", path=str(folder / "embase.ris")
         )
         assert again.data["total"] == 2 and "imported into the set before" in again.data["notice"]
+        # issue 55: the second call stores nothing and its counts say so (not "Stored: 3 (2 new...)")
+        assert (again.data["stored"], again.data["newRecords"], again.data["duplicates"]) == (0, 0, 0)
+        assert (
+            "- Stored: 0 (0 new" in again.text and "then: 3 stored, 2 new, 1 merged" in again.data["notice"]
+        )
         prisma = await call(rt, "review_prisma", set="kids", format="json")
         assert prisma.data["counts"]["identified"] == {"Embase": 3}
         log, _ = await rt.read_resource("review://sets/kids/log")

@@ -300,13 +300,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         searches = {s.id: s for s in await store.searches(row.id)}
         earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
         if earlier and searches[max(earlier)].state == "complete":
-            return await import_state(
-                ws,
-                store,
-                row,
-                searches[max(earlier)],
-                "This file was imported into the set before; nothing was added.",
-            )
+            return _again(await import_state(ws, store, row, searches[max(earlier)]))
         job = Job(set_id=row.id, searches=[], key=sha)
         if earlier:
             notice = "Resuming the unfinished import of this file from its last stored batch."
@@ -395,6 +389,26 @@ async def _read_and_store(
     job.search = search
     job.searches.append(search.id)
     await run_file(store, job, search, result)
+
+
+def _again(before: ImportOutput) -> ImportOutput:
+    """A file imported into the set before: this call stores nothing, and says so in its counts
+    as in its notice (the counts of the first import are named, not reported as this call's)."""
+    then = (
+        f"This file was imported into the set before (then: {before.stored:,} stored, "
+        f"{before.newRecords:,} new, {before.duplicates:,} merged, {before.skipped:,} skipped); nothing "
+        "was added now."
+    )
+    return before.model_copy(
+        update={
+            "stored": 0,
+            "newRecords": 0,
+            "duplicates": 0,
+            "skipped": 0,
+            "skippedRecords": [],
+            "notice": then,
+        }
+    )
 
 
 async def import_state(

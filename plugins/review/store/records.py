@@ -143,6 +143,14 @@ class RecordTables:
         )
         return {int(r[0]) for r in rows}
 
+    async def hit_map(self, search_id: int) -> dict[str, int]:
+        """One search's hits: source id -> the record it was placed in (an import's decisions
+        restored onto the records its input records became)."""
+        rows = await self.db.fetch(
+            "SELECT source_id, record_id FROM review_hits WHERE search_id = ?", search_id
+        )
+        return {str(s): int(r) for s, r in rows}
+
     async def new_in_run(self, set_id: int, run: int) -> int:
         rows = await self.db.fetch(
             "SELECT COUNT(*) FROM review_records WHERE set_id = ? AND run = ?", set_id, run
