@@ -152,11 +152,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (Embase, Scopus, WoS, CINAHL, PsycINFO, CENTRAL; RIS, nbib, "
-        "EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: deduplicated, "
-        "counted for PRISMA, logged. Unreadable records are listed; a large file goes on in the server (call "
-        "again); a file is never stored twice. A file sent in parts: cancel=true drops it. "
-        "PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        description="Import a database's export file (RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV, Ovid, "
+        ".enw, RefWorks) into a review set as that database's search: deduplicated, counted for PRISMA, "
+        "logged; unreadable records listed; a large file goes on in the server (call again); never stored "
+        "twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,

@@ -114,8 +114,8 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched; a register ('ClinicalTrials.gov') or other method ('Citation "
-        "searching', 'Websites', 'Organisations') is placed so in PRISMA. Example: 'Embase'"
+        description="The database searched (a register or 'Citation searching' is placed so in PRISMA). "
+        "Example: 'Embase'"
     )
     # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
     content: (
@@ -126,8 +126,8 @@ class ImportInput(ToolInput):
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file (stdio), inside a folder MEDLIT_IMPORT_DIRS names (unset: every path is "
-        "refused; send `content` instead). Example: '~/exports/embase.ris'",
+        description="A local file in a folder MEDLIT_IMPORT_DIRS names (unset: refused; send content). "
+        "Example: '~/exports/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
@@ -139,9 +139,8 @@ class ImportInput(ToolInput):
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto (told from the content; the default), or the format: medline = nbib and Ovid "
-        "MEDLINE, ovid = Ovid's labelled text, ovid_tagged = Ovid's tagged .txt/.ovd/.cgi, refer = "
-        "EndNote tagged .enw, refworks = RefWorks tagged. Example: 'ris'",
+        description="auto (default: told from the content); medline = nbib, ovid_tagged = Ovid .txt/.ovd, "
+        "refer = EndNote .enw. Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
         Field(None, description="Date of the search. Example: '2026-11-30'")
@@ -155,15 +154,12 @@ class ImportInput(ToolInput):
     )
     sourceKind: Literal["database", "register", "other"] | None = Field(
         None,
-        description="The database's PRISMA route when its name does not say it: register (a trials register, "
-        "counted in 'records identified from registers'), database, or other (other methods). Default: read "
-        "from the name. Example: 'register'",
+        description="PRISMA route if the name does not tell. Example: 'register'",
     )
 
     cancel: bool = Field(
         False,
-        description="true: drop the parts received of the file being sent in parts for this set and "
-        "database (no path or content). Default false. Example: true",
+        description="true: drop the parts received so far. Example: true",
     )
 
     @model_validator(mode="after")
@@ -757,7 +753,7 @@ class ChaseInput(ToolInput):
         ["backward", "forward"],
         min_length=1,
         max_length=2,
-        description="backward: references; forward: citing works. Default both. Example: ['backward']",
+        description="backward: references; forward: citing works. Example: ['backward']",
     )
     indexes: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
         None,
@@ -768,13 +764,13 @@ class ChaseInput(ToolInput):
         1,
         ge=1,
         le=3,
-        description="Steps out (2: chase what step 1 added too). Default 1. Example: 2",
+        description="Steps out (2: chase step 1's finds too). Example: 2",
     )
     maxPerSeed: int = Field(
         2000,
         ge=1,
         le=10000,
-        description="Works per seed and direction at most. Default 2000. Example: 500",
+        description="Works per seed and direction at most. Example: 500",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
