@@ -197,26 +197,29 @@ async def cancel_upload(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     if row is None:
         raise unknown_set(args.set)
     dropped = await store.drop_upload(row.id, args.database)
-    return ImportOutput(
-        set=row.name,
-        database=args.database,
-        fileName=args.fileName or "",
-        format="",
-        recordsInFile=0,
-        stored=0,
-        newRecords=0,
-        duplicates=0,
-        skipped=0,
-        total=await store.total(row.id),
-        complete=False,
-        running=False,
-        notice=f"Dropped {dropped} part(s) of the {args.database} file being sent in parts."
+    return await _nothing_stored(
+        args,
+        store,
+        row,
+        f"Dropped {dropped} part(s) of the {args.database} file being sent in parts."
         if dropped
         else f"No {args.database} file was being sent in parts into this set; nothing was dropped.",
     )
 
 
 async def _parts_received(args: ImportInput, store: Store, row: SetRow, held: list[int]) -> ImportOutput:
+    return await _nothing_stored(
+        args,
+        store,
+        row,
+        f"Received parts {', '.join(map(str, held))} of {args.parts} of the {args.database} file; "
+        "send the rest (same set and database).",
+    )
+
+
+async def _nothing_stored(args: ImportInput, store: Store, row: SetRow, notice: str) -> ImportOutput:
+    """The answer of a call that stored no record (a part held, an upload dropped): the set's total
+    and what happened, in ``notice``."""
     return ImportOutput(
         set=row.name,
         database=args.database,
@@ -230,8 +233,7 @@ async def _parts_received(args: ImportInput, store: Store, row: SetRow, held: li
         total=await store.total(row.id),
         complete=False,
         running=False,
-        notice=f"Received parts {', '.join(map(str, held))} of {args.parts} of the {args.database} file; "
-        "send the rest (same set and database).",
+        notice=notice,
     )
 
 
