@@ -66,6 +66,7 @@ from ..types import (
     TierResult,
     ToolContext,
     ToolSpec,
+    WebPage,
 )
 from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
 
@@ -94,6 +95,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "ResourceSpec",
     "PromptSpec",
     "PromptArgument",
+    "WebPage",
     # what the callables receive and return
     "ToolContext",
     "HostServices",
