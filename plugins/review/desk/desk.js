@@ -119,7 +119,7 @@
   }
 
   // -- state -----------------------------------------------------------------------------------
-  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false };
+  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false, ticket: 0 };
   const stored = (key, fallback) => { try { return localStorage.getItem(key) ?? fallback; } catch (e) { return fallback; } };
   const store = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
   const terms = (id) => $(id).value.split(",").map((t) => t.trim()).filter(Boolean);
@@ -143,6 +143,8 @@
 
   async function chooseSet(name) {
     state.set = name;
+    state.queue = []; // nothing of the previous set stays decidable while this one loads
+    renderRecord();
     store("desk.set", name);
     $("criteria-text").value = stored("desk.criteria." + name, "");
     $("terms-include").value = stored("desk.include." + name, "");
@@ -153,11 +155,16 @@
   // -- screening -------------------------------------------------------------------------------
   async function loadQueue() {
     state.reviewer = reviewer();
+    const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
+    $("record").setAttribute("aria-busy", "true");
     const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25 };
     const criteria = $("criteria-text").value.trim();
     if (criteria) args.criteria = criteria;
     const data = await tool("review_records", args);
+    if (ticket !== state.ticket) return;
+    $("record").setAttribute("aria-busy", "false");
     if (!data) return;
+    $("record").dataset.set = state.set;
     state.queue = data.records || [];
     state.index = 0;
     state.total = data.total;
@@ -223,7 +230,7 @@
     const data = await tool("review_screen", { set: state.set, reviewer: state.reviewer, decisions: [item] });
     state.busy = false;
     if (!data) return;
-    if (data.refused && data.refused.length) { say("Refused: " + data.refused[0].reason); return; }
+    if (data.refused && data.refused.length) { say("Refused record " + r.key + ": " + data.refused[0].reason); return; }
     say(decision + ": record " + r.key + ".");
     $("reason").value = "";
     state.queue.splice(state.index, 1);
@@ -256,7 +263,7 @@
       for (const decision of ["include", "exclude"]) {
         item.appendChild(button("Resolve: " + decision, async () => {
           const args = { set: state.set, reviewer: FINAL, decisions: [{ id: r.key, stage, decision, ...(stage === "full_text" && decision === "exclude" ? { reasonCategory: "other" } : {}) }] };
-          if (await tool("review_screen", args)) { say("Resolved record " + r.key + ": " + decision + "."); await loadConflicts(); }
+          if (await tool("review_screen", args)) { await loadConflicts(); say("Resolved record " + r.key + ": " + decision + "."); }
         }));
       }
       list.appendChild(item);
@@ -280,7 +287,7 @@
         if (i > 0) {
           box.appendChild(button("Split off", async () => {
             const args = { set: state.set, action: "split", key: r.key, inputs: [{ source: input.source, id: input.id }], reviewer: reviewer() };
-            if (await tool("review_merge", args)) { say("Split " + input.source + " " + input.id + " off record " + r.key + "."); await loadMerges(); }
+            if (await tool("review_merge", args)) { await loadMerges(); say("Split " + input.source + " " + input.id + " off record " + r.key + "."); }
           }, { "aria-label": "Split " + input.source + " " + input.id + " off this record" }));
         }
         row.appendChild(box);
@@ -310,7 +317,7 @@
       const send = (decision) => async () => {
         const d = { id: r.key, stage: "full_text", decision };
         if (decision === "exclude") d.reasonCategory = select.value;
-        if (await tool("review_screen", { set: state.set, reviewer: reviewer(), decisions: [d] })) { say("Full text, record " + r.key + ": " + decision + "."); await loadFulltext(); }
+        if (await tool("review_screen", { set: state.set, reviewer: reviewer(), decisions: [d] })) { await loadFulltext(); say("Full text, record " + r.key + ": " + decision + "."); }
       };
       item.appendChild(button("Include", send("include")));
       item.appendChild(label);
