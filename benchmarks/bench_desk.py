@@ -71,9 +71,12 @@ def prepare(base: str, export: Path, conflicts: int) -> None:
     csrf = re.search(r'medlit-csrf" content="([0-9a-f]+)"', http.get("/desk/").text).group(1)  # type: ignore[union-attr]
 
     def call(tool: str, **args: object) -> dict:
-        answer = http.post(
-            "/desk/api/call", json={"tool": tool, "arguments": args}, headers={"X-CSRF-Token": csrf}
-        ).json()
+        while True:  # an import call past the call deadline is retried: the import goes on
+            answer = http.post(
+                "/desk/api/call", json={"tool": tool, "arguments": args}, headers={"X-CSRF-Token": csrf}
+            ).json()
+            if answer["ok"] or not answer["error"].get("retryable"):
+                break
         assert answer["ok"], answer
         return answer["data"]
 

@@ -130,6 +130,7 @@ async def test_a_reviewers_day(fake, tmp_path, browser):
         for _ in HOSTILE_TITLES:
             title = await alice.inner_text("#record h3")
             assert any(t == title for t in HOSTILE_TITLES), title
+            assert "(abstract " in await alice.inner_text("#record .abstract")  # abstracts shown, as text
             assert await alice.locator("#record img, #record a, #record script, #record b").count() == 0
             await alice.keyboard.press("ArrowRight")
         assert await alice.evaluate("window.__pwned === undefined")

@@ -157,7 +157,7 @@
     state.reviewer = reviewer();
     const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
     $("record").setAttribute("aria-busy", "true");
-    const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25 };
+    const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
     const criteria = $("criteria-text").value.trim();
     if (criteria) args.criteria = criteria;
     const data = await tool("review_records", args);
