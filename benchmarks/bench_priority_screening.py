@@ -363,7 +363,7 @@ async def rerank_timing(work: Path, datasets: list[Path]) -> dict[str, float]:
             cand = await store.keys_where(row.id, undecided=True, stage=STAGE)
             ranked = await rank_set(store, row.id, cand, ["timing"], None)
             again.append(time.perf_counter() - t)
-            texts = [(k, priority.record_text(d)) for k, d in sorted(ranked.data.items())]
+            texts = [(k, priority.record_text(d)) async for k, d in store.stream(row.id)]
             labels = {k: label[k] for k in label if k not in set(cand)}
             t = time.perf_counter()
             priority.rank(texts, labels, cand)

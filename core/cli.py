@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
 from .errors import MedlitError
@@ -468,21 +469,41 @@ def cmd_call(args: argparse.Namespace) -> int:
     async def run() -> int:
         async with Runtime(host) as rt:
             outcome = await rt.call(args.tool, arguments)
+        written = write_images(outcome.images, args.tool, Path(args.out))
         if args.json:  # what an MCP client receives as structured content (or the error)
             payload = (
                 {"error": outcome.error.to_dict()}
                 if outcome.error
-                else _as_sent(host, args.tool, outcome.data)
+                else structured_as_sent(host, args.tool, outcome.data)
             )
             print(json.dumps(payload, indent=1, ensure_ascii=False))
         else:  # a person reads this, not a model: no untrusted-data fences
             print(unfence(outcome.text))
+        for path in written:  # a terminal shows no image content: the file is the answer
+            print(f"Image written to {path}", file=sys.stderr if args.json else sys.stdout)
         return 1 if outcome.is_error else 0
 
     return asyncio.run(run())
 
 
-def _as_sent(host: Host, tool: str, data: dict[str, Any] | None) -> dict[str, Any] | None:
+_IMAGE_EXTENSIONS = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
+
+
+def write_images(images: Sequence[Any], tool: str, directory: Path) -> list[Path]:
+    """The images a call's result carries (an MCP host shows them inline; a terminal cannot),
+    written to ``directory`` as ``<tool>.png`` (``<tool>-2.png``, ... for more), replacing files of
+    those names; returns the paths."""
+    out: list[Path] = []
+    for n, image in enumerate(images, 1):
+        ext = _IMAGE_EXTENSIONS.get(image.mimeType, "bin")
+        path = directory / (f"{tool}.{ext}" if n == 1 else f"{tool}-{n}.{ext}")
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(image.data)
+        out.append(path)
+    return out
+
+
+def structured_as_sent(host: Host, tool: str, data: dict[str, Any] | None) -> dict[str, Any] | None:
     """Structured content as the server sends it: null and empty optional fields left out."""
     spec = host.tools.get(tool)
     if data is None or spec is None:
@@ -795,6 +816,9 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
     call.add_argument(
         "--json", action="store_true", help="print the structured result (or the error) as JSON"
+    )
+    call.add_argument(
+        "--out", default=".", help="where a result's images are written as TOOL.png (default: here)"
     )
     call.set_defaults(func=cmd_call)
     cache = sub.add_parser(

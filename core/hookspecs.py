@@ -35,6 +35,7 @@ import pluggy
 
 from .types import (
     AccessLinkProvider,
+    CitationIndex,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -273,6 +274,28 @@ def medlit_search_sources() -> Iterable[SearchSource]:
 
 
 @hookspec
+def medlit_citation_indexes() -> Iterable[CitationIndex]:
+    """Declare citation indexes: where a work's references (``backward``) and the works citing it
+    (``forward``) can be read, for citation searching (the ``review`` plugin chases a set's
+    includes through every active index and combines them).
+
+    ``chase(query, ctx)`` (async) gets a :class:`~medlit.core.types.CitationQuery` (a direction,
+    an id kind from ``accepts``, at most ``batch`` seed ids) and returns a
+    :class:`~medlit.core.types.CitationAnswer`: the :class:`~medlit.core.types.CitedWork` list of
+    each seed it answered, the seeds it could not answer and why, the seeds it does not know.
+    ``requests_per_batch`` and ``rate`` let a chase state its cost before it runs.
+
+    Example::
+
+        @hookimpl
+        def medlit_citation_indexes():
+            return [CitationIndex(name="opencitations", title="OpenCitations",
+                                  directions=frozenset({"backward", "forward"}), accepts=("doi",),
+                                  chase=chase, batch=1, rate=3.0)]
+    """
+
+
+@hookspec
 def medlit_resources() -> Iterable[ResourceSpec]:
     """Declare MCP resources (read-only documents a host can attach to the conversation).
     ``read(ctx)`` (async) runs like a tool call: under the call deadline, faults mapped to errors
@@ -332,6 +355,7 @@ HOOK_NAMES = (
     "medlit_reference_matchers",
     "medlit_notice_providers",
     "medlit_search_sources",
+    "medlit_citation_indexes",
     "medlit_resources",
     "medlit_prompts",
     "medlit_web_pages",

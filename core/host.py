@@ -57,6 +57,7 @@ from .toolsets import Family, build_families, listed_up_front, unknown_toolsets
 from .types import (
     AccessLinkProvider,
     Catalog,
+    CitationIndex,
     Declared,
     FulltextTier,
     IdResolver,
@@ -156,6 +157,7 @@ class PluginRecord:
     matchers: list[ReferenceMatcher] = field(default_factory=list)
     notices: list[NoticeProvider] = field(default_factory=list)
     sources: list[SearchSource] = field(default_factory=list)
+    citation_indexes: list[CitationIndex] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     pages: list[WebPage] = field(default_factory=list)
@@ -302,6 +304,7 @@ class Host:
         matchers = sorted(declared("matchers"), key=lambda d: (d.record.order, d.record.name))
         notices = sorted(declared("notices"), key=lambda d: (d.record.order, d.record.name))
         sources = sorted(declared("sources"), key=lambda d: (d.record.order, d.record.name))
+        indexes = sorted(declared("citation_indexes"), key=lambda d: (d.record.order, d.record.name))
         links: dict[str, str] = {}
         for p in active:
             for kind, template in (p.info.id_links if p.info else {}).items():
@@ -313,6 +316,7 @@ class Host:
             matchers=tuple(matchers),
             notices=tuple(notices),
             sources=tuple(sources),
+            citation_indexes=tuple(indexes),
             metadata=tuple(sorted((m for p in active for m in p.metadata), key=lambda m: (m.order, m.name))),
             access_links=tuple(
                 sorted((a for p in active for a in p.access_links), key=lambda a: (a.order, a.name))
@@ -423,6 +427,7 @@ _KINDS = (
     _Kind("matchers", "medlit_reference_matchers", ReferenceMatcher, "reference matcher", calls=("resolve",)),
     _Kind("notices", "medlit_notice_providers", NoticeProvider, "notice provider", calls=("lookup",)),
     _Kind("sources", "medlit_search_sources", SearchSource, "search source", calls=("run",)),
+    _Kind("citation_indexes", "medlit_citation_indexes", CitationIndex, "citation index", calls=("chase",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
     _Kind("pages", "medlit_web_pages", WebPage, "web page", key="path"),

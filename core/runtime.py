@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from types import UnionType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from . import errors as E
@@ -180,6 +181,27 @@ class Runtime:
         return self._clients
 
     async def __aexit__(self, *exc: object) -> None:
+        # Shielded: a runtime torn down by a cancellation (a session ended mid-call, a server
+        # shutting down) must still close its store and sessions, or an unclosed aiohttp
+        # session is left behind. anyio's cancellation is level-triggered, so without the shield
+        # every await below would be cancelled again.
+        with anyio.CancelScope(shield=True):
+            await self._close()
+
+    async def _close(self) -> None:
+        try:
+            await self._close_plugin_values()
+            await self._close_clients()
+            if self._store is not None:  # after the plugins that write to it
+                await self._store.close()
+                self._store = None
+            if self.cache is not None:
+                await self.cache.close()
+        finally:
+            if self._own_session and self.session is not None:
+                await self.session.close()
+
+    async def _close_plugin_values(self) -> None:
         # What plugins keep open for the process (a store, background work) closes first, while
         # the clients it may still use are up: any value of a plugin's cache with ``aclose()``.
         for cache in self.caches.values():
@@ -190,6 +212,8 @@ class Runtime:
                         await close()
                     except Exception:
                         log.exception("closing a plugin's %s failed", type(value).__name__)
+
+    async def _close_clients(self) -> None:
         clients = self._clients or {}
         for client in clients.values():  # open-web clients own a session of their own
             close = getattr(client, "aclose", None)
@@ -200,13 +224,6 @@ class Runtime:
             close = getattr(pacer, "close", None)  # shared pacers hold a Redis connection
             if close is not None:
                 await close()
-        if self._store is not None:  # after the plugins that write to it
-            await self._store.close()
-            self._store = None
-        if self.cache is not None:
-            await self.cache.close()
-        if self._own_session and self.session is not None:
-            await self.session.close()
 
     # -- HostServices (ctx.host): what a plugin that asks for them may use -----------------------
     @property

@@ -39,7 +39,6 @@ from .toolset_tools import (
     CALL_SCHEMA,
     CALL_TOOL,
     TOOLSETS_DESCRIPTION,
-    TOOLSETS_SCHEMA,
     TOOLSETS_TOOL,
     ToolsetsAnswer,
     describe,
@@ -47,6 +46,7 @@ from .toolset_tools import (
     listing,
     parse_toolsets_arguments,
     refuse_nested,
+    toolsets_schema,
 )
 from .toolset_tools import render as render_toolsets
 from .toolsets import SessionLists
@@ -157,7 +157,7 @@ def meta_definitions(host: Host) -> list[types.Tool]:
             name=TOOLSETS_TOOL,
             title="Tool families: list, enable, describe",
             description=TOOLSETS_DESCRIPTION,
-            input_schema=TOOLSETS_SCHEMA,
+            input_schema=toolsets_schema(host),
             annotations=annotations.model_copy(update={"title": "Tool families: list, enable, describe"}),
         ),
         types.Tool(

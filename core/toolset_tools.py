@@ -26,8 +26,8 @@ List, enable or describe the tool families this server has beyond the tools list
 when no listed tool fits the task. `list` (the default) names every family with one line per \
 tool; `enable` adds a family's tools to this session's tool list (the host is told the list \
 changed), `disable` removes them again; `describe` returns one tool's full description and input \
-schema. Every tool `list` names can be called at once, listed or not: by its name, or through \
-`medlit_call_tool` when your tool list does not refresh after `enable`."""
+schema. A tool of a family not listed is reached by `enable` then its name, or, when your tool \
+list does not refresh after `enable`, through `medlit_call_tool`."""
 
 TOOLSETS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -51,6 +51,23 @@ TOOLSETS_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
+
+
+def toolsets_schema(host: Host) -> dict[str, Any]:
+    """:data:`TOOLSETS_SCHEMA` with ``toolset`` as the enum of this server's families, each named
+    with its one line, so a model sees every family before it calls anything."""
+    families = sorted(host.families)
+    lines = "; ".join(
+        f"{name}: {host.families[name].summary.rstrip('.')}" if host.families[name].summary else name
+        for name in families
+    )
+    toolset = {
+        "type": "string",
+        "enum": families,
+        "description": f"The family to enable or disable. Families: {lines}. Example: 'review'.",
+    }
+    return {**TOOLSETS_SCHEMA, "properties": {**TOOLSETS_SCHEMA["properties"], "toolset": toolset}}
+
 
 CALL_DESCRIPTION = """\
 Run any tool this server serves by its name, listed or not, with the same validation, answer and \

@@ -706,7 +706,8 @@ class SourceRecord:
     or a group's name without a comma; ``year`` the publication year; ``pages`` ``"12-19"``;
     ``publication_types`` as the upstream names them; ``language`` a code or name. A book or
     chapter has ``kind`` set, ``journal`` the book's title (a chapter's container), and its
-    ``publisher``, ``place``, ``editors`` and ``isbn`` where known."""
+    ``publisher``, ``place``, ``editors`` and ``isbn`` where known. ``study_links`` names other
+    reports of the same study (a trial's registration, its articles, a preprint's journal version)."""
 
     source: str
     source_id: str
@@ -734,6 +735,11 @@ class SourceRecord:
     mesh: tuple[str, ...] = ()  # MeSH headings as MEDLINE writes them ("*Asthma/drug therapy")
     keywords: tuple[str, ...] = ()
     url: str | None = None
+    # Other reports of the same study this record names (added for registers and preprints), each
+    # ``kind:value`` in its canonical form: ``nct:NCT01234567`` (a trial registration: a register
+    # record's own, or the trial an article reports), ``pmid:123`` (a trial's publications), ``doi:...``
+    # (the journal article a preprint became). A review links such records, never merges them.
+    study_links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -791,6 +797,78 @@ class SearchSource:
     description: str = ""
     timeout: float = 60.0
     kind: Literal["database", "register", "other"] = "database"
+    plugin: str = ""
+
+
+# -- citation indexes (backward: references; forward: citing works) -------------------------------
+CitationDirection = Literal["backward", "forward"]
+CitationIdKind = Literal["pmid", "pmcid", "doi", "openalex"]
+
+
+@dataclass(frozen=True)
+class CitedWork:
+    """One work a citation index links a seed to, by the identifiers the index gives (canonical:
+    PMID digits, ``PMC…``, a lower-case DOI, an OpenAlex ``W…`` id; ``None`` when unknown), with a
+    title and year where the index answers them."""
+
+    pmid: str | None = None
+    pmcid: str | None = None
+    doi: str | None = None
+    openalex: str | None = None
+    title: str | None = None
+    year: int | None = None
+
+
+@dataclass(frozen=True)
+class CitationQuery:
+    """What a chase asks one citation index: the works ``direction`` of the seeds ``ids`` (all of
+    id kind ``kind``, canonical, at most the index's ``batch``), at most ``limit`` works per seed."""
+
+    direction: CitationDirection
+    kind: CitationIdKind
+    ids: tuple[str, ...]
+    limit: int = 2000
+
+
+@dataclass(frozen=True)
+class CitationAnswer:
+    """An index's answer for one batch of seeds, per seed as given in the query: ``found`` the
+    works of each seed the index answered for (an empty tuple: it knows the seed and links it to
+    nothing), ``failed`` why a seed could not be answered (a failed request is never "no
+    references"), ``unknown`` the seeds the index has no record of. ``requests`` made upstream."""
+
+    found: Mapping[str, Sequence[CitedWork]] = field(default_factory=dict)
+    failed: Mapping[str, str] = field(default_factory=dict)
+    unknown: tuple[str, ...] = ()
+    requests: int = 0
+    detail: str = ""
+
+
+CitationChase = Callable[[CitationQuery, "ToolContext"], Awaitable[CitationAnswer]]
+
+
+@dataclass(frozen=True)
+class CitationIndex:
+    """A citation index a chase (the ``review`` plugin's citation searching, or any workflow) runs
+    seeds through. ``directions`` it serves (``backward``: a seed's references; ``forward``: the
+    works citing it); ``accepts`` the id kinds it takes, the one it prefers first; ``batch`` how
+    many seeds one ``chase(query, ctx)`` call takes (async; raises
+    :class:`~medlit.core.errors.MedlitError` when the whole batch failed, or reports seeds one by
+    one in :class:`CitationAnswer`). For the costs a chase states before it runs:
+    ``requests_per_batch`` the upstream requests one batch takes at least, and ``rate`` the
+    requests per second the index's service is paced at."""
+
+    name: str
+    title: str
+    directions: frozenset[CitationDirection]
+    accepts: tuple[CitationIdKind, ...]
+    chase: CitationChase
+    batch: int = 1
+    requests_per_batch: int = 1
+    rate: float = 1.0
+    order: int = 100
+    description: str = ""
+    timeout: float = 60.0
     plugin: str = ""
 
 
@@ -1290,6 +1368,7 @@ class Catalog:
     matchers: tuple[Declared[ReferenceMatcher], ...] = ()
     notices: tuple[Declared[NoticeProvider], ...] = ()
     sources: tuple[Declared[SearchSource], ...] = ()
+    citation_indexes: tuple[Declared[CitationIndex], ...] = ()
     metadata: tuple[MetadataProvider, ...] = ()
     access_links: tuple[AccessLinkProvider, ...] = ()
     tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)

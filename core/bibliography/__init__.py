@@ -1,5 +1,5 @@
 """Bibliographic formats, read and written once: RIS, BibTeX, MEDLINE/nbib, EndNote XML and
-CSL-JSON, each in the module named for it (its reader and its writer side by side), with the
+CSL-JSON (and, read only, EndNote tagged "refer" and RefWorks tagged), each in the module named for it (its reader and its writer side by side), with the
 pieces they share.
 
 Writing: a caller converts its own records to the neutral :class:`Record` (close to CSL-JSON;

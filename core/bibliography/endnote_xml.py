@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
 from .. import xml
-from .record import Name, Record, issns, terms
+from .record import Name, Record, issns, registration_notes, terms
 from .unreadable import Unreadable
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def endnote_record(record: Record, number: int) -> str:
         _styled("accession-num", r.pmid),
         _styled("electronic-resource-num", r.doi),
         _styled("abstract", r.abstract),
-        _styled("notes", "\n".join(r.notes)),
+        _styled("notes", "\n".join([*registration_notes(r), *r.notes])),
     ]
     urls = "".join(_styled("url", u) for u in dict.fromkeys(u for u in (r.url, *r.links) if u))
     parts += [f"<urls><related-urls>{urls}</related-urls></urls>"] if urls else []

@@ -15,10 +15,10 @@ import textwrap
 from collections.abc import Iterable
 
 from .names import initials
-from .record import Name, Record, issns, one_line
+from .record import Name, Record, issns, one_line, registry_of
 
 _TAG = re.compile(r"([A-Z][A-Z0-9 ]{1,3})- ?(.*)$")
-_NUMBERED = re.compile(r"^(?:\d+\.?|<\d+>)\s*$")
+_NUMBERED = re.compile(r"^(?:\d+\.?|<\s*\d+\.?\s*>)\s*$")
 
 Fields = list[tuple[str, str]]
 
@@ -121,6 +121,8 @@ def medline(record: Record) -> str:
     if not book:
         lines += [*_field("TA", r.container_abbrev), *_field("JT", r.container_title)]
     lines += _each("MH", r.subjects) + _each("OT", r.keywords)
+    # secondary-source ids as MEDLINE writes a trial's registration: "ClinicalTrials.gov/NCT01234567"
+    lines += _each("SI", [f"{registry_of(n) or 'Trial registry'}/{n}" for n in r.registry_ids])
     shelf = _BOOKSHELF.search(r.url)
     lines += _field("AID", f"{shelf.group(1)} [bookaccession]") if shelf else []
     lines += _field("AID", f"{r.doi} [doi]") if r.doi else []

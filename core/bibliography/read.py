@@ -1,4 +1,5 @@
-"""The readers, one a format, as the contract shows them (``bibliography.read.ris(text)``, ...),
+"""The readers, one a format, as the contract shows them (``bibliography.read.ris(text)``,
+``read.refer`` for EndNote tagged ``.enw``, ``read.refworks`` for RefWorks tagged, ...),
 with what reading their values needs: BibTeX's names and LaTeX, EndNote XML's styled text, person
 names made ``"Family, Given"``, and the one error for a file that cannot be read at all."""
 
@@ -12,6 +13,8 @@ from .endnote_xml import text_of, texts_of
 from .latex import decode_latex
 from .medline import read_medline as medline
 from .names import person, split_people
+from .refer import read_refer as refer
+from .refworks import read_refworks as refworks
 from .ris import read_ris as ris
 from .unreadable import Unreadable
 
@@ -25,6 +28,8 @@ __all__ = [
     "endnote_xml",
     "medline",
     "person",
+    "refer",
+    "refworks",
     "ris",
     "split_names",
     "split_people",

@@ -70,6 +70,8 @@ class Record:
     abstract: str = ""
     notes: tuple[str, ...] = ()
     id: str = ""  # the exporter's own id for the record (RIS ID)
+    # Trial registration numbers the work is or reports ("NCT01234567"): MEDLINE's SI, a note elsewhere
+    registry_ids: tuple[str, ...] = ()
 
 
 def one_line(text: str) -> str:
@@ -92,3 +94,30 @@ def issns(record: Record) -> list[str]:
 def terms(record: Record) -> tuple[str, ...]:
     """Keywords then subject headings, once each: what a reference manager files under keywords."""
     return tuple(dict.fromkeys((*record.keywords, *record.subjects)))
+
+
+# The registers a registration number's prefix names, as MEDLINE's secondary-source ids spell them
+# (``SI  - ClinicalTrials.gov/NCT01234567``, ``ISRCTN/ISRCTN12345678``, ``ANZCTR/ACTRN1261...``).
+_REGISTERS = (
+    ("NCT", "ClinicalTrials.gov"),
+    ("ISRCTN", "ISRCTN"),
+    ("ACTRN", "ANZCTR"),
+    ("ChiCTR", "ChiCTR"),
+    ("CTRI", "CTRI"),
+    ("DRKS", "DRKS"),
+    ("EUCTR", "EudraCT"),
+)
+
+
+def registry_of(number: str) -> str:
+    """The register a trial registration number belongs to ("ClinicalTrials.gov"), or "" when its
+    prefix names none this knows."""
+    return next((name for prefix, name in _REGISTERS if number.upper().startswith(prefix.upper())), "")
+
+
+def registration_notes(record: Record) -> list[str]:
+    """The record's registrations as a note line each, where a format has no field for them (RIS
+    N1, EndNote XML notes, Rayyan's notes): ``Trial registration: ClinicalTrials.gov NCT01234567``."""
+    return [
+        f"Trial registration: {' '.join(x for x in (registry_of(n), n) if x)}" for n in record.registry_ids
+    ]

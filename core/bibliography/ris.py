@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .record import Date, Kind, Name, Record, issns, one_line, shown_title, terms
+from .record import Date, Kind, Name, Record, issns, one_line, registration_notes, shown_title, terms
 
 if TYPE_CHECKING:
     from rispy import BaseWriter
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _TAG = re.compile(r"([A-Z][A-Z0-9]) {1,2}-(?:[ \t]+(.*))?$")
 _GLUED = re.compile(r"\s{3,}(?=[A-Z][A-Z0-9]  - )")
 _GLUED_ANYWHERE = re.compile(r"\S[ \t]{3,}[A-Z][A-Z0-9]  - ")
-_NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\d+>)\s*$")
+_NUMBERED = re.compile(r"^\s*(?:\d+\.?|<\s*\d+\.?\s*>)\s*$")
 # Tags that repeat: an untagged line after one is another value, not more of the same value.
 _REPEATED = frozenset(
     {
@@ -186,7 +186,7 @@ def ris(record: Record) -> str:
         ("keywords", list(terms(r))),
         ("abstract", r.abstract),
         ("id", r.id),
-        ("notes", list(r.notes)),
+        ("notes", [*registration_notes(r), *r.notes]),
     ]
     entry: dict[str, str | list[str]] = {"type_of_reference": _RIS_TYPES[r.kind]}
     for label, value in tags:

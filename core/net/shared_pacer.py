@@ -40,10 +40,11 @@ from .redis_breaker import CALL_BUDGET, RedisUnavailable, breaker_for
 log = logging.getLogger("medlit.pacing")
 
 # KEYS[1]: the group's last send (microseconds), KEYS[2]: its cooldown end, KEYS[3]: its recent
-# sends (a sorted set), KEYS[4]: the processes drawing on it (a sorted set by last seen); ARGV[1]:
-# interval (us), ARGV[2]: a slower lane's limit (0: none), ARGV[3]: the lane's window (us), ARGV[4]:
-# this process's id. Returns {0, replicas} when the caller may send now (and records the send),
-# else {microseconds to wait, replicas}.
+# sends (a sorted set), KEYS[4]: the processes drawing on it (a sorted set by last seen), KEYS[5]:
+# the send admitted but not yet on the wire (held); ARGV[1]: interval (us), ARGV[2]: a slower
+# lane's limit (0: none), ARGV[3]: the lane's window (us), ARGV[4]: this process's id, ARGV[5]: how
+# long an admitted send may hold the group closed (ms; 0: not held), ARGV[6]: the send's token. Returns {0, replicas} when the
+# caller may send now (and records the send), else {microseconds to wait, replicas}.
 _ADMIT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -51,6 +52,10 @@ redis.call('ZADD', KEYS[4], now, ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - 300000000)
 redis.call('PEXPIRE', KEYS[4], 600000)
 local replicas = redis.call('ZCARD', KEYS[4])
+local held = redis.call('PTTL', KEYS[5])
+if held > 0 then
+  return {math.min(held * 1000, tonumber(ARGV[1])), replicas}
+end
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 local cool = tonumber(redis.call('GET', KEYS[2]) or '0')
 local at = math.max(now, last + tonumber(ARGV[1]), cool)
@@ -67,9 +72,22 @@ if at <= now then
   redis.call('SET', KEYS[1], now, 'PX', 60000)
   redis.call('ZADD', KEYS[3], now, tostring(now))
   redis.call('PEXPIRE', KEYS[3], 10000)
+  if tonumber(ARGV[5]) > 0 then redis.call('SET', KEYS[5], ARGV[6], 'PX', tonumber(ARGV[5])) end
   return {0, replicas}
 end
 return {at - now, replicas}
+"""
+# The held send is on the wire: the gap to the next counts from now (Redis's clock), not from its
+# admission, and the group opens again. KEYS[1]: last send, KEYS[2]: the held send; ARGV[1]: the
+# send's token. A hold that expired (and was taken by another send) is left alone.
+_SENT = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now > last then redis.call('SET', KEYS[1], now, 'PX', 60000) end
+redis.call('DEL', KEYS[2])
+return 1
 """
 # KEYS[1]: cooldown end; ARGV[1]: seconds of cooldown (float).
 _COOL = """
@@ -126,6 +144,11 @@ def _report_cooldown(task: asyncio.Future[Any]) -> None:
         log.warning("shared cooldown not set: %s", exc)
 
 
+def _report_sent(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.debug("a held send's departure not recorded (its hold expires): %s", exc)
+
+
 def _sent() -> None:
     return None
 
@@ -148,11 +171,13 @@ class RedisPacer:
             f"medlit:pace:{group}:sends",
             f"medlit:pace:{group}:replicas",
             f"medlit:pace:{group}:back",
+            f"medlit:pace:{group}:held",
         )
         self._redis: Any = None
         self._admit: Any = None
         self._cool: Any = None
         self._back: Any = None
+        self._sent_script: Any = None
         self._local_cool = 0.0
         self._lock: asyncio.Lock | None = None
         self.replica = uuid.uuid4().hex
@@ -171,6 +196,7 @@ class RedisPacer:
             self._admit = self._redis.register_script(_ADMIT)
             self._cool = self._redis.register_script(_COOL)
             self._back = self._redis.register_script(_BACK)
+            self._sent_script = self._redis.register_script(_SENT)
         return self._redis
 
     def set_rate(self, rate: float) -> None:
@@ -291,7 +317,7 @@ class RedisPacer:
             if self._settle_until is None or time.monotonic() < self._settle_until:
                 return await self._fallback().acquire(deadline, service, lane, hold=hold)
         try:
-            sent = await self._acquire_shared(deadline, service, lane)
+            sent = await self._acquire_shared(deadline, service, lane, hold)
         except _RedisDown as down:
             if down.cause is not None:
                 self._degrade(down.cause)
@@ -299,15 +325,20 @@ class RedisPacer:
         self._recovered()
         return sent
 
-    async def _acquire_shared(self, deadline: float, service: str, lane: float | None) -> Callable[[], None]:
+    async def _acquire_shared(
+        self, deadline: float, service: str, lane: float | None, hold: bool = False
+    ) -> Callable[[], None]:
         if self.waiting >= self.max_queue:
             raise queue_full(service, f"{self.waiting} requests are already queued for {service}")
         if self._lock is None:
             self._lock = asyncio.Lock()
         self._client()
-        keys = list(self._keys)
+        keys = [*self._keys[:4], self._keys[5]]
         lane_limit = max(1, int(lane)) if lane is not None and lane < self.rate else 0
-        args = [int(self.interval * 1e6), lane_limit, int(1e6 / self.headroom), self.replica]
+        # held as the in-process Pacer holds: at most two intervals, whatever the connection did
+        held_ms = int(2000 * self.interval) if hold else 0
+        token = uuid.uuid4().hex
+        args = [int(self.interval * 1e6), lane_limit, int(1e6 / self.headroom), self.replica, held_ms, token]
         self.waiting += 1
         try:
             try:  # one caller of this process asks Redis at a time; the others queue here in order
@@ -351,8 +382,24 @@ class RedisPacer:
                 self._lock.release()
         finally:
             self.waiting -= 1
-        # Redis records the send when it admits it (one atomic script across processes).
-        return _sent
+        # Redis records the send when it admits it (one atomic script across processes); a held
+        # send also records when it leaves (a process descheduled between the two on a loaded
+        # machine must not shorten the gap to the next replica's send on the wire).
+        return self._on_the_wire(token) if hold else _sent
+
+    def _on_the_wire(self, token: str) -> Callable[[], None]:
+        done = False
+        keys, args = [self._keys[0], self._keys[5]], [token]
+
+        def sent() -> None:
+            nonlocal done
+            if done:
+                return
+            done = True
+            task = asyncio.ensure_future(self.breaker.call(lambda: self._sent_script(keys=keys, args=args)))
+            task.add_done_callback(_report_sent)
+
+        return sent
 
     async def close(self) -> None:
         if self.degraded_since is not None:

@@ -15,6 +15,8 @@ keys, the title fold). A test (``tests/unit/test_docs.py``) counts every name a 
 here, each namespace's names included, and holds them under a cap chosen with a reason.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .. import errors
 from ..errors import ArgumentError, MedlitError
 from ..hookspecs import hookimpl
@@ -28,6 +30,10 @@ from ..types import (
     CacheRule,
     Catalog,
     ChainResult,
+    CitationAnswer,
+    CitationIndex,
+    CitationQuery,
+    CitedWork,
     Database,
     Declared,
     ExtractedTextArticle,
@@ -68,7 +74,21 @@ from ..types import (
     ToolSpec,
     WebPage,
 )
-from . import bibliography, identifiers, kinds, markup, outputs, rendering, wire
+from . import identifiers, kinds, markup, outputs, rendering, wire
+
+if TYPE_CHECKING:
+    from . import bibliography
+
+
+def __getattr__(name: str) -> Any:
+    # ``bibliography`` (every format's reader and writer) is imported when a plugin first asks for
+    # it, not when the server starts: launch to tools/list needs none of it (issue 50)
+    if name == "bibliography":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.bibliography")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     # declaring
@@ -101,6 +121,10 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "HostServices",
     "Database",
     "Catalog",
+    "CitationAnswer",
+    "CitationIndex",
+    "CitationQuery",
+    "CitedWork",
     "Declared",
     "PluginState",
     "Response",

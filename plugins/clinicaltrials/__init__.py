@@ -29,15 +29,12 @@ SEARCH_TOOL = ToolSpec(
     name="clinicaltrials_search",
     title="Search ClinicalTrials.gov",
     description=(
-        "Search ClinicalTrials.gov's register (ongoing, unpublished and completed trials, results never in a "
-        "journal) for trial summaries: NCT number, status, phase, conditions, interventions, enrollment, dates, "
-        "sponsor, linked PMIDs. For journal articles use pubmed_search_articles (pubmed family); for known NCT "
-        "numbers clinicaltrials_fetch (this trials family); to put every study of a query in a review set "
-        "review_search (review family). Criteria AND "
-        "together; status and phase match any listed value; dates are YYYY[-MM[-DD]]. One request a call (paced "
-        "near the register's 50 a minute); page with pageToken = nextPageToken, absent on the last page; "
-        "totalCount comes with the first. No match is an empty result with a notice; bad Essie syntax is "
-        "invalid_argument quoting the register."
+        "Search ClinicalTrials.gov (ongoing, unpublished and completed trials) for trial summaries: NCT "
+        "number, status, phase, conditions, interventions, enrollment, dates, sponsor, linked PMIDs. Articles: "
+        "pubmed_search_articles (pubmed family); known NCT numbers: clinicaltrials_fetch; every study into a "
+        "review set: review_search (review family). Criteria AND together; status and phase match any value. "
+        "Page with pageToken = nextPageToken (absent on the last page). No match: an empty result; bad Essie "
+        "syntax: invalid_argument."
     ),
     input_model=_inputs.SearchInput,
     output_model=_models.SearchOutput,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from medlit.core.plugin import ArgumentError, ToolInput, identifiers, outputs
 
@@ -151,7 +151,7 @@ def parse_ncts(values: object) -> list[str]:
 
 
 class FetchInput(ToolInput):
-    nctIds: list[str] = Field(
+    nctIds: list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] = Field(
         min_length=1,
         max_length=MAX_IDS,
         description=f"NCT numbers, up to {MAX_IDS} ({MAX_FULL} with detail 'full'). Example: ['NCT04280705'].",

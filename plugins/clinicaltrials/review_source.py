@@ -4,7 +4,8 @@ The query is ClinicalTrials.gov's Essie syntax, sent as ``query.term`` (``AREA[C
 AND AREA[Phase]PHASE3``). A page is one ``/studies`` request of up to 1,000 studies asking for
 the fields a review record keeps (asked again at half the size if it outgrows the body cap); the cursor is the API's ``pageToken``, which works in any
 process, so an import resumes where its last stored page ended. The source is a register
-(PRISMA's registers box): each record is a registration, keyed by its NCT number.
+(PRISMA's registers box): each record is a registration, keyed by its NCT number, naming its
+NCT number and the PMIDs of its references in ``study_links`` (a review links them to the articles).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def normalise(study: dict[str, Any]) -> SourceRecord:
         publisher="U.S. National Library of Medicine",
         keywords=tuple(t.conditions) + tuple(k for k in keywords or () if isinstance(k, str)),
         url=t.url,
+        # its own registration and the articles it lists: the review links them, never merges
+        study_links=(f"nct:{t.nctId}", *(f"pmid:{p}" for p in t.pmids)),
     )
 
 

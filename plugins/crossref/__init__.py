@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from medlit.core.plugin import (
+    CitationIndex,
     MetadataProvider,
     NoticeProvider,
     PluginInfo,
@@ -22,8 +23,10 @@ from medlit.core.plugin import (
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
     from . import provider as _provider
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
     _provider = lazy_module(".provider", __name__)
 
 MATCHER = ReferenceMatcher(
@@ -48,6 +51,20 @@ METADATA = MetadataProvider(
     accepts=frozenset({"doi"}),
     lookup=_provider.metadata,
     description="Crossref works by DOI, one request per 40 DOIs",
+)
+
+
+CITATIONS = CitationIndex(
+    name="crossref",
+    title="Crossref",
+    directions=frozenset({"backward"}),
+    accepts=("doi",),
+    chase=_citations.chase,
+    batch=20,  # citations.SEED_BATCH
+    requests_per_batch=1,
+    rate=service.START_RATE,
+    order=50,
+    description="Crossref deposited reference lists (backward only; references with a DOI), 20 DOIs a request",
 )
 
 
@@ -89,3 +106,8 @@ def medlit_notice_providers():
 @hookimpl
 def medlit_metadata_providers():
     return [METADATA]
+
+
+@hookimpl
+def medlit_citation_indexes():
+    return [CITATIONS]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from medlit.core.plugin import (
+    CitationIndex,
     FulltextTier,
     PluginInfo,
     RelatedProvider,
@@ -19,6 +20,7 @@ from medlit.core.plugin import (
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
     from . import fetch_tool as _fetch_tool
     from . import inputs as _inputs
     from . import models as _models
@@ -27,6 +29,7 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from . import search_tool as _search_tool
     from . import tier as _tier
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
     _fetch_tool = lazy_module(".fetch_tool", __name__)
     _inputs = lazy_module(".inputs", __name__)
     _models = lazy_module(".models", __name__)
@@ -100,6 +103,20 @@ PROVIDER = RelatedProvider(
 )
 
 
+CITATIONS = CitationIndex(
+    name="europepmc",
+    title="Europe PMC",
+    directions=frozenset({"backward", "forward"}),
+    accepts=("pmid", "pmcid"),
+    chase=_citations.chase,
+    batch=20,
+    requests_per_batch=20,  # one request a seed (pages of 1,000 rows)
+    rate=service.RATE,
+    order=20,
+    description="Europe PMC /references (backward) and /citations (forward), one request a seed",
+)
+
+
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
@@ -141,3 +158,8 @@ def medlit_related_providers():
 @hookimpl
 def medlit_search_sources():
     return [SEARCH_SOURCE]
+
+
+@hookimpl
+def medlit_citation_indexes():
+    return [CITATIONS]

@@ -70,7 +70,7 @@ class SearchInput(ToolInput):
         25,
         ge=1,
         le=1000,  # accepted, and served at PAGE_CAP with a notice; the schema states what is served
-        description=f"Served at most {PAGE_CAP} (more: a notice). Example: 50.",
+        description=f"Results per page, 1 to {PAGE_CAP} (default 25). Example: 50.",
         json_schema_extra={"maximum": PAGE_CAP},
     )
     cursorMark: str = Field(

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from medlit.core.plugin import PluginInfo, ToolSpec, hookimpl, lazy_module
+from medlit.core.plugin import CitationIndex, PluginInfo, ToolSpec, hookimpl, lazy_module
 
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
     from . import models as _models
     from . import tool as _tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
     _models = lazy_module(".models", __name__)
     _tool = lazy_module(".tool", __name__)
 
@@ -37,6 +39,20 @@ TOOL = ToolSpec(
 )
 
 
+CITATIONS = CitationIndex(
+    name="icite",
+    title="NIH iCite",
+    directions=frozenset({"backward", "forward"}),
+    accepts=("pmid",),
+    chase=_citations.chase,
+    batch=50,  # citations.SEED_BATCH
+    requests_per_batch=1,
+    rate=service.RATE,
+    order=40,
+    description="NIH iCite references (backward) and cited_by (forward) PMID lists, 50 PMIDs a request",
+)
+
+
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
@@ -55,3 +71,8 @@ def medlit_services():
 @hookimpl
 def medlit_tools():
     return [TOOL]
+
+
+@hookimpl
+def medlit_citation_indexes():
+    return [CITATIONS]

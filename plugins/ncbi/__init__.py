@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from medlit.core.plugin import (
+    CitationIndex,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -35,6 +36,7 @@ from . import guide, service
 from .tools import TOOLS
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
     from . import idconv as _idconv
     from . import metadata as _metadata
     from . import pmc_tier as _pmc_tier
@@ -43,6 +45,7 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from . import resources as _resources
     from . import review_source as _review_source
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
     _idconv = lazy_module(".idconv", __name__)
     _metadata = lazy_module(".metadata", __name__)
     _pmc_tier = lazy_module(".pmc_tier", __name__)
@@ -129,6 +132,20 @@ DATABASE_INFO = ResourceSpec(
     description="PubMed's record count, last update, searchable field tags and link names (NCBI EInfo, cached "
     "for the process).",
     read=_resources.read_pubmed_info,
+)
+
+
+CITATIONS = CitationIndex(
+    name="pubmed",
+    title="PubMed (NCBI ELink)",
+    directions=frozenset({"backward", "forward"}),
+    accepts=("pmid",),
+    chase=_citations.chase,
+    batch=100,  # citations.SEED_BATCH: PMIDs in one ELink request
+    requests_per_batch=1,
+    rate=3.0,  # NCBI's keyless rate; the client is paced at 10/s with an API key
+    order=10,
+    description="NCBI ELink pubmed_pubmed_refs (backward) and pubmed_pubmed_citedin (forward), 100 PMIDs a request",
 )
 
 
@@ -237,3 +254,8 @@ def medlit_notice_providers():
 @hookimpl
 def medlit_search_sources():
     return [PUBMED_SOURCE]
+
+
+@hookimpl
+def medlit_citation_indexes():
+    return [CITATIONS]

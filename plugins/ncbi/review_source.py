@@ -23,7 +23,15 @@ import time
 from datetime import date, timedelta
 from typing import Any
 
-from medlit.core.plugin import MedlitError, SourcePage, SourceQuery, SourceRecord, ToolContext, errors
+from medlit.core.plugin import (
+    MedlitError,
+    SourcePage,
+    SourceQuery,
+    SourceRecord,
+    ToolContext,
+    errors,
+    identifiers,
+)
 
 from .client import run_esearch
 from .parse.pubmed import parse_pubmed_xml
@@ -137,6 +145,18 @@ def _book_fields(rec: PubMedArticle) -> dict[str, Any]:
     }
 
 
+def _registrations(rec: PubMedArticle) -> tuple[str, ...]:
+    """The trial registrations MEDLINE lists in its secondary-source ids (``SI``:
+    ``ClinicalTrials.gov/NCT01234567``), as ``nct:`` study links."""
+    found = (
+        identifiers.canonical("nct", number)
+        for bank in rec.databanks
+        if bank.name.lower() == "clinicaltrials.gov"
+        for number in bank.accessionNumbers
+    )
+    return tuple(dict.fromkeys(f"nct:{n}" for n in found if n))
+
+
 def normalise(rec: PubMedArticle) -> SourceRecord:
     j = rec.journal
     pages = j.pages if j and j.pages else None
@@ -168,6 +188,7 @@ def normalise(rec: PubMedArticle) -> SourceRecord:
         language=rec.language[0] if rec.language else None,
         mesh=_mesh(rec),
         keywords=tuple(rec.keywords),
+        study_links=_registrations(rec),
         **fields,
     )
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from medlit.core.plugin import NoticeProvider, PluginInfo, RelatedProvider, SettingSpec, hookimpl, lazy_module
+from medlit.core.plugin import (
+    CitationIndex,
+    NoticeProvider,
+    PluginInfo,
+    RelatedProvider,
+    SettingSpec,
+    hookimpl,
+    lazy_module,
+)
 
 from . import service
 
 if TYPE_CHECKING:  # mypy checks each declaration below against the real module
+    from . import citations as _citations
     from . import notices as _notices
     from . import related as _related
 else:  # run time: each attribute is a lazy reference, imported at its first use
+    _citations = lazy_module(".citations", __name__)
     _notices = lazy_module(".notices", __name__)
     _related = lazy_module(".related", __name__)
 
@@ -31,6 +41,19 @@ NOTICES = NoticeProvider(
     accepts=frozenset({"doi"}),
     lookup=_notices.notices,
     description="OpenAlex is_retracted, one request per 100 DOIs",
+)
+
+CITATIONS = CitationIndex(
+    name="openalex",
+    title="OpenAlex",
+    directions=frozenset({"backward", "forward"}),
+    accepts=("openalex", "doi", "pmid"),
+    chase=_citations.chase,
+    batch=50,  # citations.SEED_BATCH: seeds in one OR filter
+    requests_per_batch=2,  # the seeds' works, then their references' ids or the first citing page
+    rate=service.RATE,
+    order=30,
+    description="OpenAlex referenced_works (backward) and cites: filters (forward), 50 seeds a request",
 )
 
 
@@ -73,3 +96,8 @@ def medlit_related_providers():
 @hookimpl
 def medlit_notice_providers():
     return [NOTICES]
+
+
+@hookimpl
+def medlit_citation_indexes():
+    return [CITATIONS]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from medlit.core.plugin import PluginInfo, SettingSpec, ToolSpec, hookimpl, lazy_module
+from medlit.core.plugin import PluginInfo, SearchSource, SettingSpec, ToolSpec, hookimpl, lazy_module
 
 from . import service
 
@@ -15,11 +15,13 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from . import inputs as _inputs
     from . import lookup_tool as _lookup_tool
     from . import models as _models
+    from . import review_source as _review_source
     from . import search_tool as _search_tool
 else:  # run time: each attribute is a lazy reference, imported at its first use
     _inputs = lazy_module(".inputs", __name__)
     _lookup_tool = lazy_module(".lookup_tool", __name__)
     _models = lazy_module(".models", __name__)
+    _review_source = lazy_module(".review_source", __name__)
     _search_tool = lazy_module(".search_tool", __name__)
 
 FAMILY = "preprints"
@@ -75,6 +77,20 @@ GUIDE = """\
 """
 
 
+# A review search source (issue 54): Europe PMC's preprint records, each bioRxiv/medRxiv one with the
+# journal article it became in study_links, so a review set links the two (never merges them).
+SEARCH_SOURCE = SearchSource(
+    name="preprints",
+    title="Preprints (Europe PMC, bioRxiv, medRxiv)",
+    run=_review_source.run_preprints,
+    syntax='Europe PMC syntax, limited to preprints (SRC:PPR): TITLE_ABS:"long covid" AND FIRST_PDATE:[2023 TO 2025]',
+    order=60,
+    batch=100,  # one bioRxiv request per preprint on the page, at bioRxiv's pace
+    timeout=120.0,
+    description="Europe PMC preprint search, each bioRxiv/medRxiv preprint's journal article looked up by DOI.",
+)
+
+
 @hookimpl
 def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
@@ -105,3 +121,8 @@ def medlit_services():
 @hookimpl
 def medlit_tools():
     return [LOOKUP_TOOL, SEARCH_TOOL]
+
+
+@hookimpl
+def medlit_search_sources():
+    return [SEARCH_SOURCE]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from medlit.core.plugin import ArgumentError, ToolInput, identifiers, outputs
 
@@ -16,7 +16,7 @@ _CURSOR = re.compile(r"[\x20-\x7e]{1,2000}")
 
 
 class LookupInput(ToolInput):
-    dois: list[str] = Field(
+    dois: list[Annotated[str, StringConstraints(min_length=1, max_length=300)]] = Field(
         min_length=1,
         max_length=MAX_DOIS,
         description=f"Preprint DOIs, up to {MAX_DOIS}, bare or as doi.org URLs. Example: ['10.1101/2020.03.09.20033357'].",

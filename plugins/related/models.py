@@ -27,7 +27,7 @@ class FindRelatedInput(ToolInput):
         20,
         ge=1,
         le=10_000,  # what callers send; served at PER_CALL with a notice
-        description=f"Served at most {PER_CALL} (more: a notice). Example: 50.",
+        description=f"Articles to return, 1 to {PER_CALL} (default 20). Example: 50.",
         json_schema_extra={"maximum": PER_CALL},  # the schema states what is served
     )
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Pass nextOffset. Example: 100.")

@@ -19,6 +19,8 @@ Where each concept lives (this module only declares; each tool's module is impor
     sources/         where records come from
       search.py        review_search: whole searches run as a job, page by page
       importing.py     review_import: an export file read whole, kept, resumable
+      chasing.py       review_chase: citation searching from the includes into the set
+      citation_graph.py  seeds, the plan and its cost, the citation indexes asked, their works combined
       filejob.py       an imported file stored batch by batch
     readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
     identity/        which records are one work
@@ -74,6 +76,7 @@ if TYPE_CHECKING:  # mypy checks each declaration below against the real module
     from .sets import manage as _manage
     from .sets import paging as _paging
     from .sets import state as _state
+    from .sources import chasing as _chasing
     from .sources import importing as _importing
     from .sources import search as _search
 else:  # run time: each attribute is a lazy reference, imported at its first use
@@ -87,6 +90,7 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
     _manage = lazy_module(".sets.manage", __name__)
     _paging = lazy_module(".sets.paging", __name__)
     _state = lazy_module(".sets.state", __name__)
+    _chasing = lazy_module(".sources.chasing", __name__)
     _importing = lazy_module(".sources.importing", __name__)
     _search = lazy_module(".sources.search", __name__)
 
@@ -149,10 +153,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (Embase, Scopus, WoS, CINAHL, PsycINFO, CENTRAL; RIS, nbib, "
-        "EndNote XML, WoS, BibTeX, CSL-JSON, CSV) into a review set as that database's search: deduplicated, "
-        "counted for PRISMA, logged. Unreadable records are listed; a large file goes on in the server (call "
-        "again); a file is never stored twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        description="Import a database's export file (RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV, Ovid, "
+        ".enw, RefWorks) into a review set as that database's search: deduplicated, counted for PRISMA, "
+        "logged; unreadable records listed; a large file goes on in the server (call again); never stored "
+        "twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -161,6 +165,20 @@ TOOLS = (
         idempotent=True,
         open_world=False,
         guide="export files from Embase, Scopus, WoS, CINAHL... and want them in a review set",
+    ),
+    ToolSpec(
+        name="review_chase",
+        title="Citation searching into a review set",
+        description="Citation searching: chase a set's includes (or ids) backward and forward through every "
+        "citation index into the set (PRISMA other methods), deduplicated, with foundVia. Estimate the cost first; "
+        "long chases go on in the server. Searches: review_search; one article: pubmed_find_related.",
+        input_model=_models.ChaseInput,
+        output_model=_models.ChaseOutput,
+        handler=_chasing.review_chase,
+        render=_chasing.render_chase,
+        read_only=False,
+        idempotent=False,
+        guide="a screened review set, want its includes' references and citing works (citation searching)",
     ),
     ToolSpec(
         name="review_merge",
@@ -256,7 +274,8 @@ TOOLS = (
     ToolSpec(
         name="review_sets",
         title="List, rename or delete review sets",
-        description="List the review sets (records, runs, complete or still importing), rename one, or delete one "
+        description="List the review sets (records, runs, complete or still importing, files sent in parts), "
+        "rename one, or delete one "
         "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
@@ -297,8 +316,8 @@ def medlit_plugin_info() -> PluginInfo:
     return PluginInfo(
         name="review",
         title="Review workspace",
-        description="Whole searches across sources into stored, deduplicated sets, logged, screened, exported "
-        "and reported as a PRISMA 2020 flow.",
+        description="Review sets from whole searches and imported database exports (RIS, Ovid, EndNote...): "
+        "deduplicated, screened by priority, exported with decisions and reported as a PRISMA 2020 flow.",
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "
@@ -341,6 +360,18 @@ def medlit_plugin_info() -> PluginInfo:
             SettingSpec(
                 "MEDLIT_REVIEW_JOBS", "Imports that may run in the server at once", kind="int", default="2"
             ),
+            SettingSpec(
+                "MEDLIT_IMPORT_MAX_RECORDS",
+                "Most records one file brought to review_import may hold",
+                kind="int",
+                default="200000",
+            ),
+            SettingSpec(
+                "MEDLIT_IMPORT_PARTS_TTL",
+                "Seconds the parts of a file sent in parts are kept after its last part (then dropped)",
+                kind="int",
+                default="86400",
+            ),
         ),
         error_kinds=(
             errors.ErrorKind(
@@ -363,6 +394,10 @@ def medlit_plugin_info() -> PluginInfo:
             errors.ErrorKind(
                 "import_unreadable",
                 "Export the records again as RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON or CSV.",
+            ),
+            errors.ErrorKind(
+                "import_too_large",
+                "Export the results in several files and import each, or raise MEDLIT_IMPORT_MAX_RECORDS.",
             ),
             errors.ErrorKind("export_failed", "Check that MEDLIT_EXPORT_DIR is a writable directory."),
         ),

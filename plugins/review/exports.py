@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import tempfile
@@ -32,6 +33,7 @@ from typing import Any, Literal, TextIO, cast
 
 from medlit.core.plugin import bibliography
 
+from .identity.links import registrations
 from .record import WORK_FIELDS
 
 Format = Literal["ris", "bibtex", "csljson", "nbib", "csv", "rayyan_csv", "endnote_xml"]
@@ -175,10 +177,25 @@ def _kind(rec: dict[str, Any]) -> bibliography.Kind:
     return "article"
 
 
+# Words that make a name a group's even with a comma in it ("Writing Committee for the X Trial,
+# the"; "National Institute for Health and Care Excellence, UK"): BibTeX readers (pybtex, biber)
+# would split such a name into a family and given names unless it is written braced, as one.
+_GROUP_WORDS = re.compile(
+    r"\b(?:group|committee|consortium|collaborat\w*|investigators|network|society|association|"
+    r"organi[sz]ation|institute|council|study|trial|team|working|task force|panel|foundation|"
+    r"universit\w+|cent(?:re|er)s?|department|agency|ministry|board|alliance|initiative|program+e?|"
+    r"federation|college|academy|registry|writing)\b",
+    re.IGNORECASE,
+)
+
+
 def _name(text: str) -> bibliography.Name:
     """A stored author: ``"Family, Given"`` is a person; without a comma, one word is a family
-    name and several are a group ("WHO Collaborative Group"), as the sources write them."""
+    name and several are a group ("WHO Collaborative Group"), as the sources write them; a name
+    with a group's word in it is a group's whatever its commas."""
     family, given = split_name(text)
+    if _GROUP_WORDS.search(text) and (not given or len(text.split()) > 3):
+        return bibliography.Name(literal=text.strip())
     if given or " " not in family:
         return bibliography.Name(family=family, given=given)
     return bibliography.Name(literal=family)
@@ -201,10 +218,45 @@ def _year(rec: dict[str, Any]) -> int | None:
 
 def notes(rec: dict[str, Any]) -> list[str]:
     """The notes every format carries: identifiers as Zotero's "Extra" reads them (``PMID: n``,
-    ``PMCID: PMCn``), then :func:`more_notes`."""
+    ``PMCID: PMCn``), the screening decisions (:func:`decision_notes`), then :func:`more_notes`."""
     out = [f"PMID: {rec['pmid']}"] if rec.get("pmid") else []
     out += [f"PMCID: {rec['pmcid']}"] if rec.get("pmcid") else []
-    return out + more_notes(rec)
+    return out + decision_notes(rec) + more_notes(rec)
+
+
+_RAYYAN_WORDS = {"include": "Included", "exclude": "Excluded", "maybe": "Maybe"}
+
+
+def decision_notes(rec: dict[str, Any]) -> list[str]:
+    """The record's screening decisions (``rec["decisions"]``: stage, decision, reviewer, category,
+    reason), where the tools that read them look: Rayyan's notes convention for the title/abstract
+    stage (``RAYYAN-INCLUSION: {"alice"=>"Included"}`` and ``RAYYAN-EXCLUSION-REASONS: ...``, as
+    Rayyan writes and reads them in its notes), then one ``MEDLIT-DECISION: {json}`` line a decision,
+    which review_import reads back into the new set's decisions (every stage, reviewer and reason)."""
+    decisions = rec.get("decisions") or []
+    if not decisions:
+        return []
+    out: list[str] = []
+    screened = [d for d in decisions if d.get("stage") == "title_abstract"]
+    if screened:
+        votes = ", ".join(
+            f"{json.dumps(d['reviewer'])}=>{json.dumps(_RAYYAN_WORDS.get(d['decision'], d['decision']))}"
+            for d in screened
+        )
+        out.append(f"RAYYAN-INCLUSION: {{{votes}}}")
+    reasons = [
+        (d.get("category") or d.get("reason") or "").replace("_", " ")
+        for d in decisions
+        if d.get("decision") == "exclude" and (d.get("category") or d.get("reason"))
+    ]
+    if reasons:
+        out.append(
+            "RAYYAN-EXCLUSION-REASONS: " + ",".join(dict.fromkeys(r.replace(",", " ") for r in reasons))
+        )
+    for d in decisions:
+        fields = {k: d.get(k) for k in ("stage", "decision", "reviewer", "category", "reason") if d.get(k)}
+        out.append("MEDLIT-DECISION: " + json.dumps(fields, ensure_ascii=False, sort_keys=True))
+    return out
 
 
 def more_notes(rec: dict[str, Any]) -> list[str]:
@@ -257,6 +309,7 @@ def as_record(rec: dict[str, Any], **changes: Any) -> bibliography.Record:
         abstract=_text(rec.get("abstract")),
         notes=() if "notes" in changes else tuple(notes(rec)),
         id=_text(rec.get("key")),
+        registry_ids=tuple(registrations(rec)),
     )
     fields.update(changes)
     return bibliography.Record(**fields)
@@ -327,7 +380,7 @@ def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
         record = as_record(
             rec,
             container_title=_text(rec.get("journal")),  # a book's SO line names its journal too
-            notes=("Sources: " + ", ".join(rec.get("sources") or []),),
+            notes=(*decision_notes(rec), "Sources: " + ", ".join(rec.get("sources") or [])),
         )
         out.write(bibliography.medline(record) + "\n\n")
         n += 1
@@ -336,7 +389,8 @@ def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 
 # -- CSV ------------------------------------------------------------------------------------------
 
-CSV_COLUMNS = ("key", *WORK_FIELDS, "sources")  # a record's fields as the set stores them
+# a record's fields as the set stores them, then its screening decisions (decision_notes' lines)
+CSV_COLUMNS = ("key", *WORK_FIELDS, "sources", "decisions")
 
 
 def _cell(value: Any) -> str:
@@ -352,7 +406,8 @@ def write_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     writer.writerow(CSV_COLUMNS)
     n = 0
     for rec in records:
-        writer.writerow([_cell(rec.get(col)) for col in CSV_COLUMNS])
+        row = dict(rec, decisions=" | ".join(decision_notes(rec)))
+        writer.writerow([_cell(row.get(col)) for col in CSV_COLUMNS])
         n += 1
     return n
 
@@ -381,12 +436,15 @@ RAYYAN_COLUMNS = (
 def rayyan_row(rec: dict[str, Any]) -> dict[str, str]:
     pmid, doi = rec.get("pmid"), rec.get("doi")
     url = pubmed_url(pmid) if pmid else (f"https://doi.org/{doi}" if doi else rec.get("url"))
-    note = [f"PMID: {pmid}"] if pmid else []
+    # Rayyan reads a record's decisions from the notes' start (RAYYAN-INCLUSION: ...)
+    note = decision_notes(rec)
+    note += [f"PMID: {pmid}"] if pmid else []
     note += [f"DOI: {doi}"] if doi else []
     note += [f"PMCID: {rec['pmcid']}"] if rec.get("pmcid") else []
     note += [f"URL: {rec['url']}"] if rec.get("url") and rec.get("url") != url else []
     terms = _terms(rec)
     note += ["Keywords: " + "; ".join(terms)] if terms else []
+    note += [f"Trial registration: {n}" for n in registrations(rec)]
     note += more_notes(rec)
     return {
         "key": _cell(rec.get("key")),

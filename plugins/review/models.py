@@ -46,6 +46,12 @@ class SearchInput(ToolInput):
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
     )
+    update: bool = Field(
+        False,
+        description="Living review: re-run every search of the set (same sources and queries) as a new run; "
+        "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
+        "Example: true",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -74,6 +80,11 @@ class SetState(ToolOutput):
     unique: int = Field(description="Distinct records the latest searches found")
     total: int = Field(description="Records in the set")
     new: int | None = Field(None, description="Records of this run not in the set before")
+    droppedIncludes: list[int] | None = Field(
+        None,
+        description="update: keys of records included earlier that the searches found before and the latest "
+        "run no longer retrieves (check the revised queries)",
+    )
     complete: bool
     running: bool = Field(description="An import goes on in the server; call again for its state")
     notice: str | None = None
@@ -82,7 +93,20 @@ class SetState(ToolOutput):
 # -- imports --------------------------------------------------------------------------------------
 
 ImportFormat = Literal[
-    "auto", "ris", "medline", "endnote_xml", "wos", "wos_tab", "bibtex", "csljson", "csv", "tsv"
+    "auto",
+    "ris",
+    "medline",
+    "endnote_xml",
+    "wos",
+    "wos_tab",
+    "bibtex",
+    "csljson",
+    "csv",
+    "tsv",
+    "ovid",
+    "ovid_tagged",
+    "refer",
+    "refworks",
 ]
 CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 
@@ -90,16 +114,20 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched; a register ('ClinicalTrials.gov') or other method ('Citation "
-        "searching', 'Websites', 'Organisations') is placed so in PRISMA. Example: 'Embase'"
+        description="The database searched (a register or 'Citation searching' is placed so in PRISMA). "
+        "Example: 'Embase'"
     )
-    content: Annotated[str, StringConstraints(min_length=1, max_length=CONTENT_MAX)] | None = Field(
+    # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
+    content: (
+        Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
+    ) = Field(
         None,
         description="The file's content. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file (stdio). Example: '~/embase.ris'",
+        description="A local file in a folder MEDLIT_IMPORT_DIRS names (unset: refused; send content). "
+        "Example: '~/exports/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
@@ -111,7 +139,8 @@ class ImportInput(ToolInput):
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto, or the format (medline: nbib, Ovid MEDLINE). Example: 'ris'",
+        description="auto (default: told from the content); medline = nbib, ovid_tagged = Ovid .txt/.ovd, "
+        "refer = EndNote .enw. Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
         Field(None, description="Date of the search. Example: '2026-11-30'")
@@ -123,9 +152,22 @@ class ImportInput(ToolInput):
     interface: Annotated[str, StringConstraints(max_length=80)] | None = Field(
         None, description="Platform searched on. Example: 'Ovid'"
     )
+    sourceKind: Literal["database", "register", "other"] | None = Field(
+        None,
+        description="PRISMA route if the name does not tell. Example: 'register'",
+    )
+
+    cancel: bool = Field(
+        False,
+        description="true: drop the parts received so far. Example: true",
+    )
 
     @model_validator(mode="after")
     def _one_file(self) -> ImportInput:
+        if self.cancel:
+            if self.path is not None or self.content is not None:
+                raise ValueError("cancel=true takes no `path` or `content` (it drops the parts received)")
+            return self
         if (self.path is None) == (self.content is None):
             raise ValueError(
                 "give the export file as either `path` (a file on this machine, local server) or `content`"
@@ -269,6 +311,12 @@ class RecordsInput(ToolInput):
 class InputRecord(ToolOutput):
     source: str
     id: str
+    evidence: str | None = Field(
+        None,
+        description="Why the matcher merged this input record into the record: the rule and the fields that "
+        "agreed, e.g. 'doi 10.1/x + title 0.97' or 'title 0.98 + authors + year + journal'; absent for "
+        "the record's first input record",
+    )
 
 
 class RemainingIncludes(ToolOutput):
@@ -300,6 +348,18 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
     )
 
 
+class StudyReport(ToolOutput):
+    """Another report of a record's study in the set (identity/links.py)."""
+
+    key: int = Field(description="The other record's key in the set")
+    relation: Literal["registration", "article", "preprint", "report"] = Field(
+        description="What the other record is: a trial registration, a journal article, a preprint, another report"
+    )
+    via: str = Field(
+        description="The identifier linking the two, e.g. 'NCT01234567', 'PMID 12345678', 'DOI 10.1/x'"
+    )
+
+
 class SetRecord(ToolOutput):
     key: int = Field(description="The record's key in the set")
     title: str | None = None
@@ -322,6 +382,36 @@ class SetRecord(ToolOutput):
     )
     decisions: list[ScreenDecision] | None = None
     retrieval: RetrievalState | None = None
+    # Reports of one study (issue 54): linked records, never merged
+    registrations: list[str] | None = Field(
+        None, description="Trial registration numbers the record is or names, e.g. ['NCT01234567']"
+    )
+    reports: list[StudyReport] | None = Field(
+        None,
+        description="Other records of the set reporting the same study (a trial's registration and its "
+        "articles, a preprint and its journal article): screen them together",
+    )
+    study: int | None = Field(
+        None,
+        description="The study's key: the smallest key among the records reporting it (directly or through "
+        "others); absent when the record is its study's only report",
+    )
+
+    foundVia: list[list[str]] | None = Field(
+        None,
+        description="Citation searching (review_chase): [seed, direction, index] for each way it was found",
+    )
+    seedsCiting: int | None = Field(None, description="review_chase: seeds that cite it (co-citation)")
+    seedsCited: int | None = Field(None, description="review_chase: seeds it cites (coupling)")
+
+
+class RankingProgress(ToolOutput):
+    """order='priority' while the set's ranking runs (issue 50): no page yet, ask again later."""
+
+    state: Literal["running"] = Field(description="running: the set's ranking job is under way")
+    percent: int = Field(description="The share of the ranking done, 0-99")
+    askAgainSeconds: int = Field(description="When to ask again (the same call): the estimated time left")
+    runningSeconds: float = Field(description="How long the ranking has been running")
 
 
 class RecordsOutput(ToolOutput):
@@ -336,6 +426,9 @@ class RecordsOutput(ToolOutput):
     )
     screeningEstimate: ScreeningEstimate | None = Field(
         None, description="priority: the stopping test over the title/abstract decisions so far"
+    )
+    rankingProgress: RankingProgress | None = Field(
+        None, description="priority: the set's ranking is still running (no records yet); ask again then"
     )
     notice: str | None = None
 
@@ -401,6 +494,14 @@ class SetsInput(ToolInput):
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
+class PendingUpload(ToolOutput):
+    database: str = Field(description="The database whose file is being sent in parts")
+    partsReceived: int = Field(description="Parts the server holds")
+    parts: int = Field(description="Parts in all")
+    bytes: int = Field(description="Bytes held")
+    since: str = Field(description="When its first held part arrived (UTC)")
+
+
 class SetSummary(ToolOutput):
     set: str
     total: int
@@ -409,6 +510,11 @@ class SetSummary(ToolOutput):
     running: bool
     updatedAt: str
     sources: list[str]
+    uploads: list[PendingUpload] = Field(
+        default_factory=list,
+        description="Files being sent in parts (review_import part/parts), not yet imported: they expire "
+        "after MEDLIT_IMPORT_PARTS_TTL seconds without a new part; review_import cancel=true drops one",
+    )
 
 
 class SetsOutput(ToolOutput):
@@ -624,3 +730,101 @@ class PrismaOutput(ToolOutput):
 
 for _model in (RecordsInput, SetRecord, RecordsOutput, ExportInput):
     _model.model_rebuild()
+
+
+# -- review_chase (citation searching; issue 53) ----------------------------------------------------
+ChaseId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class ChaseInput(ToolInput):
+    set: SetName
+    action: Literal["estimate", "run", "status"] = Field(
+        "run",
+        description="estimate: requests and time per index, nothing asked; status: the running or last chase. "
+        "Default 'run'. Example: 'estimate'",
+    )
+    seeds: list[ChaseId] | None = Field(
+        None,
+        max_length=2000,
+        description="PMIDs, PMCIDs, DOIs, OpenAlex ids, mixed; default: the set's includes. "
+        "Example: ['33533846', '10.1038/nature12373']",
+    )
+    directions: list[Literal["backward", "forward"]] = Field(
+        ["backward", "forward"],
+        min_length=1,
+        max_length=2,
+        description="backward: references; forward: citing works. Example: ['backward']",
+    )
+    indexes: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
+        None,
+        max_length=10,
+        description="Citation indexes by name; default every enabled one. Example: ['openalex']",
+    )
+    depth: int = Field(
+        1,
+        ge=1,
+        le=3,
+        description="Steps out (2: chase step 1's finds too). Example: 2",
+    )
+    maxPerSeed: int = Field(
+        2000,
+        ge=1,
+        le=10000,
+        description="Works per seed and direction at most. Example: 500",
+    )
+    responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class ChaseIndexReport(ToolOutput):
+    index: str
+    direction: Literal["backward", "forward"]
+    state: str = Field(
+        description="planned, answered, partly failed, failed, not enabled, or no seed it takes (a failed "
+        "index is never reported as having no references)"
+    )
+    seeds: int = Field(0, description="Seeds sent to it (estimate) or answered by it (run)")
+    failed: int = 0
+    unknown: int = Field(0, description="Seeds the index has no record of")
+    works: int = Field(0, description="Links it returned")
+    requests: int = Field(0, description="Upstream requests: planned at least (estimate) or made (run)")
+    seconds: float | None = Field(None, description="Estimate: time at the index's pace")
+    error: str | None = None
+
+
+class ChaseStep(ToolOutput):
+    step: int
+    seeds: int
+    found: int = Field(description="Distinct works the step found")
+    new: int = Field(description="Of them, records new to the set")
+
+
+class ChasedRecord(ToolOutput):
+    key: int | None = Field(None, description="The record's key in the set (review_records)")
+    ids: dict[str, str]
+    title: str | None = None
+    foundVia: list[list[str]] = Field(description="[seed, direction, index] for each way it was found")
+    seedsCiting: int = Field(description="Seeds that cite it (co-citation by the seeds: backward)")
+    seedsCited: int = Field(description="Seeds it cites (coupling with the seeds: forward)")
+
+
+class ChaseOutput(ToolOutput):
+    set: str
+    action: str
+    seeds: int
+    seedsFrom: str = Field(description="given, full-text includes, or title/abstract includes")
+    indexes: list[ChaseIndexReport]
+    requests: int = Field(description="Upstream requests planned (estimate) or made (run)")
+    seconds: float | None = Field(
+        None, description="Estimate: the time at each index's pace, summed (indexes run one by one)"
+    )
+    steps: list[ChaseStep] = Field(default_factory=list)
+    added: dict[str, int] = Field(
+        default_factory=dict, description="Records stored per source (Citation searching (backward) ...)"
+    )
+    newRecords: int
+    top: list[ChasedRecord] = Field(
+        default_factory=list, description="The works linked to the most seeds first (at most 20)"
+    )
+    running: bool
+    complete: bool
+    notice: str | None = None

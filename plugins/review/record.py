@@ -50,6 +50,9 @@ class RecordData(TypedDict, total=False):
     publication_types: list[str]
     language: str | None
     url: str | None
+    # other reports of the same study the record names, "kind:value" (SourceRecord.study_links):
+    # nct:NCT01234567, pmid:123, doi:10.1/x; linked by :mod:`.identity.links`, never merged
+    study_links: list[str]
     sources: list[str]  # the sources (search sources, imported databases) that found the record
     source_ids: dict[str, str]  # source -> that source's own id of the record (first one seen)
 
@@ -79,4 +82,5 @@ WORK_FIELDS: tuple[str, ...] = (
     "publication_types",
     "language",
     "url",
+    "study_links",
 )

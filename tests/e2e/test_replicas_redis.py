@@ -134,6 +134,33 @@ async def test_shared_pacer_spaces_sends_across_pacers(redis_url):
         await b.close()
 
 
+async def test_a_send_held_past_its_admission_delays_the_next_replicas_send(redis_url):
+    """Issue 50: under CPU load a replica admitted by Redis can be descheduled before its request
+    leaves, and another replica's send then followed it on the wire within less than the
+    interval (a fourth NCBI request in a second). A held send keeps the group closed until it is
+    on the wire; the next send counts its gap from then."""
+    import time
+
+    from medlit.core.net.shared_pacer import RedisPacer
+
+    group = "held-" + uuid.uuid4().hex[:8]
+    a, b = RedisPacer(redis_url, group, 10.0), RedisPacer(redis_url, group, 10.0)
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        sent = await a.acquire(deadline, "ncbi", hold=True)
+        later = asyncio.ensure_future(b.acquire(deadline, "ncbi", hold=True))
+        await asyncio.sleep(1.5 * a.interval)  # a descheduled replica: its request not yet out
+        on_the_wire = time.monotonic()
+        sent()
+        (await later)()
+        admitted = time.monotonic()
+        # b left no sooner than one interval after a's request went out (not after its admission)
+        assert admitted - on_the_wire >= a.interval, (admitted - on_the_wire, a.interval)
+    finally:
+        await a.close()
+        await b.close()
+
+
 async def test_shared_pacer_keeps_a_slower_lane_under_its_own_limit(redis_url):
     import redis.asyncio as aioredis
 

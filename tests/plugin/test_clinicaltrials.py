@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
 import medlit.plugins.clinicaltrials as trials_plugin
 from medlit.core.plugin import SourceQuery
-from medlit.testing import FakeUpstream, make_runtime
+from medlit.testing import FakeUpstream, check_structured, make_runtime, tool_definitions
 
 from support.clinicaltrials_routes import SERVICE, TrialsFake, install
 from support.environments import fake_env
@@ -225,16 +226,108 @@ async def test_a_source_page_over_the_body_cap_is_asked_again_at_half_the_size(f
     assert len(page.records) == 10 and page.cursor is None and "pageSize=500" in page.detail
 
 
+# Two articles a database found: the first reports the oxytocin trial (its abstract cites the NCT
+# number), the second no trial.
+ARTICLES = "\n".join(
+    [
+        "TY  - JOUR",
+        "ID  - E1",
+        "TI  - Intranasal oxytocin in Phelan-McDermid syndrome: a randomized pilot trial",
+        "AU  - Fastman, Jessica",
+        "PY  - 2021",
+        "DO  - 10.1000/pms.oxytocin",
+        "AB  - A 12-week crossover pilot (ClinicalTrials.gov NCT02710084) of intranasal oxytocin.",
+        "ER  - ",
+        "TY  - JOUR",
+        "ID  - E2",
+        "TI  - SHANK3 haploinsufficiency and the synapse: a review",
+        "AU  - Costales, Jesse",
+        "PY  - 2015",
+        "DO  - 10.1000/pms.review",
+        "ER  - ",
+        "",
+    ]
+)
+
+
 async def test_review_search_runs_the_register_into_a_set(fake, tmp_path):
-    """What review_search does with the register today (the review plugin reads SearchSource.kind
-    to count registers in PRISMA's box in a later change): every study of the query in the set."""
+    """review_search runs the register into a set: every study of the query, counted in PRISMA's
+    registers box (the source's declared kind) and listed as a register in the search log; a trial
+    and the article citing its NCT number are linked (never merged) in review_records and the
+    exports carry the NCT number."""
     install(fake)
-    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    env = fake_env(
+        fake,
+        MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
+        MEDLIT_EXPORT_DIR=str(tmp_path / "exports"),
+        **FAST,
+    )
     async with make_runtime(env=env, discover=True) as rt:
         out = await rt.call("review_search", {"set": "pms", "queries": {"clinicaltrials": "Phelan-McDermid"}})
         page = await rt.call("review_records", {"set": "pms", "source": "clinicaltrials", "limit": 50})
+        imported = await rt.call(
+            "review_import", {"set": "pms", "database": "Embase", "content": ARTICLES, "format": "ris"}
+        )
+        records = await rt.call("review_records", {"set": "pms", "limit": 50})
+        prisma = await rt.call("review_prisma", {"set": "pms", "format": "json"})
+        svg = await rt.call("review_prisma", {"set": "pms", "format": "svg"})
+        log, _ = await rt.read_resource("review://sets/pms/log")
+        exported = {
+            fmt: (await rt.call("review_export", {"set": "pms", "format": fmt})).data["path"]
+            for fmt in ("ris", "nbib", "endnote_xml", "rayyan_csv")
+        }
+        schema = next(t for t in tool_definitions(rt.host) if t.name == "review_records").output_schema
     [source] = out.data["sources"]
     assert source["source"] == "clinicaltrials" and source["state"] == "complete"
     assert source["found"] == source["fetched"] == 10 and out.data["total"] == 10
     assert len(page.data["records"]) == 10
     assert [r.params["query.term"] for r in fake.of(SERVICE, "studies")] == ["Phelan-McDermid"]
+    assert imported.error is None
+    # PRISMA: the register in its box, the database in its own
+    counts = prisma.data["counts"]
+    assert counts["routes"] == {"clinicaltrials": "register", "Embase": "database"}
+    assert counts["identified"] == {"clinicaltrials": 10, "Embase": 2} and counts["records"] == 12
+    drawing = Path(svg.data["path"]).read_text("utf-8")
+    assert "Registers (n = 10)" in drawing and "Databases (n = 2)" in drawing
+    assert "ClinicalTrials.gov (n = 10)" in drawing
+    registers = log.split("## Study registers searched", 1)[1].split("##", 1)[0]
+    assert "| ClinicalTrials.gov | 1 |" in registers and "Embase" not in registers
+    # links: the trial and its article, two records of one study; the review stands alone
+    check_structured(records.data, schema)
+    by_id = {(r.get("doi") or r["title"]): r for r in records.data["records"]}
+    trial = next(
+        r for r in records.data["records"] if r.get("registrations") == ["NCT02710084"] and not r.get("doi")
+    )
+    article, review = by_id["10.1000/pms.oxytocin"], by_id["10.1000/pms.review"]
+    assert trial["sources"] == ["clinicaltrials"] and article["sources"] == ["Embase"]  # never merged
+    assert trial["reports"] == [{"key": article["key"], "relation": "article", "via": "NCT02710084"}]
+    assert article["reports"] == [{"key": trial["key"], "relation": "registration", "via": "NCT02710084"}]
+    assert trial["study"] == article["study"] == min(trial["key"], article["key"])
+    assert article["registrations"] == ["NCT02710084"]
+    assert (
+        f"{article['key']} (study {article['study']}): {trial['key']} registration via NCT02710084"
+        in records.text
+    )
+    assert review.get("reports") is review.get("study") is review.get("registrations") is None
+    others = [r for r in records.data["records"] if r["key"] not in (trial["key"], article["key"])]
+    assert all(r.get("reports") is None for r in others)
+    # the exports carry the registration number (the trial's own, and the article's)
+    text = {fmt: Path(path).read_text("utf-8") for fmt, path in exported.items()}
+    assert text["ris"].count("N1  - Trial registration: ClinicalTrials.gov NCT02710084") == 2
+    assert text["nbib"].count("SI  - ClinicalTrials.gov/NCT02710084") == 2
+    assert text["endnote_xml"].count("Trial registration: ClinicalTrials.gov NCT02710084") == 2
+    assert text["rayyan_csv"].count("Trial registration: NCT02710084") == 2
+
+
+async def test_registrations_alike_in_all_but_their_nct_number_stay_apart_in_a_set(fake, tmp_path):
+    """Thirty copies of the recorded studies under new NCT numbers: titles, sponsors and years
+    repeat, yet each registration is its own record (the matcher never joins two trials)."""
+    from support.clinicaltrials_routes import TrialsFake, synthetic
+
+    install(fake, TrialsFake(synthetic(32)))
+    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    async with make_runtime(env=env, discover=True) as rt:
+        out = await rt.call("review_search", {"set": "copies", "queries": {"clinicaltrials": "Phelan"}})
+    [source] = out.data["sources"]
+    assert source["state"] == "complete" and source["fetched"] > 10
+    assert out.data["total"] == source["fetched"]

@@ -156,3 +156,55 @@ async def test_search_without_europe_pmc_says_so(fake):
     async with rt_for(fake) as rt:
         out = await rt.call("preprints_search", {"query": "airborne"})
     assert out.error.reason == "provider_unavailable" and "EUROPEPMC_ENABLED" in out.error.recovery
+
+
+PREPRINT_DOI = "10.1101/2024.02.02.900001"  # Europe PMC's PPR900001 (tests/fixtures/europepmc)
+JOURNAL_DOI = "10.5555/jvi.2025.0042"
+# The journal article the preprint became, as a database exports it: the same title, authors and
+# year, its own DOI. Two reports of one study: linked, never merged.
+ARTICLE = "\n".join(
+    [
+        "TY  - JOUR",
+        "ID  - J1",
+        "TI  - Airborne transmission of an avian influenza reassortant between ferrets",
+        "AU  - Moss, K",
+        "AU  - Lee, P",
+        "PY  - 2024",
+        f"DO  - {JOURNAL_DOI}",
+        "ER  - ",
+        "",
+    ]
+)
+
+
+async def test_review_search_links_a_preprint_to_its_journal_article_without_merging(fake, tmp_path):
+    from support.environments import fake_env
+    from support.preprints_routes import PreprintsFake, revised
+
+    preprints = PreprintsFake()
+    preprints.add(PREPRINT_DOI, revised(PREPRINT_DOI, "biorxiv", 2, JOURNAL_DOI))
+    install(fake, preprints)
+    install_europepmc(fake)
+    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    async with make_runtime(env=env, discover=True) as rt:
+        out = await rt.call(
+            "review_search", {"set": "flu", "queries": {"preprints": "airborne transmission"}}
+        )
+        imported = await rt.call(
+            "review_import", {"set": "flu", "database": "Embase", "content": ARTICLE, "format": "ris"}
+        )
+        page = await rt.call("review_records", {"set": "flu", "limit": 10})
+        prisma = await rt.call("review_prisma", {"set": "flu", "format": "json"})
+    [source] = out.data["sources"]
+    assert source["state"] == "complete" and source["fetched"] == 1 and imported.error is None
+    [epmc] = fake.of("europepmc", "search")
+    assert epmc.params["query"] == "(airborne transmission) AND (SRC:PPR)"
+    assert [r.path for r in fake.of(SERVICE)] == [f"details/biorxiv/{PREPRINT_DOI}/na/json"]
+    records = {r["doi"]: r for r in page.data["records"]}
+    assert set(records) == {PREPRINT_DOI, JOURNAL_DOI}  # two records: never merged
+    pre, art = records[PREPRINT_DOI], records[JOURNAL_DOI]
+    assert pre["sources"] == ["preprints"] and art["sources"] == ["Embase"]
+    assert pre["reports"] == [{"key": art["key"], "relation": "article", "via": f"DOI {JOURNAL_DOI}"}]
+    assert art["reports"] == [{"key": pre["key"], "relation": "preprint", "via": f"DOI {JOURNAL_DOI}"}]
+    assert pre["study"] == art["study"] == min(pre["key"], art["key"])
+    assert prisma.data["counts"]["routes"] == {"preprints": "database", "Embase": "database"}

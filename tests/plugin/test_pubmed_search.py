@@ -253,3 +253,17 @@ def test_long_renderings_are_cut_with_a_paging_hint():
         assert len(text) <= TEXT_LIMIT and "Output cut" in text, fmt
         assert "page on with offset=nextOffset" in text  # the tool's own hint, not the host's generic one
         assert text.count("<<<untrusted-data") == text.count("<<<end-untrusted-data")
+
+
+async def test_a_search_without_filters_sends_no_empty_applied_filters(rt, fake):
+    """Issue 55: `medlit call --json` (structured content as the server sends it) printed an empty
+    `appliedFilters` for a search with no filter; an empty optional object is left out, and the
+    filters a call does set are still sent."""
+    from medlit.core.cli import structured_as_sent
+
+    install(fake)
+    plain = await rt.call(TOOL, {"query": "asthma"})
+    assert not plain.is_error, plain.text
+    assert "appliedFilters" not in structured_as_sent(rt.host, TOOL, plain.data)
+    filtered = await rt.call(TOOL, {"query": "asthma", "journal": "Thorax"})
+    assert structured_as_sent(rt.host, TOOL, filtered.data)["appliedFilters"] == {"journal": "Thorax"}

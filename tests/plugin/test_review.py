@@ -323,6 +323,7 @@ def test_one_toolset_removes_every_review_tool():
         "review_prisma",
         "review_import",
         "review_merge",
+        "review_chase",
     }
     assert review <= set(on.tools) and not review & set(off.tools)
     assert set(on.tools) - review == set(off.tools)

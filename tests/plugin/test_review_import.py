@@ -97,12 +97,21 @@ async def test_a_file_is_imported_as_its_database_with_every_record_accounted_fo
         assert "Embase" in out.text and "4" in out.text
         page = await call(rt, "review_records", set="kids", brief=False)
         merged = next(r for r in page.data["records"] if len(r.get("mergedFrom") or []) == 2)
-        assert merged["mergedFrom"] == [{"source": "Embase", "id": "E1"}, {"source": "Embase", "id": "E3"}]
+        # each merged input record says what merged it (issue 51); the first, kept one has nothing to say
+        assert merged["mergedFrom"] == [
+            {"source": "Embase", "id": "E1", "evidence": None},
+            {"source": "Embase", "id": "E3", "evidence": "doi 10.1000/asthma.1 + title 1.00"},
+        ]
         assert merged["authors"].startswith("Smith, John")  # the full forename beats the initial
         again = await call(
             rt, "review_import", set="kids", database="Embase", path=str(folder / "embase.ris")
         )
         assert again.data["total"] == 2 and "imported into the set before" in again.data["notice"]
+        # issue 55: the second call stores nothing and its counts say so (not "Stored: 3 (2 new...)")
+        assert (again.data["stored"], again.data["newRecords"], again.data["duplicates"]) == (0, 0, 0)
+        assert (
+            "- Stored: 0 (0 new" in again.text and "then: 3 stored, 2 new, 1 merged" in again.data["notice"]
+        )
         prisma = await call(rt, "review_prisma", set="kids", format="json")
         assert prisma.data["counts"]["identified"] == {"Embase": 3}
         log, _ = await rt.read_resource("review://sets/kids/log")
@@ -249,7 +258,7 @@ async def test_an_import_deduplicates_against_a_search_and_rulings_survive_a_rer
         holder = next(
             r
             for r in merged.data["records"]
-            if {"source": "Embase", "id": "L1"} in (r.get("mergedFrom") or [])
+            if ("Embase", "L1") in [(m["source"], m["id"]) for m in r.get("mergedFrom") or []]
         )
         split = await call(
             rt,
@@ -278,6 +287,14 @@ async def test_an_import_deduplicates_against_a_search_and_rulings_survive_a_rer
         }
         assert by_input[("Embase", "L1")] == new_key
         assert by_input[("Embase", "L2")] == min(b["key"], own_key)
+        # what merged each: a person's join, nothing for the input record split out on its own
+        why = {
+            (m["source"], m["id"]): m.get("evidence")
+            for r in after.data["records"]
+            for m in r.get("mergedFrom") or []
+        }
+        assert why[("Embase", "L2")] == "joined by a person's ruling"
+        assert why[("Embase", "L1")] is None
         log = await call(rt, "review_merge", set="mix", action="log")
         assert [e["action"] for e in log.data["log"]] == ["split", "join"]
         err = await refused(

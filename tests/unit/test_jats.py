@@ -68,9 +68,9 @@ def test_every_corpus_jats_file_parses(path) -> None:
 
 def test_large_article_parses_quickly() -> None:
     data = corpus_bytes("europepmc/fullTextXML/advs_202510004_large_rowspan.xml")
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time, not the wall clock: blind to a CPU hog beside the suite
     read_jats(data, include_references=True)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ DEFERRED = (
     "medlit.core.auth",
     "medlit.core.lean",
     "medlit.core.jats",
+    "medlit.core.bibliography",  # every format's reader and writer: a plugin asks for it (issue 50)
     "lxml",
     "sqlite3",
     "aiosqlite",

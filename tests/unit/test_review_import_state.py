@@ -51,3 +51,23 @@ def test_an_import_ending_mid_report_reads_as_running_then_complete():
     assert first.notice and "goes on in the server" in first.notice
     again = asyncio.run(import_state(ws, store, row, search))  # type: ignore[arg-type]
     assert again.complete and not again.running
+
+
+class StoreOfACompleteImport(StoreSeenMidImport):
+    """The search is marked complete while its job still closes (releasing the file's copy)."""
+
+    async def searches(self, set_id: int) -> list[SimpleNamespace]:
+        return [
+            SimpleNamespace(
+                id=7, state="complete", options={"import": {}}, found=40, source="Embase", error=None
+            )
+        ]
+
+
+def test_a_complete_import_whose_job_still_closes_is_complete_and_not_running():
+    ws = EndingWorkspace()  # its job is still there
+    ws_store = StoreOfACompleteImport(ws)
+    row, search = SimpleNamespace(id=1, name="s"), SimpleNamespace(id=7)
+    out = asyncio.run(import_state(ws, ws_store, row, search))  # type: ignore[arg-type]
+    assert out.complete and not out.running
+    assert not out.notice or "goes on in the server" not in out.notice

@@ -24,10 +24,11 @@ pytestmark = pytest.mark.anyio
 
 class Relay:
     """A Unix socket in front of PostgreSQL's: ``cut()`` is the database gone (every connection
-    dropped, new ones refused), ``restore()`` brings it back."""
+    dropped, new ones refused), ``restore()`` brings it back. ``target``: the server's own Unix
+    socket, or ``(host, port)`` for one reached over TCP."""
 
-    def __init__(self, directory: Path, target: str) -> None:
-        self.path = directory / ".s.PGSQL.5432"
+    def __init__(self, path: Path, target: str | tuple[str, int]) -> None:
+        self.path = path
         self.target = target
         self.server: asyncio.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
@@ -46,7 +47,10 @@ class Relay:
         self.server = None
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_unix_connection(self.target)
+        if isinstance(self.target, tuple):
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        else:
+            up_reader, up_writer = await asyncio.open_unix_connection(self.target)
         self.writers |= {writer, up_writer}
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
@@ -59,11 +63,33 @@ class Relay:
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
 
-def via(dsn: str, directory: Path) -> tuple[str, str]:
-    """``dsn`` rewritten to connect through a relay in ``directory``; and the real socket."""
+def via(dsn: str, directory: Path) -> tuple[str, Path, str | tuple[str, int]]:
+    """``dsn`` rewritten to connect through a relay in ``directory``, the relay's socket, and the
+    server it relays to: the DSN's own host and port (any port, a Unix socket directory or a TCP
+    host), not PostgreSQL's default."""
     parts = urlsplit(dsn)
-    host = parse_qs(parts.query).get("host", ["/var/run/postgresql"])[0]
-    return urlunsplit(parts._replace(query=f"host={directory}")), f"{host}/.s.PGSQL.5432"
+    query = parse_qs(parts.query)
+    port = int(query.get("port", [None])[0] or parts.port or 5432)
+    host = query.get("host", [None])[0] or parts.hostname or "/var/run/postgresql"
+    target: str | tuple[str, int] = f"{host}/.s.PGSQL.{port}" if host.startswith("/") else (host, port)
+    user = parts.netloc.rpartition("@")[0]
+    netloc = f"{user}@" if user else ""
+    rewritten = urlunsplit(parts._replace(netloc=netloc, query=f"host={directory}&port={port}"))
+    return rewritten, directory / f".s.PGSQL.{port}", target
+
+
+def test_the_relay_follows_the_configured_port_and_host():
+    d = Path("/tmp/relay")
+    url, socket, target = via("postgresql://root@/postgres?host=/run/pg&port=5433", d)
+    assert (socket, target) == (d / ".s.PGSQL.5433", "/run/pg/.s.PGSQL.5433")
+    assert url == "postgresql://root@/postgres?host=/tmp/relay&port=5433"
+    url, socket, target = via("postgresql://u:pw@db.local:6543/postgres", d)
+    assert (socket, target) == (d / ".s.PGSQL.6543", ("db.local", 6543))
+    assert url == "postgresql://u:pw@/postgres?host=/tmp/relay&port=6543"
+    assert via("postgresql://root@/postgres?host=/var/run/postgresql", d)[1:] == (
+        d / ".s.PGSQL.5432",
+        "/var/run/postgresql/.s.PGSQL.5432",
+    )
 
 
 def runtime_for(fake, tmp_path, store_url):
@@ -89,8 +115,9 @@ async def test_postgresql_gone_mid_run_is_store_unavailable_and_other_tools_go_o
     dsn = await create_database()
     relay_dir = tmp_path / "pg"
     relay_dir.mkdir()
-    url, target = via(dsn, relay_dir)
-    relay = Relay(relay_dir, target)
+    url, socket, target = via(dsn, relay_dir)
+    relay = Relay(socket, target)
+    port = socket.name.rpartition(".")[2]
     await relay.restore()
     try:
         async with runtime_for(fake, tmp_path, url) as rt:
@@ -102,7 +129,7 @@ async def test_postgresql_gone_mid_run_is_store_unavailable_and_other_tools_go_o
                 ("review_records", {"set": "s"}),
                 ("review_export", {"set": "s", "format": "ris"}),
             ):
-                assert_store_unavailable(await rt.call(tool, args), str(relay_dir), "5432", "PGSQL")
+                assert_store_unavailable(await rt.call(tool, args), str(relay_dir), port, "PGSQL")
             other = await rt.call("pubmed_europepmc_search", {"query": "otters", "pageSize": 3})
             assert not other.is_error, other.text  # a tool without the store is unaffected
             await relay.restore()

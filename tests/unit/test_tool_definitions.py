@@ -111,6 +111,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     },
     "review_export": {"set": "kids", "format": "ris"},
     "review_import": {"set": "kids", "database": "Embase", "content": "TY  - JOUR\nER  - "},
+    "review_chase": {"set": "kids", "action": "estimate"},
     "review_merge": {"set": "kids", "action": "log"},
     "review_prisma": {"set": "kids"},
     "review_retrieve": {"set": "kids"},

@@ -220,3 +220,20 @@ async def test_a_plugin_without_declarations_is_its_own_family_and_listed_when_n
     h = load_host(load_settings({"MEDLIT_LOAD_PLUGINS": ""}), inline=[("echo", EchoPlugin())])
     assert h.families["echo"].tools == ("echo_say",) and h.families["echo"].summary == "Says it back."
     assert {t.name for t in await listed(h)} == {"echo_say"}  # nothing default: everything listed
+
+
+def test_medlit_toolsets_names_every_family_as_an_enum_with_its_line():
+    """Issue 55: the toolsets tool's `toolset` is the enum of the families, each named with its one
+    line, so a model with the default list sees where review, E-utilities and the rest are; and
+    its description invites no direct call of a tool the session does not list."""
+    from medlit.core.host import load_host
+    from medlit.core.settings import load_settings
+    from medlit.core.toolset_tools import TOOLSETS_DESCRIPTION, toolsets_schema
+
+    host = load_host(load_settings({"MEDLIT_SCHEMA_CACHE": "off"}))
+    toolset = toolsets_schema(host)["properties"]["toolset"]
+    assert toolset["type"] == "string" and toolset["enum"] == sorted(host.families)
+    for name in host.families:
+        assert f"{name}: " in toolset["description"]
+    assert "import" in toolset["description"] and "PRISMA" in toolset["description"]
+    assert "can be called at once" not in TOOLSETS_DESCRIPTION

@@ -28,7 +28,7 @@ class LookupMeshInput(ToolInput):
         10,
         ge=1,
         le=500,  # what peer servers accept; a page is served at MESH_CAP with a notice
-        description=f"Records per page; served at most {MESH_CAP} (more: a notice). Example: 20.",
+        description=f"Records per page, 1 to {MESH_CAP} (default 10). Example: 20.",
         json_schema_extra={"maximum": MESH_CAP},  # the schema states what is served
     )
     includeDetails: bool = Field(

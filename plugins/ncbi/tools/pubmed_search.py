@@ -298,7 +298,10 @@ class SearchArticlesOutput(ToolOutput):
     queryTranslation: str | None = Field(
         None, description="How PubMed interpreted the term (automatic term mapping)"
     )
-    appliedFilters: AppliedFilters
+    appliedFilters: AppliedFilters = Field(
+        default_factory=AppliedFilters,
+        description="The filters the call set (left out when none was: an empty object says nothing)",
+    )
     totalCount: int = Field(description="Records matching in PubMed, regardless of paging")
     offset: int
     pmids: list[str]

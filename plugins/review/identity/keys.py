@@ -101,6 +101,7 @@ def as_data(rec: SourceRecord) -> dict[str, Any]:
         "mesh": list(rec.mesh),
         "keywords": list(rec.keywords),
         "url": rec.url,
+        "study_links": list(rec.study_links),
     }
     data.update({k: v for k, v in optional.items() if v})
     return data

@@ -17,6 +17,7 @@ from medlit.core.plugin import SourceRecord
 from ..record import RecordData
 from ..store import Incoming, Locked, Member, SearchRow, Store
 from .keys import as_data
+from .links import registrations, union_of_links
 from .matching import Clusterer, block_keys, normalize, usable
 from .merging import best_of
 
@@ -37,11 +38,19 @@ class Group:
     clusterer: Clusterer = field(default_factory=Clusterer)
     members: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # record -> (source, id)
     where: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, id) -> record
+    trials: dict[int, set[str]] = field(default_factory=dict)  # record -> trial registrations named
 
     def join(self, record_id: int, member: int, me: tuple[str, str], data: RecordData) -> None:
         self.clusterer.add(record_id, member, data)
         self.members.setdefault(record_id, []).append(me)
         self.where[me] = record_id
+        self.trials.setdefault(record_id, set()).update(registrations(data))
+
+    def other_trial(self, record_id: int, data: RecordData) -> bool:
+        """Whether ``data`` names trial registrations and the record names others, none the same:
+        two trials (or reports of two trials) however alike their titles (identity/links.py)."""
+        theirs, mine = self.trials.get(record_id), registrations(data)
+        return bool(theirs and mine and theirs.isdisjoint(mine))
 
     def forced(self, partners: Iterable[tuple[str, str]] | None) -> int | None:
         """The record a 'together' ruling puts an input record in, when its partner is loaded."""
@@ -129,6 +138,9 @@ async def remerge(w: Locked, record_ids: Sequence[int]) -> None:
         for m in ms:
             ids.setdefault(m.source, m.source_id)
         data["source_ids"] = ids
+        study_links = union_of_links([m.data for m in ms])  # every member's, not one member's
+        if study_links:
+            data["study_links"] = study_links
         updates.append((rid, data))
     await w.update_records(updates)
 
@@ -151,19 +163,21 @@ async def _group(w: Locked, keys: set[str], also: Iterable[int] = ()) -> Group:
 
 def _record_for(
     me: tuple[str, str], data: RecordData, temp: int, group: Group, links: Links
-) -> tuple[int | None, str]:
-    """The record an input record joins and by which rule, or ``None``: a new record. A person's
-    ruling first, then the matcher (unless a ruling keeps the two apart); an input record a
-    person split out goes back to the record it was split into."""
+) -> tuple[int | None, str, str | None]:
+    """The record an input record joins, by which rule and on what evidence, or ``None``: a new
+    record. A person's ruling first, then the matcher (unless a ruling keeps the two apart); an
+    input record a person split out goes back to the record it was split into."""
     placed = group.clusterer.place(temp, data)
     record_id: int | None = group.forced(links.together.get(me))
     rule = "manual"
-    if record_id is None and placed is not None:
+    evidence: str | None = "a person's ruling: together"
+    if record_id is None and placed is not None and not group.other_trial(placed[0], data):
         if not links.apart_from(me, group.members.get(placed[0], ())):
-            record_id, rule = placed[0], placed[2].rule
+            record_id, rule, evidence = placed[0], placed[2].rule, placed[2].why
     if record_id is None and me in links.apart:
-        record_id = group.where.get(me)
-    return record_id, rule
+        # back where a person's split put it: not a merge, no evidence to give
+        record_id, evidence = group.where.get(me), None
+    return record_id, rule, evidence
 
 
 async def add_batch(
@@ -195,6 +209,7 @@ async def add_batch(
         partners = {p for rec, _ in keyed for p in links.together.get((search.source, rec.source_id), ())}
         group = await _group(w, {k for _, keys in keyed for k in keys}, await w.holding(partners))
         hits: list[tuple[int, Incoming, str]] = []  # (record id, input record, rule)
+        evidence: dict[str, str] = {}  # input record id -> why it was merged
         new_keys: dict[int, set[str]] = {}
         batch_ids: set[str] = set()
         temp = 0
@@ -206,16 +221,18 @@ async def add_batch(
             batch_ids.add(rec.source_id)
             temp -= 1  # members of this batch have no hit id yet
             me = (search.source, rec.source_id)
-            record_id, rule = _record_for(me, rec.data, temp, group, links)
+            record_id, rule, why = _record_for(me, rec.data, temp, group, links)
             if record_id is None:
                 record_id, rule = await w.insert_record(search.run, rec.data), "new"
                 out.added += 1
             else:
                 out.merged[rule] = out.merged.get(rule, 0) + 1
+                if why:
+                    evidence[rec.source_id] = why
             group.join(record_id, temp, me, rec.data)
             new_keys.setdefault(record_id, set()).update(keys)
             hits.append((record_id, rec, rule))
-        await w.add_hits(search, hits)
+        await w.add_hits(search, hits, evidence)
         await w.add_keys(new_keys)
         await remerge(w, sorted(new_keys))
         await w.finish_batch(search, found, cursor, detail)

@@ -19,11 +19,15 @@ from . import corrections
 async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
     found = dict(await store.page_of(set_id, keys))
     merged = await store.merged_from(keys)
+    evidence = await store.merge_evidence(keys)
     out = []
     for key in keys:
         if key in found:
             rec = set_record(key, found[key], brief=True)
-            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in merged.get(key, [])]
+            why = evidence.get(key, {})
+            rec.mergedFrom = [
+                InputRecord(source=s, id=i, evidence=why.get((s, i))) for s, i in merged.get(key, [])
+            ]
             out.append(rec)
     return out
 

@@ -1,5 +1,6 @@
-"""Readers of the bibliographic exports a systematic review brings (RIS, MEDLINE/nbib, Ovid,
-EndNote XML, Web of Science, BibTeX, CSL-JSON, CSV/TSV): bytes in, records in the review record
+"""Readers of the bibliographic exports a systematic review brings (RIS with each database's
+dialect, MEDLINE/nbib, Ovid's labelled and tagged output, EndNote XML and tagged ``.enw``, RefWorks
+tagged, Web of Science, BibTeX, CSL-JSON, CSV/TSV): bytes in, records in the review record
 shape out. Pure functions: no I/O beyond the bytes given.
 
 Nothing read is lost silently: every record of the file is either an :class:`Entry` or a

@@ -4,6 +4,7 @@ review record. An entry that cannot be parsed is Skipped with its position and k
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from medlit.core.plugin import bibliography
@@ -103,11 +104,24 @@ def record(position: int, entry: bibliography.read.BibEntry, tally: Tally) -> En
     return b.finish(position, entry.key, database)
 
 
+_TEX_SPECIAL = re.compile(r"\\(?:textbackslash|textasciitilde|textasciicircum)\{\}|\\([{}&%$#_])")
+_TEX_WORDS = {"\\textbackslash{}": "\\", "\\textasciitilde{}": "~", "\\textasciicircum{}": "^"}
+
+
+def _unescaped(note: str | None) -> str | None:
+    """A note as the shared writer escaped it (``bib_escape``) given back character for character:
+    the decisions it carries are JSON, whose braces and backslashes a LaTeX decoder would drop."""
+    if not note:
+        return None
+    return _TEX_SPECIAL.sub(lambda m: m.group(1) or _TEX_WORDS[m.group(0)], note)
+
+
 def _ids(b: Builder, raw: dict[str, str], first: Callable[..., str | None]) -> None:
     b.text("url", raw.get("url"))
     b.doi(raw.get("doi"))
     b.pmid(first("pmid"))
     b.pmcid(first("pmcid"))
+    b.decisions_in(_unescaped(raw.get("note")))
     for name in ("note", "annote", "extra", "url", "eprint"):
         if raw.get(name):
             b.ids_in(raw[name], doi=name in ("url", "extra"))

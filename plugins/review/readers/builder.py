@@ -9,6 +9,7 @@ from typing import Literal
 from medlit.core.plugin import identifiers
 
 from ..record import Kind, RecordData
+from .carried import OURS_OR_RAYYAN, decisions_in
 from .results import Entry, Skipped
 from .values import clean, find_pmcid, find_pmid, issns_isbns
 
@@ -52,6 +53,7 @@ class Builder:
     def __init__(self, tally: Tally) -> None:
         self.tally = tally
         self.data: RecordData = {}
+        self.notes: list[str] = []
 
     def text(self, name: TextField, value: str | None, *, replace: bool = False) -> None:
         value = _abstract(value) if name == "abstract" else clean(value)
@@ -119,6 +121,12 @@ class Builder:
                 self.data["pmid"] = pmid
         self.pmcid(text)
 
+    def decisions_in(self, text: str | None) -> None:
+        """A note that may carry screening decisions (an export of a screened set: :mod:`.carried`);
+        read at :meth:`finish`, over all the record's notes at once (ours win over Rayyan's)."""
+        if text and OURS_OR_RAYYAN.search(text):
+            self.notes.append(text)
+
     def serials(self, value: str | None) -> None:
         if value:
             issns, isbns = issns_isbns(value)
@@ -139,7 +147,13 @@ class Builder:
             return Skipped(position, input_id, "no title, authors or identifier")
         for key in [k for k, v in data.items() if v in (None, "", [])]:
             del data[key]  # type: ignore[misc]
-        return Entry(position, input_id, data, (clean(database) or "")[:MAX_TITLE] or None)
+        return Entry(
+            position,
+            input_id,
+            data,
+            (clean(database) or "")[:MAX_TITLE] or None,
+            tuple(decisions_in("\n".join(self.notes))),
+        )
 
 
 def _abstract(value: str | None) -> str | None:

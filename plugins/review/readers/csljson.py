@@ -119,4 +119,5 @@ def record(position: int, item: Mapping[str, object], tally: Tally) -> Entry | S
     b.pmid(get("PMID"))
     b.pmcid(get("PMCID"))
     b.ids_in(get("note"), doi=False)
+    b.decisions_in(get("note"))
     return b.finish(position, get("id", "citation-key"), get("source"))

@@ -15,7 +15,12 @@ _MEDLINE_TAG = re.compile(
 )
 _WOS_TAG = re.compile(r"^(?:PT [A-Z]|AU |AF |TI |SO |UT |PY |DI )", re.MULTILINE)
 _WOS_END = re.compile(r"^ER\s*$", re.MULTILINE)
-_OVID_NUMBER = re.compile(r"^<\d+>\s*$", re.MULTILINE)
+_OVID_NUMBER = re.compile(r"^<\s*\d+\.?\s*>\s*$", re.MULTILINE)
+# Ovid's own tagged output: "<241. >" then "VN  - Ovid Technologies" and MEDLINE-style tags
+_OVID_TAGGED = re.compile(r"^<\s*\d+\.?\s*>\s*\n+\s*VN {1,2}- Ovid", re.MULTILINE)
+_REFER = re.compile(r"^%[0ATJDBVNPKXRM@] ", re.MULTILINE)
+_REFWORKS = re.compile(r"^RT [A-Z][a-z]+", re.MULTILINE)
+_REFWORKS_TAG = re.compile(r"^(?:A1|T1|JF|YR|FD|VO|SP|OP|K1|UL|DS) ", re.MULTILINE)
 _OVID_LABEL = re.compile(
     r"^(?:Unique Identifier|Accession Number|Title|Authors?|Source|Abstract|Database)\s*$", re.MULTILINE
 )
@@ -23,6 +28,8 @@ _BIBTEX = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _ENDNOTE = re.compile(r"<(?:xml|records|record)>")
 _EXTENSIONS = {
     "ris": "ris",
+    "enw": "refer",
+    "ovd": "ovid_tagged",
     "nbib": "medline",
     "medline": "medline",
     "ciw": "wos",
@@ -44,12 +51,16 @@ def _extension(filename: str | None) -> str | None:
 
 
 def detect(text: str, filename: str | None = None) -> str | None:
-    """``"ris"``, ``"medline"``, ``"ovid"``, ``"endnote_xml"``, ``"wos"``, ``"wos_tab"``,
-    ``"bibtex"``, ``"csljson"``, ``"csv"``, ``"tsv"``, or ``None`` when the content is none of them."""
+    """``"ris"``, ``"medline"``, ``"ovid"``, ``"ovid_tagged"``, ``"refer"``, ``"refworks"``,
+    ``"endnote_xml"``, ``"wos"``, ``"wos_tab"``, ``"bibtex"``, ``"csljson"``, ``"csv"``, ``"tsv"``,
+    or ``None`` when the content is none of them."""
     head = text[:_HEAD].lstrip("\ufeff")
     start = head.lstrip()
     if not start:
         return None
+    tagged = _tagged_kind(head, start)
+    if tagged:
+        return tagged
     if start.startswith("<") and not _OVID_NUMBER.match(start):
         return "endnote_xml" if _ENDNOTE.search(head[:8192]) else None
     if start[0] in "[{":
@@ -77,6 +88,18 @@ def detect(text: str, filename: str | None = None) -> str | None:
         return preferred if preferred in tied else tied[0]
     if len(first_line) < 100_000 and any(sep in first_line for sep in ("\t", ";", ",")):
         return _table_kind(head, filename)
+    return None
+
+
+def _tagged_kind(head: str, start: str) -> str | None:
+    """Ovid's tagged output, EndNote's refer (``%A``) or RefWorks' tagged format: each told by the
+    way its first record opens, since their tag lines are unlike RIS's or MEDLINE's."""
+    if _OVID_TAGGED.match(start):
+        return "ovid_tagged"
+    if start.startswith("%") and len(_REFER.findall(head)) >= 2:
+        return "refer"
+    if start.startswith("RT ") and _REFWORKS.match(start) and len(_REFWORKS_TAG.findall(head)) >= 2:
+        return "refworks"
     return None
 
 

@@ -78,5 +78,7 @@ def _ids(b: Builder, rec: etree._Element, database: str | None) -> None:
         and any(w in (database or "").lower() for w in ("pubmed", "medline"))
     ):
         b.pmid(accession)
+    for note in _all(rec, "notes"):
+        b.decisions_in(note)
     for note in _all(rec, "notes") + _all(rec, "custom2") + _all(rec, "accession-num"):
         b.ids_in(note, doi=False)

@@ -64,6 +64,8 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     if book_title:
         b.text("place", first(values, "PL"))
     _ids(b, values)
+    for note in values.get("GN", []):
+        b.decisions_in(note)
     return b.finish(position, first(values, "PMID", "AN", "UI"), first(values, "DB"))
 
 

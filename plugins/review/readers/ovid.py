@@ -12,7 +12,7 @@ from .builder import Builder, Tally
 from .results import Entry, Skipped
 from .values import issns_isbns, kind_of, year_of
 
-_NUMBER = re.compile(r"^<(\d+)>\s*$")
+_NUMBER = re.compile(r"^<\s*(\d+)\.?\s*>\s*$")
 
 Fields = dict[str, list[str]]
 

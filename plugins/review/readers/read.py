@@ -13,6 +13,9 @@ from .detect import detect
 from .endnote_xml import read_endnote_xml
 from .medline import read_medline
 from .ovid import read_ovid
+from .ovid_tagged import read_ovid_tagged
+from .refer import read_refer
+from .refworks import read_refworks
 from .results import FORMATS, Entry, ReadError, ReadResult, Skipped
 from .ris import read_ris
 from .table import read_table
@@ -23,6 +26,9 @@ _READERS: dict[str, Reader] = {
     "ris": read_ris,
     "medline": read_medline,
     "ovid": read_ovid,
+    "ovid_tagged": read_ovid_tagged,
+    "refer": read_refer,
+    "refworks": read_refworks,
     "endnote_xml": read_endnote_xml,
     "wos": read_wos,
     "wos_tab": read_wos_tab,
@@ -43,7 +49,7 @@ def read(raw: bytes, filename: str | None = None, format: str | None = None) -> 
         raise ReadError(
             "unknown_format",
             "not a bibliographic export this server reads (RIS, MEDLINE/nbib, Ovid, EndNote XML, "
-            "Web of Science, BibTeX, CSL-JSON, CSV/TSV)",
+            "EndNote tagged .enw, RefWorks tagged, Web of Science, BibTeX, CSL-JSON, CSV/TSV)",
         )
     tally = Tally()
     try:

@@ -10,6 +10,9 @@ FORMATS: tuple[str, ...] = (
     "ris",
     "medline",
     "ovid",
+    "ovid_tagged",
+    "refer",
+    "refworks",
     "endnote_xml",
     "wos",
     "wos_tab",
@@ -23,12 +26,14 @@ FORMATS: tuple[str, ...] = (
 @dataclass(frozen=True)
 class Entry:
     """One record read: its 1-based position in the file, the file's own id of it, the record,
-    and the database the record says it came from (``None`` when it does not say)."""
+    the database the record says it came from (``None`` when it does not say), and the screening
+    decisions its notes carry (an export of a screened set: :mod:`.carried`)."""
 
     position: int
     input_id: str | None
     data: RecordData
     database: str | None = None
+    decisions: tuple[dict[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

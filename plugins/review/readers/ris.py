@@ -12,6 +12,8 @@ from medlit.core.plugin import bibliography
 from ..record import Kind
 from .builder import Builder, Tally
 from .results import Entry, Skipped
+from .ris_dialects import accession as dialect_accession
+from .ris_dialects import pmid as dialect_pmid
 from .values import issns_isbns, pages, ris_kind, year_of
 
 _ABBREV = re.compile(r"\b[A-Z][a-z]{0,9}\.(?:\s|$)")
@@ -60,8 +62,11 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     _publication(b, values)
     _dois(b, values)
     accession = _first(values, "AN")
+    b.pmid(dialect_pmid(values))
+    for note in values.get("N1", []):
+        b.decisions_in(note)
     _ids(b, values, accession)
-    return b.finish(position, _first(values, "ID") or accession, database)
+    return b.finish(position, _first(values, "ID") or accession or dialect_accession(values), database)
 
 
 def _kind(b: Builder, values: Values) -> Kind:

@@ -112,6 +112,9 @@ def kind_of(label: str | None) -> Kind | None:
         return "chapter"
     if any(word in text for word in ("thesis", "dissertation")):
         return "thesis"
+    if "consensus development conference" in text:
+        # MEDLINE's type for a journal article reporting a consensus conference's statement
+        return "article"
     if any(word in text for word in ("conference", "proceeding", "congress", "meeting", "symposium")):
         return "conference"
     if any(word in text for word in ("preprint", "posted-content", "unpublished")):

@@ -61,8 +61,9 @@ async def review_export(args: ExportInput, ctx: ToolContext) -> ExportOutput:
             chunk = asyncio.run_coroutine_threadsafe(_chunk(rows, EXPORT_CHUNK), loop).result()
             if not chunk:
                 return
+            decided = asyncio.run_coroutine_threadsafe(_decisions(store, row.id, chunk), loop).result()
             for key, data in chunk:
-                yield _for_export(key, data, catalog)
+                yield dict(_for_export(key, data, catalog), decisions=decided.get(key, []))
 
     log_text = await search_log(ws, store, row, catalog)
     try:
@@ -121,6 +122,27 @@ async def _chunk(
         out.append(item)
         if len(out) >= size:
             break
+    return out
+
+
+async def _decisions(
+    store: Any, set_id: int, chunk: list[tuple[int, dict[str, Any]]]
+) -> dict[int, list[dict[str, Any]]]:
+    """The chunk's screening decisions by record (every reviewer and stage), for the writers'
+    notes: a set leaves the server with its decisions."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    if not chunk:
+        return out
+    for d in await store.decisions(set_id, [key for key, _ in chunk]):
+        out.setdefault(d.record_id, []).append(
+            {
+                "stage": d.stage,
+                "decision": d.decision,
+                "reviewer": d.reviewer,
+                "category": d.category,
+                "reason": d.reason,
+            }
+        )
     return out
 
 

@@ -12,8 +12,10 @@ The flow (PRISMA 2020, new reviews, databases, registers and other sources):
   reviewer excluded as ``not_retrievable``) and no reviewer assessed; assessed = excluded with
   reasons + included (reconciled full-text ``exclude``/``include``); the rest are pending
   (``maybe``, conflicts, retrieved but not yet assessed, not yet checked);
-- included: each included report counts as one study (a set does not link the reports of one
-  study), so "Studies included" and "Reports of included studies" are the same number;
+- included: each included report counts as one study: the reports of one study (a trial's
+  registration and its articles, a preprint and its article) are linked in ``review_records``
+  (identity/links.py), but the counts do not combine them, so "Studies included" and "Reports of
+  included studies" are the same number;
 - other methods (the template's second column): the records that only other-methods sources found
   (a record a database also found is counted with the databases), through the same decisions.
 """
@@ -121,11 +123,13 @@ def routed_flow(
     identified: Mapping[str, int],
     duplicates_removed: int,
     other_only: Collection[int] = (),
+    kinds: Mapping[str, Route] | None = None,
 ) -> Flow:
     """The flow with each source on its route: ``other_only`` are the records no database or
     register found (they make the other-methods column, present when a source is on that route);
-    ``duplicates_removed`` is the databases' and registers' own."""
-    routes = {source: route(source) for source in identified}
+    ``duplicates_removed`` is the databases' and registers' own; ``kinds`` the routes declared
+    (:func:`.routes.declared`)."""
+    routes = {source: route(source, kinds) for source in identified}
     main = {s: n for s, n in identified.items() if routes[s] != "other"}
     others = {s: n for s, n in identified.items() if routes[s] == "other"}
     held = set(other_only) if others else set()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TextIO
 from urllib.parse import quote
 
-from medlit.core.plugin import MedlitError, ToolContext, rendering
+from medlit.core.plugin import MedlitError, SearchSource, ToolContext, rendering
 
 from .. import exports as X
 from ..models import OtherMethodsCounts, PrismaCounts, PrismaInput, PrismaOutput, SetState, SourceReport
@@ -20,7 +20,7 @@ from ..sets.workspace import Workspace, existing, workspace
 from ..store import SetRow, Store
 from .exporting import EXPORT_FAILED, EXPORT_URI, export_dir
 from .flow import Flow, routed_flow
-from .routes import route
+from .routes import declared, route
 
 RECONCILIATION = (
     "Per record and stage: the 'final' reviewer's decision wins; else the decision all reviewers agree on; "
@@ -37,14 +37,16 @@ def _per_source(sources: Sequence[SourceReport]) -> dict[str, int]:
     return out
 
 
-async def _flow(store: Store, row: SetRow, state: SetState) -> Flow:
+async def _flow(store: Store, row: SetRow, state: SetState, catalog: Sequence[SearchSource] = ()) -> Flow:
     """The set's flow; the other-methods column holds the records no database or register found,
-    and the duplicates removed are the databases' and registers' among themselves."""
+    and the duplicates removed are the databases' and registers' among themselves. ``catalog``:
+    the search sources, whose declared kind puts them on their route."""
     duplicates, other_only = state.duplicatesRemoved, set[int]()
     latest = await store.latest(row.id)
-    others = [s for s in latest if route(s.source) == "other"]
+    kinds = declared(catalog, latest)
+    others = [s for s in latest if route(s.source, kinds) == "other"]
     if others:
-        main = [s for s in latest if route(s.source) != "other"]
+        main = [s for s in latest if route(s.source, kinds) != "other"]
         found, unique, _ = await store.counts(main)
         duplicates = found - unique
         other_only = await store.hit_records(others) - await store.hit_records(main)
@@ -55,6 +57,7 @@ async def _flow(store: Store, row: SetRow, state: SetState) -> Flow:
         _per_source(state.sources),
         duplicates,
         other_only,
+        kinds,
     )
 
 
@@ -125,7 +128,7 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     ws = workspace(ctx)
     store, row = await existing(ws, args.set, ctx.principal)
     state = await set_state(ws, store, row)
-    f = await _flow(store, row, state)
+    f = await _flow(store, row, state, [d.record for d in ctx.services().catalog.sources])
     pending_ta, pending_ft = f.pending()
     o = f.other
     if pending_ta.get("undecided"):
@@ -146,7 +149,8 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     footnotes: list[str] = []
     if f.included or (o and o.included):
         footnotes.append(
-            "Each included report is counted as one study (reports of one study are not linked)."
+            "Each included report is counted as one study (review_records links the reports of one study; "
+            "the counts do not combine them)."
         )
     if f.stopping:
         footnotes.append(f.stopping)

@@ -1,8 +1,10 @@
 """Which PRISMA 2020 identification route a set's source belongs to: a bibliographic database, a
 study register, or "other methods" (the template's second column).
 
-A source is a search source's name (``pubmed``) or the database label given to ``review_import``,
-so the route is read from that label, with no setting to keep in step:
+A source is a search source's name (``pubmed``) or the database label given to ``review_import``.
+A route said outright wins (:func:`declared`): the ``kind`` a plugin declares for its search source
+(``SearchSource.kind``: ClinicalTrials.gov's is ``register``), or the ``sourceKind`` given with an
+imported file. Otherwise the route is read from the label, with no setting to keep in step:
 
 - **other methods**: a label that starts with one of the template's other methods or a close
   variant, case-insensitive: "Citation searching", "Websites", "Organisations", "Hand searching",
@@ -16,7 +18,12 @@ so the route is read from that label, with no setting to keep in step:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Literal
+
+from medlit.core.plugin import SearchSource
+
+from ..store import SearchRow
 
 Route = Literal["database", "register", "other"]
 
@@ -45,8 +52,22 @@ REGISTERS = re.compile(
 )
 
 
-def route(source: str) -> Route:
-    """The route of one source label (module docstring)."""
+def declared(sources: Iterable[SearchSource], searches: Iterable[SearchRow] = ()) -> dict[str, Route]:
+    """The routes said outright: each search source's declared ``kind``, and the ``sourceKind`` a
+    user gave an imported file (a later file of the same database saying otherwise wins)."""
+    out: dict[str, Route] = {s.name: s.kind for s in sources}
+    for run in searches:
+        kind = (run.options.get("import") or {}).get("sourceKind") if run.is_import else None
+        if kind in ("database", "register", "other"):
+            out[run.source] = kind
+    return out
+
+
+def route(source: str, kinds: Mapping[str, Route] | None = None) -> Route:
+    """The route of one source: the one ``kinds`` declares for it (:func:`declared`), else read
+    from its label (module docstring)."""
+    if kinds and source in kinds:
+        return kinds[source]
     label = " ".join(source.lower().replace("_", " ").split())
     if label.startswith(OTHER_METHODS):
         return "other"

@@ -17,6 +17,7 @@ from ..screening.ranking import stopping_note
 from ..sets.state import set_state
 from ..sets.workspace import Workspace, existing, workspace
 from ..store import FileRow, SearchRow, SetRow, Store
+from .routes import Route, declared, route
 
 
 async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog | None) -> str:
@@ -30,6 +31,8 @@ async def search_log(ws: Workspace, store: Store, row: SetRow, catalog: Catalog 
         "",
     ]
     lines += _latest(state, titles)
+    kinds = declared([d.record for d in (catalog.sources if catalog else ())], searches)
+    lines += _registers(state, titles, kinds)
     lines += _imported([s for s in searches if s.is_import], await store.files(row.id))
     lines += _totals(state)
     lines += _runs(searches, titles)
@@ -61,6 +64,26 @@ def _latest(state: SetState, titles: Mapping[str, str]) -> list[str]:
         if s.notice:
             lines += [f"Note: {s.notice}", ""]
     return lines
+
+
+def _registers(state: SetState, titles: Mapping[str, str], kinds: Mapping[str, Route]) -> list[str]:
+    """The study registers searched (PRISMA-S item 2), apart from the databases: a register's
+    records are counted in the diagram's registers box."""
+    registers = [s for s in state.sources if route(s.source, kinds) == "register"]
+    if not registers:
+        return []
+    lines = [
+        "## Study registers searched",
+        "",
+        "| Register | Run | Date and time run (UTC) | Records found | Records fetched |",
+        "|---|---|---|---|---|",
+    ]
+    for s in registers:
+        lines.append(
+            f"| {titles.get(s.source, s.source)} | {s.run} | {s.ranAt} | "
+            f"{s.found if s.found is not None else '?'} | {s.fetched} |"
+        )
+    return [*lines, ""]
 
 
 def _imported(imported: Sequence[SearchRow], files: Mapping[int, FileRow]) -> list[str]:

@@ -43,7 +43,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -94,6 +94,7 @@ class Features:
 
 
 _CACHE: OrderedDict[str, Features] = OrderedDict()
+_WATCH = threading.local()  # this thread's step watcher (see watched)
 _FITTING: dict[str, threading.Event] = {}  # content digests being fitted now (see features)
 _LOCK = threading.Lock()
 
@@ -103,6 +104,27 @@ _TAGS = re.compile(r"\[[^\]]*\]")
 _PREFIX = re.compile(r"\b[A-Z_]{2,}:")
 _OVID = re.compile(r"\.(?:ti|ab|kw|mp|sh|pt|tw|af)\b\.?", re.IGNORECASE)
 _SYNTAX = re.compile(r"[*?\"'()${}<>=#~^]|\b\d{4}(?:[/:-]\d{1,4})*\b|\b(?:AND|OR|NOT|NEAR\d*|ADJ\d*)\b")
+
+
+class Stopped(Exception):
+    """Raised at a step of a ranking whose watcher says stop (see :func:`watched`)."""
+
+
+def watched(watcher: Callable[[str], None] | None) -> None:
+    """Have this thread's rankings call ``watcher(step)`` after each step of their work (the
+    features' three parts, each SVM), which may raise :class:`Stopped` to abandon the ranking.
+
+    Why: a ranking of a large set takes tens of seconds in a worker thread, and a thread cannot be
+    stopped from outside; a ranking a newer decision made stale, or one running at shutdown, stops
+    at its next step instead of running to its end. The ranking job (``sets.rankings``) also
+    reads its progress from these steps."""
+    _WATCH.fn = watcher
+
+
+def _step(name: str) -> None:
+    fn = getattr(_WATCH, "fn", None)
+    if fn is not None:
+        fn(name)
 
 
 def topic_text(queries: Iterable[str], criteria: str | None = None) -> str:
@@ -199,6 +221,7 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
         matrix = vectorizer.fit_transform([t for _, t in texts]).tocsr()
     except ValueError:  # an empty vocabulary (only stop words or numbers): nothing to rank by
         return None
+    _step("words")
     keys = [k for k, _ in texts]
     single = np.array(
         sorted(i for term, i in vectorizer.vocabulary_.items() if " " not in term), dtype=np.int64
@@ -206,11 +229,14 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
     # (a set whose every single word is too common for max_df keeps only bigrams: use those)
     words = normalize(matrix[:, single]).tocsr() if len(single) else matrix
     chars = _char_grams([t for _, t in texts])
+    _step("chars")
+    titled = _titled(matrix, [title_of(t) for _, t in texts])
+    _step("titled")
     return Features(
         keys,
         {k: i for i, k in enumerate(keys)},
         matrix,
-        _titled(matrix, [title_of(t) for _, t in texts]),
+        titled,
         words,
         words if chars is None else chars,
         vectorizer,
@@ -500,6 +526,7 @@ def _svm(x: csr_matrix, y: np.ndarray, w: np.ndarray, candidates: csr_matrix) ->
 
     svm = LinearSVC(C=SVM_C, random_state=0).fit(x, y, sample_weight=w)
     out: np.ndarray = rankdata(svm.decision_function(candidates))
+    _step("svm")
     return out
 
 

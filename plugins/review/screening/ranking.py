@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,8 +31,29 @@ R = TypeVar("R")
 @dataclass(frozen=True)
 class Ranked:
     ranking: priority.Ranking
-    data: dict[int, dict[str, Any]]  # every record of the set, by key
     estimate: stopping.Estimate
+
+    def to_json(self) -> str:
+        """The ranking as the replicas share it in the store (read back by :meth:`from_json`)."""
+        r = self.ranking
+        body = {
+            "keys": r.keys,
+            "scores": r.scores,
+            "method": r.method,
+            "includes": r.includes,
+            "excludes": r.excludes,
+            "notice": r.notice,
+            "estimate": dataclasses.asdict(self.estimate),
+        }
+        return json.dumps(body, separators=(",", ":"), default=lambda v: v.item())  # (numpy scalars)
+
+    @classmethod
+    def from_json(cls, text: str) -> Ranked:
+        body = json.loads(text)
+        ranking = priority.Ranking(
+            body["keys"], body["scores"], body["method"], body["includes"], body["excludes"], body["notice"]
+        )
+        return cls(ranking, stopping.Estimate(**body["estimate"]))
 
 
 def labels(effective: Mapping[tuple[int, str], Effective]) -> dict[int, bool]:
@@ -90,10 +113,10 @@ async def warm(store: Store, set_id: int) -> bool:
     texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
     if priority.cached(texts):
         return False
-    return await _daemon(priority.features, texts) is not None
+    return await daemon(priority.features, texts) is not None
 
 
-def _daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
+def daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
     """``fn(arg)`` in a daemon thread: unlike ``asyncio.to_thread``'s pool, which the event loop
     waits for when it closes, a server stopping mid-warming does not wait tens of seconds for a
     fit nobody will use."""
@@ -120,22 +143,52 @@ def _daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
     return out
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What a ranking of a set's candidates is computed from (read from the store by :func:`inputs`)."""
+
+    texts: list[tuple[int, str]]  # every record of the set: key, title + abstract
+    labels: dict[int, bool]
+    candidates: list[int]
+    topic: str
+    tail: bool
+    estimate: stopping.Estimate
+
+
+async def inputs(
+    store: Store, set_id: int, candidates: Sequence[int], queries: Sequence[str], criteria: str | None
+) -> Inputs:
+    """The set's texts, its reconciled title/abstract decisions as labels, whether screening is in
+    its tail, and the stopping estimate (the records' data is not kept: only their texts)."""
+    texts: list[tuple[int, str]] = []
+    without = 0
+    decisions = await store.decisions(set_id)
+    effective = reconcile(decisions)
+    async for key, record in store.stream(set_id):
+        text = priority.record_text(record)
+        texts.append((key, text))
+        without += not text and (key, STAGE) not in effective  # see unranked
+    history = batches(decisions, effective)
+    tail = priority.in_tail([include for batch in history for include in batch])
+    topic = priority.topic_text(queries, criteria)
+    estimate = stopping.estimate(len(texts), history, without)
+    return Inputs(texts, labels(effective), list(candidates), topic, tail, estimate)
+
+
+def rank(given: Inputs) -> Ranked:
+    """``given.candidates`` ranked by the model trained on the set's decisions (CPU-bound: run it
+    off the event loop), with the stopping estimate."""
+    ranking = priority.rank(given.texts, given.labels, given.candidates, given.topic, given.tail)
+    return Ranked(ranking, given.estimate)
+
+
 async def rank_set(
     store: Store, set_id: int, candidates: Sequence[int], queries: Sequence[str], criteria: str | None
 ) -> Ranked:
-    """``candidates`` (keys of the set) ranked by the model trained on the set's reconciled
-    title/abstract decisions, with the stopping estimate."""
-    data = {key: record async for key, record in store.stream(set_id)}
-    decisions = await store.decisions(set_id)
-    effective = reconcile(decisions)
-    texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
-    topic = priority.topic_text(queries, criteria)
-    # the model's work is CPU-bound: off the event loop, so other calls go on meanwhile
-    history = batches(decisions, effective)
-    tail = priority.in_tail([include for batch in history for include in batch])
-    ranking = await asyncio.to_thread(priority.rank, texts, labels(effective), candidates, topic, tail)
-    estimate = stopping.estimate(len(data), history, unranked(data, effective))
-    return Ranked(ranking, data, estimate)
+    """``candidates`` ranked now, in this call (the benchmarks' simulation: each batch of decisions
+    ranked afresh). ``review_records`` pages from the set's ranking job instead (``sets.rankings``)."""
+    given = await inputs(store, set_id, candidates, queries, criteria)
+    return await daemon(rank, given)
 
 
 def stopping_note(e: stopping.Estimate) -> str:

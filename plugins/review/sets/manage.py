@@ -8,7 +8,8 @@ import contextlib
 from medlit.core.plugin import MedlitError, ToolContext, rendering
 from medlit.core.plugin import errors as E
 
-from ..models import SetsInput, SetsOutput, SetSummary
+from ..models import PendingUpload, SetsInput, SetsOutput, SetSummary
+from ..sources.importing import expiry_cutoff
 from .workspace import BUSY, unknown_set, workspace
 
 
@@ -16,8 +17,15 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
     ws = workspace(ctx)
     store = await ws.open()
     if args.action == "list":
+        await store.expire_uploads(expiry_cutoff(ctx))
+        rows = await store.list_sets(ctx.principal)
+        pending: dict[int, list[PendingUpload]] = {}
+        for set_id, database, held, parts, size, since in await store.uploads([r.id for r in rows]):
+            pending.setdefault(set_id, []).append(
+                PendingUpload(database=database, partsReceived=held, parts=parts, bytes=size, since=since)
+            )
         out = []
-        for row in await store.list_sets(ctx.principal):
+        for row in rows:
             latest = await store.latest(row.id)
             running = ws.running(row.id) is not None
             out.append(
@@ -29,6 +37,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
                     running=running,
                     updatedAt=row.updated_at,
                     sources=[s.source for s in latest],
+                    uploads=pending.get(row.id, []),
                 )
             )
         return SetsOutput(action="list", sets=out, store=ws.backend)
@@ -89,6 +98,21 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
         ]
         for s in out.sets
     ]
-    return f"## Review sets ({out.store})\n\n" + rendering.fence(
+    text = f"## Review sets ({out.store})\n\n" + rendering.fence(
         rendering.md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
     )
+    uploads = [
+        [s.set, u.database, f"{u.partsReceived} of {u.parts}", f"{u.bytes:,}", u.since]
+        for s in out.sets
+        for u in s.uploads
+    ]
+    if uploads:
+        text += (
+            "\n\n### Files being sent in parts\n\n"
+            + rendering.fence(
+                rendering.md_table(["Set", "Database", "Parts", "Bytes", "Since"], uploads), "review-uploads"
+            )
+            + "\n\nSend the rest with review_import (same set and database), or drop them with review_import "
+            "cancel=true; they expire a day (MEDLIT_IMPORT_PARTS_TTL) after their last part."
+        )
+    return text

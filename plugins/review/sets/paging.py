@@ -8,22 +8,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from medlit.core.plugin import ToolContext, outputs, rendering
+from medlit.core.plugin import SearchSource, ToolContext, outputs, rendering
 from medlit.core.plugin import errors as E
 
+from ..identity.links import studies_of
 from ..models import (
     InputRecord,
+    RankingProgress,
     RecordsInput,
     RecordsOutput,
     RetrievalState,
     ScreenDecision,
     ScreeningEstimate,
     SetRecord,
+    StudyReport,
     screening_estimate,
 )
-from ..screening.ranking import Ranked, rank_set
-from ..store import Decision, Retrieval, SetRow, Store
-from .workspace import existing, workspace
+from ..reporting.routes import declared, route
+from ..screening.ranking import Ranked
+from ..sources.chasing import found_via
+from ..store import Decision, Retrieval, SearchRow, SetRow, Store
+from .rankings import Pending
+from .workspace import Workspace, call_wait, existing, workspace
 
 
 def _brief_authors(authors: Sequence[str]) -> str | None:
@@ -93,16 +99,21 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     }
     ranked: Ranked | None = None
     if args.order == "priority":
-        ranked = await _prioritised(store, row, args, filters)
+        got = await _prioritised(ws, store, row, args, filters, call_wait(ctx))
+        if isinstance(got, Pending):
+            return await _pending(store, row, got)
+        ranked = got
         total = len(ranked.ranking.keys)
         window = ranked.ranking.keys[args.offset : args.offset + args.limit]
-        rows = [(key, ranked.data[key]) for key in window]
+        by_key = dict(await store.page_of(row.id, window))
+        rows = [(key, by_key[key]) for key in window if key in by_key]
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
     records, cut = await _records(store, row.id, rows, args, ranked)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
+    await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
     notes = []
     if cut:
@@ -143,15 +154,22 @@ async def _records(
         decided.setdefault(d.record_id, []).append(d)
     retrieved = await store.retrievals(set_id, keys) if keys else {}
     merged = await store.merged_from(keys) if keys else {}
+    chased = await found_via(store, set_id, merged)  # issue 53: how citation searching found them
+    evidence = await store.merge_evidence(keys) if keys else {}
     records: list[SetRecord] = []
     used = 0
     for key, data in rows:
         rec = _screening(set_record(key, data, args.brief), decided.get(key, []), retrieved.get(key))
         inputs = merged.get(key, [])
         if len(inputs) > 1 or (inputs and not args.brief):
-            rec.mergedFrom = [InputRecord(source=s, id=i) for s, i in inputs]
+            why = evidence.get(key, {})
+            rec.mergedFrom = [InputRecord(source=s, id=i, evidence=why.get((s, i))) for s, i in inputs]
         if ranked is not None:
             rec.score = ranked.ranking.scores[args.offset + len(records)]
+        if key in chased:
+            rec.foundVia = chased[key]
+            rec.seedsCiting = len({w[0] for w in chased[key] if w[1] == "backward"})
+            rec.seedsCited = len({w[0] for w in chased[key] if w[1] == "forward"})
         size = outputs.json_size(rec.model_dump(exclude_none=True))
         if records and used + size > args.maxResponseCharacters:
             return records, True
@@ -160,8 +178,35 @@ async def _records(
     return records, False
 
 
-async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any]) -> Ranked:
-    """The undecided title/abstract records matching the other filters, ranked (see ranking.py)."""
+async def _studies(
+    store: Store,
+    set_id: int,
+    records: list[SetRecord],
+    sources: Sequence[SearchSource],
+    latest: Sequence[SearchRow],
+) -> None:
+    """Each record's registrations and the other reports of its study in the set (linked, never
+    merged: identity/links.py)."""
+    if not records:
+        return
+    kinds = declared(sources, latest)
+    studies = await studies_of(
+        store, set_id, {s.source for s in latest if route(s.source, kinds) == "register"}
+    )
+    for rec in records:
+        links = studies.links(rec.key)
+        named = [n[4:] for n in sorted(studies.named.get(rec.key, ())) if n.startswith("nct:")]
+        rec.registrations = named or None
+        if links:
+            rec.reports = [StudyReport(key=x.key, relation=x.relation, via=x.via) for x in links]
+            rec.study = studies.study(rec.key)
+
+
+async def _prioritised(
+    ws: Workspace, store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any], wait: float
+) -> Ranked | Pending:
+    """The undecided title/abstract records matching the other filters, ranked (see ranking.py):
+    the set's kept ranking, or its ranking job's result within ``wait`` seconds, or its progress."""
     if args.stage != "title_abstract" or args.decision or args.conflicts:
         raise E.invalid_argument(
             "order='priority' ranks undecided title/abstract records: it goes with stage='title_abstract' and "
@@ -170,7 +215,30 @@ async def _prioritised(store: Store, row: SetRow, args: RecordsInput, filters: d
         )
     candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
     queries = [s.query for s in await store.latest(row.id)]
-    return await rank_set(store, row.id, candidates, queries, args.criteria)
+    return await ws.rankings.ranked(store, row, candidates, queries, args.criteria, wait)
+
+
+async def _pending(store: Store, row: SetRow, got: Pending) -> RecordsOutput:
+    """The answer while the set's ranking runs: no records yet, its progress, when to ask again."""
+    latest = await store.latest(row.id)
+    return RecordsOutput(
+        set=row.name,
+        total=got.total,
+        offset=0,
+        records=[],
+        complete=bool(latest) and all(s.state == "complete" for s in latest),
+        rankingProgress=RankingProgress(
+            state="running",
+            percent=got.percent,
+            askAgainSeconds=got.ask_again,
+            runningSeconds=round(got.running, 1),
+        ),
+        notice=(
+            f"Ranking in progress, {got.percent}% done; ask again in ~{got.ask_again} s (the same "
+            "review_records call). The set's ranking runs once for every session and is kept: asking "
+            "again reads it, it does not start another ranking. Meanwhile order='key' pages are served."
+        ),
+    )
 
 
 def render_records(out: RecordsOutput, args: RecordsInput) -> str:
@@ -203,6 +271,15 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
         lines.append(
             "Priority order: "
             + ", ".join(f"{r.key} ({r.score:.3f})" for r in out.records if r.score is not None)
+        )
+    studies = [
+        f"{r.key} (study {r.study}): " + ", ".join(f"{x.key} {x.relation} via {x.via}" for x in r.reports)
+        for r in out.records
+        if r.reports
+    ]
+    if studies:
+        lines.append(
+            "Reports of one study (linked, not merged: screen them together):\n" + "\n".join(studies)
         )
     if not args.brief:
         for r in out.records:

@@ -26,6 +26,7 @@ from .. import exports as X
 from ..screening.ranking import warm
 from ..store import SetRow, Store
 from .jobs import Job
+from .rankings import Rankings
 
 log = logging.getLogger("medlit.review")
 
@@ -66,6 +67,7 @@ class Workspace:
         self.store: Store | None = None
         self.jobs: dict[int, Job] = {}
         self.warming: dict[int, asyncio.Task[bool]] = {}  # by set (see warm)
+        self.rankings = Rankings()  # the sets' priority rankings (see .rankings)
         self._lock = asyncio.Lock()
         self._swept = False
 
@@ -105,6 +107,7 @@ class Workspace:
         """Fit the set's ranking features in the background now that its records changed (an
         import done, a merge ruled), so the first priority page does not wait for them. After the
         set's previous warming, if one is under way: its content is older."""
+        self.rankings.changed(set_id)
         if self.store is None:
             return
         store, before = self.store, self.warming.get(set_id)
@@ -137,6 +140,7 @@ class Workspace:
         job.task.add_done_callback(done)
 
     async def aclose(self) -> None:
+        await self.rankings.aclose()
         for task in list(self.warming.values()):  # (a fit under way ends in its daemon thread)
             task.cancel()
             with contextlib.suppress(BaseException):

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from ..identity import placing
 from ..readers import Entry, ReadResult, read
+from ..screening import restoring
 from ..sets.jobs import Job
 from ..store import Incoming, SearchRow, Store
 
@@ -73,6 +74,8 @@ async def run_file(
             await job.report(f"{search.source}: {done:,} of {len(records):,} records stored")
             if done >= len(records):
                 break
+        # a screened set's export brings its decisions: restored once every record is placed
+        await restoring.restore(store, search.set_id, search.id, input_ids(result.entries), result.entries)
         await store.release_file(search.id)
     except asyncio.CancelledError:
         raise

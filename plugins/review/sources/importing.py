@@ -20,8 +20,10 @@ import asyncio
 import base64
 import binascii
 import contextvars
+import errno
 import hashlib
 import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from medlit.core.plugin import MedlitError, ToolContext, rendering
@@ -30,15 +32,18 @@ from medlit.core.plugin import errors as E
 from ..models import ImportInput, ImportOutput, SkippedRecord
 from ..readers import ReadError, ReadResult, read
 from ..sets.jobs import Job, log_failure
-from ..sets.workspace import BUSY, Workspace, call_wait, workspace
+from ..sets.workspace import BUSY, Workspace, call_wait, unknown_set, workspace
 from ..store import FileRow, SearchRow, SetRow, Store
 from .filejob import run_file
 
 DEFAULT_MAX_BYTES = 200_000_000
+DEFAULT_MAX_RECORDS = 200_000  # more than the largest real reviews' database exports
+DEFAULT_PARTS_TTL = 86_400  # seconds a file sent in parts is kept after its last part
 SKIPPED_SHOWN = 50
 SKIPPED_KEPT = 5_000  # skipped records listed in the store (the count is always whole)
 PATH_REFUSED = "import_path_refused"
 FILE_UNREADABLE = "import_unreadable"
+TOO_MANY_RECORDS = "import_too_large"
 
 
 def allowed_dirs(ctx: ToolContext) -> list[Path]:
@@ -53,12 +58,36 @@ def allowed_dirs(ctx: ToolContext) -> list[Path]:
     return out
 
 
-def max_bytes(ctx: ToolContext) -> int:
-    raw = ctx.setting("MEDLIT_IMPORT_MAX_BYTES")
+def _int_setting(ctx: ToolContext, name: str, default: int) -> int:
+    raw = ctx.setting(name)
     try:
-        return int(raw) if raw else DEFAULT_MAX_BYTES
+        return int(raw) if raw else default
     except ValueError:
-        return DEFAULT_MAX_BYTES
+        return default
+
+
+def max_bytes(ctx: ToolContext) -> int:
+    return _int_setting(ctx, "MEDLIT_IMPORT_MAX_BYTES", DEFAULT_MAX_BYTES)
+
+
+def max_records(ctx: ToolContext) -> int:
+    return _int_setting(ctx, "MEDLIT_IMPORT_MAX_RECORDS", DEFAULT_MAX_RECORDS)
+
+
+def parts_ttl(ctx: ToolContext) -> int:
+    return _int_setting(ctx, "MEDLIT_IMPORT_PARTS_TTL", DEFAULT_PARTS_TTL)
+
+
+def expiry_cutoff(ctx: ToolContext) -> str:
+    """The time before which a file's parts are dropped (as the store writes times)."""
+    return (datetime.now(UTC) - timedelta(seconds=parts_ttl(ctx))).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def too_large(size: int, limit: int) -> MedlitError:
+    return E.invalid_argument(
+        f"The file has {size:,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
+        "Export the database's results in several files and import each.",
+    )
 
 
 def _refused(message: str, recovery: str) -> MedlitError:
@@ -81,8 +110,22 @@ def read_path(ctx: ToolContext, given: str, limit: int) -> tuple[bytes, str]:
             f"{os.pathsep!r}) and restart, or send the file's content in `content`.",
         )
     try:
-        path = Path(given).expanduser().resolve()
-    except (OSError, RuntimeError):
+        return _read_allowed(Path(given), roots, limit)
+    except OSError as exc:  # the message names no server path (exc's text would)
+        if exc.errno == errno.ENAMETOOLONG:
+            raise E.invalid_argument(
+                "A name in the path is longer than the file system allows (255 bytes a name).",
+                "Give the export file's path with shorter names (rename the file or its folder).",
+            ) from None
+        raise _refused(
+            f"The file could not be read ({exc.strerror}).", "Check the path and its permissions."
+        ) from None
+
+
+def _read_allowed(given: Path, roots: list[Path], limit: int) -> tuple[bytes, str]:
+    try:
+        path = given.expanduser().resolve()
+    except RuntimeError:
         raise _refused("The path could not be resolved.", "Give the export file's full path.") from None
     if not any(path.is_relative_to(root) for root in roots):
         raise _refused(
@@ -95,14 +138,8 @@ def read_path(ctx: ToolContext, given: str, limit: int) -> tuple[bytes, str]:
         )
     size = path.stat().st_size
     if size > limit:
-        raise E.invalid_argument(
-            f"The file has {size:,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
-            "Export the database's results in several files and import each.",
-        )
-    try:
-        return path.read_bytes(), path.name
-    except OSError as exc:
-        raise _refused(f"The file could not be read ({exc.strerror}).", "Check its permissions.") from None
+        raise too_large(size, limit)
+    return path.read_bytes(), path.name
 
 
 def _decode(args: ImportInput, text: str) -> bytes:
@@ -116,27 +153,86 @@ def _decode(args: ImportInput, text: str) -> bytes:
     return text.encode("utf-8")
 
 
-async def _content(args: ImportInput, store: Store, row: SetRow, limit: int) -> tuple[bytes, str] | list[int]:
+async def _content(
+    args: ImportInput, ctx: ToolContext, store: Store, row: SetRow, limit: int
+) -> tuple[bytes, str] | list[int]:
     """The file sent in the call: whole, or (with parts) the parts received so far when some are
-    still to come."""
+    still to come. Each part is decoded and counted as it arrives: a file passing ``limit`` is
+    refused at the part that passes it (its parts dropped), never joined first."""
     assert args.content is not None
     name = args.fileName or f"{args.database}.import"
     if args.parts == 1:
         raw = _decode(args, args.content)
-    else:
-        if args.part > args.parts:
-            raise E.invalid_argument(f"part {args.part} of {args.parts}?", "Number parts 1 to parts.")
-        held = await store.add_part(row.id, args.database, args.part, args.parts, args.content)
-        if len(held) < args.parts:
-            return held
-        raw = b"".join(_decode(args, p) for p in await store.take_parts(row.id, args.database))
+        if len(raw) > limit:
+            raise too_large(len(raw), limit)
+        return raw, name
+    if args.part > args.parts:
+        raise E.invalid_argument(f"part {args.part} of {args.parts}?", "Number parts 1 to parts.")
+    size = len(_decode(args, args.content))
+    await store.expire_uploads(expiry_cutoff(ctx))
+    held, held_bytes = await store.add_part(
+        row.id, args.database, args.part, args.parts, args.content, size, limit
+    )
+    if held_bytes > limit:
         await store.drop_upload(row.id, args.database)
-    if len(raw) > limit:
         raise E.invalid_argument(
-            f"The file has {len(raw):,} bytes, over this server's {limit:,} (MEDLIT_IMPORT_MAX_BYTES).",
-            "Export the database's results in several files and import each.",
+            f"With part {args.part} the file has {held_bytes:,} bytes, over this server's {limit:,} "
+            "(MEDLIT_IMPORT_MAX_BYTES); the parts received were dropped.",
+            "Export the database's results in several smaller files and import each.",
         )
+    if len(held) < args.parts:
+        return held
+    raw = b"".join(_decode(args, p) for p in await store.take_parts(row.id, args.database))
+    await store.drop_upload(row.id, args.database)
+    if len(raw) > limit:  # parts kept before sizes were recorded count 0 until joined
+        raise too_large(len(raw), limit)
     return raw, name
+
+
+async def cancel_upload(args: ImportInput, ctx: ToolContext) -> ImportOutput:
+    """``cancel=true``: drop the parts of the file being sent into the set for this database."""
+    ws = workspace(ctx)
+    store = await ws.open()
+    row = await store.get_set(args.set, ctx.principal)
+    if row is None:
+        raise unknown_set(args.set)
+    dropped = await store.drop_upload(row.id, args.database)
+    return ImportOutput(
+        set=row.name,
+        database=args.database,
+        fileName=args.fileName or "",
+        format="",
+        recordsInFile=0,
+        stored=0,
+        newRecords=0,
+        duplicates=0,
+        skipped=0,
+        total=await store.total(row.id),
+        complete=False,
+        running=False,
+        notice=f"Dropped {dropped} part(s) of the {args.database} file being sent in parts."
+        if dropped
+        else f"No {args.database} file was being sent in parts into this set; nothing was dropped.",
+    )
+
+
+async def _parts_received(args: ImportInput, store: Store, row: SetRow, held: list[int]) -> ImportOutput:
+    return ImportOutput(
+        set=row.name,
+        database=args.database,
+        fileName=args.fileName or "",
+        format="",
+        recordsInFile=0,
+        stored=0,
+        newRecords=0,
+        duplicates=0,
+        skipped=0,
+        total=await store.total(row.id),
+        complete=False,
+        running=False,
+        notice=f"Received parts {', '.join(map(str, held))} of {args.parts} of the {args.database} file; "
+        "send the rest (same set and database).",
+    )
 
 
 def _parse(raw: bytes, name: str, fmt: str) -> ReadResult:
@@ -159,6 +255,8 @@ def _skipped(result: ReadResult) -> list[dict[str, object]]:
 
 
 async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
+    if args.cancel:
+        return await cancel_upload(args, ctx)
     if bool(args.path) == bool(args.content):
         raise E.invalid_argument(
             "Give the export file as either `path` or `content`.",
@@ -178,24 +276,9 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             retryable=True,
         )
     if got is None:
-        sent = await _content(args, store, row, limit)
+        sent = await _content(args, ctx, store, row, limit)
         if isinstance(sent, list):
-            return ImportOutput(
-                set=row.name,
-                database=args.database,
-                fileName=args.fileName or "",
-                format="",
-                recordsInFile=0,
-                stored=0,
-                newRecords=0,
-                duplicates=0,
-                skipped=0,
-                total=await store.total(row.id),
-                complete=False,
-                running=False,
-                notice=f"Received parts {', '.join(map(str, sent))} of {args.parts} of the {args.database} file; "
-                "send the rest (same set and database).",
-            )
+            return await _parts_received(args, store, row, sent)
         got = sent
     raw, name = got
     sha = await asyncio.to_thread(lambda: hashlib.sha256(raw).hexdigest())
@@ -217,13 +300,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         searches = {s.id: s for s in await store.searches(row.id)}
         earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
         if earlier and searches[max(earlier)].state == "complete":
-            return await import_state(
-                ws,
-                store,
-                row,
-                searches[max(earlier)],
-                "This file was imported into the set before; nothing was added.",
-            )
+            return _again(await import_state(ws, store, row, searches[max(earlier)]))
         job = Job(set_id=row.id, searches=[], key=sha)
         if earlier:
             notice = "Resuming the unfinished import of this file from its last stored batch."
@@ -231,7 +308,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             job.searches.append(searches[max(earlier)].id)
             work = run_file(store, job, searches[max(earlier)])
         else:
-            work = _read_and_store(store, job, row, args, raw, name, sha)
+            work = _read_and_store(store, job, row, args, (raw, name, sha), max_records(ctx))
         job.task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
         job.task.add_done_callback(log_failure)
         ws.warm_after(job)
@@ -267,11 +344,24 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     return await import_state(ws, store, row, job.search, notice)
 
 
+def too_many_records(records: int, cap: int) -> MedlitError:
+    return MedlitError(
+        TOO_MANY_RECORDS,
+        f"The file holds {records:,} records, over this server's {cap:,} for one import "
+        "(MEDLIT_IMPORT_MAX_RECORDS); nothing was stored.",
+        recovery="Export the database's results in several files (by year, for example) and import each, "
+        "or raise MEDLIT_IMPORT_MAX_RECORDS.",
+        retryable=False,
+    )
+
+
 async def _read_and_store(
-    store: Store, job: Job, row: SetRow, args: ImportInput, raw: bytes, name: str, sha: str
+    store: Store, job: Job, row: SetRow, args: ImportInput, file_: tuple[bytes, str, str], cap: int
 ) -> None:
-    """The task of a new file's import: read it (in a thread: a large file takes seconds), keep it
-    with its search row, then store its records batch by batch."""
+    """The task of a new file's import: read it (in a thread: a large file takes seconds), refuse
+    it whole when it holds more than ``cap`` records, keep it with its search row, then store its
+    records batch by batch."""
+    raw, name, sha = file_
     await job.report(f"{args.database}: reading the file ({len(raw):,} bytes)")
     try:
         result = await asyncio.to_thread(_parse, raw, name, args.format)
@@ -279,12 +369,16 @@ async def _read_and_store(
         job.error = exc
         return
     records = len(result.entries) + len(result.skipped)
+    if records > cap:
+        job.error = too_many_records(records, cap)
+        return
     options = {
         "import": {
             "fileName": name,
             "format": result.format,
             "searchedOn": args.searchedOn,
             "interface": args.interface,
+            "sourceKind": args.sourceKind,
             "recordsReported": args.recordsReported,
             "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
             "notices": result.notices[:20],
@@ -297,6 +391,26 @@ async def _read_and_store(
     await run_file(store, job, search, result)
 
 
+def _again(before: ImportOutput) -> ImportOutput:
+    """A file imported into the set before: this call stores nothing, and says so in its counts
+    as in its notice (the counts of the first import are named, not reported as this call's)."""
+    then = (
+        f"This file was imported into the set before (then: {before.stored:,} stored, "
+        f"{before.newRecords:,} new, {before.duplicates:,} merged, {before.skipped:,} skipped); nothing "
+        "was added now."
+    )
+    return before.model_copy(
+        update={
+            "stored": 0,
+            "newRecords": 0,
+            "duplicates": 0,
+            "skipped": 0,
+            "skippedRecords": [],
+            "notice": then,
+        }
+    )
+
+
 async def import_state(
     ws: Workspace, store: Store, row: SetRow, search: SearchRow, notice: str = ""
 ) -> ImportOutput:
@@ -304,6 +418,9 @@ async def import_state(
     # then shows as running (the caller asks again), never as stopped with the file half read
     running = ws.running(row.id) is not None
     current = next(s for s in await store.searches(row.id) if s.id == search.id)
+    # the store's state is the last word: a job still closing (releasing the file's copy) after its
+    # search was marked complete or failed is not "running" beside it
+    running = running and current.state == "running"
     spec = current.options.get("import") or {}
     file = (await store.files(row.id)).get(current.id)
     listed = file.skipped if file else []
@@ -345,8 +462,20 @@ async def import_state(
         total=await store.total(row.id),
         complete=current.state == "complete",
         running=running,
-        notice=" ".join(notes) or None,
+        notice=sentences(notes),
     )
+
+
+def sentences(notes: list[str]) -> str | None:
+    """Notices as separate sentences: a reader's notice ("UTF-16 decoded") has no full stop of its
+    own, and two of them must not read as one sentence."""
+    out = []
+    for note in notes:
+        note = note.strip()
+        if note:
+            note = note[0].upper() + note[1:]
+            out.append(note if note[-1] in ".!?" else note + ".")
+    return " ".join(out) or None
 
 
 def render_import(out: ImportOutput, args: ImportInput) -> str:

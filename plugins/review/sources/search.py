@@ -71,6 +71,8 @@ def _check_queries(queries: dict[str, str], catalog: Catalog) -> dict[str, Searc
 async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
     catalog = ctx.services().catalog
     ws = workspace(ctx)
+    if args.update:
+        return await update(args, ctx)
     if args.queries:
         _check_queries(args.queries, catalog)
     store = await ws.open()
@@ -231,3 +233,57 @@ def _fault(source: SearchSource, exc: BaseException) -> MedlitError:
         )
     log.exception("search source %s failed", source.name)
     return E.plugin_fault(source.plugin, f"search source {source.name} failed: {type(exc).__name__}: {exc}")
+
+
+# -- living searches: every search of the set run again, what is new, includes no longer found ------
+async def update(args: SearchInput, ctx: ToolContext) -> SetState:
+    """``review_search`` with ``update``: the set's searches (the latest query of each search
+    source; imported files and citation searching are not re-run) as a new run. Decisions stay
+    with their records; a record included earlier that any earlier run of those searches found and
+    the new run does not is flagged in ``droppedIncludes`` (on every update until it is found again)."""
+    if args.queries:
+        raise E.invalid_argument(
+            "update re-runs the set's own searches: give no queries with it.",
+            "Call with update=true alone, or with queries (and no update) to change the searches.",
+        )
+    ws = workspace(ctx)
+    store = await ws.open()
+    row = await store.get_set(args.set, ctx.principal)
+    if row is None:
+        raise unknown_set(args.set)
+    known = _sources(ctx.services().catalog)
+    before = [s for s in await store.latest(row.id) if not s.is_import and s.source in known]
+    if not before:
+        raise E.invalid_argument(
+            f"{row.name!r} has no searches of a search source to update.",
+            "Run review_search with queries first (imported files are updated by importing the new export).",
+        )
+    if ws.running(row.id) is None:
+        # a new run even of unchanged queries: an update is a run of its own in the log
+        for s in before:
+            if s.state == "running":
+                await store.finish_search(
+                    s.id, "failed", f"superseded: an update of {row.name!r} replaced it"
+                )
+    queries = {s.source: s.query for s in before}
+    state = await review_search(args.model_copy(update={"update": False, "queries": queries}), ctx)
+    if state.running:
+        return state
+    every = [s for s in await store.searches(row.id) if s.source in queries and not s.is_import]
+    latest_run = max(s.run for s in every)
+    earlier = [s for s in every if s.run < latest_run]
+    dropped = await dropped_includes(store, row.id, earlier, [s for s in every if s.run == latest_run])
+    return state.model_copy(update={"droppedIncludes": dropped})
+
+
+async def dropped_includes(
+    store: Store, set_id: int, before: list[SearchRow], after: list[SearchRow]
+) -> list[int]:
+    """Included records (title/abstract or full text) any earlier run of the searches found and
+    the latest does not."""
+    included: set[int] = set()
+    for stage in ("title_abstract", "full_text"):
+        included.update(await store.keys_where(set_id, decision="include", stage=stage))
+    earlier = await store.hit_records(before)
+    now = await store.hit_records(after)
+    return sorted((included & earlier) - now)

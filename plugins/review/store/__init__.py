@@ -25,7 +25,8 @@ go with it.
 Persisting is its only job: which records are one work, and what a merged record holds, is
 decided by :mod:`..identity`, which writes its outcome through :meth:`Store.locked`. Its parts:
 :mod:`.schema` (the migrations), :mod:`.rows` (the rows it answers), :mod:`.sets` (sets, searches,
-imported files), :mod:`.records` (reading records), :mod:`.members` (a set's records and members
+imported files), :mod:`.records` (reading records), :mod:`.rankings` (the replicas' shared
+priority rankings), :mod:`.members` (a set's records and members
 under its lock), :mod:`.decisions` (screening decisions, retrievals) and :mod:`.sql` (shared SQL).
 """
 
@@ -39,6 +40,7 @@ from medlit.core.plugin import Database
 from . import schema
 from .decisions import DecisionTables
 from .members import Locked
+from .rankings import Lease, RankingTables
 from .records import RecordTables
 from .rows import (
     FINAL,
@@ -61,6 +63,7 @@ __all__ = [
     "Decision",
     "FileRow",
     "Incoming",
+    "Lease",
     "Locked",
     "Member",
     "Retrieval",
@@ -72,7 +75,7 @@ __all__ = [
 ]
 
 
-class Store(SetTables, RecordTables, DecisionTables):
+class Store(SetTables, RecordTables, DecisionTables, RankingTables):
     """The review tables of the host's store: ``store = await Store.on(await ctx.host.store())``."""
 
     def __init__(self, db: Database) -> None:

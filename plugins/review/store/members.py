@@ -17,6 +17,8 @@ from typing import Any
 from .rows import Db, Incoming, Member, SearchRow, now
 from .sql import as_json, chunked, columns, member_data
 
+JOINED = "joined by a person's ruling"  # the evidence of input records a review_merge join brought
+
 Input = tuple[str, str]  # an input record: (source, its id there)
 
 
@@ -143,13 +145,29 @@ class Locked:
             *columns(self.set_id, run, dict(data)),
         )
 
-    async def add_hits(self, search: SearchRow, hits: Sequence[tuple[int, Incoming, str]]) -> None:
-        """Store each input record as a hit of its record: (record id, input record, rule)."""
+    async def add_hits(
+        self,
+        search: SearchRow,
+        hits: Sequence[tuple[int, Incoming, str]],
+        evidence: Mapping[str, str] | None = None,
+    ) -> None:
+        """Store each input record as a hit of its record: (record id, input record, rule), with
+        the evidence that merged it (by the input record's id; none for a new record)."""
+        why = evidence or {}
         await self.tx.execute_many(
-            "INSERT INTO review_hits (search_id, record_id, source, source_id, rule, data, position) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO review_hits (search_id, record_id, source, source_id, rule, data, position, evidence) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (search.id, rid, search.source, rec.source_id, rule, as_json(rec.data), rec.position)
+                (
+                    search.id,
+                    rid,
+                    search.source,
+                    rec.source_id,
+                    rule,
+                    as_json(rec.data),
+                    rec.position,
+                    why.get(rec.source_id),
+                )
                 for rid, rec, rule in hits
             ],
         )
@@ -163,13 +181,21 @@ class Locked:
         )
 
     async def move_hits(self, hit_ids: Sequence[int], record_id: int) -> None:
-        await chunked(self.tx, "UPDATE review_hits SET record_id = ? WHERE id IN {}", [record_id], hit_ids)
+        # split out by a person: the matcher's evidence for the old merge no longer applies
+        await chunked(
+            self.tx,
+            "UPDATE review_hits SET record_id = ?, evidence = NULL WHERE id IN {}",
+            [record_id],
+            hit_ids,
+        )
 
     async def absorb(self, keep: int, record_id: int) -> None:
         """Make ``record_id`` part of ``keep``: its hits move, and its screening decisions and
         retrieval unless ``keep`` has its own for that stage and reviewer; then it is deleted."""
         tx = self.tx
-        await tx.execute("UPDATE review_hits SET record_id = ? WHERE record_id = ?", keep, record_id)
+        await tx.execute(
+            "UPDATE review_hits SET record_id = ?, evidence = ? WHERE record_id = ?", keep, JOINED, record_id
+        )
         await tx.execute(
             "UPDATE review_decisions SET record_id = ? WHERE record_id = ? AND NOT EXISTS (SELECT 1 FROM "
             "review_decisions d WHERE d.record_id = ? AND d.stage = review_decisions.stage AND "

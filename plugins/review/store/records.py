@@ -40,6 +40,21 @@ class RecordTables:
             out.setdefault(int(rid), []).append((int(first), str(source), str(sid)))
         return {rid: [(s, i) for _, s, i in sorted(v)] for rid, v in out.items()}
 
+    async def merge_evidence(self, record_ids: Sequence[int]) -> dict[int, dict[tuple[str, str], str]]:
+        """Why each input record was merged into its record, by (source, id): the evidence of
+        its first hit that has one (none for a record's first input record)."""
+        rows = await chunked(
+            self.db,
+            "SELECT record_id, source, source_id, evidence, id FROM review_hits WHERE record_id IN {} "
+            "AND evidence IS NOT NULL",
+            [],
+            sorted(set(record_ids)),
+        )
+        out: dict[int, dict[tuple[str, str], str]] = {}
+        for rid, source, sid, evidence, _ in sorted(rows, key=lambda row: int(row[4])):
+            out.setdefault(int(rid), {}).setdefault((str(source), str(sid)), str(evidence))
+        return out
+
     async def hit_rules(self, search_id: int) -> dict[str, int]:
         """A search's stored records by how each was placed: 'new', or the rule that merged it."""
         rows = await self.db.fetch(
@@ -127,6 +142,14 @@ class RecordTables:
             f"SELECT DISTINCT record_id FROM review_hits WHERE search_id IN {placeholders(ids)}", *ids
         )
         return {int(r[0]) for r in rows}
+
+    async def hit_map(self, search_id: int) -> dict[str, int]:
+        """One search's hits: source id -> the record it was placed in (an import's decisions
+        restored onto the records its input records became)."""
+        rows = await self.db.fetch(
+            "SELECT source_id, record_id FROM review_hits WHERE search_id = ?", search_id
+        )
+        return {str(s): int(r) for s, r in rows}
 
     async def new_in_run(self, set_id: int, run: int) -> int:
         rows = await self.db.fetch(

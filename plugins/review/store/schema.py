@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 6
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -99,6 +99,37 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 id {pk}, set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
                 action TEXT NOT NULL, detail TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL)""",
             "CREATE INDEX review_merge_log_set ON review_merge_log (set_id, id)",
+        ),
+    ),
+    (
+        4,
+        "priority rankings shared by the replicas (issue 50)",
+        (
+            # one row per set: the state being ranked, the process ranking it until `expires`
+            # (milliseconds; renewed while it runs), its progress and, once done, its result
+            """CREATE TABLE review_rankings (
+                set_id BIGINT PRIMARY KEY REFERENCES review_sets(id) ON DELETE CASCADE,
+                state TEXT NOT NULL, holder TEXT NOT NULL, expires BIGINT NOT NULL,
+                percent BIGINT NOT NULL DEFAULT 0, result TEXT)""",
+        ),
+    ),
+    (
+        5,
+        "upload parts' decoded size (a file's cap checked as parts arrive, never by joining them)",
+        (
+            # parts held before this migration count as 0 bytes: the join still checks the whole
+            "ALTER TABLE review_uploads ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0",
+            "CREATE INDEX review_uploads_created ON review_uploads (created_at)",
+        ),
+    ),
+    (
+        6,
+        "the evidence behind each merge",
+        (
+            # why the matcher put an input record in its record ("doi ... + title 0.97", "title
+            # 0.98 + authors + year"), so a person checking merges sees it; NULL for a record's
+            # first input record and for hits stored before
+            "ALTER TABLE review_hits ADD COLUMN evidence TEXT",
         ),
     ),
 )

@@ -13,7 +13,7 @@ from typing import Any
 from medlit.core.plugin import Database
 
 from .rows import SEARCH_COLUMNS, FileRow, SearchRow, SetRow, now, search_row
-from .sql import as_json
+from .sql import as_json, placeholders
 
 
 class SetTables:
@@ -199,27 +199,71 @@ class SetTables:
         skipped records stay for the log)."""
         await self.db.execute("UPDATE review_files SET content = NULL WHERE search_id = ?", search_id)
 
-    async def add_part(self, set_id: int, upload: str, part: int, parts: int, content: str) -> list[int]:
-        """Keep one part of a file sent in several calls; returns the parts held so far."""
+    async def add_part(
+        self, set_id: int, upload: str, part: int, parts: int, content: str, size: int, limit: int
+    ) -> tuple[list[int], int]:
+        """Keep one part of a file sent in several calls (``size``: its decoded bytes) unless the
+        parts held with it would pass ``limit`` bytes; returns the parts held so far and their
+        bytes (over ``limit``: the part was not kept)."""
         async with self.db.transaction() as tx:
             await tx.lock("review_sets", set_id)
+            rows = await tx.fetch(
+                "SELECT COALESCE(SUM(bytes), 0) FROM review_uploads WHERE set_id = ? AND upload = ? AND part <> ?",
+                set_id,
+                upload,
+                part,
+            )
+            held = int(rows[0][0]) + size
+            if held > limit:
+                return [], held
             await tx.execute(
-                "INSERT INTO review_uploads (set_id, upload, part, parts, content, created_at) VALUES "
-                "(?, ?, ?, ?, ?, ?) ON CONFLICT (set_id, upload, part) DO UPDATE SET content = excluded.content, "
-                "parts = excluded.parts",
+                "INSERT INTO review_uploads (set_id, upload, part, parts, content, created_at, bytes) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT (set_id, upload, part) DO UPDATE SET content = excluded.content, "
+                "parts = excluded.parts, bytes = excluded.bytes, created_at = excluded.created_at",
                 set_id,
                 upload,
                 part,
                 parts,
                 content,
                 now(),
+                size,
             )
             rows = await tx.fetch(
                 "SELECT part FROM review_uploads WHERE set_id = ? AND upload = ? ORDER BY part",
                 set_id,
                 upload,
             )
-        return [int(r[0]) for r in rows]
+        return [int(r[0]) for r in rows], held
+
+    async def uploads(self, set_ids: list[int]) -> list[tuple[int, str, int, int, int, str]]:
+        """The files being sent in parts into these sets: (set id, upload, parts held, parts in
+        all, bytes held, first part's time), oldest first."""
+        if not set_ids:
+            return []
+        rows = await self.db.fetch(
+            "SELECT set_id, upload, COUNT(*), MAX(parts), COALESCE(SUM(bytes), 0), MIN(created_at) "
+            f"FROM review_uploads WHERE set_id IN ({placeholders(set_ids)}) GROUP BY set_id, upload ORDER BY MIN(created_at)",
+            *set_ids,
+        )
+        return [(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]
+
+    async def expire_uploads(self, before: str) -> int:
+        """Drop every part of an upload whose last part arrived before ``before`` (a time as
+        :func:`now` writes it); returns the parts dropped. Nothing expired: nothing is written (a
+        store that refuses writes still lists its sets)."""
+        query = "SELECT set_id, upload FROM review_uploads GROUP BY set_id, upload HAVING MAX(created_at) < ?"
+        if not await self.db.fetch(query, before):
+            return 0
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch(query, before)  # again under the transaction: a part may have come
+            dropped = 0
+            for set_id, upload in rows:
+                gone = await tx.fetch(
+                    "SELECT COUNT(*) FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload
+                )
+                dropped += int(gone[0][0])
+                await tx.execute("DELETE FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload)
+        return dropped
 
     async def take_parts(self, set_id: int, upload: str) -> list[str]:
         rows = await self.db.fetch(
@@ -227,5 +271,11 @@ class SetTables:
         )
         return [str(r[0]) for r in rows]
 
-    async def drop_upload(self, set_id: int, upload: str) -> None:
-        await self.db.execute("DELETE FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload)
+    async def drop_upload(self, set_id: int, upload: str) -> int:
+        """Drop a file's parts (joined, or cancelled); returns how many were held."""
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch(
+                "SELECT COUNT(*) FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload
+            )
+            await tx.execute("DELETE FROM review_uploads WHERE set_id = ? AND upload = ?", set_id, upload)
+        return int(rows[0][0])

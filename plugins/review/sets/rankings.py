@@ -1,0 +1,283 @@
+"""A set's priority ranking as a service of the set, not of the call: at most one ranking job per
+set in this process, its result kept and paged from, made anew when the set's state changes.
+
+Why: ranking a large set takes tens of seconds and gigabytes. Made per call, each page ranked
+again, a call that met its deadline left its ranking running (a thread cannot be stopped) while
+its retry started another beside it, and several sessions each ranked at once: a shared server ran
+out of memory and time. Now:
+
+- **State**: a ranking is keyed by the set's state (:func:`state_of`: its decisions, its records'
+  number, its last change, the candidates and the review's topic). A page whose state matches the
+  kept result reads it: a page costs a read, not a re-rank.
+- **Single flight**: a call finding a job for the same state waits for that job; a call finding a
+  job for an older state (a decision arrived since) stops it and starts the new one.
+- **Stopping**: the model runs in a daemon thread that checks, after each step of its work
+  (:func:`..screening.priority.watched`), whether its job was stopped: by a newer state, or by the
+  workspace closing at shutdown. A server stopping does not wait for a ranking nobody will use.
+- **Progress**: a call waits for the job at most until shortly before its deadline (``wait``);
+  then it answers the job's progress and when to ask again (:class:`Pending`), and the job goes
+  on: the next call (of any session) finds it, never a second ranking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import hashlib
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..screening import priority, ranking
+from ..screening.ranking import Ranked
+from ..store import Lease, SetRow, Store
+
+log = logging.getLogger("medlit.review")
+
+KEPT_SETS = 16  # results kept, the least recently used dropped first (keys and scores only)
+FIRST_GUESS = 20.0  # seconds said before a job has finished any step to measure by
+FIRST_GUESS_OTHER = 5  # seconds said while another replica ranks (its progress is in the store)
+LEASE = 60.0  # seconds a replica's ranking lease lasts unless renewed (a killed replica's lapses)
+POLL = 0.25  # seconds between looks at another replica's ranking
+# each step's share of a ranking's time that fits its features (measured at 40,000 records); the
+# SVMs alone when the features were fitted already
+STEPS = {"words": 0.25, "chars": 0.35, "titled": 0.08, "svm": 0.08}
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A ranking still running when the call had to answer: how far it is and when to ask again."""
+
+    total: int  # the candidates being ranked
+    percent: int
+    ask_again: int  # seconds
+    running: float  # seconds since the job started
+
+
+@dataclass
+class Job:
+    """One ranking of one set's state, running in a daemon thread."""
+
+    set_id: int
+    state: str
+    started: float = field(default_factory=time.monotonic)
+    done: float = 0.0  # the share of the work done (see STEPS)
+    stop: threading.Event = field(default_factory=threading.Event)
+    task: asyncio.Task[Ranked] | None = None
+
+    def step(self, name: str) -> None:
+        """The worker's watcher (see priority.watched): progress, and a stop when asked."""
+        if self.stop.is_set():
+            raise priority.Stopped
+        self.done = min(0.99, self.done + STEPS.get(name, 0.0))
+
+    @property
+    def base(self) -> str:
+        return _base(self.state)
+
+    def pending(self, total: int) -> Pending:
+        running = time.monotonic() - self.started
+        left = FIRST_GUESS if self.done <= 0 else running * (1 - self.done) / self.done
+        return Pending(total, int(self.done * 100), max(1, round(left)), running)
+
+    def cancel(self) -> None:
+        self.stop.set()
+        if self.task is not None:
+            self.task.cancel()
+
+
+async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: str) -> str:
+    """A digest of everything a set's ranking depends on, read cheaply (no record's text): its
+    decisions (each stamp), its records' number (an import adds records, a merge joins two, a
+    split parts them) and its last change, the candidates and the topic: the same on every replica.
+
+    Two parts, ``base.variant``: the set's (decisions, records) and the call's (candidates, topic).
+    A newer base makes a running ranking stale; another variant of the same base does not (two
+    sessions asking with other criteria take turns rather than stop each other's ranking)."""
+    h = hashlib.blake2b(digest_size=20)
+    for d in await store.decisions(row.id):
+        h.update(f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode())
+    total = await store.total(row.id)
+    fresh = await store.get_set(row.name, row.owner)
+    updated = fresh.updated_at if fresh is not None else row.updated_at
+    h.update(f"{total}\x1f{updated}\x1e".encode())
+    v = hashlib.blake2b(digest_size=10)
+    v.update(f"{topic}\x1e".encode())
+    v.update(",".join(map(str, candidates)).encode())
+    return f"{h.hexdigest()}.{v.hexdigest()}"
+
+
+class Rankings:
+    """The process's ranking jobs and kept results, by set (kept in the workspace)."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[int, Job] = {}
+        self.kept: OrderedDict[int, tuple[str, Ranked]] = OrderedDict()
+        self.locks: dict[int, asyncio.Lock] = {}
+        self.closed = False
+        self.holder = uuid.uuid4().hex  # this process, as the replicas' ranking lease names it
+
+    def changed(self, set_id: int) -> None:
+        """The set's records changed (an import, a merge): its kept ranking is stale (its state, which
+        counts the records, says so too; this frees its memory now)."""
+        self.kept.pop(set_id, None)
+
+    async def ranked(
+        self,
+        store: Store,
+        row: SetRow,
+        candidates: Sequence[int],
+        queries: Sequence[str],
+        criteria: str | None,
+        wait: float,
+    ) -> Ranked | Pending:
+        """The set's candidates ranked: the kept result for this state (this process's, or the one
+        a replica stored), or the job ranking it (started here when no replica ranks it), waited for
+        at most ``wait`` seconds, or its progress."""
+        topic = priority.topic_text(queries, criteria)
+        state = await state_of(store, row, candidates, topic)
+        give_up = time.monotonic() + wait
+        while True:
+            async with self.locks.setdefault(row.id, asyncio.Lock()):  # (one check-and-start at a time)
+                got = await self._find(store, row.id, state, candidates, queries, criteria)
+            if isinstance(got, Job) and got.state != state and got.task is not None:
+                # the same decisions ranked for another variant: let it finish, then rank ours
+                await asyncio.wait([got.task], timeout=max(0.0, give_up - time.monotonic()))
+                if time.monotonic() >= give_up:
+                    return got.pending(len(candidates))
+                continue
+            if not isinstance(got, Lease):
+                break
+            # another replica ranks this state: wait for its result, or for its lease to lapse
+            if time.monotonic() >= give_up:
+                return Pending(len(candidates), got.percent, FIRST_GUESS_OTHER, 0.0)
+            await asyncio.sleep(POLL)
+        if isinstance(got, Ranked):
+            return got
+        return await self._wait(got, len(candidates), max(0.0, give_up - time.monotonic()))
+
+    async def _find(
+        self,
+        store: Store,
+        set_id: int,
+        state: str,
+        candidates: Sequence[int],
+        queries: Sequence[str],
+        criteria: str | None,
+    ) -> Ranked | Job | Lease:
+        """The state's ranking kept here or stored by a replica, or its job here (started when no
+        replica has the lease), or the lease another replica holds."""
+        kept = self.kept.get(set_id)
+        if kept is not None and kept[0] == state:
+            self.kept.move_to_end(set_id)
+            return kept[1]
+        job = self.jobs.get(set_id)
+        if job is not None and (job.state == state or job.base == _base(state)):
+            return job  # this state's job, or another variant's of the same decisions (waited for)
+        if job is not None:
+            job.cancel()  # newer decisions or records: the old ranking is of no use
+        lease = await store.take_ranking(set_id, state, self.holder, _ms(0), _ms(LEASE))
+        if lease.state == state and lease.result is not None:  # ranked already (here or elsewhere)
+            return self._keep(set_id, state, Ranked.from_json(lease.result))
+        if lease.holder == self.holder:
+            return self._start(store, set_id, state, candidates, queries, criteria)
+        return lease
+
+    async def _wait(self, job: Job, total: int, wait: float) -> Ranked | Pending:
+        task = job.task
+        assert task is not None
+        await asyncio.wait([task], timeout=wait)  # (a waiter cancelled leaves the job running)
+        if not task.done():
+            return job.pending(total)
+        if task.cancelled():  # stopped meanwhile by a newer state's call: that one's job runs
+            newer = self.jobs.get(job.set_id)
+            return (newer if newer is not None else job).pending(total)
+        return task.result()
+
+    def _keep(self, set_id: int, state: str, out: Ranked) -> Ranked:
+        self.kept[set_id] = (state, out)
+        self.kept.move_to_end(set_id)
+        while len(self.kept) > KEPT_SETS:
+            self.kept.popitem(last=False)
+        return out
+
+    def _start(
+        self,
+        store: Store,
+        set_id: int,
+        state: str,
+        candidates: Sequence[int],
+        queries: Sequence[str],
+        criteria: str | None,
+    ) -> Job:
+        if self.closed:
+            raise RuntimeError("the review workspace is closed")
+        job = Job(set_id, state)
+
+        def work(given: ranking.Inputs) -> Ranked:
+            priority.watched(job.step)
+            try:
+                return ranking.rank(given)
+            finally:
+                priority.watched(None)
+
+        async def renew() -> None:  # the lease, while the job runs: other replicas wait for it
+            while True:
+                await asyncio.sleep(LEASE / 3)
+                with contextlib.suppress(Exception):
+                    await store.renew_ranking(set_id, state, self.holder, _ms(LEASE), int(job.done * 100))
+
+        async def run() -> Ranked:
+            renewing = asyncio.get_running_loop().create_task(renew())
+            result: str | None = None
+            try:
+                given = await ranking.inputs(store, set_id, candidates, queries, criteria)
+                if job.stop.is_set():
+                    raise asyncio.CancelledError
+                out = await ranking.daemon(work, given)
+                result = out.to_json()
+                return self._keep(set_id, state, out)
+            finally:
+                renewing.cancel()
+                with contextlib.suppress(Exception):  # (a stopped job gives its lease up)
+                    await asyncio.shield(store.finish_ranking(set_id, state, self.holder, result))
+
+        def forget(task: asyncio.Task[Ranked]) -> None:
+            if self.jobs.get(set_id) is job:
+                del self.jobs[set_id]
+            if not task.cancelled() and task.exception() is not None:
+                exc = task.exception()
+                if not isinstance(exc, priority.Stopped):
+                    log.warning("review set %d: ranking failed", set_id, exc_info=exc)
+
+        # (in a context of its own: the job outlives the call that started it)
+        job.task = asyncio.get_running_loop().create_task(run(), context=contextvars.Context())
+        job.task.add_done_callback(forget)
+        self.jobs[set_id] = job
+        return job
+
+    async def aclose(self) -> None:
+        """Stop every ranking (shutdown): each thread stops at its next step, and nobody waits for it."""
+        self.closed = True
+        for job in list(self.jobs.values()):
+            job.cancel()
+            if job.task is not None:
+                with contextlib.suppress(BaseException):
+                    await job.task
+        self.jobs.clear()
+        self.kept.clear()
+
+
+def _ms(ahead: float) -> int:
+    """Milliseconds since the epoch, ``ahead`` seconds from now (the replicas share the clock)."""
+    return int((time.time() + ahead) * 1000)
+
+
+def _base(state: str) -> str:
+    """The set's part of a state (see state_of)."""
+    return state.partition(".")[0]

@@ -1,0 +1,204 @@
+"""Priority ranking as a service of the set, not of the call (issue 50), on SQLite and on
+PostgreSQL (skipped without a server): one ranking per set at a time however many calls ask at
+once, pages read from the kept ranking until a decision arrives, a newer decision or shutdown
+stops a running ranking, and a call that cannot wait for it answers its progress and when to ask
+again, never "retry" (which started a second ranking beside the first).
+
+The model is held at its features' fit by a gate (a slow ranking on a large set, made quick)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+
+import pytest
+
+from medlit.plugins.review.screening import priority
+from medlit.testing import check_structured, tool_definitions
+
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
+
+pytestmark = pytest.mark.anyio
+
+# a call waits at most a second for a ranking (call deadline 5 s less the 8 s margin: the 1 s floor)
+ENV = {"EUROPEPMC_ENABLED": "false", "UNPAYWALL_ENABLED": "false", "MEDLIT_CALL_DEADLINE": "5"}
+BASE = 30_000_000
+
+
+@pytest.fixture
+def runtime_for(fake, review_runtime):
+    install(fake, Literature.build(pubmed=60, europepmc=0), set())
+    return functools.partial(review_runtime, **ENV)
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """Counts the rankings begun and finished, and holds each features' fit until ``gate`` opens."""
+
+    class Model:
+        gate = threading.Event()
+        begun: list[int] = []  # the labels each ranking was trained on
+        finished: list[int] = []
+
+    real_rank, real_fit = priority.rank, priority.fit
+
+    def rank(texts, labels, candidates, topic="", tail=False):
+        Model.begun.append(len(labels))
+        out = real_rank(texts, labels, candidates, topic, tail)
+        Model.finished.append(len(labels))
+        return out
+
+    def fit(texts):
+        assert Model.gate.wait(30), "the gate never opened"
+        return real_fit(texts)
+
+    monkeypatch.setattr(priority, "rank", rank)
+    monkeypatch.setattr(priority, "fit", fit)
+    priority._CACHE.clear()
+    yield Model
+    Model.gate.set()
+    priority._CACHE.clear()
+
+
+async def call(rt, tool, **args):
+    out = await asyncio.wait_for(rt.call(tool, args), 20)
+    assert not out.is_error, out.text
+    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
+    check_structured(out.data, schema)
+    return out
+
+
+async def ready(rt):
+    """A set of 60 papers with one include and one exclude (keys by the paper's number)."""
+    await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+    for _ in range(200):  # (a call waits a second at most: the import may go on after it)
+        listed = (await call(rt, "review_records", set="s", limit=100)).data
+        if listed["complete"]:
+            break
+        await asyncio.sleep(0.1)
+    records = listed["records"]
+    keys = {int(r["pmid"]) - BASE: r["key"] for r in records}
+    await call(
+        rt, "review_screen", set="s", decisions=[decide(keys[9], "include"), decide(keys[0], "exclude")]
+    )
+    return keys
+
+
+def decide(key, decision):
+    return {"id": key, "stage": "title_abstract", "decision": decision}
+
+
+async def page(rt, offset=0):
+    return await call(rt, "review_records", set="s", order="priority", limit=10, offset=offset)
+
+
+async def test_concurrent_calls_share_one_ranking_and_pages_read_it(runtime_for, model):
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:  # time enough to rank
+        await ready(rt)
+        pages = await asyncio.gather(*(page(rt) for _ in range(5)))
+        assert model.begun == [2]  # five calls at once: one ranking
+        firsts = {tuple(r["key"] for r in p.data["records"]) for p in pages}
+        assert len(firsts) == 1 and all(p.data["ranking"] == "classifier" for p in pages)
+        second = await page(rt, offset=10)
+        await page(rt)
+        assert model.begun == [2]  # later pages, and the first again: read, not ranked again
+        assert second.data["offset"] == 10 and len(second.data["records"]) == 10
+
+
+async def test_a_new_decision_ranks_again(runtime_for, model):
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:  # time enough to rank
+        keys = await ready(rt)
+        before = await page(rt)
+        await page(rt, offset=10)
+        await call(rt, "review_screen", set="s", decisions=[decide(keys[19], "include")])
+        after = await page(rt)
+        await page(rt, offset=10)
+        assert model.begun == [2, 3] == model.finished  # once per state of the decisions
+        assert keys[19] in [r["key"] for r in before.data["records"]]
+        assert keys[19] not in [r["key"] for r in after.data["records"]]  # decided: no longer ranked
+
+
+async def test_a_call_that_cannot_wait_says_how_far_and_a_newer_decision_stops_the_old_ranking(
+    runtime_for, model
+):
+    model.gate.clear()
+    async with runtime_for() as rt:
+        keys = await ready(rt)
+        pending = await page(rt)  # the ranking is held at its fit: the call answers after ~1 s
+        progress = pending.data["rankingProgress"]
+        assert progress["state"] == "running" and 0 <= progress["percent"] < 100
+        assert progress["askAgainSeconds"] >= 1 and pending.data["records"] == []
+        assert pending.data["total"] == 58  # the undecided candidates
+        assert "Ranking in progress, " in pending.text and "ask again in ~" in pending.text
+        assert "retry" not in pending.text.lower()
+        again = await page(rt)  # still running: the same job, not a second one
+        assert again.data["rankingProgress"] is not None and model.begun == [2]
+        await call(rt, "review_screen", set="s", decisions=[decide(keys[19], "include")])
+        newer = await page(rt)  # a newer state: the old ranking is stopped, this one starts
+        assert newer.data["rankingProgress"] is not None
+        model.gate.set()
+        for _ in range(100):
+            done = await page(rt)
+            if done.data["rankingProgress"] is None:
+                break
+            await asyncio.sleep(0.1)
+        assert done.data["ranking"] == "classifier" and len(done.data["records"]) == 10
+        assert model.begun == [2, 3] and model.finished == [3]  # the stale ranking never finished
+
+
+async def test_shutdown_stops_a_running_ranking(runtime_for, model):
+    model.gate.clear()
+    async with runtime_for() as rt:
+        await ready(rt)
+        assert (await page(rt)).data["rankingProgress"] is not None
+        started = time.monotonic()
+    closed = time.monotonic() - started
+    model.gate.set()
+    await asyncio.sleep(1.0)  # the worker thread reaches its next step: stopped there
+    assert closed < 3.0
+    assert model.begun == [2] and model.finished == []
+
+
+async def test_two_replicas_on_one_store_rank_a_state_once(runtime_for, model, store_url):
+    """Two servers on one PostgreSQL store (a fleet): while one ranks the set's state, the other
+    answers its progress rather than rank it too, and then reads the first one's result."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("replicas share a PostgreSQL store (SQLite serves one process)")
+    model.gate.clear()
+    async with runtime_for() as one, runtime_for() as two:
+        await ready(one)
+        assert (await page(one)).data["rankingProgress"] is not None
+        assert (await page(two)).data["rankingProgress"] is not None
+        model.gate.set()
+        for _ in range(100):
+            a = await page(one)
+            if a.data["rankingProgress"] is None:
+                break
+            await asyncio.sleep(0.1)
+        b = await page(two)
+        assert model.begun == [2] == model.finished  # one ranking for both replicas
+        assert a.data["ranking"] == b.data["ranking"] == "classifier"
+        assert [(r["key"], r["score"]) for r in a.data["records"]] == [
+            (r["key"], r["score"]) for r in b.data["records"]
+        ]
+
+
+async def test_sessions_with_other_criteria_take_turns_rather_than_stop_each_other(runtime_for, model):
+    """Another variant of the same decisions (other criteria) is not a newer state: it waits for
+    the running ranking and then ranks its own; neither is stopped."""
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        await ready(rt)
+        pages = await asyncio.gather(
+            *(
+                call(rt, "review_records", set="s", order="priority", limit=10, criteria=criteria)
+                for criteria in ("migraine treatment", "headache prevention")
+            )
+        )
+        assert all(p.data["ranking"] == "classifier" for p in pages)
+        assert model.begun == [2, 2] == model.finished

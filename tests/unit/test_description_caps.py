@@ -1,0 +1,45 @@
+"""A cap stated in a field's description is the cap its schema enforces (issue 55): three tools said
+"Served at most 100 (more: a notice)" while their schema's maximum was that 100, so a client
+validating the schema refused the "more" before any notice could be given."""
+
+from __future__ import annotations
+
+import re
+
+from medlit.core.host import load_host
+from medlit.core.settings import load_settings
+
+from support.listed import ListedTools
+
+HOST = load_host(
+    load_settings(
+        {
+            "UNPAYWALL_EMAIL": "test@example.org",
+            "OPENURL_RESOLVER": "https://resolver.example.org/openurl",
+            "MEDLIT_SCHEMA_CACHE": "off",
+        }
+    )
+)
+DEFINITIONS = ListedTools(HOST)
+_STATED = re.compile(r"(?:at most|up to|1 to|maximum|max\.?)\s+([\d,]+)", re.IGNORECASE)
+
+
+def _integer_fields(schema: dict) -> list[tuple[str, dict]]:
+    return [
+        (name, spec)
+        for name, spec in (schema.get("properties") or {}).items()
+        if spec.get("type") == "integer" and "maximum" in spec
+    ]
+
+
+def test_every_stated_integer_cap_is_the_schema_maximum():
+    wrong = []
+    for tool in sorted(HOST.tools):
+        for name, spec in _integer_fields(DEFINITIONS[tool].input_schema):
+            description = spec.get("description") or ""
+            for stated in _STATED.findall(description):
+                if int(stated.replace(",", "")) != spec["maximum"]:
+                    wrong.append(f"{tool}.{name}: says {stated}, schema maximum {spec['maximum']}")
+            if "more: a notice" in description:
+                wrong.append(f"{tool}.{name}: promises a notice for values the schema refuses")
+    assert wrong == []
