@@ -53,6 +53,13 @@ async def rt(make_runtime):
 
 
 @pytest.fixture(autouse=True)
+def own_data_dir(monkeypatch, tmp_path):
+    """A test's runtimes and servers keep their default store under the test's own directory, never
+    in the user's data folder (platformdirs reads XDG_DATA_HOME): no test sees another's sets."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+@pytest.fixture(autouse=True)
 def no_network(monkeypatch):
     """Every test runs with outbound connections limited to loopback: a test that would reach a
     real upstream fails loudly instead (fixture files mention NCBI's DTD URLs only as data)."""

@@ -12,7 +12,7 @@ from support.fake_upstream import FakeUpstream
 # Fast but honest: the fake enforces this rate for NCBI, the client paces at it.
 TEST_NCBI_RATE = "40"
 # What a server subprocess keeps of the test process's own environment: enough to start Python.
-PASSED_THROUGH = ("PATH", "HOME", "LANG", "PYTHONPATH")
+PASSED_THROUGH = ("PATH", "HOME", "LANG", "PYTHONPATH", "XDG_DATA_HOME")
 
 
 def fake_env(fake: FakeUpstream, **extra: str) -> dict[str, str]:
