@@ -25,6 +25,8 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
 
 FAMILY = "trials"
 
+# No `capabilities`: they name the article tools other workflows point to ("search", "records");
+# a trial or a preprint's versions are not what those pointers promise.
 SEARCH_TOOL = ToolSpec(
     name="clinicaltrials_search",
     title="Search ClinicalTrials.gov",
@@ -40,7 +42,6 @@ SEARCH_TOOL = ToolSpec(
     output_model=_models.SearchOutput,
     handler=_search_tool.search_trials,
     render=_search_tool.render_search,
-    capabilities=frozenset({"search"}),
     guide="trials in a register by condition, drug, status, phase, place or date",
     toolset=FAMILY,
 )
@@ -63,7 +64,6 @@ FETCH_TOOL = ToolSpec(
     output_model=_models.FetchOutput,
     handler=_fetch_tool.fetch_trials,
     render=_fetch_tool.render_fetch,
-    capabilities=frozenset({"records"}),
     guide="NCT numbers, want the trial's record (eligibility, outcomes, results)",
     toolset=FAMILY,
 )

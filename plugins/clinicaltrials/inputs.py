@@ -158,8 +158,8 @@ class FetchInput(ToolInput):
     )
     detail: Detail = Field(
         "summary",
-        description="'summary': status, phase, conditions, interventions, dates, sponsor, PMIDs; 'full' adds "
-        "design, arms, eligibility, outcomes, status history and posted results. Example: 'full'.",
+        description="'summary' (status, phase, conditions, dates, sponsor, PMIDs) or 'full' (adds design, "
+        "arms, eligibility, outcomes, results). Example: 'full'.",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

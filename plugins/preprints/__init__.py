@@ -26,6 +26,8 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
 
 FAMILY = "preprints"
 
+# No `capabilities`: they name the article tools other workflows point to ("search", "records");
+# a trial or a preprint's versions are not what those pointers promise.
 LOOKUP_TOOL = ToolSpec(
     name="preprints_lookup",
     title="Look up bioRxiv and medRxiv preprints",
@@ -44,7 +46,6 @@ LOOKUP_TOOL = ToolSpec(
     output_model=_models.LookupOutput,
     handler=_lookup_tool.lookup_preprints,
     render=_lookup_tool.render_lookup,
-    capabilities=frozenset({"records", "links"}),
     guide="preprint DOIs, want every version and the journal article it became",
     toolset=FAMILY,
 )
@@ -65,7 +66,6 @@ SEARCH_TOOL = ToolSpec(
     output_model=_models.SearchOutput,
     handler=_search_tool.search_preprints,
     render=_search_tool.render_search,
-    capabilities=frozenset({"search"}),
     guide="preprints by topic (bioRxiv, medRxiv and others, through Europe PMC)",
     toolset=FAMILY,
 )

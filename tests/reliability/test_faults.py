@@ -60,6 +60,11 @@ ENV = {
     # review_search meets its sources' faults per source: tests/plugin/test_review.py holds its
     # transient and permanent fault cases; review_records, _export and _sets call no upstream.
     "MEDLIT_TOOLS": "-review_*",
+    # Not yet in this matrix (issue 54 left it open): the register and preprint plugins' faults
+    # (400, 404, 429 with Retry-After, 5xx, a failed service beside answering ones) are held by
+    # tests/plugin/test_clinicaltrials.py and test_preprints.py against their own fakes.
+    "CLINICALTRIALS_ENABLED": "false",
+    "PREPRINTS_ENABLED": "false",
 }
 HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
 # Whether a call kept its deadline is judged by what it answered, not by a stopwatch: the
