@@ -49,6 +49,7 @@ from .types import (
     SearchSource,
     ServiceSpec,
     ToolSpec,
+    WebPage,
 )
 
 PROJECT = "medlit"
@@ -310,6 +311,23 @@ def medlit_resources() -> Iterable[ResourceSpec]:
 
 
 @hookspec
+def medlit_web_pages() -> Iterable[WebPage]:
+    """Declare pages for people: files of the plugin's package served over Streamable HTTP at a
+    path (signed-in principals only, under a strict Content-Security-Policy) and, with an
+    ``app_uri``, as an MCP App resource the listed tools point at (see :class:`WebPage` and
+    docs/plugins.md, "Pages and MCP Apps").
+
+    Example::
+
+        @hookimpl
+        def medlit_web_pages():
+            return [WebPage(path="/notes", title="Notes", package="my_plugin.page",
+                            assets=("notes.js", "notes.css"), tools=("notes_list",),
+                            app_uri="ui://notes/page", linked_tools=("notes_list",))]
+    """
+
+
+@hookspec
 def medlit_prompts() -> Iterable[PromptSpec]:
     """Declare MCP prompts (reusable conversation starters with arguments).
     ``render(arguments, catalog)`` (sync) returns ``[(role, text), ...]``; the
@@ -340,4 +358,5 @@ HOOK_NAMES = (
     "medlit_citation_indexes",
     "medlit_resources",
     "medlit_prompts",
+    "medlit_web_pages",
 )

@@ -75,7 +75,9 @@ from .types import (
     ServiceSpec,
     SettingSpec,
     ToolSpec,
+    WebPage,
 )
+from .webpages import app_resource
 
 log = logging.getLogger("medlit.host")
 
@@ -158,6 +160,7 @@ class PluginRecord:
     citation_indexes: list[CitationIndex] = field(default_factory=list)
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
+    pages: list[WebPage] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
     origin: str = ""  # the plugin module's file: its tree fingerprints stored tool schemas
     waiting_on: str = ""  # the variable a non-active plugin waits on
@@ -249,7 +252,21 @@ class Host:
 
     @property
     def resources(self) -> dict[str, ResourceSpec]:
-        return {r.uri: r for p in self.plugins.values() if p.active for r in p.resources}
+        """The active plugins' resources, with each page's MCP App resource (``ui://``)."""
+        apps = {page.app_uri: app_resource(page) for page in self.pages.values() if page.app_uri}
+        return {r.uri: r for p in self.plugins.values() if p.active for r in p.resources} | apps
+
+    @property
+    def pages(self) -> dict[str, WebPage]:
+        """The active plugins' pages for people, by path."""
+        return {page.path: page for p in self.plugins.values() if p.active for page in p.pages}
+
+    def app_for_tool(self, tool: str) -> str | None:
+        """The ``ui://`` resource a tool points at (``_meta.ui.resourceUri``), if a page links it."""
+        for page in self.pages.values():
+            if page.app_uri and tool in page.linked_tools:
+                return page.app_uri
+        return None
 
     def resource_for(self, uri: str) -> tuple[ResourceSpec | None, dict[str, str]]:
         """The resource serving ``uri``: an exact URI first, else the first template matching it
@@ -413,6 +430,7 @@ _KINDS = (
     _Kind("citation_indexes", "medlit_citation_indexes", CitationIndex, "citation index", calls=("chase",)),
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
+    _Kind("pages", "medlit_web_pages", WebPage, "web page", key="path"),
 )
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 

@@ -133,10 +133,17 @@ def tool_definitions(host: Host) -> list[types.Tool]:
                     idempotent_hint=spec.idempotent,
                     open_world_hint=spec.open_world,
                 ),
+                meta=_app_meta(host, spec.name),
             )
         )
     host.schema_store.save()
     return tools
+
+
+def _app_meta(host: Host, name: str) -> dict[str, Any] | None:
+    """The MCP Apps link of a tool a page declares (``_meta.ui.resourceUri``), else nothing."""
+    uri = host.app_for_tool(name)
+    return {"ui": {"resourceUri": uri}} if uri else None
 
 
 def meta_definitions(host: Host) -> list[types.Tool]:
@@ -191,7 +198,9 @@ class _Server(Server[Any]):
         )
 
 
-def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
+def build_server(
+    host: Host, *, runtime: Runtime | None = None, shared: dict[str, Any] | None = None
+) -> Server[Any]:
     """An MCP server serving every active plugin's tools, resources and prompts.
 
     Its parts: the lifespan (a runtime and the sessions' tool lists), the tool handlers
@@ -205,7 +214,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         version=_version(),
         title="medlit: biomedical literature",
         instructions=instructions(host) + fence_note(),
-        lifespan=_lifespan(host, runtime),
+        lifespan=_lifespan(host, runtime, shared),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
         on_list_resources=catalog.list_resources,
@@ -220,7 +229,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
 
 
 def _lifespan(
-    host: Host, runtime: Runtime | None
+    host: Host, runtime: Runtime | None, shared: dict[str, Any] | None = None
 ) -> Callable[[Server[Any]], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
     """What every request of the server reads from ``ctx.lifespan_context``: the runtime (the one
     given, managed by its owner, else one of its own), the sessions' tool lists and the marker of
@@ -235,6 +244,8 @@ def _lifespan(
             yield {"runtime": runtime, "toolsets": lists, "session": session}
             return
         async with Runtime(host) as rt:
+            if shared is not None:  # the HTTP app's pages call tools on the same runtime
+                shared["runtime"] = rt
             yield {"runtime": rt, "toolsets": lists, "session": session}
 
     return lifespan
@@ -746,7 +757,8 @@ def http_app(
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    server = build_server(host)
+    shared: dict[str, Any] = {}
+    server = build_server(host, shared=shared)
     app = server.streamable_http_app(
         streamable_http_path=path,
         transport_security=http_security(allowed_hosts, allowed_origins),
@@ -770,6 +782,12 @@ def http_app(
         )
 
     app.router.routes.insert(0, Route("/health", health, methods=["GET"]))
+    if host.pages:  # the plugins' pages for people (core/webapp.py), behind their own sign-in
+        from .webapp import page_routes
+
+        app.router.routes[1:1] = page_routes(
+            host, shared, auth if auth is not None and auth.configured else None
+        )
     if auth is not None and auth.configured:
         require_auth(app, path, auth)
     return app

@@ -955,6 +955,35 @@ class ResourceSpec:
 
 
 @dataclass(frozen=True)
+class WebPage:
+    """A page a plugin serves to people, from files shipped in its package: over Streamable HTTP
+    at ``path`` (``/desk``: the entry at ``/desk/``, each asset at ``/desk/<name>``) for the
+    principals the server authenticates, and, with ``app_uri``, as an MCP App: a ``ui://``
+    resource (``text/html;profile=mcp-app``) whose HTML has the assets inlined, which the tools in
+    ``linked_tools`` point at through ``_meta.ui.resourceUri``.
+
+    ``package`` is the importable package holding ``entry`` and ``assets`` (plain files: HTML,
+    JavaScript, CSS, SVG; no build step). The entry names its assets by relative URL
+    (``<script src="app.js" defer></script>``, ``<link rel="stylesheet" href="app.css">``) and
+    carries no inline script: the host serves it under a Content-Security-Policy allowing only
+    its own files. The page calls the tools in ``tools`` and nothing else: over HTTP through
+    ``POST <path>/api/call`` (JSON ``{"tool", "arguments"}``, with the CSRF token the host puts in
+    ``<meta name="medlit-csrf">``), inside an MCP host through the host's bridge (``tools/call``).
+    """
+
+    path: str
+    title: str
+    package: str
+    entry: str = "index.html"
+    assets: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    app_uri: str = ""
+    linked_tools: tuple[str, ...] = ()
+    description: str = ""
+    plugin: str = ""
+
+
+@dataclass(frozen=True)
 class PromptArgument:
     name: str
     description: str

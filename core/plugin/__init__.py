@@ -72,6 +72,7 @@ from ..types import (
     TierResult,
     ToolContext,
     ToolSpec,
+    WebPage,
 )
 from . import identifiers, kinds, markup, outputs, rendering, wire
 
@@ -114,6 +115,7 @@ __all__ = [  # noqa: RUF022  (grouped by role, not sorted)
     "ResourceSpec",
     "PromptSpec",
     "PromptArgument",
+    "WebPage",
     # what the callables receive and return
     "ToolContext",
     "HostServices",

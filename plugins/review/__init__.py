@@ -59,6 +59,7 @@ from medlit.core.plugin import (
     ResourceSpec,
     SettingSpec,
     ToolSpec,
+    WebPage,
     errors,
     hookimpl,
     lazy_module,
@@ -413,3 +414,32 @@ def medlit_tools() -> list[ToolSpec]:
 @hookimpl
 def medlit_resources() -> list[ResourceSpec]:
     return list(RESOURCES)
+
+
+# -- the reviewer's desk (desk/): one page over HTTP at /desk and as the MCP App ui://review/desk --
+DESK = WebPage(
+    path="/desk",
+    title="Reviewer's desk",
+    package=f"{__name__}.desk",
+    assets=("desk.js", "desk.css"),
+    # what the page calls; the screening and reporting tools open it in hosts that render MCP Apps
+    tools=(
+        "review_sets",
+        "review_import",
+        "review_records",
+        "review_screen",
+        "review_merge",
+        "review_retrieve",
+        "review_prisma",
+        "review_export",
+    ),
+    app_uri="ui://review/desk",
+    linked_tools=("review_records", "review_screen", "review_merge", "review_prisma"),
+    description="Screen a review set one record at a time, resolve conflicts, check merges, see the "
+    "PRISMA 2020 flow and download exports.",
+)
+
+
+@hookimpl
+def medlit_web_pages() -> list[WebPage]:
+    return [DESK]

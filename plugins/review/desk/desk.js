@@ -1,0 +1,429 @@
+// The reviewer's desk. One file, no build step, served two ways: over HTTP (tool calls go to
+// POST <api>/api/call with the page's CSRF token) and as an MCP App (tool calls go through the
+// host's postMessage bridge as JSON-RPC tools/call). Every record string is untrusted upstream
+// text: it reaches the page through textContent only, never as markup.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const meta = (name) => {
+    const el = document.querySelector('meta[name="' + name + '"]');
+    return el ? el.getAttribute("content") || "" : "";
+  };
+  const mode = meta("medlit-mode") || (window.parent !== window ? "app" : "http");
+  const FINAL = "final";
+  const REASONS = {
+    wrong_population: "Wrong population", wrong_intervention: "Wrong intervention or exposure",
+    wrong_comparator: "Wrong comparator", wrong_outcome: "Wrong outcome",
+    wrong_study_design: "Wrong study design", wrong_publication_type: "Wrong publication type",
+    wrong_setting: "Wrong setting", language: "Language", duplicate: "Duplicate report",
+    retracted: "Retracted", not_retrievable: "Report not retrievable", other: "Other reason",
+  };
+
+  // -- talking to the server -------------------------------------------------------------------
+  let nextId = 1;
+  const pending = new Map();
+
+  function bridge(method, params) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+    });
+  }
+
+  window.addEventListener("message", (event) => {
+    if (mode !== "app" || event.source !== window.parent) return;
+    const msg = event.data;
+    if (!msg || msg.jsonrpc !== "2.0" || !pending.has(msg.id)) return;
+    const waiter = pending.get(msg.id);
+    pending.delete(msg.id);
+    if (msg.error) waiter.reject(new Error(msg.error.message || "The host refused the call."));
+    else waiter.resolve(msg.result);
+  });
+
+  async function call(tool, args) {
+    if (mode === "app") {
+      const result = await bridge("tools/call", { name: tool, arguments: args });
+      const error = result && result._meta ? result._meta["medlit/error"] : null;
+      const text = (result.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+      return { ok: !result.isError, data: result.structuredContent || null, text, error: error || (result.isError ? { message: text } : null) };
+    }
+    const response = await fetch(meta("medlit-api") + "/api/call", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": meta("medlit-csrf") },
+      body: JSON.stringify({ tool, arguments: args }),
+    });
+    const answer = await response.json();
+    if (response.status === 401) say("Signed out: reload the page to sign in again.");
+    return answer;
+  }
+
+  async function readResource(uri) {
+    if (mode === "app") {
+      const result = await bridge("resources/read", { uri });
+      return (result.contents || []).map((c) => c.text || "").join("");
+    }
+    const response = await fetch(meta("medlit-api") + "/api/resource?uri=" + encodeURIComponent(uri), { credentials: "same-origin" });
+    if (!response.ok) throw new Error("The file could not be read.");
+    return response.text();
+  }
+
+  async function tool(name, args) {
+    const answer = await call(name, args);
+    if (!answer.ok) {
+      const e = answer.error || {};
+      say((e.message || "The call failed.") + (e.recovery ? " " + e.recovery : ""));
+      return null;
+    }
+    return answer.data;
+  }
+
+  // -- small DOM helpers (text only) -----------------------------------------------------------
+  function el(tag, text, cls) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (cls) node.className = cls;
+    return node;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+  function say(text) { $("status").textContent = text; }
+  function button(label, onClick, attrs) {
+    const b = el("button", label);
+    b.type = "button";
+    b.addEventListener("click", onClick);
+    for (const [k, v] of Object.entries(attrs || {})) b.setAttribute(k, v);
+    return b;
+  }
+  function escapeRegExp(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  // The text with the set's terms marked: the text is split around matches, each piece a text node.
+  function highlighted(text, include, exclude) {
+    const frag = document.createDocumentFragment();
+    const terms = include.map((t) => [t, "inc"]).concat(exclude.map((t) => [t, "exc"])).filter(([t]) => t.length > 1);
+    if (!text || terms.length === 0) { frag.appendChild(document.createTextNode(text || "")); return frag; }
+    const kinds = new Map(terms.map(([t, k]) => [t.toLowerCase(), k]));
+    const pattern = new RegExp("(" + terms.map(([t]) => escapeRegExp(t)).join("|") + ")", "gi");
+    let last = 0;
+    for (const m of text.matchAll(pattern)) {
+      frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+      const kind = kinds.get(m[0].toLowerCase()) || "inc";
+      const mark = el("mark", m[0], kind);
+      mark.title = kind === "inc" ? "inclusion term" : "exclusion term";
+      frag.appendChild(mark);
+      last = m.index + m[0].length;
+    }
+    frag.appendChild(document.createTextNode(text.slice(last)));
+    return frag;
+  }
+
+  // -- state -----------------------------------------------------------------------------------
+  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false, ticket: 0 };
+  const stored = (key, fallback) => { try { return localStorage.getItem(key) ?? fallback; } catch (e) { return fallback; } };
+  const store = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
+  const terms = (id) => $(id).value.split(",").map((t) => t.trim()).filter(Boolean);
+
+  function reviewer() { return ($("reviewer").value.trim() || meta("medlit-principal") || "reviewer 1").slice(0, 80); }
+
+  // -- sets ------------------------------------------------------------------------------------
+  async function loadSets() {
+    const data = await tool("review_sets", { action: "list" });
+    const select = clear($("set"));
+    for (const s of (data && data.sets) || []) {
+      const option = el("option", s.set + " (" + s.total + ")");
+      option.value = s.set;
+      select.appendChild(option);
+    }
+    if (!select.options.length) { say("No review sets yet: import or search one with the review tools."); return; }
+    const remembered = stored("desk.set", "");
+    if ([...select.options].some((o) => o.value === remembered)) select.value = remembered;
+    await chooseSet(select.value);
+  }
+
+  async function chooseSet(name) {
+    state.set = name;
+    state.queue = []; // nothing of the previous set stays decidable while this one loads
+    renderRecord();
+    store("desk.set", name);
+    $("criteria-text").value = stored("desk.criteria." + name, "");
+    $("terms-include").value = stored("desk.include." + name, "");
+    $("terms-exclude").value = stored("desk.exclude." + name, "");
+    await showView(currentView);
+  }
+
+  // -- screening -------------------------------------------------------------------------------
+  async function loadQueue() {
+    state.reviewer = reviewer();
+    const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
+    $("record").setAttribute("aria-busy", "true");
+    const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
+    const criteria = $("criteria-text").value.trim();
+    if (criteria) args.criteria = criteria;
+    const data = await tool("review_records", args);
+    if (ticket !== state.ticket) return;
+    $("record").setAttribute("aria-busy", "false");
+    if (!data) return;
+    $("record").dataset.set = state.set;
+    state.queue = data.records || [];
+    state.index = 0;
+    state.total = data.total;
+    state.estimate = data.screeningEstimate || null;
+    renderRecord();
+    renderProgress();
+  }
+
+  function renderProgress() {
+    const e = state.estimate;
+    const screened = e ? e.screened : 0;
+    const all = screened + state.total;
+    $("progress-bar").max = Math.max(all, 1);
+    $("progress-bar").value = screened;
+    $("progress-text").textContent = screened + " of " + all + " screened" + (e ? ", " + e.includesFound + " includes found" : "");
+    $("estimate").textContent = e ? estimateWords(e) : "";
+  }
+
+  function estimateWords(e) {
+    const left = e.remainingIncludes;
+    let words = "About " + left.estimate + " more includes may be among the unscreened records";
+    if (left.upper95 !== undefined && left.upper95 !== null) words += " (at most " + left.upper95 + " at 95% confidence)";
+    words += ". ";
+    if (e.recallEstimate !== null && e.recallEstimate !== undefined) words += "Estimated recall so far: " + Math.round(e.recallEstimate * 100) + "%. ";
+    words += e.safeToStop
+      ? "The stopping test says 95% of the includes have been found with 95% confidence: you may stop here."
+      : "It is not yet safe to stop: keep screening (checking a stopping point means screening a random sample of the rest).";
+    return words;
+  }
+
+  function renderRecord() {
+    const box = clear($("record"));
+    const r = state.queue[state.index];
+    if (!r) { box.appendChild(el("p", state.set ? "Nothing left to screen for you in this set." : "")); return; }
+    const include = terms("terms-include"), exclude = terms("terms-exclude");
+    const h = el("h3");
+    h.appendChild(highlighted(r.title || "(no title)", include, exclude));
+    box.appendChild(h);
+    const facts = el("dl", null, "facts");
+    const fact = (name, value) => { if (value) { facts.appendChild(el("dt", name)); facts.appendChild(el("dd", value)); } };
+    fact("Authors", r.authors);
+    fact("Journal", r.journal);
+    fact("Year", r.year);
+    fact("Sources", (r.sources || []).join(", "));
+    fact("PMID", r.pmid);
+    fact("DOI", r.doi);
+    fact("Key", r.key);
+    box.appendChild(facts);
+    const abs = el("p", null, "abstract");
+    abs.appendChild(highlighted(r.abstract || "(no abstract)", include, exclude));
+    box.appendChild(abs);
+    const mine = (r.decisions || []).filter((d) => d.reviewer === state.reviewer);
+    if (mine.length) box.appendChild(el("p", "Your decision: " + mine.map((d) => d.decision).join(", "), "mine"));
+  }
+
+  async function decide(decision) {
+    const r = state.queue[state.index];
+    if (!r || state.busy) return;
+    state.busy = true;
+    const item = { id: r.key, stage: "title_abstract", decision };
+    const reason = $("reason").value.trim();
+    if (reason) item.reason = reason;
+    const data = await tool("review_screen", { set: state.set, reviewer: state.reviewer, decisions: [item] });
+    state.busy = false;
+    if (!data) return;
+    if (data.refused && data.refused.length) { say("Refused record " + r.key + ": " + data.refused[0].reason); return; }
+    say(decision + ": record " + r.key + ".");
+    $("reason").value = "";
+    state.queue.splice(state.index, 1);
+    state.total = Math.max(state.total - 1, 0);
+    if (state.estimate) { state.estimate.screened += 1; if (decision !== "exclude") state.estimate.includesFound += 1; }
+    if (state.queue.length === 0) await loadQueue();
+    else { renderRecord(); renderProgress(); }
+  }
+
+  function move(step) {
+    state.index = Math.min(Math.max(state.index + step, 0), Math.max(state.queue.length - 1, 0));
+    renderRecord();
+  }
+
+  // -- conflicts -------------------------------------------------------------------------------
+  async function loadConflicts() {
+    const stage = $("conflict-stage").value;
+    const data = await tool("review_records", { set: state.set, conflicts: true, stage, limit: 100 });
+    const list = clear($("conflict-list"));
+    if (!data) return;
+    $("agreement").textContent = data.total + " record(s) where the reviewers disagree at this stage.";
+    for (const r of data.records) {
+      const item = el("li", null, "card");
+      item.appendChild(el("h3", r.title || "(no title)"));
+      const table = el("ul", null, "decisions");
+      for (const d of (r.decisions || []).filter((x) => x.stage === stage)) {
+        table.appendChild(el("li", d.reviewer + ": " + d.decision + (d.reason ? " (" + d.reason + ")" : "")));
+      }
+      item.appendChild(table);
+      for (const decision of ["include", "exclude"]) {
+        item.appendChild(button("Resolve: " + decision, async () => {
+          const args = { set: state.set, reviewer: FINAL, decisions: [{ id: r.key, stage, decision, ...(stage === "full_text" && decision === "exclude" ? { reasonCategory: "other" } : {}) }] };
+          if (await tool("review_screen", args)) { await loadConflicts(); say("Resolved record " + r.key + ": " + decision + "."); }
+        }));
+      }
+      list.appendChild(item);
+    }
+  }
+
+  // -- merges ----------------------------------------------------------------------------------
+  async function loadMerges() {
+    const data = await tool("review_records", { set: state.set, limit: 200 });
+    const list = clear($("merge-list"));
+    if (!data) return;
+    const merged = data.records.filter((r) => (r.mergedFrom || []).length > 1);
+    if (!merged.length) list.appendChild(el("li", "No merged records on this page of the set."));
+    for (const r of merged) {
+      const item = el("li", null, "card");
+      item.appendChild(el("h3", r.title || "(no title)"));
+      const row = el("div", null, "inputs");
+      r.mergedFrom.forEach((input, i) => {
+        const box = el("div", null, "input");
+        box.appendChild(el("p", input.source + " " + input.id));
+        if (i > 0) {
+          box.appendChild(button("Split off", async () => {
+            const args = { set: state.set, action: "split", key: r.key, inputs: [{ source: input.source, id: input.id }], reviewer: reviewer() };
+            if (await tool("review_merge", args)) { await loadMerges(); say("Split " + input.source + " " + input.id + " off record " + r.key + "."); }
+          }, { "aria-label": "Split " + input.source + " " + input.id + " off this record" }));
+        }
+        row.appendChild(box);
+      });
+      item.appendChild(row);
+      list.appendChild(item);
+    }
+  }
+
+  // -- full text -------------------------------------------------------------------------------
+  async function loadFulltext() {
+    const data = await tool("review_records", { set: state.set, decision: "include", stage: "title_abstract", limit: 100 });
+    const list = clear($("fulltext-list"));
+    if (!data) return;
+    if (!data.records.length) list.appendChild(el("li", "No title/abstract includes yet."));
+    for (const r of data.records) {
+      const item = el("li", null, "card");
+      item.appendChild(el("h3", r.title || "(no title)"));
+      if (r.retrieval) item.appendChild(el("p", "Full text: " + r.retrieval.state + (r.retrieval.tier ? " (" + r.retrieval.tier + ")" : "")));
+      const done = (r.decisions || []).filter((d) => d.stage === "full_text");
+      if (done.length) item.appendChild(el("p", "Decided: " + done.map((d) => d.reviewer + " " + d.decision).join(", ")));
+      const label = el("label", "Exclusion reason");
+      const select = el("select");
+      select.id = "ft-reason-" + r.key;
+      label.htmlFor = select.id;
+      for (const [value, text] of Object.entries(REASONS)) { const o = el("option", text); o.value = value; select.appendChild(o); }
+      const send = (decision) => async () => {
+        const d = { id: r.key, stage: "full_text", decision };
+        if (decision === "exclude") d.reasonCategory = select.value;
+        if (await tool("review_screen", { set: state.set, reviewer: reviewer(), decisions: [d] })) { await loadFulltext(); say("Full text, record " + r.key + ": " + decision + "."); }
+      };
+      item.appendChild(button("Include", send("include")));
+      item.appendChild(label);
+      item.appendChild(select);
+      item.appendChild(button("Exclude", send("exclude")));
+      list.appendChild(item);
+    }
+  }
+
+  // -- PRISMA and exports ----------------------------------------------------------------------
+  async function loadPrisma() {
+    const data = await tool("review_prisma", { set: state.set, format: "svg" });
+    const counts = clear($("prisma-counts"));
+    const box = clear($("prisma-diagram"));
+    if (!data) return;
+    for (const [name, value] of Object.entries(data.counts)) {
+      if (typeof value !== "number") continue;
+      counts.appendChild(el("dt", name));
+      counts.appendChild(el("dd", value));
+    }
+    if (data.uri) {
+      const svg = await readResource(data.uri);
+      const img = el("img");
+      img.alt = "PRISMA 2020 flow diagram of " + state.set;
+      img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
+      box.appendChild(img);
+    }
+  }
+
+  async function exportSet() {
+    const args = { set: state.set, format: $("export-format").value };
+    if ($("export-decision").value) args.decision = $("export-decision").value;
+    const data = await tool("review_export", args);
+    const out = clear($("export-result"));
+    if (!data) return;
+    const text = await readResource(data.uri);
+    const name = data.uri.split("/").pop();
+    const link = el("a", "Download " + name + " (" + data.records + " records)");
+    link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    link.download = name;
+    out.appendChild(link);
+    link.focus();
+  }
+
+  async function importFile(event) {
+    event.preventDefault();
+    const file = $("import-file").files[0];
+    const set = $("import-set").value.trim();
+    if (!file || !set) return;
+    say("Importing " + file.name + " ...");
+    const args = { set, database: $("import-database").value.trim(), content: await file.text() };
+    let data = await tool("review_import", args);
+    while (data && data.running) { await new Promise((r) => setTimeout(r, 500)); data = await tool("review_import", args); }
+    if (!data) return;
+    say("Imported " + data.stored + " records from " + file.name + " (" + data.duplicates + " merged as duplicates); the set has " + data.total + ".");
+    await loadSets();
+    $("set").value = set;
+    state.set = set;
+    store("desk.set", set);
+  }
+
+  // -- views and keys --------------------------------------------------------------------------
+  let currentView = "screen";
+  const loaders = { screen: loadQueue, conflicts: loadConflicts, merges: loadMerges, fulltext: loadFulltext, prisma: loadPrisma, exports: async () => {} };
+
+  async function showView(name) {
+    currentView = name;
+    for (const b of document.querySelectorAll("nav button")) b.setAttribute("aria-pressed", String(b.dataset.view === name));
+    for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== "view-" + name;
+    if (state.set) await loaders[name]();
+  }
+
+  function onKey(event) {
+    if (currentView !== "screen" || event.ctrlKey || event.metaKey || event.altKey) return;
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
+    if (typing) { if (event.key === "Escape") document.activeElement.blur(); return; }
+    const actions = { i: () => decide("include"), e: () => decide("exclude"), m: () => decide("maybe"),
+      ArrowRight: () => move(1), ArrowLeft: () => move(-1), "?": () => $("help").showModal(), r: () => $("reason").focus() };
+    const act = actions[event.key];
+    if (act) { event.preventDefault(); act(); }
+  }
+
+  async function start() {
+    if (mode === "app") {
+      await bridge("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "medlit reviewer's desk", version: "1" }, appCapabilities: {} });
+      window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+    }
+    $("reviewer").value = stored("desk.reviewer", meta("medlit-principal"));
+    $("reviewer").addEventListener("change", () => { store("desk.reviewer", $("reviewer").value.trim()); if (currentView === "screen") loadQueue(); });
+    $("set").addEventListener("change", () => chooseSet($("set").value));
+    for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showView(b.dataset.view));
+    for (const b of document.querySelectorAll("[data-decision]")) b.addEventListener("click", () => decide(b.dataset.decision));
+    $("prev").addEventListener("click", () => move(-1));
+    $("next").addEventListener("click", () => move(1));
+    $("help-open").addEventListener("click", () => $("help").showModal());
+    $("help-close").addEventListener("click", () => $("help").close());
+    $("decide").addEventListener("submit", (e) => e.preventDefault());
+    $("conflict-stage").addEventListener("change", loadConflicts);
+    $("export-go").addEventListener("click", exportSet);
+    $("import").addEventListener("submit", importFile);
+    for (const [id, key] of [["criteria-text", "criteria"], ["terms-include", "include"], ["terms-exclude", "exclude"]]) {
+      $(id).addEventListener("change", () => { store("desk." + key + "." + state.set, $(id).value); if (key === "criteria") loadQueue(); else renderRecord(); });
+    }
+    document.addEventListener("keydown", onKey);
+    await loadSets();
+  }
+
+  start().catch((err) => say("The desk could not start: " + err.message));
+})();
