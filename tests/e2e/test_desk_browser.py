@@ -77,7 +77,10 @@ async def until(page: Any, expression: str, timeout: float = 30.0) -> None:
         if await page.evaluate(expression):
             return
         await page.wait_for_timeout(50)
-    raise AssertionError(f"never true: {expression}")
+    shown = await page.evaluate(
+        "document.getElementById('status') ? document.getElementById('status').textContent : ''"
+    )
+    raise AssertionError(f"never true: {expression} (the status line says: {shown!r})")
 
 
 async def status_after(page: Any, action: Any) -> str:

@@ -138,3 +138,13 @@ async def test_two_notices_read_as_two_sentences(runtime_for):
         )
         notice = out.data["notice"]
         assert "UTF-16 decoded. " in notice and "characters: cut." in notice, notice
+
+
+async def test_several_sets_are_listed_each_with_its_own_pending_files(runtime_for):
+    async with runtime_for() as rt:
+        await call(rt, "review_import", set="a", database="Embase", content=ris(2), part=1, parts=2)
+        await call(rt, "review_import", set="b", database="Scopus", content=ris(1), part=1, parts=3)
+        await call(rt, "review_import", set="c", database="CINAHL", content=ris(3))
+        assert [u["database"] for u in await uploads(rt, "a")] == ["Embase"]
+        assert [u["parts"] for u in await uploads(rt, "b")] == [3]
+        assert await uploads(rt, "c") == []

@@ -242,7 +242,7 @@ class SetTables:
             return []
         rows = await self.db.fetch(
             "SELECT set_id, upload, COUNT(*), MAX(parts), COALESCE(SUM(bytes), 0), MIN(created_at) "
-            f"FROM review_uploads WHERE set_id IN ({placeholders(set_ids)}) GROUP BY set_id, upload ORDER BY MIN(created_at)",
+            f"FROM review_uploads WHERE set_id IN {placeholders(set_ids)} GROUP BY set_id, upload ORDER BY MIN(created_at)",
             *set_ids,
         )
         return [(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]
