@@ -274,9 +274,9 @@ TOOLS = (
     ToolSpec(
         name="review_sets",
         title="List, rename or delete review sets",
-        description="List the review sets (records, runs, complete or still importing, files sent in parts), "
-        "rename one, or delete one "
-        "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
+        description="List the review sets (records, runs, state, files sent in parts), rename or delete one "
+        "(destructive: confirm = its name), or read/write its settings: criteria, highlight terms, blind "
+        "screening (reviewers see only their own decisions). Its searches: review_search.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
         handler=_manage.review_sets,
@@ -385,6 +385,10 @@ def medlit_plugin_info() -> PluginInfo:
             ),
             errors.ErrorKind(
                 "review_busy", "Retry when the running import finishes (review_sets shows it).", True
+            ),
+            errors.ErrorKind(
+                "blinded",
+                "Turn blind screening off (review_sets action=settings blind=false), then ask again.",
             ),
             errors.ErrorKind("confirmation_required", "Repeat the call with confirm set to the set's name."),
             errors.ErrorKind(

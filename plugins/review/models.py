@@ -30,7 +30,7 @@ SetName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=80),
     AfterValidator(_set_name),
-    Field(description="The set's name (letters, digits, space, - _ .). Example: 'asthma-kids'"),
+    Field(description="Example: 'asthma-kids'"),
 ]
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 
@@ -414,6 +414,14 @@ class RankingProgress(ToolOutput):
     runningSeconds: float = Field(description="How long the ranking has been running")
 
 
+class Agreement(ToolOutput):
+    reviewers: list[str]
+    both: int = Field(description="Records both decided")
+    agreed: int
+    percent: float
+    kappa: float | None = Field(None, description="Cohen's kappa")
+
+
 class RecordsOutput(ToolOutput):
     set: str
     total: int = Field(description="Records matching the filters")
@@ -430,6 +438,7 @@ class RecordsOutput(ToolOutput):
     rankingProgress: RankingProgress | None = Field(
         None, description="priority: the set's ranking is still running (no records yet); ask again then"
     )
+    agreement: list[Agreement] | None = Field(None, description="conflicts: each reviewer pair's agreement")
     notice: str | None = None
 
 
@@ -481,17 +490,37 @@ class ExportOutput(ToolOutput):
         ]
 
 
+Term = Annotated[str, StringConstraints(min_length=1, max_length=80)]
+
+
 class SetsInput(ToolInput):
-    action: Literal["list", "rename", "delete"] = Field(
+    action: Literal["list", "rename", "delete", "settings"] = Field(
         "list",
-        description="list (default), rename (with set, newName) or delete (with set, confirm). Example: 'list'",
+        description="list, rename (set, newName), delete (set, confirm), settings (set; writes the fields "
+        "given). Example: 'list'",
     )
-    set: SetName | None = Field(None, description="The set to rename or delete. Example: 'asthma-kids'")
+    set: SetName | None = Field(None, description="Example: 'asthma-kids'")
     newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
     confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(
         None, description="delete: the set's name again. Example: 'asthma-kids'"
     )
+    criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
+        None, description="Ranking uses them. Example: 'RCTs, adults'"
+    )
+    includeTerms: list[Term] | None = Field(None, max_length=50, description="Example: ['statin']")
+    excludeTerms: list[Term] | None = Field(None, max_length=50, description="Example: ['erratum']")
+    blind: bool | None = Field(
+        None,
+        description="Blind screening on/off. Example: true",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class SetSettings(ToolOutput):
+    criteria: str = ""
+    includeTerms: list[str] = Field(default_factory=list)
+    excludeTerms: list[str] = Field(default_factory=list)
+    blind: bool = False
 
 
 class PendingUpload(ToolOutput):
@@ -523,6 +552,7 @@ class SetsOutput(ToolOutput):
     renamed: str | None = None
     deleted: str | None = None
     deletedRecords: int | None = None
+    settings: SetSettings | None = None
     store: str = Field(description="The store's backend (sqlite or postgresql)")
     notice: str | None = None
 
@@ -594,7 +624,7 @@ class ScreenOutput(ToolOutput):
     conflicts: list[Conflict] = Field(
         default_factory=list, description="Records of this call the reviewers disagree on (no final decision)"
     )
-    conflictsInSet: int = Field(description="Every unresolved conflict in the set")
+    conflictsInSet: int | None = Field(description="Unresolved conflicts in the set (None: blind)")
     notice: str | None = None
 
 

@@ -147,11 +147,13 @@ async def test_a_reviewers_day(fake, tmp_path, browser):
         said = await status_after(alice, lambda: alice.locator("#merge-list button").first.click())
         assert said.startswith("Split "), said
 
-        # two reviewers screen 30 records each by keyboard: Alice includes, Bob excludes
+        # two reviewers screen 30 records each by keyboard, blind: Alice includes, Bob excludes
         await view(alice, "screen")
         await alice.fill("#terms-include", "genom, dinosaur")
+        await alice.dispatch_event("#terms-include", "change")
         await alice.fill("#terms-exclude", "erratum")
-        await alice.dispatch_event("#terms-exclude", "change")
+        said = await status_after(alice, lambda: alice.check("#blind"))
+        assert said.startswith("Blind screening on"), said
         await screen(alice, "i" * 30)
         await alice.keyboard.press("?")
         assert await alice.locator("#help").is_visible()
@@ -166,14 +168,26 @@ async def test_a_reviewers_day(fake, tmp_path, browser):
         await second.fill("#reviewer", "bob")
         await second.dispatch_event("#reviewer", "change")
         await second.select_option("#set", "asthma")
+        await until(second, "document.getElementById('terms-include').value === 'genom, dinosaur'")
+        assert await second.is_checked("#blind")  # the set's settings, shared by its reviewers
         await screen(second, "e" * 30)
+        await view(second, "conflicts")
+        await until(
+            second, "document.getElementById('agreement').textContent.startsWith('Screening is blind')"
+        )
+        assert await second.locator("#conflict-list li").count() == 0
 
-        # conflicts: resolved one by one as the final decision
+        # the set's owner unblinds; conflicts and agreement appear, resolved one by one as final
+        await view(alice, "screen")
+        said = await status_after(alice, lambda: alice.uncheck("#blind"))
+        assert said.startswith("Blind screening off"), said
         await view(alice, "conflicts")
         await alice.wait_for_selector("#conflict-list li")
         first = await alice.inner_text("#agreement")
         conflicts = int(first.split()[0])
         assert conflicts >= 1
+        kappa = await alice.inner_text("#kappa")
+        assert "alice and bob agree on" in kappa and "Cohen's kappa" in kappa, kappa
         await shot(alice, "conflicts")
         for _ in range(conflicts):
             said = await status_after(alice, lambda: alice.locator("#conflict-list button").first.click())

@@ -119,7 +119,7 @@
   }
 
   // -- state -----------------------------------------------------------------------------------
-  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false, ticket: 0 };
+  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false, ticket: 0, loading: null };
   const stored = (key, fallback) => { try { return localStorage.getItem(key) ?? fallback; } catch (e) { return fallback; } };
   const store = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
   const terms = (id) => $(id).value.split(",").map((t) => t.trim()).filter(Boolean);
@@ -146,14 +146,42 @@
     state.queue = []; // nothing of the previous set stays decidable while this one loads
     renderRecord();
     store("desk.set", name);
-    $("criteria-text").value = stored("desk.criteria." + name, "");
-    $("terms-include").value = stored("desk.include." + name, "");
-    $("terms-exclude").value = stored("desk.exclude." + name, "");
+    const settings = await tool("review_sets", { action: "settings", set: name });
+    if (settings && settings.settings) showSettings(settings.settings);
     await showView(currentView);
   }
 
+  // the set's settings live on the server, shared by everyone who screens the set
+  function showSettings(s) {
+    $("criteria-text").value = s.criteria || "";
+    $("terms-include").value = (s.includeTerms || []).join(", ");
+    $("terms-exclude").value = (s.excludeTerms || []).join(", ");
+    $("blind").checked = Boolean(s.blind);
+  }
+
+  async function saveSetting(id) {
+    if (!state.set) return;
+    const args = { action: "settings", set: state.set };
+    if (id === "criteria-text") args.criteria = $("criteria-text").value.trim();
+    if (id === "terms-include") args.includeTerms = terms("terms-include").slice(0, 50);
+    if (id === "terms-exclude") args.excludeTerms = terms("terms-exclude").slice(0, 50);
+    if (id === "blind") args.blind = $("blind").checked;
+    const data = await tool("review_sets", args);
+    if (!data) return;
+    showSettings(data.settings);
+    if (id === "blind") say(data.settings.blind ? "Blind screening on: each reviewer sees only their own decisions." : "Blind screening off: conflicts and agreement can be seen.");
+    if (id === "criteria-text") await loadQueue();
+    else renderRecord();
+  }
+
   // -- screening -------------------------------------------------------------------------------
-  async function loadQueue() {
+  // the queue's load in flight: a decision typed meanwhile waits for it rather than being lost
+  function loadQueue() {
+    state.loading = fetchQueue().finally(() => { state.loading = null; });
+    return state.loading;
+  }
+
+  async function fetchQueue() {
     state.reviewer = reviewer();
     const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
     $("record").setAttribute("aria-busy", "true");
@@ -221,8 +249,10 @@
   }
 
   async function decide(decision) {
+    if (state.busy) { say("Still recording the last decision: press again in a moment."); return; }
+    if (!state.queue[state.index] && state.loading) await state.loading;
     const r = state.queue[state.index];
-    if (!r || state.busy) return;
+    if (!r) { say("Nothing to decide: no record is shown."); return; }
     state.busy = true;
     const item = { id: r.key, stage: "title_abstract", decision };
     const reason = $("reason").value.trim();
@@ -248,10 +278,16 @@
   // -- conflicts -------------------------------------------------------------------------------
   async function loadConflicts() {
     const stage = $("conflict-stage").value;
-    const data = await tool("review_records", { set: state.set, conflicts: true, stage, limit: 100 });
+    const answer = await call("review_records", { set: state.set, conflicts: true, stage, limit: 100 });
     const list = clear($("conflict-list"));
-    if (!data) return;
+    if (!answer.ok && answer.error && answer.error.reason === "blinded") {
+      $("agreement").textContent = "Screening is blind: conflicts and agreement show once blind screening is turned off (Criteria, beside the record).";
+      return;
+    }
+    const data = answer.ok ? answer.data : null;
+    if (!data) { say((answer.error && answer.error.message) || "The call failed."); return; }
     $("agreement").textContent = data.total + " record(s) where the reviewers disagree at this stage.";
+    $("kappa").textContent = agreementWords(data.agreement || []);
     for (const r of data.records) {
       const item = el("li", null, "card");
       item.appendChild(el("h3", r.title || "(no title)"));
@@ -270,6 +306,22 @@
     }
   }
 
+  function agreementWords(pairs) {
+    if (!pairs.length) return "No record was decided by two reviewers at this stage yet.";
+    return pairs.map((p) => p.reviewers.join(" and ") + " agree on " + p.percent + "% of the " + p.both + " records both decided"
+      + (p.kappa === null || p.kappa === undefined ? " (Cohen's kappa undefined: one decision only)" : "; Cohen's kappa " + p.kappa.toFixed(2) + " (" + kappaWords(p.kappa) + ")")).join(". ") + ".";
+  }
+
+  // Landis and Koch's bands, the ones reviews report
+  function kappaWords(k) {
+    if (k < 0) return "worse than chance";
+    if (k <= 0.2) return "slight";
+    if (k <= 0.4) return "fair";
+    if (k <= 0.6) return "moderate";
+    if (k <= 0.8) return "substantial";
+    return "almost perfect";
+  }
+
   // -- merges ----------------------------------------------------------------------------------
   async function loadMerges() {
     const data = await tool("review_records", { set: state.set, limit: 200 });
@@ -279,11 +331,12 @@
     if (!merged.length) list.appendChild(el("li", "No merged records on this page of the set."));
     for (const r of merged) {
       const item = el("li", null, "card");
-      item.appendChild(el("h3", r.title || "(no title)"));
+      item.appendChild(el("h3", "Record " + r.key + ": " + (r.title || "(no title)")));
       const row = el("div", null, "inputs");
       r.mergedFrom.forEach((input, i) => {
         const box = el("div", null, "input");
         box.appendChild(el("p", input.source + " " + input.id));
+        if (input.evidence) box.appendChild(el("p", "Merged because: " + input.evidence, "evidence"));
         if (i > 0) {
           box.appendChild(button("Split off", async () => {
             const args = { set: state.set, action: "split", key: r.key, inputs: [{ source: input.source, id: input.id }], reviewer: reviewer() };
@@ -295,6 +348,21 @@
       item.appendChild(row);
       list.appendChild(item);
     }
+  }
+
+  async function joinRecords(event) {
+    event.preventDefault();
+    const keys = $("join-keys").value.split(/[\s,]+/).filter(Boolean).map(Number);
+    if (keys.length < 2 || keys.some((k) => !Number.isSafeInteger(k))) { say("Give two or more record keys to join."); return; }
+    const args = { set: state.set, action: "join", keys: keys.slice(0, 20), reviewer: reviewer() };
+    const reason = $("join-reason").value.trim();
+    if (reason) args.reason = reason;
+    const data = await tool("review_merge", args);
+    if (!data) return;
+    $("join-keys").value = "";
+    $("join-reason").value = "";
+    say("Joined records " + keys.join(", ") + (data.notice ? ". " + data.notice : "."));
+    await loadMerges();
   }
 
   // -- full text -------------------------------------------------------------------------------
@@ -418,9 +486,8 @@
     $("conflict-stage").addEventListener("change", loadConflicts);
     $("export-go").addEventListener("click", exportSet);
     $("import").addEventListener("submit", importFile);
-    for (const [id, key] of [["criteria-text", "criteria"], ["terms-include", "include"], ["terms-exclude", "exclude"]]) {
-      $(id).addEventListener("change", () => { store("desk." + key + "." + state.set, $(id).value); if (key === "criteria") loadQueue(); else renderRecord(); });
-    }
+    for (const id of ["criteria-text", "terms-include", "terms-exclude", "blind"]) $(id).addEventListener("change", () => saveSetting(id));
+    $("join").addEventListener("submit", joinRecords);
     document.addEventListener("keydown", onKey);
     await loadSets();
   }

@@ -10,6 +10,7 @@ from medlit.core.plugin import ToolContext, identifiers, rendering
 
 from ..identity.keys import clean_doi
 from ..models import Conflict, Refused, ScreenInput, ScreenItem, ScreenOutput
+from ..sets.settings import is_blind
 from ..sets.workspace import existing, workspace
 from ..store import Decision, Store, decision_stamp
 from .decisions import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES, reconcile
@@ -141,8 +142,11 @@ async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
         for (key, stage), e in sorted(effective.items())
         if e.conflict
     ]
-    in_set = await store.conflicts(row.id)
     notes = []
+    in_set: int | None = await store.conflicts(row.id)
+    if await is_blind(store, row.id):  # no reviewer learns of a disagreement before unblinding
+        conflicts, in_set = [], None
+        notes.append("The set is screened blind: disagreements show once blind screening is turned off.")
     if conflicts:
         notes.append(
             f"{len(conflicts)} record(s) of this call have conflicting decisions: settle them with reviewer='final' "
@@ -185,7 +189,8 @@ def render_screen(out: ScreenOutput, args: ScreenInput) -> str:
             "Conflicts: "
             + rendering.fence(rendering.md_table(["Key", "Stage", "Decisions"], rows), "review-conflicts")
         )
-    lines.append(f"Unresolved conflicts in the set: {out.conflictsInSet}.")
+    if out.conflictsInSet is not None:
+        lines.append(f"Unresolved conflicts in the set: {out.conflictsInSet}.")
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     return "\n\n".join(lines)

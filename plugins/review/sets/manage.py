@@ -1,5 +1,6 @@
-"""``review_sets``: list the caller's review sets with their state, rename one, or delete one
-(with everything in it, once ``confirm`` names it)."""
+"""``review_sets``: list the caller's review sets with their state, rename one, delete one
+(with everything in it, once ``confirm`` names it), or read and change its settings
+(:mod:`.settings`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import contextlib
 from medlit.core.plugin import MedlitError, ToolContext, rendering
 from medlit.core.plugin import errors as E
 
-from ..models import PendingUpload, SetsInput, SetsOutput, SetSummary
+from ..models import PendingUpload, SetSettings, SetsInput, SetsOutput, SetSummary
 from ..sources.importing import expiry_cutoff
+from .settings import change_settings
 from .workspace import BUSY, unknown_set, workspace
 
 
@@ -47,6 +49,9 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
     if named is None:
         raise unknown_set(args.set)
     row = named
+    if args.action == "settings":
+        changed = await change_settings(store, row.id, args)
+        return SetsOutput(action="settings", settings=changed, store=ws.backend)
     if args.action == "rename":
         if not args.newName:
             raise E.invalid_argument("rename needs newName.", "Give the set's new name in newName.")
@@ -85,6 +90,8 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
         return f"Renamed {args.set} to {out.renamed}."
     if out.action == "delete":
         return f"Deleted set {out.deleted} ({out.deletedRecords:,} records)."
+    if out.settings is not None:
+        return render_settings(out.settings, str(args.set))
     if not out.sets:
         return f"No review sets in the store ({out.store})."
     rows = [
@@ -116,3 +123,17 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
             "cancel=true; they expire a day (MEDLIT_IMPORT_PARTS_TTL) after their last part."
         )
     return text
+
+
+def render_settings(settings: SetSettings, name: str) -> str:
+    lines = [
+        f"## Settings of {name}",
+        "",
+        "- Screening: "
+        + ("blind (each reviewer sees only their own decisions)" if settings.blind else "open"),
+        "- Inclusion terms: " + (", ".join(settings.includeTerms) or "none"),
+        "- Exclusion terms: " + (", ".join(settings.excludeTerms) or "none"),
+    ]
+    if settings.criteria:
+        lines += ["", "Criteria:", "", rendering.fence(settings.criteria, "review-criteria")]
+    return "\n".join(lines)

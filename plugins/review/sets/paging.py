@@ -13,6 +13,7 @@ from medlit.core.plugin import errors as E
 
 from ..identity.links import studies_of
 from ..models import (
+    Agreement,
     InputRecord,
     RankingProgress,
     RecordsInput,
@@ -25,10 +26,12 @@ from ..models import (
     screening_estimate,
 )
 from ..reporting.routes import declared, route
+from ..screening.agreement import agreement
 from ..screening.ranking import Ranked
 from ..sources.chasing import found_via
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
+from .settings import as_the_set_says, own_decisions, settings_of
 from .workspace import Workspace, call_wait, existing, workspace
 
 
@@ -86,6 +89,8 @@ def _screening(record: SetRecord, decisions: Sequence[Decision], got: Retrieval 
 async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     ws = workspace(ctx)
     store, row = await existing(ws, args.set, ctx.principal)
+    settings = await settings_of(store, row.id)
+    args = as_the_set_says(args, settings, row.name)
     filters = {
         "source": args.source,
         "year_from": args.yearFrom,
@@ -110,7 +115,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
-    records, cut = await _records(store, row.id, rows, args, ranked)
+    records, cut = await _records(store, row.id, rows, args, ranked, settings.blind)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
     await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
@@ -135,8 +140,16 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         complete=complete,
         ranking=ranked.ranking.method if ranked is not None else None,
         screeningEstimate=screening_estimate(ranked.estimate) if ranked is not None else None,
+        agreement=await _agreement(store, row.id, args.stage) if args.conflicts else None,
         notice=" ".join(notes) or None,
     )
+
+
+async def _agreement(store: Store, set_id: int, stage: str) -> list[Agreement]:
+    return [
+        Agreement(reviewers=list(p.reviewers), both=p.both, agreed=p.agreed, percent=p.percent, kappa=p.kappa)
+        for p in agreement(await store.decisions(set_id), stage)
+    ]
 
 
 async def _records(
@@ -145,12 +158,15 @@ async def _records(
     rows: list[tuple[int, dict[str, Any]]],
     args: RecordsInput,
     ranked: Ranked | None,
+    blind: bool,
 ) -> tuple[list[SetRecord], bool]:
-    """The page's records with their decisions, retrieval, input records and score, and whether
-    the page was cut short to stay under ``maxResponseCharacters``."""
+    """The page's records with their decisions (a blind set's: the reviewer's own only), retrieval,
+    input records and score, and whether the page was cut short to stay under
+    ``maxResponseCharacters``."""
     keys = [key for key, _ in rows]
     decided: dict[int, list[Decision]] = {}
-    for d in await store.decisions(set_id, keys) if keys else []:
+    shown = await store.decisions(set_id, keys) if keys else []
+    for d in own_decisions(shown, args.reviewer) if blind else shown:
         decided.setdefault(d.record_id, []).append(d)
     retrieved = await store.retrievals(set_id, keys) if keys else {}
     merged = await store.merged_from(keys) if keys else {}
@@ -287,9 +303,25 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
                 lines.append(f"**{r.key}** " + rendering.fence(r.abstract, "abstract"))
     if out.screeningEstimate is not None:
         lines.append(render_estimate(out.screeningEstimate))
+    if out.agreement is not None:
+        lines.append(render_agreement(out.agreement, args.stage))
     if out.notice:
         lines.append(f"**Notice:** {out.notice}")
     return "\n\n".join(lines)
+
+
+def render_agreement(pairs: Sequence[Agreement], stage: str) -> str:
+    if not pairs:
+        return f"Agreement at {stage}: no record was decided by two reviewers yet."
+    return f"Agreement at {stage}: " + "; ".join(
+        f"{' and '.join(p.reviewers)} {p.percent:.1f}% of {p.both:,} records"
+        + (
+            f", Cohen's kappa {p.kappa:.2f}"
+            if p.kappa is not None
+            else ", kappa undefined (one decision only)"
+        )
+        for p in pairs
+    )
 
 
 def render_estimate(e: ScreeningEstimate) -> str:

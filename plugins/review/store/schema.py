@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -130,6 +130,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             # 0.98 + authors + year"), so a person checking merges sees it; NULL for a record's
             # first input record and for hits stored before
             "ALTER TABLE review_hits ADD COLUMN evidence TEXT",
+        ),
+    ),
+    (
+        7,
+        "a set's settings shared by its reviewers (issue 52)",
+        (
+            # one row per set and setting: the eligibility criteria, the terms the desk highlights,
+            # whether screening is blind; values are JSON so a new setting needs no migration
+            """CREATE TABLE review_set_settings (
+                set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
+                name TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL,
+                PRIMARY KEY (set_id, name))""",
         ),
     ),
 )

@@ -247,6 +247,26 @@ class SetTables:
         )
         return [(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]
 
+    async def settings(self, set_id: int) -> dict[str, Any]:
+        """The set's settings by name (JSON values as written)."""
+        rows = await self.db.fetch("SELECT name, value FROM review_set_settings WHERE set_id = ?", set_id)
+        return {str(r[0]): json.loads(r[1]) for r in rows}
+
+    async def save_settings(self, set_id: int, values: Mapping[str, Any]) -> None:
+        """Write these settings of the set in one transaction (each replacing its earlier value)."""
+        async with self.db.transaction() as tx:
+            await tx.lock("review_sets", set_id)
+            for name, value in values.items():
+                await tx.execute(
+                    "INSERT INTO review_set_settings (set_id, name, value, updated_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (set_id, name) DO UPDATE SET value = excluded.value, "
+                    "updated_at = excluded.updated_at",
+                    set_id,
+                    name,
+                    json.dumps(value),
+                    now(),
+                )
+
     async def expire_uploads(self, before: str) -> int:
         """Drop every part of an upload whose last part arrived before ``before`` (a time as
         :func:`now` writes it); returns the parts dropped. Nothing expired: nothing is written (a
