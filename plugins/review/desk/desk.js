@@ -119,7 +119,7 @@
   }
 
   // -- state -----------------------------------------------------------------------------------
-  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, busy: false, ticket: 0, loading: null };
+  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, ticket: 0, loading: null, sending: Promise.resolve() };
   const stored = (key, fallback) => { try { return localStorage.getItem(key) ?? fallback; } catch (e) { return fallback; } };
   const store = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
   const terms = (id) => $(id).value.split(",").map((t) => t.trim()).filter(Boolean);
@@ -248,26 +248,42 @@
     if (mine.length) box.appendChild(el("p", "Your decision: " + mine.map((d) => d.decision).join(", "), "mine"));
   }
 
+  // The next record shows at once; the decision goes to the server behind it, decisions in the
+  // order typed. One the server does not record comes back into the queue, said so.
   async function decide(decision) {
-    if (state.busy) { say("Still recording the last decision: press again in a moment."); return; }
-    if (!state.queue[state.index] && state.loading) await state.loading;
+    if (!state.queue[state.index]) {
+      await state.sending;
+      if (state.loading) await state.loading;
+    }
     const r = state.queue[state.index];
     if (!r) { say("Nothing to decide: no record is shown."); return; }
-    state.busy = true;
     const item = { id: r.key, stage: "title_abstract", decision };
     const reason = $("reason").value.trim();
     if (reason) item.reason = reason;
-    const data = await tool("review_screen", { set: state.set, reviewer: state.reviewer, decisions: [item] });
-    state.busy = false;
-    if (!data) return;
-    if (data.refused && data.refused.length) { say("Refused record " + r.key + ": " + data.refused[0].reason); return; }
-    say(decision + ": record " + r.key + ".");
     $("reason").value = "";
     state.queue.splice(state.index, 1);
     state.total = Math.max(state.total - 1, 0);
     if (state.estimate) { state.estimate.screened += 1; if (decision !== "exclude") state.estimate.includesFound += 1; }
-    if (state.queue.length === 0) await loadQueue();
-    else { renderRecord(); renderProgress(); }
+    renderRecord();
+    renderProgress();
+    const set = state.set;
+    state.sending = state.sending.then(() => send(set, r, item));
+    await state.sending;
+  }
+
+  async function send(set, r, item) {
+    const data = await tool("review_screen", { set, reviewer: state.reviewer, decisions: [item] });
+    const refused = data && data.refused && data.refused.length ? data.refused[0].reason : "";
+    if (set !== state.set) return;
+    if (!data || refused) {
+      state.queue.splice(state.index, 0, r);
+      state.total += 1;
+      renderRecord();
+      if (refused) say("Not recorded, record " + r.key + ": " + refused + ". It is shown again.");
+      return;
+    }
+    say(item.decision + ": record " + r.key + ".");
+    if (state.queue.length === 0) await loadQueue(); // the next page, ranked with this decision in
   }
 
   function move(step) {
