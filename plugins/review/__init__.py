@@ -436,6 +436,9 @@ DESK = WebPage(
         "review_retrieve",
         "review_prisma",
         "review_export",
+        # the full-text chain's tool, for reading an article at full-text screening: a page may call
+        # any plugin's tool it names; when the full-text plugin is off, the page says so
+        "pubmed_fetch_fulltext",
     ),
     app_uri="ui://review/desk",
     linked_tools=("review_records", "review_screen", "review_merge", "review_prisma"),

@@ -18,6 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from support.corpus import corpus_path
 from support.desk import HOSTILE_TITLES, TOKENS, desk_server, hostile_ris
+from support.review_routes import PUBMED_QUERY, Literature
+from support.screening_routes import install
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -236,6 +238,43 @@ window.addEventListener('message', async (event) => {
 });
 window.load = (html) => { frame.srcdoc = html; };
 </script></body></html>"""
+
+
+async def test_full_text_is_read_at_the_desk_with_the_tier_that_served_it(fake, tmp_path, browser):
+    lit = install(fake, Literature.build(pubmed=6, europepmc=0), {"PMC9000003"})
+    papers = {p.pmcid: p for ps in lit.pubmed.values() for p in ps if p.pmcid}
+    async with desk_server(fake, tmp_path, EUROPEPMC_ENABLED="false", UNPAYWALL_ENABLED="false") as base:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKENS['alice']}"}, timeout=60)
+        async with Client(streamable_http_client(base + "/mcp", http_client=http)) as client:  # type: ignore[arg-type]
+            searched = await client.call_tool(
+                "review_search", {"set": "ft", "queries": {"pubmed": PUBMED_QUERY}}
+            )
+            assert not searched.is_error
+            listed = await client.call_tool(
+                "review_records", {"set": "ft", "limit": 10, "responseFormat": "json"}
+            )
+            keys = [r["key"] for r in (listed.structured_content or {})["records"]]
+            items = [{"id": k, "stage": "title_abstract", "decision": "include"} for k in keys]
+            assert not (await client.call_tool("review_screen", {"set": "ft", "decisions": items})).is_error
+
+        alice = await signed_in(browser, base, "alice")
+        await alice.select_option("#set", "ft")
+        await view(alice, "fulltext")
+        served = alice.locator("#fulltext-list li", has_text=papers["PMC9000003"].title)
+        await served.get_by_role("button", name="Read the full text").click()
+        await served.locator(".fulltext .served").wait_for()
+        text = await served.locator(".fulltext").inner_text()
+        assert text.startswith("Served by") and "Methods" in text and "Record 3 was randomised." in text
+        assert await served.locator(".fulltext h4").all_inner_texts() == ["Methods", "Results"]
+        missing = alice.locator("#fulltext-list li", has_text=papers["PMC9000000"].title)
+        await missing.get_by_role("button", name="Read the full text").click()
+        await until(
+            alice,
+            "[...document.querySelectorAll('.fulltext')].some((b) => b.textContent.startsWith('No full text found'))",
+        )
+        await shot(alice, "fulltext-reading")
+        assert "Invalid" not in await alice.inner_text("#status")  # nothing asked before a set was chosen
+        assert alice.errors == []
 
 
 async def test_the_desk_inside_an_mcp_host(fake, tmp_path, browser):

@@ -183,6 +183,7 @@
 
   async function fetchQueue() {
     state.reviewer = reviewer();
+    if (!state.set) return; // no set yet (the page is still listing them)
     const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
     $("record").setAttribute("aria-busy", "true");
     const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
@@ -403,12 +404,50 @@
         if (decision === "exclude") d.reasonCategory = select.value;
         if (await tool("review_screen", { set: state.set, reviewer: reviewer(), decisions: [d] })) { await loadFulltext(); say("Full text, record " + r.key + ": " + decision + "."); }
       };
+      const reader = el("div", null, "fulltext");
+      reader.id = "ft-text-" + r.key;
+      if (r.pmcid || r.pmid || r.doi) item.appendChild(button("Read the full text", () => readFulltext(r, reader), { "aria-controls": reader.id }));
+      const link = safeLink(r.retrieval && r.retrieval.institutionalLink);
+      if (link) { const a = el("a", "Through your library"); a.href = link; a.rel = "noopener noreferrer"; a.target = "_blank"; item.appendChild(a); }
+      item.appendChild(reader);
       item.appendChild(button("Include", send("include")));
       item.appendChild(label);
       item.appendChild(select);
       item.appendChild(button("Exclude", send("exclude")));
       list.appendChild(item);
     }
+  }
+
+  // only web links leave the page: a record's link is upstream text (never javascript: or data:)
+  function safeLink(url) {
+    try { const u = new URL(url); return u.protocol === "https:" || u.protocol === "http:" ? u.href : ""; } catch (e) { return ""; }
+  }
+
+  // The article through the full-text chain (PMC, Europe PMC, Unpaywall), drawn as text: its
+  // sections' headings and paragraphs, and which tier served it; or each tier's outcome.
+  async function readFulltext(r, box) {
+    clear(box).appendChild(el("p", "Looking for the full text ..."));
+    const args = { maxCharacters: 60000, includeAssets: false, includeTables: false };
+    if (r.pmcid) args.pmcids = [r.pmcid]; else if (r.pmid) args.pmids = [r.pmid]; else args.dois = [r.doi];
+    const data = await tool("pubmed_fetch_fulltext", args);
+    clear(box);
+    if (!data) { box.appendChild(el("p", "The full text could not be fetched (the status line says why).")); return; }
+    const article = (data.articles || [])[0];
+    if (!article) {
+      const gone = (data.unavailable || [])[0];
+      const tiers = gone ? gone.triedTiers.map((t) => t.tier + ": " + t.outcome).join("; ") : "";
+      box.appendChild(el("p", "No full text found" + (gone ? " (" + gone.reason + "). " + tiers : ".")));
+      return;
+    }
+    box.appendChild(el("p", "Served by " + article.viaSource + (article.source !== article.viaSource ? " (" + article.source + ")" : "") + ".", "served"));
+    if (article.kind === "extracted") { box.appendChild(el("pre", article.content)); return; }
+    for (const section of article.sections || []) drawSection(box, section, 4);
+  }
+
+  function drawSection(box, section, level) {
+    if (section.title) box.appendChild(el("h" + Math.min(level, 6), section.title));
+    for (const para of (section.text || "").split(/\n{2,}/)) if (para.trim()) box.appendChild(el("p", para));
+    for (const sub of section.subsections || []) drawSection(box, sub, level + 1);
   }
 
   // -- PRISMA and exports ----------------------------------------------------------------------
@@ -490,7 +529,7 @@
       window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
     }
     $("reviewer").value = stored("desk.reviewer", meta("medlit-principal"));
-    $("reviewer").addEventListener("change", () => { store("desk.reviewer", $("reviewer").value.trim()); if (currentView === "screen") loadQueue(); });
+    $("reviewer").addEventListener("change", () => { store("desk.reviewer", $("reviewer").value.trim()); if (currentView === "screen" && state.set) loadQueue(); });
     $("set").addEventListener("change", () => chooseSet($("set").value));
     for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showView(b.dataset.view));
     for (const b of document.querySelectorAll("[data-decision]")) b.addEventListener("click", () => decide(b.dataset.decision));
