@@ -48,6 +48,7 @@ async def test_a_principal_never_reaches_another_principals_set(runtime, tmp_pat
                 ("review_export", {"set": "s", "format": "ris"}),
                 ("review_sets", {"action": "delete", "set": "s", "confirm": "s"}),
                 ("review_sets", {"action": "rename", "set": "s", "newName": "t"}),
+                ("review_sets", {"action": "settings", "set": "s", "blind": False}),
                 ("review_search", {"set": "s"}),  # resuming
             ):
                 out = await refused(rt, who, tool, **args)
