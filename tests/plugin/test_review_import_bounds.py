@@ -10,7 +10,7 @@ import functools
 
 import pytest
 
-from medlit.testing import check_structured, tool_definitions
+from support.tool_calls import answered, refused
 
 pytestmark = pytest.mark.anyio
 
@@ -27,22 +27,8 @@ def runtime_for(review_runtime):
     return functools.partial(review_runtime, MEDLIT_EUROPEPMC_RATE="200")
 
 
-async def call(rt, tool, **args):
-    out = await rt.call(tool, args)
-    assert not out.is_error, out.text
-    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
-    check_structured(out.data, schema)
-    return out
-
-
-async def refused(rt, tool, **args):
-    out = await rt.call(tool, args)
-    assert out.is_error, out.text
-    return out.error
-
-
 async def uploads(rt, name):
-    listed = await call(rt, "review_sets")
+    listed = await answered(rt, "review_sets")
     return next((s["uploads"] for s in listed.data["sets"] if s["set"] == name), None)
 
 
@@ -50,8 +36,8 @@ async def test_a_file_in_parts_is_refused_at_the_part_that_passes_the_cap(runtim
     part = ris(3)
     size = len(part.encode())
     async with runtime_for(MEDLIT_IMPORT_MAX_BYTES=str(2 * size + 10)) as rt:
-        await call(rt, "review_import", set="u", database="Scopus", content=part, part=1, parts=5)
-        await call(rt, "review_import", set="u", database="Scopus", content=ris(3, 3), part=2, parts=5)
+        await answered(rt, "review_import", set="u", database="Scopus", content=part, part=1, parts=5)
+        await answered(rt, "review_import", set="u", database="Scopus", content=ris(3, 3), part=2, parts=5)
         held = await uploads(rt, "u")
         assert held == [
             {
@@ -73,20 +59,24 @@ async def test_a_file_in_parts_is_refused_at_the_part_that_passes_the_cap(runtim
 
 async def test_a_pending_file_is_listed_survives_a_restart_and_can_be_cancelled(runtime_for):
     async with runtime_for() as rt:
-        first = await call(rt, "review_import", set="c", database="Embase", content=ris(2), part=1, parts=2)
+        first = await answered(
+            rt, "review_import", set="c", database="Embase", content=ris(2), part=1, parts=2
+        )
         assert not first.data["complete"] and not first.data["running"]
         listed = await rt.call("review_sets", {})
         assert "Files being sent in parts" in listed.text and "cancel=true" in listed.text
     async with runtime_for() as rt:  # a restart: the part is still held, and the file completes
         assert [u["partsReceived"] for u in await uploads(rt, "c")] == [1]
-        done = await call(rt, "review_import", set="c", database="Embase", content=ris(2, 2), part=2, parts=2)
+        done = await answered(
+            rt, "review_import", set="c", database="Embase", content=ris(2, 2), part=2, parts=2
+        )
         assert done.data["complete"] and done.data["stored"] == 4
         assert await uploads(rt, "c") == []
-        await call(rt, "review_import", set="c", database="CINAHL", content=ris(1), part=1, parts=3)
-        cancelled = await call(rt, "review_import", set="c", database="CINAHL", cancel=True)
+        await answered(rt, "review_import", set="c", database="CINAHL", content=ris(1), part=1, parts=3)
+        cancelled = await answered(rt, "review_import", set="c", database="CINAHL", cancel=True)
         assert "Dropped 1 part" in cancelled.data["notice"]
         assert await uploads(rt, "c") == []
-        again = await call(rt, "review_import", set="c", database="CINAHL", cancel=True)
+        again = await answered(rt, "review_import", set="c", database="CINAHL", cancel=True)
         assert "nothing was dropped" in again.data["notice"]
         err = await refused(rt, "review_import", set="c", database="CINAHL", cancel=True, content="x")
         assert err.reason == "invalid_argument"
@@ -96,13 +86,15 @@ async def test_a_pending_file_is_listed_survives_a_restart_and_can_be_cancelled(
 
 async def test_parts_expire_after_their_time_to_live(runtime_for):
     async with runtime_for() as rt:
-        await call(rt, "review_import", set="e", database="Embase", content=ris(1), part=1, parts=2)
+        await answered(rt, "review_import", set="e", database="Embase", content=ris(1), part=1, parts=2)
     # times are kept to the second: a part is older than a 0 s time to live once a second has turned
     await asyncio.sleep(1.05)
     async with runtime_for(MEDLIT_IMPORT_PARTS_TTL="0") as rt:
         assert await uploads(rt, "e") == []
         # the part was dropped: the second part alone does not make the file
-        out = await call(rt, "review_import", set="e", database="Embase", content=ris(1, 1), part=2, parts=2)
+        out = await answered(
+            rt, "review_import", set="e", database="Embase", content=ris(1, 1), part=2, parts=2
+        )
         assert not out.data["complete"] and "Received parts 2 of 2" in out.data["notice"]
 
 
@@ -112,7 +104,7 @@ async def test_a_file_over_the_record_cap_is_refused_whole(runtime_for):
         assert err.reason == "import_too_large" and not err.retryable and err.recovery
         assert "6 records" in err.message and "MEDLIT_IMPORT_MAX_RECORDS" in err.message
         assert "nothing was stored" in err.message
-        ok = await call(rt, "review_import", set="r", database="Embase", content=ris(5))
+        ok = await answered(rt, "review_import", set="r", database="Embase", content=ris(5))
         assert ok.data["complete"] and ok.data["stored"] == 5
 
 
@@ -133,7 +125,7 @@ async def test_two_notices_read_as_two_sentences(runtime_for):
 
     content = base64.b64encode(text.encode("utf-16")).decode()
     async with runtime_for() as rt:
-        out = await call(
+        out = await answered(
             rt, "review_import", set="n", database="Embase", content=content, contentEncoding="base64"
         )
         notice = out.data["notice"]
@@ -142,9 +134,9 @@ async def test_two_notices_read_as_two_sentences(runtime_for):
 
 async def test_several_sets_are_listed_each_with_its_own_pending_files(runtime_for):
     async with runtime_for() as rt:
-        await call(rt, "review_import", set="a", database="Embase", content=ris(2), part=1, parts=2)
-        await call(rt, "review_import", set="b", database="Scopus", content=ris(1), part=1, parts=3)
-        await call(rt, "review_import", set="c", database="CINAHL", content=ris(3))
+        await answered(rt, "review_import", set="a", database="Embase", content=ris(2), part=1, parts=2)
+        await answered(rt, "review_import", set="b", database="Scopus", content=ris(1), part=1, parts=3)
+        await answered(rt, "review_import", set="c", database="CINAHL", content=ris(3))
         assert [u["database"] for u in await uploads(rt, "a")] == ["Embase"]
         assert [u["parts"] for u in await uploads(rt, "b")] == [3]
         assert await uploads(rt, "c") == []
