@@ -189,7 +189,15 @@
     const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
     const criteria = $("criteria-text").value.trim();
     if (criteria) args.criteria = criteria;
-    const data = await tool("review_records", args);
+    let data = await tool("review_records", args);
+    // a large set's ranking runs in the server: say how far it is and ask again when it says
+    while (data && data.rankingProgress && ticket === state.ticket) {
+      const p = data.rankingProgress;
+      clear($("record")).appendChild(el("p", "Ranking the set's records by priority: " + p.percent + "% done; the first record in about " + Math.max(p.askAgainSeconds, 1) + " s."));
+      await new Promise((r) => setTimeout(r, 1000 * Math.min(Math.max(p.askAgainSeconds, 1), 15)));
+      if (ticket !== state.ticket) return;
+      data = await tool("review_records", args);
+    }
     if (ticket !== state.ticket) return;
     $("record").setAttribute("aria-busy", "false");
     if (!data) return;
