@@ -85,6 +85,16 @@ CALL_SCHEMA: dict[str, Any] = {
         },
         "arguments": {
             "type": "object",
+            # A free-form object with no properties is refused by single-type dialects (Gemini's
+            # function declarations); every tool takes responseFormat, so it is named here.
+            "properties": {
+                "responseFormat": {
+                    "type": "string",
+                    "enum": ["markdown", "json"],
+                    "description": "Every tool takes it: text reply's format; default markdown. Example: 'json'.",
+                }
+            },
+            "additionalProperties": True,
             "default": {},
             "description": "The tool's own arguments, as its input schema says (default none). "
             'Example: {"db": "gene", "term": "BRCA1"}.',

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints, model_validator
 
@@ -35,6 +35,17 @@ SetName = Annotated[
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 
 
+# The sources the built-in plugins declare, named as properties: a map with no properties is
+# refused by single-type dialects (Gemini's function declarations); another plugin's source is
+# still accepted (additionalProperties), and the description lists every source served.
+NAMED_SOURCES = ("pubmed", "europepmc", "pubtator", "clinicaltrials", "preprints")
+
+
+def _named_sources(schema: dict[str, Any]) -> None:
+    query = {"type": "string", "maxLength": 4000}
+    schema["properties"] = {name: dict(query) for name in NAMED_SOURCES}
+
+
 class SearchInput(ToolInput):
     set: SetName
     queries: dict[Annotated[str, StringConstraints(max_length=40)], Query] | None = Field(
@@ -42,6 +53,7 @@ class SearchInput(ToolInput):
         max_length=8,
         description="Source name -> query in that source's syntax (sources in the description); omit to "
         'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
+        json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
@@ -298,9 +310,14 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
-    order: Literal["key", "priority"] = Field("key", description="Example: 'priority'")
+    order: Literal["key", "priority"] = Field(
+        "key",
+        description="key (default, as stored) or priority (likeliest includes first). Example: 'priority'",
+    )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
-        None, description="Example: 'statins, adults'"
+        None,
+        description="For priority: the review's question and eligibility (default: the set's queries). "
+        "Example: 'statins, adults'",
     )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
@@ -540,22 +557,45 @@ KEY_MAX = 2**53 - 1
 Decision = Literal["include", "exclude", "maybe"]
 
 
+def _vocabulary(*values: str) -> Any:
+    """The schema lists the vocabulary; validation stays loose (an item outside it is refused on
+    its own, the rest recorded)."""
+
+    def advertise(schema: dict[str, Any]) -> None:
+        schema.pop("anyOf", None)
+        schema.pop("maxLength", None)
+        schema.update(type="string", enum=list(values))
+
+    return advertise
+
+
+def _reason_categories(schema: dict[str, Any]) -> None:
+    from .screening.decisions import REASON_CATEGORIES  # the labels' one list (imported when listed)
+
+    _vocabulary(*REASON_CATEGORIES)(schema)
+
+
 class ScreenItem(ToolInput):
     # Loose on purpose: an item outside the vocabulary is refused on its own, the rest recorded.
     id: Annotated[int, Field(ge=0, le=KEY_MAX)] | Annotated[str, StringConstraints(max_length=200)] = Field(
         description="The record's key (review_records) or its PMID, DOI or PMCID"
     )
-    stage: Annotated[str, StringConstraints(max_length=40)] = Field(description="title_abstract or full_text")
+    stage: Annotated[str, StringConstraints(max_length=40)] = Field(
+        description="Example: 'title_abstract'",
+        json_schema_extra=_vocabulary("title_abstract", "full_text"),
+    )
     decision: Annotated[str, StringConstraints(max_length=40)] = Field(
-        description="include, exclude or maybe"
+        description="Example: 'exclude'", json_schema_extra=_vocabulary("include", "exclude", "maybe")
     )
     # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
     # the schema states what is kept, screening.MAX_REASON (a test holds the two together).
     reason: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
-        None, description="Free text, at most 2,000 characters", json_schema_extra={"maxLength": 2000}
+        None, description="Free text", json_schema_extra={"maxLength": 2000}
     )
     reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
-        None, description="Needed to exclude at full_text: one in the description"
+        None,
+        description="Needed to exclude at full_text. Example: 'wrong_population'",
+        json_schema_extra=_reason_categories,
     )
 
 
@@ -567,7 +607,8 @@ class ScreenInput(ToolInput):
         description='Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
     )
     reviewer: Reviewer = Field(
-        "model", description="Who decides: 'model', a person, 'final' (settles conflicts). Example: 'Dr Lee'"
+        "model",
+        description="Who decides: 'model' (default), a person, 'final' (settles conflicts). Example: 'Dr Lee'",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -652,7 +693,7 @@ class RetrieveOutput(ToolOutput):
 class PrismaInput(ToolInput):
     set: SetName
     format: Literal["json", "svg", "png"] = Field(
-        "json", description="json (counts), svg (file + resource) or png (image). Example: 'svg'"
+        "json", description="json (default: counts), svg (file + resource) or png (image). Example: 'svg'"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
