@@ -137,3 +137,15 @@ def test_the_rules_find_each_construct():
         },
     }
     assert portable_problems("t", fine) == []
+
+
+def test_the_default_search_says_what_else_exists_and_in_which_family(definitions):
+    """A model with the default list learns from the search tool which family holds the review
+    workflow, raw E-utilities, PubTator and registers, and that medlit_toolsets enables them."""
+    desc = definitions["pubmed_search_articles"].description
+    tail = desc[desc.index("Other families") :]
+    assert "medlit_toolsets" in tail
+    for family in ("review:", "europepmc:", "eutils:", "pubtator:", "trials:"):
+        assert family in tail, family
+    assert "screening" in tail and "PRISMA" in tail
+    assert "review_export (review family)" in definitions["pubmed_format_citations"].description

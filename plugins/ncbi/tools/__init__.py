@@ -222,12 +222,12 @@ _DECLARED = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT, e.g. 'asthma[mh] AND "
-            "child*[tiab] AND 2015:2024[dp]') plus AND-ed filters: PMIDs, total, summaries. No match is an empty "
-            "result, not an error; at most 9,999 records: split by dateRange. Read hits: pubmed_fetch_articles; a "
-            "reference: pubmed_lookup_citation; preprints or full-text words: pubmed_europepmc_search; a whole "
-            "systematic search into a set: review_search; other Entrez databases: eutils_esearch "
-            "(eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search."
+            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT) plus AND-ed filters: "
+            "PMIDs, total, summaries. No match is an empty result, not an error; at most 9,999 records: split by "
+            "dateRange. Read hits: pubmed_fetch_articles. Other families (medlit_toolsets): review: systematic "
+            "searches into a set (review_search), exports, screening, PRISMA; europepmc: full text, preprints "
+            "(pubmed_europepmc_search); eutils: other databases (eutils_esearch, eutils_search_then_fetch); "
+            "pubtator: genes, chemicals (pubtator_search); trials: registers."
         ),
         input_model=_pubmed_search.SearchArticlesInput,
         output_model=_pubmed_search.SearchArticlesOutput,
@@ -334,7 +334,7 @@ _DECLARED = (
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
             "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
             "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles; a whole review "
-            "set to a file: review_export. Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
+            "set to a file: review_export (review family). Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
         ),
         input_model=_citations.FormatCitationsInput,
         output_model=_citations.FormatCitationsOutput,
