@@ -257,8 +257,8 @@ TOOLS = (
         name="review_prisma",
         title="PRISMA 2020 flow of a review set",
         description="Last step: the PRISMA 2020 flow of a review set from its searches and screening decisions, "
-        "as counts, an SVG file for a manuscript or a PNG image (`format`; responseFormat shapes only the "
-        "text reply). Undecided records and reviewer conflicts are reported as pending, not counted.",
+        "as counts, an SVG file for a manuscript or a PNG image (`format`, not "
+        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,
         handler=_prisma.review_prisma,

@@ -36,6 +36,8 @@ GEMINI_REFUSED = ("$ref", "$defs", "const", "oneOf", "allOf", "not", "patternPro
 # Unions of different JSON types that stay: each is a form callers send, with no single type to
 # carry at the top. Every alternative is typed (Gemini accepts such an anyOf).
 MIXED_UNIONS = {
+    # one style as a string (a peer server's call shape, tests/plugin/test_pubmed_peer_parity.py) or a list
+    ("pubmed_format_citations", ".properties.format"),
     # a reference as text in any style, or as fields
     ("pubmed_verify_references", ".properties.references.items"),
     # a record's key (an integer) or its PMID, DOI or PMCID (text): 12 and "12" differ

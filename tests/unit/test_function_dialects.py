@@ -77,11 +77,9 @@ def test_the_two_maps_gemini_refused_name_their_properties(definitions):
 
 
 def test_the_advertised_single_forms_still_take_the_other():
-    """format and authors advertise a list; a single string is still read."""
+    """authors advertises a list; a single string of names is still read."""
     from medlit.core.runtime import validate_arguments
 
-    styles = validate_arguments(HOST.tools["pubmed_format_citations"], {"pmids": ["1"], "format": "all"})
-    assert styles.format == ["apa", "mla", "vancouver", "bibtex", "ris"]
     refs = validate_arguments(
         HOST.tools["pubmed_verify_references"], {"references": [{"title": "x", "authors": "Smith J"}]}
     )

@@ -224,7 +224,7 @@ _DECLARED = (
         description=(
             "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT) plus AND-ed filters: "
             "PMIDs, total, summaries. No match is an empty result, not an error; at most 9,999 records: split by "
-            "dateRange. Read hits: pubmed_fetch_articles. Other families (medlit_toolsets): review: systematic "
+            "dateRange. Other families (medlit_toolsets): review: systematic "
             "searches into a set (review_search), exports, screening, PRISMA; europepmc: full text, preprints "
             "(pubmed_europepmc_search); eutils: other databases (eutils_esearch, eutils_search_then_fetch); "
             "pubtator: genes, chemicals (pubtator_search); trials: registers."

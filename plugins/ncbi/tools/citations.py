@@ -285,15 +285,20 @@ NOTICE_TYPES = (
 
 
 def _style_schema(schema: dict[str, Any]) -> None:
-    """Advertise one form, a list of styles (``['all']`` for every style): a union of a string and
-    an array has no single type, which clients mapping schemas onto single-type dialects (Gemini's
-    function declarations) need. One style as a plain string, or 'all', is still accepted."""
+    """Advertise what the validator accepts: one style as a string (or 'all') or a list of styles."""
     styles = list(STYLES)
-    schema["type"] = "array"
-    schema["items"] = {"type": "string", "enum": [*styles, "all"]}
-    schema["minItems"] = 1
-    schema["maxItems"] = len(styles)
-    schema["default"] = ["apa"]
+    schema.pop("type", None)
+    schema.pop("items", None)
+    schema["anyOf"] = [
+        {"type": "string", "enum": [*styles, "all"]},
+        {
+            "type": "array",
+            "items": {"type": "string", "enum": styles},
+            "minItems": 1,
+            "maxItems": len(styles),
+        },
+    ]
+    schema["default"] = "apa"
 
 
 class FormatCitationsInput(ToolInput):
@@ -301,7 +306,7 @@ class FormatCitationsInput(ToolInput):
     format: list[CitationStyle] = Field(
         default_factory=_DEFAULT_STYLES.copy,
         validation_alias=AliasChoices("format", "styles", "style"),  # what models often send
-        description="Styles to write (default ['apa']); ['all'] for every one. Example: ['apa', 'bibtex'].",
+        description="One style, a list of styles, or 'all'. Example: ['apa', 'bibtex'].",
         json_schema_extra=_style_schema,
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
