@@ -60,6 +60,21 @@ def _quit_at_once(sig: int, frame: object) -> None:
     os._exit(128 + sig)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``medlit demo``: the test kit's fake upstream with its bundled sample, and a server over it."""
+    from medlit.testing.demo import main as demo
+
+    if args.call:
+        if args.call[0] != "call":
+            print(
+                f"medlit demo: unknown command {args.call[0]!r}; use `medlit demo call TOOL ARGUMENTS`",
+                file=sys.stderr,
+            )
+            return 2
+        return demo(args.call)
+    return demo(["serve", *(["--transport", "http", "--port", str(args.port)] if args.http else [])])
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     if args.transport == "http" and not is_loopback_host(args.host) and not args.allow_host:
         print(
@@ -796,6 +811,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="HTTP without session ids, for several replicas behind a load balancer",
     )  # fmt: skip
     serve.set_defaults(func=cmd_serve)
+    demo = sub.add_parser(
+        "demo",
+        help="serve over a bundled sample with no network (a fake upstream on loopback); stdio by default",
+        formatter_class=fmt,
+    )
+    demo.add_argument("--http", action="store_true", help="serve over Streamable HTTP instead of stdio")
+    demo.add_argument("--port", type=_port, default=8000, help="HTTP port")
+    demo.add_argument(
+        "call", nargs=argparse.REMAINDER, metavar="call TOOL ARGUMENTS",
+        help="run one tool over the sample instead of serving (as `medlit call`)",
+    )  # fmt: skip
+    demo.set_defaults(func=cmd_demo)
     tools = sub.add_parser(
         "tools", help="list tools (served or not, and why), or explain one", formatter_class=fmt
     )
