@@ -368,7 +368,10 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
         return True
 
     if base and valid(base):
-        return base
+        # Fields that carry an object example (review_search's queries) are what a first call
+        # on a fresh store needs: the required fields alone would only resume a set that exists.
+        fuller = {**base, **{n: v for n, v in examples.items() if n not in base and isinstance(v, dict)}}
+        return fuller if fuller != base and valid(fuller) else base
     # The tool needs one of several fields (pmids or dois), or two together (db and uids): the
     # fields in the order the tool declares them (its main ones first), handles and nested
     # objects (a History handle, a date range) last.
