@@ -152,10 +152,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV, Ovid, "
-        ".enw, RefWorks) into a review set as that database's search: deduplicated, counted for PRISMA, "
-        "logged; unreadable records listed; a large file goes on in the server (call again); never stored "
-        "twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        description="Import a database's export file into a review set as that database's "
+        "search, deduplicated, counted for PRISMA; unreadable records listed; never stored twice. Send `content` (a big file in `parts`) "
+        "or a local `path`. A large file is read in the server: call again for its "
+        "state. PubMed/Europe PMC: review_search; then review_merge log.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,

@@ -134,7 +134,7 @@ class ImportInput(ToolInput):
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's content. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
+        description="The file's text; or `path`. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
@@ -147,7 +147,7 @@ class ImportInput(ToolInput):
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
         None, description="content's file name. Example: 'scopus.csv'"
     )
-    part: int = Field(1, ge=1, le=1000, description="This part of the file, 1-based. Example: 2")
+    part: int = Field(1, ge=1, le=1000, description="Part sent (1-based; files over 8 MB). Example: 2")
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
