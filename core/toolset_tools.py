@@ -206,7 +206,9 @@ def render(answer: ToolsetsAnswer) -> str:
     if answer.get("notice"):
         lines.append(answer["notice"])
     for entry in answer.get("toolsets", []):
-        state = "listed" if entry["listed"] else "not listed: enable it, or call its tools by name"
+        state = (
+            "listed" if entry["listed"] else f"not listed: enable it, or run its tools through {CALL_TOOL}"
+        )
         lines.append(f"\n## {entry['name']} ({state})\n{entry['summary']}")
         lines += [f"- {t['name']}: {t['summary']}" for t in entry["tools"]]
     return "\n".join(lines).strip()

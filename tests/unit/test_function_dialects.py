@@ -147,3 +147,17 @@ def test_the_default_search_says_what_else_exists_and_in_which_family(definition
         assert family in tail, family
     assert "screening" in tail and "PRISMA" in tail
     assert "review_export (review family)" in definitions["pubmed_format_citations"].description
+
+
+def test_nothing_invites_calling_an_unlisted_tool_directly():
+    """Hosts that refuse a tool not in their list: the server's words send a model through
+    enable or medlit_call_tool, never to call an unlisted tool by its name."""
+    from medlit.core.server import instructions
+    from medlit.core.toolset_tools import listing, render
+
+    host = load_host(load_settings({"MEDLIT_SCHEMA_CACHE": "off"}))
+    text = instructions(host)
+    assert "call the tool by name" not in text and "medlit_call_tool" in text
+    listed = render({"action": "list", "toolsets": listing(host, host.listed_families)})
+    assert "call its tools by name" not in listed
+    assert "not listed: enable it, or run its tools through medlit_call_tool" in listed
