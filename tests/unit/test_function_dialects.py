@@ -161,3 +161,25 @@ def test_nothing_invites_calling_an_unlisted_tool_directly():
     listed = render({"action": "list", "toolsets": listing(host, host.listed_families)})
     assert "call its tools by name" not in listed
     assert "not listed: enable it, or run its tools through medlit_call_tool" in listed
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        "pubmed_search_articles",
+        "pubmed_fetch_articles",
+        "pubmed_spell_check",
+        "pubmed_convert_ids",
+        "pubmed_lookup_citation",
+        "pubmed_format_citations",
+    ],
+)
+def test_a_pubmed_pointer_to_an_unlisted_tool_names_its_family(definitions, tool):
+    import re
+
+    desc = definitions[tool].description
+    family_of = {t: f for f, fam in HOST.families.items() for t in fam.tools}
+    for named in set(re.findall(r"\b[a-z]+_[a-z_]+[a-z]\b", desc)) & set(family_of):
+        family = family_of[named]
+        if family != "pubmed":
+            assert f"{family} family" in desc or f"{family}:" in desc, (tool, named, family)
