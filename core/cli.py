@@ -14,7 +14,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
@@ -368,10 +368,7 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
         return True
 
     if base and valid(base):
-        # Fields that carry an object example (review_search's queries) are what a first call
-        # on a fresh store needs: the required fields alone would only resume a set that exists.
-        fuller = {**base, **{n: v for n, v in examples.items() if n not in base and isinstance(v, dict)}}
-        return fuller if fuller != base and valid(fuller) else base
+        return _with_object_examples(base, examples, valid)
     # The tool needs one of several fields (pmids or dois), or two together (db and uids): the
     # fields in the order the tool declares them (its main ones first), handles and nested
     # objects (a History handle, a date range) last.
@@ -388,6 +385,16 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
     if valid(base):  # a tool that needs nothing, and no single field makes a fuller example
         return base
     return None
+
+
+def _with_object_examples(
+    base: dict[str, Any], examples: dict[str, Any], valid: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """``base`` plus the fields that carry an object example (review_search's queries), when the
+    whole validates: what a first call on a fresh store needs, where the required fields alone
+    would only resume a set that exists."""
+    fuller = {**base, **{n: v for n, v in examples.items() if n not in base and isinstance(v, dict)}}
+    return fuller if fuller != base and valid(fuller) else base
 
 
 def _type_of(spec: dict[str, Any]) -> str:
