@@ -14,7 +14,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
@@ -58,6 +58,21 @@ def _host() -> Host:
 def _quit_at_once(sig: int, frame: object) -> None:
     sys.stderr.flush()
     os._exit(128 + sig)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``medlit demo``: the test kit's fake upstream with its bundled sample, and a server over it."""
+    from medlit.testing.demo import main as demo
+
+    if args.call:
+        if args.call[0] != "call":
+            print(
+                f"medlit demo: unknown command {args.call[0]!r}; use `medlit demo call TOOL ARGUMENTS`",
+                file=sys.stderr,
+            )
+            return 2
+        return demo(args.call)
+    return demo(["serve", *(["--transport", "http", "--port", str(args.port)] if args.http else [])])
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -353,7 +368,7 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
         return True
 
     if base and valid(base):
-        return base
+        return _with_object_examples(base, examples, valid)
     # The tool needs one of several fields (pmids or dois), or two together (db and uids): the
     # fields in the order the tool declares them (its main ones first), handles and nested
     # objects (a History handle, a date range) last.
@@ -370,6 +385,16 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
     if valid(base):  # a tool that needs nothing, and no single field makes a fuller example
         return base
     return None
+
+
+def _with_object_examples(
+    base: dict[str, Any], examples: dict[str, Any], valid: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """``base`` plus the fields that carry an object example (review_search's queries), when the
+    whole validates: what a first call on a fresh store needs, where the required fields alone
+    would only resume a set that exists."""
+    fuller = {**base, **{n: v for n, v in examples.items() if n not in base and isinstance(v, dict)}}
+    return fuller if fuller != base and valid(fuller) else base
 
 
 def _type_of(spec: dict[str, Any]) -> str:
@@ -796,6 +821,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="HTTP without session ids, for several replicas behind a load balancer",
     )  # fmt: skip
     serve.set_defaults(func=cmd_serve)
+    demo = sub.add_parser(
+        "demo",
+        help="serve over a bundled sample with no network (a fake upstream on loopback); stdio by default",
+        formatter_class=fmt,
+    )
+    demo.add_argument("--http", action="store_true", help="serve over Streamable HTTP instead of stdio")
+    demo.add_argument("--port", type=_port, default=8000, help="HTTP port")
+    demo.add_argument(
+        "call", nargs=argparse.REMAINDER, metavar="call TOOL ARGUMENTS",
+        help="run one tool over the sample instead of serving (as `medlit call`)",
+    )  # fmt: skip
+    demo.set_defaults(func=cmd_demo)
     tools = sub.add_parser(
         "tools", help="list tools (served or not, and why), or explain one", formatter_class=fmt
     )

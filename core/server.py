@@ -99,7 +99,8 @@ def instructions(host: Host) -> str:
             f"Tools come in families; listed now: {', '.join(sorted(host.listed_families)) or 'none'}. "
             f"Also served: {', '.join(hidden)}. When no listed tool fits, call `{TOOLSETS_TOOL}` "
             "(list names each family's tools; enable adds a family to your tool list; describe gives "
-            f"a tool's input schema), then call the tool by name or through `{CALL_TOOL}`."
+            f"a tool's input schema); once enabled, call the tool from your refreshed list, or through "
+            f"`{CALL_TOOL}` when your list does not refresh."
         )
     parts.append(GENERAL)
     return "\n".join(parts)

@@ -31,7 +31,7 @@ from .types import ToolSpec
 
 log = logging.getLogger("medlit.schemas")
 
-FORMAT = 6  # bump when lean_schema, compact_output, as_sent or the stored shape changes
+FORMAT = 7  # bump when lean_schema, compact_output, as_sent or the stored shape changes
 KEEP = 256  # entries kept in the file: this launch's plus the most recently used others
 CORE_DIR = Path(__file__).resolve().parent
 
@@ -189,7 +189,22 @@ def portable(schema: Any, defs: dict[str, Any] | None = None) -> Any:
             out[k] = portable(v, defs)
     if isinstance(out.get("enum"), list) and "type" not in out and _json_type(out["enum"]):
         out["type"] = _json_type(out["enum"])
+    if "type" not in out and (shared := _union_type(out)):
+        out["type"] = shared  # clients mapping onto a single-type dialect want it on the union
     return out
+
+
+def _union_type(node: dict[str, Any]) -> str | None:
+    """The one JSON type every alternative of the node's ``anyOf``/``oneOf`` has (an alternative
+    with ``properties`` is an object); ``None`` for alternatives of different types (``T | null``
+    among them)."""
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if isinstance(branches, list) and branches and all(isinstance(b, dict) for b in branches):
+            kinds = {b.get("type") or ("object" if "properties" in b else None) for b in branches}
+            if len(kinds) == 1 and isinstance(next(iter(kinds)), str):
+                return str(next(iter(kinds)))
+    return None
 
 
 def _json_type(values: list[Any]) -> str | None:

@@ -85,6 +85,16 @@ CALL_SCHEMA: dict[str, Any] = {
         },
         "arguments": {
             "type": "object",
+            # A free-form object with no properties is refused by single-type dialects (Gemini's
+            # function declarations); every tool takes responseFormat, so it is named here.
+            "properties": {
+                "responseFormat": {
+                    "type": "string",
+                    "enum": ["markdown", "json"],
+                    "description": "Every tool takes it: text reply's format; default markdown. Example: 'json'.",
+                }
+            },
+            "additionalProperties": True,
             "default": {},
             "description": "The tool's own arguments, as its input schema says (default none). "
             'Example: {"db": "gene", "term": "BRCA1"}.',
@@ -196,7 +206,9 @@ def render(answer: ToolsetsAnswer) -> str:
     if answer.get("notice"):
         lines.append(answer["notice"])
     for entry in answer.get("toolsets", []):
-        state = "listed" if entry["listed"] else "not listed: enable it, or call its tools by name"
+        state = (
+            "listed" if entry["listed"] else f"not listed: enable it, or run its tools through {CALL_TOOL}"
+        )
         lines.append(f"\n## {entry['name']} ({state})\n{entry['summary']}")
         lines += [f"- {t['name']}: {t['summary']}" for t in entry["tools"]]
     return "\n".join(lines).strip()

@@ -19,6 +19,11 @@ Confidence = Literal["high", "medium", "low"]
 Field_ = Literal["title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid"]
 
 
+def _list_of_names(schema: dict[str, Any]) -> None:
+    schema.pop("anyOf", None)
+    schema.update(type="array", items={"type": "string", "maxLength": 200}, maxItems=200)
+
+
 class ReferenceFields(ToolInput):
     title: str | None = Field(
         None, max_length=1000, description="Example: 'CERMINE: automatic extraction ...'."
@@ -28,7 +33,11 @@ class ReferenceFields(ToolInput):
         | Annotated[str, Field(max_length=5000)]
         | None
     ) = Field(
-        None, description="First author first, 'Family Initials' or as written. Example: ['Tkaczyk D']."
+        None,
+        description="First author first, 'Family Initials' or as written. Example: ['Tkaczyk D'].",
+        # one form advertised (a list; one string of names is still read): a string-or-array union
+        # has no single type, which single-type dialects (Gemini's declarations) need
+        json_schema_extra=_list_of_names,
     )
     journal: str | None = Field(
         None, max_length=300, description="Full title or abbreviation. Example: 'IJDAR'."

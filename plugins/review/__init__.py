@@ -123,13 +123,13 @@ def describe_search(catalog: Catalog) -> str:
         or "none installed"
     )
     return (
-        "Run whole searches (every record, thousands) into a named review set held by the server: one query per "
-        "source in that source's syntax, deduplicated (identifiers, then bibliographic fields), logged "
-        "for PRISMA-S. Re-running reports `new` records. Use for systematic/scoping reviews; to read a few "
-        "results use pubmed_search_articles or pubmed_europepmc_search; other databases' files: review_import. "
-        "Long imports continue in the server: call again (or review_sets) "
-        "for the state; call with only `set` to resume an interrupted import. Page with review_records, export "
-        f"with review_export. Sources: {listed}."
+        "Step 1 of a systematic/scoping review: run whole searches into a named "
+        "review set held by the server, one query per source in its syntax, deduplicated, logged for "
+        "PRISMA-S; other databases' exports: review_import. Re-running reports `new` records; to read a "
+        "few results use pubmed_search_articles or pubmed_europepmc_search. A long search goes on in the "
+        "server: call with only `set` for its state or to resume. Next: review_merge log, review_records "
+        "order='priority', review_screen; files: review_export. "
+        f"Sources: {listed}."
     )
 
 
@@ -153,10 +153,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, nbib, EndNote XML, WoS, BibTeX, CSL-JSON, CSV, Ovid, "
-        ".enw, RefWorks) into a review set as that database's search: deduplicated, counted for PRISMA, "
-        "logged; unreadable records listed; a large file goes on in the server (call again); never stored "
-        "twice. PubMed/Europe PMC: review_search; wrong merges: review_merge.",
+        description="Import a database's export file into a review set as that database's "
+        "search, deduplicated, counted for PRISMA; unreadable records listed; never stored twice. Send `content` (a big file in `parts`) "
+        "or a local `path`. A large file is read in the server: call again for its "
+        "state. PubMed/Europe PMC: review_search; then review_merge log.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -198,10 +198,10 @@ TOOLS = (
     ToolSpec(
         name="review_records",
         title="Page through a review set",
-        description="Page a review set's deduplicated records with their screening decisions; filter by source, "
-        "year, abstract, decision, conflicts, undecided. order='priority' (criteria: the review's question): "
-        "likeliest includes first; screen batches until screeningEstimate.safeToStop, then a person checks a "
-        "sample of the excluded.",
+        description="Page a review set's deduplicated records with their decisions, filtered. Screening "
+        "loop: undecided=true, order='priority' (likeliest "
+        "includes first), record the batch with review_screen, ask again; stop when screeningEstimate.safeToStop, "
+        "then a person checks a sample of the excluded. Then review_retrieve, review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_paging.review_records,
@@ -212,7 +212,7 @@ TOOLS = (
     ToolSpec(
         name="review_export",
         title="Export a review set to a file",
-        description="Write a review set (or its records with one decision) to a file for a screening tool or "
+        description="Write a review set (or its records decided so) to a file for a screening tool or "
         "reference manager, with its PRISMA-S log, in MEDLIT_EXPORT_DIR (replacing the set's last file in that "
         "format); answers the path and a resource uri. To read records use review_records; a few citations: "
         "pubmed_format_citations.",
@@ -227,12 +227,10 @@ TOOLS = (
     ToolSpec(
         name="review_screen",
         title="Record screening decisions",
-        description="Record title/abstract or full-text screening decisions (include, exclude, maybe) on a review "
-        "set's records, with a reason and who decided (reviewer: 'model' by default, a person, or 'final' to "
-        "settle a conflict); re-recording replaces that reviewer's decision. A full-text exclusion needs "
-        f"reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items come back refused, the rest are "
-        "recorded; conflicts between reviewers are listed. Find records to screen with review_records "
-        "(undecided=true).",
+        description="Record screening decisions on a review set's records, with a reason and who decided; re-recording replaces that reviewer's decision. A full-text exclusion needs a "
+        "reasonCategory. Invalid items are refused, the rest "
+        "recorded; reviewers' conflicts are listed. The next batch: review_records undecided=true "
+        "order='priority', until its screeningEstimate says safeToStop.",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
         handler=_deciding.review_screen,
@@ -245,8 +243,8 @@ TOOLS = (
     ToolSpec(
         name="review_retrieve",
         title="Check full-text availability of a set's includes",
-        description="For a review set's title/abstract includes (the reports sought for retrieval), check up to "
-        "25 a call through the full-text sources and record per record which tier has it, or each tier's "
+        description="After title/abstract screening: for a set's includes (reports sought), check up to 25 a call "
+        "through the full-text sources and record which tier has each, or each tier's "
         "outcome and the library link; answers `remaining` (call again). To read a full text use "
         "pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
@@ -259,9 +257,9 @@ TOOLS = (
     ToolSpec(
         name="review_prisma",
         title="PRISMA 2020 flow of a review set",
-        description="The PRISMA 2020 flow of a review set from its searches and screening decisions: json (the "
-        "counts), svg (the diagram as a file and resource uri, for a manuscript) or png (the diagram as an "
-        "image). Undecided records and reviewer conflicts are reported as pending, not counted.",
+        description="Last step: the PRISMA 2020 flow of a review set from its searches and screening decisions, "
+        "as counts, an SVG file for a manuscript or a PNG image (`format`, not "
+        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,
         handler=_prisma.review_prisma,
@@ -274,9 +272,9 @@ TOOLS = (
     ToolSpec(
         name="review_sets",
         title="List, rename or delete review sets",
-        description="List the review sets (records, runs, state, files sent in parts), rename or delete one "
-        "(destructive: confirm = its name), or read/write its settings: criteria, highlight terms, blind "
-        "screening (reviewers see only their own decisions). Its searches: review_search.",
+        description="List the review sets (records, runs, state, uploads), rename or delete one "
+        "(confirm = its name), or read/write its settings: criteria, highlight terms, blind "
+        "screening. Searches: review_search.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
         handler=_manage.review_sets,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, StringConstraints, model_validator
 
@@ -35,6 +35,17 @@ SetName = Annotated[
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 
 
+# The sources the built-in plugins declare, named as properties: a map with no properties is
+# refused by single-type dialects (Gemini's function declarations); another plugin's source is
+# still accepted (additionalProperties), and the description lists every source served.
+NAMED_SOURCES = ("pubmed", "europepmc", "pubtator", "clinicaltrials", "preprints")
+
+
+def _named_sources(schema: dict[str, Any]) -> None:
+    query = {"type": "string", "maxLength": 4000}
+    schema["properties"] = {name: dict(query) for name in NAMED_SOURCES}
+
+
 class SearchInput(ToolInput):
     set: SetName
     queries: dict[Annotated[str, StringConstraints(max_length=40)], Query] | None = Field(
@@ -42,6 +53,7 @@ class SearchInput(ToolInput):
         max_length=8,
         description="Source name -> query in that source's syntax (sources in the description); omit to "
         'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
+        json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
         False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
@@ -122,7 +134,7 @@ class ImportInput(ToolInput):
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's content. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
+        description="The file's text; or `path`. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
@@ -135,7 +147,7 @@ class ImportInput(ToolInput):
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
         None, description="content's file name. Example: 'scopus.csv'"
     )
-    part: int = Field(1, ge=1, le=1000, description="This part of the file, 1-based. Example: 2")
+    part: int = Field(1, ge=1, le=1000, description="Part sent (1-based; files over 8 MB). Example: 2")
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
@@ -273,14 +285,14 @@ class MergeOutput(ToolOutput):
 class RecordsInput(ToolInput):
     set: SetName
     offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
-    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Records per page, at most 200. Example: 100")
+    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Per page, at most 200. Example: 100")
     source: Annotated[str, StringConstraints(max_length=40)] | None = Field(
-        None, description="Only records this source found (a source name). Example: 'pubmed'"
+        None, description="Only records this source found. Example: 'pubmed'"
     )
     yearFrom: int | None = Field(None, ge=1000, le=2100, description="Example: 2015")
     yearTo: int | None = Field(None, ge=1000, le=2100, description="Example: 2024")
     hasAbstract: bool | None = Field(
-        None, description="Only records with (true) or without (false) one. Example: true"
+        None, description="With (true) or without (false) an abstract. Example: true"
     )
     decision: Decision | None = Field(
         None, description="Only records decided so at `stage`. Example: 'include'"
@@ -298,9 +310,14 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
-    order: Literal["key", "priority"] = Field("key", description="Example: 'priority'")
+    order: Literal["key", "priority"] = Field(
+        "key",
+        description="key (as stored) or priority. Example: 'priority'",
+    )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
-        None, description="Example: 'statins, adults'"
+        None,
+        description="For priority: the review's question and eligibility (default: the set's settings, else queries). "
+        "Example: 'statins, adults'",
     )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
@@ -496,8 +513,8 @@ Term = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 class SetsInput(ToolInput):
     action: Literal["list", "rename", "delete", "settings"] = Field(
         "list",
-        description="list, rename (set, newName), delete (set, confirm), settings (set; writes the fields "
-        "given). Example: 'list'",
+        description="list, rename (set, newName), delete (set, confirm), settings (set; writes those given). "
+        "Example: 'list'",
     )
     set: SetName | None = Field(None, description="Example: 'asthma-kids'")
     newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
@@ -511,7 +528,7 @@ class SetsInput(ToolInput):
     excludeTerms: list[Term] | None = Field(None, max_length=50, description="Example: ['erratum']")
     blind: bool | None = Field(
         None,
-        description="Blind screening on/off. Example: true",
+        description="Reviewers see only their own decisions. Example: true",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -570,22 +587,45 @@ KEY_MAX = 2**53 - 1
 Decision = Literal["include", "exclude", "maybe"]
 
 
+def _vocabulary(*values: str) -> Any:
+    """The schema lists the vocabulary; validation stays loose (an item outside it is refused on
+    its own, the rest recorded)."""
+
+    def advertise(schema: dict[str, Any]) -> None:
+        schema.pop("anyOf", None)
+        schema.pop("maxLength", None)
+        schema.update(type="string", enum=list(values))
+
+    return advertise
+
+
+def _reason_categories(schema: dict[str, Any]) -> None:
+    from .screening.decisions import REASON_CATEGORIES  # the labels' one list (imported when listed)
+
+    _vocabulary(*REASON_CATEGORIES)(schema)
+
+
 class ScreenItem(ToolInput):
     # Loose on purpose: an item outside the vocabulary is refused on its own, the rest recorded.
     id: Annotated[int, Field(ge=0, le=KEY_MAX)] | Annotated[str, StringConstraints(max_length=200)] = Field(
         description="The record's key (review_records) or its PMID, DOI or PMCID"
     )
-    stage: Annotated[str, StringConstraints(max_length=40)] = Field(description="title_abstract or full_text")
+    stage: Annotated[str, StringConstraints(max_length=40)] = Field(
+        description="Example: 'title_abstract'",
+        json_schema_extra=_vocabulary("title_abstract", "full_text"),
+    )
     decision: Annotated[str, StringConstraints(max_length=40)] = Field(
-        description="include, exclude or maybe"
+        description="Example: 'exclude'", json_schema_extra=_vocabulary("include", "exclude", "maybe")
     )
     # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
     # the schema states what is kept, screening.MAX_REASON (a test holds the two together).
     reason: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
-        None, description="Free text, at most 2,000 characters", json_schema_extra={"maxLength": 2000}
+        None, description="Free text", json_schema_extra={"maxLength": 2000}
     )
     reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
-        None, description="Needed to exclude at full_text: one in the description"
+        None,
+        description="Needed to exclude at full_text. Example: 'wrong_population'",
+        json_schema_extra=_reason_categories,
     )
 
 
@@ -597,7 +637,8 @@ class ScreenInput(ToolInput):
         description='Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
     )
     reviewer: Reviewer = Field(
-        "model", description="Who decides: 'model', a person, 'final' (settles conflicts). Example: 'Dr Lee'"
+        "model",
+        description="Who decides: 'model' (default), a person, 'final' (settles conflicts). Example: 'Dr Lee'",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -682,7 +723,7 @@ class RetrieveOutput(ToolOutput):
 class PrismaInput(ToolInput):
     set: SetName
     format: Literal["json", "svg", "png"] = Field(
-        "json", description="json (counts), svg (file + resource) or png (image). Example: 'svg'"
+        "json", description="json (default: counts), svg (file + resource) or png (image). Example: 'svg'"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

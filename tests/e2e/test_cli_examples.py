@@ -98,3 +98,19 @@ async def test_every_readme_call_runs_in_order_against_the_fake(make_runtime, fa
             assert not out.is_error or len(fake.requests) > before, (name, out.text)
             if name.startswith("review_") and name != "review_search":
                 assert not out.is_error, (name, out.text)
+
+
+async def test_the_printed_review_search_example_builds_a_set_on_a_fresh_store(capsys, tmp_path):
+    """Before: `{"set": "asthma-kids"}`, which only resumes a set that exists (unknown_set on a
+    fresh store); the example now carries its queries, and runs them (over the demo's sample)."""
+    from medlit.testing import FakeUpstream, mcp_client
+    from medlit.testing.demo import demo_env, install
+
+    arguments = printed_example("review_search", capsys)
+    assert arguments["queries"]
+    async with FakeUpstream(services=("ncbi", "idconv")) as fake:
+        install(fake)
+        async with mcp_client(host_for(env=demo_env(fake, tmp_path))) as client:
+            result = await client.call_tool("review_search", arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content["unique"] >= 1

@@ -243,3 +243,39 @@ def test_readme_stays_short_and_links_what_moved():
     assert len(readme.splitlines()) <= 150
     for page in ("docs/tools.md", "docs/configuration.md", "docs/http.md", "docs/plugins.md"):
         assert f"]({page})" in readme and (ROOT / page).is_file(), page
+
+
+def test_the_hello_plugin_is_listed_the_two_ways_the_docs_say():
+    """Before: the docs' hello plugin was served but not in the list a host sees at start, and the
+    docs did not say how to list it."""
+    from pydantic import Field
+
+    from medlit.core.plugin import PluginInfo, ToolInput, ToolOutput, ToolSpec, hookimpl
+    from medlit.testing import host_for
+
+    class HelloInput(ToolInput):
+        name: str = Field(max_length=100, description="Whom to greet. Example: 'world'.")
+
+    class HelloOutput(ToolOutput):
+        greeting: str
+
+    async def hello(args, ctx):
+        return HelloOutput(greeting=f"Hello, {args.name}!")
+
+    class Hello:
+        def __init__(self, **info):
+            self.info = info
+
+        @hookimpl
+        def medlit_plugin_info(self):
+            return PluginInfo(name="hello", title="Hello world", **self.info)
+
+        @hookimpl
+        def medlit_tools(self):
+            return [ToolSpec("hello", "Say hello", "Greet someone by name.", HelloInput, HelloOutput, hello)]
+
+    doc = _doc()
+    assert "MEDLIT_TOOLSETS=default,hello" in doc and 'default_toolsets=("hello",)' in doc
+    assert host_for(Hello()).listed_families == {"pubmed"}
+    assert "hello" in host_for(Hello(), env={"MEDLIT_TOOLSETS": "default,hello"}).listed_families
+    assert "hello" in host_for(Hello(default_toolsets=("hello",))).listed_families

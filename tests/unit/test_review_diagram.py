@@ -458,3 +458,16 @@ def test_the_realistic_png_is_print_resolution_and_shows_each_box_banner_and_arr
     # nothing is drawn in the empty side column beside the included box
     empty = Rect("gap", laid.rect("reasons").x, laid.rect("included").y, laid.rect("reasons").w, 12)
     assert dark_in(empty) == 0
+
+
+def test_the_png_draws_latin_1_names_with_real_glyphs():
+    """Before: Pillow's bundled font drew "Müller"'s ü as its missing-glyph box. The PNG now uses a
+    system font that has every Latin-1 letter, checked by rendering each against that box."""
+    pytest.importorskip("PIL")
+    from medlit.plugins.review.reporting.diagram import covers, latin_font_path
+
+    if latin_font_path() is None:
+        pytest.skip("no DejaVu, Liberation, Noto or FreeSans font on this machine (the bundled one is used)")
+    font = PillowText().font(12)
+    assert covers(font, "Müller Sjögren Åström Núñez")
+    assert not covers(font, "\u6f22")  # a letter the font lacks is seen as missing: the check can fail

@@ -222,12 +222,12 @@ _DECLARED = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT, e.g. 'asthma[mh] AND "
-            "child*[tiab] AND 2015:2024[dp]') plus AND-ed filters: PMIDs, total, summaries. No match is an empty "
-            "result, not an error; at most 9,999 records: split by dateRange. Read hits: pubmed_fetch_articles; a "
-            "reference: pubmed_lookup_citation; preprints or full-text words: pubmed_europepmc_search; a whole "
-            "systematic search into a set: review_search; other Entrez databases: eutils_esearch "
-            "(eutils_search_then_fetch for records); genes, variants, chemicals: pubtator_search."
+            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT) plus AND-ed filters: "
+            "PMIDs, total, summaries. No match is an empty result, not an error; at most 9,999 records: split by "
+            "dateRange. Other families (medlit_toolsets): review: systematic "
+            "searches into a set (review_search), exports, screening, PRISMA; europepmc: full text, preprints "
+            "(pubmed_europepmc_search); eutils: other databases (eutils_esearch, eutils_search_then_fetch); "
+            "pubtator: genes, chemicals (pubtator_search); trials: registers."
         ),
         input_model=_pubmed_search.SearchArticlesInput,
         output_model=_pubmed_search.SearchArticlesOutput,
@@ -243,9 +243,9 @@ _DECLARED = (
         description=(
             "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
             "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and notices (retractions, errata); "
-            "Bookshelf records as 'book' or 'book-chapter'. Use it after pubmed_search_articles; for full text, "
+            "Bookshelf records as 'book' or 'book-chapter'. For full text, "
             "pubmed_fetch_fulltext; references, pubmed_format_citations; other databases or raw MEDLINE/XML, "
-            "eutils_efetch (eutils_esummary for DocSums). One request per 200 PMIDs; unknown ones are listed in "
+            "eutils_efetch (eutils_esummary for DocSums; eutils family). One request per 200 PMIDs; unknown ones are listed in "
             "unavailablePmids."
         ),
         input_model=_pubmed_fetch.FetchArticlesInput,
@@ -259,9 +259,9 @@ _DECLARED = (
         name="pubmed_spell_check",
         title="Spell-check a PubMed query",
         description=(
-            "Spell-check a PubMed query with NCBI ESpell and get a corrected query to re-run. Use it after a thin "
+            "Spell-check a PubMed query with NCBI ESpell for a corrected query to re-run. Use it after a thin "
             "pubmed_search_articles result or when a name may be misspelled; not to map to MeSH (pubmed_lookup_mesh). "
-            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell. Only free-text words change: field "
+            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell (eutils family). Only free-text words change: field "
             "tags, operators, indexed values (aged[mh]), all-capital gene symbols and words with digits stay. "
             "hasSuggestion=false means nothing changed."
         ),
@@ -297,8 +297,8 @@ _DECLARED = (
         description=(
             "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
             "PubMed Central. Use it to get a PMC ID or the PMID of a PMC article's DOI; for an article outside PMC "
-            "search pubmed_search_articles for '10.x/y[doi]'; for links to other databases (gene, protein), "
-            "eutils_elink. pubmed_fetch_fulltext resolves ids itself. One request. An id not converted carries its "
+            "search pubmed_search_articles for '10.x/y[doi]'; for links to gene or protein records, "
+            "eutils_elink (eutils family). pubmed_fetch_fulltext resolves ids itself. An id not converted carries its "
             "own errmsg; embargoed articles carry releaseDate."
         ),
         input_model=_convert.ConvertIdsInput,
@@ -317,7 +317,7 @@ _DECLARED = (
             "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
             "disagrees). Use it to find PMIDs; to audit a reference list (errors, retractions), "
             "pubmed_verify_references. With only a title, a topic or a DOI use pubmed_search_articles "
-            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch. "
+            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch (eutils family). "
             "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
         ),
         input_model=_citations.LookupCitationInput,
@@ -334,7 +334,7 @@ _DECLARED = (
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
             "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
             "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles; a whole review "
-            "set to a file: review_export. Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
+            "set to a file: review_export (review family). Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
         ),
         input_model=_citations.FormatCitationsInput,
         output_model=_citations.FormatCitationsOutput,

@@ -5,10 +5,10 @@ stack, in the template's boxes and words.
 :func:`layout` places the boxes and wraps their text with a measuring function; :func:`svg`
 writes that layout as SVG text directly (every line a ``<text>`` element a manuscript editor can
 change, boxes as ``<rect>``, arrows as paths ending in a marker) and :func:`png` paints the same
-layout with Pillow's ``ImageDraw`` in the scalable font Pillow bundles
-(``ImageFont.load_default(size)``), so no system font is needed. Each format wraps with its own
+layout with Pillow's ``ImageDraw`` in a system sans-serif font that has every Latin-1 letter
+(:func:`latin_font_path`), else the scalable font Pillow bundles, so no system font is needed. Each format wraps with its own
 font's widths: the SVG's come from a table wide enough for the sans-serif fonts a viewer is likely
-to choose (:data:`_WIDTHS`), the PNG's from the bundled font itself, painted at
+to choose (:data:`_WIDTHS`), the PNG's from its font itself, painted at
 :data:`PNG_SCALE` so it prints at 300 dpi across a page.
 
 Under the flow: the dashed "not yet decided" box when a record is pending (never an empty one),
@@ -524,19 +524,75 @@ def svg(laid: Layout) -> bytes:
 # -- PNG ----------------------------------------------------------------------------------------
 
 
+# Sans-serif fonts with every Latin-1 letter (authors' and databases' names: "Müller", "Sjögren"),
+# as Debian and most Linux systems install them (fonts-dejavu-core, fonts-liberation, fonts-noto,
+# fonts-freefont). Pillow's bundled font (Aileron) draws a missing-glyph box for "ü": it is the
+# last resort, when none of these is found.
+FONT_FILES = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf", "FreeSans.ttf")
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "C:/Windows/Fonts")
+LATIN_1_PROBE = "üÜéñøßÅç"
+
+
+def covers(font: FreeTypeFont | ImageFont.ImageFont, text: str = LATIN_1_PROBE) -> bool:
+    """Whether ``font`` draws each character of ``text`` with a glyph of its own, not the box it
+    draws for a character it lacks (U+FFFF is in no font)."""
+    from PIL import Image, ImageDraw
+
+    def drawn(ch: str) -> bytes:
+        image = Image.new("L", (48, 48))
+        ImageDraw.Draw(image).text((8, 8), ch, font=font, fill=255)
+        return image.tobytes()
+
+    missing = drawn("\uffff")
+    return all(drawn(ch) != missing for ch in text)
+
+
+def latin_font_path() -> str | None:
+    """The first of :data:`FONT_FILES` found under :data:`FONT_DIRS` that covers Latin-1."""
+    from pathlib import Path
+
+    from PIL import ImageFont
+
+    for name in FONT_FILES:
+        for folder in FONT_DIRS:
+            for path in sorted(Path(folder).rglob(name)) if Path(folder).is_dir() else ():
+                try:
+                    if covers(ImageFont.truetype(str(path), 12)):
+                        return str(path)
+                except OSError:
+                    continue
+    return None
+
+
+_FOUND: list[str | None] = []
+
+
+def _latin_font() -> str | None:
+    """:func:`latin_font_path`, looked up once per process (a folder walk)."""
+    if not _FOUND:
+        _FOUND.append(latin_font_path())
+    return _FOUND[0]
+
+
 class PillowText:
-    """Pillow's bundled scalable font at ``scale``: the PNG's fonts and its measure."""
+    """The PNG's fonts at ``scale`` and its measure: a system font covering Latin-1
+    (:func:`latin_font_path`), else Pillow's bundled scalable font."""
 
     def __init__(self, scale: float = PNG_SCALE) -> None:
         from PIL import ImageFont
 
         self.scale = scale
-        self._load = ImageFont.load_default
+        path = _latin_font()
+        self._load: Callable[[float], FreeTypeFont | ImageFont.ImageFont] = (
+            (lambda size: ImageFont.load_default(size=size))
+            if path is None
+            else (lambda size: ImageFont.truetype(path, size))
+        )
         self._fonts: dict[float, FreeTypeFont | ImageFont.ImageFont] = {}
 
     def font(self, size: float) -> FreeTypeFont | ImageFont.ImageFont:
         if size not in self._fonts:
-            self._fonts[size] = self._load(size=size * self.scale)
+            self._fonts[size] = self._load(size * self.scale)
         return self._fonts[size]
 
     def stroke(self, bold: bool) -> float:
