@@ -297,8 +297,9 @@ def people(authors: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 def split_authors(text: str) -> list[str]:
-    """BibTeX's ``"A, B. and C, D."`` into names (the benchmark's and an import's author field)."""
-    return [n.strip() for n in re.split(r"\s+and\s+", text) if n.strip()]
+    """BibTeX's ``"A, B. and C, D."`` (or ``"A, B.; C, D."``) into names (the benchmark's and an
+    import's author field)."""
+    return [n.strip() for n in re.split(r"\s+and\s+|\s*;\s*", text) if n.strip()]
 
 
 _JOURNAL_STOP = frozenset(
