@@ -407,7 +407,14 @@ async def test_a_translated_title_merges_at_one_full_citation_and_says_why(runti
     """Issue 51 (held out): a German article and another database's record of it under an English
     title are one record, the evidence naming the translation and the citation; two trial
     registrations whose titles differ by one swapped word stay two records."""
-    citation = {"PY": "2020", "JO": "Industrielle Beziehungen", "VL": "27", "IS": "2", "SP": "205", "EP": "226"}
+    citation = {
+        "PY": "2020",
+        "JO": "Industrielle Beziehungen",
+        "VL": "27",
+        "IS": "2",
+        "SP": "205",
+        "EP": "226",
+    }
     content = "\n".join(
         [
             _ris_article(

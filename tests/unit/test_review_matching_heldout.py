@@ -88,14 +88,19 @@ def test_translated_titles_ovid_originals_and_truncated_brackets() -> None:
     assert title_words(cut)[:3] == ("prevention", "of", "the")
     whole = "Prevention of the postpericardiotomy syndrome, postoperative effusions, and atrial fibrillation"
     assert verdict(rec(title=cut), rec(title=whole)).same
-    assert tongue("Zum aktuellen Stand des Plattformkapitalismus", title_words("Zum aktuellen Stand des X")) == "de"
-    assert tongue("The current situation of platform capitalism", ("the", "current", "situation", "of")) == "en"
+    assert (
+        tongue("Zum aktuellen Stand des Plattformkapitalismus", title_words("Zum aktuellen Stand des X"))
+        == "de"
+    )
+    assert (
+        tongue("The current situation of platform capitalism", ("the", "current", "situation", "of")) == "en"
+    )
     assert tongue("ЗАЙНЯТІСТЬ І МОТИВАЦІЯ", ("зайнятість", "і", "мотивація")) == "script"
     assert tongue("Plattform", ("plattform",)) == ""
 
 
 def test_pages_written_backwards_or_made_dates_by_a_spreadsheet() -> None:
-    """"2297-2108" (a typo in one page) spans both numbers and rules out nothing it may be;
+    """A range "2297-2108" (a typo in one page) spans both numbers and rules out nothing it may be;
     "21-Apr" is a spreadsheet's date for "4-21" and still places a record beside its copy."""
     assert page_range("2297-2108") == ("", 2108, 2297)
     assert page_range("1297-306") == ("", 1297, 1306)  # written short, not backwards
@@ -125,7 +130,9 @@ def test_errata_in_embase_form_are_notices_and_match_each_other_not_their_articl
 def test_a_short_title_a_year_apart_needs_the_whole_citation() -> None:
     """An epub and its print issue a year apart: a short title merges only with the page, the
     issue and the journal agreeing too."""
-    short = rec(title="Haemolytic uraemic syndrome", journal="Nephron", pages="c37-c42", volume="118", issue="1")
+    short = rec(
+        title="Haemolytic uraemic syndrome", journal="Nephron", pages="c37-c42", volume="118", issue="1"
+    )
     assert verdict(short, rec(**{**short, "year": 2010, "journal": "Nephron - Clinical Practice."})).same
     assert verdict(short, rec(**{**short, "year": 2010, "issue": None})).same is False
 
