@@ -180,3 +180,30 @@ def test_authors_split_on_and_or_semicolons() -> None:
     assert split_authors("Smith, J. and Doe, K.") == ["Smith, J.", "Doe, K."]
     assert split_authors("Smith, J.; Doe, K.;") == ["Smith, J.", "Doe, K."]
     assert split_authors("") == []
+
+
+def test_an_erratum_title_cut_inside_its_citation_still_matches_its_other_record() -> None:
+    """Embase's erratum title cut by a length limit inside the corrected article's citation ("...
+    syndrome (The Journal of Pediatrics (M") beside Web of Science's "(vol 142, pg 310, 2003)"."""
+    base = {"kind": "article", "authors": ["Veyradier, A."], "journal": "Journal of Pediatrics", "year": 2003,
+            "volume": "142", "issue": "6", "pages": "616"}  # fmt: skip
+    title = "Severe deficiency of the von Willebrand factor-cleaving protease in children with atypical HUS"
+    embase = {**base, "title": f"Erratum: {title} (The Journal of Pediatrics (M"}
+    wos = {**base, "title": f"{title} (vol 142, pg 310, 2003)"}
+    v = verdict(embase, wos)  # type: ignore[arg-type]
+    assert v.same and "title 1.00" in v.why
+
+
+def test_a_title_cut_short_of_its_leading_name_needs_the_same_page() -> None:
+    """ "Hybrid job recommendation system" is "Hyred: Hybrid job recommendation system" cut short
+    (29 characters folded): with the authors, the year and the same first page, one paper; in
+    the same issue at another page, two."""
+    paper = rec(kind="conference", journal=None, volume=None, issue=None, pages="29-38",
+                title="Hyred HYbrid Job REcommenDation System")  # fmt: skip
+    cut = rec(**{**paper, "title": "HYbrid Job Recommendation system"})
+    v = verdict(paper, cut)
+    assert v.same and "one cut short" in v.why
+    assert verdict(rec(**{**paper, "journal": "Information Systems Journal", "kind": "article", "issue": "2",
+                          "pages": None}),
+                   rec(**{**cut, "journal": "Information Systems Journal", "kind": "article", "issue": "2",
+                          "pages": None})).same is False  # fmt: skip

@@ -21,6 +21,10 @@ from .work import Work
 # A title this long (folded, no spaces) is specific enough that a near-identical one, with the
 # same first author, is the same work; shorter ones ("Stroke", "Editorial") need more.
 LONG_TITLE = 30
+# A title this long found whole at the start or end of the other ("Hybrid job recommendation
+# system" / "Hyred: hybrid job recommendation system") is that title cut short; a cut title
+# merges only with the authors, the year and the citation agreeing too (under LONG_TITLE: the page).
+CONTAINED = 20
 STRONG = 0.95  # title similarity for a long title
 CLOSE = 0.92  # with the volume and first page agreeing too (chosen with ID_AGREE, below)
 # A shared identifier is evidence only when the titles agree this well: a supplement's, an issue's
@@ -159,7 +163,7 @@ def title_similarity(a: Work, b: Work) -> tuple[float, bool]:
     if b.head:
         cut = max(cut, max((Indel.normalized_similarity(x, b.head) for x in a.titles), default=0.0))
     x, y = sorted((a.title, b.title), key=len)
-    if len(x) >= LONG_TITLE and (y.startswith(x) or y.endswith(x)):
+    if len(x) >= CONTAINED and (y.startswith(x) or y.endswith(x)):
         cut = 1.0
     return (cut, True) if cut > best else (best, False)
 
@@ -286,7 +290,9 @@ def _title_supports(
     """Whether the title, with the authors and the citation beside it, makes two records one."""
     ok: bool
     if cut:
-        ok = bool(sim >= STRONG and authors and same_year and details >= 2)
+        # a short title's remainder (under LONG_TITLE) only at the same page
+        short = min(len(a.title), len(b.title)) < LONG_TITLE
+        ok = bool(sim >= STRONG and authors and same_year and details >= 2 and (place or not short))
     elif min(len(a.title), len(b.title)) >= LONG_TITLE:
         ok = _long_titles_agree(sim, authors, journal, place, details, same_year)
     else:

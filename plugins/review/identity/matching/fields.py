@@ -185,7 +185,20 @@ _CORRECTS_EMBASE = re.compile(
 def _uncorrected(title: str) -> str:
     """A correction's title without the citation of the article it corrects: two databases'
     records of one erratum cite that article differently."""
-    return _CORRECTS_EMBASE.sub("", _CORRECTS.sub("", title))
+    title = _CORRECTS_CUT.sub("", _CORRECTS_EMBASE.sub("", _CORRECTS.sub("", title)))
+    return _NOTICE_PREFIX.sub("", title)
+
+
+# A notice's label before the title it corrects ("Erratum: ", "Erratum to - "): one database
+# writes it, another not (the record stays a notice: :func:`is_notice` reads the title as given).
+_NOTICE_PREFIX = re.compile(
+    r"(?i)^\W*(?:erratum|errata|corrigendum|correction|retraction(?:\s+note)?|retracted|"
+    r"expression\s+of\s+concern)(?:\s+(?:to|of|for|on))?\s*[:\u2013\u2014-]\s*"
+)
+
+
+# The same cut off by a length limit: "... syndrome (The Journal of Pediatrics (M".
+_CORRECTS_CUT = re.compile(r"\s*\([^()]{3,200}\([^()]*$")
 
 
 def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...]) -> bool:
