@@ -207,3 +207,15 @@ def test_a_title_cut_short_of_its_leading_name_needs_the_same_page() -> None:
                           "pages": None}),
                    rec(**{**cut, "journal": "Information Systems Journal", "kind": "article", "issue": "2",
                           "pages": None})).same is False  # fmt: skip
+
+
+def test_two_abstracts_of_one_group_on_one_supplement_page_are_two() -> None:
+    """A supplement page holds several abstracts, often one group's: titles a word apart by the
+    same authors on that page are two abstracts (the page does not excuse the swap)."""
+    first = rec(kind="conference", journal="Diabetologia", volume="57", issue="Suppl 1", pages="S72",
+                title="Long-term effect of dapagliflozin on glycaemic control, body weight and blood pressure "
+                      "in Japanese patients with type 2 diabetes and moderate renal impairment treated with "
+                      "insulin")  # fmt: skip
+    second = rec(**{**first, "title": str(first["title"]).replace("Japanese", "Chinese")})
+    assert verdict(first, second).same is False
+    assert verdict(first, rec(**first)).same

@@ -299,11 +299,14 @@ def _title_supports(
         # A short title needs the whole citation; a year apart (an epub and its print issue) only
         # with the page, the issue and the journal all agreeing.
         ok = bool(sim >= 0.98 and authors and (same_year or details >= 4) and details >= 2)
-    if ok and (a.meeting or b.meeting or a.supplement or b.supplement):
+    abstract = a.meeting or b.meeting or a.supplement or b.supplement
+    if ok and abstract:
         # An abstract is matched on its title and its authors; a proceedings paper (or an article
         # in a supplement) over the same pages of several is placed by them as any paper is.
         ok = bool(authors and (sim >= STRONG or same_range(a, b)))
-    return ok and (place or cut or not swapped(a, b))
+    # One page of a supplement holds several abstracts: it places none of them.
+    placed = place and (not abstract or same_range(a, b))
+    return ok and (placed or cut or not swapped(a, b))
 
 
 def same_range(a: Work, b: Work) -> bool:
