@@ -394,3 +394,63 @@ async def test_a_merged_pubmed_and_europepmc_set_reads_like_pubmed_alone(fake, r
         for name in fields:
             assert both[pmid][name] == row[name], (pmid, name, both[pmid][name], row[name])
             assert later[pmid][name] == row[name], (pmid, name)
+
+
+def _ris_article(rid: str, title: str, authors: str, **tags: str) -> str:
+    lines = ["TY  - JOUR", f"ID  - {rid}", f"TI  - {title}"]
+    lines += [f"AU  - {a}" for a in authors.split("|")]
+    lines += [f"{tag}  - {value}" for tag, value in tags.items()]
+    return "\n".join([*lines, "ER  - ", ""])
+
+
+async def test_a_translated_title_merges_at_one_full_citation_and_says_why(runtime_for):
+    """Issue 51 (held out): a German article and another database's record of it under an English
+    title are one record, the evidence naming the translation and the citation; two trial
+    registrations whose titles differ by one swapped word stay two records."""
+    citation = {
+        "PY": "2020",
+        "JO": "Industrielle Beziehungen",
+        "VL": "27",
+        "IS": "2",
+        "SP": "205",
+        "EP": "226",
+    }
+    content = "\n".join(
+        [
+            _ris_article(
+                "G1",
+                "Plattformökonomie und Crowdworking als Herausforderungen für das deutsche Modell der "
+                "Arbeitsbeziehungen",
+                "Greef, Samuel|Schroeder, Wolfgang",
+                **citation,
+            ),
+            _ris_article(
+                "G2",
+                "Platform economy and crowdworking as challenges for the German model of industrial relations",
+                "Greef, S.|Schroeder, W.",
+                **citation,
+            ),
+            _ris_article(
+                "T1",
+                "An open-label clinical trial of eculizumab in pediatric patients with atypical hemolytic "
+                "uremic syndrome",
+                "Alexion Pharmaceuticals",
+                PY="2011",
+            ),
+            _ris_article(
+                "T2",
+                "An open-label clinical trial of eculizumab in adult patients with atypical hemolytic "
+                "uremic syndrome",
+                "Alexion Pharmaceuticals",
+                PY="2011",
+            ),
+        ]
+    )
+    async with runtime_for() as rt:
+        out = await call(rt, "review_import", set="held", database="Scopus", content=content)
+        assert (out.data["stored"], out.data["newRecords"], out.data["duplicates"]) == (4, 3, 1)
+        page = await call(rt, "review_records", set="held", brief=False)
+        merged = next(r for r in page.data["records"] if len(r.get("mergedFrom") or []) == 2)
+        evidence = merged["mergedFrom"][1]["evidence"]
+        assert evidence.startswith("title ") and "(languages differ)" in evidence
+        assert "authors + year + journal + volume and pages 205-226" in evidence

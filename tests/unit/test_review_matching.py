@@ -294,18 +294,34 @@ def test_conference_paper_filed_as_a_chapter_and_a_heading_before_the_title() ->
     assert verdict(ARTICLE, headed).same
 
 
-def test_a_translated_title_is_not_merged_on_its_citation_alone() -> None:
-    """Issue 51: every merge is supported by the title. A title one database translated shares
-    nothing with the original, so the whole citation (journal, volume, issue, pages, authors)
-    no longer merges them (before, it did: three true pairs of the ASySD digital_work set are
-    now missed for the rule's sake)."""
+def test_a_translated_title_is_merged_only_as_a_translation_at_one_full_citation() -> None:
+    """Issue 51 (held out): translations of one title need not look alike, so the title supports
+    the merge by saying it is a translation (in another language than the other, bracketed, a
+    language note) and the citation places both at one paper: authors, year, journal, volume and
+    the same range of pages. A single page (an abstract's, a supplement's) is not enough; two
+    different English titles at one citation are not a translation."""
     german = rec(title="Plattformökonomie und Crowdworking als Herausforderungen für das deutsche Modell")
     english = rec(title="Platform economy and crowdworking as challenges for the German model")
-    assert verdict(german, english).same is False
+    v = verdict(german, english)
+    assert v.same and "languages differ" in v.why and "pages 149-155" in v.why
     assert (
         verdict(rec(title=german["title"], pages="149"), rec(title=english["title"], pages="149")).same
         is False
     )
+    assert verdict(german, rec(title=english["title"], volume="39")).same is False
+    assert verdict(german, rec(title=english["title"], authors=["Dear, J"])).same is False
+    assert verdict(german, rec(title=english["title"], year=2013)).same is False
+    bracketed = rec(
+        title="[Indications and contraindications of living-donor kidney transplantation]. [Spanish]"
+    )
+    v = verdict(rec(title="Indications and contraindications for living kidney donations"), bracketed)
+    assert v.same and "a title translated" in v.why
+    other = rec(title="Plasma exchange in children with atypical haemolytic uraemic syndrome")
+    assert verdict(other, english).same is False  # both English, neither says it is translated
+    ovid = rec(
+        title="Antibiotic prophylaxis in thoracic surgery. <ORIGINAL> PROPHYLAXIE ANTIBIOTIQUE EN CHIRURGIE"
+    )
+    assert verdict(ovid, rec(title="[Antibiotic prophylaxis in thoracic surgery. Controlled study]")).same
 
 
 def test_one_doi_is_one_record_however_two_databases_type_it():

@@ -21,6 +21,10 @@ from .work import Work
 # A title this long (folded, no spaces) is specific enough that a near-identical one, with the
 # same first author, is the same work; shorter ones ("Stroke", "Editorial") need more.
 LONG_TITLE = 30
+# A title this long found whole at the start or end of the other ("Hybrid job recommendation
+# system" / "Hyred: hybrid job recommendation system") is that title cut short; a cut title
+# merges only with the authors, the year and the citation agreeing too (under LONG_TITLE: the page).
+CONTAINED = 20
 STRONG = 0.95  # title similarity for a long title
 CLOSE = 0.92  # with the volume and first page agreeing too (chosen with ID_AGREE, below)
 # A shared identifier is evidence only when the titles agree this well: a supplement's, an issue's
@@ -159,7 +163,7 @@ def title_similarity(a: Work, b: Work) -> tuple[float, bool]:
     if b.head:
         cut = max(cut, max((Indel.normalized_similarity(x, b.head) for x in a.titles), default=0.0))
     x, y = sorted((a.title, b.title), key=len)
-    if len(x) >= LONG_TITLE and (y.startswith(x) or y.endswith(x)):
+    if len(x) >= CONTAINED and (y.startswith(x) or y.endswith(x)):
         cut = 1.0
     return (cut, True) if cut > best else (best, False)
 
@@ -236,6 +240,9 @@ def compare(a: Work, b: Work, shared: Container[str] = ()) -> Verdict:
         sim, _ = title_similarity(a, b)
         if sim >= ID_AGREE:
             return Verdict(True, name, 1.0, f"{name} {value} + title {sim:.2f}")
+        translation = _translation(a, b, sim, authors_agree(a, b), same_journal(a, b))
+        if translation:
+            return Verdict(True, name, 1.0, f"{name} {value} + {translation}")
         return Verdict(False, "different", 0.0, f"{name} {value} shared, but the titles differ ({sim:.2f})")
     return _by_title(a, b)
 
@@ -258,21 +265,100 @@ def _by_title(a: Work, b: Work) -> Verdict:
     details = 2 * place + bool(a.issue and a.issue == b.issue) + bool(journal)
     same_year = a.year is not None and a.year == b.year
     sim, cut = title_similarity(a, b)
-    shortest = min(len(a.title), len(b.title))
     score = round(0.7 * sim + 0.1 * bool(authors) + 0.05 * details, 4)
     said = f"title {sim:.2f}{' (one cut short)' if cut else ''}, authors {authors}, details {details}"
-    ok: bool
-    if cut:
-        ok = bool(sim >= STRONG and authors and same_year and details >= 2)
-    elif shortest >= LONG_TITLE:
-        ok = _long_titles_agree(sim, authors, journal, place, details, same_year)
-    else:
-        ok = bool(sim >= 0.98 and authors and same_year and details >= 2)
-    if ok and (a.meeting or b.meeting or a.supplement or b.supplement):
-        ok = bool(authors and sim >= STRONG)
+    ok = _title_supports(a, b, sim, cut, authors, journal, place, details, same_year)
     if ok:
         return Verdict(True, "title", score, _evidence(sim, cut, authors, same_year, place, journal, a, b))
+    translation = _translation(a, b, sim, authors, journal)
+    if translation:
+        return Verdict(True, "title", score, translation)
     return Verdict(False, "different", score, said)
+
+
+def _title_supports(
+    a: Work,
+    b: Work,
+    sim: float,
+    cut: bool,
+    authors: bool | None,
+    journal: bool | None,
+    place: bool,
+    details: int,
+    same_year: bool,
+) -> bool:
+    """Whether the title, with the authors and the citation beside it, makes two records one."""
+    ok: bool
+    if cut:
+        # a short title's remainder (under LONG_TITLE) only at the same page
+        short = min(len(a.title), len(b.title)) < LONG_TITLE
+        ok = bool(sim >= STRONG and authors and same_year and details >= 2 and (place or not short))
+    elif min(len(a.title), len(b.title)) >= LONG_TITLE:
+        ok = _long_titles_agree(sim, authors, journal, place, details, same_year)
+    else:
+        # A short title needs the whole citation; a year apart (an epub and its print issue) only
+        # with the page, the issue and the journal all agreeing.
+        ok = bool(sim >= 0.98 and authors and (same_year or details >= 4) and details >= 2)
+    abstract = a.meeting or b.meeting or a.supplement or b.supplement
+    if ok and abstract:
+        # An abstract is matched on its title and its authors; a proceedings paper (or an article
+        # in a supplement) over the same pages of several is placed by them as any paper is.
+        ok = bool(authors and (sim >= STRONG or same_range(a, b)))
+    # One page of a supplement holds several abstracts: it places none of them.
+    placed = place and (not abstract or same_range(a, b))
+    return ok and (placed or cut or not swapped(a, b))
+
+
+def same_range(a: Work, b: Work) -> bool:
+    """Both at the same first and last page of a range of three pages or more: an abstract's
+    page or a supplement's is shared by many, a paper's whole page range in a volume is its own."""
+    return bool(a.pages and b.pages and a.pages[1:] == b.pages[1:] and a.pages[2] - a.pages[1] >= 2)
+
+
+def _translation(a: Work, b: Work, sim: float, authors: bool | None, journal: bool | None) -> str | None:
+    """The evidence that two records are one paper under two translations of its title, or None.
+    Translations of one title need not look alike ("Zum aktuellen Stand des Plattformkapitalismus"
+    / "The current situation of platform capitalism"; two English renderings of one Spanish
+    title), so the title supports the merge only by saying it is a translation (bracketed, beside
+    its original, a language note) or by being in another language than the other; the rest of
+    the citation must then place both at one paper: the authors, the year, the journal, the
+    volume and the same range of pages."""
+    other_tongue = bool(a.tongue and b.tongue and a.tongue != b.tongue)
+    if not (a.translated or b.translated or other_tongue) or a.notice or b.notice:
+        return None
+    year = a.year is not None and a.year == b.year
+    if not (authors and journal and year and a.volume and a.volume == b.volume and same_range(a, b)):
+        return None
+    assert a.pages
+    said = "languages differ" if other_tongue else "a title translated"
+    return f"title {sim:.2f} ({said}) + authors + year + journal + volume and pages {a.pages[1]}-{a.pages[2]}"
+
+
+# Words a title may gain or lose between databases without naming anything else.
+_FUNCTION = frozenset(
+    {"a", "an", "the", "of", "in", "on", "for", "and", "with", "to", "by", "from", "at", "as", "or", "its",
+     "their", "is", "are", "vs", "versus", "via", "into", "among", "after", "during", "using"}
+)  # fmt: skip
+
+
+def swapped(a: Work, b: Work) -> bool:
+    """Whether each title has a word the other has no form of (not a misspelling, not a word
+    the other writes joined): a word swapped for another ("Pediatric" / "Adult",
+    "plasma therapy-sensitive" / "-resistant") names another work, however alike the rest. Only
+    between single-form titles (an original and its translation differ in every word)."""
+    if len(a.titles) != 1 or len(b.titles) != 1:
+        return False
+    return _unmatched(a.words, b) and _unmatched(b.words, a)
+
+
+def _unmatched(words: tuple[str, ...], other: Work) -> bool:
+    theirs = set(other.words)
+    for word in words:
+        if word in theirs or len(word) < 3 or word.isdigit() or word in _FUNCTION or word in other.title:
+            continue
+        if all(Indel.normalized_similarity(word, w) < 0.75 for w in theirs):
+            return True
+    return False
 
 
 def _evidence(

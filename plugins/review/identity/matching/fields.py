@@ -56,22 +56,10 @@ def plain(text: str | None) -> str:
 def titles(title: str | None) -> tuple[tuple[str, ...], str]:
     """The folded forms a title may be known by, the main one first (the title without its
     bracketed notes; a wholly bracketed, translated title's content; the original beside its
-    bracketed English translation), and the title before its subtitle ("" when it has none).
-    Compacted (no spaces): word boundaries differ between databases ("Ecologically-oriented" /
-    "Ecologically oriented")."""
-    if not title:
-        return (), ""
-    text = re.sub(r"<[^>]{1,40}>", "", html.unescape(title)).strip()
-    text = re.sub(r"\[[^\]]*$", "", text)  # a bracketed note cut off by a length limit
-    forms: list[str] = []
-    inner = [m.group(1) for m in _BRACKETS.finditer(text)]
-    outside = _BRACKETS.sub(" ", text)
-    kept = [s for s in inner if not _NOTE.match(s) and not _LANGUAGE.match(s) and len(plain(s)) > 3]
-    if plain(outside).replace(" ", ""):
-        forms.append(outside)
-        forms.extend(kept)
-    else:  # "[Title translated into English]."
-        forms.extend(kept or inner)
+    bracketed English translation; Ovid's "English <ORIGINAL> ORIGINAL"), and the title before its
+    subtitle ("" when it has none). Compacted (no spaces): word boundaries differ between
+    databases ("Ecologically-oriented" / "Ecologically oriented")."""
+    forms = _forms(title)
     out: list[str] = []
     for form in forms:
         folded = plain(form).replace(" ", "")
@@ -82,6 +70,97 @@ def titles(title: str | None) -> tuple[tuple[str, ...], str]:
     if len(head) == 2 and len(plain(head[0])) >= 20:
         cut = plain(head[0]).replace(" ", "")
     return tuple(out), cut
+
+
+def title_words(title: str | None) -> tuple[str, ...]:
+    """The main form's folded words, interned (a set's records share most of their words)."""
+    forms = _forms(title)
+    return tuple(sys.intern(w) for w in plain(forms[0]).split()) if forms else ()
+
+
+# Ovid writes a title's original beside its English translation: "English. <ORIGINAL> ORIGINAL".
+_ORIGINAL = re.compile(r"(?i)<\s*original\s*>")
+# Quotes a CSV export left around the whole title ('"[Prevention of ...]"').
+_QUOTES = " \t\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+
+
+@functools.lru_cache(maxsize=4096)  # normalize() asks twice for one title (forms, then words)
+def _forms(title: str | None) -> tuple[str, ...]:
+    if not title:
+        return ()
+    text, *originals = _ORIGINAL.split(html.unescape(title))
+    text = _MARKUP.sub("", _uncorrected(text)).strip(_QUOTES)
+    # A bracketed note cut off by a length limit ("... [Erratum appears in Am J"), unless the
+    # bracket opened the title itself (a translated title cut short: "[Prevention of the ...").
+    unclosed = re.sub(r"\[[^\]]*$", "", text)
+    text = unclosed if plain(unclosed) else text.replace("[", " ")
+    forms: list[str] = []
+    inner = [m.group(1) for m in _BRACKETS.finditer(text)]
+    outside = _BRACKETS.sub(" ", text)
+    kept = [s for s in inner if not _NOTE.match(s) and not _LANGUAGE.match(s) and len(plain(s)) > 3]
+    if plain(outside).replace(" ", ""):
+        forms.append(outside)
+        forms.extend(kept)
+    else:  # "[Title translated into English]."
+        forms.extend(kept or inner)
+    forms.extend(o.strip(_QUOTES) for o in originals if plain(o))
+    return tuple(forms)
+
+
+def translated(title: str | None) -> bool:
+    """Whether a title says it is a translation: wholly bracketed ("[Asthma: a review]", MEDLINE's
+    mark of a title translated into English), an original beside its bracketed translation, a
+    language note ("[Spanish]"), or Ovid's ``<ORIGINAL>``."""
+    if not title:
+        return False
+    text = html.unescape(title)
+    if _ORIGINAL.search(text):
+        return True
+    inner = [m.group(1) for m in _BRACKETS.finditer(text)]
+    if any(_LANGUAGE.match(s) for s in inner):
+        return True
+    core = _MARKUP.sub("", text).strip(_QUOTES).rstrip(". ")
+    return core.startswith("[") or any(not _NOTE.match(s) and len(plain(s)) > 3 for s in inner)
+
+
+# Function words that tell a title's language; a title in one language uses its own.
+_TONGUES = {
+    "en": frozenset({"the", "of", "and", "in", "for", "with", "on", "to", "from", "by", "an", "after", "among"}),
+    "de": frozenset({"der", "die", "das", "und", "fur", "mit", "von", "zum", "zur", "des", "im", "bei", "ein", "eine", "als", "uber", "auf"}),
+    "fr": frozenset({"le", "la", "les", "et", "du", "des", "pour", "une", "dans", "chez", "avec", "sur", "au", "aux"}),
+    "es": frozenset({"el", "los", "las", "y", "del", "para", "una", "en", "con", "por", "sobre"}),
+    "it": frozenset({"il", "della", "delle", "dei", "degli", "nella", "nel", "con", "per", "una", "e", "gli"}),
+    "pt": frozenset({"os", "do", "da", "dos", "das", "em", "com", "para", "uma", "no", "na"}),
+    "nl": frozenset({"het", "een", "van", "en", "voor", "bij", "met", "op", "naar"}),
+}  # fmt: skip
+
+
+# Each function word's languages (a word may be several languages' own: "en", "con", "per").
+_TONGUE_OF: dict[str, tuple[str, ...]] = {}
+for _code, _vocab in _TONGUES.items():
+    for _word in _vocab:
+        _TONGUE_OF[_word] = (*_TONGUE_OF.get(_word, ()), _code)
+
+
+def tongue(title: str | None, words: tuple[str, ...]) -> str:
+    """The language ``title`` is written in, by its function words (``words``, the main form's,
+    :func:`title_words`): "en", "de", ... ("" when they do not tell), or "script" for a title
+    mostly in a non-Latin script."""
+    if not title or not words:
+        return ""
+    if not title.isascii():
+        letters = [c for c in title if c.isalpha()]
+        if sum(1 for c in letters if ord(c) > 0x24F) > len(letters) / 2:
+            return "script"
+    counts: dict[str, int] = {}
+    for word in words:
+        for code in _TONGUE_OF.get(word, ()):
+            counts[code] = counts.get(code, 0) + 1
+    if not counts:
+        return ""
+    best = max(counts.values())
+    found = [code for code, n in counts.items() if n == best]
+    return found[0] if len(found) == 1 else ""
 
 
 _NOTICE = re.compile(
@@ -97,6 +176,29 @@ _NOTICE_TYPES = frozenset(
 # Web of Science titles a correction after its article, then where that article was:
 # "Eculizumab for atypical hemolytic-uremic syndrome (vol 360, pg 542, 2009)".
 _CORRECTS = re.compile(r"(?i)\(\s*vol\.?\s*\d+\s*,\s*pg?\.?\s*\w+\s*,\s*\d{4}\s*\)\W*$")
+# Embase's form of the same: "Eculizumab for ... (New England Journal of Medicine (2009) 360 (542-544))".
+_CORRECTS_EMBASE = re.compile(
+    r"\(\s*[^()]{3,200}\(\s*\d{4}\s*\)\s*\d+\s*(?:\(\s*\w+\s*\)\s*)?\(\s*[\w\s-]{1,20}\)\s*\)\W*$"
+)
+
+
+def _uncorrected(title: str) -> str:
+    """A correction's title without the citation of the article it corrects: two databases'
+    records of one erratum cite that article differently."""
+    title = _CORRECTS_CUT.sub("", _CORRECTS_EMBASE.sub("", _CORRECTS.sub("", title)))
+    return _NOTICE_PREFIX.sub("", title)
+
+
+# A notice's label before the title it corrects ("Erratum: ", "Erratum to - "): one database
+# writes it, another not (the record stays a notice: :func:`is_notice` reads the title as given).
+_NOTICE_PREFIX = re.compile(
+    r"(?i)^\W*(?:erratum|errata|corrigendum|correction|retraction(?:\s+note)?|retracted|"
+    r"expression\s+of\s+concern)(?:\s+(?:to|of|for|on))?\s*[:\u2013\u2014-]\s*"
+)
+
+
+# The same cut off by a length limit: "... syndrome (The Journal of Pediatrics (M".
+_CORRECTS_CUT = re.compile(r"\s*\([^()]{3,200}\([^()]*$")
 
 
 def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...]) -> bool:
@@ -107,7 +209,7 @@ def is_notice(title: str | None, publication_types: list[str] | tuple[str, ...])
     if not title:
         return False
     text = html.unescape(title)
-    return bool(_NOTICE.match(text) or _CORRECTS.search(text))
+    return bool(_NOTICE.match(text) or _CORRECTS.search(text) or _CORRECTS_EMBASE.search(text))
 
 
 _ABSTRACT_TYPES = frozenset({"congress", "conference abstract", "meeting abstract", "conference paper"})
@@ -139,6 +241,7 @@ _PART = re.compile(r"\b(?:part|pt|phase|paper|study|report|series|section|chapte
 def parts(title: str | None) -> tuple[str, ...]:
     """The numbers that set a work apart from its siblings in a series: "Part 2", "Phase III",
     a trailing "II", and every number in the title ("12-month results" vs "24-month results")."""
+    title = _uncorrected(html.unescape(title)) if title else title
     folded = plain(title)
     if not folded:
         return ()
@@ -207,12 +310,13 @@ def people(authors: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 def split_authors(text: str) -> list[str]:
-    """BibTeX's ``"A, B. and C, D."`` into names (the benchmark's and an import's author field)."""
-    return [n.strip() for n in re.split(r"\s+and\s+", text) if n.strip()]
+    """BibTeX's ``"A, B. and C, D."`` (or ``"A, B.; C, D."``) into names (the benchmark's and an
+    import's author field)."""
+    return [n.strip() for n in re.split(r"\s+and\s+|\s*;\s*", text) if n.strip()]
 
 
 _JOURNAL_STOP = frozenset(
-    {"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "le", "der", "und", "et", "fur", "y", "e", "i",
+    {"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "le", "der", "und", "et", "fur", "y", "e", "i", "d", "l",
      "du", "des", "di", "del", "della", "zur", "fuer", "online", "print", "electronic", "resource"}
 )  # fmt: skip
 
@@ -297,6 +401,13 @@ def page_range(pages: str | None) -> tuple[str, int, int] | None:
     ``("s", 78, 89)``), or None."""
     if not pages or re.fullmatch(r"(?i)\s*\d+\s*(?:p|pp|pages?)\.?\s*", str(pages)):
         return None  # "215 p": a thesis's or book's page count, not where it is
+    dated = _SPREADSHEET_DATE.fullmatch(str(pages).strip())
+    if dated:
+        # "21-Apr": a spreadsheet made a date of "4-21" (or of "21-4" in another locale): the
+        # two numbers are the range's ends, whichever order the locale wrote them in
+        day = int(dated.group("day") or dated.group("day2"))
+        month = _MONTHS.index((dated.group("month") or dated.group("month2"))[:3].lower()) + 1
+        return "", min(day, month), max(day, month)
     match = re.match(
         r"[\s\"']*([A-Za-z]{0,3})\s*0*(\d+)(?:\s*[-\u2013]+\s*[A-Za-z]{0,3}\s*0*(\d+))?", str(pages)
     )
@@ -306,10 +417,22 @@ def page_range(pages: str | None) -> tuple[str, int, int] | None:
     start = int(first)
     end = start
     if last:
-        if len(last) < len(first):
+        short = len(last) < len(first)
+        if short:
             last = first[: len(first) - len(last)] + last
-        end = max(start, int(last))
+        end = max(start, int(last)) if short else int(last)
+        if end < start:
+            # "2297-2108": a range written backwards or with a typo in one of its pages (the
+            # article is 2097-2108); it spans both numbers, so it rules out nothing it may be
+            start, end = end, start
     return prefix, start, end
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_SPREADSHEET_DATE = re.compile(
+    rf"(?i)(?P<day>\d{{1,2}})[-/ ](?P<month>{_MONTH})|(?P<month2>{_MONTH})[-/ ](?P<day2>\d{{1,2}})"
+)
 
 
 def pages_differ(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:

@@ -22,6 +22,9 @@ class Work:
     pmcid: str | None = None
     titles: tuple[str, ...] = ()
     head: str = ""  # the title before its subtitle, when it has one
+    words: tuple[str, ...] = ()  # the main title form's words
+    translated: bool = False  # the title says it is a translation (fields.translated)
+    tongue: str = ""  # the title's language as its function words tell (fields.tongue)
     # Sets as sorted tuples: an empty frozenset built at run time costs 216 bytes, a tuple 40.
     parts: tuple[str, ...] = ()
     authors: tuple[tuple[str, str], ...] = ()
@@ -63,6 +66,7 @@ def normalize(data: RecordData) -> Work:
     journals = fields.journal_names(journal, abbrev)
     year = data.get("year")
     forms, head = fields.titles(title)
+    words = fields.title_words(title)
     return Work(
         kind=data.get("kind"),
         pmid=clean_pmid(data.get("pmid")),
@@ -70,6 +74,9 @@ def normalize(data: RecordData) -> Work:
         pmcid=clean_pmcid(data.get("pmcid")),
         titles=forms,
         head=head,
+        words=words,
+        translated=fields.translated(title),
+        tongue=fields.tongue(title, words),
         parts=fields.parts(title),
         authors=fields.people(tuple(data.get("authors") or ())),
         journals=journals,
