@@ -252,26 +252,36 @@ class SqliteStore(_Sql):
         self.path = path
         self.conn: Any = None
         self.lock = asyncio.Lock()
+        # Reads outside a transaction go through a connection of their own: in WAL mode they see
+        # the last commit and never wait behind a long write (an import placing a batch).
+        self.reader: Any = None
+        self.read_lock = asyncio.Lock()
 
     async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = await self._connect()
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=60000", "synchronous=NORMAL"):
+            await self._pragma(self.conn, pragma)
+        self.reader = await self._connect()
+        for pragma in ("busy_timeout=60000", "query_only=ON"):
+            await self._pragma(self.reader, pragma)
+
+    async def _connect(self) -> Any:
         import aiosqlite
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         pending = aiosqlite.connect(str(self.path), timeout=60.0, isolation_level=None)
         with contextlib.suppress(AttributeError):  # a forgotten close must not hold the process open
             pending._thread.daemon = True
-        self.conn = await pending
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=60000", "synchronous=NORMAL"):
-            await self._pragma(pragma)
+        return await pending
 
-    async def _pragma(self, pragma: str) -> None:
+    async def _pragma(self, conn: Any, pragma: str) -> None:
         # Switching to WAL needs the file to itself: a process opening it while another starts up
         # gets "database is locked" at once (no busy handler covers it). Tried again for a while.
         import sqlite3
 
         for attempt in range(200):
             try:
-                await self.conn.execute(f"PRAGMA {pragma}")
+                await conn.execute(f"PRAGMA {pragma}")
                 return
             except sqlite3.OperationalError:
                 if attempt == 199:
@@ -279,19 +289,22 @@ class SqliteStore(_Sql):
                 await asyncio.sleep(0.05)
 
     async def close(self) -> None:
+        if self.reader is not None:
+            await self.reader.close()
+            self.reader = None
         if self.conn is not None:
             await self.conn.close()
             self.conn = None
 
-    # One connection serves the process: a statement outside a transaction waits for the lock, so
-    # it never runs inside (and never sees, or is rolled back with) another caller's transaction.
+    # One connection writes for the process: a statement outside a transaction waits for the lock,
+    # so it never runs inside (and never sees, or is rolled back with) another caller's transaction.
     async def execute(self, sql: str, *args: object) -> None:
         async with self.lock:
             await _SqliteTx(self.conn).execute(sql, *args)
 
     async def fetch(self, sql: str, *args: object) -> list[Row]:
-        async with self.lock:
-            return await _SqliteTx(self.conn).fetch(sql, *args)
+        async with self.read_lock:
+            return await _SqliteTx(self.reader).fetch(sql, *args)
 
     async def insert(self, sql: str, *args: object) -> int:
         async with self.lock:
