@@ -73,6 +73,7 @@ async def test_the_knee_advises_and_the_random_sample_is_served_then_guarantees(
             brief=True,
             maxResponseCharacters=200_000,
         )
+        text = (await rt.call("review_records", {"set": "s", "order": "priority", "limit": 5})).text
         est = page["screeningEstimate"]
         sample = est["sample"]
         served = [r for r in page["records"] if r.get("sample")]
@@ -85,6 +86,7 @@ async def test_the_knee_advises_and_the_random_sample_is_served_then_guarantees(
     assert (est["screened"], est["includesFound"]) == (screened, len(includes)) == (170, 30)
     assert est["stopBasis"] == "knee" and est["stopAdvised"] is True and est["safeToStop"] is False
     assert "heuristic" in est["advice"] and "no statistical guarantee" in est["advice"]
+    assert "stopping advised on a heuristic" in text and "Advice (knee)" in text
     # the guarantee's cost: with 30 found, two unseen among the 130 left would break 95% recall, so
     # the sample must cover most of them; stated in records, and why
     assert 0.7 * left < sample["size"] < left and sample["toScreen"] == sample["size"]

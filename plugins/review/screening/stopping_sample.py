@@ -13,7 +13,11 @@ at least ``K = R* - r0``. With ``k`` includes among the ``n`` sample records, th
 null hypothesis is ``P(X <= k)``, ``X ~ Hypergeometric(urn, K, n)``; the guarantee holds when it is
 below the level for ``k`` (:func:`level`: 4% for ``k = 0``, the other 1% spread over larger
 ``k``), whatever the ranking did. The size asked for is the least ``n`` that rejects if the
-records still to screen hold no further include; it grows with every include found.
+records still to screen hold no further include; it grows with every include found, and never
+shrinks below the records of it already read (so an include read in it keeps counting). For each
+``k`` the stop comes at the first size whose p-value is below ``level(k)``, and the sample's
+include count only grows as it is read: the chance of a wrong stop is at most ``level(k)`` for
+each ``k``, 5% over all (the includes ``r`` found so far are taken as given).
 
 Why uniform and not weighted by the model's scores: a guarantee must hold wherever the missed
 includes are; weighted sampling misses an include placed among the records it rarely draws, so its
@@ -92,7 +96,10 @@ def plan(urn_keys: Sequence[int], before: int, decided: Mapping[int, bool], foun
     every decided record's include flag (``decided``) and the includes ``found`` so far."""
     drawn = order(seed, urn_keys)
     urn = len(drawn)
-    size = size_needed(urn, before, found, 0)
+    # the sample never shrinks below the records of it already read (the decided start of the draw
+    # order): an include found there counts for good, even when includes found since ask for fewer
+    read = next((i for i, key in enumerate(drawn) if key not in decided), urn)
+    size = max(size_needed(urn, before, found, 0), read)
     while True:  # an include in the sample asks for more records: redo until the size holds
         flags = [decided[key] for key in drawn[:size] if key in decided]
         k = sum(flags)

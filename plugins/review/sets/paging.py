@@ -307,11 +307,12 @@ def render_records(out: RecordsOutput, args: RecordsInput) -> str:
 
 def render_estimate(e: ScreeningEstimate) -> str:
     recall = f"{e.recallEstimate:.1%}" if e.recallEstimate is not None else "unknown"
-    verdict = (
-        "**safe to stop**: a person should now check a random sample of the excluded records"
-        if e.safeToStop
-        else "not safe to stop yet: screen the next batch in priority order"
-    )
+    if e.safeToStop:
+        verdict = "**safe to stop**: a person should now check a random sample of the excluded records"
+    elif e.stopAdvised:
+        verdict = "stopping advised on a heuristic (no guarantee yet)"
+    else:
+        verdict = "not safe to stop yet: screen the next batch in priority order"
     return (
         f"Screening estimate: {e.screened:,} screened, {e.includesFound:,} includes found, "
         f"~{e.remainingIncludes.estimate:,} remaining (upper 95% bound {e.remainingIncludes.upper95:,}), "
