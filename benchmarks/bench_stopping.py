@@ -304,7 +304,7 @@ def replay(ranked: list[bool], seed: int) -> Stop:
             advised = (read, found / includes, est.basis or "end")
         if est.safe_to_stop or read >= total:
             return Stop(*advised, read, found / includes, sampled, needed95(ranked), total)
-        batch = list(est.sample_keys[:BATCH])
+        batch = list(est.sample_keys[:BATCH]) if est.sample_first else []
         sampled += len(batch)
         while len(batch) < BATCH and pos < total:
             if not done[pos] and pos not in batch:

@@ -330,7 +330,8 @@ class StoppingSample(ToolOutput):
     size: int = Field(description="Sample records the guarantee needs in all; grows if one is an include")
     screened: int = Field(description="Sample records decided so far")
     includes: int = Field(description="Includes among them")
-    toScreen: int = Field(description="Sample records still to screen: the priority page serves them first")
+    toScreen: int = Field(description="Sample records still to screen")
+    servedFirst: bool = Field(description="The priority page serves them first: the cheaper route")
 
 
 class ScreeningEstimate(ToolOutput):
@@ -350,6 +351,10 @@ class ScreeningEstimate(ToolOutput):
         "'knee' (a heuristic, no guarantee; see advice); null: not yet",
     )
     stopAdvised: bool = Field(False, description="safeToStop, or the knee heuristic advises stopping")
+    rankedToGo: int | None = Field(
+        None,
+        description="After the knee: records in priority order the ranked test needs if none is an include",
+    )
     sample: StoppingSample | None = Field(
         None, description="After the knee: the random sample for the guarantee"
     )
@@ -369,11 +374,13 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
         method=e.method,
         stopBasis=e.basis,
         stopAdvised=e.advised,
+        rankedToGo=e.ranked_to_go,
         sample=StoppingSample(
             size=e.sample_size,
             screened=e.sample_screened,
             includes=e.sample_includes,
             toScreen=len(e.sample_keys),
+            servedFirst=e.sample_first,
         )
         if e.sample_size
         else None,

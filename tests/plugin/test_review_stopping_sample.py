@@ -1,9 +1,11 @@
-"""The stopping rule's random sample through the tools (issue 51), on SQLite and on PostgreSQL
+"""The stopping rule after the knee through the tools (issue 51), on SQLite and on PostgreSQL
 (skipped, with the reason, when no server is reachable): once the knee of the gain curve says the
 ranked yield has fallen, review_records' priority page advises stopping on it as a heuristic
-(safeToStop still false), states the random sample a guarantee costs and serves exactly those
-records first, marked; screening them without an include makes safeToStop true on the sample's
-basis, and the PRISMA footnote says so.
+(safeToStop still false) and states both routes to the guarantee with their costs (records in
+priority order for the ranked test, or a random sample); when the sample is the route (a record
+without text holds the ranked test), it serves exactly the sample's records first, marked, and
+screening them without an include makes safeToStop true on the sample's basis, as the PRISMA
+footnote says.
 
 The generated papers' first topic word is ``WORDS[n % 10]`` ("migraine" for n = 9, 19, ...): the
 tests' includes are the migraine papers, 30 of 300."""
@@ -45,56 +47,73 @@ def item(key, decision):
     return {"id": key, "stage": "title_abstract", "decision": decision}
 
 
-async def keys_by_n(rt) -> dict[int, int]:
+async def keys_by_n(rt, name: str) -> dict[int, int]:
     out: dict[int, int] = {}
     offset: int | None = 0
     while offset is not None:
-        page = await call(rt, "review_records", set="s", limit=200, offset=offset, brief=True)
-        out.update({int(r["pmid"]) - BASE: r["key"] for r in page["records"]})
+        page = await call(rt, "review_records", set=name, limit=200, offset=offset, brief=True)
+        out.update({int(r["pmid"]) - BASE: r["key"] for r in page["records"] if r.get("pmid")})
         offset = page.get("nextOffset")
     return out
 
 
-async def test_the_knee_advises_and_the_random_sample_is_served_then_guarantees(runtime_for):
+TEXTLESS_RIS = "TY  - JOUR\nAU  - Doe, Jane\nPY  - 2001\nJO  - Headache\nDO  - 10.5555/no-text.1\nER  - \n"
+
+
+async def knee_reached(rt, name: str) -> tuple[dict, int, int]:
+    """Every include decided first, then a run of excludes long enough for the knee: the priority
+    page (every undecided record), the records screened and those left."""
+    keys = await keys_by_n(rt, name)
+    includes = [n for n in keys if n % 10 == 9]
+    await call(rt, "review_screen", set=name, decisions=[item(keys[n], "include") for n in includes])
+    run = [n for n in keys if n % 10 != 9][: knee.TAIL + 10]
+    await call(rt, "review_screen", set=name, decisions=[item(keys[n], "exclude") for n in run])
+    page = await call(
+        rt, "review_records", set=name, order="priority", limit=200, brief=True, maxResponseCharacters=200_000
+    )
+    assert len(keys) == PAPERS and not page.get("nextOffset")
+    return page, len(includes) + len(run), PAPERS - len(includes) - len(run)
+
+
+async def test_the_knee_advises_and_states_both_routes_to_the_guarantee(runtime_for):
     async with runtime_for() as rt:
         await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
-        keys = await keys_by_n(rt)
-        includes = [n for n in keys if n % 10 == 9]
-        # every include first, then a run of excludes long enough for the knee
-        await call(rt, "review_screen", set="s", decisions=[item(keys[n], "include") for n in includes])
-        run = [n for n in keys if n % 10 != 9][: knee.TAIL + 10]
-        await call(rt, "review_screen", set="s", decisions=[item(keys[n], "exclude") for n in run])
-        page = await call(
-            rt,
-            "review_records",
-            set="s",
-            order="priority",
-            limit=200,
-            brief=True,
-            maxResponseCharacters=200_000,
-        )
+        page, screened, left = await knee_reached(rt, "s")
         text = (await rt.call("review_records", {"set": "s", "order": "priority", "limit": 5})).text
-        est = page["screeningEstimate"]
-        sample = est["sample"]
-        served = [r for r in page["records"] if r.get("sample")]
-        await call(rt, "review_screen", set="s", decisions=[item(r["key"], "exclude") for r in served])
-        after = await call(rt, "review_records", set="s", order="priority", limit=50, brief=True)
-        prisma = await call(rt, "review_prisma", set="s", format="json")
+    est, sample = page["screeningEstimate"], page["screeningEstimate"]["sample"]
+    assert (est["screened"], est["includesFound"], page["total"]) == (screened, 30, left) == (170, 30, 130)
     # the knee advises (a heuristic, said so), no guarantee yet
-    screened, left = len(includes) + len(run), len(keys) - len(includes) - len(run)
-    assert len(keys) == PAPERS and page["total"] == left and not page.get("nextOffset")
-    assert (est["screened"], est["includesFound"]) == (screened, len(includes)) == (170, 30)
     assert est["stopBasis"] == "knee" and est["stopAdvised"] is True and est["safeToStop"] is False
     assert "heuristic" in est["advice"] and "no statistical guarantee" in est["advice"]
     assert "stopping advised on a heuristic" in text and "Advice (knee)" in text
-    # the guarantee's cost: with 30 found, two unseen among the 130 left would break 95% recall, so
-    # the sample must cover most of them; stated in records, and why
+    # the guarantee's two routes and their costs: with 30 found, two unseen among the 130 left would
+    # break 95% recall; the ranked test reuses the 140 excludes read, so it is the cheaper and the
+    # page goes on in priority order, no record marked sample
     assert 0.7 * left < sample["size"] < left and sample["toScreen"] == sample["size"]
-    assert (sample["screened"], sample["includes"]) == (0, 0)
+    assert 0 < est["rankedToGo"] < sample["size"] and sample["servedFirst"] is False
+    assert f"either {est['rankedToGo']:,} more records in priority order" in est["advice"]
     assert f"random sample of {sample['size']:,}" in est["advice"]
-    # exactly those records are served, first, marked; the ranked ones follow
-    assert len(served) == sample["size"] and page["records"][: len(served)] == served
-    assert all(not r.get("sample") for r in page["records"][len(served) :])
+    assert not any(r.get("sample") for r in page["records"])
+
+
+async def test_with_a_record_without_text_the_sample_is_served_first_and_guarantees(runtime_for):
+    """A record without title/abstract text holds the ranked test and the knee (the ranking had no
+    words for it); the random sample's urn holds it like any other record, so the sample is the
+    route to the guarantee: served first, exactly its records, marked."""
+    async with runtime_for() as rt:
+        await call(rt, "review_search", set="t", queries={"pubmed": PUBMED_QUERY})
+        await call(rt, "review_import", set="t", database="Embase", content=TEXTLESS_RIS, format="ris")
+        page, _, left = await knee_reached(rt, "t")
+        served = [r for r in page["records"] if r.get("sample")]
+        await call(rt, "review_screen", set="t", decisions=[item(r["key"], "exclude") for r in served])
+        after = await call(rt, "review_records", set="t", order="priority", limit=50, brief=True)
+        prisma = await call(rt, "review_prisma", set="t", format="json")
+    est, sample = page["screeningEstimate"], page["screeningEstimate"]["sample"]
+    assert page["total"] == left + 1 and est["stopAdvised"] is False and est["stopBasis"] is None
+    assert est["rankedToGo"] is None and sample["servedFirst"] is True
+    assert "records without title/abstract text" in est["advice"]
+    # exactly the sample's records are served, first, marked; the ranked ones follow
+    assert len(served) == sample["size"] == sample["toScreen"] and page["records"][: len(served)] == served
     assert f"The first {sample['size']:,} record(s)" in page["notice"]
     # screened without an include, the sample gives the guarantee
     done = after["screeningEstimate"]

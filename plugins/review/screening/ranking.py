@@ -102,7 +102,7 @@ def served(ranked: Ranked) -> priority.Ranking:
     to screen first, in their draw order (:mod:`.stopping_sample`), then the rest as ranked."""
     r = ranked.ranking
     score = dict(zip(r.keys, r.scores, strict=True))
-    first = [k for k in ranked.estimate.sample_keys if k in score]
+    first = [k for k in ranked.estimate.sample_keys if k in score] if ranked.estimate.sample_first else []
     if not first:
         return r
     taken = set(first)

@@ -36,9 +36,14 @@ read makes that unlikely. So once the knee of the gain curve (:mod:`.knee`, a he
 ranked yield has fallen, the answer *advises* stopping on it (``basis`` 'knee', ``advised`` true,
 ``safe_to_stop`` still false: its assumption is stated, it guarantees nothing) and offers the
 random sample of the records then unscreened that gives the guarantee with no assumption about the
-ranking (:mod:`.stopping_sample`: how many records it costs, and which; the priority page serves
-them first). When that sample holds no include (or too few to matter), ``safe_to_stop`` turns true
-on ``basis`` 'random sample'. A record without title/abstract text holds the knee's advice (the
+ranking (:mod:`.stopping_sample`: how many records it costs, and which). Beside it the answer
+states the other route: how many more records in priority order the ranked test needs if none is
+an include (``ranked_to_go``). The priority page serves the cheaper route first: the ranked test
+reuses the run of excludes already read, so it is usually the cheaper; the sample is served first
+when it costs less, or while a record without text holds the ranked test. When the sample holds no
+include (or too few to matter), ``safe_to_stop`` turns true on ``basis`` 'random sample'. The
+ranked test reads only the records screened in priority order and counts the sample's as still
+unscreened (see :func:`estimate`). A record without title/abstract text holds the knee's advice (the
 ranking had no words for it) but not the sample's verdict: the sample's urn holds it like any other.
 
 The estimate. For the (longest) window that gives the smallest p-value, ``upper95`` is the largest number of
@@ -88,6 +93,8 @@ class Estimate:
     sample_screened: int = 0
     sample_includes: int = 0
     sample_keys: tuple[int, ...] = ()  # the sample's records still to screen, in draw order
+    sample_first: bool = False  # the priority page serves them first (the cheaper route, see estimate)
+    ranked_to_go: int | None = None  # records in priority order the ranked test needs if none is an include
     advice: str = ""  # what to do next, in plain words
 
 
@@ -135,6 +142,12 @@ def estimate(
             sample_includes=drawn.includes,
             sample_keys=drawn.to_screen,
         )
+        if not drawn.guaranteed and not base.safe_to_stop:
+            # the cheaper route to the guarantee is served: the ranked test reuses the run of
+            # excludes already read, so without records lacking text it is usually the cheaper one
+            to_go = None if unranked else _ranked_to_go(total, ranked, drawn.includes)
+            first = to_go is None or len(drawn.to_screen) < to_go
+            base = replace(base, ranked_to_go=to_go, sample_first=first)
     if drawn is not None and drawn.guaranteed:  # first: it makes no assumption about the ranking
         return _advised(replace(base, safe_to_stop=True, basis="random sample", advised=True))
     if base.safe_to_stop:
@@ -175,13 +188,6 @@ def _advised(e: Estimate) -> Estimate:
 
 def advice(e: Estimate) -> str:
     """What the rule says, in plain words: why it may stop, and what a guarantee costs."""
-    sample = (
-        f"a random sample of {e.sample_size:,} of the records unscreened when the yield fell "
-        f"({len(e.sample_keys):,} still to screen; order='priority' serves them first, marked sample): if it "
-        "finds no further include, the hypergeometric test rejects 'recall < 95%' with no assumption about "
-        "the ranking"
-        + (f" (it has found {e.sample_includes}, which made it larger)" if e.sample_includes else "")
-    )
     if e.basis == "ranked test":
         return "Stop: the ranked test rejects 'recall < 95%' at the 5% level."
     if e.basis == "random sample":
@@ -189,17 +195,56 @@ def advice(e: Estimate) -> str:
             f"Stop: the random sample of {e.sample_screened:,} records rejects 'recall < 95%' at the 5% level "
             "(a guarantee, no assumption about the ranking)."
         )
+    routes = _routes(e) if e.sample_size else ""
     if e.basis == "knee":
-        cost = (
-            f" For a guarantee (recall >= 95% with 95% confidence), screen {sample}." if e.sample_size else ""
-        )
-        return f"Stopping is advised on the knee of the gain curve ({KNEE_ASSUMPTION}).{cost}"
+        return f"Stopping is advised on the knee of the gain curve ({KNEE_ASSUMPTION}).{routes}"
     if e.sample_size:
         return (
             "The ranked yield has fallen (the knee), but records without title/abstract text were not ranked, "
-            f"so the knee cannot vouch for them: screen {sample}."
+            f"so neither the knee nor the ranked test can vouch for them.{routes}"
         )
     return "Not yet: screen the next batch in priority order."
+
+
+def _routes(e: Estimate) -> str:
+    """The routes to the guarantee (recall >= 95% with 95% confidence), their costs, which is served."""
+    sample = (
+        f"a random sample of {e.sample_size:,} of the records unscreened when the yield fell "
+        f"({len(e.sample_keys):,} still to screen), which if it finds no further include rejects 'recall < "
+        "95%' with no assumption about the ranking"
+        + (f" (it has found {e.sample_includes}, which made it larger)" if e.sample_includes else "")
+    )
+    if e.ranked_to_go is None:
+        either = sample
+    else:
+        either = f"either {e.ranked_to_go:,} more records in priority order without an include (the ranked test) or {sample}"
+    first = (
+        "serves the sample first, marked sample"
+        if e.sample_first
+        else "goes on in priority order (the cheaper)"
+    )
+    return f" For a guarantee (recall >= 95% with 95% confidence), screen {either}; order='priority' {first}."
+
+
+def _ranked_to_go(total: int, ranked: Sequence[Sequence[bool]], elsewhere: int) -> int:
+    """Records still to read in priority order before the ranked test says stop, if none of them
+    is an include (all that are left, if even that is not enough): bisection, since each exclude
+    read lowers the p-value."""
+    left = total - sum(len(b) for b in ranked)
+
+    def stops(r: int) -> bool:
+        return ranked_test(total, [*ranked, [False] * r], 0, elsewhere).safe_to_stop
+
+    if left <= 0 or not stops(left):
+        return max(left, 0)
+    lo, hi = 1, left
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if stops(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def ranked_test(

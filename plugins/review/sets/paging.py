@@ -113,7 +113,9 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
-    sampled = frozenset(ranked.estimate.sample_keys) if ranked is not None else frozenset()
+    sampled = (
+        frozenset(ranked.estimate.sample_keys) if ranked and ranked.estimate.sample_first else frozenset()
+    )
     records, cut = await _records(store, row.id, rows, args, ranking, sampled)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
