@@ -145,3 +145,25 @@ def test_an_include_read_in_the_sample_keeps_counting_when_more_are_found_elsewh
     e = stopping.estimate(1000, batches, keys=stopping.Keys(range(1000), screened, "set:1"))
     assert e.sample_includes == 1 and e.includes_found == 24 and not e.safe_to_stop
     assert e.sample_keys[0] == first.sample_keys[1]  # the draw goes on where it stopped
+
+
+def test_the_cheaper_route_is_served_and_a_begun_sample_stays_first():
+    history = FEW + [[False] * 10] * 13  # the knee fires at 150, 850 left
+    ranked = stopping.estimate(1000, history, keys=keys_for(1000, history))
+    # the ranked test reuses the 130 excludes read: cheaper than the sample, served first
+    assert ranked.ranked_to_go is not None and ranked.ranked_to_go < len(ranked.sample_keys)
+    assert not ranked.sample_first and f"either {ranked.ranked_to_go:,} more records" in ranked.advice
+    # a record without text holds the ranked test: the sample is the route
+    held = stopping.estimate(1000, history, unranked=1, keys=keys_for(1000, history))
+    assert held.sample_first and held.ranked_to_go is None
+    # a page of the sample read, the record without text decided since: the sample stays first
+    page = list(held.sample_keys[: stopping.SAMPLE_BEGUN])
+    screened = [*range(150), *page]
+    later = stopping.estimate(
+        1000, [*history, [False] * len(page)], keys=stopping.Keys(range(1000), screened, "set:1")
+    )
+    assert (
+        later.sample_first
+        and later.ranked_to_go is not None
+        and later.sample_keys[0] == held.sample_keys[len(page)]
+    )

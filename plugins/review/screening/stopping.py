@@ -71,6 +71,7 @@ METHOD = (
     "'recall < 95%' (p < 0.05, no assumption about the ranking). The knee alone is advice, not a guarantee."
 )
 Basis = Literal["ranked test", "random sample", "knee"]
+SAMPLE_BEGUN = 10  # sample records read in its draw order from which it stays the route served
 KNEE_ASSUMPTION = (
     "a heuristic: it assumes the ranking put nearly every include before the bend in the gain curve, so the "
     "includes still unscreened are rarer than those found after it; no statistical guarantee"
@@ -146,7 +147,10 @@ def estimate(
             # the cheaper route to the guarantee is served: the ranked test reuses the run of
             # excludes already read, so without records lacking text it is usually the cheaper one
             to_go = None if unranked else _ranked_to_go(total, ranked, drawn.includes)
-            first = to_go is None or len(drawn.to_screen) < to_go
+            # once a page of the sample is read, it stays first: neither route's records count for
+            # the other, so switching back and forth pays for both (a simulated run read to the end)
+            begun = drawn.read >= SAMPLE_BEGUN
+            first = to_go is None or begun or len(drawn.to_screen) < to_go
             base = replace(base, ranked_to_go=to_go, sample_first=first)
     if drawn is not None and drawn.guaranteed:  # first: it makes no assumption about the ranking
         return _advised(replace(base, safe_to_stop=True, basis="random sample", advised=True))
