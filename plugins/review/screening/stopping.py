@@ -54,7 +54,7 @@ include rate times the records still unscreened; ``recallEstimate = r / (r + est
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -167,10 +167,10 @@ def _sampled(
     batches: Sequence[Sequence[bool]], at: int, keys: Keys
 ) -> tuple[stopping_sample.Sample, list[list[bool]]]:
     """The random sample drawn from the records unscreened when the knee fired (``at`` records
-    screened), and the batches screened by priority: without the batches after the knee whose every
-    record is one of the sample's (the priority page serves the sample first, a page at a time).
-    A batch taken by priority that happens to fall wholly in the sample is left out too, which only
-    gives the ranked test less evidence."""
+    screened), and the batches screened by priority: without the batches after the knee that are a
+    run of the sample's draw order (the priority page serves the sample in that order, a page at a
+    time; a batch taken by priority is hardly ever such a run, though most of its records may be in
+    the sample: leaving those out starved the ranked test, a simulated run read to its end)."""
     flags = [f for b in batches for f in b]
     urn = sorted(set(keys.every) - set(keys.screened[:at]))
     drawn = stopping_sample.plan(
@@ -180,10 +180,19 @@ def _sampled(
     start = 0
     for batch in batches:
         end = start + len(batch)
-        if start < at or not all(key in drawn.members for key in keys.screened[start:end]):
+        if start < at or not _run_of(drawn.members, keys.screened[start:end]):
             ranked.append(list(batch))
         start = end
     return drawn, ranked
+
+
+def _run_of(places: Mapping[int, int], batch: Sequence[int]) -> bool:
+    """Whether the ``batch``'s keys are consecutive records of the sample's draw order."""
+    at = [places.get(key) for key in batch]
+    if not at or None in at:
+        return False
+    found = sorted(i for i in at if i is not None)
+    return found[-1] - found[0] + 1 == len(found)
 
 
 def _advised(e: Estimate) -> Estimate:

@@ -54,7 +54,7 @@ class Sample:
     screened: int  # of them, decided
     includes: int  # includes among those decided
     to_screen: tuple[int, ...]  # the keys still to decide, in draw order
-    members: frozenset[int]  # every key of the sample (decided or not)
+    members: dict[int, int]  # every key of the sample (decided or not) -> its place in the draw order
     read: int  # the decided start of the draw order: how far the sample has been read
     p_value: float  # the test on the sample so far
     guaranteed: bool
@@ -110,6 +110,6 @@ def plan(urn_keys: Sequence[int], before: int, decided: Mapping[int, bool], foun
         size = need
     to_screen = tuple(key for key in drawn[:size] if key not in decided)
     p = p_value(urn, before, found, len(flags), k)
-    members = frozenset(drawn[:size])
+    members = {key: i for i, key in enumerate(drawn[:size])}
     guaranteed = not to_screen and p < level(k)
     return Sample(urn, size, len(flags), k, to_screen, members, read, round(p, 6), guaranteed)
