@@ -120,4 +120,6 @@ async def test_with_a_record_without_text_the_sample_is_served_first_and_guarant
     assert done["safeToStop"] is True and done["stopBasis"] == "random sample"
     assert done["sample"]["toScreen"] == 0 and done["sample"]["screened"] == sample["size"]
     assert not any(r.get("sample") for r in after["records"])
-    assert "basis: random sample" in prisma["stopping"] and "safe to stop" in prisma["stopping"]
+    assert (
+        "safe to stop. Basis: random sample." in prisma["stopping"] and "safe to stop" in prisma["stopping"]
+    )

@@ -228,7 +228,7 @@ def stopping_note(e: stopping.Estimate) -> str:
         f"Stopping rule: {e.method} Figures: {e.screened:,} records screened, {e.includes_found:,} includes "
         f"found, an estimated {e.remaining_estimate:,} include(s) unscreened (upper 95% bound "
         f"{e.remaining_upper95:,}), estimated recall {recall}{left}; "
-        + ("safe to stop" if e.safe_to_stop else "not yet safe to stop")
-        + (f" (basis: {e.basis})." if e.basis else ".")
+        + ("safe to stop." if e.safe_to_stop else "not yet safe to stop.")
+        + (f" Basis: {e.basis}." if e.basis else "")
         + (f" {e.advice}" if e.basis in ("knee", "random sample") else "")
     )

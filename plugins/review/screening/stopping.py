@@ -117,16 +117,19 @@ def estimate(
     having no title/abstract text to rank them by; with ``keys``, the random sample for the
     guarantee once the knee has fired (without, the knee's advice alone)."""
     at = knee.first(batches)
-    if at is None or keys is None:
-        drawn, ranked = None, batches
-    else:
+    ranked: Sequence[Sequence[bool]] = batches
+    drawn: stopping_sample.Sample | None = None
+    if at is not None and keys is not None:
         drawn, ranked = _sampled(batches, at, keys)
+    # includes among the records the ranked test does not read (the sample's pages)
+    elsewhere = sum(f for b in batches for f in b) - sum(f for b in ranked for f in b)
     # the ranked test reads the records screened in priority order only, and counts the sample's as
     # still unscreened: a window of random-sample records is no likelier than random to hold
     # includes (the test's caution gone), and taking the sample's records out of its urn would
     # judge the records left by the ranked tail, not by the sample (a simulated run then stopped
-    # at 94% recall); the sample's includes raise what its null hypothesis needs
-    base = ranked_test(total, ranked, unranked, drawn.includes if drawn else 0)
+    # at 94% recall); the includes on the sample's pages count in its null hypothesis (once: an
+    # include it reads itself counted twice made it easier to reject, a simulated run stopped at 93%)
+    base = ranked_test(total, ranked, unranked, elsewhere)
     if drawn is not None:
         flags = [f for b in batches for f in b]
         left, found = total - len(flags), sum(flags)
@@ -146,7 +149,7 @@ def estimate(
         if not drawn.guaranteed and not base.safe_to_stop:
             # the cheaper route to the guarantee is served: the ranked test reuses the run of
             # excludes already read, so without records lacking text it is usually the cheaper one
-            to_go = None if unranked else _ranked_to_go(total, ranked, drawn.includes)
+            to_go = None if unranked else _ranked_to_go(total, ranked, elsewhere)
             # once a page of the sample is read, it stays first: neither route's records count for
             # the other, so switching back and forth pays for both (a simulated run read to the end)
             begun = drawn.read >= SAMPLE_BEGUN

@@ -312,7 +312,7 @@ def render_estimate(e: ScreeningEstimate) -> str:
     if e.safeToStop:
         verdict = "**safe to stop**: a person should now check a random sample of the excluded records"
     elif e.stopAdvised:
-        verdict = "stopping advised on a heuristic (no guarantee yet)"
+        verdict = "not safe to stop yet, but stopping advised on a heuristic (no guarantee)"
     else:
         verdict = "not safe to stop yet: screen the next batch in priority order"
     return (
