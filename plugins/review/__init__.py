@@ -34,7 +34,9 @@ Where each concept lives (this module only declares; each tool's module is impor
       decisions.py     the vocabulary and how reviewers are reconciled
       deciding.py      review_screen: decisions recorded
       priority.py      the ranking model (pure)
-      stopping.py      the stopping test (pure)
+      stopping.py      the stopping rule: the ranked test, the knee's advice, the sample's verdict (pure)
+      knee.py          the knee of the gain curve: the heuristic that the ranked yield has fallen (pure)
+      stopping_sample.py  the random sample that gives the stop its guarantee after the knee (pure)
       ranking.py       the model run over a set's records and decisions
       retrieval.py     review_retrieve: full-text availability of the includes
     reporting/       what a set reports
@@ -327,9 +329,13 @@ def medlit_plugin_info() -> PluginInfo:
             "To screen titles and abstracts, ask `review_records` with `order='priority'` (pass `criteria`: the "
             "review's question and eligibility criteria) for the next batch, decide it with `review_screen`, and "
             "ask again from offset 0: the ranking is retrained on every decision so far (every reviewer's, a "
-            "'final' decision winning). Stop when `screeningEstimate.safeToStop` is true (a hypergeometric "
-            "test: recall of 95% reached with 95% confidence), not before, even when `recallEstimate` is 100%: with "
-            "few includes found the test needs most of the records left read. A record with no title or abstract "
+            "'final' decision winning). Stop when `screeningEstimate.safeToStop` is true (recall of 95% reached "
+            "with 95% confidence: `stopBasis` 'ranked test' or 'random sample'), even when `recallEstimate` is "
+            "100%: with few includes found the test needs most of the records left read. Once the ranked yield has "
+            "fallen, `stopBasis` 'knee' (`stopAdvised`) is a heuristic, not a guarantee: `advice` states its "
+            "assumption and the random sample of the unscreened records a guarantee costs (`sample`), which the "
+            "priority page then serves first, marked `sample`; stopping on the knee is reported as such. "
+            "A record with no title or abstract "
             "comes without a score (the notice says why): look it up before deciding; such records come first "
             "once the model stops finding includes, and the stop waits for them. Then have a person check a random "
             "sample of the excluded records, and report the rule and its figures (the search log and the PRISMA "

@@ -341,6 +341,16 @@ class RemainingIncludes(ToolOutput):
     upper95: int = Field(description="Upper 95% bound of the includes still unscreened")
 
 
+class StoppingSample(ToolOutput):
+    """Issue 51: the random sample that gives the stop its guarantee once the ranked yield fell."""
+
+    size: int = Field(description="Sample records the guarantee needs in all; grows if one is an include")
+    screened: int = Field(description="Sample records decided so far")
+    includes: int = Field(description="Includes among them")
+    toScreen: int = Field(description="Sample records still to screen")
+    servedFirst: bool = Field(description="The priority page serves them first: the cheaper route")
+
+
 class ScreeningEstimate(ToolOutput):
     screened: int = Field(description="Records with a title/abstract decision")
     includesFound: int = Field(
@@ -351,6 +361,23 @@ class ScreeningEstimate(ToolOutput):
     safeToStop: bool = Field(description="Recall of 95% is reached with 95% confidence (see method)")
     pValue: float | None = Field(None, description="The stopping test's p-value for 'recall < 95%'")
     method: str
+    # issue 51: a stop advised on a heuristic, and what the guarantee costs
+    stopBasis: Literal["ranked test", "random sample", "knee"] | None = Field(
+        None,
+        description="Why stopping is advised: 'ranked test' or 'random sample' (guaranteed: safeToStop), "
+        "'knee' (a heuristic, no guarantee; see advice); null: not yet",
+    )
+    stopAdvised: bool = Field(False, description="safeToStop, or the knee heuristic advises stopping")
+    rankedToGo: int | None = Field(
+        None,
+        description="After the knee: records in priority order the ranked test needs if none is an include",
+    )
+    sample: StoppingSample | None = Field(
+        None, description="After the knee: the random sample for the guarantee"
+    )
+    advice: str = Field(
+        "", description="What the rule says in plain words: its basis, the sample's cost and why"
+    )
 
 
 def screening_estimate(e: Estimate) -> ScreeningEstimate:
@@ -362,6 +389,19 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
         safeToStop=e.safe_to_stop,
         pValue=e.p_value,
         method=e.method,
+        stopBasis=e.basis,
+        stopAdvised=e.advised,
+        rankedToGo=e.ranked_to_go,
+        sample=StoppingSample(
+            size=e.sample_size,
+            screened=e.sample_screened,
+            includes=e.sample_includes,
+            toScreen=len(e.sample_keys),
+            servedFirst=e.sample_first,
+        )
+        if e.sample_size
+        else None,
+        advice=e.advice,
     )
 
 
@@ -398,6 +438,10 @@ class SetRecord(ToolOutput):
         description="priority order: the model's score of inclusion (0-1); absent for a record without text",
     )
     decisions: list[ScreenDecision] | None = None
+    sample: bool | None = Field(
+        None,
+        description="priority: one of the stopping rule's random-sample records (screen it as any other)",
+    )
     retrieval: RetrievalState | None = None
     # Reports of one study (issue 54): linked records, never merged
     registrations: list[str] | None = Field(

@@ -53,7 +53,9 @@ class Ranked:
         ranking = priority.Ranking(
             body["keys"], body["scores"], body["method"], body["includes"], body["excludes"], body["notice"]
         )
-        return cls(ranking, stopping.Estimate(**body["estimate"]))
+        estimate = body["estimate"]
+        estimate["sample_keys"] = tuple(estimate.get("sample_keys", ()))
+        return cls(ranking, stopping.Estimate(**estimate))
 
 
 def labels(effective: Mapping[tuple[int, str], Effective]) -> dict[int, bool]:
@@ -65,6 +67,15 @@ def labels(effective: Mapping[tuple[int, str], Effective]) -> dict[int, bool]:
     }
 
 
+def _first(decisions: Iterable[Decision]) -> dict[int, str]:
+    """Each screened record's first title/abstract decision time, in the order screened (ties by key)."""
+    first: dict[int, str] = {}
+    for d in decisions:
+        if d.stage == STAGE and (d.record_id not in first or d.decided_at < first[d.record_id]):
+            first[d.record_id] = d.decided_at
+    return {key: first[key] for key in sorted(first, key=lambda k: (first[k], k))}
+
+
 def batches(
     decisions: Iterable[Decision], effective: Mapping[tuple[int, str], Effective]
 ) -> list[list[bool]]:
@@ -72,15 +83,31 @@ def batches(
     record's first title/abstract decision (one review_screen call: one batch), each flagged
     include. A maybe or a conflict counts as an include until it is settled (the cautious side:
     it raises the number of includes the stopping test must account for)."""
-    first: dict[int, str] = {}
-    for d in decisions:
-        if d.stage == STAGE and (d.record_id not in first or d.decided_at < first[d.record_id]):
-            first[d.record_id] = d.decided_at
+    first = _first(decisions)
     grouped: dict[str, list[bool]] = {}
-    for key in sorted(first, key=lambda k: (first[k], k)):
+    for key, at in first.items():
         e = effective.get((key, STAGE))
-        grouped.setdefault(first[key], []).append(e is None or e.decision != "exclude")
+        grouped.setdefault(at, []).append(e is None or e.decision != "exclude")
     return [grouped[t] for t in sorted(grouped)]
+
+
+def sample_keys(decisions: Iterable[Decision], every: Iterable[int], set_id: int) -> stopping.Keys:
+    """What the stopping rule's random sample is drawn by (:class:`.stopping.Keys`): the set's
+    keys, the screened ones in the order :func:`batches` flags them, the set's id as the seed."""
+    return stopping.Keys(sorted(every), list(_first(decisions)), f"set:{set_id}")
+
+
+def served(ranked: Ranked) -> priority.Ranking:
+    """The ranking as the priority page serves it: the stopping rule's random-sample records still
+    to screen first, in their draw order (:mod:`.stopping_sample`), then the rest as ranked."""
+    r = ranked.ranking
+    score = dict(zip(r.keys, r.scores, strict=True))
+    first = [k for k in ranked.estimate.sample_keys if k in score] if ranked.estimate.sample_first else []
+    if not first:
+        return r
+    taken = set(first)
+    keys = first + [k for k in r.keys if k not in taken]
+    return priority.Ranking(keys, [score[k] for k in keys], r.method, r.includes, r.excludes, r.notice)
 
 
 def unranked(data: Mapping[int, Mapping[str, Any]], effective: Mapping[tuple[int, str], Effective]) -> int:
@@ -97,7 +124,8 @@ async def screening_estimate(store: Store, set_id: int) -> stopping.Estimate:
     decisions = await store.decisions(set_id)
     effective = reconcile(decisions)
     data = {key: record async for key, record in store.stream(set_id)}
-    return stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective))
+    keys = sample_keys(decisions, data, set_id)
+    return stopping.estimate(len(data), batches(decisions, effective), unranked(data, effective), keys)
 
 
 WARM_MIN_RECORDS = 1_000  # below, a first ranking fits its features in well under a second
@@ -171,7 +199,8 @@ async def inputs(
     history = batches(decisions, effective)
     tail = priority.in_tail([include for batch in history for include in batch])
     topic = priority.topic_text(queries, criteria)
-    estimate = stopping.estimate(len(texts), history, without)
+    keys = sample_keys(decisions, (key for key, _ in texts), set_id)
+    estimate = stopping.estimate(len(texts), history, without, keys)
     return Inputs(texts, labels(effective), list(candidates), topic, tail, estimate)
 
 
@@ -200,4 +229,6 @@ def stopping_note(e: stopping.Estimate) -> str:
         f"found, an estimated {e.remaining_estimate:,} include(s) unscreened (upper 95% bound "
         f"{e.remaining_upper95:,}), estimated recall {recall}{left}; "
         + ("safe to stop." if e.safe_to_stop else "not yet safe to stop.")
+        + (f" Basis: {e.basis}." if e.basis else "")
+        + (f" {e.advice}" if e.basis in ("knee", "random sample") else "")
     )

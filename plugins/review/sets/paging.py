@@ -27,7 +27,8 @@ from ..models import (
 )
 from ..reporting.routes import declared, route
 from ..screening.agreement import agreement
-from ..screening.ranking import Ranked
+from ..screening.priority import Ranking
+from ..screening.ranking import Ranked, served
 from ..sources.chasing import found_via
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
@@ -103,19 +104,24 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         "reviewer": args.reviewer,
     }
     ranked: Ranked | None = None
+    ranking: Ranking | None = None
     if args.order == "priority":
         got = await _prioritised(ws, store, row, args, filters, call_wait(ctx))
         if isinstance(got, Pending):
             return await _pending(store, row, got)
         ranked = got
-        total = len(ranked.ranking.keys)
-        window = ranked.ranking.keys[args.offset : args.offset + args.limit]
+        ranking = served(ranked)  # the stopping rule's random sample first (issue 51)
+        total = len(ranking.keys)
+        window = ranking.keys[args.offset : args.offset + args.limit]
         by_key = dict(await store.page_of(row.id, window))
         rows = [(key, by_key[key]) for key in window if key in by_key]
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
-    records, cut = await _records(store, row.id, rows, args, ranked, settings.blind)
+    sampled = (
+        frozenset(ranked.estimate.sample_keys) if ranked and ranked.estimate.sample_first else frozenset()
+    )
+    records, cut = await _records(store, row.id, rows, args, ranking, sampled, settings.blind)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
     await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
@@ -131,6 +137,12 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         notes.append("The set's searches are not all complete (review_search reports them).")
     if ranked is not None and ranked.ranking.notice:
         notes.append(ranked.ranking.notice)
+    first = sum(1 for key in ranking.keys[: len(sampled)] if key in sampled) if ranking is not None else 0
+    if first:
+        notes.append(
+            f"The first {first:,} record(s) of the priority order are the stopping rule's random sample "
+            "(marked sample): screening them gives the stop its guarantee (see screeningEstimate.advice)."
+        )
     return RecordsOutput(
         set=row.name,
         total=total,
@@ -157,12 +169,13 @@ async def _records(
     set_id: int,
     rows: list[tuple[int, dict[str, Any]]],
     args: RecordsInput,
-    ranked: Ranked | None,
+    ranking: Ranking | None,
+    sampled: frozenset[int],
     blind: bool,
 ) -> tuple[list[SetRecord], bool]:
-    """The page's records with their decisions (a blind set's: the reviewer's own only), retrieval,
-    input records and score, and whether the page was cut short to stay under
-    ``maxResponseCharacters``."""
+    """The page's records with their decisions (a blind set's: the reviewer's own only),
+    retrieval, input records, score and whether each is one of the stopping rule's random sample
+    (``sampled``), and whether the page was cut short to stay under ``maxResponseCharacters``."""
     keys = [key for key, _ in rows]
     decided: dict[int, list[Decision]] = {}
     shown = await store.decisions(set_id, keys) if keys else []
@@ -180,8 +193,9 @@ async def _records(
         if len(inputs) > 1 or (inputs and not args.brief):
             why = evidence.get(key, {})
             rec.mergedFrom = [InputRecord(source=s, id=i, evidence=why.get((s, i))) for s, i in inputs]
-        if ranked is not None:
-            rec.score = ranked.ranking.scores[args.offset + len(records)]
+        if ranking is not None:
+            rec.score = ranking.scores[args.offset + len(records)]
+            rec.sample = True if key in sampled else None
         if key in chased:
             rec.foundVia = chased[key]
             rec.seedsCiting = len({w[0] for w in chased[key] if w[1] == "backward"})
@@ -326,13 +340,17 @@ def render_agreement(pairs: Sequence[Agreement], stage: str) -> str:
 
 def render_estimate(e: ScreeningEstimate) -> str:
     recall = f"{e.recallEstimate:.1%}" if e.recallEstimate is not None else "unknown"
-    verdict = (
-        "**safe to stop**: a person should now check a random sample of the excluded records"
-        if e.safeToStop
-        else "not safe to stop yet: screen the next batch in priority order"
-    )
+    if e.safeToStop:
+        verdict = "**safe to stop**: a person should now check a random sample of the excluded records"
+    elif e.stopAdvised:
+        verdict = "not safe to stop yet, but stopping advised on a heuristic (no guarantee)"
+    else:
+        verdict = "not safe to stop yet: screen the next batch in priority order"
     return (
         f"Screening estimate: {e.screened:,} screened, {e.includesFound:,} includes found, "
         f"~{e.remainingIncludes.estimate:,} remaining (upper 95% bound {e.remainingIncludes.upper95:,}), "
-        f"recall ~{recall}; {verdict}. Method: {e.method}"
+        f"recall ~{recall}; {verdict}."
+        + (f" Advice ({e.stopBasis}): {e.advice}" if e.stopBasis in ("knee", "random sample") else "")
+        + (f" {e.advice}" if e.stopBasis is None and e.sample is not None else "")
+        + f" Method: {e.method}"
     )
