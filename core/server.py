@@ -191,12 +191,13 @@ class _Server(Server[Any]):
         )
 
 
-def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
+def build_server(host: Host, *, runtime: Runtime | None = None, tasks: bool = False) -> Server[Any]:
     """An MCP server serving every active plugin's tools, resources and prompts.
 
     Its parts: the lifespan (a runtime and the sessions' tool lists), the tool handlers
     (``_Tools``: listing, calling, the toolsets tool and the dispatcher), the resource and prompt
     handlers (``_Catalog``), and the session helpers they share (``session_key``, ``_warm_soon``).
+    ``tasks``: the plugins' server tasks run beside it (a long-lived HTTP server's).
     """
     tools = _Tools(host)
     catalog = _Catalog(host)
@@ -205,7 +206,7 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
         version=_version(),
         title="medlit: biomedical literature",
         instructions=instructions(host) + fence_note(),
-        lifespan=_lifespan(host, runtime),
+        lifespan=_lifespan(host, runtime, tasks),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
         on_list_resources=catalog.list_resources,
@@ -220,11 +221,11 @@ def build_server(host: Host, *, runtime: Runtime | None = None) -> Server[Any]:
 
 
 def _lifespan(
-    host: Host, runtime: Runtime | None
+    host: Host, runtime: Runtime | None, tasks: bool = False
 ) -> Callable[[Server[Any]], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
     """What every request of the server reads from ``ctx.lifespan_context``: the runtime (the one
     given, managed by its owner, else one of its own), the sessions' tool lists and the marker of
-    the one stdio client."""
+    the one stdio client. With ``tasks``, the plugins' server tasks run on its own runtime."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -235,7 +236,13 @@ def _lifespan(
             yield {"runtime": runtime, "toolsets": lists, "session": session}
             return
         async with Runtime(host) as rt:
-            yield {"runtime": rt, "toolsets": lists, "session": session}
+            if not tasks:
+                yield {"runtime": rt, "toolsets": lists, "session": session}
+                return
+            from . import server_tasks
+
+            async with server_tasks.running(rt):
+                yield {"runtime": rt, "toolsets": lists, "session": session}
 
     return lifespan
 
@@ -746,7 +753,7 @@ def http_app(
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    server = build_server(host)
+    server = build_server(host, tasks=True)
     app = server.streamable_http_app(
         streamable_http_path=path,
         transport_security=http_security(allowed_hosts, allowed_origins),
