@@ -55,8 +55,10 @@ from typing import TYPE_CHECKING
 
 from medlit.core.plugin import (
     Catalog,
+    CommandSpec,
     PluginInfo,
     ResourceSpec,
+    ServerTask,
     SettingSpec,
     ToolSpec,
     errors,
@@ -413,3 +415,30 @@ def medlit_tools() -> list[ToolSpec]:
 @hookimpl
 def medlit_resources() -> list[ResourceSpec]:
     return list(RESOURCES)
+
+
+if TYPE_CHECKING:
+    from . import commands as _commands
+    from .sets import schedules as _schedules
+else:
+    _commands = lazy_module(".commands", __name__)
+    _schedules = lazy_module(".sets.schedules", __name__)
+
+
+@hookimpl
+def medlit_commands() -> list[CommandSpec]:
+    return [
+        CommandSpec(
+            name="review",
+            help="review sets from the command line: `medlit review update SET` re-runs a living review's searches",
+            arguments=_commands.arguments,
+            run=_commands.run,
+        )
+    ]
+
+
+@hookimpl
+def medlit_server_tasks() -> list[ServerTask]:
+    # every 5 minutes each replica looks for sets whose kept interval is due; a lease in the store
+    # gives each due update to one of them
+    return [ServerTask(name="review_updates", run=_schedules.run_due, every=300.0, timeout=6 * 3600.0)]

@@ -52,6 +52,12 @@ class SearchInput(ToolInput):
         "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
         "Example: true",
     )
+    updateEvery: int | None = Field(
+        None,
+        ge=0,
+        le=365,
+        description="Days between updates the server runs itself over HTTP; 0 stops. Example: 30",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -85,6 +91,11 @@ class SetState(ToolOutput):
         description="update: keys of records included earlier that the searches found before and the latest "
         "run no longer retrieves (check the revised queries)",
     )
+    updateEvery: int | None = Field(
+        None, description="Days between the updates the server runs (updateEvery)"
+    )
+    nextUpdate: str | None = Field(None, description="UTC time the server runs the next update")
+    lastUpdate: str | None = Field(None, description="How the last update the server ran ended, and when")
     complete: bool
     running: bool = Field(description="An import goes on in the server; call again for its state")
     notice: str | None = None

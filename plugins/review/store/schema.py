@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -130,6 +130,21 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             # 0.98 + authors + year"), so a person checking merges sees it; NULL for a record's
             # first input record and for hits stored before
             "ALTER TABLE review_hits ADD COLUMN evidence TEXT",
+        ),
+    ),
+    (
+        7,
+        "living reviews' update intervals kept by the server (issue 53)",
+        (
+            # one row per set with an interval: when its next update is due (milliseconds), which
+            # process runs it until `expires` (the replicas' lease, renewed while it runs), and how
+            # the last one ended
+            """CREATE TABLE review_schedules (
+                set_id BIGINT PRIMARY KEY REFERENCES review_sets(id) ON DELETE CASCADE,
+                every_days BIGINT NOT NULL, next_at BIGINT NOT NULL,
+                holder TEXT NOT NULL DEFAULT '', expires BIGINT NOT NULL DEFAULT 0,
+                last_at BIGINT, last_outcome TEXT)""",
+            "CREATE INDEX review_schedules_due ON review_schedules (next_at)",
         ),
     ),
 )
