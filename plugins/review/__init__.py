@@ -124,13 +124,12 @@ def describe_search(catalog: Catalog) -> str:
         or "none installed"
     )
     return (
-        "Run whole searches (every record, thousands) into a named review set held by the server: one query per "
+        "Run whole searches (every record) into a named review set kept by the server: one query per "
         "source in that source's syntax, deduplicated (identifiers, then bibliographic fields), logged "
-        "for PRISMA-S. Re-running reports `new` records. Use for systematic/scoping reviews; to read a few "
+        "for PRISMA-S. Use for systematic/scoping reviews; to read a few "
         "results use pubmed_search_articles or pubmed_europepmc_search; other databases' files: review_import. "
-        "Long imports continue in the server: call again (or review_sets) "
-        "for the state; call with only `set` to resume an interrupted import. Page with review_records, export "
-        f"with review_export. Sources: {listed}."
+        "Long imports go on in the server: call with only `set` for the state or to resume one. "
+        f"Page with review_records, export with review_export. Sources: {listed}."
     )
 
 
@@ -229,10 +228,9 @@ TOOLS = (
         name="review_screen",
         title="Record screening decisions",
         description="Record title/abstract or full-text screening decisions (include, exclude, maybe) on a review "
-        "set's records, with a reason and who decided (reviewer: 'model' by default, a person, or 'final' to "
-        "settle a conflict); re-recording replaces that reviewer's decision. A full-text exclusion needs "
-        f"reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items come back refused, the rest are "
-        "recorded; conflicts between reviewers are listed. Find records to screen with review_records "
+        "set's records, with a reason and a reviewer; re-recording replaces that reviewer's decision. A full-text "
+        f"exclusion needs reasonCategory: {', '.join(REASON_CATEGORIES_LIST)}. Invalid items are refused, the "
+        "rest recorded; reviewer conflicts are listed. Records to screen: review_records "
         "(undecided=true).",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
@@ -277,7 +275,7 @@ TOOLS = (
         title="List, rename or delete review sets",
         description="List the review sets (records, runs, complete or still importing, files sent in parts), "
         "rename one, or delete one "
-        "(destructive: needs confirm = the set's name). To see a set's searches use review_search with the set.",
+        "(destructive: needs confirm = the set's name). A set's searches: review_search with the set.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
         handler=_manage.review_sets,

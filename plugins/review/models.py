@@ -48,9 +48,8 @@ class SearchInput(ToolInput):
     )
     update: bool = Field(
         False,
-        description="Living review: re-run every search of the set (same sources and queries) as a new run; "
-        "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
-        "Example: true",
+        description="Living review: re-run the set's searches as a new run (`new`: what it adds; decisions "
+        "kept; includes no longer found flagged). Example: true",
     )
     updateEvery: int | None = Field(
         None,
@@ -309,7 +308,9 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
-    order: Literal["key", "priority"] = Field("key", description="Example: 'priority'")
+    order: Literal["key", "priority", "seeds"] = Field(
+        "key", description="seeds: chased records, most seeds first. Example: 'priority'"
+    )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
         None, description="Example: 'statins, adults'"
     )
@@ -665,6 +666,10 @@ class PrismaInput(ToolInput):
     format: Literal["json", "svg", "png"] = Field(
         "json", description="json (counts), svg (file + resource) or png (image). Example: 'svg'"
     )
+    run: Literal["all", "latest"] = Field(
+        "all",
+        description="all: every run; latest: the last update run, its new records. Example: 'latest'",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -713,6 +718,8 @@ class PrismaOutput(ToolOutput):
     stopping: str | None = Field(
         None, description="Records left unscreened: the stopping rule and its figures (also the footnote)"
     )
+    latestRun: str | None = Field(None, description="run='latest': the run counted ('run 2 of 2026-01-31')")
+    previouslyIncluded: int | None = Field(None, description="run='latest': studies included in earlier runs")
     path: str | None = Field(None, description="svg: the file on the server's disk")
     uri: str | None = Field(None, description="svg: the file as an MCP resource")
     size: int | None = Field(None, description="svg: the file's size in bytes")

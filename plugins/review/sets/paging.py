@@ -26,7 +26,7 @@ from ..models import (
 )
 from ..reporting.routes import declared, route
 from ..screening.ranking import Ranked
-from ..sources.chasing import found_via
+from ..sources.chasing import found_via, seed_order
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
 from .workspace import Workspace, call_wait, existing, workspace
@@ -107,6 +107,13 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         window = ranked.ranking.keys[args.offset : args.offset + args.limit]
         by_key = dict(await store.page_of(row.id, window))
         rows = [(key, by_key[key]) for key in window if key in by_key]
+    elif args.order == "seeds":  # what citation searching found, most connected to the seeds first
+        chosen = set(await store.keys_where(row.id, **filters))
+        ordered = [k for k in await seed_order(store, row.id) if k in chosen]
+        total = len(ordered)
+        window = ordered[args.offset : args.offset + args.limit]
+        by_key = dict(await store.page_of(row.id, window))
+        rows = [(key, by_key[key]) for key in window if key in by_key]
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
@@ -124,6 +131,8 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         notes.append(f"offset {args.offset:,} is past the {total:,} matching records.")
     if not complete:
         notes.append("The set's searches are not all complete (review_search reports them).")
+    if args.order == "seeds" and not total:
+        notes.append("order='seeds' pages the records citation searching (review_chase) found: none here.")
     if ranked is not None and ranked.ranking.notice:
         notes.append(ranked.ranking.notice)
     return RecordsOutput(
