@@ -522,6 +522,10 @@ class SetSummary(ToolOutput):
     running: bool
     updatedAt: str
     sources: list[str]
+    updateEvery: int | None = Field(
+        None, description="Days between the updates the server runs (updateEvery)"
+    )
+    nextUpdate: str | None = Field(None, description="UTC time the server runs the next update")
     uploads: list[PendingUpload] = Field(
         default_factory=list,
         description="Files being sent in parts (review_import part/parts), not yet imported: they expire "

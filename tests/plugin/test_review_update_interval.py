@@ -55,6 +55,12 @@ async def test_a_due_update_runs_once_across_two_replicas_and_the_interval_survi
         assert after["sources"][0]["run"] == 2 and after["total"] == 5 and after["new"] == 1
         assert after["lastUpdate"].endswith(": complete: run 2, 1 new, 0 flagged")
         assert after["nextUpdate"] > next_update  # 30 days after this update
+        listed = await two.call("review_sets", {})
+        assert (
+            listed.data["sets"][0]["updateEvery"] == 30
+            and listed.data["sets"][0]["nextUpdate"] == after["nextUpdate"]
+        )
+        assert f"s every 30 days (next {after['nextUpdate']})" in listed.text
         await asyncio.gather(server_tasks.run_once(task(one), one), server_tasks.run_once(task(two), two))
         assert len(fake.of("ncbi", "esearch.fcgi")) == 2  # the next one is a month away
 

@@ -67,15 +67,16 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
         total=await store.total(row.id),
         new=await store.new_in_run(row.id, run) if run else None,
         updateEvery=kept.every_days if kept else None,
-        nextUpdate=_utc(kept.next_at) if kept else None,
-        lastUpdate=f"{_utc(kept.last_at)}: {kept.last_outcome}" if kept and kept.last_at else None,
+        nextUpdate=utc(kept.next_at) if kept else None,
+        lastUpdate=f"{utc(kept.last_at)}: {kept.last_outcome}" if kept and kept.last_at else None,
         complete=complete,
         running=job is not None,
         notice=" ".join(notes) or None,
     )
 
 
-def _utc(ms: int) -> str:
+def utc(ms: int) -> str:
+    """A time in milliseconds as the sets answer times (UTC, to the second)."""
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
