@@ -3,6 +3,7 @@ a record with nothing to know it by into a :class:`~.results.Skipped`."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Literal
 
@@ -13,6 +14,12 @@ from .carried import OURS_OR_RAYYAN, decisions_in
 from .results import Entry, Skipped
 from .values import clean, find_pmcid, find_pmid, issns_isbns
 
+# A registration as MEDLINE's SI spells it (the whole value), or as our exports' notes write it
+# (anywhere in a note: Rayyan's notes are one cell joined with " | ")
+_REGISTRATION = re.compile(
+    r"(?:Trial registration:\s*(?:ClinicalTrials\.gov\s+)?|^\s*ClinicalTrials\.gov/)(NCT\s?\d{8})(?!\d)",
+    re.IGNORECASE | re.MULTILINE,
+)
 MAX_TITLE = 2000
 MAX_ABSTRACT = 100_000
 MAX_AUTHORS = 5000
@@ -126,6 +133,20 @@ class Builder:
         read at :meth:`finish`, over all the record's notes at once (ours win over Rayyan's)."""
         if text and OURS_OR_RAYYAN.search(text):
             self.notes.append(text)
+
+    def registrations_in(self, text: str | None) -> None:
+        """The ClinicalTrials.gov registrations a field names, kept as ``nct:`` study links (so a
+        trial and its articles are linked in the set again): MEDLINE's secondary-source id
+        (``SI  - ClinicalTrials.gov/NCT01234567``) and the note our exports write where a format has
+        no field for it (``Trial registration: ClinicalTrials.gov NCT01234567``; Rayyan's without
+        the register's name)."""
+        if not text or "nct" not in text.lower():
+            return
+        links: list[str] = self.data.setdefault("study_links", [])
+        for found in _REGISTRATION.finditer(text):
+            number = identifiers.canonical("nct", found.group(1))
+            if number and f"nct:{number}" not in links:
+                links.append(f"nct:{number}")
 
     def serials(self, value: str | None) -> None:
         if value:
