@@ -24,7 +24,7 @@ from .redact import RedactingFilter, Redactor
 from .render import unfence
 from .settings import Settings, SettingsError, is_loopback_host, load_settings
 from .text import suggest
-from .types import ToolSpec
+from .types import CommandSpec, ToolSpec
 
 log = logging.getLogger("medlit")
 
@@ -790,7 +790,68 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}{hint} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+CORE_COMMANDS = ("serve", "tools", "plugins", "call", "cache", "config", "doctor")
+
+
+def plugin_commands(argv: Sequence[str]) -> tuple[Host | None, dict[str, CommandSpec]]:
+    """The plugins' subcommands, when the command line may name one: its first word is no core
+    command and no option, or it asks for the help listing every command. Core's own commands
+    load no plugin before they parse (``medlit serve`` keeps its launch time)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    wants_help = first is None and any(a in ("-h", "--help") for a in argv)
+    if first in CORE_COMMANDS or (first is None and not wants_help):
+        return None, {}
+    host = _host()
+    commands = host.commands
+    taken = [name for name in commands if name in CORE_COMMANDS]
+    if taken:
+        raise HostError(
+            f"plugin {commands[taken[0]].plugin!r} declares the command {taken[0]!r}, a name of medlit's own"
+        )
+    return host, commands
+
+
+def cmd_plugin(host: Host, spec: CommandSpec, args: argparse.Namespace) -> int:
+    """A plugin's subcommand run in a runtime of its own: its exit code, or 1 after one line on
+    stderr naming the plugin when it fails (a tool's error, or a fault in the plugin)."""
+    from .runtime import Runtime
+
+    if not os.environ.get("MEDLIT_LOG_LEVEL"):  # the report is stdout: warnings and errors beside it
+        logging.getLogger().setLevel(logging.WARNING)
+
+    async def run() -> int:
+        async with Runtime(host) as rt:
+            return await spec.run(args, rt.context(spec.plugin))
+
+    try:
+        return int(asyncio.run(run()))
+    except MedlitError as err:
+        hint = f" {err.recovery}" if err.recovery else ""
+        print(f"medlit {spec.name}: {err.reason}: {err.message}{hint}", file=sys.stderr)
+    except Exception as exc:  # the plugin's bug: one line naming it, the traceback in the log
+        log.debug("command %s failed", spec.name, exc_info=True)
+        print(
+            f"medlit {spec.name}: the {spec.plugin} plugin failed: {type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
+    return 1
+
+
+def _add_plugin_commands(sub: Any, host: Host | None, commands: dict[str, CommandSpec]) -> None:
+    import functools
+
+    if host is None:
+        return
+    for name, spec in sorted(commands.items()):
+        parser = sub.add_parser(name, help=f"{spec.help} ({spec.plugin} plugin)")
+        spec.arguments(parser)
+        parser.set_defaults(func=functools.partial(cmd_plugin, host, spec))
+
+
+def build_parser(
+    host: Host | None = None, commands: dict[str, CommandSpec] | None = None
+) -> argparse.ArgumentParser:
+    """The command line: core's commands, then the plugins' (``commands``, from ``host``)."""
     from medlit import __version__
 
     fmt = argparse.ArgumentDefaultsHelpFormatter
@@ -873,6 +934,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--timeout", type=_seconds, default=15.0, help="seconds per upstream probe")
     doctor.set_defaults(func=cmd_doctor)
+    _add_plugin_commands(sub, host, commands or {})
     return parser
 
 
@@ -909,8 +971,8 @@ def started_up(*, freeze: bool = False) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     pause_collector()
     try:
-        parser = build_parser()
         argv = _json_flag_first(list(sys.argv[1:] if argv is None else argv))
+        parser = build_parser(*plugin_commands(argv))
         args = parser.parse_args(argv)
         if args.command is None:
             args = parser.parse_args(["serve", *(argv or [])])

@@ -36,6 +36,7 @@ import pluggy
 from .types import (
     AccessLinkProvider,
     CitationIndex,
+    CommandSpec,
     FulltextTier,
     IdResolver,
     MetadataProvider,
@@ -47,6 +48,7 @@ from .types import (
     RelatedProvider,
     ResourceSpec,
     SearchSource,
+    ServerTask,
     ServiceSpec,
     ToolSpec,
     WebPage,
@@ -343,6 +345,43 @@ def medlit_prompts() -> Iterable[PromptSpec]:
     """
 
 
+@hookspec
+def medlit_commands() -> Iterable[CommandSpec]:
+    """Declare subcommands of the ``medlit`` command line, for work run from a shell, cron or a
+    systemd timer. ``arguments(parser)`` (sync) adds the command's arguments to its ``argparse``
+    parser; ``run(args, ctx)`` (async) runs in a runtime of its own with the plugin's context,
+    prints to stdout and returns the exit code. A name core uses, or another plugin's, is a
+    startup error naming both.
+
+    Example::
+
+        def arguments(parser):
+            parser.add_argument("set")
+
+        async def run(args, ctx):
+            print(f"{args.set}: up to date")
+            return 0
+
+        @hookimpl
+        def medlit_commands():
+            return [CommandSpec(name="acme", help="refresh a set", arguments=arguments, run=run)]
+    """
+
+
+@hookspec
+def medlit_server_tasks() -> Iterable[ServerTask]:
+    """Declare work the server runs every ``every`` seconds while it serves over HTTP (never under
+    stdio): ``run(ctx)`` (async), under the plugin's context, stopped at shutdown like a call.
+    Every replica runs it: a task acting once per fleet takes a lease in the store first.
+
+    Example::
+
+        @hookimpl
+        def medlit_server_tasks():
+            return [ServerTask(name="acme_refresh", run=refresh_due_sets, every=300.0)]
+    """
+
+
 HOOK_NAMES = (
     "medlit_plugin_info",
     "medlit_services",
@@ -359,4 +398,6 @@ HOOK_NAMES = (
     "medlit_resources",
     "medlit_prompts",
     "medlit_web_pages",
+    "medlit_commands",
+    "medlit_server_tasks",
 )

@@ -58,6 +58,7 @@ from .types import (
     AccessLinkProvider,
     Catalog,
     CitationIndex,
+    CommandSpec,
     Declared,
     FulltextTier,
     IdResolver,
@@ -72,6 +73,7 @@ from .types import (
     RelatedProvider,
     ResourceSpec,
     SearchSource,
+    ServerTask,
     ServiceSpec,
     SettingSpec,
     ToolSpec,
@@ -161,6 +163,9 @@ class PluginRecord:
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     pages: list[WebPage] = field(default_factory=list)
+
+    commands: list[CommandSpec] = field(default_factory=list)
+    server_tasks: list[ServerTask] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required settings that are unset
     origin: str = ""  # the plugin module's file: its tree fingerprints stored tool schemas
     waiting_on: str = ""  # the variable a non-active plugin waits on
@@ -249,6 +254,16 @@ class Host:
                 on, why = select_tool(t.name, self.settings.tool_patterns)
                 out.append((t, p, on, why))
         return sorted(out, key=lambda x: (x[1].name, x[0].name))
+
+    @property
+    def commands(self) -> dict[str, CommandSpec]:
+        """The active plugins' command-line subcommands, by name."""
+        return {c.name: c for p in self.plugins.values() if p.active for c in p.commands}
+
+    @property
+    def server_tasks(self) -> list[ServerTask]:
+        """The active plugins' server tasks (run while serving over HTTP)."""
+        return [t for p in self.plugins.values() if p.active for t in p.server_tasks]
 
     @property
     def resources(self) -> dict[str, ResourceSpec]:
@@ -431,6 +446,8 @@ _KINDS = (
     _Kind("resources", "medlit_resources", ResourceSpec, "resource", key="uri", calls=("read",)),
     _Kind("prompts", "medlit_prompts", PromptSpec, "prompt", syncs=("render",)),
     _Kind("pages", "medlit_web_pages", WebPage, "web page", key="path"),
+    _Kind("commands", "medlit_commands", CommandSpec, "command", calls=("run",), syncs=("arguments",)),
+    _Kind("server_tasks", "medlit_server_tasks", ServerTask, "server task", calls=("run",)),
 )
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 

@@ -200,13 +200,18 @@ class _Server(Server[Any]):
 
 
 def build_server(
-    host: Host, *, runtime: Runtime | None = None, shared: dict[str, Any] | None = None
+    host: Host,
+    *,
+    runtime: Runtime | None = None,
+    shared: dict[str, Any] | None = None,
+    tasks: bool = False,
 ) -> Server[Any]:
     """An MCP server serving every active plugin's tools, resources and prompts.
 
     Its parts: the lifespan (a runtime and the sessions' tool lists), the tool handlers
     (``_Tools``: listing, calling, the toolsets tool and the dispatcher), the resource and prompt
     handlers (``_Catalog``), and the session helpers they share (``session_key``, ``_warm_soon``).
+    ``tasks``: the plugins' server tasks run beside it (a long-lived HTTP server's).
     """
     tools = _Tools(host)
     catalog = _Catalog(host)
@@ -215,7 +220,7 @@ def build_server(
         version=_version(),
         title="medlit: biomedical literature",
         instructions=instructions(host) + fence_note(),
-        lifespan=_lifespan(host, runtime, shared),
+        lifespan=_lifespan(host, runtime, shared, tasks),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
         on_list_resources=catalog.list_resources,
@@ -230,11 +235,11 @@ def build_server(
 
 
 def _lifespan(
-    host: Host, runtime: Runtime | None, shared: dict[str, Any] | None = None
+    host: Host, runtime: Runtime | None, shared: dict[str, Any] | None = None, tasks: bool = False
 ) -> Callable[[Server[Any]], contextlib.AbstractAsyncContextManager[dict[str, Any]]]:
     """What every request of the server reads from ``ctx.lifespan_context``: the runtime (the one
     given, managed by its owner, else one of its own), the sessions' tool lists and the marker of
-    the one stdio client."""
+    the one stdio client. With ``tasks``, the plugins' server tasks run on its own runtime."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -247,7 +252,13 @@ def _lifespan(
         async with Runtime(host) as rt:
             if shared is not None:  # the HTTP app's pages call tools on the same runtime
                 shared["runtime"] = rt
-            yield {"runtime": rt, "toolsets": lists, "session": session}
+            if not tasks:
+                yield {"runtime": rt, "toolsets": lists, "session": session}
+                return
+            from . import server_tasks
+
+            async with server_tasks.running(rt):
+                yield {"runtime": rt, "toolsets": lists, "session": session}
 
     return lifespan
 
@@ -759,7 +770,7 @@ def http_app(
     from starlette.routing import Route
 
     shared: dict[str, Any] = {}
-    server = build_server(host, shared=shared)
+    server = build_server(host, shared=shared, tasks=True)
     app = server.streamable_http_app(
         streamable_http_path=path,
         transport_security=http_security(allowed_hosts, allowed_origins),

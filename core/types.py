@@ -954,6 +954,39 @@ class ResourceSpec:
         return dict(found.groupdict()) if found else None
 
 
+# -- the command line and the long-running server (beside the tools) ---------------------------
+@dataclass(frozen=True)
+class CommandSpec:
+    """A subcommand of the ``medlit`` command line (``medlit <name> ...``), for work run from a
+    shell, cron or a systemd timer rather than by a model. ``arguments(parser)`` (sync) adds the
+    command's arguments (and sub-commands) to the ``argparse`` parser core made for it;
+    ``run(args, ctx)`` (async) gets the parsed ``argparse.Namespace`` and the plugin's context in a
+    runtime of the command's own (clients, store; ``ctx.principal`` is ``""``), prints its report
+    to stdout and returns the exit code (non-zero on failure). ``help`` is its line in
+    ``medlit --help``. Core's own commands (``serve``, ``call``, ...) keep their names."""
+
+    name: str
+    help: str
+    arguments: Callable[[Any], None]
+    run: Callable[[Any, ToolContext], Awaitable[int]]
+    plugin: str = ""
+
+
+@dataclass(frozen=True)
+class ServerTask:
+    """Work the server runs now and then while it serves over HTTP (a long-lived process; a stdio
+    server lives as long as one session and runs none): ``run(ctx)`` (async) every ``every``
+    seconds, the first about ``every`` seconds after start-up, under the plugin's context, each run
+    stopped after ``timeout`` seconds; an exception is logged and the next run comes as planned.
+    Replicas each run it: a task that must act once per fleet takes a lease in the store."""
+
+    name: str
+    run: Callable[[ToolContext], Awaitable[None]]
+    every: float = 60.0
+    timeout: float = 3600.0
+    plugin: str = ""
+
+
 @dataclass(frozen=True)
 class WebPage:
     """A page a plugin serves to people, from files shipped in its package: over Streamable HTTP

@@ -23,8 +23,11 @@ from .service import NAME, SERVERS
 
 WORKERS = 4  # DOIs in progress at once: the client's pacer decides when each request goes
 UNBOUNDED = 3600.0  # outside a tool call (a test, a script): no deadline to speak of
-MARGIN = 5.0  # seconds before the call's deadline after which no new DOI is started
-_LATE = frozenset({errors.DEADLINE_EXCEEDED, errors.CALL_DEADLINE_EXCEEDED})
+# Seconds before the call's deadline after which no new DOI is started: MARGIN, or a quarter of a
+# short call's time (a 4-second deadline still looks one DOI up rather than none)
+MARGIN = 5.0
+# cut by the call's deadline: the request's own, the call's, or the pacer's queue that could not start it in time
+_LATE = frozenset({errors.DEADLINE_EXCEEDED, errors.CALL_DEADLINE_EXCEEDED, errors.QUEUE_FULL})
 _MEDRXIV = re.compile(r"^10\.1101/\d{4}\.\d{2}\.\d{2}\.2\d{7}$")  # medRxiv's 8-digit serials
 
 
@@ -44,7 +47,12 @@ class Run:
     missing: set[str] = field(default_factory=set)
     failed: dict[str, MedlitError] = field(default_factory=dict)
     late: set[str] = field(default_factory=set)  # cut by the call's deadline: deferred, not failed
+    late_error: MedlitError | None = None  # the last of those cuts, said when nothing else answered
     requests: int = 0
+    margin: float = MARGIN
+
+    def __post_init__(self) -> None:
+        self.margin = min(MARGIN, self.time_left() / 4)
 
     def request_deadline(self) -> float:
         return self.deadline - 1.0  # a request cut here leaves a second to answer what was found
@@ -79,13 +87,14 @@ class Run:
         return self.deadline - time.monotonic()
 
     async def worker(self, queue: list[str]) -> None:
-        while queue and self.time_left() > MARGIN:
+        while queue and self.time_left() > self.margin:
             doi = queue.pop(0)
             try:
                 await self.one(doi)
             except MedlitError as err:
                 if err.kind in _LATE:
                     self.late.add(doi)
+                    self.late_error = err
                 else:
                     self.failed[doi] = err
 
@@ -107,8 +116,13 @@ async def lookup_preprints(args: LookupInput, ctx: ToolContext) -> LookupOutput:
     run = Run(args, ctx, wire.call_deadline(UNBOUNDED))
     queue = list(args.dois)
     await asyncio.gather(*(run.worker(queue) for _ in range(min(WORKERS, len(queue)))))
-    if run.failed and not run.found and not run.missing and not run.late:
-        raise next(iter(run.failed.values()))  # nothing answered: the service's failure, as it is
+    if not run.found and not run.missing:  # nothing answered: the service's failure, as it is
+        if run.failed and not run.late:
+            raise next(iter(run.failed.values()))
+        if (
+            run.late_error is not None and not run.failed
+        ):  # it never answered in time (a 503 retried to the end)
+            raise run.late_error
     out = LookupOutput(
         preprints=[run.found[d] for d in args.dois if d in run.found],
         notFound=[d for d in args.dois if d in run.missing],

@@ -57,8 +57,10 @@ from typing import TYPE_CHECKING
 
 from medlit.core.plugin import (
     Catalog,
+    CommandSpec,
     PluginInfo,
     ResourceSpec,
+    ServerTask,
     SettingSpec,
     ToolSpec,
     WebPage,
@@ -127,9 +129,8 @@ def describe_search(catalog: Catalog) -> str:
     return (
         "Step 1 of a systematic/scoping review: run whole searches into a named "
         "review set held by the server, one query per source in its syntax, deduplicated, logged for "
-        "PRISMA-S; other databases' exports: review_import. Re-running reports `new` records; to read a "
-        "few results use pubmed_search_articles or pubmed_europepmc_search. A long search goes on in the "
-        "server: call with only `set` for its state or to resume. Next: review_merge log, review_records "
+        "PRISMA-S; other databases' exports: review_import; a few results: pubmed_search_articles. A long "
+        "search goes on in the server: call with only `set` for its state or to resume. Next: review_merge log, review_records "
         "order='priority', review_screen; files: review_export. "
         f"Sources: {listed}."
     )
@@ -229,7 +230,7 @@ TOOLS = (
     ToolSpec(
         name="review_screen",
         title="Record screening decisions",
-        description="Record screening decisions on a review set's records, with a reason and who decided; re-recording replaces that reviewer's decision. A full-text exclusion needs a "
+        description="Record screening decisions (with reason and reviewer) on a set's records; re-recording replaces that reviewer's. A full-text exclusion needs a "
         "reasonCategory. Invalid items are refused, the rest "
         "recorded; reviewers' conflicts are listed. The next batch: review_records undecided=true "
         "order='priority', until its screeningEstimate says safeToStop.",
@@ -454,3 +455,30 @@ DESK = WebPage(
 @hookimpl
 def medlit_web_pages() -> list[WebPage]:
     return [DESK]
+
+
+if TYPE_CHECKING:
+    from . import commands as _commands
+    from .sets import schedules as _schedules
+else:
+    _commands = lazy_module(".commands", __name__)
+    _schedules = lazy_module(".sets.schedules", __name__)
+
+
+@hookimpl
+def medlit_commands() -> list[CommandSpec]:
+    return [
+        CommandSpec(
+            name="review",
+            help="review sets from the command line: `medlit review update SET` re-runs a living review's searches",
+            arguments=_commands.arguments,
+            run=_commands.run,
+        )
+    ]
+
+
+@hookimpl
+def medlit_server_tasks() -> list[ServerTask]:
+    # every 5 minutes each replica looks for sets whose kept interval is due; a lease in the store
+    # gives each due update to one of them
+    return [ServerTask(name="review_updates", run=_schedules.run_due, every=300.0, timeout=6 * 3600.0)]

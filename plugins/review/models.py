@@ -60,9 +60,14 @@ class SearchInput(ToolInput):
     )
     update: bool = Field(
         False,
-        description="Living review: re-run every search of the set (same sources and queries) as a new run; "
-        "`new` is what it adds, decisions are kept, and includes the queries no longer find are flagged. "
-        "Example: true",
+        description="Living review: re-run the set's searches as a new run (`new`: what it adds; decisions "
+        "kept; includes no longer found flagged). Example: true",
+    )
+    updateEvery: int | None = Field(
+        None,
+        ge=0,
+        le=365,
+        description="Over HTTP: the server updates every N days; 0 stops. Example: 30",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -97,6 +102,11 @@ class SetState(ToolOutput):
         description="update: keys of records included earlier that the searches found before and the latest "
         "run no longer retrieves (check the revised queries)",
     )
+    updateEvery: int | None = Field(
+        None, description="Days between the updates the server runs (updateEvery)"
+    )
+    nextUpdate: str | None = Field(None, description="UTC time the server runs the next update")
+    lastUpdate: str | None = Field(None, description="How the last update the server ran ended, and when")
     complete: bool
     running: bool = Field(description="An import goes on in the server; call again for its state")
     notice: str | None = None
@@ -310,13 +320,13 @@ class RecordsInput(ToolInput):
     brief: bool = Field(
         True, description="Title, first author, year, ids; false adds abstracts. Example: false"
     )
-    order: Literal["key", "priority"] = Field(
+    order: Literal["key", "priority", "seeds"] = Field(
         "key",
-        description="key (as stored) or priority. Example: 'priority'",
+        description="seeds: chased records, most seeds first. Example: 'priority'",
     )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
         None,
-        description="For priority: the review's question and eligibility (default: the set's settings, else queries). "
+        description="For priority (default: the set's criteria, else its queries). "
         "Example: 'statins, adults'",
     )
     maxResponseCharacters: int = Field(
@@ -600,6 +610,10 @@ class SetSummary(ToolOutput):
     running: bool
     updatedAt: str
     sources: list[str]
+    updateEvery: int | None = Field(
+        None, description="Days between the updates the server runs (updateEvery)"
+    )
+    nextUpdate: str | None = Field(None, description="UTC time the server runs the next update")
     uploads: list[PendingUpload] = Field(
         default_factory=list,
         description="Files being sent in parts (review_import part/parts), not yet imported: they expire "
@@ -769,6 +783,10 @@ class PrismaInput(ToolInput):
     format: Literal["json", "svg", "png"] = Field(
         "json", description="json (default: counts), svg (file + resource) or png (image). Example: 'svg'"
     )
+    run: Literal["all", "latest"] = Field(
+        "all",
+        description="all: every run; latest: the last update run, its new records. Example: 'latest'",
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -817,6 +835,8 @@ class PrismaOutput(ToolOutput):
     stopping: str | None = Field(
         None, description="Records left unscreened: the stopping rule and its figures (also the footnote)"
     )
+    latestRun: str | None = Field(None, description="run='latest': the run counted ('run 2 of 2026-01-31')")
+    previouslyIncluded: int | None = Field(None, description="run='latest': studies included in earlier runs")
     path: str | None = Field(None, description="svg: the file on the server's disk")
     uri: str | None = Field(None, description="svg: the file as an MCP resource")
     size: int | None = Field(None, description="svg: the file's size in bytes")

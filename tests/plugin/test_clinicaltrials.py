@@ -331,3 +331,53 @@ async def test_registrations_alike_in_all_but_their_nct_number_stay_apart_in_a_s
     [source] = out.data["sources"]
     assert source["state"] == "complete" and source["fetched"] > 10
     assert out.data["total"] == source["fetched"]
+
+
+# CENTRAL's copy of the ClinicalTrials.gov registration (Cochrane's RIS: the study page in JA and
+# UR, "Trial registry record"), and a CENTRAL journal article naming the trial in a note
+CENTRAL = "\n".join(
+    [
+        "TY  - GEN",
+        "AN  - CN-01300001",
+        "TI  - Piloting Treatment With Intranasal Oxytocin in Phelan-McDermid Syndrome",
+        "AU  - Alexander Kolevzon",
+        "JA  - https://clinicaltrials.gov/show/NCT02710084",
+        "PY  - 2016",
+        "M3  - Trial registry record",
+        "UR  - https://clinicaltrials.gov/show/NCT02710084",
+        "ER  - ",
+        "TY  - JOUR",
+        "AN  - CN-01300002",
+        "TI  - Intranasal oxytocin in Phelan-McDermid syndrome: a pilot trial",
+        "AU  - Kolevzon, A",
+        "PY  - 2019",
+        "N1  - Trial registration: ClinicalTrials.gov NCT02710084",
+        "ER  - ",
+        "",
+    ]
+)
+
+
+async def test_a_central_record_naming_the_nct_number_is_linked_to_the_registers_record_not_merged(
+    fake, tmp_path
+):
+    install(fake)
+    env = fake_env(fake, MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}", **FAST)
+    async with make_runtime(env=env, discover=True) as rt:
+        await rt.call("review_search", {"set": "pms", "queries": {"clinicaltrials": "Phelan-McDermid"}})
+        before = (await rt.call("review_sets", {})).data["sets"][0]["total"]
+        imported = await rt.call(
+            "review_import", {"set": "pms", "database": "CENTRAL", "content": CENTRAL, "format": "ris"}
+        )
+        assert not imported.is_error, imported.text
+        records = (await rt.call("review_records", {"set": "pms", "limit": 50})).data["records"]
+    assert len(records) == before + 2  # the copy of the registration is not merged into it
+    trial = next(
+        r for r in records if r["sources"] == ["clinicaltrials"] and r.get("registrations") == ["NCT02710084"]
+    )
+    copy = next(r for r in records if r["title"].startswith("Piloting") and r["sources"] == ["CENTRAL"])
+    article = next(r for r in records if r["title"].startswith("Intranasal oxytocin"))
+    assert copy["registrations"] == article["registrations"] == ["NCT02710084"]
+    assert {x["key"] for x in trial["reports"]} == {copy["key"], article["key"]}
+    assert all(x["relation"] == "registration" for x in copy["reports"] if x["key"] == trial["key"])
+    assert trial["study"] == copy["study"] == article["study"]

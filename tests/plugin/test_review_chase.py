@@ -118,6 +118,16 @@ async def test_estimate_then_chase_both_directions(chase_runtime, fake):
         other = prisma["otherMethods"]
         assert other["identified"] == {"Citation searching (backward)": 2, "Citation searching (forward)": 1}
         assert prisma["records"] == 8
+        # screening what the chase found: the most seeds first (W900: two), then one seed each, in key order
+        ordered = await call(rt, "review_records", set="s", order="seeds")
+        assert [r["pmid"] for r in ordered["records"]] == [NEW_REF.pmid, "30000001", NEW_CITING.pmid]
+        assert ordered["total"] == 3 and [r["seedsCiting"] + r["seedsCited"] for r in ordered["records"]] == [
+            2,
+            1,
+            1,
+        ]
+        only = await call(rt, "review_records", set="s", order="seeds", undecided=True, offset=1, limit=1)
+        assert only["total"] == 3 and [r["pmid"] for r in only["records"]] == ["30000001"]
     assert fake.rate_limited == []
 
 
@@ -131,6 +141,13 @@ async def test_given_seeds_and_a_failing_index(chase_runtime, fake):
         assert states["icite"]["failed"] == 1 and states["icite"]["seeds"] == 0
         assert states["openalex"]["state"] == "answered"
         assert out["newRecords"] == 1 and out["seedsFrom"] == "given"
+
+
+async def test_seed_order_in_a_set_never_chased_says_so(chase_runtime):
+    async with chase_runtime() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        out = await call(rt, "review_records", set="s", order="seeds")
+        assert out["total"] == 0 and out["records"] == [] and "review_chase" in out["notice"]
 
 
 async def test_a_set_without_includes_asks_for_seeds(chase_runtime):

@@ -65,3 +65,53 @@ async def test_an_update_needs_searches_and_takes_no_queries(fake, review_runtim
         await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
         both = await rt.call("review_search", {"set": "s", "update": True, "queries": {"pubmed": "x"}})
         assert both.is_error and "no queries" in both.text
+
+
+async def test_prisma_counts_the_latest_update_run_or_the_whole_history(fake, review_runtime):
+    lit = install(fake, Literature.build(pubmed=5, europepmc=0))
+    papers = lit.pubmed[PUBMED_QUERY]
+    async with review_runtime() as rt:
+        await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})
+        key_of = {r["pmid"]: r["key"] for r in (await call(rt, "review_records", set="s"))["records"]}
+        first = key_of[papers[0].pmid]
+        await call(
+            rt,
+            "review_screen",
+            set="s",
+            decisions=[
+                {"id": first, "stage": "title_abstract", "decision": "include"},
+                {"id": first, "stage": "full_text", "decision": "include"},
+                *(
+                    {"id": key_of[p.pmid], "stage": "title_abstract", "decision": "exclude"}
+                    for p in papers[1:]
+                ),
+            ],
+        )
+        lit.pubmed[PUBMED_QUERY] = [*papers, paper(100), paper(101)]
+        month_later(rt)
+        await call(rt, "review_search", set="s", update=True)
+        new = {r["pmid"]: r["key"] for r in (await call(rt, "review_records", set="s", offset=5))["records"]}
+        await call(
+            rt,
+            "review_screen",
+            set="s",
+            decisions=[
+                {"id": new[paper(100).pmid], "stage": "title_abstract", "decision": "include"},
+                {"id": new[paper(100).pmid], "stage": "full_text", "decision": "include"},
+                {"id": new[paper(101).pmid], "stage": "title_abstract", "decision": "exclude"},
+            ],
+        )
+
+        whole = await call(rt, "review_prisma", set="s")
+        assert whole["counts"]["identified"] == {"pubmed": 7} and whole["counts"]["records"] == 7
+        assert whole["counts"]["included"] == 2 and whole.get("latestRun") is None
+
+        latest = await call(rt, "review_prisma", set="s", run="latest")
+        c = latest["counts"]
+        assert c["identified"] == {"pubmed": 7} and c["duplicatesRemoved"] == 5 and c["records"] == 2
+        assert (c["screened"], c["excluded"], c["sought"], c["included"]) == (2, 1, 1, 1)
+        assert latest["latestRun"].startswith("run 2 of ") and latest["previouslyIncluded"] == 1
+        svg = await rt.call("review_prisma", {"set": "s", "run": "latest", "format": "svg"})
+        drawn = open(svg.data["path"], encoding="utf-8").read()
+        assert "update run 2 of" in drawn and "studies included in earlier runs: 1" in drawn
+        assert "Studies included in earlier runs: 1." in svg.text

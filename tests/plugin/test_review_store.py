@@ -40,13 +40,13 @@ async def test_migrations_are_applied_once_and_recorded(url):
     try:
         assert await first.version() == SCHEMA_VERSION
         rows = await first.db.fetch("SELECT version, name FROM review_migrations")
-        assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 7]
+        assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8]
     finally:
         await first.close()
     again = await Store.on(await open_store(url))  # reopening an existing store migrates nothing
     try:
         assert await again.migrate() == SCHEMA_VERSION
-        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 7
+        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 8
     finally:
         await again.close()
 
@@ -112,7 +112,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     monkeypatch.undo()
     store = await Store.on(await open_store(url))
     try:
-        assert await store.version() == SCHEMA_VERSION == 7
+        assert await store.version() == SCHEMA_VERSION == 8
         row = await store.get_set("kept")
         assert row is not None and await store.total(row.id) == 5
         key = (await store.keys(row.id))[0]

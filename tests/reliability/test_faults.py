@@ -44,6 +44,7 @@ from support.fault_routes import (
     install,
     jats_articleset,
 )
+from support.preprints_routes import REAL_DOI
 
 NCBI_RATE = 3.0  # NCBI's real unkeyed limit: the fake enforces it, the client paces at it
 CALL_DEADLINE = 4.0
@@ -60,11 +61,8 @@ ENV = {
     # review_search meets its sources' faults per source: tests/plugin/test_review.py holds its
     # transient and permanent fault cases; review_records, _export and _sets call no upstream.
     "MEDLIT_TOOLS": "-review_*",
-    # Not yet in this matrix (issue 54 left it open): the register and preprint plugins' faults
-    # (400, 404, 429 with Retry-After, 5xx, a failed service beside answering ones) are held by
-    # tests/plugin/test_clinicaltrials.py and test_preprints.py against their own fakes.
-    "CLINICALTRIALS_ENABLED": "false",
-    "PREPRINTS_ENABLED": "false",
+    # The register and the preprint servers at their real paces (ClinicalTrials.gov 0.8/s, bioRxiv
+    # 3/s); their 400 and 404 answers are the callers' (tests/plugin/test_clinicaltrials.py, test_preprints.py).
 }
 HANG = 1.3  # the fake's `timeout` fault sleeps this long: just over MEDLIT_REQUEST_TIMEOUT
 # Whether a call kept its deadline is judged by what it answered, not by a stopwatch: the
@@ -340,6 +338,33 @@ CASES = [
         "crossref",
         fallback=True,
         step="crossref",
+    ),
+    # The register and the preprint servers (issue 54): each failure is its own service's.
+    Case(
+        "clinicaltrials_search",
+        {"condition": "Phelan-McDermid", "pageSize": 5},
+        "clinicaltrials",
+        "studies",
+        "json",
+        "clinicaltrials",
+    ),
+    Case(
+        "clinicaltrials_fetch",
+        {"nctIds": ["NCT02576665"]},
+        "clinicaltrials",
+        "studies",
+        "json",
+        "clinicaltrials",
+    ),
+    Case("preprints_lookup", {"dois": [REAL_DOI]}, "biorxiv", None, "json", "biorxiv"),
+    # the preprint search is Europe PMC's search source: its failure is Europe PMC's
+    Case(
+        "preprints_search",
+        {"query": "airborne transmission", "pageSize": 10},
+        "europepmc",
+        "search",
+        "json",
+        "europepmc",
     ),
     # Later requests of multi-step tools.
     Case(
@@ -631,6 +656,33 @@ def test_permanent_fault_gives_the_documented_error_in_time(matrix, case_name, f
     for named in named_failures(where):
         if named["reason"] == f"{case.prefix}_{kind}":
             assert named.get("retryable", retryable) == retryable, named
+
+
+@pytest.mark.anyio
+async def test_a_failed_register_and_preprint_server_are_theirs_while_the_others_answer():
+    """Issue 54: ClinicalTrials.gov and bioRxiv down at once: each tool over them fails as its own
+    service (``clinicaltrials_…``, ``biorxiv_…``); Europe PMC's preprint search and PubMed answer."""
+    async with FakeUpstream(ncbi_limit=NCBI_RATE) as fake:
+        install(fake)
+        for service in ("clinicaltrials", "biorxiv"):
+            fake.fault("503", service, times=99)
+        async with Runtime(host_for(env=fake_env(fake, **ENV))) as rt:
+            trials, preprints, search, pubmed = await asyncio.gather(
+                rt.call("clinicaltrials_search", {"condition": "Phelan-McDermid", "pageSize": 5}),
+                rt.call("preprints_lookup", {"dois": [REAL_DOI]}),
+                rt.call("preprints_search", {"query": "airborne transmission", "pageSize": 10}),
+                rt.call("pubmed_search_articles", {"query": "asthma", "maxResults": 3}),
+            )
+        assert fake.rate_limited == []
+    assert trials.error.reason in documented_reasons(
+        CASE_BY_NAME["clinicaltrials_search"], E.SERVER_ERROR, True
+    )
+    assert preprints.error.reason in documented_reasons(
+        CASE_BY_NAME["preprints_lookup"], E.SERVER_ERROR, True
+    )
+    assert trials.error.retryable and preprints.error.retryable
+    assert not search.is_error and search.data["hits"], search.text
+    assert not pubmed.is_error and pubmed.data["pmids"], pubmed.text
 
 
 # ----------------------------------------------------------------------------- issue 15, "Done when"

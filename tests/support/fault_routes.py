@@ -16,7 +16,13 @@ from typing import Any
 
 from aiohttp import web
 
-from support import europepmc_routes, fulltext_routes, pubtator_routes
+from support import (
+    clinicaltrials_routes,
+    europepmc_routes,
+    fulltext_routes,
+    preprints_routes,
+    pubtator_routes,
+)
 from support.fake_upstream import FIXTURES, FakeUpstream, Req, json_response, xml_response
 
 NCBI = FIXTURES / "ncbi"
@@ -209,6 +215,8 @@ def install(fake: FakeUpstream) -> FakeUpstream:
     fulltext_routes.install(fake)  # efetch db=pmc and the ID converter (hand-written fixtures)
     europepmc_routes.install(fake)
     pubtator_routes.install(fake)
+    clinicaltrials_routes.install(fake)  # the recorded studies
+    preprints_routes.install(fake)  # the recorded bioRxiv preprint and a medRxiv one
     ncbi: dict[str, Callable[[Req], web.Response]] = {
         "efetch.fcgi": efetch,
         "esearch.fcgi": esearch,

@@ -81,12 +81,13 @@ def test_every_record_of_the_contract_is_covered():
 # Every name a plugin can reach through the contract: the names medlit.core.plugin exports, and
 # each name of every namespace among them (``identifiers.normalize_pmid``, ``errors.ErrorKind``),
 # nested namespaces included (``bibliography.read.ris``), counted as the qualified names an author
-# meets. 184 today: 64 exported (the citation-index records of issue 53 among them) + 104 in the
+# meets. 186 today: 66 exported (the citation-index records of issue 53 among them, and its
+# CommandSpec and ServerTask: a living review updated from cron, or kept by the server) + 104 in the
 # eight namespaces + the 16 readers of ``bibliography.read`` (one reader per format, issue 49,
 # moved out of two plugins, and the refer and RefWorks dialects of issue 55). The cap leaves room
 # for a small addition and no more, so that growing the contract past it is a decision taken here,
 # not a drift. Change the number only with a reason.
-REACHABLE_NAMES_CAP = 185
+REACHABLE_NAMES_CAP = 187
 
 
 def _namespaces() -> list[ModuleType]:

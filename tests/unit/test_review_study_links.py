@@ -153,3 +153,28 @@ def test_the_writers_carry_a_trial_registration_number():
     xml = "".join(bibliography.endnote_xml([(1, rec)]))
     assert "Trial registration: ClinicalTrials.gov NCT02710084" in xml
     assert "Trial registration" not in bibliography.ris(bibliography.Record(title="No trial"))
+
+
+def test_a_registration_written_by_each_writer_is_read_back_as_a_study_link():
+    """A round trip keeps a trial's registration (issue 54): MEDLINE's SI, and the note RIS and
+    EndNote XML carry it in; the ISRCTN number (no link kind for it) is left out."""
+    from medlit.plugins.review.readers import read
+
+    rec = bibliography.Record(
+        title="A trial", pmid="30000002", registry_ids=("NCT02710084", "ISRCTN12345678")
+    )
+    written = {
+        "medline": bibliography.medline(rec),
+        "ris": bibliography.ris(rec),
+        "endnote_xml": "".join(bibliography.endnote_xml([(1, rec)])),
+    }
+    for fmt, text in written.items():
+        (entry,) = read(text.encode(), format=fmt).entries
+        assert entry.data.get("study_links") == ["nct:NCT02710084"], fmt
+    rayyan = "key,title,notes\n1,A trial,PMID: 30000002 | Trial registration: NCT02710084 | Keywords: x\n"
+    (entry,) = read(rayyan.encode(), format="csv").entries
+    assert entry.data.get("study_links") == ["nct:NCT02710084"]
+    # a note merely mentioning a trial is no registration of this record
+    other = "TY  - JOUR\nTI  - A review\nN1  - Compared with NCT01234567\nER  - \n"
+    (entry,) = read(other.encode(), format="ris").entries
+    assert "study_links" not in entry.data

@@ -47,6 +47,15 @@ def registrations(data: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(n for x in found if (n := identifiers.canonical("nct", x))))
 
 
+REGISTRATION_TYPE = "Trial registration"  # the publication type a register's own record carries
+
+
+def is_registration(data: Mapping[str, Any]) -> bool:
+    """Whether the record is a register's own record of a trial (ClinicalTrials.gov's, as the
+    register source gives it), not a report of the trial elsewhere (an article, CENTRAL's copy)."""
+    return REGISTRATION_TYPE in (data.get("publication_types") or ())
+
+
 def _named(data: Mapping[str, Any]) -> set[str]:
     out = {str(x) for x in data.get("study_links") or () if not str(x).startswith("nct:")}
     return out | {f"nct:{n}" for n in registrations(data)}

@@ -17,7 +17,7 @@ from medlit.core.plugin import SourceRecord
 from ..record import RecordData
 from ..store import Incoming, Locked, Member, SearchRow, Store
 from .keys import as_data
-from .links import registrations, union_of_links
+from .links import is_registration, registrations, union_of_links
 from .matching import Clusterer, block_keys, normalize, usable
 from .merging import best_of
 
@@ -39,17 +39,24 @@ class Group:
     members: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # record -> (source, id)
     where: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, id) -> record
     trials: dict[int, set[str]] = field(default_factory=dict)  # record -> trial registrations named
+    registers: set[int] = field(default_factory=set)  # records that are a register's own record
 
     def join(self, record_id: int, member: int, me: tuple[str, str], data: RecordData) -> None:
         self.clusterer.add(record_id, member, data)
         self.members.setdefault(record_id, []).append(me)
         self.where[me] = record_id
         self.trials.setdefault(record_id, set()).update(registrations(data))
+        if is_registration(data):
+            self.registers.add(record_id)
 
     def other_trial(self, record_id: int, data: RecordData) -> bool:
         """Whether ``data`` names trial registrations and the record names others, none the same:
-        two trials (or reports of two trials) however alike their titles (identity/links.py)."""
+        two trials (or reports of two trials) however alike their titles (identity/links.py); or
+        one of the two is a register's own record and the other is not (an article of the trial,
+        CENTRAL's copy of its registration): two reports of one study, linked, never merged."""
         theirs, mine = self.trials.get(record_id), registrations(data)
+        if (record_id in self.registers) != is_registration(data):
+            return True
         return bool(theirs and mine and theirs.isdisjoint(mine))
 
     def forced(self, partners: Iterable[tuple[str, str]] | None) -> int | None:

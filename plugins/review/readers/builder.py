@@ -3,6 +3,7 @@ a record with nothing to know it by into a :class:`~.results.Skipped`."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Literal
 
@@ -13,6 +14,14 @@ from .carried import OURS_OR_RAYYAN, decisions_in
 from .results import Entry, Skipped
 from .values import clean, find_pmcid, find_pmid, issns_isbns
 
+# A registration as MEDLINE's SI spells it (the whole value), as our exports' notes write it
+# (anywhere in a note: Rayyan's notes are one cell joined with " | "), or the study's page on
+# ClinicalTrials.gov (CENTRAL's copies of registrations carry it as their URL and source)
+_REGISTRATION = re.compile(
+    r"(?:Trial registration:\s*(?:ClinicalTrials\.gov\s+)?|^\s*ClinicalTrials\.gov/"
+    r"|clinicaltrials\.gov/(?:ct2/show/|show/|study/))(NCT\s?\d{8})(?!\d)",
+    re.IGNORECASE | re.MULTILINE,
+)
 MAX_TITLE = 2000
 MAX_ABSTRACT = 100_000
 MAX_AUTHORS = 5000
@@ -56,6 +65,8 @@ class Builder:
         self.notes: list[str] = []
 
     def text(self, name: TextField, value: str | None, *, replace: bool = False) -> None:
+        if name in ("url", "journal", "journal_abbrev"):  # a study's page names its registration
+            self.registrations_in(value)
         value = _abstract(value) if name == "abstract" else clean(value)
         if not value or (self.data.get(name) and not replace):
             return
@@ -126,6 +137,20 @@ class Builder:
         read at :meth:`finish`, over all the record's notes at once (ours win over Rayyan's)."""
         if text and OURS_OR_RAYYAN.search(text):
             self.notes.append(text)
+
+    def registrations_in(self, text: str | None) -> None:
+        """The ClinicalTrials.gov registrations a field names, kept as ``nct:`` study links (so a
+        trial and its articles are linked in the set again): MEDLINE's secondary-source id
+        (``SI  - ClinicalTrials.gov/NCT01234567``) and the note our exports write where a format has
+        no field for it (``Trial registration: ClinicalTrials.gov NCT01234567``; Rayyan's without
+        the register's name), and a ClinicalTrials.gov study page (a URL, or CENTRAL's source field)."""
+        if not text or "nct" not in text.lower():
+            return
+        links: list[str] = self.data.setdefault("study_links", [])
+        for found in _REGISTRATION.finditer(text):
+            number = identifiers.canonical("nct", found.group(1))
+            if number and f"nct:{number}" not in links:
+                links.append(f"nct:{number}")
 
     def serials(self, value: str | None) -> None:
         if value:

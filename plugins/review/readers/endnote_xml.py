@@ -80,5 +80,6 @@ def _ids(b: Builder, rec: etree._Element, database: str | None) -> None:
         b.pmid(accession)
     for note in _all(rec, "notes"):
         b.decisions_in(note)
+        b.registrations_in(note)
     for note in _all(rec, "notes") + _all(rec, "custom2") + _all(rec, "accession-num"):
         b.ids_in(note, doi=False)

@@ -66,6 +66,8 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     _ids(b, values)
     for note in values.get("GN", []):
         b.decisions_in(note)
+    for registration in values.get("SI", []):
+        b.registrations_in(registration)
     return b.finish(position, first(values, "PMID", "AN", "UI"), first(values, "DB"))
 
 

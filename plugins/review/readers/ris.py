@@ -65,6 +65,7 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     b.pmid(dialect_pmid(values))
     for note in values.get("N1", []):
         b.decisions_in(note)
+        b.registrations_in(note)
     _ids(b, values, accession)
     return b.finish(position, _first(values, "ID") or accession or dialect_accession(values), database)
 

@@ -135,6 +135,7 @@ def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -
         b.ids_in(cell(name), doi=name not in ("notes", "note"))
     for name in ("decisions", "notes", "note"):
         b.decisions_in(cell(name))
+        b.registrations_in(cell(name))
     database = get("database") or _database(cell("source"), has_source_title=has_source_title)
     return b.finish(position, get("input_id"), database)
 

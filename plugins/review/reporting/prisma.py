@@ -100,6 +100,7 @@ async def _diagram(
     footnotes: list[str],
     args: PrismaInput,
     out: PrismaOutput,
+    latest: str | None = None,
 ) -> None:
     """Draw the flow: a PNG goes into the answer, an SVG into the export directory (its path and uri
     into the answer)."""
@@ -107,7 +108,8 @@ async def _diagram(
 
     titles = {d.record.name: d.record.title for d in ctx.services().catalog.sources}
     fmt: Literal["svg", "png"] = "png" if args.format == "png" else "svg"
-    data = await asyncio.to_thread(draw, f, fmt, f"PRISMA 2020 flow diagram: {row.name}", titles, footnotes)
+    title = f"PRISMA 2020 flow diagram: {row.name}" + (f", update {latest}" if latest else "")
+    data = await asyncio.to_thread(draw, f, fmt, title, titles, footnotes)
     if args.format == "png":
         out.set_image(data)
         return
@@ -124,11 +126,49 @@ async def _diagram(
     out.path, out.uri, out.size = str(path), EXPORT_URI + quote(path.name), size
 
 
+async def _latest_run(
+    store: Store, row: SetRow, whole: Flow, catalog: Sequence[SearchSource]
+) -> tuple[Flow, str, int]:
+    """The flow of the set's latest run alone (a living review's update): the records its
+    searches identified, less the duplicates (of each other and of the records earlier runs
+    brought), so the records screened are the ones new in that run. With it, the run as a phrase
+    ("run 2 of 2026-12-07") and the studies included from earlier runs."""
+    searches = await store.searches(row.id)
+    run = max((s.run for s in searches), default=0)
+    mine = [s for s in searches if s.run == run]
+    kinds = declared(catalog, mine)
+    main = [s for s in mine if route(s.source, kinds) != "other"]
+    others = [s for s in mine if route(s.source, kinds) == "other"]
+    new = await store.keys_where(row.id, run=run)
+    other_only = await store.hit_records(others) - await store.hit_records(main) if others else set[int]()
+    identified: dict[str, int] = {}
+    for s in mine:  # the files imported from one database in the run add up
+        identified[s.source] = identified.get(s.source, 0) + s.fetched
+    found = sum(s.fetched for s in main)
+    f = routed_flow(
+        new,
+        reconcile(await store.decisions(row.id)),
+        await store.retrievals(row.id),
+        identified,
+        max(0, found - len([k for k in new if k not in other_only])),
+        other_only,
+        kinds,
+    )
+    earlier = whole.included + (whole.other.included if whole.other else 0)
+    now = f.included + (f.other.included if f.other else 0)
+    when = min((s.started_at for s in mine), default="")[:10]
+    return f, f"run {run} of {when}", earlier - now
+
+
 async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
     ws = workspace(ctx)
     store, row = await existing(ws, args.set, ctx.principal)
     state = await set_state(ws, store, row)
-    f = await _flow(store, row, state, [d.record for d in ctx.services().catalog.sources])
+    catalog = [d.record for d in ctx.services().catalog.sources]
+    f = await _flow(store, row, state, catalog)
+    latest, earlier = None, None
+    if args.run == "latest":
+        f, latest, earlier = await _latest_run(store, row, f, catalog)
     pending_ta, pending_ft = f.pending()
     o = f.other
     if pending_ta.get("undecided"):
@@ -154,11 +194,23 @@ async def review_prisma(args: PrismaInput, ctx: ToolContext) -> PrismaOutput:
         )
     if f.stopping:
         footnotes.append(f.stopping)
+    if latest:
+        footnotes.insert(
+            0,
+            f"Update {latest}: records it identified, and the records new after deduplication screened; "
+            f"studies included in earlier runs: {earlier:,}.",
+        )
     out = PrismaOutput(
-        set=row.name, format=args.format, counts=counts, reconciliation=RECONCILIATION, stopping=f.stopping
+        set=row.name,
+        format=args.format,
+        counts=counts,
+        reconciliation=RECONCILIATION,
+        stopping=f.stopping,
+        latestRun=latest,
+        previouslyIncluded=earlier,
     )
     if args.format != "json":
-        await _diagram(ws, ctx, row, f, footnotes, args, out)
+        await _diagram(ws, ctx, row, f, footnotes, args, out, latest)
     out.notice = " ".join(notes) or None
     return out
 
@@ -205,11 +257,13 @@ def render_prisma(out: PrismaOutput, args: PrismaInput) -> str:
     if args.responseFormat == "json":
         return rendering.as_json(out, "review-prisma")
     lines = [
-        f"## PRISMA 2020 flow: {out.set}",
+        f"## PRISMA 2020 flow: {out.set}" + (f", update {out.latestRun}" if out.latestRun else ""),
         rendering.fence(rendering.md_table(["Box", "n"], _counts_table(out.counts)), "review-prisma"),
         out.reconciliation,
         *([out.stopping] if out.stopping else []),
     ]
+    if out.latestRun:
+        lines.append(f"Studies included in earlier runs: {out.previouslyIncluded or 0:,}.")
     if out.uri:
         lines.append(f"Diagram (SVG): {out.path}\nResource: {out.uri}")
     if args.format == "png":

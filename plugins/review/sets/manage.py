@@ -12,6 +12,7 @@ from medlit.core.plugin import errors as E
 from ..models import PendingUpload, SetSettings, SetsInput, SetsOutput, SetSummary
 from ..sources.importing import expiry_cutoff
 from .settings import change_settings
+from .state import utc
 from .workspace import BUSY, unknown_set, workspace
 
 
@@ -30,6 +31,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
         for row in rows:
             latest = await store.latest(row.id)
             running = ws.running(row.id) is not None
+            kept = await store.schedule(row.id)
             out.append(
                 SetSummary(
                     set=row.name,
@@ -39,6 +41,8 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
                     running=running,
                     updatedAt=row.updated_at,
                     sources=[s.source for s in latest],
+                    updateEvery=kept.every_days if kept else None,
+                    nextUpdate=utc(kept.next_at) if kept else None,
                     uploads=pending.get(row.id, []),
                 )
             )
@@ -108,6 +112,9 @@ def render_sets(out: SetsOutput, args: SetsInput) -> str:
     text = f"## Review sets ({out.store})\n\n" + rendering.fence(
         rendering.md_table(["Set", "Records", "Runs", "State", "Sources", "Updated"], rows), "review-sets"
     )
+    kept = [f"{s.set} every {s.updateEvery} days (next {s.nextUpdate})" for s in out.sets if s.updateEvery]
+    if kept:
+        text += "\n\nUpdated by the server: " + "; ".join(kept)
     uploads = [
         [s.set, u.database, f"{u.partsReceived} of {u.parts}", f"{u.bytes:,}", u.since]
         for s in out.sets

@@ -29,7 +29,7 @@ from ..reporting.routes import declared, route
 from ..screening.agreement import agreement
 from ..screening.priority import Ranking
 from ..screening.ranking import Ranked, served
-from ..sources.chasing import found_via
+from ..sources.chasing import found_via, seed_order
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Pending
 from .settings import as_the_set_says, own_decisions, settings_of
@@ -111,10 +111,12 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
             return await _pending(store, row, got)
         ranked = got
         ranking = served(ranked)  # the stopping rule's random sample first (issue 51)
-        total = len(ranking.keys)
-        window = ranking.keys[args.offset : args.offset + args.limit]
-        by_key = dict(await store.page_of(row.id, window))
-        rows = [(key, by_key[key]) for key in window if key in by_key]
+        total, rows = await _window(store, row.id, ranking.keys, args)
+    elif args.order == "seeds":  # what citation searching found, most connected to the seeds first
+        chosen = set(await store.keys_where(row.id, **filters))
+        total, rows = await _window(
+            store, row.id, [k for k in await seed_order(store, row.id) if k in chosen], args
+        )
     else:
         total = await store.count(row.id, **filters)
         rows = await store.page(row.id, args.offset, args.limit, **filters)
@@ -126,23 +128,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     latest = await store.latest(row.id)
     await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
-    notes = []
-    if cut:
-        notes.append(
-            f"Cut at {len(records)} records to stay under maxResponseCharacters; continue at nextOffset."
-        )
-    if args.offset >= total and total:
-        notes.append(f"offset {args.offset:,} is past the {total:,} matching records.")
-    if not complete:
-        notes.append("The set's searches are not all complete (review_search reports them).")
-    if ranked is not None and ranked.ranking.notice:
-        notes.append(ranked.ranking.notice)
-    first = sum(1 for key in ranking.keys[: len(sampled)] if key in sampled) if ranking is not None else 0
-    if first:
-        notes.append(
-            f"The first {first:,} record(s) of the priority order are the stopping rule's random sample "
-            "(marked sample): screening them gives the stop its guarantee (see screeningEstimate.advice)."
-        )
+    notes = _notes(args, len(records), cut, total, complete, ranked, ranking, sampled)
     return RecordsOutput(
         set=row.name,
         total=total,
@@ -157,11 +143,51 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     )
 
 
+def _notes(
+    args: RecordsInput,
+    shown: int,
+    cut: bool,
+    total: int,
+    complete: bool,
+    ranked: Ranked | None,
+    ranking: Ranking | None,
+    sampled: frozenset[int],
+) -> list[str]:
+    """What the page's answer says beside its records: where it was cut, what it leaves out."""
+    notes = []
+    if cut:
+        notes.append(f"Cut at {shown} records to stay under maxResponseCharacters; continue at nextOffset.")
+    if args.offset >= total and total:
+        notes.append(f"offset {args.offset:,} is past the {total:,} matching records.")
+    if not complete:
+        notes.append("The set's searches are not all complete (review_search reports them).")
+    if args.order == "seeds" and not total:
+        notes.append("order='seeds' pages the records citation searching (review_chase) found: none here.")
+    if ranked is not None and ranked.ranking.notice:
+        notes.append(ranked.ranking.notice)
+    first = sum(1 for key in ranking.keys[: len(sampled)] if key in sampled) if ranking is not None else 0
+    if first:
+        notes.append(
+            f"The first {first:,} record(s) of the priority order are the stopping rule's random sample "
+            "(marked sample): screening them gives the stop its guarantee (see screeningEstimate.advice)."
+        )
+    return notes
+
+
 async def _agreement(store: Store, set_id: int, stage: str) -> list[Agreement]:
     return [
         Agreement(reviewers=list(p.reviewers), both=p.both, agreed=p.agreed, percent=p.percent, kappa=p.kappa)
         for p in agreement(await store.decisions(set_id), stage)
     ]
+
+
+async def _window(
+    store: Store, set_id: int, ordered: Sequence[int], args: RecordsInput
+) -> tuple[int, list[tuple[int, dict[str, Any]]]]:
+    """How many records an ordering holds, and the page of them the call asks for, in its order."""
+    window = ordered[args.offset : args.offset + args.limit]
+    by_key = dict(await store.page_of(set_id, window))
+    return len(ordered), [(key, by_key[key]) for key in window if key in by_key]
 
 
 async def _records(

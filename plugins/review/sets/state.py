@@ -3,6 +3,7 @@ removed by rule, and what a call should do next (``review_search`` and ``review_
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from medlit.core.plugin import rendering
@@ -55,6 +56,7 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
         notes.append(
             "The import goes on in the server: call review_search or review_sets again for its state."
         )
+    kept = await store.schedule(row.id)
     return SetState(
         set=row.name,
         sources=reports,
@@ -64,10 +66,18 @@ async def set_state(ws: Workspace, store: Store, row: SetRow, notice: str = "") 
         unique=unique,
         total=await store.total(row.id),
         new=await store.new_in_run(row.id, run) if run else None,
+        updateEvery=kept.every_days if kept else None,
+        nextUpdate=utc(kept.next_at) if kept else None,
+        lastUpdate=f"{utc(kept.last_at)}: {kept.last_outcome}" if kept and kept.last_at else None,
         complete=complete,
         running=job is not None,
         notice=" ".join(notes) or None,
     )
+
+
+def utc(ms: int) -> str:
+    """A time in milliseconds as the sets answer times (UTC, to the second)."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def render_state(out: SetState, args: Any) -> str:
@@ -98,6 +108,11 @@ def render_state(out: SetState, args: Any) -> str:
         f"Identified {out.identified:,} · duplicates removed {out.duplicatesRemoved:,} ({rules}) · unique {out.unique:,}"
         + (f" · new {out.new:,}" if out.new is not None else "")
     )
+    if out.updateEvery:
+        lines.append(
+            f"Updated by the server every {out.updateEvery} days: next {out.nextUpdate}"
+            + (f"; last {out.lastUpdate}" if out.lastUpdate else "")
+        )
     errors = [f"{r.source}: {r.error}" for r in out.sources if r.error]
     if errors:
         lines.append("Errors: " + rendering.fence("; ".join(errors), "review-errors"))

@@ -346,6 +346,21 @@ async def found_via(
     return out
 
 
+async def seed_order(store: Store, set_id: int) -> list[int]:
+    """The records the latest chase found, those connected to the most seeds first (seeds citing
+    them, co-citation, plus seeds they cite, coupling), ties in key order: the screening order of
+    ``review_records`` with ``order='seeds'``."""
+    chases = [s for s in await store.searches(set_id) if "chase" in s.options]
+    if not chases:
+        return []
+    via: dict[str, list[list[str]]] = chases[-1].options["chase"].get("foundVia") or {}
+    seeds: dict[int, set[tuple[str, str]]] = {}
+    for search in (s for s in await store.searches(set_id) if s.source in LABELS.values()):
+        for sid, key in (await store.hit_map(search.id)).items():
+            seeds.setdefault(key, set()).update((w[0], w[1]) for w in via.get(sid, []))
+    return sorted((k for k, ways in seeds.items() if ways), key=lambda k: (-len(seeds[k]), k))
+
+
 def render_chase(out: ChaseOutput, args: ChaseInput) -> str:
     if args.responseFormat == "json":
         return rendering.as_json(out, "review-chase")

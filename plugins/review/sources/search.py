@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
 
 from medlit.core.plugin import (
     Catalog,
@@ -81,6 +82,8 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
         raise unknown_set(args.set)
     if row is None:
         row = await store.create_set(args.set, ctx.principal)
+    if args.updateEvery is not None:
+        await keep_interval(store, row, args)
     job = ws.running(row.id)
     notice = ""
     if job is None:
@@ -98,6 +101,17 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
         finally:
             job.watcher = None
     return await set_state(ws, store, row, notice)
+
+
+async def keep_interval(store: Store, row: SetRow, args: SearchInput) -> None:
+    """Keep (or stop) the set's update interval: the server updates it every ``updateEvery``
+    days while it serves over HTTP (:mod:`..sets.schedules`)."""
+    if args.updateEvery and not args.queries and not any(not s.is_import for s in await store.latest(row.id)):
+        raise E.invalid_argument(
+            f"{row.name!r} has no searches of a search source to update every {args.updateEvery} days.",
+            "Run review_search with queries (and updateEvery) first.",
+        )
+    await store.keep_schedule(row.id, args.updateEvery or 0, int(time.time() * 1000))
 
 
 async def _to_run(store: Store, row: SetRow, args: SearchInput) -> tuple[list[SearchRow], str]:
@@ -269,10 +283,16 @@ async def update(args: SearchInput, ctx: ToolContext) -> SetState:
     state = await review_search(args.model_copy(update={"update": False, "queries": queries}), ctx)
     if state.running:
         return state
-    every = [s for s in await store.searches(row.id) if s.source in queries and not s.is_import]
+    return await with_dropped(store, row.id, state, set(queries))
+
+
+async def with_dropped(store: Store, set_id: int, state: SetState, sources: set[str]) -> SetState:
+    """An update's finished state (its run of ``sources``) with the includes that run no longer
+    retrieves flagged."""
+    every = [s for s in await store.searches(set_id) if s.source in sources and not s.is_import]
     latest_run = max(s.run for s in every)
     earlier = [s for s in every if s.run < latest_run]
-    dropped = await dropped_includes(store, row.id, earlier, [s for s in every if s.run == latest_run])
+    dropped = await dropped_includes(store, set_id, earlier, [s for s in every if s.run == latest_run])
     return state.model_copy(update={"droppedIncludes": dropped})
 
 

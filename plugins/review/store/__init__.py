@@ -26,7 +26,7 @@ Persisting is its only job: which records are one work, and what a merged record
 decided by :mod:`..identity`, which writes its outcome through :meth:`Store.locked`. Its parts:
 :mod:`.schema` (the migrations), :mod:`.rows` (the rows it answers), :mod:`.sets` (sets, searches,
 imported files), :mod:`.records` (reading records), :mod:`.rankings` (the replicas' shared
-priority rankings), :mod:`.members` (a set's records and members
+priority rankings), :mod:`.schedules` (living reviews' update intervals), :mod:`.members` (a set's records and members
 under its lock), :mod:`.decisions` (screening decisions, retrievals) and :mod:`.sql` (shared SQL).
 """
 
@@ -54,6 +54,7 @@ from .rows import (
     decision_stamp,
     now,
 )
+from .schedules import Schedule, ScheduleTables
 from .schema import SCHEMA_VERSION
 from .sets import SetTables
 
@@ -67,6 +68,7 @@ __all__ = [
     "Locked",
     "Member",
     "Retrieval",
+    "Schedule",
     "SearchRow",
     "SetRow",
     "Store",
@@ -75,7 +77,7 @@ __all__ = [
 ]
 
 
-class Store(SetTables, RecordTables, DecisionTables, RankingTables):
+class Store(SetTables, RecordTables, DecisionTables, RankingTables, ScheduleTables):
     """The review tables of the host's store: ``store = await Store.on(await ctx.host.store())``."""
 
     def __init__(self, db: Database) -> None:

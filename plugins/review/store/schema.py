@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -142,6 +142,21 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 set_id BIGINT NOT NULL REFERENCES review_sets(id) ON DELETE CASCADE,
                 name TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL,
                 PRIMARY KEY (set_id, name))""",
+        ),
+    ),
+    (
+        8,
+        "living reviews' update intervals kept by the server (issue 53)",
+        (
+            # one row per set with an interval: when its next update is due (milliseconds), which
+            # process runs it until `expires` (the replicas' lease, renewed while it runs), and how
+            # the last one ended
+            """CREATE TABLE review_schedules (
+                set_id BIGINT PRIMARY KEY REFERENCES review_sets(id) ON DELETE CASCADE,
+                every_days BIGINT NOT NULL, next_at BIGINT NOT NULL,
+                holder TEXT NOT NULL DEFAULT '', expires BIGINT NOT NULL DEFAULT 0,
+                last_at BIGINT, last_outcome TEXT)""",
+            "CREATE INDEX review_schedules_due ON review_schedules (next_at)",
         ),
     ),
 )

@@ -59,6 +59,9 @@ def where_clause(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any
             "WHERE h.record_id = r.id AND s.source = ?)"
         )
         args.append(filters["source"])
+    if filters.get("run") is not None:  # the records a run added (an update's new records)
+        where.append("r.run = ?")
+        args.append(filters["run"])
     if filters.get("year_from") is not None:
         where.append("r.year >= ?")
         args.append(filters["year_from"])
