@@ -303,14 +303,13 @@ def _char_grams(texts: list[str]) -> Counted | None:
         return None
     per_word = _grams_per_word(counter.get_feature_names_out())  # in the counts' column order
     del counter  # (its vocabulary: every word of the set)
-    parts, df = _product(counts, per_word)
+    df, bound = _document_frequency(counts, per_word)
     records = counts.shape[0]
-    del counts, per_word
     kept = (df >= 2) & (df <= 0.95 * records)
     if not kept.any():
         return None
     idf = (np.log((1 + records) / (1 + df)) + 1).astype(np.float32)
-    return _assemble(parts, kept, idf, records)
+    return _kept_counts(counts, per_word, kept, idf, bound)
 
 
 def _grams_per_word(words: Sequence[str]) -> csr_matrix:
@@ -341,57 +340,59 @@ def _grams_per_word(words: Sequence[str]) -> csr_matrix:
     )
 
 
-Part = tuple["np.ndarray", "np.ndarray", "np.ndarray"]  # a block's columns, counts, row lengths
-
-
-def _product(counts: csr_matrix, per_word: csr_matrix) -> tuple[list[Part], np.ndarray]:
-    """``counts @ per_word`` (records' word counts times each word's grams: the records' gram
-    counts), ``BLOCK`` records at a time, each block kept compact (4-byte columns, 2-byte counts),
-    and each gram's number of records. Why: scipy's whole product holds 8 bytes a value and its
-    temporary arrays beside (at 100,000 records, 153 million values). Each row is multiplied as the
-    whole product multiplies it: the same counts, in the same order."""
+def _document_frequency(counts: csr_matrix, per_word: csr_matrix) -> tuple[np.ndarray, int]:
+    """Each gram's number of records, and the records' gram counts' number of stored values, from
+    ``counts @ per_word`` (records' word counts times each word's grams: the records' gram counts)
+    multiplied ``BLOCK`` records at a time and let go (see :func:`_kept_counts`)."""
     import numpy as np
 
-    parts: list[Part] = []
     df = np.zeros(per_word.shape[1], np.int64)
+    stored = 0
     for start in range(0, counts.shape[0], BLOCK):
         part = (counts[start : start + BLOCK] @ per_word).tocsr()
         df += np.bincount(part.indices, minlength=per_word.shape[1])
-        small = part.data.max(initial=0) <= np.iinfo(np.uint16).max
-        data = part.data.astype(np.uint16) if small else part.data  # (a count over 65,535: kept as it is)
-        parts.append((part.indices.astype(np.int32), data, np.diff(part.indptr)))
+        stored += part.nnz
         del part
-    return parts, df
+    return df, stored
 
 
-def _assemble(parts: list[Part], kept: np.ndarray, idf: np.ndarray, records: int) -> Counted:
-    """The blocks' kept grams as one :class:`.tfidf.Counted`, each block freed as it is copied (the
-    arrays are allocated once, their pages taken as they are written)."""
+def _kept_counts(
+    counts: csr_matrix, per_word: csr_matrix, kept: np.ndarray, idf: np.ndarray, bound: int
+) -> Counted:
+    """The records' counts of the ``kept`` grams as one :class:`.tfidf.Counted`, multiplied again a
+    block at a time and written straight into arrays of ``bound`` values (allocated once; their
+    pages taken only as they are written, so the grams dropped cost nothing).
+
+    Why twice: which grams are kept is known only once every record is counted, and the whole
+    product held (scipy's, or its blocks until then) was the fit's largest transient, as large as
+    the features (~0.9 GiB at 100,000 records). Each row is multiplied as the whole product
+    multiplies it: the same counts, in the same order."""
     import numpy as np
 
-    masks = [kept[columns] for columns, _, _ in parts]
-    nnz = int(sum(int(m.sum()) for m in masks))
-    indices, values = np.empty(nnz, np.int32), np.empty(nnz, np.uint8)
+    records = counts.shape[0]
+    indices, values = np.empty(bound, np.int32), np.empty(bound, np.uint8)
     lengths = np.empty(records, np.int64)
-    big_at: list[np.ndarray] = []
-    big: list[np.ndarray] = []
-    at = row = 0
-    while parts:
-        (columns, counts, rows), mask = parts.pop(0), masks.pop(0)
+    big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
+    big: list[np.ndarray] = [np.zeros(0, np.float32)]
+    at = 0
+    for start in range(0, records, BLOCK):
+        part = (counts[start : start + BLOCK] @ per_word).tocsr()
+        mask = kept[part.indices]
         n = int(mask.sum())
-        indices[at : at + n] = columns[mask]
-        chosen = counts[mask]
+        indices[at : at + n] = part.indices[mask]
+        chosen = part.data[mask]
         values[at : at + n] = np.minimum(chosen, 255)
-        over = np.flatnonzero(chosen > 255)
+        over = np.flatnonzero(chosen > 255)  # (kept apart, exactly: see Counted)
         big_at.append(over + at)
         big.append(chosen[over].astype(np.float32))
-        owner = np.repeat(np.arange(len(rows)), rows)
-        lengths[row : row + len(rows)] = np.bincount(owner[mask], minlength=len(rows))
-        at, row = at + n, row + len(rows)
-        del columns, counts, rows, mask, chosen, owner
+        rows = part.shape[0]
+        owner = np.repeat(np.arange(rows), np.diff(part.indptr))
+        lengths[start : start + rows] = np.bincount(owner[mask], minlength=rows)
+        at += n
+        del part, mask, chosen, owner
     indptr = np.zeros(records + 1, np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    return Counted(indices, values, indptr, idf, np.concatenate(big_at), np.concatenate(big))
+    return Counted(indices[:at], values[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
 
 
 def rank(
