@@ -97,9 +97,7 @@ async def run(files: list[Path], n: int) -> dict[str, float]:
             await asyncio.sleep(0.01)
         warmed = time.perf_counter()
         (feats,) = priority._CACHE.values()
-        # each matrix once (a view may be another's: the words stand in for grams none kept)
-        views = {id(m): m for m in (feats.matrix, feats.titled, feats.words, feats.chars)}
-        held = sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in views.values())
+        held = priority.held_bytes(feats)
         page, _ = await call(rt, "review_records", set="large", limit=2)
         a, b = (r["key"] for r in page["records"])
         decide = [
@@ -126,13 +124,9 @@ async def run(files: list[Path], n: int) -> dict[str, float]:
         "warm_page": warm_page,
         "cold_page": cold_page,
         "next_page": next_page,
-        "held_mb": held / 2**20,
-        "terms": len(feats.vectorizer.vocabulary_),
-        "vocab_mb": (
-            sys.getsizeof(feats.vectorizer.vocabulary_)
-            + sum(map(sys.getsizeof, feats.vectorizer.vocabulary_))
-        )
-        / 2**20,
+        "held_mb": held["matrices"] / 2**20,
+        "terms": held["terms"],
+        "vocab_mb": held["vocabulary"] / 2**20,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 

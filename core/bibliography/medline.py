@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+from .lines import lines
 from .names import initials
 from .record import Name, Record, issns, one_line, registry_of
 
@@ -23,15 +24,15 @@ _NUMBERED = re.compile(r"^(?:\d+\.?|<\s*\d+\.?\s*>)\s*$")
 Fields = list[tuple[str, str]]
 
 
-def read_medline(text: str) -> list[Fields]:
-    """The records of a MEDLINE text as (tag, value) pairs; a ``PMID`` line also starts a record
+def read_medline(text: str) -> Iterator[Fields]:
+    """The records of a MEDLINE text as (tag, value) pairs, one at a time (as RIS's reader gives
+    them: a caller that stops early has not read the rest); a ``PMID`` line also starts a record
     (some exports leave out the blank line between records)."""
-    records: list[Fields] = []
     current: Fields = []
-    for line in text.split("\n"):
+    for line in lines(text):
         if not line.strip() or _NUMBERED.match(line):
             if current:
-                records.append(current)
+                yield current
                 current = []
             continue
         match = None if line[:1] in (" ", "\t") else _TAG.match(line)
@@ -43,12 +44,11 @@ def read_medline(text: str) -> list[Fields]:
             continue
         tag = match.group(1).strip()
         if tag == "PMID" and current:
-            records.append(current)
+            yield current
             current = []
         current.append((tag, match.group(2).strip()))
     if current:
-        records.append(current)
-    return records
+        yield current
 
 
 # -- writing --------------------------------------------------------------------------------------

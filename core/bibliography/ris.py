@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
+from .lines import lines
 from .record import Date, Kind, Name, Record, issns, one_line, registration_notes, shown_title, terms
 
 if TYPE_CHECKING:
@@ -54,23 +55,23 @@ _REPEATED = frozenset(
 Fields = list[tuple[str, str]]
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines one at a time (see :mod:`.lines`), a glued tag split off its line."""
     if not _GLUED_ANYWHERE.search(text):  # one scan of the whole text spares a test per line
-        return lines
-    out: list[str] = []
-    for line in lines:
+        yield from lines(text)
+        return
+    for line in lines(text):
         if line[2:3] == " " and "  - " in line[6:] and _GLUED.search(line):
-            out += _GLUED.split(line)
+            yield from _GLUED.split(line)
         else:
-            out.append(line)
-    return out
+            yield line
 
 
 def read_ris(text: str, banners: list[int] | None = None) -> Iterator[Fields]:
     """The records of an RIS text as (tag, value) pairs, one at a time (a record is built and
-    its lines let go before the next: the collector has less to walk); ``banners`` gets the
-    number of banner blocks passed between records."""
+    its lines let go before the next: the collector has less to walk, and a caller that stops
+    early has not read the rest); ``banners`` gets the number of banner blocks passed between
+    records (complete once the records are)."""
     current: Fields | None = None
     in_banner = False
     tag_match = _TAG.match

@@ -8,7 +8,7 @@ for TeX specials), ``medline(record)``, ``csl_item(record)``; ``csljson(records)
 name's initials; ``fold`` is the one text fold for matching titles and names.
 
 Reading, in ``bibliography.read``: ``read.ris(text)`` and ``read.medline(text)`` give each
-record's ``(tag, value)`` pairs, ``read.bibtex(text)`` each ``BibEntry`` (or ``BibFailure``) with
+record's ``(tag, value)`` pairs, one record at a time (a large export is never split whole), ``read.bibtex(text)`` each ``BibEntry`` (or ``BibFailure``) with
 ``split_names`` and ``decode_latex`` for its values, ``read.endnote_xml(text)`` the ``<record>``
 elements (values with ``text_of``/``texts_of``), ``read.csljson(text)`` the items;
 ``read.person``/``read.split_people`` make names ``"Family, Given"``; ``read.Unreadable`` is

@@ -27,7 +27,7 @@ def test_ris_records_as_tag_value_pairs() -> None:
 
 def test_medline_records_split_on_blank_lines_and_pmid() -> None:
     text = "PMID- 1\nTI  - A long\n      title\nFAU - Smith, John\nPMID- 2\nTI  - Next\n\n\nPMID- 3\n"
-    assert read.medline(text) == [
+    assert list(read.medline(text)) == [
         [("PMID", "1"), ("TI", "A long title"), ("FAU", "Smith, John")],
         [("PMID", "2"), ("TI", "Next")],
         [("PMID", "3")],

@@ -5,6 +5,7 @@ review record (Ovid's Medlars-style ``SO`` line, its ``UI`` that is a PMID for M
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from medlit.core.plugin import bibliography
 
@@ -19,8 +20,10 @@ Fields = list[tuple[str, str]]
 Values = dict[str, list[str]]
 
 
-def read_medline(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
-    return [record(i, fields, tally) for i, fields in enumerate(bibliography.read.medline(text), 1)], []
+def read_medline(text: str, tally: Tally, notices: list[str]) -> Iterator[Entry | Skipped]:
+    """The file's records one at a time (this format has no notices of its own)."""
+    for i, fields in enumerate(bibliography.read.medline(text), 1):
+        yield record(i, fields, tally)
 
 
 def _first(values: Values, *tags: str) -> str | None:

@@ -6,6 +6,7 @@ means by them (where the DOI, PMID and journal abbreviation hide, which notes ci
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from medlit.core.plugin import bibliography
 
@@ -25,11 +26,13 @@ Fields = list[tuple[str, str]]
 Values = dict[str, list[str]]
 
 
-def read_ris(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
+def read_ris(text: str, tally: Tally, notices: list[str]) -> Iterator[Entry | Skipped]:
+    """The file's records one at a time; its notices added to ``notices`` once they are read."""
     banners = [0]
-    results = [record(i, fields, tally) for i, fields in enumerate(bibliography.read.ris(text, banners), 1)]
-    notices = [f"{banners[0]} provider banner(s) between records ignored"] if banners[0] else []
-    return results, notices
+    for i, fields in enumerate(bibliography.read.ris(text, banners), 1):
+        yield record(i, fields, tally)
+    if banners[0]:
+        notices.append(f"{banners[0]} provider banner(s) between records ignored")
 
 
 def _database(values: Values) -> str | None:

@@ -56,7 +56,9 @@ def find_header(text: str) -> tuple[str, int, list[str]]:
 _CELL_LIMIT = 16 * 1024 * 1024
 
 
-def read_table(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str], str]:
+def read_table(text: str, tally: Tally, notices: list[str]) -> tuple[str, Iterator[Entry | Skipped]]:
+    """The table's format (``csv`` or ``tsv``, from its header, found at once) and its records one
+    at a time; a preamble's notice added to ``notices``."""
     # The csv module refuses cells over 128 KB by default; a Scopus "References" cell can be
     # longer. The limit is the module's (process-wide) and is only ever raised here.
     if csv.field_size_limit() < _CELL_LIMIT:
@@ -66,17 +68,23 @@ def read_table(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str
     where: dict[str, int] = {}
     for i, name in enumerate(names):
         where.setdefault(name, i)
-    results: list[Entry | Skipped] = []
-    notices = [f"{header_index} line(s) before the header skipped"] if header_index else []
-    rows = _rows(text, delimiter)
+    if header_index:
+        notices.append(f"{header_index} line(s) before the header skipped")
+    return "tsv" if delimiter == "\t" else "csv", _records(text, delimiter, header_index, where, tally)
+
+
+def _records(
+    text: str, delimiter: str, header_index: int, where: dict[str, int], tally: Tally
+) -> Iterator[Entry | Skipped]:
+    read = 0
     try:
-        for index, row in enumerate(rows):
+        for index, row in enumerate(_rows(text, delimiter)):
             if index <= header_index or not any(cell.strip() for cell in row):
                 continue
-            results.append(record(len(results) + 1, row, where, tally))
+            read += 1
+            yield record(read, row, where, tally)
     except csv.Error as exc:
-        raise ReadError("malformed", f"the table cannot be read past record {len(results)}: {exc}") from None
-    return results, notices, "tsv" if delimiter == "\t" else "csv"
+        raise ReadError("malformed", f"the table cannot be read past record {read}: {exc}") from None
 
 
 def record(position: int, row: list[str], where: dict[str, int], tally: Tally) -> Entry | Skipped:

@@ -9,7 +9,10 @@ frequency all), fitted on the whole set and cached in this process per set *cont
 every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
 and any change of the records (a new import, a merged record) fits again: in the background as soon
 as the import or merge is done (``ranking.warm``), so the first priority page of a large set finds
-them fitted.
+them fitted. Kept compact (:mod:`.tfidf`: each weight as its count in a byte, the derived views as
+recipes; :mod:`.vocabulary`: 12 bytes a term) and used a block of rows at a time (``BLOCK``), so a
+set's memory grows with its records' words, not with copies: 100,000 records hold 0.9 GiB, and a
+ranking adds a block's rows (issue 50).
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
@@ -47,10 +50,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from . import tfidf
+from .tfidf import Counted, Selected, Titled, View
+from .vocabulary import Vocabulary
+
 if TYPE_CHECKING:
     import numpy as np
     from scipy.sparse import csr_matrix
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
 Method = Literal["classifier", "similarity", "none"]
 INCLUDE_RATIO = 9.8  # the includes' weight (see _weights): ASReview LAB 3's tuned value
@@ -60,11 +66,13 @@ TAIL_RECORDS = 30  # screening's tail: no include among this many last screened 
 TAIL_WEIGHT = 3  # the 1-2 gram SVM on the decisions alone, in the tail (see _fit)
 TITLE_WEIGHT = 0.3  # the titles' own 1-2 grams beside the whole text's (see _titled)
 # Feature sets kept in this process, the least recently used dropped first: at most this many
-# sets, and at most this many records over them all, the newest set always kept (41,653 records
-# hold 662 MiB of matrices, 437 MiB of it the character grams, and a 988,511-term vocabulary of
-# 89 MiB; 5,000 records 80 MiB).
+# sets, and at most this many records over them all, the newest set always kept (100,000 records
+# with 2.7 million terms hold 923 MiB of features, 41 MiB of vocabulary: docs/benchmarks.md issue 50).
 CACHE_SETS = 8
 CACHE_RECORDS = 100_000
+# Rows a step of the work handles at a time (the character grams' product, the SVMs' decision
+# values): each step's temporary copies are of this many records, not of the whole set.
+BLOCK = 8_192
 
 
 @dataclass(frozen=True)
@@ -85,11 +93,12 @@ class Ranking:
 class Features:
     keys: list[int]
     row: dict[int, int]  # key -> row of the matrix
-    matrix: csr_matrix  # TF-IDF over word 1-2 grams, rows L2-normalised
-    titled: csr_matrix  # the same, the titles' own 1-2 grams beside them (see _titled)
-    words: csr_matrix  # the same, single words only, rows re-normalised
-    chars: csr_matrix  # TF-IDF over each word's character 3-5 grams (see _char_grams)
-    vectorizer: TfidfVectorizer
+    # the views, each a row index away from a csr_matrix, kept as counts and recipes (.tfidf)
+    matrix: View  # TF-IDF over word 1-2 grams, rows L2-normalised
+    titled: View  # the same, the titles' own 1-2 grams beside them (see _titled)
+    words: View  # the same, single words only, rows re-normalised
+    chars: View  # TF-IDF over each word's character 3-5 grams (see _char_grams)
+    vocabulary: Vocabulary  # the 1-2 grams' (see _similarity)
     has_text: list[bool]
 
 
@@ -198,6 +207,14 @@ def features(texts: Sequence[tuple[int, str]]) -> Features | None:
         done.set()
 
 
+def held_bytes(feats: Features) -> dict[str, int]:
+    """What a set's features hold: the sparse matrices' bytes (each once), the vocabulary's and its
+    number of terms (the benchmarks' and tests' measure)."""
+    views = {id(m): m for m in (feats.matrix, feats.titled, feats.words, feats.chars)}
+    matrices = sum(tfidf.nbytes(m) for m in views.values())
+    return {"matrices": matrices, "vocabulary": feats.vocabulary.nbytes, "terms": len(feats.vocabulary)}
+
+
 def cached(texts: Sequence[tuple[int, str]]) -> bool:
     """Whether this content's features are in this process's cache (a ranking would not fit them)."""
     with _LOCK:
@@ -205,29 +222,27 @@ def cached(texts: Sequence[tuple[int, str]]) -> bool:
 
 
 def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
-    """Fit the TF-IDF features of ``texts`` (uncached); ``None`` when the vocabulary is empty."""
-    import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.preprocessing import normalize
+    """Fit the TF-IDF features of ``texts`` (uncached); ``None`` when the vocabulary is empty.
 
-    vectorizer = TfidfVectorizer(
-        ngram_range=(1, 2),
-        sublinear_tf=True,
-        strip_accents="unicode",
-        max_df=0.95,
-        dtype=np.float32,
-    )
+    (``TfidfVectorizer``'s own steps, its counts kept: see :mod:`.tfidf`.)"""
+    import numpy as np
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+
+    counter = CountVectorizer(ngram_range=(1, 2), strip_accents="unicode", max_df=0.95, dtype=np.float32)
     try:
-        matrix = vectorizer.fit_transform([t for _, t in texts]).tocsr()
+        counts = counter.fit_transform([t for _, t in texts]).tocsr()
     except ValueError:  # an empty vocabulary (only stop words or numbers): nothing to rank by
         return None
+    idf = TfidfTransformer(sublinear_tf=True).fit(counts).idf_
+    matrix = Counted.of(counts, idf)
+    del counts
     _step("words")
     keys = [k for k, _ in texts]
-    single = np.array(
-        sorted(i for term, i in vectorizer.vocabulary_.items() if " " not in term), dtype=np.int64
-    )
+    single = np.array(sorted(i for term, i in counter.vocabulary_.items() if " " not in term), dtype=np.int64)
     # (a set whose every single word is too common for max_df keeps only bigrams: use those)
-    words = normalize(matrix[:, single]).tocsr() if len(single) else matrix
+    words: View = Selected(matrix, single) if len(single) else matrix
+    vocabulary = Vocabulary.of(counter, idf)
+    del counter  # (its dict of terms, let go before the character grams are built)
     chars = _char_grams([t for _, t in texts])
     _step("chars")
     titled = _titled(matrix, [title_of(t) for _, t in texts])
@@ -239,12 +254,12 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
         titled,
         words,
         words if chars is None else chars,
-        vectorizer,
+        vocabulary,
         [bool(t) for _, t in texts],
     )
 
 
-def _titled(matrix: csr_matrix, titles: list[str]) -> csr_matrix:
+def _titled(matrix: View, titles: list[str]) -> View:
     """The 1-2 grams with the titles' own 1-2 grams beside them (TF-IDF over the titles alone, as
     much as ``TITLE_WEIGHT`` of the whole; rows L2-normalised again): a word in the title is then a
     feature of its own as well, which an SVM can weigh apart from the same word in the abstract.
@@ -253,23 +268,20 @@ def _titled(matrix: csr_matrix, titles: list[str]) -> csr_matrix:
     the abstract the same word may be a comparator or background. Without titles that have words
     (no title, or only stop words and numbers), the 1-2 grams alone."""
     import numpy as np
-    from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.preprocessing import normalize
 
     vectorizer = TfidfVectorizer(
         ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95, dtype=np.float32
     )
     try:
-        own = vectorizer.fit_transform(titles)
+        own = vectorizer.fit_transform(titles).tocsr()
     except ValueError:  # no title word
         return matrix
     own.data *= np.float32(TITLE_WEIGHT)
-    out: csr_matrix = normalize(hstack([matrix, own], format="csr"), copy=False)
-    return out
+    return Titled(matrix, own)
 
 
-def _char_grams(texts: list[str]) -> csr_matrix | None:
+def _char_grams(texts: list[str]) -> Counted | None:
     """TF-IDF over the character 3-5 grams of each word (padded with a space each side, as
     scikit-learn's ``char_wb`` analyzer pads them; sublinear term frequency, grams in at least two
     records and at most 95% of them, rows L2-normalised); ``None`` when no gram is kept.
@@ -279,23 +291,38 @@ def _char_grams(texts: list[str]) -> csr_matrix | None:
     spelling. Built as the records' word counts times each distinct word's gram counts, which
     counts the same grams as ``char_wb`` over the words in a third to a quarter of its time (a
     word's grams are cut once, not at every occurrence): 2.3 s for 5,000 records, 6 s for 21,000."""
-    from collections import Counter
-
     import numpy as np
-    from scipy.sparse import csr_matrix
     from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.preprocessing import normalize
 
     # counted afresh, not read off the 1-2 gram matrix: that one is weighted, and it drops one-letter
     # words and the commonest, whose grams (" a ", " 5 ", " th") char_wb keeps
     counter = CountVectorizer(token_pattern=r"(?u)\b\w+\b", strip_accents="unicode", dtype=np.float32)
     try:
-        counts = counter.fit_transform(texts)
+        counts = counter.fit_transform(texts).tocsr()
     except ValueError:
         return None
-    words = counter.get_feature_names_out()  # in the counts' column order
+    per_word = _grams_per_word(counter.get_feature_names_out())  # in the counts' column order
+    del counter  # (its vocabulary: every word of the set)
+    df, bound = _document_frequency(counts, per_word)
+    records = counts.shape[0]
+    kept = (df >= 2) & (df <= 0.95 * records)
+    if not kept.any():
+        return None
+    idf = (np.log((1 + records) / (1 + df)) + 1).astype(np.float32)
+    return _kept_counts(counts, per_word, kept, idf, bound)
+
+
+def _grams_per_word(words: Sequence[str]) -> csr_matrix:
+    """Each word's character 3-5 gram counts (the word padded with a space each side), one row a
+    word, in typed arrays (4 bytes a gram: a large set's millions of words give tens of millions)."""
+    from array import array
+    from collections import Counter
+
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
     gram_of: dict[str, int] = {}
-    indptr, indices, values = [0], [], []
+    indptr, indices, values = array("q", [0]), array("i"), array("f")
     for word in words:
         padded = f" {word} "
         cut = Counter(padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
@@ -303,27 +330,69 @@ def _char_grams(texts: list[str]) -> csr_matrix | None:
             indices.append(gram_of.setdefault(gram, len(gram_of)))
             values.append(c)
         indptr.append(len(indices))
-    per_word = csr_matrix(
-        (np.array(values, np.float32), np.array(indices, np.int64), np.array(indptr, np.int64)),
+    return csr_matrix(
+        (
+            np.frombuffer(values, np.float32),
+            np.frombuffer(indices, np.int32),
+            np.frombuffer(indptr, np.int64),
+        ),
         shape=(len(words), len(gram_of)),
     )
-    # everything from here is done in place: at 41,000 records the matrix holds ~400 MiB, and a
-    # copy (a column slice for the grams dropped, a product for the weights) would double that; a
-    # dropped gram's column is left empty instead (an SVM gives it no weight)
-    x = (counts @ per_word).tocsr()
-    records = x.shape[0]
-    df = np.bincount(x.indices, minlength=x.shape[1])
-    kept = (df >= 2) & (df <= 0.95 * records)
-    if not kept.any():
-        return None
-    x.data[~kept[x.indices]] = 0
-    x.eliminate_zeros()
-    np.log(x.data, out=x.data)
-    x.data += 1
-    idf = (np.log((1 + records) / (1 + df)) + 1).astype(np.float32)
-    x.data *= idf[x.indices]
-    out: csr_matrix = normalize(x, copy=False)
-    return out
+
+
+def _document_frequency(counts: csr_matrix, per_word: csr_matrix) -> tuple[np.ndarray, int]:
+    """Each gram's number of records, and the records' gram counts' number of stored values, from
+    ``counts @ per_word`` (records' word counts times each word's grams: the records' gram counts)
+    multiplied ``BLOCK`` records at a time and let go (see :func:`_kept_counts`)."""
+    import numpy as np
+
+    df = np.zeros(per_word.shape[1], np.int64)
+    stored = 0
+    for start in range(0, counts.shape[0], BLOCK):
+        part = (counts[start : start + BLOCK] @ per_word).tocsr()
+        df += np.bincount(part.indices, minlength=per_word.shape[1])
+        stored += part.nnz
+        del part
+    return df, stored
+
+
+def _kept_counts(
+    counts: csr_matrix, per_word: csr_matrix, kept: np.ndarray, idf: np.ndarray, bound: int
+) -> Counted:
+    """The records' counts of the ``kept`` grams as one :class:`.tfidf.Counted`, multiplied again a
+    block at a time and written straight into arrays of ``bound`` values (allocated once; their
+    pages taken only as they are written, so the grams dropped cost nothing).
+
+    Why twice: which grams are kept is known only once every record is counted, and the whole
+    product held (scipy's, or its blocks until then) was the fit's largest transient, as large as
+    the features (~0.9 GiB at 100,000 records). Each row is multiplied as the whole product
+    multiplies it: the same counts, in the same order."""
+    import numpy as np
+
+    records = counts.shape[0]
+    indices, values = np.empty(bound, np.int32), np.empty(bound, np.uint8)
+    lengths = np.empty(records, np.int64)
+    big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
+    big: list[np.ndarray] = [np.zeros(0, np.float32)]
+    at = 0
+    for start in range(0, records, BLOCK):
+        part = (counts[start : start + BLOCK] @ per_word).tocsr()
+        mask = kept[part.indices]
+        n = int(mask.sum())
+        indices[at : at + n] = part.indices[mask]
+        chosen = part.data[mask]
+        values[at : at + n] = np.minimum(chosen, 255)
+        over = np.flatnonzero(chosen > 255)  # (kept apart, exactly: see Counted)
+        big_at.append(over + at)
+        big.append(chosen[over].astype(np.float32))
+        rows = part.shape[0]
+        owner = np.repeat(np.arange(rows), np.diff(part.indptr))
+        lengths[start : start + rows] = np.bincount(owner[mask], minlength=rows)
+        at += n
+        del part, mask, chosen, owner
+    indptr = np.zeros(records + 1, np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return Counted(indices[:at], values[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
 
 
 def rank(
@@ -462,10 +531,15 @@ def _similarity(feats: Features, topic: str, rows: np.ndarray) -> np.ndarray | N
     when the topic shares no term with the set."""
     if not topic.strip():
         return None
-    q = feats.vectorizer.transform([topic])
+    q = feats.vocabulary.transform(topic)
     if q.nnz == 0:
         return None
-    out: np.ndarray = (feats.matrix[rows] @ q.T).toarray().ravel()
+    import numpy as np
+
+    # (the whole set times the topic, a block of rows at a time, then the candidates' rows)
+    total = feats.matrix.shape[0]
+    blocks = [(feats.matrix[i : i + BLOCK] @ q.T).toarray().ravel() for i in range(0, total, BLOCK)]
+    out: np.ndarray = np.concatenate(blocks)[rows]
     return out
 
 
@@ -502,9 +576,9 @@ def _fit(
     import numpy as np
 
     w = _weights(y, INCLUDE_RATIO)
-    first = _svm(feats.titled[train], y, w, feats.titled[candidates])
+    first = _svm(feats.titled[train], y, w, feats.titled, candidates)
     weight = TAIL_WEIGHT if tail else 1
-    total = weight * first + _svm(feats.chars[train], y, w, feats.chars[candidates])
+    total = weight * first + _svm(feats.chars[train], y, w, feats.chars, candidates)
     # presumed excludes: a random draw from the lower half of the first ranking (key order breaks
     # ties), seeded by the number of decisions so every replica draws the same records
     lower = candidates[np.lexsort((candidates, first))][: max(1, len(candidates) // 2)]
@@ -514,18 +588,28 @@ def _fit(
     yy = np.concatenate([y, np.zeros(len(presumed), dtype=y.dtype)])
     ww = _weights(yy, INCLUDE_RATIO)
     for view in (feats.titled, feats.words):
-        total += _svm(view[rows], yy, ww, view[candidates])
+        total += _svm(view[rows], yy, ww, view, candidates)
     out: np.ndarray = total / ((3 + weight) * max(len(candidates), 1))
     return out
 
 
-def _svm(x: csr_matrix, y: np.ndarray, w: np.ndarray, candidates: csr_matrix) -> np.ndarray:
-    """A linear SVM's decision values for the candidates, as ranks (1 = least likely include)."""
+def _svm(x: csr_matrix, y: np.ndarray, w: np.ndarray, view: csr_matrix, candidates: np.ndarray) -> np.ndarray:
+    """A linear SVM's decision values for the ``candidates`` (rows of ``view``), as ranks (1 = least
+    likely include).
+
+    The values are computed over ``view`` ``BLOCK`` rows at a time and the candidates' picked from
+    them: the candidates' rows taken out (most of the set) would copy most of the matrix, and the
+    product casts the rows it is given to float64, another copy twice their size; a block's copies
+    are small. Each row's value is the one the whole product gives."""
+    import numpy as np
     from scipy.stats import rankdata
     from sklearn.svm import LinearSVC
 
     svm = LinearSVC(C=SVM_C, random_state=0).fit(x, y, sample_weight=w)
-    out: np.ndarray = rankdata(svm.decision_function(candidates))
+    values = np.concatenate(
+        [svm.decision_function(view[start : start + BLOCK]) for start in range(0, view.shape[0], BLOCK)]
+    )
+    out: np.ndarray = rankdata(values[candidates])
     _step("svm")
     return out
 

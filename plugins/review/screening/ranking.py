@@ -135,10 +135,11 @@ async def warm(store: Store, set_id: int) -> bool:
     """Fit the set's ranking features ahead of its first priority page (after an import or a
     merge changed its records), so that page does not pay for them: tens of seconds near the
     50,000-record cap. Whether a fit was made (not for a small set, nor one already cached)."""
-    data = {key: record async for key, record in store.stream(set_id)}
-    if len(data) < WARM_MIN_RECORDS:
+    # (each record's text only: the records' data, hundreds of MB at 100,000 records, is not held
+    # while the features are fitted)
+    texts = sorted([(key, priority.record_text(record)) async for key, record in store.stream(set_id)])
+    if len(texts) < WARM_MIN_RECORDS:
         return False
-    texts = [(key, priority.record_text(record)) for key, record in sorted(data.items())]
     if priority.cached(texts):
         return False
     return await daemon(priority.features, texts) is not None

@@ -1,5 +1,5 @@
 """Decisions an imported file carries (an export of a screened set, ours or Rayyan's: the readers'
-``Entry.decisions``), restored as the new set's decisions on the records its input records became.
+``Entry.decisions``, gathered as the import reads its records), restored as the new set's decisions on the records its input records became.
 A decision outside the screening vocabulary (an unknown stage, decision or reason category) is
 left out and counted, never stored as something else; a reviewer's later decision on the same
 record and stage replaces an earlier one, as when screening."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..readers import Entry
 from ..store import Decision, Store, now
 from .decisions import DECISIONS, MAX_REASON, REASON_CATEGORIES, STAGES
 
@@ -27,20 +26,20 @@ def _decision(record_id: int, item: dict[str, str], at: str) -> Decision | None:
 
 
 async def restore(
-    store: Store, set_id: int, search_id: int, ids: Sequence[str], entries: Sequence[Entry]
+    store: Store, set_id: int, search_id: int, carried: Sequence[tuple[str, Sequence[dict[str, str]]]]
 ) -> tuple[int, int]:
-    """Store the decisions ``entries`` carry (``ids``: each entry's input id as the import stored
-    it); returns (stored, left out)."""
-    carried = [(sid, e) for sid, e in zip(ids, entries, strict=True) if e.decisions]
+    """Store the decisions the file's entries carry (``carried``: each entry's input id as the
+    import stored it, and its ``Entry.decisions``, for the entries that carry any); returns
+    (stored, left out)."""
     if not carried:
         return 0, 0
     placed = await store.hit_map(search_id)
     at = now()
     kept: dict[tuple[int, str, str], Decision] = {}
     left_out = 0
-    for sid, entry in carried:
+    for sid, decisions in carried:
         record_id = placed.get(sid)
-        for item in entry.decisions:
+        for item in decisions:
             d = _decision(record_id, item, at) if record_id is not None else None
             if d is None:
                 left_out += 1

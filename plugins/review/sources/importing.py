@@ -6,9 +6,10 @@ a large file in parts (one file per set and database at a time), kept in the sto
 No other file is read: the path is resolved (symbolic links followed) and must be a regular file
 inside an allowed directory, at most ``MEDLIT_IMPORT_MAX_BYTES``.
 
-The file is read whole in the call (every record stored or listed as skipped with its position
-and why), kept compressed in the store, and stored batch by batch by a task of the server
-(:mod:`.filejob`): the call waits as ``review_search`` does, with progress, and a large file goes
+The file is read through in the call (every record stored or listed as skipped with its position
+and why; a file over ``MEDLIT_IMPORT_MAX_RECORDS`` refused as soon as it passes the cap), kept
+compressed in the store, and stored batch by batch, read again as it is stored, by a task of the
+server (:mod:`.filejob`): the call waits as ``review_search`` does, with progress, and a large file goes
 on in the background; a killed server resumes it from the last batch. The same file imported
 again into the set is recognised by its digest: an unfinished import resumes, a finished one is
 reported, never stored twice.
@@ -30,11 +31,11 @@ from medlit.core.plugin import MedlitError, ToolContext, rendering
 from medlit.core.plugin import errors as E
 
 from ..models import ImportInput, ImportOutput, SkippedRecord
-from ..readers import ReadError, ReadResult, read
+from ..readers import ReadError
 from ..sets.jobs import Job, log_failure
 from ..sets.workspace import BUSY, Workspace, call_wait, unknown_set, workspace
 from ..store import FileRow, SearchRow, SetRow, Store
-from .filejob import run_file
+from .filejob import Survey, TooManyRecords, run_file, survey
 
 DEFAULT_MAX_BYTES = 200_000_000
 DEFAULT_MAX_RECORDS = 200_000  # more than the largest real reviews' database exports
@@ -237,9 +238,9 @@ async def _nothing_stored(args: ImportInput, store: Store, row: SetRow, notice: 
     )
 
 
-def _parse(raw: bytes, name: str, fmt: str) -> ReadResult:
+def _survey(raw: bytes, name: str, fmt: str, cap: int) -> Survey:
     try:
-        return read(raw, name, None if fmt == "auto" else fmt)
+        return survey(raw, name, None if fmt == "auto" else fmt, cap, SKIPPED_KEPT)
     except ReadError as exc:
         raise MedlitError(
             FILE_UNREADABLE,
@@ -248,12 +249,12 @@ def _parse(raw: bytes, name: str, fmt: str) -> ReadResult:
             "(or name the format in `format`).",
             details={"cause": exc.reason},
         ) from None
+    except TooManyRecords as exc:
+        raise too_many_records(exc.seen, cap) from None
 
 
-def _skipped(result: ReadResult) -> list[dict[str, object]]:
-    return [
-        {"position": s.position, "id": s.input_id, "reason": s.reason} for s in result.skipped[:SKIPPED_KEPT]
-    ]
+def _skipped(surveyed: Survey) -> list[dict[str, object]]:
+    return [{"position": s.position, "id": s.input_id, "reason": s.reason} for s in surveyed.skipped]
 
 
 async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
@@ -346,10 +347,12 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     return await import_state(ws, store, row, job.search, notice)
 
 
-def too_many_records(records: int, cap: int) -> MedlitError:
+def too_many_records(seen: int, cap: int) -> MedlitError:
+    """The file holds more records than ``cap``: ``seen`` read when the cap was passed (the rest
+    of the file is not read)."""
     return MedlitError(
         TOO_MANY_RECORDS,
-        f"The file holds {records:,} records, over this server's {cap:,} for one import "
+        f"The file holds at least {seen:,} records, over this server's {cap:,} for one import "
         "(MEDLIT_IMPORT_MAX_RECORDS); nothing was stored.",
         recovery="Export the database's results in several files (by year, for example) and import each, "
         "or raise MEDLIT_IMPORT_MAX_RECORDS.",
@@ -360,37 +363,33 @@ def too_many_records(records: int, cap: int) -> MedlitError:
 async def _read_and_store(
     store: Store, job: Job, row: SetRow, args: ImportInput, file_: tuple[bytes, str, str], cap: int
 ) -> None:
-    """The task of a new file's import: read it (in a thread: a large file takes seconds), refuse
-    it whole when it holds more than ``cap`` records, keep it with its search row, then store its
-    records batch by batch."""
+    """The task of a new file's import: read it through (in a thread: a large file takes seconds),
+    refusing it as soon as it passes ``cap`` records, keep it with its search row, then store its
+    records batch by batch as they are read again (:mod:`.filejob`)."""
     raw, name, sha = file_
     await job.report(f"{args.database}: reading the file ({len(raw):,} bytes)")
     try:
-        result = await asyncio.to_thread(_parse, raw, name, args.format)
+        surveyed = await asyncio.to_thread(_survey, raw, name, args.format, cap)
     except MedlitError as exc:
         job.error = exc
-        return
-    records = len(result.entries) + len(result.skipped)
-    if records > cap:
-        job.error = too_many_records(records, cap)
         return
     options = {
         "import": {
             "fileName": name,
-            "format": result.format,
+            "format": surveyed.format,
             "searchedOn": args.searchedOn,
             "interface": args.interface,
             "sourceKind": args.sourceKind,
             "recordsReported": args.recordsReported,
-            "databasesNamed": sorted({e.database for e in result.entries if e.database})[:10],
-            "notices": result.notices[:20],
+            "databasesNamed": sorted(surveyed.databases)[:10],
+            "notices": surveyed.notices[:20],
         }
     }
-    file = FileRow(name, sha, result.format, len(raw), records, _skipped(result))
+    file = FileRow(name, sha, surveyed.format, len(raw), surveyed.records, _skipped(surveyed))
     search = await store.start_import(row.id, args.database, args.query or "", options, file, raw)
     job.search = search
     job.searches.append(search.id)
-    await run_file(store, job, search, result)
+    await run_file(store, job, search, raw, surveyed)
 
 
 def _again(before: ImportOutput) -> ImportOutput:

@@ -1,0 +1,173 @@
+"""TF-IDF rows kept as what they are computed from, and computed a block of rows at a time.
+
+Why: the priority model's four views of a set (:mod:`.priority`'s ``Features``) held as float
+matrices took 1.8 GiB at 100,000 records (issue 50), most of it the character grams, and two of
+the views are the others re-weighted (the titled 1-2 grams, the single words). Kept here instead:
+each term's count in a record in one byte (sublinear TF-IDF is ``(1 + log count) * idf``, rows
+L2-normalised: a count and the column's idf give the weight), and the derived views as recipes over
+the counted one. A row is computed by the same operations, in the same order, as scikit-learn's
+``TfidfTransformer`` and ``normalize`` compute it over the whole matrix (each is row by row): the
+same float32 values, the same column order in each row, so the model's answers do not change.
+
+Every view takes a row index (an int, a slice, an array of rows) and gives a ``csr_matrix``; only
+the rows asked for are ever made: a ranking asks for the training rows, then for the whole set one
+block at a time (``priority.BLOCK``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+Index = Union[int, slice, "np.ndarray", list[int]]
+View = Union["csr_matrix", "Counted", "Titled", "Selected"]
+
+
+def _positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stored values' positions of ``rows`` (in their order) and the rows' new pointers."""
+    import numpy as np
+
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lengths = ends - starts
+    new = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum(lengths, out=new[1:])
+    # position of each value: its row's start plus its offset within the row
+    offsets = np.arange(new[-1], dtype=np.int64) - np.repeat(new[:-1], lengths)
+    return np.repeat(starts, lengths) + offsets, new
+
+
+def _rows_of(index: Index, total: int) -> np.ndarray:
+    import numpy as np
+
+    if isinstance(index, slice):
+        return np.arange(total, dtype=np.int64)[index]
+    if isinstance(index, (int, np.integer)):
+        return np.array([index if index >= 0 else total + index], dtype=np.int64)
+    return np.asarray(index, dtype=np.int64)
+
+
+@dataclass(eq=False)  # (arrays: a view is itself, not equal to another)
+class Counted:
+    """Sublinear TF-IDF rows (L2-normalised, float32) kept as their counts: one byte a stored
+    value (a count over 255 is kept apart, exactly), its column in four, the columns' idf."""
+
+    indices: np.ndarray  # int32
+    counts: np.ndarray  # uint8, 255 for a count kept in ``big``
+    indptr: np.ndarray  # int64
+    idf: np.ndarray  # float32, one a column
+    big_at: np.ndarray  # positions (sorted) whose count is over 255
+    big: np.ndarray  # their counts (float32)
+
+    @classmethod
+    def of(cls, counts: csr_matrix, idf: np.ndarray) -> Counted:
+        """From a count matrix (float32 whole numbers; its arrays are taken, not copied, where they
+        already have the type kept)."""
+        import numpy as np
+
+        data = counts.data
+        big_at = np.flatnonzero(data > 255)
+        kept = np.minimum(data, 255).astype(np.uint8)
+        return cls(
+            counts.indices.astype(np.int32, copy=False),
+            kept,
+            counts.indptr.astype(np.int64, copy=False),
+            idf.astype(np.float32, copy=False),
+            big_at,
+            data[big_at].astype(np.float32),
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.indptr) - 1, len(self.idf))
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.indices, self.counts, self.indptr, self.idf, self.big_at, self.big)
+        return int(sum(a.nbytes for a in arrays))
+
+    @property
+    def nnz(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, index: Index) -> csr_matrix:
+        import numpy as np
+        from scipy.sparse import csr_matrix
+        from sklearn.preprocessing import normalize
+
+        rows = _rows_of(index, self.shape[0])
+        if isinstance(index, slice) and index.step in (None, 1) and len(rows):
+            at = np.arange(self.indptr[rows[0]], self.indptr[rows[-1] + 1], dtype=np.int64)
+            indptr = self.indptr[rows[0] : rows[-1] + 2] - self.indptr[rows[0]]
+        else:
+            at, indptr = _positions(self.indptr, rows)
+        data = self.counts[at].astype(np.float32)
+        if len(self.big_at):
+            where = np.searchsorted(self.big_at, at)
+            hit = (where < len(self.big_at)) & (self.big_at[np.minimum(where, len(self.big_at) - 1)] == at)
+            data[hit] = self.big[where[hit]]
+        # the weights as TfidfTransformer makes them: log, + 1, times the idf, then L2 rows
+        np.log(data, out=data)
+        data += 1.0
+        columns = self.indices[at]
+        data *= self.idf[columns]
+        out = csr_matrix(
+            (data, columns, indptr.astype(np.int32)), shape=(len(rows), self.shape[1]), copy=False
+        )
+        normalized: csr_matrix = normalize(out, copy=False)
+        return normalized
+
+
+@dataclass(eq=False)  # (arrays: a view is itself, not equal to another)
+class Titled:
+    """A view with a second one's columns beside it (the titles' own 1-2 grams), rows L2-normalised
+    again: ``normalize(hstack([whole, own]))``, made a block of rows at a time."""
+
+    whole: View
+    own: csr_matrix
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.whole.shape[0], self.whole.shape[1] + self.own.shape[1])
+
+    def __getitem__(self, index: Index) -> csr_matrix:
+        from scipy.sparse import hstack
+        from sklearn.preprocessing import normalize
+
+        rows = _rows_of(index, self.shape[0])
+        out: csr_matrix = normalize(hstack([self.whole[rows], self.own[rows]], format="csr"), copy=False)
+        return out
+
+
+@dataclass(eq=False)  # (arrays: a view is itself, not equal to another)
+class Selected:
+    """Some of a view's columns (the single words of the 1-2 grams), rows L2-normalised again:
+    ``normalize(view[:, columns])``, made a block of rows at a time."""
+
+    whole: View
+    columns: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.whole.shape[0], len(self.columns))
+
+    def __getitem__(self, index: Index) -> csr_matrix:
+        from sklearn.preprocessing import normalize
+
+        rows = _rows_of(index, self.shape[0])
+        out: csr_matrix = normalize(self.whole[rows][:, self.columns]).tocsr()
+        return out
+
+
+def nbytes(view: View) -> int:
+    """The memory a view holds of its own (a recipe: only what it adds to the views it reads)."""
+    if isinstance(view, Counted):
+        return view.nbytes
+    if isinstance(view, Titled):
+        return int(view.own.data.nbytes + view.own.indices.nbytes + view.own.indptr.nbytes)
+    if isinstance(view, Selected):
+        return int(view.columns.nbytes)
+    return int(view.data.nbytes + view.indices.nbytes + view.indptr.nbytes)
