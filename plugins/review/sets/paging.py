@@ -126,7 +126,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     records, cut = await _records(store, row.id, rows, args, ranking, sampled, settings.blind)
     end = args.offset + len(records)
     latest = await store.latest(row.id)
-    await _studies(store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
+    await _studies(ws, store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
     notes = _notes(args, len(records), cut, total, complete, ranked, ranking, sampled)
     return RecordsOutput(
@@ -235,6 +235,7 @@ async def _records(
 
 
 async def _studies(
+    ws: Workspace,
     store: Store,
     set_id: int,
     records: list[SetRecord],
@@ -242,13 +243,18 @@ async def _studies(
     latest: Sequence[SearchRow],
 ) -> None:
     """Each record's registrations and the other reports of its study in the set (linked, never
-    merged: identity/links.py)."""
+    merged: identity/links.py). The links are read from the whole set once per state of its
+    records (a page of a 100,000-record set must not read them all)."""
     if not records:
         return
     kinds = declared(sources, latest)
-    studies = await studies_of(
-        store, set_id, {s.source for s in latest if route(s.source, kinds) == "register"}
-    )
+    registers = frozenset(s.source for s in latest if route(s.source, kinds) == "register")
+    stamp = (await store.records_stamp(set_id), registers)
+    kept = ws.studies.get(set_id)
+    if kept is None or kept[0] != stamp:
+        kept = (stamp, await studies_of(store, set_id, registers))
+        ws.studies[set_id] = kept
+    studies = kept[1]
     for rec in records:
         links = studies.links(rec.key)
         named = [n[4:] for n in sorted(studies.named.get(rec.key, ())) if n.startswith("nct:")]

@@ -23,6 +23,7 @@ from medlit.core.plugin import Database, MedlitError, ToolContext
 from medlit.core.plugin import errors as E
 
 from .. import exports as X
+from ..identity.links import Studies
 from ..screening.ranking import warm
 from ..store import SetRow, Store
 from .jobs import Job
@@ -68,6 +69,9 @@ class Workspace:
         self.jobs: dict[int, Job] = {}
         self.warming: dict[int, asyncio.Task[bool]] = {}  # by set (see warm)
         self.rankings = Rankings()  # the sets' priority rankings (see .rankings)
+        # the links among each set's records (identity/links.py), read whole once per state of its
+        # records rather than on every page: (stamp, studies) by set
+        self.studies: dict[int, tuple[object, Studies]] = {}
         self._lock = asyncio.Lock()
         self._swept = False
 

@@ -160,6 +160,16 @@ class RecordTables:
     async def total(self, set_id: int) -> int:
         return await self.count(set_id)
 
+    async def records_stamp(self, set_id: int) -> tuple[int, int]:
+        """What changes whenever the set's records do (cheap: no record's data read): how many it
+        holds and its newest hit (an import adds hits; a split or a join changes the count)."""
+        counted = await self.db.fetch("SELECT COUNT(*) FROM review_records WHERE set_id = ?", set_id)
+        newest = await self.db.fetch(
+            "SELECT MAX(id) FROM review_hits WHERE search_id IN (SELECT id FROM review_searches WHERE set_id = ?)",
+            set_id,
+        )
+        return int(counted[0][0]), int(newest[0][0] or 0)
+
     async def keys(self, set_id: int) -> list[int]:
         rows = await self.db.fetch("SELECT id FROM review_records WHERE set_id = ? ORDER BY id", set_id)
         return [int(r[0]) for r in rows]
