@@ -119,7 +119,7 @@
   }
 
   // -- state -----------------------------------------------------------------------------------
-  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, ticket: 0, loading: null, sending: Promise.resolve() };
+  const state = { set: "", reviewer: "", queue: [], index: 0, total: 0, estimate: null, ticket: 0, loading: null, sending: Promise.resolve(), ahead: null, decided: new Set() };
   const stored = (key, fallback) => { try { return localStorage.getItem(key) ?? fallback; } catch (e) { return fallback; } };
   const store = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
   const terms = (id) => $(id).value.split(",").map((t) => t.trim()).filter(Boolean);
@@ -181,14 +181,46 @@
     return state.loading;
   }
 
+  function queueArgs() {
+    const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
+    const criteria = $("criteria-text").value.trim();
+    if (criteria) args.criteria = criteria;
+    return args;
+  }
+
+  // The next page, asked for while a few records are left, so a reviewer never waits for the
+  // ranking at the end of a page; records decided meanwhile are left out when it is used.
+  function fetchAhead() {
+    const set = state.set, ticket = state.ticket;
+    state.ahead = call("review_records", queueArgs()).then((answer) => {
+      const data = answer.ok ? answer.data : null;
+      return data && !data.rankingProgress && set === state.set && ticket === state.ticket ? data : null;
+    }, () => null);
+  }
+
+  async function useAhead() {
+    const ahead = state.ahead;
+    state.ahead = null;
+    const data = ahead ? await ahead : null;
+    const records = data ? (data.records || []).filter((r) => !state.decided.has(r.key)) : [];
+    if (!records.length) return false;
+    state.queue = records;
+    state.index = 0;
+    state.total = Math.max(data.total - ((data.records || []).length - records.length), records.length);
+    state.estimate = data.screeningEstimate || state.estimate;
+    renderRecord();
+    renderProgress();
+    return true;
+  }
+
   async function fetchQueue() {
     state.reviewer = reviewer();
     if (!state.set) return; // no set yet (the page is still listing them)
     const ticket = ++state.ticket; // a slower answer for an earlier set or reviewer is dropped
+    state.ahead = null;
+    state.decided = new Set();
     $("record").setAttribute("aria-busy", "true");
-    const args = { set: state.set, order: "priority", undecided: true, reviewer: state.reviewer, stage: "title_abstract", limit: 25, brief: false };
-    const criteria = $("criteria-text").value.trim();
-    if (criteria) args.criteria = criteria;
+    const args = queueArgs();
     let data = await tool("review_records", args);
     // a large set's ranking runs in the server: say how far it is and ask again when it says
     while (data && data.rankingProgress && ticket === state.ticket) {
@@ -292,7 +324,9 @@
       return;
     }
     say(item.decision + ": record " + r.key + ".");
-    if (state.queue.length === 0) await loadQueue(); // the next page, ranked with this decision in
+    state.decided.add(r.key);
+    if (state.queue.length <= 5 && state.queue.length > 0 && !state.ahead) fetchAhead();
+    if (state.queue.length === 0 && !(await useAhead())) await loadQueue(); // ranked with this decision in
   }
 
   function move(step) {
