@@ -100,7 +100,12 @@ def prepare(base: str, export: Path, conflicts: int) -> None:
     print(f"first priority page through the API (ranking fitted): {time.perf_counter() - started:.2f} s")
 
 
-def measure(base: str, decisions: int) -> dict[str, float | list[float]]:
+# The shown record's key (the replicated records repeat their titles: a title tells no record apart)
+SHOWN_KEY = """(() => { const dt = [...document.querySelectorAll('#record dl.facts dt')]
+  .find((d) => d.textContent === 'Key'); return dt ? dt.nextElementSibling.textContent : ''; })()"""
+
+
+def measure(base: str, decisions: int, pause: float = 0.0) -> dict[str, float | list[float]]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 860})
@@ -113,11 +118,12 @@ def measure(base: str, decisions: int) -> dict[str, float | list[float]]:
         first = time.perf_counter() - started
         nexts = []
         for _ in range(decisions):
-            before = page.inner_text("#record h3")
+            page.wait_for_timeout(1000 * pause)  # a person reads the record
+            before = page.evaluate(SHOWN_KEY)
             page.locator("body").focus()
             t = time.perf_counter()
             page.keyboard.press("e")
-            while page.inner_text("#record h3") == before:
+            while page.evaluate(SHOWN_KEY) == before:
                 pass
             nexts.append(time.perf_counter() - t)
         t = time.perf_counter()
@@ -133,6 +139,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=50_000)
     parser.add_argument("--conflicts", type=int, default=200)
     parser.add_argument("--decisions", type=int, default=20)
+    parser.add_argument("--pause", type=float, default=1.5, help="seconds a reviewer reads a record")
     args = parser.parse_args()
     root = corpus_root()
     if root is None:
@@ -145,7 +152,7 @@ def main() -> None:
     proc, base = serve(tmp, args.records)
     try:
         prepare(base, export, args.conflicts)
-        got = measure(base, args.decisions)
+        got = measure(base, args.decisions, args.pause)
     finally:
         proc.terminate()
         proc.wait(10)

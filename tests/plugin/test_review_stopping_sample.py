@@ -17,10 +17,10 @@ import functools
 import pytest
 
 from medlit.plugins.review.screening import knee
-from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature
 from support.screening_routes import install
+from support.tool_calls import answered
 
 pytestmark = pytest.mark.anyio
 
@@ -36,11 +36,7 @@ def runtime_for(fake, review_runtime):
 
 
 async def call(rt, tool, **args):
-    out = await rt.call(tool, args)
-    assert not out.is_error, out.text
-    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
-    check_structured(out.data, schema)
-    return out.data
+    return (await answered(rt, tool, **args)).data
 
 
 def item(key, decision):
