@@ -20,6 +20,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from support.environments import server_env
+from support.http_serving import http_serving
 from support.oauth_issuer import AUDIENCE, Issuer
 from support.ports import free_port, wait_for_port
 from support.review_routes import PUBMED_QUERY, Literature, install
@@ -47,7 +48,6 @@ def token_file(path: Path) -> Path:
 @pytest.fixture
 async def auth_server(fake, tmp_path, issuer):
     install(fake, Literature.build(pubmed=30, europepmc=0))
-    port = free_port()
     env = server_env(
         fake,
         MEDLIT_STORE=f"sqlite:///{tmp_path / 'review.db'}",
@@ -56,18 +56,8 @@ async def auth_server(fake, tmp_path, issuer):
         MEDLIT_AUTH_ISSUER=issuer.url,
         MEDLIT_AUTH_AUDIENCE=AUDIENCE,
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        await wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    async with http_serving(env) as base:
+        yield base
 
 
 def client(base: str, token: str, mode: str = "auto") -> Client:

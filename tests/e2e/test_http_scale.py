@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import httpx2
 import pytest
 from mcp import Client
 
 from support.environments import server_env
-from support.ports import free_port, wait_for_port
+from support.http_serving import http_serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 @pytest.fixture
 async def stateless_server(fake):
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port), "--stateless"],
-        env=server_env(fake),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        await wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    async with http_serving(server_env(fake), "--stateless") as base:
+        yield base
 
 
 async def test_health_endpoint_reports_plugins(stateless_server):

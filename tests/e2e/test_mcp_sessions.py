@@ -14,7 +14,7 @@ from mcp.types import TextContent
 from medlit.testing import check_structured
 
 from support.environments import server_env
-from support.ports import free_port, wait_for_port
+from support.http_serving import http_serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -54,19 +54,8 @@ async def test_stdio_session(fake, mode):
 
 @pytest.fixture
 async def http_server(fake):
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
-        env=server_env(fake),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        await wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    async with http_serving(server_env(fake)) as base:
+        yield base + "/mcp"
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,7 +15,7 @@ import httpx2
 
 from support.environments import server_env
 from support.fake_upstream import FakeUpstream
-from support.ports import free_port, wait_for_port
+from support.http_serving import http_serving
 
 TOKENS = {"alice": "alice-token-0123456789", "bob": "bob-token-9876543210"}
 HOSTILE_TITLES = (
@@ -54,7 +52,6 @@ def token_file(path: Path) -> Path:
 @asynccontextmanager
 async def desk_server(fake: FakeUpstream, tmp: Path, **extra: str) -> AsyncIterator[str]:
     """The server's base URL while it runs (review store and exports under ``tmp``)."""
-    port = free_port()
     env = server_env(
         fake,
         MEDLIT_STORE=f"sqlite:///{tmp / 'review.db'}",
@@ -62,18 +59,8 @@ async def desk_server(fake: FakeUpstream, tmp: Path, **extra: str) -> AsyncItera
         MEDLIT_AUTH_TOKENS=str(token_file(tmp / "tokens")),
         **extra,
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "medlit", "serve", "--transport", "http", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        await wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    async with http_serving(env) as base:
+        yield base
 
 
 class DeskSession:
