@@ -337,6 +337,7 @@ class Host:
                 sorted((a for p in active for a in p.access_links), key=lambda a: (a.order, a.name))
             ),
             tools={name: t.capabilities for name, t in self.tools.items()},
+            families={name: t.toolset or t.plugin for name, t in self.tools.items()},
             id_links=links,
             switched_off=tuple(
                 p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on

@@ -1405,6 +1405,9 @@ class Catalog:
     metadata: tuple[MetadataProvider, ...] = ()
     access_links: tuple[AccessLinkProvider, ...] = ()
     tools: Mapping[str, frozenset[Capability]] = field(default_factory=dict)
+    # Each served tool's family (``ToolSpec.toolset``, else its plugin): a description pointing at
+    # a tool of another family names it, since hosts list some families only on request.
+    families: Mapping[str, str] = field(default_factory=dict)
     id_links: Mapping[str, str] = field(default_factory=dict)
     # Plugins switched off (``<NAME>_ENABLED=false``): none of their hooks ran, so what they would
     # contribute is unknown; a tool that found nothing names them, with the variable to set.
@@ -1425,6 +1428,12 @@ class Catalog:
 
     def serves(self, tool: str) -> bool:
         return tool in self.tools
+
+    def named(self, tool: str, beside: str) -> str:
+        """``tool`` as the description of ``beside`` names it: with its family when the two are
+        of different families (``eutils_elink (eutils family)``)."""
+        family = self.families.get(tool, "")
+        return tool if not family or family == self.families.get(beside) else f"{tool} ({family} family)"
 
     def switched_off_hint(self) -> str:
         """'' or e.g. 'Plugins switched off here: ncbi (NCBI_ENABLED=true enables it).'"""

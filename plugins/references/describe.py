@@ -21,7 +21,9 @@ def describe(catalog: Catalog) -> str:
         ("citation_strings", "for ECitMatch pipe strings"),
         ("citations", "to format citations"),
     )
-    siblings = [f"{text} {tool}" for cap, text in wanted if (tool := catalog.tool_for(cap))]
+    siblings = [
+        f"{text} {catalog.named(tool, NAME)}" for cap, text in wanted if (tool := catalog.tool_for(cap))
+    ]
     return (
         "Audit a reference list: does each reference exist, which record is it, what is wrong with it (title, "
         "authors, year, journal, volume, issue, pages, DOI), is it retracted or corrected? Stated DOIs and PMIDs are "

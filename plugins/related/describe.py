@@ -33,7 +33,11 @@ def _siblings(catalog: Catalog) -> str:
         ("records", "for the full records {}"),
         ("links", "for other link types or databases {}"),
     )
-    parts = [text.format(" or ".join(tools)) for cap, text in wanted if (tools := catalog.tools_for(cap))]
+    parts = [
+        text.format(" or ".join(catalog.named(t, NAME) for t in tools))
+        for cap, text in wanted
+        if (tools := catalog.tools_for(cap))
+    ]
     return "".join("; " + p for p in parts)
 
 

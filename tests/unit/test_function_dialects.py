@@ -172,6 +172,8 @@ def test_nothing_invites_calling_an_unlisted_tool_directly():
         "pubmed_convert_ids",
         "pubmed_lookup_citation",
         "pubmed_format_citations",
+        "pubmed_find_related",
+        "pubmed_verify_references",
     ],
 )
 def test_a_pubmed_pointer_to_an_unlisted_tool_names_its_family(definitions, tool):
