@@ -8,9 +8,7 @@ import pytest
 
 from medlit.plugins.review.identity.matching import (
     Clusterer,
-    Verdict,
     block_keys,
-    compare,
     conflict,
     normalize,
 )
@@ -20,6 +18,7 @@ from medlit.plugins.review.record import RecordData
 
 from support.asysd import by_pairs, load, per_record, run_ours
 from support.corpus import corpus_path
+from support.matching import changed, verdict
 
 ARTICLE: RecordData = {
     "kind": "article",
@@ -34,13 +33,7 @@ ARTICLE: RecordData = {
 
 
 def rec(**changes: object) -> RecordData:
-    data = dict(ARTICLE)
-    data.update(changes)
-    return data  # type: ignore[return-value]
-
-
-def verdict(a: RecordData, b: RecordData) -> Verdict:
-    return compare(normalize(a), normalize(b))
+    return changed(ARTICLE, **changes)
 
 
 # --- identifiers ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ meeting abstract's shared page) and records too broken to say anything (no crash
 
 from __future__ import annotations
 
-from medlit.plugins.review.identity.matching import Clusterer, Verdict, compare, conflict, normalize
+from medlit.plugins.review.identity.matching import Clusterer, conflict, normalize
 from medlit.plugins.review.identity.matching.fields import (
     page_range,
     split_authors,
@@ -15,6 +15,8 @@ from medlit.plugins.review.identity.matching.fields import (
     translated,
 )
 from medlit.plugins.review.record import RecordData
+
+from support.matching import changed, verdict
 
 ARTICLE: RecordData = {
     "kind": "article",
@@ -29,13 +31,7 @@ ARTICLE: RecordData = {
 
 
 def rec(**changes: object) -> RecordData:
-    data = dict(ARTICLE)
-    data.update(changes)
-    return data  # type: ignore[return-value]
-
-
-def verdict(a: RecordData, b: RecordData) -> Verdict:
-    return compare(normalize(a), normalize(b))
+    return changed(ARTICLE, **changes)
 
 
 def test_a_word_swapped_in_a_title_is_another_work() -> None:
