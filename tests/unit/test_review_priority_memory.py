@@ -13,6 +13,8 @@ import pytest
 
 from medlit.plugins.review.screening import priority
 
+from support.char_grams import reference_char_grams
+
 pytest.importorskip("sklearn")
 
 
@@ -155,25 +157,14 @@ def test_a_ranking_copies_no_more_than_a_block_of_the_features(monkeypatch):
 def test_a_count_over_a_byte_is_kept_exactly():
     # a gram counted 300 times in one record (a word repeated) does not fit the byte a count is
     # kept in: it is kept apart, and its weight is what scikit-learn's char_wb TF-IDF gives it
-    import re
 
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
     texts = ["stroke " * 300 + "aspirin", "stroke aspirin trial", "insulin trial", "insulin " * 260 + "diet"]
     counted = priority._char_grams(texts)
     assert counted is not None and len(counted.big_at) > 0 and counted.big.max() >= 300
     ours = counted[:]
-    theirs = TfidfVectorizer(
-        analyzer="char_wb",
-        ngram_range=(3, 5),
-        sublinear_tf=True,
-        strip_accents="unicode",
-        min_df=2,
-        max_df=0.95,
-        preprocessor=lambda t: " ".join(re.findall(r"(?u)\b\w+\b", t.lower())),
-        dtype=np.float32,
-    ).fit_transform(texts)
+    theirs = reference_char_grams(texts)
     for i in range(len(texts)):
         a, b = ours[i].toarray().ravel(), theirs[i].toarray().ravel()
         np.testing.assert_allclose(np.sort(a[a > 0]), np.sort(b[b > 0]), atol=1e-6)

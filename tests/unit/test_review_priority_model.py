@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from medlit.plugins.review.screening import priority, stopping
 
+from support.char_grams import reference_char_grams
+
 
 def test_query_syntax_is_stripped_to_the_topic_words():
     text = priority.topic_text(
@@ -225,10 +227,8 @@ def test_character_grams_are_char_wb_over_the_words():
     # _char_grams cuts each distinct word's grams once and multiplies by the word counts: it must
     # count exactly what scikit-learn's char_wb analyzer counts over the same words (accents
     # stripped, lower-cased, short words and numbers included), with the same weighting
-    import re
 
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
     texts = [
         "Enalapril and captopril lower blood pressure in 5 trials",
@@ -241,16 +241,7 @@ def test_character_grams_are_char_wb_over_the_words():
     counted = priority._char_grams(texts)
     assert counted is not None
     ours = counted[:]  # (kept as counts: its rows as a matrix)
-    theirs = TfidfVectorizer(
-        analyzer="char_wb",
-        ngram_range=(3, 5),
-        sublinear_tf=True,
-        strip_accents="unicode",
-        min_df=2,
-        max_df=0.95,
-        preprocessor=lambda t: " ".join(re.findall(r"(?u)\b\w+\b", t.lower())),
-        dtype=np.float32,
-    ).fit_transform(texts)
+    theirs = reference_char_grams(texts)
     # (a gram in one record, or in too many, keeps an empty column in ours: dropped in theirs)
     assert ours.shape[0] == theirs.shape[0] and (ours.getnnz(axis=0) > 0).sum() == theirs.shape[1]
     for i in range(len(texts)):  # each row's weights, whatever order the grams' columns are in
