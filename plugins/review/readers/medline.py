@@ -12,12 +12,10 @@ from medlit.core.plugin import bibliography
 from ..record import Kind
 from .builder import Builder, Tally
 from .results import Entry, Skipped
+from .tags import Fields, Values, by_tag, first_of
 from .values import issns_isbns, kind_of, year_of
 
 _TYPE_SUFFIX = re.compile(r"\s*\[(\w+)\]\s*$")
-
-Fields = list[tuple[str, str]]
-Values = dict[str, list[str]]
 
 
 def read_medline(text: str, tally: Tally, notices: list[str]) -> Iterator[Entry | Skipped]:
@@ -26,28 +24,18 @@ def read_medline(text: str, tally: Tally, notices: list[str]) -> Iterator[Entry 
         yield record(i, fields, tally)
 
 
-def _first(values: Values, *tags: str) -> str | None:
-    for tag in tags:
-        if values.get(tag):
-            return values[tag][0]
-    return None
-
-
 def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
-    values: Values = {}
-    for tag, value in fields:
-        if value:
-            values.setdefault(tag, []).append(value)
+    values = by_tag(fields)
     b = Builder(tally)
-    book_title = _first(values, "BTI")
+    book_title = first_of(values, "BTI")
     b.kind(_kind(values, book_title))
-    if book_title and _first(values, "TI"):
+    if book_title and first_of(values, "TI"):
         b.text("journal", book_title)
-    b.title(_first(values, "TI") or book_title or _first(values, "CTI"))
+    b.title(first_of(values, "TI") or book_title or first_of(values, "CTI"))
     _people(b, values)
     _journal(b, values)
-    source = _first(values, "SO")
-    first = _first
+    source = first_of(values, "SO")
+    first = first_of
     b.year(
         year_of(first(values, "DP"))
         or year_of(first(values, "YR"))
@@ -76,7 +64,7 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
 
 def _kind(values: Values, book_title: str | None) -> Kind:
     if book_title:
-        return "chapter" if _first(values, "TI") else "book"
+        return "chapter" if first_of(values, "TI") else "book"
     types = values.get("PT", [])
     return (
         next((k for t in types if (k := kind_of(t)) and k in ("preprint", "conference")), None) or "article"
@@ -94,12 +82,12 @@ def _people(b: Builder, values: Values) -> None:
 
 
 def _journal(b: Builder, values: Values) -> None:
-    b.text("journal", _first(values, "JT"))
-    source = _first(values, "SO")
-    if source and not _first(values, "JT", "TA"):
+    b.text("journal", first_of(values, "JT"))
+    source = first_of(values, "SO")
+    if source and not first_of(values, "JT", "TA"):
         # Ovid's Medlars-style export: "SO  - Lancet. 2019 Jan 5;393(10166):100-10."
         b.text("journal", source.split(". ", 1)[0])
-    b.text("journal_abbrev", _first(values, "TA"))
+    b.text("journal_abbrev", first_of(values, "TA"))
     for value in values.get("IS", []) + values.get("ISBN", []):
         issns, isbns = issns_isbns(value)
         b.many("issn", issns)
@@ -107,17 +95,17 @@ def _journal(b: Builder, values: Values) -> None:
 
 
 def _ids(b: Builder, values: Values) -> None:
-    b.pmid(_first(values, "PMID"))
+    b.pmid(first_of(values, "PMID"))
     for value in values.get("LID", []) + values.get("AID", []):
         suffix = _TYPE_SUFFIX.search(value)
         if suffix and suffix.group(1).lower() == "doi":
             b.doi(value[: suffix.start()])
         elif suffix and suffix.group(1).lower() == "pmc":
             b.pmcid(value[: suffix.start()])
-    b.pmcid(_first(values, "PMC"))
-    b.doi(_first(values, "DO", "DOI"))
-    database = _first(values, "DB")
-    unique = _first(values, "UI")
+    b.pmcid(first_of(values, "PMC"))
+    b.doi(first_of(values, "DO", "DOI"))
+    database = first_of(values, "DB")
+    unique = first_of(values, "UI")
     # Ovid MEDLINE's Unique Identifier is the PMID; another database's is its own number.
     if (
         unique

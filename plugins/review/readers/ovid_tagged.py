@@ -26,6 +26,7 @@ from medlit.core.plugin import bibliography
 
 from .builder import Builder, Tally
 from .results import Entry, Skipped
+from .tags import Values, by_tag, first_of
 from .values import kind_of, year_of
 
 NUMBER = re.compile(r"^<\s*(\d+)\.?\s*>\s*$")
@@ -34,8 +35,6 @@ _ROLE = re.compile(r"\s*\[[^\]]*\]\s*$")
 # "Journal of Neurodevelopmental Disorders. Vol.13(1), 2021, ArtID 40."
 _VOLUME = re.compile(r"(?:Vol\.\s*)?(\d+[A-Za-z]?)\s*(?:\(([^)]{1,30})\))?\s*(?::\s*([\w-]+))?")
 _PAGES = re.compile(r"(?:pp\.\s*|:\s*|ArtID\s*|Article Number:?\s*)([A-Za-z]?\d+(?:-[A-Za-z]?\d+)?)(?!\w)")
-
-Values = dict[str, list[str]]
 
 
 def split_records(text: str) -> list[str]:
@@ -55,18 +54,9 @@ def read_ovid_tagged(text: str, tally: Tally) -> tuple[list[Entry | Skipped], li
         values: Values = {}
         # the chunk holds one record, whatever blank lines the MEDLINE reader splits it at
         for part in bibliography.read.medline(chunk):
-            for tag, value in part:
-                if value:
-                    values.setdefault(tag, []).append(value)
+            by_tag(part, values)
         results.append(record(position, values, tally))
     return results, []
-
-
-def _first(values: Values, *tags: str) -> str | None:
-    for tag in tags:
-        if values.get(tag):
-            return values[tag][0]
-    return None
 
 
 def record(position: int, values: Values, tally: Tally) -> Entry | Skipped:
@@ -74,36 +64,36 @@ def record(position: int, values: Values, tally: Tally) -> Entry | Skipped:
     types = values.get("PT", [])
     b.kind(next((k for t in types if (k := kind_of(t))), None) or "article")
     b.many("publication_types", types)
-    title = _first(values, "TI")
+    title = first_of(values, "TI")
     b.title(re.sub(r"\s*\[(?:Article|Report|Review)\]\s*$", "", title) if title else None)
     authors = [_ROLE.sub("", a) for a in values.get("AU", []) or values.get("FA", [])]
     b.many("authors", [n for v in authors if (n := bibliography.read.person(v))])
     _source(b, values)
-    b.text("abstract", _first(values, "AB"))
-    b.text("language", _first(values, "LG", "LA"))
-    b.text("publisher", _first(values, "PB"))
+    b.text("abstract", first_of(values, "AB"))
+    b.text("language", first_of(values, "LG", "LA"))
+    b.text("publisher", first_of(values, "PB"))
     for value in values.get("IS", []) + values.get("IB", []):
         b.serials(value)
-    database = _first(values, "DB")
+    database = first_of(values, "DB")
     medline = "medline" in (database or "").lower()
     b.many("mesh" if medline else "keywords", values.get("MH"))
     b.many("keywords", values.get("KW", []) + values.get("ID", []) + values.get("DE", []))
     _ids(b, values, medline)
-    accession = _first(values, "AN", "UI")
+    accession = first_of(values, "AN", "UI")
     return b.finish(position, accession, database)
 
 
 def _source(b: Builder, values: Values) -> None:
     """Journal, year, volume, issue and pages: from their own fields when the database has them
     (``JT``/``TA``/``VI``/``IP``/``PG``), else from the ``SO`` line."""
-    source = _first(values, "SO") or ""
+    source = first_of(values, "SO") or ""
     journal, _, rest = source.partition(". ")
-    b.text("journal", _first(values, "JT", "JN") or journal or None)
-    b.text("journal_abbrev", _first(values, "TA", "JA"))
-    b.year(year_of(_first(values, "YR", "PY", "DP")) or year_of(rest))
-    b.text("volume", _first(values, "VI", "VO"))
-    b.text("issue", _first(values, "IP"))
-    b.text("pages", _first(values, "PG"))
+    b.text("journal", first_of(values, "JT", "JN") or journal or None)
+    b.text("journal_abbrev", first_of(values, "TA", "JA"))
+    b.year(year_of(first_of(values, "YR", "PY", "DP")) or year_of(rest))
+    b.text("volume", first_of(values, "VI", "VO"))
+    b.text("issue", first_of(values, "IP"))
+    b.text("pages", first_of(values, "PG"))
     volume = _VOLUME.match(rest.strip())
     if volume:
         b.text("volume", volume.group(1))
@@ -117,8 +107,8 @@ def _source(b: Builder, values: Values) -> None:
 def _ids(b: Builder, values: Values, medline: bool) -> None:
     for value in values.get("DO", []) + values.get("DI", []):
         b.doi(value)
-    b.pmid(_first(values, "PM"))
-    unique = _first(values, "UI")
+    b.pmid(first_of(values, "PM"))
+    unique = first_of(values, "UI")
     if medline and unique:
         b.pmid(unique)
     for value in values.get("XL", []) + values.get("UR", []):

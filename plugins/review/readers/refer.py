@@ -16,59 +16,47 @@ from medlit.core.plugin import bibliography
 
 from .builder import Builder, Tally
 from .results import Entry, Skipped
+from .tags import Values, by_tag, first_of
 from .values import kind_of, year_of
-
-Values = dict[str, list[str]]
 
 
 def read_refer(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
     results: list[Entry | Skipped] = []
     for position, fields in enumerate(bibliography.read.refer(text), 1):
-        values: Values = {}
-        for tag, value in fields:
-            if value:
-                values.setdefault(tag, []).append(value)
-        results.append(record(position, values, tally))
+        results.append(record(position, by_tag(fields), tally))
     return results, []
-
-
-def _first(values: Values, *tags: str) -> str | None:
-    for tag in tags:
-        if values.get(tag):
-            return values[tag][0]
-    return None
 
 
 def record(position: int, values: Values, tally: Tally) -> Entry | Skipped:
     b = Builder(tally)
-    kind = kind_of(_first(values, "0")) or "article"
+    kind = kind_of(first_of(values, "0")) or "article"
     b.kind(kind)
     b.many("publication_types", values.get("9"))
-    b.title(_first(values, "T"))
+    b.title(first_of(values, "T"))
     people = bibliography.read.person
     b.many("authors", [n for v in values.get("A", []) if (n := people(v))])
     b.many("editors", [n for v in values.get("E", []) if (n := people(v))])
     container = ("B", "J") if kind in ("chapter", "conference") else ("J", "B")
-    b.text("journal", _first(values, *container))
-    b.text("journal_abbrev", _first(values, "O") if kind == "article" else None)
-    b.year(year_of(_first(values, "D")) or year_of(_first(values, "8")))
-    b.text("volume", _first(values, "V"))
-    b.text("issue", _first(values, "N"))
-    b.text("pages", _first(values, "P"))
-    b.text("abstract", _first(values, "X"))
+    b.text("journal", first_of(values, *container))
+    b.text("journal_abbrev", first_of(values, "O") if kind == "article" else None)
+    b.year(year_of(first_of(values, "D")) or year_of(first_of(values, "8")))
+    b.text("volume", first_of(values, "V"))
+    b.text("issue", first_of(values, "N"))
+    b.text("pages", first_of(values, "P"))
+    b.text("abstract", first_of(values, "X"))
     b.many("keywords", [k.strip() for v in values.get("K", []) for k in v.split("\n") if k.strip()])
     for value in values.get("@", []):
         b.serials(value)
-    b.text("publisher", _first(values, "I"))
-    b.text("place", _first(values, "C"))
-    b.text("language", _first(values, "G"))
+    b.text("publisher", first_of(values, "I"))
+    b.text("place", first_of(values, "C"))
+    b.text("language", first_of(values, "G"))
     b.text("url", next((u for u in values.get("U", []) if u.startswith("http")), None))
     for value in values.get("R", []) + values.get("U", []):
         b.doi(value)
     for value in values.get("2", []) + values.get("Z", []) + values.get("U", []) + values.get("M", []):
         b.ids_in(value, doi=False)
-    database = _first(values, "~", "W")
-    accession = _first(values, "M")
+    database = first_of(values, "~", "W")
+    accession = first_of(values, "M")
     if (
         accession
         and accession.strip().isdigit()

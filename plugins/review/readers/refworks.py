@@ -16,59 +16,47 @@ from medlit.core.plugin import bibliography
 
 from .builder import Builder, Tally
 from .results import Entry, Skipped
+from .tags import Values, by_tag, first_of
 from .values import kind_of, pages, year_of
-
-Values = dict[str, list[str]]
 
 
 def read_refworks(text: str, tally: Tally) -> tuple[list[Entry | Skipped], list[str]]:
     results: list[Entry | Skipped] = []
     for position, fields in enumerate(bibliography.read.refworks(text), 1):
-        values: Values = {}
-        for tag, value in fields:
-            if value:
-                values.setdefault(tag, []).append(value)
-        results.append(record(position, values, tally))
+        results.append(record(position, by_tag(fields), tally))
     return results, []
-
-
-def _first(values: Values, *tags: str) -> str | None:
-    for tag in tags:
-        if values.get(tag):
-            return values[tag][0]
-    return None
 
 
 def record(position: int, values: Values, tally: Tally) -> Entry | Skipped:
     b = Builder(tally)
-    kind = kind_of(_first(values, "RT")) or "article"
+    kind = kind_of(first_of(values, "RT")) or "article"
     b.kind(kind)
-    b.title(_first(values, "T1"))
+    b.title(first_of(values, "T1"))
     people = bibliography.read.person
     b.many("authors", [n for v in values.get("A1", []) for part in v.split(";") if (n := people(part))])
     editors = values.get("A2", []) + values.get("A3", [])
     b.many("editors", [n for v in editors for part in v.split(";") if (n := people(part))])
-    b.text("journal", _first(values, "JF", "T2") if kind == "article" else _first(values, "T2", "JF"))
-    b.text("journal_abbrev", _first(values, "JO", "JA"))
-    b.year(year_of(_first(values, "YR")) or year_of(_first(values, "FD")))
-    b.text("volume", _first(values, "VO"))
-    b.text("issue", _first(values, "IS"))
-    start = _first(values, "SP")
-    b.text("pages", start if start and "-" in start else pages(start, _first(values, "OP")))
-    b.text("abstract", _first(values, "AB"))
+    b.text("journal", first_of(values, "JF", "T2") if kind == "article" else first_of(values, "T2", "JF"))
+    b.text("journal_abbrev", first_of(values, "JO", "JA"))
+    b.year(year_of(first_of(values, "YR")) or year_of(first_of(values, "FD")))
+    b.text("volume", first_of(values, "VO"))
+    b.text("issue", first_of(values, "IS"))
+    start = first_of(values, "SP")
+    b.text("pages", start if start and "-" in start else pages(start, first_of(values, "OP")))
+    b.text("abstract", first_of(values, "AB"))
     b.many("keywords", [k.strip() for v in values.get("K1", []) for k in v.split(";") if k.strip()])
     for value in values.get("SN", []):
         b.serials(value)
-    b.text("publisher", _first(values, "PB"))
-    b.text("place", _first(values, "PP"))
-    b.text("language", _first(values, "LA"))
+    b.text("publisher", first_of(values, "PB"))
+    b.text("place", first_of(values, "PP"))
+    b.text("language", first_of(values, "LA"))
     b.text("url", next((u for u in values.get("UL", []) if u.startswith("http")), None))
     for value in values.get("DO", []) + values.get("UL", []):
         b.doi(value)
     for value in values.get("NO", []) + values.get("UL", []) + values.get("AN", []):
         b.ids_in(value, doi=False)
-    database = _first(values, "DB", "DS")
-    accession = _first(values, "AN")
+    database = first_of(values, "DB", "DS")
+    accession = first_of(values, "AN")
     if accession and accession.strip().isdigit() and "medline" in (database or "").lower():
         b.pmid(accession)
-    return b.finish(position, accession or _first(values, "ID"), database)
+    return b.finish(position, accession or first_of(values, "ID"), database)

@@ -15,15 +15,13 @@ from .builder import Builder, Tally
 from .results import Entry, Skipped
 from .ris_dialects import accession as dialect_accession
 from .ris_dialects import pmid as dialect_pmid
+from .tags import Fields, Values, by_tag, first_of
 from .values import issns_isbns, pages, ris_kind, year_of
 
 _ABBREV = re.compile(r"\b[A-Z][a-z]{0,9}\.(?:\s|$)")
 _NOTE_TAGS = ("N1", "M1", "M2", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "U1", "U2", "U3", "U4", "U5", "AN")
 _ID_TAGS = (*_NOTE_TAGS, "UR", "L1", "L2", "L4")
 _LINK_TAGS = ("DO", "DI", "L3", "UR", "L2", "L1", "L4", "M3", "LK")
-
-Fields = list[tuple[str, str]]
-Values = dict[str, list[str]]
 
 
 def read_ris(text: str, tally: Tally, notices: list[str]) -> Iterator[Entry | Skipped]:
@@ -44,18 +42,8 @@ def _database(values: Values) -> str | None:
     return None
 
 
-def _first(values: Values, *tags: str) -> str | None:
-    for tag in tags:
-        if values.get(tag):
-            return values[tag][0]
-    return None
-
-
 def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
-    values: Values = {}
-    for tag, value in fields:
-        if value:
-            values.setdefault(tag, []).append(value)
+    values = by_tag(fields)
     b = Builder(tally)
     kind = _kind(b, values)
     database = _database(values)
@@ -64,17 +52,17 @@ def record(position: int, fields: Fields, tally: Tally) -> Entry | Skipped:
     b.many("mesh" if from_medline else "keywords", values.get("KW"))
     _publication(b, values)
     _dois(b, values)
-    accession = _first(values, "AN")
+    accession = first_of(values, "AN")
     b.pmid(dialect_pmid(values))
     for note in values.get("N1", []):
         b.decisions_in(note)
         b.registrations_in(note)
     _ids(b, values, accession)
-    return b.finish(position, _first(values, "ID") or accession or dialect_accession(values), database)
+    return b.finish(position, first_of(values, "ID") or accession or dialect_accession(values), database)
 
 
 def _kind(b: Builder, values: Values) -> Kind:
-    ty = _first(values, "TY")
+    ty = first_of(values, "TY")
     kind = ris_kind(ty)
     b.kind(kind)
     if kind == "other" and ty:
@@ -85,7 +73,7 @@ def _kind(b: Builder, values: Values) -> Kind:
 
 def _work(b: Builder, values: Values, kind: Kind) -> None:
     """Title, people, journal, date and locators."""
-    first = _first
+    first = first_of
     b.title(
         first(values, "TI", "T1", "CT")
         or (first(values, "BT") if kind == "book" else None)
@@ -115,9 +103,9 @@ def _publication(b: Builder, values: Values) -> None:
         b.many("issn", issns)
         b.many("isbn", isbns)
     b.many("isbn", [i for v in values.get("BN", []) for i in issns_isbns(v)[1]])
-    b.text("language", _first(values, "LA"))
-    b.text("publisher", _first(values, "PB"))
-    place = _first(values, "CY")
+    b.text("language", first_of(values, "LA"))
+    b.text("publisher", first_of(values, "PB"))
+    place = first_of(values, "CY")
     if place and len(place) <= 80 and "@" not in place:
         b.text("place", place)
     urls = values.get("UR", [])

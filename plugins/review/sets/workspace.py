@@ -176,6 +176,18 @@ def call_wait(ctx: ToolContext) -> float:
     return max(1.0, min(MAX_WAIT, deadline - WAIT_MARGIN))
 
 
+async def watch(job: Job, ctx: ToolContext) -> None:
+    """Wait for ``job`` as long as this call may (:func:`call_wait`), its progress reported to
+    this call meanwhile; the job goes on in the server when the wait ends."""
+    if job.task is None:
+        return
+    job.watcher = ctx
+    try:
+        await asyncio.wait([job.task], timeout=call_wait(ctx))
+    finally:
+        job.watcher = None
+
+
 def unknown_set(name: str) -> MedlitError:
     return MedlitError(
         UNKNOWN_SET,

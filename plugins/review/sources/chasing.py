@@ -27,7 +27,7 @@ from medlit.core.plugin import errors as E
 from ..identity import placing
 from ..models import ChasedRecord, ChaseIndexReport, ChaseInput, ChaseOutput, ChaseStep
 from ..sets.jobs import Job, log_failure
-from ..sets.workspace import BUSY, Workspace, call_wait, existing, workspace
+from ..sets.workspace import BUSY, Workspace, existing, watch, workspace
 from ..store import SearchRow, SetRow, Store
 from .citation_graph import Combined, Found, Outcome, Planned, Seed, plan, run_step, seed_from_ids, seed_of
 
@@ -111,7 +111,7 @@ async def review_chase(args: ChaseInput, ctx: ToolContext) -> ChaseOutput:
     job = ws.running(row.id)
     if args.action == "status" or (job is not None and job.key == "chase"):
         if job is not None and job.key == "chase":
-            await _wait(ctx, job)
+            await watch(job, ctx)
         return await chase_state(ws, store, row)
     if job is not None:
         raise MedlitError(
@@ -136,17 +136,8 @@ async def review_chase(args: ChaseInput, ctx: ToolContext) -> ChaseOutput:
     job.task.add_done_callback(log_failure)
     ws.warm_after(job)
     ws.jobs[row.id] = job
-    await _wait(ctx, job)
+    await watch(job, ctx)
     return await chase_state(ws, store, row)
-
-
-async def _wait(ctx: ToolContext, job: Job) -> None:
-    job.watcher = ctx
-    try:
-        assert job.task is not None
-        await asyncio.wait([job.task], timeout=call_wait(ctx))
-    finally:
-        job.watcher = None
 
 
 def _estimate(row: SetRow, seeds: list[Seed], said: str, planned: list[Planned], depth: int) -> ChaseOutput:

@@ -33,7 +33,7 @@ from medlit.core.plugin import errors as E
 from ..models import ImportInput, ImportOutput, SkippedRecord
 from ..readers import ReadError
 from ..sets.jobs import Job, log_failure
-from ..sets.workspace import BUSY, Workspace, call_wait, unknown_set, workspace
+from ..sets.workspace import BUSY, Workspace, unknown_set, watch, workspace
 from ..store import FileRow, SearchRow, SetRow, Store
 from .filejob import Survey, TooManyRecords, run_file, survey
 
@@ -218,13 +218,15 @@ async def _parts_received(args: ImportInput, store: Store, row: SetRow, held: li
     )
 
 
-async def _nothing_stored(args: ImportInput, store: Store, row: SetRow, notice: str) -> ImportOutput:
-    """The answer of a call that stored no record (a part held, an upload dropped): the set's total
-    and what happened, in ``notice``."""
+async def _nothing_stored(
+    args: ImportInput, store: Store, row: SetRow, notice: str, *, file_name: str = "", running: bool = False
+) -> ImportOutput:
+    """The answer of a call that stored no record (a part held, an upload dropped, the file still
+    being read: ``running``): the set's total and what happened, in ``notice``."""
     return ImportOutput(
         set=row.name,
         database=args.database,
-        fileName=args.fileName or "",
+        fileName=file_name or args.fileName or "",
         format="",
         recordsInFile=0,
         stored=0,
@@ -233,7 +235,7 @@ async def _nothing_stored(args: ImportInput, store: Store, row: SetRow, notice: 
         skipped=0,
         total=await store.total(row.id),
         complete=False,
-        running=False,
+        running=running,
         notice=notice,
     )
 
@@ -318,31 +320,19 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         ws.jobs[row.id] = job
     else:
         notice = "This file's import is already running; its state is shown."
-    job.watcher = ctx
-    try:
-        assert job.task is not None
-        await asyncio.wait([job.task], timeout=call_wait(ctx))
-    finally:
-        job.watcher = None
+    await watch(job, ctx)
     if job.error is not None:
         ws.jobs.pop(row.id, None)
         raise job.error
     if not isinstance(job.search, SearchRow):  # still reading the file
-        return ImportOutput(
-            set=row.name,
-            database=args.database,
-            fileName=name,
-            format="",
-            recordsInFile=0,
-            stored=0,
-            newRecords=0,
-            duplicates=0,
-            skipped=0,
-            total=await store.total(row.id),
-            complete=False,
-            running=True,
-            notice=f"Reading the file ({len(raw):,} bytes) in the server: call review_import again with the same "
+        return await _nothing_stored(
+            args,
+            store,
+            row,
+            f"Reading the file ({len(raw):,} bytes) in the server: call review_import again with the same "
             "file for its state.",
+            file_name=name,
+            running=True,
         )
     return await import_state(ws, store, row, job.search, notice)
 

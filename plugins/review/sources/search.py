@@ -30,7 +30,15 @@ from ..identity import placing
 from ..models import SearchInput, SetState
 from ..sets.jobs import Job, log_failure
 from ..sets.state import set_state
-from ..sets.workspace import BUSY, OVER_CAP, STORE_UNAVAILABLE, Workspace, call_wait, unknown_set, workspace
+from ..sets.workspace import (
+    BUSY,
+    OVER_CAP,
+    STORE_UNAVAILABLE,
+    Workspace,
+    unknown_set,
+    watch,
+    workspace,
+)
 from ..store import SearchRow, SetRow, Store
 from .filejob import run_file
 
@@ -93,13 +101,8 @@ async def review_search(args: SearchInput, ctx: ToolContext) -> SetState:
             job = _start(ws, ctx, catalog, row, todo)
     elif args.queries:
         notice = "An import into this set is already running; its state is shown. Call again when it is done."
-    if job is not None and job.task is not None:
-        # Wait for the import (never past the host's patience); it goes on when this call returns.
-        job.watcher = ctx
-        try:
-            await asyncio.wait([job.task], timeout=call_wait(ctx))
-        finally:
-            job.watcher = None
+    if job is not None:
+        await watch(job, ctx)  # never past the host's patience; the import goes on after
     return await set_state(ws, store, row, notice)
 
 
