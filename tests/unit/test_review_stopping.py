@@ -59,10 +59,10 @@ def test_screening_the_sample_without_an_include_gives_the_guarantee():
     screened = list(range(150))
     batches = [list(b) for b in history]
     for i in range(0, len(todo), 10):  # served first, 10 a page, all excludes
-        assert (
-            stopping.estimate(1000, batches, keys=stopping.Keys(range(1000), screened, "set:1")).basis
-            == "knee"
-        )
+        # the run of 130 excludes in priority order is long beside the 850 left, but the ranked test
+        # is far from 60% confidence: the knee fired (the sample is offered), no advice yet
+        during = stopping.estimate(1000, batches, keys=stopping.Keys(range(1000), screened, "set:1"))
+        assert during.basis is None and not during.advised and "not yet advised" in during.advice
         page = todo[i : i + 10]
         screened += page
         batches.append([False] * len(page))

@@ -1,5 +1,6 @@
 """Screening a review set: decisions and their reconciliation (:mod:`.decisions`, recorded by
 ``review_screen`` in :mod:`.deciding`), priority ranking (:mod:`.priority`, run over a set by
-:mod:`.ranking`), the stopping estimate (:mod:`.stopping`, with the knee's advice in :mod:`.knee`
-and the random sample for the guarantee in :mod:`.stopping_sample`) and retrieval of the includes' full
-texts (``review_retrieve``, :mod:`.retrieval`)."""
+:mod:`.ranking`), the stopping estimate (:mod:`.stopping`, with the advice of the knee (:mod:`.knee`)
+confirmed in :mod:`.stopping_advice`, and the random sample for the guarantee in
+:mod:`.stopping_sample`) and retrieval of the includes' full texts (``review_retrieve``,
+:mod:`.retrieval`)."""

@@ -32,18 +32,20 @@ records in Opiods left for last and a stop at 93% recall, before this rule).
 
 Beside the test (issue 51). With few includes found the test cannot stop early: with 20 found,
 its null hypothesis leaves two includes among hundreds of unscreened records, and only most of them
-read makes that unlikely. So once the knee of the gain curve (:mod:`.knee`, a heuristic) says the
-ranked yield has fallen, the answer *advises* stopping on it (``basis`` 'knee', ``advised`` true,
-``safe_to_stop`` still false: its assumption is stated, it guarantees nothing) and offers the
-random sample of the records then unscreened that gives the guarantee with no assumption about the
-ranking (:mod:`.stopping_sample`: how many records it costs, and which). Beside it the answer
+read makes that unlikely. So the answer *advises* stopping on a heuristic (:mod:`.stopping_advice`:
+the knee of the gain curve, :mod:`.knee`, confirmed by a run of excludes long beside the records
+left and by the ranked test at a lower confidence; ``basis`` 'knee', ``advised`` true,
+``safe_to_stop`` still false: its assumption is stated, it guarantees nothing). Once the knee first
+says the ranked yield has fallen, the answer offers the random sample of the records then
+unscreened that gives the guarantee with no assumption about the ranking
+(:mod:`.stopping_sample`: how many records it costs, and which). Beside it the answer
 states the other route: how many more records in priority order the ranked test needs if none is
 an include (``ranked_to_go``). The priority page serves the cheaper route first: the ranked test
 reuses the run of excludes already read, so it is usually the cheaper; the sample is served first
 when it costs less, or while a record without text holds the ranked test. When the sample holds no
 include (or too few to matter), ``safe_to_stop`` turns true on ``basis`` 'random sample'. The
 ranked test reads only the records screened in priority order and counts the sample's as still
-unscreened (see :func:`estimate`). A record without title/abstract text holds the knee's advice (the
+unscreened (see :func:`estimate`). A record without title/abstract text holds the advice (the
 ranking had no words for it) but not the sample's verdict: the sample's urn holds it like any other.
 
 The estimate. For the (longest) window that gives the smallest p-value, ``upper95`` is the largest number of
@@ -58,7 +60,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from . import knee, stopping_sample
+from . import knee, stopping_advice, stopping_sample
 
 TARGET = 0.95
 CONFIDENCE = 0.95
@@ -68,14 +70,12 @@ METHOD = (
     "H0 'recall < 95%'; safeToStop when p < 0.05 for some window ending at the latest decision and no "
     "record without title/abstract text is left undecided. Or a random sample of the records unscreened when "
     "the knee of the gain curve (Cormack & Grossman 2016) first fired finds too few includes for "
-    "'recall < 95%' (p < 0.05, no assumption about the ranking). The knee alone is advice, not a guarantee."
+    "'recall < 95%' (p < 0.05, no assumption about the ranking). The knee's advice (confirmed by a run of "
+    "excludes long beside the records left and the ranked test at 60% confidence) is not a guarantee."
 )
 Basis = Literal["ranked test", "random sample", "knee"]
 SAMPLE_BEGUN = 10  # sample records read in its draw order from which it stays the route served
-KNEE_ASSUMPTION = (
-    "a heuristic: it assumes the ranking put nearly every include before the bend in the gain curve, so the "
-    "includes still unscreened are rarer than those found after it; no statistical guarantee"
-)
+KNEE_ASSUMPTION = stopping_advice.ASSUMPTION
 
 
 @dataclass(frozen=True)
@@ -159,10 +159,18 @@ def estimate(
         return _advised(replace(base, safe_to_stop=True, basis="random sample", advised=True))
     if base.safe_to_stop:
         return _advised(replace(base, basis="ranked test", advised=True))
-    if at is None or unranked:
-        # the knee's assumption is about the ranking: a record without text was not ranked, so it
-        # holds the knee's advice (not the sample's verdict: its urn holds such records too)
+    if unranked:
+        # the advice's assumption is about the ranking: a record without text was not ranked, so it
+        # holds the advice (not the sample's verdict: its urn holds such records too)
+        return _advised(base, textless=True)
+    # the advice reads every record in the order screened, the sample's too: an include the sample
+    # finds is evidence against its assumption and restarts the run (reading the priority pages
+    # alone, a simulated run was advised at 67% recall after a sample that had found includes)
+    flags = [f for b in batches for f in b]
+    if not stopping_advice.advised(flags, total - len(flags), base.p_value):
         return _advised(base)
+    if base.ranked_to_go is None:  # advised before the sample is offered: the ranked route's cost
+        base = replace(base, ranked_to_go=_ranked_to_go(total, ranked, elsewhere))
     return _advised(replace(base, basis="knee", advised=True))
 
 
@@ -198,12 +206,13 @@ def _run_of(places: Mapping[int, int], batch: Sequence[int]) -> bool:
     return found[-1] - found[0] + 1 == len(found)
 
 
-def _advised(e: Estimate) -> Estimate:
-    return replace(e, advice=advice(e))
+def _advised(e: Estimate, textless: bool = False) -> Estimate:
+    return replace(e, advice=advice(e, textless))
 
 
-def advice(e: Estimate) -> str:
-    """What the rule says, in plain words: why it may stop, and what a guarantee costs."""
+def advice(e: Estimate, textless: bool = False) -> str:
+    """What the rule says, in plain words: why it may stop, and what a guarantee costs
+    (``textless``: records without title/abstract text are left, which hold the advice)."""
     if e.basis == "ranked test":
         return "Stop: the ranked test rejects 'recall < 95%' at the 5% level."
     if e.basis == "random sample":
@@ -211,19 +220,30 @@ def advice(e: Estimate) -> str:
             f"Stop: the random sample of {e.sample_screened:,} records rejects 'recall < 95%' at the 5% level "
             "(a guarantee, no assumption about the ranking)."
         )
-    routes = _routes(e) if e.sample_size else ""
+    routes = _routes(e) if e.sample_size or e.ranked_to_go is not None else ""
     if e.basis == "knee":
         return f"Stopping is advised on the knee of the gain curve ({KNEE_ASSUMPTION}).{routes}"
-    if e.sample_size:
+    if e.sample_size and textless:
         return (
             "The ranked yield has fallen (the knee), but records without title/abstract text were not ranked, "
             f"so neither the knee nor the ranked test can vouch for them.{routes}"
+        )
+    if e.sample_size:
+        return (
+            "The ranked yield has fallen (the knee), but the run of excludes since the last include is still "
+            f"short beside the records left unscreened (the advice needs at least {stopping_advice.LEFT_SHARE:.0%} "
+            f"of them and the ranked test at {1 - stopping_advice.LEVEL:.0%} confidence): not yet advised.{routes}"
         )
     return "Not yet: screen the next batch in priority order."
 
 
 def _routes(e: Estimate) -> str:
     """The routes to the guarantee (recall >= 95% with 95% confidence), their costs, which is served."""
+    if not e.sample_size:
+        return (
+            f" For a guarantee (recall >= 95% with 95% confidence), screen {e.ranked_to_go:,} more records in "
+            "priority order without an include (the ranked test)."
+        )
     sample = (
         f"a random sample of {e.sample_size:,} of the records unscreened when the yield fell "
         f"({len(e.sample_keys):,} still to screen), which if it finds no further include rejects 'recall < "
