@@ -36,10 +36,10 @@ RUN = 100  # excludes in a row since the last include (the knee's run)
 LEFT_SHARE = 0.15  # the run at least this share of the records still unscreened
 LEVEL = 0.4  # the ranked test's p-value for 'recall < 95%' below this (60% confidence)
 ASSUMPTION = (
-    "a heuristic: the knee of the gain curve, a run of excludes at least "
-    f"{LEFT_SHARE:.0%} of the records still unscreened, and the ranked test at {1 - LEVEL:.0%} "
-    "confidence; it assumes the ranking put nearly every include before the bend, so the includes still "
-    "unscreened are no commoner than in the run just read; no statistical guarantee"
+    f"a heuristic, confirmed by a run of excludes at least {LEFT_SHARE:.0%} of the records still unscreened "
+    f"and by the ranked test at {1 - LEVEL:.0%} confidence; it assumes the ranking put nearly every include "
+    "before the bend, so the includes still unscreened are no commoner than in the run just read; no "
+    "statistical guarantee"
 )
 
 
