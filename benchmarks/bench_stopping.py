@@ -25,7 +25,8 @@ Reported per review over the seeds, and over every run: recall when the rule fir
 stopping (the knee, a heuristic, or a guaranteed basis) and when ``safeToStop`` first held, the
 records screened then (the sample included), the records 95% recall needed, whether each came
 before 1.5 times those, and the ranked test alone (the rule before issue 51). ``--loro`` chooses
-the knee's parameters leave-one-review-out and reports the held-out figures; ``--models`` the
+the knee's parameters, and then the advice's (``stopping_advice``: the run against the records left,
+the least run, the ranked test's level), leave-one-review-out and reports the held-out figures; ``--models`` the
 held-out model comparison (WSS@95). Issue 51's bars: recall >= 95% at the first stop in >= 95%
 of runs, and the stop before 1.5x the records 95% recall needed in >= 80% of runs.
 """
