@@ -52,7 +52,7 @@ class SearchInput(ToolInput):
         None,
         max_length=8,
         description="Source name -> query in that source's syntax (sources in the description); omit to "
-        'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
+        'resume or see the set. Example: {"pubmed": "stem cell*[tiab] AND knee[tiab]"}',
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
