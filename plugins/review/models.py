@@ -242,26 +242,28 @@ class MergeRef(ToolInput):
 class MergeInput(ToolInput):
     set: SetName
     action: Literal["split", "join", "log"] = Field(
-        description="split (key, inputs), join (keys) or log. Example: 'log'"
+        description="split (key, inputs), join (keys) or log. Example: 'split'"
     )
-    key: int | None = Field(None, ge=0, le=2**53 - 1, description="split: its record. Example: 12")
+    key: int | None = Field(
+        None, ge=0, le=2**53 - 1, description="split: the record's key (review_records). Example: 12"
+    )
     inputs: list[MergeRef] | None = Field(
         None,
         min_length=1,
         max_length=50,
-        description='split: these mergedFrom entries. Example: [{"source": "Embase", "id": "L1"}]',
+        description='split: 1-50 mergedFrom entries to move out. Example: [{"source": "Embase", "id": "L1"}]',
     )
     keys: list[Annotated[int, Field(ge=0, le=2**53 - 1)]] | None = Field(
         None,
         min_length=2,
         max_length=20,
-        description="join: one work's records. Example: [12, 40]",
+        description="join: 2-20 keys of one work. Example: [12, 40]",
     )
     reviewer: Annotated[
         str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$")
-    ] = Field("model", description="Default 'model'. Example: 'Dr Lee'")
+    ] = Field("model", description="Who rules (logged); default 'model'. Example: 'Dr Lee'")
     reason: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
-        None, description="Why, logged. Example: 'an erratum'"
+        None, description="Why (logged). Example: 'erratum of 12'"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
