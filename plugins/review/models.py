@@ -418,7 +418,7 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
 
 
 class StudyReport(ToolOutput):
-    """Another report of a record's study in the set (identity/links.py)."""
+    """Another report of a record's study in the set, linked to it by a shared identifier."""
 
     key: int = Field(description="The other record's key in the set")
     relation: Literal["registration", "article", "preprint", "report"] = Field(
