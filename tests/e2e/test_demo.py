@@ -99,13 +99,27 @@ async def test_the_demo_answers_europe_pmc_icite_and_elink_from_the_same_records
             assert "Hyperimmunoglobulin E" in _text(full)
 
 
+def readme_calls() -> list[tuple[str, dict]]:
+    """The README's first five minutes: each ``medlit call TOOL ARGUMENTS`` line, in order."""
+    import json
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## The first five minutes", 1)[1].split("\n## ", 1)[0]
+    lines = [shlex.split(m.strip()) for m in re.findall(r"^\s*medlit call .+$", section, re.M)]
+    return [(words[2], json.loads(words[3])) for words in lines]
+
+
 @pytest.mark.e2e
 async def test_medlit_demo_serves_over_stdio(tmp_path):
-    """The command itself: a real stdio client searches the demo server."""
+    """The command itself: a real stdio client searches the demo server, then walks the README's
+    first five minutes in order as a host's model would (the review family enabled first through
+    medlit_toolsets, as the default list says), every answer from the sample."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_BASE_URL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEDLIT_BASE_URL_", "MEDLIT_TOOLSETS"))}
     env["XDG_DATA_HOME"] = env["XDG_CACHE_HOME"] = str(tmp_path)
     params = StdioServerParameters(command=sys.executable, args=["-m", "medlit", "demo"], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -115,6 +129,18 @@ async def test_medlit_demo_serves_over_stdio(tmp_path):
         assert first.structured_content["pmids"] == ["27797938"]
         assert second.structured_content["pmids"] == ["28775130"]
         assert "28775130" in second.content[0].text
+
+        enabled = await session.call_tool("medlit_toolsets", {"action": "enable", "toolset": "review"})
+        assert not enabled.is_error, enabled.content
+        texts = []
+        for tool, arguments in readme_calls():
+            answer = await session.call_tool(tool, arguments)
+            text = "".join(getattr(c, "text", "") for c in answer.content)
+            assert not answer.is_error, (tool, text[:500])
+            texts.append(text)
+    assert "24286801" in texts[0] and "Methods" in texts[1] and "24286801" in texts[2]
+    assert "| 290 |" in texts[3] and "9 records" in texts[4] and "1 merged" in texts[5]
+    assert "PRISMA 2020 flow: knee" in texts[-1]
 
 
 @pytest.mark.e2e
