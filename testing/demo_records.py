@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 SAMPLE = Path(__file__).resolve().parent / "demo_sample"
-FULL_TEXTS = {"5608867": "pmc5608867.xml", "4531902": "pmc4531902.xml"}
+FULL_TEXTS = {"5608867": "pmc5608867.xml", "2329613": "pmc2329613.xml"}
 Record = dict[str, Any]
 
 

@@ -32,8 +32,8 @@ ROOT = HERE.parents[1]
 KEEP = 30  # knee records in PubMed's sample: those with a PMID and an abstract, in the review's order
 EXPORTED = 8  # records in the OpenAlex export: the next three (OpenAlex's alone) and the first five
 FULL_TEXTS = {
-    "pmc_5608867_springer.xml": "pmc5608867.xml",
-    "pmc_4531902_case_report_ali.xml": "pmc4531902.xml",
+    "pmc_5608867_springer.xml": "pmc5608867.xml",  # CC BY 4.0
+    "bmc_oralhealth_1472-6831-8-11.nxml": "pmc2329613.xml",  # CC BY 2.0
 }
 
 
@@ -126,6 +126,21 @@ def _text(node: Any, path: str) -> str:
     return re.sub(r"\s+", " ", "".join(found.itertext())).strip() if found is not None else ""
 
 
+def _abstract_text(meta: Any) -> str:
+    """The abstract's sections as 'Title: text', one after another (their headings and text
+    would otherwise run together)."""
+    abstract = meta.find("abstract")
+    if abstract is None:
+        return ""
+    sections = abstract.findall("sec")
+    if not sections:
+        return _text(meta, "abstract")
+    parts = [
+        f"{_text(sec, 'title')}: {' '.join(_text(p, '.') for p in sec.findall('p'))}" for sec in sections
+    ]
+    return " ".join(parts)
+
+
 def _full_text_record(path: Path) -> dict[str, Any]:
     root = etree.parse(str(path)).getroot()
     meta = root.find(".//article-meta")
@@ -139,7 +154,7 @@ def _full_text_record(path: Path) -> dict[str, Any]:
     ]
     year = _text(meta, "pub-date/year")
     journal = _text(root, ".//journal-meta//journal-title")
-    pages = "-".join(p for p in (_text(meta, "fpage"), _text(meta, "lpage")) if p)
+    pages = "-".join(dict.fromkeys(p for p in (_text(meta, "fpage"), _text(meta, "lpage")) if p))
     return {
         "pmid": ids.get("pmid", ""),
         "title": _text(meta, "title-group/article-title"),
@@ -153,7 +168,7 @@ def _full_text_record(path: Path) -> dict[str, Any]:
         "doi": ids.get("doi"),
         "pmcid": "PMC" + (ids.get("pmc") or ids.get("pmcid") or "").removeprefix("PMC"),
         "pubtypes": ["Case Reports"] if root.get("article-type") == "case-report" else ["Journal Article"],
-        "abstract": _text(meta, "abstract"),
+        "abstract": _abstract_text(meta),
         "origin": f"pmc-jats:{path.name}",
     }
 

@@ -94,9 +94,9 @@ async def test_the_demo_answers_europe_pmc_icite_and_elink_from_the_same_records
 
             # Europe PMC's full-text tier answers from the sample when PMC does not
             fake.fault("503", "ncbi", "efetch.fcgi", times=5)
-            full = await client.call_tool("pubmed_fetch_fulltext", {"pmcids": ["PMC4531902"]})
+            full = await client.call_tool("pubmed_fetch_fulltext", {"pmcids": ["PMC2329613"]})
             assert not full.is_error and "europepmc: hit" in _text(full)
-            assert "Hyperimmunoglobulin E" in _text(full)
+            assert "Oral Health Impact Profile" in _text(full)
 
 
 def readme_calls() -> list[tuple[str, dict]]:
