@@ -242,7 +242,7 @@ class MergeRef(ToolInput):
 class MergeInput(ToolInput):
     set: SetName
     action: Literal["split", "join", "log"] = Field(
-        description="split (key, inputs), join (keys) or log. Example: 'split'"
+        description="split (key, inputs), join (keys) or log. Example: 'log'"
     )
     key: int | None = Field(
         None, ge=0, le=2**53 - 1, description="split: the record's key (review_records). Example: 12"
