@@ -1,186 +1,41 @@
 """``medlit demo``: the server over a bundled sample, with no network.
 
-A :class:`~medlit.testing.FakeUpstream` on loopback answers NCBI's E-utilities and ID converter
-from ``demo_sample/`` (its README says what is real and what is invented): ESearch evaluates
-the query over the sample's records (words, phrases, ``*`` truncation, AND/OR/NOT, brackets,
-the tags ``[tiab]``/``[ti]``/``[ab]``/``[mh]`` (title and abstract: the sample has no MeSH),
-``[au]``, ``[ta]``/``[journal]``, ``[pt]``, ``[dp]`` years and ranges) and keeps a History
-handle (``usehistory=y``) for EFetch and ESummary; EFetch writes PubMed XML for the records and
-serves the sample's PMC full texts. Every other service the plugins declare points at the fake
-too and is answered 404, so a tool reaching one reports that source failed, never the internet.
-The server (:func:`medlit.core.cli.main` ``serve``) then runs in the foreground, over stdio by
-default or ``--http``; ``medlit demo call TOOL ARGUMENTS`` runs one tool over it instead. Review
-sets and exports are kept in the user's cache folder (:func:`demo_folder`), apart from real ones.
+A :class:`~medlit.testing.FakeUpstream` on loopback answers from ``demo_sample/`` (its README says
+where every record was recorded): NCBI's ESearch evaluates the query over the sample's records
+(:func:`medlit.testing.demo_records.matching`) and keeps a History handle (``usehistory=y``) for
+EFetch and ESummary; EFetch writes PubMed XML for the records and serves the sample's PMC full
+texts; the ID converter maps PMIDs, PMCIDs and DOIs; Europe PMC, iCite and ELink answer from the
+same records (:mod:`medlit.testing.demo_services`). Every other service the plugins declare points
+at the fake too and is answered 404, so a tool reaching one reports that source failed, never the
+internet. The server (:func:`medlit.core.cli.main` ``serve``) then runs in the foreground, over
+stdio by default or ``--http``; ``medlit demo call TOOL ARGUMENTS`` runs one tool over it instead.
+Review sets and exports are kept in the user's cache folder (:func:`demo_folder`), apart from real
+ones, and the sample's OpenAlex export is copied there for ``review_import`` by ``path``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import os
-import re
+import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 from aiohttp import web
 
+from . import demo_services
+from .demo_records import FULL_TEXTS, SAMPLE, Record, by_pmid, full_text, matching, records
 from .fake_upstream import FakeUpstream, Req, json_response, xml_response
 
-SAMPLE = Path(__file__).resolve().parent / "demo_sample"
-FULL_TEXTS = {"7100001": "pmc7100001_research.xml", "7100002": "pmc7100002_brief.xml"}
-Record = dict[str, Any]
+__all__ = ["demo_env", "demo_folder", "install", "main", "matching", "records"]
 
-
-@cache
-def records() -> tuple[Record, ...]:
-    data: list[Record] = json.loads((SAMPLE / "records.json").read_text(encoding="utf-8"))["records"]
-    return tuple(data)
-
-
-# -- the query language -------------------------------------------------------------------------
-
-_TOKEN = re.compile(r'\s*(?:(\()|(\))|"([^"]*)"\s*(\[[^\]]*\])?|([^\s()"]+))')
-_TAG = re.compile(r"^(.*?)\[([^\]]*)\]$")
-Test = Callable[[Record], bool]
-
-
-def _tokens(query: str) -> list[tuple[str, str, str]]:
-    """``(kind, text, tag)``: kind is ``(``, ``)``, ``op`` or ``term``."""
-    out: list[tuple[str, str, str]] = []
-    for m in _TOKEN.finditer(query):
-        opened, closed, phrase, phrase_tag, word = m.groups()
-        if opened or closed:
-            out.append((opened or closed, "", ""))
-        elif phrase is not None:
-            out.append(("term", phrase, (phrase_tag or "")[1:-1]))
-        elif word:
-            if word in ("AND", "OR", "NOT"):
-                out.append(("op", word, ""))
-                continue
-            tagged = _TAG.match(word)
-            if not tagged:
-                out.append(("term", word, ""))
-                continue
-            # PubMed reads "randomized controlled trial[pt]" as one tagged phrase
-            words = [tagged.group(1)]
-            while out and out[-1][0] == "term" and not out[-1][2] and " " not in out[-1][1]:
-                words.insert(0, out.pop()[1])
-            out.append(("term", " ".join(words), tagged.group(2)))
-    return out
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def _fields(record: Record, tag: str) -> str:
-    tag = tag.lower()
-    if tag in ("au", "author", "1au", "lastau"):
-        return " ".join(record["authors"])
-    if tag in ("ta", "journal", "so"):
-        return f"{record['journal']} {record['source']}"
-    if tag in ("pt", "publication type"):
-        return " ".join(record["pubtypes"])
-    if tag in ("ti", "title"):
-        return str(record["title"])
-    if tag in ("tiab", "ab", "mh", "mesh", "majr", "tw"):
-        return f"{record['title']} {record['abstract']}"
-    return (
-        " ".join(str(record[k]) for k in ("title", "abstract", "journal", "source") if record.get(k))
-        + " "
-        + " ".join(record["authors"])
-    )
-
-
-def _years(text: str) -> tuple[int, int] | None:
-    found = re.findall(r"\d{4}", text)
-    if not found:
-        return None
-    return int(found[0]), int(found[-1])
-
-
-def _term(text: str, tag: str) -> Test:
-    """Whether a record matches one term: years for ``[dp]``, else its words in the tag's fields
-    (a phrase as consecutive words, ``*`` as a prefix)."""
-    if tag.lower() in ("dp", "pdat", "date - publication"):
-        span = _years(text)
-        return lambda r: span is not None and r.get("year") is not None and span[0] <= r["year"] <= span[1]
-    wanted = _words(text.replace("*", " *"))
-    prefix = text.endswith("*")
-
-    def test(record: Record) -> bool:
-        have = _words(_fields(record, tag))
-        if not wanted:
-            return False
-        n = len(wanted)
-        for i in range(len(have) - n + 1):
-            head, last = have[i : i + n - 1], have[i + n - 1]
-            if head == wanted[:-1] and (last.startswith(wanted[-1]) if prefix else last == wanted[-1]):
-                return True
-        return False
-
-    return test
-
-
-def _either(a: Test, b: Test) -> Test:
-    return lambda r: a(r) or b(r)
-
-
-def _both(a: Test, b: Test, negate: bool) -> Test:
-    return (lambda r: a(r) and not b(r)) if negate else (lambda r: a(r) and b(r))
-
-
-@dataclass
-class _Parser:
-    tokens: list[tuple[str, str, str]]
-    at: int = 0
-
-    def peek(self) -> tuple[str, str, str] | None:
-        return self.tokens[self.at] if self.at < len(self.tokens) else None
-
-    def either(self) -> Test:
-        left = self.both()
-        while (tok := self.peek()) and tok[:2] == ("op", "OR"):
-            self.at += 1
-            left = _either(left, self.both())
-        return left
-
-    def both(self) -> Test:
-        left = self.one()
-        while (tok := self.peek()) and tok[0] != ")" and tok[:2] != ("op", "OR"):
-            negate = tok[:2] == ("op", "NOT")
-            if tok[0] == "op":
-                self.at += 1
-            left = _both(left, self.one(), negate)
-        return left
-
-    def one(self) -> Test:
-        tok = self.peek()
-        if tok is None:
-            return lambda r: False
-        self.at += 1
-        if tok[0] == "(":
-            inner = self.either()
-            if (close := self.peek()) and close[0] == ")":
-                self.at += 1
-            return inner
-        if tok[0] == "term":
-            return _term(tok[1], tok[2])
-        return self.one()  # a stray operator or bracket: skipped
-
-
-def matching(query: str) -> list[Record]:
-    """The sample's records the query finds, newest first (PubMed's default order)."""
-    test = _Parser(_tokens(query)).either()
-    found = [r for r in records() if test(r)]
-    return sorted(found, key=lambda r: (r.get("year") or 0, r["pmid"]), reverse=True)
-
+EXPORT = "openalex_export.ris"  # the sample's export, for review_import
 
 # -- the upstream -------------------------------------------------------------------------------
 
@@ -206,10 +61,6 @@ class Histories:
             size = int(req.params.get("retmax", "20") or 20)
             return pmids[start : start + size]
         return [i for raw in req.repeated("id") for i in raw.split(",") if i.strip()]
-
-
-def _by_pmid() -> dict[str, Record]:
-    return {r["pmid"]: r for r in records()}
 
 
 def esearch(histories: Histories) -> Callable[[Req], web.Response]:
@@ -262,20 +113,15 @@ def pubmed_xml(r: Record) -> str:
     )
 
 
-def _full_text(digits: str) -> bytes:
-    text = (SAMPLE / FULL_TEXTS[digits]).read_bytes()
-    return re.sub(rb"^<\?xml[^>]*\?>\s*(<!DOCTYPE[^>]*>\s*)?", b"", text)
-
-
 def efetch(histories: Histories) -> Callable[[Req], web.Response]:
     def handler(req: Req) -> web.Response:
         ids = histories.ids(req)
         if req.params.get("db") == "pmc":
-            found = [_full_text(i.removeprefix("PMC")) for i in ids if i.removeprefix("PMC") in FULL_TEXTS]
+            found = [full_text(i.removeprefix("PMC")) for i in ids if i.removeprefix("PMC") in FULL_TEXTS]
             return xml_response(
                 b'<?xml version="1.0" ?>\n<pmc-articleset>' + b"".join(found) + b"</pmc-articleset>"
             )
-        known = _by_pmid()
+        known = by_pmid()
         body = "".join(pubmed_xml(known[i]) for i in ids if i in known)
         return xml_response(
             '<?xml version="1.0" encoding="UTF-8"?>\n<PubmedArticleSet>' + body + "</PubmedArticleSet>"
@@ -306,7 +152,7 @@ def _summary(r: Record) -> dict[str, Any]:
 
 def esummary(histories: Histories) -> Callable[[Req], web.Response]:
     def handler(req: Req) -> web.Response:
-        known = _by_pmid()
+        known = by_pmid()
         ids = histories.ids(req)
         result: dict[str, Any] = {"uids": [i for i in ids if i in known]}
         result.update({i: _summary(known[i]) for i in ids if i in known})
@@ -336,12 +182,14 @@ def idconv(req: Req) -> web.Response:
 
 
 def install(fake: FakeUpstream) -> FakeUpstream:
-    """The sample's routes on ``fake`` (the NCBI E-utilities and the ID converter)."""
+    """The sample's routes on ``fake``: the NCBI E-utilities and the ID converter, then Europe PMC,
+    iCite and ELink (:func:`medlit.testing.demo_services.install`)."""
     histories = Histories()
     fake.route("ncbi", "esearch.fcgi", esearch(histories))
     fake.route("ncbi", "efetch.fcgi", efetch(histories))
     fake.route("ncbi", "esummary.fcgi", esummary(histories))
     fake.route("idconv", "", idconv)
+    demo_services.install(fake)
     return fake
 
 
@@ -363,7 +211,8 @@ def _start_in_thread(fake: FakeUpstream) -> None:
 
 
 def demo_env(fake: FakeUpstream, folder: Path) -> dict[str, str]:
-    """Every declared service pointed at ``fake``; the store and exports under ``folder``."""
+    """Every declared service pointed at ``fake``; the store and exports under ``folder``, and
+    ``folder/imports`` (where :func:`place_export` puts the sample's export) open to imports."""
     from .hosts import declared_services
 
     return fake.env(
@@ -371,8 +220,17 @@ def demo_env(fake: FakeUpstream, folder: Path) -> dict[str, str]:
         NCBI_EMAIL="demo@example.org",
         XDG_DATA_HOME=str(folder / "data"),
         MEDLIT_EXPORT_DIR=str(folder / "exports"),
+        MEDLIT_IMPORT_DIRS=str(folder / "imports"),
         MEDLIT_SCHEMA_CACHE="off",
     )
+
+
+def place_export(folder: Path) -> Path:
+    """The sample's OpenAlex export copied to ``folder/imports`` (a folder imports may read)."""
+    target = folder / "imports" / EXPORT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SAMPLE / EXPORT, target)
+    return target
 
 
 def demo_folder() -> Path:
@@ -390,5 +248,9 @@ def main(command: Sequence[str] = ("serve",)) -> int:
 
     fake = install(FakeUpstream(services=("ncbi", "idconv")))
     _start_in_thread(fake)
-    os.environ.update(demo_env(fake, demo_folder()))
+    folder = demo_folder()
+    os.environ.update(demo_env(fake, folder))
+    export = place_export(folder)
+    if tuple(command[:1]) != ("call",):  # stdout carries the protocol: the note goes to stderr
+        print(f"medlit demo: an export to try review_import with, by path: {export}", file=sys.stderr)
     return cli(list(command))

@@ -20,11 +20,13 @@ from medlit.testing import make_runtime as kit_runtime
 
 from support.environments import TEST_NCBI_RATE, fake_env
 from support.fake_upstream import FakeUpstream
-from support.plugin_pin import pin
+from support.plugin_pin import pin, pin_subprocesses
 
 # Before any test module builds a host at import: only the built-in plugins and those a test
-# installs itself are discovered, whatever else the environment has installed.
+# installs itself are discovered, whatever else the environment has installed; the servers and
+# probes the suite starts as subprocesses too.
 pin()
+pin_subprocesses()
 
 # `store_url` (each review test once per store backend) lives beside the backends it names.
 pytest_plugins = ["support.review_stores", "support.redis_server"]

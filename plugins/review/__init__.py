@@ -186,9 +186,11 @@ TOOLS = (
     ToolSpec(
         name="review_merge",
         title="Split or join deduplicated records",
-        description="Correct a review set's deduplication: split input records (a record's mergedFrom, from "
-        "review_records brief=false) out of a wrong merge, or join records that are one work; log lists the "
-        "rulings, which later searches and imports follow. Joined records' decisions move to the one kept.",
+        description="Correct a set's deduplication. Check merges after review_search or review_import: in "
+        "review_records brief=false, mergedFrom lists each record's input records with the evidence. split: move "
+        "input records of another work out to a new record. join: one work's records the matcher missed (lowest "
+        "key kept, decisions move to it; differing titles warned). log: these rulings, which later searches and "
+        "imports follow (not the matcher's merges). Screening: review_screen.",
         input_model=_models.MergeInput,
         output_model=_models.MergeOutput,
         handler=_rulings.review_merge,

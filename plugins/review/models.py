@@ -52,7 +52,7 @@ class SearchInput(ToolInput):
         None,
         max_length=8,
         description="Source name -> query in that source's syntax (sources in the description); omit to "
-        'resume or see the set. Example: {"pubmed": "asthma[mh] AND child*[tiab]"}',
+        'resume or see the set. Example: {"pubmed": "stem cell*[tiab] AND knee[tiab]"}',
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
@@ -244,24 +244,26 @@ class MergeInput(ToolInput):
     action: Literal["split", "join", "log"] = Field(
         description="split (key, inputs), join (keys) or log. Example: 'log'"
     )
-    key: int | None = Field(None, ge=0, le=2**53 - 1, description="split: its record. Example: 12")
+    key: int | None = Field(
+        None, ge=0, le=2**53 - 1, description="split: the record's key (review_records). Example: 12"
+    )
     inputs: list[MergeRef] | None = Field(
         None,
         min_length=1,
         max_length=50,
-        description='split: these mergedFrom entries. Example: [{"source": "Embase", "id": "L1"}]',
+        description='split: 1-50 mergedFrom entries to move out. Example: [{"source": "Embase", "id": "L1"}]',
     )
     keys: list[Annotated[int, Field(ge=0, le=2**53 - 1)]] | None = Field(
         None,
         min_length=2,
         max_length=20,
-        description="join: one work's records. Example: [12, 40]",
+        description="join: 2-20 keys of one work. Example: [12, 40]",
     )
     reviewer: Annotated[
         str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.@\-]*$")
-    ] = Field("model", description="Default 'model'. Example: 'Dr Lee'")
+    ] = Field("model", description="Who rules (logged); default 'model'. Example: 'Dr Lee'")
     reason: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
-        None, description="Why, logged. Example: 'an erratum'"
+        None, description="Why (logged). Example: 'erratum of 12'"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -416,7 +418,7 @@ def screening_estimate(e: Estimate) -> ScreeningEstimate:
 
 
 class StudyReport(ToolOutput):
-    """Another report of a record's study in the set (identity/links.py)."""
+    """Another report of a record's study in the set, linked to it by a shared identifier."""
 
     key: int = Field(description="The other record's key in the set")
     relation: Literal["registration", "article", "preprint", "report"] = Field(

@@ -454,3 +454,29 @@ async def test_a_translated_title_merges_at_one_full_citation_and_says_why(runti
         evidence = merged["mergedFrom"][1]["evidence"]
         assert evidence.startswith("title ") and "(languages differ)" in evidence
         assert "authors + year + journal + volume and pages 205-226" in evidence
+
+
+async def test_a_forced_join_of_two_different_titles_is_done_and_warned(runtime_for):
+    """Issue 55: a join of two works (different titles) was accepted without a word. It is still
+    done, as asked, and the answer says the titles differ and how to undo it; a join of one work's
+    records (titles that agree) says nothing of the kind."""
+    content = ris(
+        {"ID": "F1", "TI": "Inhaled budesonide in preschool wheeze", "AU": "Smith, Jane", "PY": "2021"},
+        {"ID": "F2", "TI": "Montelukast for adults with chronic asthma", "AU": "Jones, Alan", "PY": "2019"},
+        {"ID": "F3", "TI": "Inhaled budesonide in preschool wheeze.", "AU": "Smith, J", "PY": "2023"},
+    )
+    async with runtime_for() as rt:
+        await call(rt, "review_import", set="force", database="Embase", content=content)
+        records = (await call(rt, "review_records", set="force", brief=False)).data["records"]
+        key = {m["id"]: r["key"] for r in records for m in r["mergedFrom"]}
+        assert len({key["F1"], key["F2"], key["F3"]}) == 3  # three records before any ruling
+
+        forced = await call(rt, "review_merge", set="force", action="join", keys=[key["F1"], key["F2"]])
+        assert forced.data["keys"] == [min(key["F1"], key["F2"])]
+        notice = forced.data["notice"]
+        assert "titles differ" in notice and "Montelukast for adults with chronic asthma" in notice
+        assert "split" in notice and notice.endswith("follow the ruling.")
+        assert "titles differ" in forced.text
+
+        agreed = await call(rt, "review_merge", set="force", action="join", keys=[key["F1"], key["F3"]])
+        assert "titles differ" not in agreed.data["notice"]

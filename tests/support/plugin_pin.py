@@ -5,16 +5,21 @@ third-party plugin installed in the environment the suite runs in (the docs' hel
 A test asks for a plugin by installing it into its own temporary folder
 (:func:`support.distributions.fake_dist` under ``tmp_path``): a distribution found under a pytest
 temporary folder is kept. ``tests/conftest.py`` applies :func:`pin` to core's discovery for the
-whole run; servers the suite starts as subprocesses discover on their own."""
+whole run, and :func:`pin_subprocesses` to every Python process the suite starts (a server over
+stdio, ``medlit`` commands, ``python -c`` probes): ``PYTHONPATH`` names ``pinned_site/``, whose
+``sitecustomize`` applies the same :func:`pinned` there. A test that sets its subprocess's own
+``PYTHONPATH`` keeps the pin with :func:`with_pin`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from importlib.metadata import EntryPoint, EntryPoints
 from pathlib import Path
 from typing import Any
 
 BUILTIN_DIST = "medlit-mcp"
+SITE = Path(__file__).resolve().parent / "pinned_site"  # its sitecustomize applies the pin
 
 
 def _location(ep: EntryPoint) -> Path | None:
@@ -56,3 +61,20 @@ def pin() -> None:
 
     medlit.core.host.entry_points = pinned(importlib.metadata.entry_points)  # type: ignore[assignment]
     medlit.testing.hosts.entry_points = pinned(importlib.metadata.entry_points)  # type: ignore[attr-defined]
+
+
+def with_pin(pythonpath: str | None) -> str:
+    """``pythonpath`` with :data:`SITE` first (once)."""
+    parts = [p for p in (pythonpath or "").split(os.pathsep) if p and p != str(SITE)]
+    return os.pathsep.join([str(SITE), *parts])
+
+
+def pinned_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a subprocess, its ``PYTHONPATH`` led by :data:`SITE`."""
+    return {**env, "PYTHONPATH": with_pin(env.get("PYTHONPATH"))}
+
+
+def pin_subprocesses() -> None:
+    """Every subprocess that inherits this process's ``PYTHONPATH`` (``os.environ``, or
+    ``support.environments.server_env``, which passes it through) discovers as the suite does."""
+    os.environ["PYTHONPATH"] = with_pin(os.environ.get("PYTHONPATH"))

@@ -16,6 +16,7 @@ from medlit.core.host import load_host
 from medlit.core.settings import load_settings
 
 from support.distributions import fake_dist
+from support.plugin_pin import with_pin
 
 MISSPELT = """
 from medlit.core.plugin import PluginInfo, hookimpl
@@ -149,7 +150,7 @@ def test_a_switched_off_plugin_whose_hook_raises_is_disabled_and_never_called(tm
 def test_medlit_plugins_lists_every_contribution(tmp_path):
     site = fake_dist(tmp_path / "site", "medlit-misspelt", "1.0", {"misspelt": "medlit_misspelt"},
                      {"medlit_misspelt": MISSPELT})  # fmt: skip
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site), "MEDLIT_SCHEMA_CACHE": "off"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": with_pin(str(site)), "MEDLIT_SCHEMA_CACHE": "off"}
     proc = subprocess.run(
         [sys.executable, "-m", "medlit", "plugins", "--json"],
         capture_output=True,
@@ -199,7 +200,7 @@ def test_a_third_party_jats_tier_reports_its_own_source_over_mcp(tmp_path):
     )
     env = {
         "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(site),
+        "PYTHONPATH": with_pin(str(site)),
         "MEDLIT_LOAD_PLUGINS": "acmejats,fulltext",
         "MEDLIT_SCHEMA_CACHE": "off",
         "MEDLIT_CACHE": "off",

@@ -17,6 +17,8 @@ import pytest
 
 from medlit.core import context, hookspecs, plugin, types
 
+from support.plugin_pin import with_pin
+
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS_MD = ROOT / "docs" / "plugins.md"
 
@@ -190,6 +192,7 @@ def test_tutorial_plugin_passes_its_own_tests(tmp_path):
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(body)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME")}
+    env["PYTHONPATH"] = with_pin(None)  # the suite's plugin pin (support/plugin_pin.py)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"],
         cwd=project,

@@ -35,6 +35,7 @@ from medlit.core.settings import SettingsError, load_settings
 from medlit.testing import FakeUpstream, InlinePlugin, json_response, make_host, make_runtime
 
 from support.distributions import fake_dist
+from support.plugin_pin import with_pin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "medlit-example-plugin"
 
@@ -250,7 +251,7 @@ def test_broken_third_party_entry_point_does_not_stop_cli(tmp_path):
         {"broken": "broken_plugin"},
         {"broken_plugin": "raise ImportError('missing dependency xyz')\n"},
     )
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site)}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": with_pin(str(site))}
     proc = subprocess.run(
         [sys.executable, "-m", "medlit", "plugins"], capture_output=True, text=True, env=env, timeout=60
     )

@@ -5,15 +5,20 @@ the input records' own ids, so re-running a search or importing the file again f
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from medlit.core.plugin import ToolContext, rendering
 from medlit.core.plugin import errors as E
 
 from ..models import InputRecord, MergeInput, MergeLogEntry, MergeOutput, SetRecord
+from ..record import RecordData
 from ..sets.paging import set_record
 from ..sets.workspace import BUSY, existing, workspace
 from ..store import Store
 from . import corrections
+from .matching import normalize, titles_agree
+
+SHOWN_TITLE = 90  # characters of each differing title a join's warning quotes
 
 
 async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> list[SetRecord]:
@@ -32,6 +37,25 @@ async def records_with_inputs(store: Store, set_id: int, keys: list[int]) -> lis
     return out
 
 
+async def titles_apart(store: Store, set_id: int, keys: list[int]) -> str | None:
+    """A warning when records about to be joined carry titles that are not one work's (the
+    matcher's own test, :func:`titles_agree`): a forced join of two works is allowed, never
+    silent."""
+    found = await store.page_of(set_id, keys)
+    if len(found) < 2:
+        return None
+    (kept, first), others = found[0], found[1:]
+    work = normalize(cast(RecordData, first))  # the stored record's data, as the matcher reads it
+    apart = [(k, d) for k, d in others if not titles_agree(work, normalize(cast(RecordData, d)))]
+    if not apart:
+        return None
+    shown = "; ".join(f"{k}: '{str(d.get('title') or '')[:SHOWN_TITLE]}'" for k, d in [(kept, first), *apart])
+    return (
+        f"The titles differ ({shown}): joined as one work as asked. If they are two works, split the "
+        f"input records out of record {kept} again (action 'split', from its mergedFrom)."
+    )
+
+
 async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
     ws = workspace(ctx)
     store, row = await existing(ws, args.set, ctx.principal)
@@ -47,6 +71,7 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
             "Rule on its records when it is done.",
             kind=BUSY,
         )
+    warning = None  # a join of records whose titles differ says so
     if args.action == "split":
         if args.key is None or not args.inputs:
             raise E.invalid_argument(
@@ -81,14 +106,16 @@ async def review_merge(args: MergeInput, ctx: ToolContext) -> MergeOutput:
                 f"No record(s) {', '.join(map(str, missing_keys))} in the set.",
                 "Take keys from review_records.",
             )
+        warning = await titles_apart(store, row.id, sorted(set(args.keys)))
         keys = [await corrections.join(store, row.id, sorted(set(args.keys)), args.reviewer, args.reason)]
     ws.warm(row.id)  # the set's records changed: the ranking's features are fitted anew
+    logged = "Logged; later searches and imports of this set follow the ruling."
     return MergeOutput(
         set=row.name,
         action=args.action,
         keys=keys,
         records=await records_with_inputs(store, row.id, keys),
-        notice="Logged; later searches and imports of this set follow the ruling.",
+        notice=f"{warning} {logged}" if warning else logged,
     )
 
 
