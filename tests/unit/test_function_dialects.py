@@ -146,7 +146,10 @@ def test_the_default_search_says_what_else_exists_and_in_which_family(definition
     for family in ("review:", "europepmc:", "eutils:", "pubtator:", "trials:"):
         assert family in tail, family
     assert "screening" in tail and "PRISMA" in tail
-    assert "review_export (review family)" in definitions["pubmed_format_citations"].description
+    assert (
+        "review_export (review family, via medlit_toolsets)"
+        in definitions["pubmed_format_citations"].description
+    )
 
 
 def test_nothing_invites_calling_an_unlisted_tool_directly():
