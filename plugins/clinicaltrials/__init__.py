@@ -51,8 +51,7 @@ FETCH_TOOL = ToolSpec(
     name="clinicaltrials_fetch",
     title="Fetch ClinicalTrials.gov records",
     description=(
-        "Read ClinicalTrials.gov records by NCT number, several in one request, at the `detail` asked (posted "
-        "results: first value per group, adverse-event totals). Use it for NCT numbers from "
+        "Read ClinicalTrials.gov records by NCT number, several in one request, at the `detail` asked. Use it for NCT numbers from "
         "clinicaltrials_search or a paper; to find trials use "
         "clinicaltrials_search, to read the linked articles pubmed_fetch_articles with the pmids. Up to 50 "
         "numbers a call, 10 with 'full'; numbers the register does not know are listed in notFound, an old "

@@ -52,8 +52,7 @@ SEARCH_TOOL = ToolSpec(
     name="pubmed_europepmc_search",
     title="Search Europe PMC",
     description=(
-        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
-        "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
+        "Search Europe PMC: PubMed plus preprints, patents, Agricola and the words of open full texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
         "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
         "pubmed_fetch_fulltext; every record of a systematic search into a set: review_search (review family). "
         "Page with cursorMark = nextCursorMark (absent on the last page). No match is an empty result, not an "
@@ -70,8 +69,8 @@ FETCH_TOOL = ToolSpec(
     name="pubmed_europepmc_fetch",
     title="Fetch Europe PMC records",
     description=(
-        "Fetch whole Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: abstract, authors "
-        "with ORCID, journal, dates, keywords, MeSH, licence and where to read the text. The way to read "
+        "Fetch whole Europe PMC records (abstract, authors, MeSH, licence, where to read the text) by "
+        "{source, epmcId} from pubmed_europepmc_search hits. The way to read "
         "preprints (PPR), patents and Agricola records, which often lack a PMID or DOI; for PubMed records "
         "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. Up to 25 pairs, one "
         "request; unknown pairs are listed in notFound; past maxResponseCharacters, call again with deferred."

@@ -23,8 +23,7 @@ class LookupInput(ToolInput):
     )
     server: Server = Field(
         "auto",
-        description="Which server to ask; 'auto' guesses from the DOI (8-digit suffix: medRxiv) and tries the "
-        "other on a miss. Example: 'medrxiv'.",
+        description="'auto' guesses from the DOI and tries the other server on a miss. Example: 'medrxiv'.",
     )
     includeAbstract: bool = Field(False, description="Add the latest version's abstract.")
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD

@@ -105,7 +105,8 @@ IdList = list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)]]
 class AnnotationsInput(ToolInput):
     pmids: IdList | None = Field(
         None,
-        description="PubMed IDs (title and abstract), up to 100. Example: ['22663011', '20516115'].",
+        description="PubMed IDs (title and abstract), up to 100; one string may pack several. "
+        "Example: ['22663011', '20516115'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
     pmcids: IdList | None = Field(

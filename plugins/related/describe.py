@@ -40,6 +40,6 @@ def describe(catalog: Catalog) -> str:
     return (
         "Find articles similar to, citing or cited by one article (a PMID), as PMIDs with brief summaries, "
         f"from {chain} in turn until one has a list. Use it to follow "
-        f"citations or find similar work{_siblings(catalog)}. Up to 100 a page (offset = nextOffset). Finding "
+        f"citations or find similar work{_siblings(catalog)}. Page with offset = nextOffset. Finding "
         "none is an empty answer, not an error."
     )

@@ -193,7 +193,7 @@ TOOLS = (
     ),
     ToolSpec(
         name="review_records",
-        title="Page through a review set",
+        title="Page a review set's records (the screening queue)",
         description="Page a review set's records and decisions, filtered. Screening loop: undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
         "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
@@ -223,7 +223,7 @@ TOOLS = (
     ToolSpec(
         name="review_screen",
         title="Record screening decisions",
-        description="Record up to 200 screening decisions (with reason and reviewer) on a set's records; "
+        description="Record screening decisions (with reason and reviewer) on a set's records; "
         "re-recording replaces that reviewer's. A full-text exclusion needs a reasonCategory. Invalid items are "
         "refused, the rest recorded; reviewers' conflicts are listed. The next batch: review_records "
         "undecided=true order='priority' brief=false, until its screeningEstimate says safeToStop.",

@@ -57,12 +57,11 @@ class SearchInput(ToolInput):
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
-        False, description="Let a source fetch past its window in date slices (PubMed: 10,000)"
+        False, description="Fetch past a source's window (PubMed: 10,000) in date slices"
     )
     update: bool = Field(
         False,
-        description="Living review: re-run the set's searches as a new run (decisions kept; `new` counts "
-        "what it adds)",
+        description="Living review: re-run the searches as a new run (decisions kept; `new`: what it adds)",
     )
     updateEvery: int | None = Field(
         None,
@@ -479,7 +478,7 @@ class SetRecord(ToolOutput):
 
 
 class RankingProgress(ToolOutput):
-    """order='priority' while the set's ranking runs (issue 50): no page yet, ask again later."""
+    """order='priority' while the set's ranking runs: no page yet, ask again later."""
 
     state: Literal["running"] = Field(description="running: the set's ranking job is under way")
     percent: int = Field(description="The share of the ranking done, 0-99")
@@ -578,7 +577,7 @@ class SetsInput(ToolInput):
         None, description="delete: the set's name again. Example: 'kids'"
     )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
-        None, description="What priority ranking ranks by (review_records). Example: 'RCTs, adults'"
+        None, description="Criteria priority ranking uses. Example: 'RCTs, adults'"
     )
     includeTerms: list[Term] | None = Field(
         None,
@@ -625,7 +624,7 @@ class SetSummary(ToolOutput):
     uploads: list[PendingUpload] = Field(
         default_factory=list,
         description="Files being sent in parts (review_import part/parts), not yet imported: they expire "
-        "after MEDLIT_IMPORT_PARTS_TTL seconds without a new part; review_import cancel=true drops one",
+        "after a day without a new part (as the server sets it); review_import cancel=true drops one",
     )
 
 
@@ -700,7 +699,8 @@ class ScreenInput(ToolInput):
     decisions: list[ScreenItem] = Field(
         min_length=1,
         max_length=200,
-        description='Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
+        description="Up to 200: id, stage, decision, reason. "
+        'Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
     )
     reviewer: Reviewer = Field(
         "model",

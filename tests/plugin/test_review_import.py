@@ -463,7 +463,12 @@ async def test_merged_true_pages_only_the_records_deduplication_merged_with_its_
     async with runtime_for() as rt:
         await call(rt, "review_import", set="kids", database="Embase", content=EMBASE)
         again = ris(
-            {"ID": "E2", "TI": "A different trial of montelukast in preschool wheeze", "AU": "Brown, Kim", "PY": "2020"}
+            {
+                "ID": "E2",
+                "TI": "A different trial of montelukast in preschool wheeze",
+                "AU": "Brown, Kim",
+                "PY": "2020",
+            }
         )
         await call(rt, "review_import", set="kids", database="Embase", content=again, fileName="e2.ris")
         everything = await call(rt, "review_records", set="kids")
