@@ -1,11 +1,18 @@
-"""The description of ``pubmed_verify_references``, built at load, naming only the sibling tools
-served (each with its family when it is another's)."""
+"""The description of ``pubmed_verify_references``, built at load from the matchers actually
+declared, naming only the sibling tools served (each with its family when it is another's)."""
 
 from __future__ import annotations
 
-from medlit.core.plugin import Catalog, kinds
+from collections.abc import Sequence
+from typing import Any
+
+from medlit.core.plugin import Catalog, Declared, kinds
 
 NAME = "pubmed_verify_references"
+
+
+def _names(pairs: Sequence[Declared[Any]]) -> str:
+    return ", ".join(p.name + ("" if rec.active else " [off]") for p, rec in pairs) or "none"
 
 
 def describe(catalog: Catalog) -> str:
@@ -20,7 +27,8 @@ def describe(catalog: Catalog) -> str:
     return (
         "Audit a reference list: does each reference exist, which record is it, what is wrong with it, is it "
         "retracted or corrected? Each comes back verified, mismatch (discrepancies; chimeras flagged), ambiguous "
-        "(top candidates), not_found (sources named) or unverified (a source failed: retry later). Use it "
+        "(top candidates), not_found (sources named) or unverified (a source failed: retry later). "
+        f"Matchers: {_names(catalog.matchers)}. Use it "
         "before submitting or when citing "
         "unfamiliar or model-drafted references" + "".join("; " + s for s in siblings) + "."
     )

@@ -150,7 +150,7 @@ TOOLS = (
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV, Ovid...) into a review set as that database's "
         "search, creating the set if new: deduplicated, counted for PRISMA; a file sent twice is stored once. Send `content` (or `path`). While "
-        "`running`, repeat the call for its state. PubMed/Europe PMC: review_search. Then check merges: "
+        "`running`, repeat the call. PubMed/Europe PMC: review_search. Then check merges: "
         "review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,

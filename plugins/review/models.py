@@ -143,11 +143,11 @@ class ImportInput(ToolInput):
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's text. Example: 'TY  - JOUR\\nER  - '",
+        description="The file's text. Example: 'TY  - JOUR\\nTI  - Asthma\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="Server file under MEDLIT_IMPORT_DIRS (unset: refused, send content). Example: '~/e.ris'",
+        description="Server file in MEDLIT_IMPORT_DIRS (unset: refused, send content). Example: '~/e.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64 for non-UTF-8 bytes (UTF-16...). Example: 'base64'"
@@ -180,7 +180,7 @@ class ImportInput(ToolInput):
     )
     sourceKind: Literal["database", "register", "other"] | None = Field(
         None,
-        description="PRISMA route when the name doesn't tell. Example: 'register'",
+        description="PRISMA route if the name doesn't tell. Example: 'register'",
     )
 
     cancel: bool = Field(

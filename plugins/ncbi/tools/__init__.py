@@ -225,8 +225,8 @@ _DECLARED = (
         description=(
             "Search PubMed with its query syntax ([tiab], [mh], [au], [dp], AND/OR/NOT) plus AND-ed filters: "
             "PMIDs, total, summaries. No match is an empty result, not an error; at most 9,999 records: split by "
-            "dateRange. Other families (medlit_toolsets): review: imports, whole searches (review_search), "
-            "screening, PRISMA; eutils: other NCBI databases (eutils_esearch, "
+            "dateRange. Other families (medlit_toolsets): review: database imports, whole searches "
+            "(review_search), screening, PRISMA; eutils: all NCBI databases (eutils_esearch, "
             "eutils_search_then_fetch); europepmc: preprints, patents (pubmed_europepmc_search); pubtator: genes, "
             "chemicals; trials: registers."
         ),

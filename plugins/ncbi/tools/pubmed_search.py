@@ -121,7 +121,7 @@ class SearchArticlesInput(ToolInput):
     query: str | None = Field(
         None,
         max_length=QUERY_LENGTH,
-        description="Omit to use filters alone. Example: 'crispr[tiab] AND anemia'.",
+        description="Omit to use filters alone. Example: 'crispr[tiab]'.",
     )
     author: str | None = Field(None, max_length=200, description="'Family Initials'. Example: 'Doudna JA'.")
     journal: str | None = Field(
