@@ -73,8 +73,8 @@ _DECLARED = (
         description=(
             "Store a UID list on the NCBI History server and get a handle that eutils_esummary, eutils_efetch and "
             "eutils_elink accept instead of the ids. Use it for long lists from elsewhere (a bibliography, another "
-            "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
-            "each call creates a new handle."
+            "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request "
+            "for up to 10,000 UIDs; each call creates a new handle."
         ),
         input_model=_eutils_search.EPostInput,
         output_model=_eutils_search.EPostOutput,
@@ -137,7 +137,7 @@ _DECLARED = (
         description=(
             "Get document summaries (DocSums) for UIDs or a History handle in any Entrez database; for PubMed: title, "
             "authors, journal, date, DOI, PMCID. Use it to screen records cheaply; for abstracts, sequences or full "
-            "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids or "
+            "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids (up to 10,000) or "
             "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
             "come back."
         ),
@@ -190,7 +190,7 @@ _DECLARED = (
             "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
             "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; the linked "
             "records themselves, eutils_link_then_fetch; PMID <-> PMC ID <-> DOI, pubmed_convert_ids. Give one of "
-            "uids or history. No links is an empty result with a hint."
+            "uids (up to 2,000) or history. No links is an empty result with a hint."
         ),
         input_model=_eutils_link.ELinkInput,
         output_model=_eutils_link.ELinkOutput,
