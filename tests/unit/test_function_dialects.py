@@ -189,7 +189,10 @@ def test_a_pubmed_pointer_to_an_unlisted_tool_names_its_family(definitions, tool
         if family != "pubmed":
             assert f"{family} family" in desc or f"{family}:" in desc, (tool, named, family)
             # and the way to it (issue 55's grading: a family named without its route is a dead end)
-            assert f"{family} family, via medlit_toolsets" in desc or "(medlit_toolsets):" in desc, (tool, named)
+            assert f"{family} family, via medlit_toolsets" in desc or "(medlit_toolsets):" in desc, (
+                tool,
+                named,
+            )
 
 
 def test_tools_of_one_other_family_share_one_route():
