@@ -201,7 +201,7 @@ def response_format_field() -> ResponseFormat:
         default,
         validation_alias=AliasChoices("responseFormat", "response_format"),
         # Repeated in every tool: what it does and its default, in as few words as say it.
-        description="Text reply's format; default markdown. Example: 'json'.",
+        description="Text reply: default markdown. Example: 'json'.",
     )
 
 

@@ -39,6 +39,7 @@ from .toolset_tools import (
     CALL_SCHEMA,
     CALL_TOOL,
     TOOLSETS_DESCRIPTION,
+    TOOLSETS_OUTPUT,
     TOOLSETS_TOOL,
     ToolsetsAnswer,
     describe,
@@ -73,9 +74,10 @@ notice saying how to continue (deferred ids, next offsets). """
 
 
 def instructions(host: Host) -> str:
-    """The server instructions for what is installed: the active providers, those installed but
-    off (and what turns them on), the full-text chain in order, then how answers behave."""
-    parts = [INSTRUCTIONS]
+    """The server instructions for what is installed: each active plugin's line (the workflows it
+    adds, the full-text chain in order), the active providers, those installed but off (and what
+    turns them on), the families not listed, then how answers behave."""
+    parts = [INSTRUCTIONS, *host.instructions()]
     # Providers are the plugins that reach a service; workflows compose them and say so below.
     providers = [p for p in host.plugins.values() if p.active and p.info and host.plugin_services(p.name)]
     if providers:
@@ -92,7 +94,6 @@ def instructions(host: Host) -> str:
             + "; ".join(f"{p.info.title if p.info else p.name} ({p.waiting_on})" for p in off)
             + "."
         )
-    parts += host.instructions()
     hidden = [f for f in host.families if f not in host.listed_families]
     if hidden:
         parts.append(
@@ -152,14 +153,22 @@ def meta_definitions(host: Host) -> list[types.Tool]:
     (``MEDLIT_TOOLSETS=all`` gives the full list of before, nothing added)."""
     if host.listed_families >= set(host.families):
         return []
-    annotations = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    # enable and disable change the session's tool list: not read-only, though nothing else changes
+    annotations = types.ToolAnnotations(
+        title="Tool families: list, enable, describe",
+        read_only_hint=False,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    )
     return [
         types.Tool(
             name=TOOLSETS_TOOL,
             title="Tool families: list, enable, describe",
             description=TOOLSETS_DESCRIPTION,
             input_schema=toolsets_schema(host),
-            annotations=annotations.model_copy(update={"title": "Tool families: list, enable, describe"}),
+            output_schema=TOOLSETS_OUTPUT,
+            annotations=annotations,
         ),
         types.Tool(
             name=CALL_TOOL,

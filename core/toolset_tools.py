@@ -22,12 +22,12 @@ Action = Literal["list", "enable", "disable", "describe"]
 ACTIONS: tuple[Action, ...] = ("list", "enable", "disable", "describe")
 
 TOOLSETS_DESCRIPTION = """\
-List, enable or describe the tool families this server has beyond the tools listed now; use it \
-when no listed tool fits the task. `list` (the default) names every family with one line per \
-tool; `enable` adds a family's tools to this session's tool list (the host is told the list \
-changed), `disable` removes them again; `describe` returns one tool's full description and input \
-schema. A tool of a family not listed is reached by `enable` then its name, or, when your tool \
-list does not refresh after `enable`, through `medlit_call_tool`."""
+List the tool families this server has beyond the tools listed now, add one to this session's \
+tool list, or describe one tool; use it when no listed tool fits the task (the families are in \
+`toolset`). `list` (the default) names every family's tools, one line each; `enable` with \
+`toolset` adds a family's tools to your list (the host is told it changed; `changed` says so), \
+`disable` removes them; `describe` with `tool` returns its description and input schema. If \
+your tool list did not grow after `enable`, run the family's tools through `medlit_call_tool`."""
 
 TOOLSETS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -46,10 +46,49 @@ TOOLSETS_SCHEMA: dict[str, Any] = {
         "tool": {
             "type": "string",
             "maxLength": 80,
-            "description": "The tool to describe. Example: 'eutils_esearch'.",
+            "description": "describe: the tool. Example: 'review_import'.",
         },
     },
     "additionalProperties": False,
+}
+
+
+_NAME_LINE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "summary": {"type": "string"}},
+    "required": ["name", "summary"],
+}
+# What every answer of medlit_toolsets holds (ToolsetsAnswer), as its output schema.
+TOOLSETS_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "toolsets": {
+            "type": "array",
+            "description": "list: every family; enable/disable: the one acted on",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "summary": {"type": "string"},
+                    "listed": {"type": "boolean", "description": "Its tools are in this session's list now"},
+                    "tools": {"type": "array", "items": _NAME_LINE},
+                },
+                "required": ["name", "summary", "listed", "tools"],
+            },
+        },
+        "changed": {"type": "boolean", "description": "enable/disable: the session's tool list changed"},
+        "tool": {"type": "string"},
+        "description": {"type": "string", "description": "describe: the tool's description"},
+        "inputSchema": {
+            "type": "object",
+            "description": "describe: the tool's input schema, as tools/list gives it",
+            "properties": {"type": {"type": "string"}},
+            "additionalProperties": True,
+        },
+        "notice": {"type": "string"},
+    },
+    "required": ["action"],
 }
 
 
@@ -64,7 +103,7 @@ def toolsets_schema(host: Host) -> dict[str, Any]:
     toolset = {
         "type": "string",
         "enum": families,
-        "description": f"The family to enable or disable. Families: {lines}. Example: 'review'.",
+        "description": f"enable/disable: the family. {lines}. Example: 'review'.",
     }
     return {**TOOLSETS_SCHEMA, "properties": {**TOOLSETS_SCHEMA["properties"], "toolset": toolset}}
 

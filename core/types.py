@@ -1430,10 +1430,22 @@ class Catalog:
         return tool in self.tools
 
     def named(self, tool: str, beside: str) -> str:
-        """``tool`` as the description of ``beside`` names it: with its family when the two are
-        of different families (``eutils_elink (eutils family)``)."""
-        family = self.families.get(tool, "")
-        return tool if not family or family == self.families.get(beside) else f"{tool} ({family} family)"
+        """``tool`` as the description of ``beside`` names it: with its family and the way to it
+        when the two are of different families (``eutils_elink (eutils family, via medlit_toolsets)``)."""
+        return self.named_all([tool], beside)
+
+    def named_all(self, tools: Sequence[str], beside: str) -> str:
+        """``tools`` joined by 'or', each family named once: 'a or b (eutils family, via medlit_toolsets)'."""
+        out: list[str] = []
+        for i, tool in enumerate(tools):
+            family = self.families.get(tool, "")
+            later = tools[i + 1] if i + 1 < len(tools) else None
+            shown = family and family != self.families.get(beside)
+            if shown and (later is None or self.families.get(later) != family):
+                out.append(f"{tool} ({family} family, via medlit_toolsets)")
+            else:
+                out.append(tool)
+        return " or ".join(out)
 
     def switched_off_hint(self) -> str:
         """'' or e.g. 'Plugins switched off here: ncbi (NCBI_ENABLED=true enables it).'"""

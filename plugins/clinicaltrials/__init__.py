@@ -31,10 +31,11 @@ SEARCH_TOOL = ToolSpec(
     name="clinicaltrials_search",
     title="Search ClinicalTrials.gov",
     description=(
-        "Search ClinicalTrials.gov (ongoing, unpublished and completed trials) for trial summaries: NCT "
-        "number, status, phase, conditions, interventions, enrollment, dates, sponsor, linked PMIDs. Articles: "
-        "pubmed_search_articles (pubmed family); known NCT numbers: clinicaltrials_fetch; every study into a "
-        "review set: review_search (review family). Criteria AND together; status and phase match any value. "
+        "Search ClinicalTrials.gov (ongoing, unpublished and completed trials) for trial summaries (status, "
+        "phase, dates, sponsor, linked PMIDs). Articles: "
+        "pubmed_search_articles; known NCT numbers: clinicaltrials_fetch; every study into a review set: "
+        "review_search (review family). Give at least one criterion; criteria AND together, status and phase "
+        "match any value. "
         "Page with pageToken = nextPageToken (absent on the last page). No match: an empty result; bad Essie "
         "syntax: invalid_argument."
     ),
@@ -50,13 +51,9 @@ FETCH_TOOL = ToolSpec(
     name="clinicaltrials_fetch",
     title="Fetch ClinicalTrials.gov records",
     description=(
-        "Read ClinicalTrials.gov records by NCT number, several in one request: detail 'summary' (default) "
-        "gives status, phase, conditions, interventions, enrollment, dates, sponsor and linked PMIDs; detail "
-        "'full' adds design, arms, eligibility criteria, outcome measures, status history, sites, references "
-        "and posted results (first value per group, adverse-event totals). Use it for NCT numbers from "
-        "clinicaltrials_search, a paper's abstract or its registry field; to find trials use "
-        "clinicaltrials_search (trials family), to read the linked articles pubmed_fetch_articles (pubmed "
-        "family) with the pmids. Up to 50 "
+        "Read ClinicalTrials.gov records by NCT number, several in one request, at the `detail` asked. Use it for NCT numbers from "
+        "clinicaltrials_search or a paper; to find trials use "
+        "clinicaltrials_search, to read the linked articles pubmed_fetch_articles with the pmids. Up to 50 "
         "numbers a call, 10 with 'full'; numbers the register does not know are listed in notFound, an old "
         "number merged into another answers with the current record (aliases)."
     ),
@@ -72,7 +69,7 @@ SEARCH_SOURCE = SearchSource(
     name="clinicaltrials",
     title="ClinicalTrials.gov",
     run=_review_source.run_clinicaltrials,
-    syntax="ClinicalTrials.gov Essie syntax (AREA[Condition]asthma AND AREA[Phase]PHASE3)",
+    syntax="Essie syntax (AREA[Phase]PHASE3)",
     order=40,
     batch=1000,
     description="/studies query.term with pageToken paging, 1,000 studies a request.",
@@ -96,8 +93,7 @@ def medlit_plugin_info() -> PluginInfo:
         description="ClinicalTrials.gov study search and records, and the register as a review search source.",
         guide=GUIDE,
         toolsets={
-            FAMILY: "Trial registers: search ClinicalTrials.gov and read study records (eligibility, outcomes, "
-            "posted results) by NCT number.",
+            FAMILY: "Trial registers: ClinicalTrials.gov search and study records by NCT number.",
         },
         id_links={"nct": "https://clinicaltrials.gov/study/{id}"},
         settings=(

@@ -55,34 +55,34 @@ def _date(value: str | None, name: str) -> str | None:
 
 class SearchInput(ToolInput):
     condition: str | None = Field(
-        None, max_length=500, description="Condition (query.cond). Example: 'asthma'."
+        None, max_length=500, description="Condition or disease. Example: 'asthma'."
     )
     intervention: str | None = Field(
-        None, max_length=500, description="Drug, device or procedure (query.intr). Example: 'semaglutide'."
+        None, max_length=500, description="Drug, device or procedure. Example: 'semaglutide'."
     )
     terms: str | None = Field(
         None,
         max_length=2000,
-        description="Other terms in Essie syntax (query.term). Example: 'AREA[LeadSponsorName]Pfizer'.",
+        description="Other words, ranked (Essie syntax). Example: 'AREA[LeadSponsorName]Pfizer'.",
     )
-    location: str | None = Field(
-        None, max_length=300, description="Place or facility (query.locn). Example: 'Kenya'."
-    )
+    location: str | None = Field(None, max_length=300, description="Place or facility. Example: 'Kenya'.")
     status: list[Status] = Field(
         default_factory=list, max_length=9, description="Any of. Example: ['RECRUITING']."
     )
     phase: list[Phase] = Field(default_factory=list, max_length=6, description="Any of. Example: ['PHASE3'].")
-    startFrom: str | None = Field(None, max_length=10, description="Started on or after. Example: '2020-01'.")
+    startFrom: str | None = Field(
+        None, max_length=10, description="Start date on or after, YYYY-MM[-DD]. Example: '2020-01'."
+    )
     startTo: str | None = Field(
-        None, max_length=10, description="Started on or before. Example: '2024-12-31'."
+        None, max_length=10, description="Start date on or before, YYYY-MM[-DD]. Example: '2024-12-31'."
     )
     advanced: str | None = Field(
         None,
         max_length=2000,
-        description="Essie filter ANDed on (filter.advanced). Example: 'AREA[StudyType]INTERVENTIONAL'.",
+        description="Essie filter ANDed on: narrows, never ranks. Example: 'AREA[StudyType]INTERVENTIONAL'.",
     )
-    sort: Sort = Field("relevance", description="Example: 'last_update'.")
-    pageSize: int = Field(20, ge=1, le=PAGE_CAP, description="Example: 50.")
+    sort: Sort = Field("relevance", description="last_update: latest change first. Example: 'last_update'.")
+    pageSize: int = Field(20, ge=1, le=PAGE_CAP, description="Studies per page. Example: 50.")
     pageToken: str | None = Field(
         None, max_length=400, description="nextPageToken, verbatim. Example: 'NF0g5JGBlPA'."
     )
@@ -158,8 +158,9 @@ class FetchInput(ToolInput):
     )
     detail: Detail = Field(
         "summary",
-        description="'summary' (status, phase, conditions, dates, sponsor, PMIDs) or 'full' (adds design, "
-        "arms, eligibility, outcomes, results). Example: 'full'.",
+        description="'summary' (status, phase, conditions, interventions, enrollment, dates, sponsor, PMIDs) or "
+        "'full' (adds design, arms, eligibility, outcomes, status history, sites, references, posted results). "
+        "Example: 'full'.",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

@@ -43,7 +43,7 @@ SEARCH_SOURCE = SearchSource(
     name="europepmc",
     title="Europe PMC",
     run=_review_source.run_europepmc,
-    syntax="Europe PMC syntax (TITLE:asthma AND PUB_YEAR:[2015 TO 2024] AND SRC:MED)",
+    syntax="Europe PMC syntax (TITLE:asthma AND PUB_YEAR:[2015 TO 2024])",
     order=20,
     batch=1000,
     description="cursorMark search, resultType=core, 1,000 records a request.",
@@ -52,11 +52,11 @@ SEARCH_TOOL = ToolSpec(
     name="pubmed_europepmc_search",
     title="Search Europe PMC",
     description=(
-        "Search Europe PMC: PubMed plus preprints (PPR), patents (PAT), Agricola (AGR) and the words of open full "
-        "texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
+        "Search Europe PMC: PubMed plus preprints, patents, Agricola and the words of open full texts. Use it for preprints, non-MEDLINE records or words in full text; for MeSH-based searches of "
         "MEDLINE use pubmed_search_articles. Whole records: pubmed_europepmc_fetch; full text: "
-        "pubmed_fetch_fulltext; every record of a systematic search into a set: review_search. Page with "
-        "cursorMark = nextCursorMark (absent on the last page)."
+        "pubmed_fetch_fulltext; every record of a systematic search into a set: review_search (review family). "
+        "Page with cursorMark = nextCursorMark (absent on the last page). No match is an empty result, not an "
+        "error."
     ),
     input_model=_inputs.SearchInput,
     output_model=_models.SearchOutput,
@@ -69,11 +69,11 @@ FETCH_TOOL = ToolSpec(
     name="pubmed_europepmc_fetch",
     title="Fetch Europe PMC records",
     description=(
-        "Fetch whole Europe PMC records by {source, epmcId} from pubmed_europepmc_search hits: abstract, authors "
-        "with ORCID, journal, dates, keywords, MeSH, licence and where to read the text. The way to read "
+        "Fetch whole Europe PMC records (abstract, authors, MeSH, licence, where to read the text) by "
+        "{source, epmcId} from pubmed_europepmc_search hits. The way to read "
         "preprints (PPR), patents and Agricola records, which often lack a PMID or DOI; for PubMed records "
-        "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. One request; pairs Europe PMC "
-        "does not know are listed in notFound."
+        "pubmed_fetch_articles is richer, for full text use pubmed_fetch_fulltext. Up to 25 pairs, one "
+        "request; unknown pairs are listed in notFound; past maxResponseCharacters, call again with deferred."
     ),
     input_model=_inputs.FetchInput,
     output_model=_models.FetchOutput,
@@ -124,6 +124,9 @@ def medlit_plugin_info() -> PluginInfo:
         title="Europe PMC",
         description="Europe PMC search and records (preprints, patents, Agricola), open-access full text "
         "and citation lists.",
+        toolsets={
+            "europepmc": "Europe PMC search and records: preprints, patents, Agricola, words in full texts."
+        },
         settings=(
             SettingSpec(
                 service.RATE_SETTING,

@@ -64,7 +64,9 @@ class SearchInput(ToolInput):
         description="MED (PubMed), PMC, PPR (preprints), PAT (patents), AGR (Agricola). Example: ['PPR'].",
     )
     resultType: Literal["core", "lite"] = Field(
-        "core", description="'core' adds an abstract snippet and the licence. Example: 'lite'."
+        "core",
+        description="'lite': ids, title, authors, journal, year; 'core' adds an abstract snippet and the "
+        "licence. Example: 'lite'.",
     )
     pageSize: int = Field(
         25,
@@ -131,7 +133,9 @@ class RecordAddress(BaseModel):
     # A Europe PMC record: its source and its id within that source (no docstring: it would be
     # published in the schema).
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-    source: Source = Field(description="The hit's source.")
+    source: Source = Field(
+        description="The hit's source (MED PubMed, PMC, PPR preprint, PAT patent, AGR Agricola)."
+    )
     epmcId: str = Field(min_length=1, max_length=64, description="The hit's epmcId (a PMID for MED).")
 
     @field_validator("epmcId", mode="before")
@@ -165,7 +169,8 @@ class FetchInput(ToolInput):
         None,
         ge=1,
         le=10_000_000,
-        description="Ceiling on the records' JSON size; later records are deferred whole. Example: 40000.",
+        description="Ceiling on the records' JSON size, default none; later records are deferred whole. "
+        "Example: 40000.",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

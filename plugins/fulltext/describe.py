@@ -71,10 +71,12 @@ def describe(catalog: Catalog) -> str:
     convert = " PMIDs and DOIs are first converted to the ids they need." if catalog.resolvers else ""
     return (
         "Fetch the full text of articles as sections with tables and figures, from these sources in order: "
-        f"{sources(catalog, True)}.{convert} Use it to read methods, results or tables{sibling}. Up to {MAX_IDS} "
-        f"pmcids, pmids, dois; the first {FETCH_LIMIT} are fetched, the rest return in overLimit. Articles "
-        "come whole unless maxCharacters or maxResponseCharacters is set. No full text anywhere: listed in "
-        "unavailable with each source's outcome."
+        f"{sources(catalog, True)}.{convert} Use it to read methods, results or tables{sibling}. Give pmcids, "
+        f"pmids or dois, {MAX_IDS} ids in all; the first {FETCH_LIMIT} are fetched, the rest return in overLimit. "
+        "Articles come whole unless maxCharacters or maxResponseCharacters is set: sections and maxSections "
+        "pick sections, maxCharactersPerSection and maxCharacters (overflowMode) cut text, "
+        "maxResponseCharacters defers whole articles. No full text anywhere: listed in unavailable with each "
+        "source's outcome."
     )
 
 

@@ -80,9 +80,9 @@ class FulltextInput(ToolInput):
         le=1000,
         description="Top-level sections kept per article, after `sections`. Example: 5.",
     )
-    includeTables: bool = True
+    includeTables: bool = Field(True, description="Tables, as text.")
     includeAssets: bool = Field(True, description="Figures and supplementary material.")
-    includeReferences: bool = False
+    includeReferences: bool = Field(False, description="The reference list.")
     maxCharacters: int | None = Field(
         None,
         ge=1,

@@ -24,11 +24,11 @@ TOOL = ToolSpec(
     name="pubmed_fetch_citation_metrics",
     title="Fetch iCite citation metrics",
     description=(
-        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio (RCR; 1.0 = the median "
-        "NIH-funded paper of its field and year), NIH percentile, citation counts and rates, Approximate "
-        "Potential to Translate, clinical citations. Use it to judge how influential known papers are; to find "
+        "Fetch NIH iCite citation metrics for PubMed articles: Relative Citation Ratio, NIH percentile, citation "
+        "counts and rates, translation signals. Use it to judge how influential known papers are; to find "
         "papers, pubmed_search_articles; the papers citing one, pubmed_find_related. iCite does not flag "
-        "retractions: check pubmed_fetch_articles. 200 PMIDs per request; the rest are listed in overLimit."
+        "retractions: check pubmed_fetch_articles. Takes up to 1,000 PMIDs, fetches the first 200; the rest are "
+        "listed in overLimit."
     ),
     input_model=_models.CitationMetricsInput,
     output_model=_models.CitationMetricsOutput,

@@ -58,7 +58,8 @@ def check_pmids(value: Any) -> list[str]:
 class CitationMetricsInput(ToolInput):
     # check_pmids (a before-validator) folds what callers send and enforces the limits itself.
     pmids: list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)]] = Field(
-        description="PubMed IDs; numbers and 'PMID:' labels accepted, duplicates dropped. Example: ['27599104', '23456789'].",
+        description="PubMed IDs; numbers, 'PMID:' labels and packed lists ('1, 2') accepted, duplicates dropped. "
+        "Example: ['27599104', '23456789'].",
         json_schema_extra={"minItems": 1, "maxItems": MAX_PMIDS},
     )
     maxResponseCharacters: int | None = Field(

@@ -118,7 +118,7 @@ PUBMED_SOURCE = SearchSource(
     name="pubmed",
     title="PubMed",
     run=_review_source.run_pubmed,
-    syntax="PubMed query syntax (asthma[mh] AND child*[tiab] AND 2015:2024[dp])",
+    syntax="PubMed syntax (asthma[mh] AND 2015:2024[dp])",
     order=10,
     batch=500,
     window=10_000,
@@ -159,10 +159,10 @@ def medlit_plugin_info() -> PluginInfo:
         # what a research conversation starts with is listed up front; the raw E-utilities
         # (about 17,000 characters of definitions) only once a model asks for them
         toolsets={
-            "pubmed": "PubMed research: search, records, full text, citation lookup, formatting and "
-            "reference checks, related articles, citation metrics, ID conversion, MeSH.",
-            "eutils": "Raw Entrez E-utilities for every NCBI database (gene, protein, nuccore, ...): "
-            "search, summaries, records, links, History server, citation matching.",
+            "pubmed": "PubMed research: search, records, full text, citations, reference checks, related "
+            "articles, metrics, MeSH.",
+            "eutils": "Raw E-utilities for every NCBI database (gene, protein, ...): search, summaries, records, "
+            "links, History server.",
         },
         default_toolsets=("pubmed",),
         id_links={

@@ -290,7 +290,9 @@ def default_format(
 # ----------------------------------------------------------------------------- record formats
 
 FETCH_LIMIT = 500  # records per eutils_efetch / search_then_fetch / link_then_fetch call
-RETTYPE_DESC = "Record format; default 'abstract' (pubmed) or 'fasta' (sequence dbs). Example: 'gb'."
+RETTYPE_DESC = (
+    "Record format: pubmed abstract (default), medline, xml; sequences fasta (default), gb. Example: 'gb'."
+)
 RETMODE_DESC = "'xml' gives e.g. PubMed XML or JATS for pmc. Example: 'xml'."
 RETTYPE_LENGTH = 30
 
@@ -315,7 +317,9 @@ class SearchInput(ToolInput):
         description="0-based index of the first UID (pubmed/pmc: below 10,000). Example: 20.",
     )
     sort: str | None = Field(
-        None, max_length=40, description="Sort order; values depend on db. Example: 'pub_date'."
+        None,
+        max_length=40,
+        description="Sort order (pubmed: relevance, pub_date, Author, JournalName). Example: 'pub_date'.",
     )
     datetype: str | None = Field(
         None,

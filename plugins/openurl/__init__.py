@@ -29,7 +29,7 @@ TOOL = ToolSpec(
         "licenses or an interlibrary loan. Use it when no open copy exists (pubmed_fetch_fulltext already adds "
         "one to its unavailable entries); not to format references (pubmed_format_citations). Up to 20 items in "
         "all, PMIDs then DOIs (metadata looked up in one batch) then citations; the rest go to overLimit. "
-        "Nothing is fetched from the resolver. unavailable lists PMIDs PubMed does not know; a DOI outside "
+        "unavailable lists PMIDs PubMed does not know; a DOI outside "
         "PubMed gets a DOI-only link."
     ),
     input_model=_tool.InstitutionalLinkInput,

@@ -32,14 +32,12 @@ LOOKUP_TOOL = ToolSpec(
     name="preprints_lookup",
     title="Look up bioRxiv and medRxiv preprints",
     description=(
-        "Look up bioRxiv and medRxiv preprints by DOI: every version (number, date, title where it changed, "
-        "licence, category) and the journal article the preprint became (published DOI, journal, date). Use it "
+        "Look up bioRxiv and medRxiv preprints by DOI: every version (date, title changes, licence, category) "
+        "and the journal article the preprint became. Use it "
         "to check whether a preprint was revised or published, and cite the journal version; to find preprints "
-        "by topic use preprints_search (preprints family); to read one, pubmed_fetch_fulltext (pubmed family) "
-        "with the DOI (Europe PMC carries many preprints' full text); for the journal article's record "
-        "pubmed_fetch_articles. Up to 100 DOIs a "
-        "call, one request each (two for a published one) at about 3 a second: DOIs not reached before the "
-        "call's deadline come back in deferred, failed look-ups in failed, DOIs neither server knows in "
+        "by topic use preprints_search; to read one, pubmed_fetch_fulltext with the DOI; for the journal "
+        "article's record pubmed_fetch_articles. Up to 100 DOIs a call, about 3 a second: DOIs not reached "
+        "in time come back in deferred (call again with them), failed look-ups in failed, unknown DOIs in "
         "notFound."
     ),
     input_model=_inputs.LookupInput,
@@ -54,13 +52,12 @@ SEARCH_TOOL = ToolSpec(
     name="preprints_search",
     title="Search preprints",
     description=(
-        "Search preprints only (bioRxiv, medRxiv, Research Square, SSRN and others) among Europe PMC's preprint "
-        "records, run through the Europe PMC plugin's search. Use it for new evidence not yet in journals; for "
-        "journals and preprints together use pubmed_europepmc_search (europepmc family), for versions and the "
-        "published article preprints_lookup (preprints family) with the hits' DOIs, for full text "
-        "pubmed_fetch_fulltext (pubmed family). Europe PMC syntax (TITLE:, "
-        "AUTH:, PUB_YEAR:[2023 TO 2025]); page with cursor = nextCursor (absent on the last page). No match is an "
-        "empty result with a notice; Europe PMC switched off is provider_unavailable."
+        "Search preprints only (bioRxiv, medRxiv, SSRN...) in Europe PMC's preprint "
+        "records (as pubmed_europepmc_search with sources=['PPR']), each hit with its DOI and server. Use it for new "
+        "evidence not yet in journals; for journals and preprints together use pubmed_europepmc_search "
+        "(europepmc family), for versions and the published article preprints_lookup with the hits' DOIs, for "
+        "full text pubmed_fetch_fulltext. Page "
+        "with cursor = nextCursor (absent on the last page). No match is an empty result with a notice."
     ),
     input_model=_inputs.SearchInput,
     output_model=_models.SearchOutput,
@@ -83,7 +80,7 @@ SEARCH_SOURCE = SearchSource(
     name="preprints",
     title="Preprints (Europe PMC, bioRxiv, medRxiv)",
     run=_review_source.run_preprints,
-    syntax='Europe PMC syntax, limited to preprints (SRC:PPR): TITLE_ABS:"long covid" AND FIRST_PDATE:[2023 TO 2025]',
+    syntax="Europe PMC syntax, preprints only",
     order=60,
     batch=100,  # one bioRxiv request per preprint on the page, at bioRxiv's pace
     timeout=120.0,
@@ -100,7 +97,7 @@ def medlit_plugin_info() -> PluginInfo:
         guide=GUIDE,
         host_services=True,  # preprints_search runs Europe PMC's search source through ctx.host
         toolsets={
-            FAMILY: "Preprints: bioRxiv and medRxiv versions and published articles by DOI, and preprint search.",
+            FAMILY: "bioRxiv/medRxiv versions and published articles by DOI; preprint search.",
         },
         settings=(
             SettingSpec(

@@ -23,10 +23,9 @@ class LookupInput(ToolInput):
     )
     server: Server = Field(
         "auto",
-        description="Which server to ask; 'auto' guesses from the DOI (8-digit suffix: medRxiv) and tries the "
-        "other on a miss. Example: 'medrxiv'.",
+        description="'auto' guesses from the DOI and tries the other server on a miss. Example: 'medrxiv'.",
     )
-    includeAbstract: bool = Field(False, description="Add the latest version's abstract. Example: true.")
+    includeAbstract: bool = Field(False, description="Add the latest version's abstract.")
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("dois", mode="before")
@@ -47,11 +46,11 @@ class SearchInput(ToolInput):
         max_length=4000,
         description="Europe PMC syntax, searched among preprints only. Example: 'long covid AND PUB_YEAR:2024'.",
     )
-    pageSize: int = Field(25, ge=1, le=PAGE_CAP, description="Hits per call, 1-100. Example: 50.")
+    pageSize: int = Field(25, ge=1, le=PAGE_CAP, description="Hits per call. Example: 50.")
     cursor: str | None = Field(
         None,
         max_length=2000,
-        description="nextCursor of the previous answer, verbatim. Example: omit it first.",
+        description="nextCursor of the previous answer, verbatim; omit for the first page. Example: 'AoJ42'.",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

@@ -42,7 +42,7 @@ SEARCH_SOURCE = SearchSource(
     name="pubtator",
     title="PubTator3",
     run=_review_source.run_pubtator,
-    syntax="PubTator3 search (@GENE_BRAF AND @DISEASE_Melanoma, relations:treat|@CHEMICAL_x|@DISEASE_y, words)",
+    syntax="PubTator3 (@GENE_BRAF AND @DISEASE_Melanoma)",
     order=30,
     batch=10,
     description="PubTator3 entity, relation and text search, ten records a request.",
@@ -55,7 +55,7 @@ FIND_ENTITY = ToolSpec(
         "Look up PubTator3 entity ids for a gene, disease, chemical, variant, species or cell line name "
         "('BRAF' -> @GENE_BRAF, NCBI Gene 673), with type and database id, optionally one concept type. "
         "Use it first: pubtator_search and pubtator_related take these ids. For MeSH headings in PubMed "
-        "queries use pubmed_lookup_mesh. One request."
+        "queries use pubmed_lookup_mesh. One request; no match is an empty list."
     ),
     input_model=_inputs.FindEntityInput,
     output_model=_models.FindEntityOutput,
@@ -73,7 +73,7 @@ SEARCH = ToolSpec(
         "@DISEASE_Melanoma' (co-occurrence, synonyms included), 'relations:treat|@CHEMICAL_x|@DISEASE_y' "
         "(TYPE may be ANY), or words. Returns total, PMIDs, titles, the matched passage and facets; 10 hits "
         "a page. Get ids with pubtator_find_entity; for MeSH, field tags and filters use "
-        "pubmed_search_articles. One request per page."
+        "pubmed_search_articles. One request per page; no match: total 0, no hits."
     ),
     input_model=_inputs.SearchInput,
     output_model=_models.SearchOutput,
@@ -86,11 +86,11 @@ ANNOTATIONS = ToolSpec(
     name="pubtator_annotations",
     title="Fetch PubTator3 annotations",
     description=(
-        "Genes, variants, diseases, chemicals, species and cell lines PubTator3 found in up to 100 articles, "
-        "per article grouped by entity with type, normalised id (NCBI Gene, MeSH, dbSNP, Taxonomy), mentions "
-        "(text, passage, offset) and counts, plus the relations between them. pmids: title and abstract, one "
-        "request; pmcids: open-access full text. Unknown ids are listed in notFound. To read the article use "
-        "pubmed_fetch_articles or pubmed_fetch_fulltext."
+        "Fetch the genes, variants, diseases, chemicals, species and cell lines PubTator3 found in up to 100 "
+        "known articles, per article grouped by entity with type, normalised id (NCBI Gene, MeSH, dbSNP, "
+        "Taxonomy), mentions and counts, plus their relations. Exactly one of pmids (title and abstract) or "
+        "pmcids (open-access full text). Unknown ids are listed in notFound. To find articles by entity use "
+        "pubtator_search; to read them pubmed_fetch_articles or pubmed_fetch_fulltext."
     ),
     input_model=_inputs.AnnotationsInput,
     output_model=_models.AnnotationsOutput,
@@ -103,10 +103,10 @@ RELATED = ToolSpec(
     name="pubtator_related",
     title="Find related PubTator entities",
     description=(
-        "Entities linked to one PubTator entity by extracted relations (treat, cause, associate, interact, "
-        "inhibit, ...), e.g. chemicals that treat @DISEASE_Melanoma: article counts, the PMIDs behind the top "
-        "ones and a pubtator_search query for each. Get the id with pubtator_find_entity. One request, plus one "
-        "search per entity in pmidsFor."
+        "Find the entities linked to one PubTator entity by extracted relations, e.g. chemicals that treat "
+        "@DISEASE_Melanoma: article counts, the PMIDs behind the top ones and a pubtator_search query for each. "
+        "Get the id with pubtator_find_entity; the articles of one known pair: pubtator_search. One request, "
+        "plus one search per entity in pmidsFor."
     ),
     input_model=_inputs.RelatedInput,
     output_model=_models.RelatedOutput,
@@ -123,6 +123,9 @@ def medlit_plugin_info() -> PluginInfo:
         title="NCBI PubTator3",
         description="Entity and relation search over PubMed and PMC, and the annotations of articles "
         "(genes, variants, diseases, chemicals, species, cell lines) from NCBI PubTator3.",
+        toolsets={
+            "pubtator": "PubTator3: articles by gene, variant, disease or chemical and their relations."
+        },
         settings=(
             SettingSpec(
                 service.RATE_SETTING,

@@ -23,7 +23,9 @@ IDS_RECOVERY = (
 
 class FindEntityInput(ToolInput):
     query: str = Field(
-        max_length=200, description="A name or symbol, at least 2 characters. Example: 'BRAF', 'melanoma'."
+        max_length=200,
+        description="A name or symbol, at least 2 characters. Example: 'BRAF'.",
+        json_schema_extra={"minLength": 2},  # the validator below enforces it, with its own reason
     )
     concept: Concept | None = Field(None, description="Only this entity type. Example: 'GENE'.")
     limit: int = Field(10, ge=1, le=50, description="Suggestions to return. Example: 5.")
@@ -53,7 +55,7 @@ class SearchInput(ToolInput):
         description="Entity ids, relation clauses and words with AND/OR. Example: '@GENE_BRAF AND "
         "@DISEASE_Melanoma', 'relations:treat|@CHEMICAL_Dabrafenib|@DISEASE_Melanoma'.",
     )
-    page: int = Field(1, ge=1, le=1000, description="Page of 10 hits, from 1. Example: 2.")
+    page: int = Field(1, ge=1, le=1000, description="Page of 10 hits, from 1 (at most 1000). Example: 2.")
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
     @field_validator("query")
@@ -103,7 +105,8 @@ IdList = list[Annotated[str, Field(max_length=MAX_ITEM_CHARS)]]
 class AnnotationsInput(ToolInput):
     pmids: IdList | None = Field(
         None,
-        description="PubMed IDs (title and abstract), up to 100. Example: ['22663011', '20516115'].",
+        description="PubMed IDs (title and abstract), up to 100; one string may pack several. "
+        "Example: ['22663011', '20516115'].",
         json_schema_extra={"maxItems": MAX_IDS},
     )
     pmcids: IdList | None = Field(
@@ -156,7 +159,9 @@ class RelatedInput(ToolInput):
         description="A PubTator entity id (from pubtator_find_entity). Example: '@DISEASE_Melanoma'.",
     )
     relation: RelationType | None = Field(
-        None, description="Only this relation; omit for any. Example: 'treat'."
+        None,
+        description="Only this relation (cotreat: given together; convert: one becomes the other); omit for any. "
+        "Example: 'treat'.",
     )
     type: Concept | None = Field(None, description="Only related entities of this type. Example: 'CHEMICAL'.")
     limit: int = Field(20, ge=1, le=100, description="Related entities to return. Example: 10.")

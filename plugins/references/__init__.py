@@ -34,7 +34,7 @@ else:  # run time: each attribute is a lazy reference, imported at its first use
 
 TOOL = ToolSpec(
     name=NAME,
-    title="Verify a reference list (exists, which record, what is wrong, retracted?)",
+    title="Verify a reference list",
     description="Audit a reference list: existence, matching record, discrepancies, retractions.",  # see describe
     describe=describe,
     input_model=_models.VerifyReferencesInput,

@@ -1,5 +1,5 @@
-"""The description of ``pubmed_verify_references``, built at load from the matchers and notice
-providers actually declared, naming only the sibling tools served."""
+"""The description of ``pubmed_verify_references``, built at load from the matchers actually
+declared, naming only the sibling tools served (each with its family when it is another's)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ def describe(catalog: Catalog) -> str:
         f"{text} {catalog.named(tool, NAME)}" for cap, text in wanted if (tool := catalog.tool_for(cap))
     ]
     return (
-        "Audit a reference list: does each reference exist, which record is it, what is wrong with it (title, "
-        "authors, year, journal, volume, issue, pages, DOI), is it retracted or corrected? Stated DOIs and PMIDs are "
-        "checked, not believed. Each comes back verified, mismatch (discrepancies; chimeras flagged), ambiguous "
-        f"(top candidates), not_found (sources named) or unverified (a source failed: retry later). Matchers: {_names(catalog.matchers)}; "
-        f"notices: {_names(catalog.notices)}. Use it before submitting a manuscript or when citing "
+        "Audit a reference list: does each reference exist, which record is it, what is wrong with it, is it "
+        "retracted or corrected? Each comes back verified, mismatch (discrepancies; chimeras flagged), ambiguous "
+        "(top candidates), not_found (sources named) or unverified (a source failed: retry later). "
+        f"Matchers: {_names(catalog.matchers)}. Use it "
+        "before submitting or when citing "
         "unfamiliar or model-drafted references" + "".join("; " + s for s in siblings) + "."
     )

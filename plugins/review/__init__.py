@@ -118,20 +118,12 @@ REASON_CATEGORIES_LIST = (
 
 def describe_search(catalog: Catalog) -> str:
     sources = [d.record for d in catalog.sources]
-    listed = (
-        "; ".join(
-            f"{s.name}: {s.syntax or s.title}"
-            + (f", first {s.window:,} unless splitByDate" if s.window else "")
-            for s in sources
-        )
-        or "none installed"
-    )
+    listed = "; ".join(f"{s.name}: {s.syntax or s.title}" for s in sources) or "none installed"
     return (
-        "Step 1 of a systematic/scoping review: run whole searches into a named "
-        "review set held by the server, one query per source in its syntax, deduplicated, logged for "
-        "PRISMA-S; other databases' exports: review_import; a few results: pubmed_search_articles. A long "
-        "search goes on in the server: call with only `set` for its state or to resume. Next: review_merge log, review_records "
-        "order='priority', review_screen; files: review_export. "
+        "Run a systematic review's whole searches into a review set (created by naming it), one query per source in its syntax, deduplicated, logged for PRISMA-S. Database export files: "
+        "review_import; a few results: pubmed_search_articles. A long search goes on in the server: call "
+        "with only `set` for its state or to resume. Next: check merges (review_records merged=true), screen "
+        "(review_records order='priority', review_screen); files: review_export. "
         f"Sources: {listed}."
     )
 
@@ -156,10 +148,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file into a review set as that database's "
-        "search, deduplicated, counted for PRISMA; unreadable records listed; never stored twice. Send `content` (a big file in `parts`) "
-        "or a local `path`. A large file is read in the server: call again for its "
-        "state. PubMed/Europe PMC: review_search; then review_merge log.",
+        description="Import a database's export file (RIS, CSV, Ovid...) into a review set as that database's "
+        "search, creating the set if new: deduplicated, counted for PRISMA; a file sent twice is stored once. Send `content` (or `path`). While "
+        "`running`, repeat the call. PubMed/Europe PMC: review_search. Then check merges: "
+        "review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -174,7 +166,8 @@ TOOLS = (
         title="Citation searching into a review set",
         description="Citation searching: chase a set's includes (or ids) backward and forward through every "
         "citation index into the set (PRISMA other methods), deduplicated, with foundVia. Estimate the cost first; "
-        "long chases go on in the server. Searches: review_search; one article: pubmed_find_related.",
+        "a long chase goes on in the server (action='status'). Searches: review_search; one article: "
+        "pubmed_find_related.",
         input_model=_models.ChaseInput,
         output_model=_models.ChaseOutput,
         handler=_chasing.review_chase,
@@ -202,11 +195,11 @@ TOOLS = (
     ),
     ToolSpec(
         name="review_records",
-        title="Page through a review set",
-        description="Page a review set's deduplicated records with their decisions, filtered. Screening "
-        "loop: undecided=true, order='priority' (likeliest "
-        "includes first), record the batch with review_screen, ask again; stop when screeningEstimate.safeToStop, "
-        "then a person checks a sample of the excluded. Then review_retrieve, review_prisma.",
+        title="Page a review set's records (the screening queue)",
+        description="Page a review set's records and decisions, filtered. Screening loop: undecided=true, "
+        "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
+        "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
+        "stopAdvised alone); screen `sample` records too. Then review_retrieve, review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_paging.review_records,
@@ -218,8 +211,8 @@ TOOLS = (
         name="review_export",
         title="Export a review set to a file",
         description="Write a review set (or its records decided so) to a file for a screening tool or "
-        "reference manager, with its PRISMA-S log, in MEDLIT_EXPORT_DIR (replacing the set's last file in that "
-        "format); answers the path and a resource uri. To read records use review_records; a few citations: "
+        "reference manager, with its PRISMA-S log, in the server's export folder (replacing the set's last file "
+        "in that format); answers the path and a resource uri. To read records use review_records; a few citations: "
         "pubmed_format_citations.",
         input_model=_models.ExportInput,
         output_model=_models.ExportOutput,
@@ -232,10 +225,10 @@ TOOLS = (
     ToolSpec(
         name="review_screen",
         title="Record screening decisions",
-        description="Record screening decisions (with reason and reviewer) on a set's records; re-recording replaces that reviewer's. A full-text exclusion needs a "
-        "reasonCategory. Invalid items are refused, the rest "
-        "recorded; reviewers' conflicts are listed. The next batch: review_records undecided=true "
-        "order='priority', until its screeningEstimate says safeToStop.",
+        description="Record screening decisions (with reason and reviewer) on a set's records; "
+        "re-recording replaces that reviewer's. A full-text exclusion needs a reasonCategory. Invalid items are "
+        "refused, the rest recorded; reviewers' conflicts are listed. The next batch: review_records "
+        "undecided=true order='priority' brief=false, until its screeningEstimate says safeToStop.",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
         handler=_deciding.review_screen,
@@ -248,9 +241,9 @@ TOOLS = (
     ToolSpec(
         name="review_retrieve",
         title="Check full-text availability of a set's includes",
-        description="After title/abstract screening: for a set's includes (reports sought), check up to 25 a call "
-        "through the full-text sources and record which tier has each, or each tier's "
-        "outcome and the library link; answers `remaining` (call again). To read a full text use "
+        description="Check which full-text source has each title/abstract include of a set (reports sought), "
+        "25 a call, recording the tier or each tier's outcome and the library "
+        "link; `remaining`: call again. It counts for PRISMA's full-text boxes. To read a full text: "
         "pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,
@@ -264,7 +257,8 @@ TOOLS = (
         title="PRISMA 2020 flow of a review set",
         description="Last step: the PRISMA 2020 flow of a review set from its searches and screening decisions, "
         "as counts, an SVG file for a manuscript or a PNG image (`format`, not "
-        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted.",
+        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted; "
+        "full-text boxes fill in after review_retrieve and full_text decisions.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,
         handler=_prisma.review_prisma,
@@ -276,10 +270,10 @@ TOOLS = (
     ),
     ToolSpec(
         name="review_sets",
-        title="List, rename or delete review sets",
-        description="List the review sets (records, runs, state, uploads), rename or delete one "
-        "(confirm = its name), or read/write its settings: criteria, highlight terms, blind "
-        "screening. Searches: review_search.",
+        title="Manage review sets: list, rename, delete, settings",
+        description="List the review sets and their state, rename one, delete one for good "
+        "(records and decisions; confirm = its name), or read/write its settings (ranking criteria, highlighted "
+        "terms, blind screening). No create: review_search or review_import make a set by naming it.",
         input_model=_models.SetsInput,
         output_model=_models.SetsOutput,
         handler=_manage.review_sets,
@@ -321,6 +315,15 @@ def medlit_plugin_info() -> PluginInfo:
         title="Review workspace",
         description="Review sets from whole searches and imported database exports (RIS, Ovid, EndNote...): "
         "deduplicated, screened by priority, exported with decisions and reported as a PRISMA 2020 flow.",
+        toolsets={
+            "review": "Systematic reviews: database exports imported (RIS, CSV, Ovid, EndNote...) and whole "
+            "searches into a set, deduplicated, screened by priority to a stopping rule, PRISMA 2020."
+        },
+        instructions="Systematic and scoping reviews are the review family's work (enable it with "
+        "`medlit_toolsets` when it is not listed): review_import reads database exports (RIS, CSV, Ovid, EndNote, WoS...), review_search "
+        "runs whole searches, both into a named set (naming a new set creates it); check the merges "
+        "(review_records merged=true), screen by priority until screeningEstimate.safeToStop (review_records "
+        "brief=false, review_screen), then review_retrieve and review_prisma.",
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "

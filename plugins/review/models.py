@@ -30,7 +30,7 @@ SetName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=80),
     AfterValidator(_set_name),
-    Field(description="Example: 'asthma-kids'"),
+    Field(description="Set name (created by review_search/review_import). Example: 'kids'"),
 ]
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 
@@ -51,23 +51,23 @@ class SearchInput(ToolInput):
     queries: dict[Annotated[str, StringConstraints(max_length=40)], Query] | None = Field(
         None,
         max_length=8,
-        description="Source name -> query in that source's syntax (sources in the description); omit to "
-        'resume or see the set. Example: {"pubmed": "stem cell*[tiab] AND knee[tiab]"}',
+        description="Source -> query in its syntax (sources in the description; others refused); omit to see "
+        "the set or resume. "
+        'Example: {"pubmed": "stem cell*[tiab] AND knee[tiab]"}',
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
-        False, description="Let a source fetch past its window in date slices (PubMed: 10,000). Example: true"
+        False, description="Fetch past a source's window (PubMed: 10,000) in date slices"
     )
     update: bool = Field(
         False,
-        description="Living review: re-run the set's searches as a new run (`new`: what it adds; decisions "
-        "kept; includes no longer found flagged). Example: true",
+        description="Living review: re-run the searches as a new run (decisions kept; `new`: what it adds)",
     )
     updateEvery: int | None = Field(
         None,
         ge=0,
         le=365,
-        description="Over HTTP: the server updates every N days; 0 stops. Example: 30",
+        description="Re-run the searches every N days in the server (0 stops). Example: 30",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -108,7 +108,7 @@ class SetState(ToolOutput):
     nextUpdate: str | None = Field(None, description="UTC time the server runs the next update")
     lastUpdate: str | None = Field(None, description="How the last update the server ran ended, and when")
     complete: bool
-    running: bool = Field(description="An import goes on in the server; call again for its state")
+    running: bool = Field(description="A search goes on in the server; call with only `set` for its state")
     notice: str | None = None
 
 
@@ -136,36 +136,40 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched (a register or 'Citation searching' is placed so in PRISMA). "
-        "Example: 'Embase'"
+        description="Database searched (PRISMA's name). Example: 'Embase'"
     )
     # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
     content: (
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's text; or `path`. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
+        description="The file's text. Example: 'TY  - JOUR\\nTI  - Asthma\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file in a folder MEDLIT_IMPORT_DIRS names (unset: refused; send content). "
-        "Example: '~/exports/embase.ris'",
+        description="Server file in MEDLIT_IMPORT_DIRS (unset: refused, send content). Example: '~/e.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
-        "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
+        "text", description="base64 for non-UTF-8 bytes (UTF-16...). Example: 'base64'"
     )
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
-        None, description="content's file name. Example: 'scopus.csv'"
+        None, description="content's file name. Example: 's.csv'"
     )
-    part: int = Field(1, ge=1, le=1000, description="Part sent (1-based; files over 8 MB). Example: 2")
+    part: int = Field(
+        1, ge=1, le=1000, description="Over 8 MB: this part (1-based), same set/database. Example: 2"
+    )
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto (default: told from the content); medline = nbib, ovid_tagged = Ovid .txt/.ovd, "
-        "refer = EndNote .enw. Example: 'ris'",
+        description="auto (default); medline: .nbib; wos/wos_tab: WoS plain/tab; csv/tsv: header row (e.g. Scopus); "
+        "ovid/ovid_tagged: Ovid labels/2-letter tags; refer: EndNote .enw; refworks: RefWorks. "
+        "Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
-        Field(None, description="Date of the search. Example: '2026-11-30'")
+        Field(
+            None,
+            description="Search date (with query, interface: PRISMA-S log; ask the user). Example: '2026-11-30'",
+        )
     )
     query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
         None,
@@ -176,12 +180,12 @@ class ImportInput(ToolInput):
     )
     sourceKind: Literal["database", "register", "other"] | None = Field(
         None,
-        description="PRISMA route if the name does not tell. Example: 'register'",
+        description="PRISMA route if the name doesn't tell. Example: 'register'",
     )
 
     cancel: bool = Field(
         False,
-        description="true: drop the parts received so far. Example: true",
+        description="true: drop the parts held.",
     )
 
     @model_validator(mode="after")
@@ -200,7 +204,7 @@ class ImportInput(ToolInput):
         None,
         ge=0,
         le=10_000_000,
-        description="Hits it reported (checked). Example: 1200",
+        description="Hits shown there (checked against the file). Example: 1200",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -297,39 +301,36 @@ class MergeOutput(ToolOutput):
 class RecordsInput(ToolInput):
     set: SetName
     offset: int = Field(0, ge=0, le=10_000_000, description="First record (0-based). Example: 50")
-    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Per page, at most 200. Example: 100")
+    limit: int = Field(50, ge=1, le=PAGE_MAX, description="Records per page. Example: 100")
     source: Annotated[str, StringConstraints(max_length=40)] | None = Field(
-        None, description="Only records this source found. Example: 'pubmed'"
+        None, description="Only records from this source or imported database. Example: 'Embase'"
     )
     yearFrom: int | None = Field(None, ge=1000, le=2100, description="Example: 2015")
     yearTo: int | None = Field(None, ge=1000, le=2100, description="Example: 2024")
-    hasAbstract: bool | None = Field(
-        None, description="With (true) or without (false) an abstract. Example: true"
-    )
+    hasAbstract: bool | None = Field(None, description="true: with an abstract; false: without")
     decision: Decision | None = Field(
         None, description="Only records decided so at `stage`. Example: 'include'"
     )
     stage: Stage = Field(
-        "title_abstract", description="What decision/conflicts/undecided are about. Example: 'full_text'"
+        "title_abstract", description="Stage of decision/conflicts/undecided. Example: 'full_text'"
     )
-    conflicts: bool = Field(False, description="Only records the reviewers disagree on")
-    undecided: bool = Field(
-        False, description="Only records with no decision (full_text: title/abstract includes)"
+    conflicts: bool = Field(False, description="Only records reviewers disagree on")
+    merged: bool = Field(
+        False, description="Only records merged from duplicates (mergedFrom[].evidence: why)"
     )
+    undecided: bool = Field(False, description="No decision yet (full_text: among title/abstract includes)")
     reviewer: Reviewer | None = Field(
         None, description="decision/undecided of this reviewer. Example: 'Dr Lee'"
     )
-    brief: bool = Field(
-        True, description="Title, first author, year, ids; false adds abstracts. Example: false"
-    )
+    brief: bool = Field(True, description="Title, first author, year, ids; false adds abstracts (to screen)")
     order: Literal["key", "priority", "seeds"] = Field(
         "key",
-        description="seeds: chased records, most seeds first. Example: 'priority'",
+        description="key (set order), priority (likeliest includes first), seeds (chased, most seeds first). "
+        "Example: 'priority'",
     )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
         None,
-        description="For priority (default: the set's criteria, else its queries). "
-        "Example: 'statins, adults'",
+        description="priority: criteria to rank by (default: review_sets settings). Example: 'RCTs, adults'",
     )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"
@@ -354,7 +355,7 @@ class RemainingIncludes(ToolOutput):
 
 
 class StoppingSample(ToolOutput):
-    """Issue 51: the random sample that gives the stop its guarantee once the ranked yield fell."""
+    """The random sample that gives the stop its guarantee once the ranked yield fell."""
 
     size: int = Field(description="Sample records the guarantee needs in all; grows if one is an include")
     screened: int = Field(description="Sample records decided so far")
@@ -479,7 +480,7 @@ class SetRecord(ToolOutput):
 
 
 class RankingProgress(ToolOutput):
-    """order='priority' while the set's ranking runs (issue 50): no page yet, ask again later."""
+    """order='priority' while the set's ranking runs: no page yet, ask again later."""
 
     state: Literal["running"] = Field(description="running: the set's ranking job is under way")
     percent: int = Field(description="The share of the ranking done, 0-99")
@@ -524,7 +525,7 @@ class ExportInput(ToolInput):
     decision: Decision | None = Field(
         None, description="Only records decided so at `stage`. Example: 'include'"
     )
-    stage: Stage = Field("title_abstract", description="Example: 'full_text'")
+    stage: Stage = Field("title_abstract", description="Stage `decision` is about. Example: 'full_text'")
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -572,19 +573,25 @@ class SetsInput(ToolInput):
         description="list, rename (set, newName), delete (set, confirm), settings (set; writes those given). "
         "Example: 'list'",
     )
-    set: SetName | None = Field(None, description="Example: 'asthma-kids'")
-    newName: SetName | None = Field(None, description="rename: the new name. Example: 'asthma-kids-v2'")
+    set: SetName | None = Field(None, description="The set (not for list). Example: 'kids'")
+    newName: SetName | None = Field(None, description="rename: the new name. Example: 'kids-v2'")
     confirm: Annotated[str, StringConstraints(max_length=80)] | None = Field(
-        None, description="delete: the set's name again. Example: 'asthma-kids'"
+        None, description="delete: the set's name again. Example: 'kids'"
     )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
-        None, description="Ranking uses them. Example: 'RCTs, adults'"
+        None, description="Criteria priority ranking uses. Example: 'RCTs, adults'"
     )
-    includeTerms: list[Term] | None = Field(None, max_length=50, description="Example: ['statin']")
-    excludeTerms: list[Term] | None = Field(None, max_length=50, description="Example: ['erratum']")
+    includeTerms: list[Term] | None = Field(
+        None,
+        max_length=50,
+        description="Words the screening page highlights as for inclusion. Example: ['statin']",
+    )
+    excludeTerms: list[Term] | None = Field(
+        None, max_length=50, description="Words it highlights as against. Example: ['erratum']"
+    )
     blind: bool | None = Field(
         None,
-        description="Reviewers see only their own decisions. Example: true",
+        description="Reviewers see only their own decisions",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
@@ -619,7 +626,7 @@ class SetSummary(ToolOutput):
     uploads: list[PendingUpload] = Field(
         default_factory=list,
         description="Files being sent in parts (review_import part/parts), not yet imported: they expire "
-        "after MEDLIT_IMPORT_PARTS_TTL seconds without a new part; review_import cancel=true drops one",
+        "after a day without a new part (as the server sets it); review_import cancel=true drops one",
     )
 
 
@@ -680,7 +687,7 @@ class ScreenItem(ToolInput):
     # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
     # the schema states what is kept, screening.MAX_REASON (a test holds the two together).
     reason: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
-        None, description="Free text", json_schema_extra={"maxLength": 2000}
+        None, description="Why, in a few words. Example: 'not COPD'", json_schema_extra={"maxLength": 2000}
     )
     reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
         None,
@@ -694,7 +701,8 @@ class ScreenInput(ToolInput):
     decisions: list[ScreenItem] = Field(
         min_length=1,
         max_length=200,
-        description='Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
+        description="Up to 200: id, stage, decision, reason. "
+        'Example: [{"id": 1, "stage": "title_abstract", "decision": "exclude", "reason": "adults"}]',
     )
     reviewer: Reviewer = Field(
         "model",
@@ -725,7 +733,7 @@ class ScreenOutput(ToolOutput):
     conflicts: list[Conflict] = Field(
         default_factory=list, description="Records of this call the reviewers disagree on (no final decision)"
     )
-    conflictsInSet: int | None = Field(description="Unresolved conflicts in the set (None: blind)")
+    conflictsInSet: int | None = Field(description="Unresolved conflicts in the set (null for a blind set)")
     notice: str | None = None
 
 
@@ -758,7 +766,7 @@ class RetrieveInput(ToolInput):
     limit: int = Field(
         RETRIEVE_MAX, ge=1, le=RETRIEVE_MAX, description="Records this call, at most 25. Example: 10"
     )
-    retry: bool = Field(False, description="Ask again about records not retrieved before. Example: true")
+    retry: bool = Field(False, description="Ask again about records not retrieved before")
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
 
@@ -878,7 +886,7 @@ class ChaseInput(ToolInput):
     action: Literal["estimate", "run", "status"] = Field(
         "run",
         description="estimate: requests and time per index, nothing asked; status: the running or last chase. "
-        "Default 'run'. Example: 'estimate'",
+        "Example: 'estimate'",
     )
     seeds: list[ChaseId] | None = Field(
         None,
@@ -895,7 +903,8 @@ class ChaseInput(ToolInput):
     indexes: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
         None,
         max_length=10,
-        description="Citation indexes by name; default every enabled one. Example: ['openalex']",
+        description="Of pubmed, europepmc, openalex, crossref, icite; default every enabled one. "
+        "Example: ['openalex']",
     )
     depth: int = Field(
         1,

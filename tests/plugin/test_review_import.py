@@ -480,3 +480,29 @@ async def test_a_forced_join_of_two_different_titles_is_done_and_warned(runtime_
 
         agreed = await call(rt, "review_merge", set="force", action="join", keys=[key["F1"], key["F3"]])
         assert "titles differ" not in agreed.data["notice"]
+
+
+async def test_merged_true_pages_only_the_records_deduplication_merged_with_its_evidence(runtime_for):
+    """The deduplication check a model is sent to (issue 55's walk): review_records merged=true
+    holds the records made of two or more input records, each merge with the matcher's evidence,
+    in brief pages too; a record found once, or found again as the same input record, is not one."""
+    async with runtime_for() as rt:
+        await call(rt, "review_import", set="kids", database="Embase", content=EMBASE)
+        again = ris(
+            {
+                "ID": "E2",
+                "TI": "A different trial of montelukast in preschool wheeze",
+                "AU": "Brown, Kim",
+                "PY": "2020",
+            }
+        )
+        await call(rt, "review_import", set="kids", database="Embase", content=again, fileName="e2.ris")
+        everything = await call(rt, "review_records", set="kids")
+        assert everything.data["total"] == 2
+        page = await call(rt, "review_records", set="kids", merged=True)
+        assert page.data["total"] == 1 and [len(r["mergedFrom"]) for r in page.data["records"]] == [2]
+        (record,) = page.data["records"]
+        assert record["title"] == "Inhaled steroids in children with asthma"
+        assert record["mergedFrom"][1]["evidence"].startswith("doi 10.1000/asthma.1")
+        none_left = await call(rt, "review_records", set="kids", merged=True, hasAbstract=True)
+        assert none_left.data["total"] == 0 and none_left.data["records"] == []

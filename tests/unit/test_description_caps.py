@@ -43,3 +43,19 @@ def test_every_stated_integer_cap_is_the_schema_maximum():
             if "more: a notice" in description:
                 wrong.append(f"{tool}.{name}: promises a notice for values the schema refuses")
     assert wrong == []
+
+
+def test_a_minimum_length_the_prose_states_is_in_the_schema():
+    """pubtator_find_entity says "at least 2 characters": its schema says so too, and a shorter
+    query is refused by the tool's own rule (its reason kept)."""
+    from medlit.core.errors import MedlitError
+    from medlit.core.runtime import validate_arguments
+
+    query = DEFINITIONS["pubtator_find_entity"].input_schema["properties"]["query"]
+    assert "at least 2 characters" in query["description"] and query["minLength"] == 2
+    try:
+        validate_arguments(HOST.tools["pubtator_find_entity"], {"query": "B"})
+    except MedlitError as err:
+        assert err.reason == "empty_query"
+    else:
+        raise AssertionError("a one-character query was accepted")

@@ -146,7 +146,10 @@ def test_the_default_search_says_what_else_exists_and_in_which_family(definition
     for family in ("review:", "europepmc:", "eutils:", "pubtator:", "trials:"):
         assert family in tail, family
     assert "screening" in tail and "PRISMA" in tail
-    assert "review_export (review family)" in definitions["pubmed_format_citations"].description
+    assert (
+        "review_export (review family, via medlit_toolsets)"
+        in definitions["pubmed_format_citations"].description
+    )
 
 
 def test_nothing_invites_calling_an_unlisted_tool_directly():
@@ -185,3 +188,14 @@ def test_a_pubmed_pointer_to_an_unlisted_tool_names_its_family(definitions, tool
         family = family_of[named]
         if family != "pubmed":
             assert f"{family} family" in desc or f"{family}:" in desc, (tool, named, family)
+            # and the way to it (issue 55's grading: a family named without its route is a dead end)
+            assert f"{family} family, via medlit_toolsets" in desc or "(medlit_toolsets):" in desc, (
+                tool,
+                named,
+            )
+
+
+def test_tools_of_one_other_family_share_one_route():
+    desc = tool_definitions(HOST)
+    related = next(d for d in desc if d.name == "pubmed_find_related").description
+    assert "eutils_elink or eutils_link_then_fetch (eutils family, via medlit_toolsets)" in related

@@ -237,3 +237,23 @@ def test_medlit_toolsets_names_every_family_as_an_enum_with_its_line():
         assert f"{name}: " in toolset["description"]
     assert "import" in toolset["description"] and "PRISMA" in toolset["description"]
     assert "can be called at once" not in TOOLSETS_DESCRIPTION
+
+
+async def test_medlit_toolsets_is_not_read_only_and_its_answers_fit_its_output_schema():
+    """enable/disable change the session's tool list: no read-only hint (issue 55's grading); the
+    answer of every action is what its output schema says."""
+    from medlit.testing import check_structured
+
+    async with Client(build_server(host()), mode="legacy") as client:
+        tool = next(t for t in (await client.list_tools()).tools if t.name == TOOLSETS_TOOL)
+        assert tool.annotations.read_only_hint is False and tool.annotations.destructive_hint is False
+        assert tool.output_schema and tool.output_schema["required"] == ["action"]
+        for arguments in (
+            {},
+            {"action": "enable", "toolset": "review"},
+            {"action": "disable", "toolset": "review"},
+            {"action": "describe", "tool": "review_import"},
+        ):
+            answer = await client.call_tool(TOOLSETS_TOOL, arguments)
+            assert not answer.is_error, answer.content
+            check_structured(answer.structured_content, tool.output_schema)

@@ -54,7 +54,7 @@ _DECLARED = (
         name="eutils_esearch",
         title="Search an Entrez database (ESearch)",
         description=(
-            "Search any Entrez database (gene, protein, nuccore, snp, pmc, pubmed, ...) for UIDs, with the total, "
+            "Search any Entrez database (gene, protein, snp, pmc, ...) for UIDs, with the total, "
             "Entrez's query translation and a History handle. For PubMed literature use pubmed_search_articles "
             "(filters, summaries); the records in the same call, eutils_search_then_fetch; unsure which database, "
             "eutils_egquery. Page with retstart = next_offset; PubMed and PMC sets stop at 10,000 records: split by "
@@ -73,8 +73,8 @@ _DECLARED = (
         description=(
             "Store a UID list on the NCBI History server and get a handle that eutils_esummary, eutils_efetch and "
             "eutils_elink accept instead of the ids. Use it for long lists from elsewhere (a bibliography, another "
-            "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request; "
-            "each call creates a new handle."
+            "tool) before paging through them; not after eutils_esearch, which already returns a handle. One request "
+            "for up to 10,000 UIDs; each call creates a new handle."
         ),
         input_model=_eutils_search.EPostInput,
         output_model=_eutils_search.EPostOutput,
@@ -122,7 +122,7 @@ _DECLARED = (
             "Match citations written in ECitMatch's pipe format to PMIDs: each comes back matched, not_found or "
             "ambiguous (with candidate PMIDs). Use it when you already have such strings; for references as fields, "
             "with each match checked, use pubmed_lookup_citation; to audit a reference list (errors, retractions), "
-            "pubmed_verify_references; for topic searches, eutils_esearch. One request."
+            "pubmed_verify_references; for topic searches, eutils_esearch. Up to 200 strings, one request."
         ),
         input_model=_eutils_search.ECitMatchInput,
         output_model=_eutils_search.ECitMatchOutput,
@@ -137,7 +137,7 @@ _DECLARED = (
         description=(
             "Get document summaries (DocSums) for UIDs or a History handle in any Entrez database; for PubMed: title, "
             "authors, journal, date, DOI, PMCID. Use it to screen records cheaply; for abstracts, sequences or full "
-            "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids or "
+            "records use eutils_efetch, for parsed PubMed records pubmed_fetch_articles. Give exactly one of uids (up to 10,000) or "
             "history (page it with retstart/retmax). Ids NCBI cannot summarise are listed in errors; the rest still "
             "come back."
         ),
@@ -151,7 +151,7 @@ _DECLARED = (
         name="eutils_efetch",
         title="Download full records (EFetch)",
         description=(
-            "Download records for UIDs or a History handle from any Entrez database: PubMed abstract, "
+            "Download records for UIDs (up to 500) or a History handle, exactly one, from any Entrez database: PubMed abstract, "
             "MEDLINE or XML, FASTA or GenBank (seq_start/seq_stop/strand cut a region), raw PMC JATS. Parsed PubMed "
             "records: pubmed_fetch_articles; readable full text: pubmed_fetch_fulltext; titles and dates, "
             "eutils_esummary; to search, eutils_search_then_fetch. Page a history with retstart/retmax. "
@@ -170,7 +170,8 @@ _DECLARED = (
             "Search any Entrez database and download one page of the matching records in the same call (ESearch then "
             "EFetch), e.g. FASTA of matching proteins; takes eutils_esearch's query fields and eutils_efetch's "
             "rettype/retmode. For PubMed, pubmed_search_articles then pubmed_fetch_articles give parsed records; to "
-            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart or the History handle."
+            "screen titles first, eutils_esearch then eutils_esummary. Page with retstart or the History handle. No "
+            "match is an empty result."
         ),
         input_model=_eutils_fetch.SearchThenFetchInput,
         output_model=_eutils_fetch.SearchThenFetchOutput,
@@ -189,7 +190,7 @@ _DECLARED = (
             "pubmed -> pmc) or within one (pubmed_pubmed similar, pubmed_pubmed_citedin, pubmed_pubmed_refs). For a "
             "PubMed article's similar, citing or cited articles with summaries use pubmed_find_related; the linked "
             "records themselves, eutils_link_then_fetch; PMID <-> PMC ID <-> DOI, pubmed_convert_ids. Give one of "
-            "uids or history. No links is an empty result with a hint."
+            "uids (up to 2,000) or history. No links is an empty result with a hint."
         ),
         input_model=_eutils_link.ELinkInput,
         output_model=_eutils_link.ELinkOutput,
@@ -222,12 +223,12 @@ _DECLARED = (
         capabilities=frozenset({"search"}),
         title="Search PubMed",
         description=(
-            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp] tags, AND/OR/NOT) plus AND-ed filters: "
+            "Search PubMed with its query syntax ([tiab], [mh], [au], [dp], AND/OR/NOT) plus AND-ed filters: "
             "PMIDs, total, summaries. No match is an empty result, not an error; at most 9,999 records: split by "
-            "dateRange. Other families (medlit_toolsets): review: systematic "
-            "searches into a set (review_search), exports, screening, PRISMA; europepmc: full text, preprints "
-            "(pubmed_europepmc_search); eutils: other databases (eutils_esearch, eutils_search_then_fetch); "
-            "pubtator: genes, chemicals (pubtator_search); trials: registers."
+            "dateRange. Other families (medlit_toolsets): review: database imports, whole searches "
+            "(review_search), screening, PRISMA; eutils: all NCBI databases (eutils_esearch, "
+            "eutils_search_then_fetch); europepmc: preprints, patents (pubmed_europepmc_search); pubtator: genes, "
+            "chemicals; trials: registers."
         ),
         input_model=_pubmed_search.SearchArticlesInput,
         output_model=_pubmed_search.SearchArticlesOutput,
@@ -241,12 +242,11 @@ _DECLARED = (
         capabilities=frozenset({"records"}),
         title="Fetch PubMed records",
         description=(
-            "Fetch complete PubMed records by PMID, parsed: abstract, authors with ORCID and affiliations, journal, "
-            "dates, DOI, PMC ID, MeSH, keywords, publication types, databank ids and notices (retractions, errata); "
-            "Bookshelf records as 'book' or 'book-chapter'. For full text, "
-            "pubmed_fetch_fulltext; references, pubmed_format_citations; other databases or raw MEDLINE/XML, "
-            "eutils_efetch (eutils_esummary for DocSums; eutils family). One request per 200 PMIDs; unknown ones are listed in "
-            "unavailablePmids."
+            "Fetch complete PubMed records by PMID, parsed (abstract, authors, MeSH, notices such as retractions; "
+            "Bookshelf books and chapters too). For full text, pubmed_fetch_fulltext; references, "
+            "pubmed_format_citations; other databases or raw MEDLINE/XML, eutils_efetch or eutils_esummary (eutils "
+            "family, via medlit_toolsets). Up to 200 PMIDs, one request; unknown ones are listed in unavailablePmids; "
+            "past maxResponseCharacters, call again with deferred."
         ),
         input_model=_pubmed_fetch.FetchArticlesInput,
         output_model=_pubmed_fetch.FetchArticlesOutput,
@@ -261,7 +261,7 @@ _DECLARED = (
         description=(
             "Spell-check a PubMed query with NCBI ESpell for a corrected query to re-run. Use it after a thin "
             "pubmed_search_articles result or when a name may be misspelled; not to map to MeSH (pubmed_lookup_mesh). "
-            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell (eutils family). Only free-text words change: field "
+            "Other Entrez databases, or ESpell's unfiltered answer: eutils_espell (eutils family, via medlit_toolsets). Only free-text words change: field "
             "tags, operators, indexed values (aged[mh]), all-capital gene symbols and words with digits stay. "
             "hasSuggestion=false means nothing changed."
         ),
@@ -298,8 +298,8 @@ _DECLARED = (
             "Convert article ids between DOI, PMID and PMC ID with the PMC ID Converter, which knows only articles in "
             "PubMed Central. Use it to get a PMC ID or the PMID of a PMC article's DOI; for an article outside PMC "
             "search pubmed_search_articles for '10.x/y[doi]'; for links to gene or protein records, "
-            "eutils_elink (eutils family). pubmed_fetch_fulltext resolves ids itself. An id not converted carries its "
-            "own errmsg; embargoed articles carry releaseDate."
+            "eutils_elink (eutils family, via medlit_toolsets). pubmed_fetch_fulltext resolves ids itself. Up to 200 ids; "
+            "an id not converted (not in PMC) carries its own errmsg; embargoed articles carry releaseDate."
         ),
         input_model=_convert.ConvertIdsInput,
         output_model=_convert.ConvertIdsOutput,
@@ -314,11 +314,10 @@ _DECLARED = (
         title="Find PMIDs for structured references",
         description=(
             "Find the PMIDs of references given as fields (journal, year, volume, first page, author) with NCBI "
-            "ECitMatch, each match checked against its PubMed summary (warnings flag a first author or year that "
-            "disagrees). Use it to find PMIDs; to audit a reference list (errors, retractions), "
+            "ECitMatch, each match checked against its PubMed summary (warnings flag disagreements). Use it to find PMIDs; to audit a reference list (errors, retractions), "
             "pubmed_verify_references. With only a title, a topic or a DOI use pubmed_search_articles "
-            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch (eutils family). "
-            "Each citation needs journal or year. Each result is matched, not_found or ambiguous (candidatePmids)."
+            "(a DOI as '10.x/y[doi]'); with pipe-formatted strings, eutils_ecitmatch (eutils family, via medlit_toolsets). "
+            "Each citation needs journal or year."
         ),
         input_model=_citations.LookupCitationInput,
         output_model=_citations.LookupCitationOutput,
@@ -332,9 +331,10 @@ _DECLARED = (
         title="Format PubMed references",
         description=(
             "Format PubMed records as references in APA 7, MLA 9, Vancouver (NLM), BibTeX or RIS, one or several "
-            "styles per call, books and chapters included; retraction and erratum notices come back in notices. Use "
+            "styles per call; retraction and erratum notices come back in notices. Use "
             "it once you have PMIDs (pubmed_search_articles); for the records, pubmed_fetch_articles; a whole review "
-            "set to a file: review_export (review family). Unknown PMIDs are listed in unavailablePmids. Plain text, no italics."
+            "set to a file: review_export (review family, via medlit_toolsets). Up to 50 PMIDs; unknown ones are listed in "
+            "unavailablePmids. Plain text, no italics."
         ),
         input_model=_citations.FormatCitationsInput,
         output_model=_citations.FormatCitationsOutput,

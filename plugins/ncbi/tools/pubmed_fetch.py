@@ -30,7 +30,8 @@ class FetchArticlesInput(ToolInput):
         None,
         ge=1,
         le=RESPONSE_MAX,
-        description="Ceiling on the articles' JSON size; later articles are deferred whole. Example: 60000.",
+        description="Ceiling on the articles' JSON size, default none; later articles are deferred whole. "
+        "Example: 60000.",
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

@@ -75,9 +75,7 @@ def _parse_date(value: str, which: str) -> tuple[str, dt.date, dt.date]:
 class DateRange(ToolInput):
     minDate: str | None = Field(None, max_length=10, description="YYYY[/MM[/DD]]. Example: '2020/01'.")
     maxDate: str | None = Field(None, max_length=10, description="Inclusive. Example: '2024/06/30'.")
-    dateType: DateType = Field(
-        "pdat", description="'edat': added to PubMed; 'mdat': modified. Example: 'edat'."
-    )
+    dateType: DateType = Field("pdat", description="edat: added to PubMed; mdat: modified. Example: 'edat'.")
 
     @field_validator("minDate", "maxDate", mode="before")
     @classmethod
@@ -123,32 +121,32 @@ class SearchArticlesInput(ToolInput):
     query: str | None = Field(
         None,
         max_length=QUERY_LENGTH,
-        description="Omit to use filters alone. Example: 'crispr[tiab] AND sickle cell'.",
+        description="Omit to use filters alone. Example: 'crispr[tiab]'.",
     )
-    author: str | None = Field(None, max_length=200, description="Example: 'Doudna JA'.")
+    author: str | None = Field(None, max_length=200, description="'Family Initials'. Example: 'Doudna JA'.")
     journal: str | None = Field(
-        None, max_length=300, description="Title, ISO abbreviation or ISSN. Example: 'N Engl J Med'."
+        None, max_length=300, description="Title, ISO abbreviation or ISSN. Example: 'Lancet'."
     )
     meshTerms: list[Annotated[str, Field(max_length=200)]] | None = Field(
         None,
         max_length=20,
-        description="All required, narrower ones included. Example: ['Diabetes Mellitus, Type 2'].",
+        description="All required (narrower included). Example: ['Asthma'].",
     )
     publicationTypes: list[Annotated[str, Field(max_length=100)]] | None = Field(
-        None, max_length=20, description="Any of these. Example: ['Review']."
+        None, max_length=20, description="PubMed publication types, any of these. Example: ['Review']."
     )
-    language: str | None = Field(None, max_length=40, description="Example: 'english'.")
+    language: str | None = Field(None, max_length=40, description="Article language. Example: 'english'.")
     species: SpeciesFilter | None = Field(
-        None, description="By MeSH indexing (new records lack it). Example: 'humans'."
+        None, description="MeSH-indexed (new records lack it). Example: 'humans'."
     )
-    hasAbstract: bool = False
-    freeFullText: bool = False
+    hasAbstract: bool = Field(False, description="Has an abstract")
+    freeFullText: bool = Field(False, description="Only free full text")
     dateRange: DateRange | None = Field(
         None,
         description="Partial dates cover the whole year or month. Example: {'minDate': '2020'}.",
     )
     sort: Literal["relevance", "pub_date", "author", "journal"] = Field(
-        "relevance", description="Example: 'pub_date'."
+        "relevance", description="pub_date: newest first. Example: 'pub_date'."
     )
     offset: int = Field(
         0,
@@ -167,7 +165,7 @@ class SearchArticlesInput(ToolInput):
         0,
         ge=0,
         le=500,  # as maxResults: served at SUMMARY_CAP with a notice
-        description=f"Summaries of the first N PMIDs ({SUMMARY_CAP} at most). Example: 10.",
+        description="Summaries for the first N PMIDs. Example: 10.",
         json_schema_extra={"maximum": SUMMARY_CAP},
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD

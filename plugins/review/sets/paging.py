@@ -100,6 +100,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         "decision": args.decision,
         "stage": args.stage,
         "conflicts": args.conflicts,
+        "merged": args.merged,
         "undecided": args.undecided,
         "reviewer": args.reviewer,
     }

@@ -71,6 +71,11 @@ def where_clause(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any
     if filters.get("has_abstract") is not None:
         where.append("r.has_abstract = ?")
         args.append(1 if filters["has_abstract"] else 0)
+    if filters.get("merged"):  # two or more input records: the duplicates deduplication merged
+        where.append(
+            "EXISTS (SELECT 1 FROM review_hits a JOIN review_hits b ON b.record_id = a.record_id "
+            "AND (b.source <> a.source OR b.source_id <> a.source_id) WHERE a.record_id = r.id)"
+        )
     stage = filters.get("stage") or "title_abstract"
     reviewer = filters.get("reviewer")
     if filters.get("decision"):
