@@ -179,11 +179,10 @@ TOOLS = (
     ToolSpec(
         name="review_merge",
         title="Split or join deduplicated records",
-        description="Correct a set's deduplication. Check merges after review_search or review_import: in "
-        "review_records brief=false, mergedFrom lists each record's input records with the evidence. split: move "
-        "input records of another work out to a new record. join: one work's records the matcher missed (lowest "
-        "key kept, decisions move to it; differing titles warned). log: these rulings, which later searches and "
-        "imports follow (not the matcher's merges). Screening: review_screen.",
+        description="Correct a set's deduplication. Find merges with review_records merged=true (each input "
+        "record with the matcher's evidence). split: move input records of another work out to a new record. join: "
+        "one work's records the matcher missed (lowest key kept, decisions move to it; differing titles warned). "
+        "log: these rulings, which later searches and imports follow. Screening: review_screen.",
         input_model=_models.MergeInput,
         output_model=_models.MergeOutput,
         handler=_rulings.review_merge,
