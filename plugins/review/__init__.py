@@ -22,6 +22,7 @@ Where each concept lives (this module only declares; each tool's module is impor
       chasing.py       review_chase: citation searching from the includes into the set
       citation_graph.py  seeds, the plan and its cost, the citation indexes asked, their works combined
       filejob.py       an imported file stored batch by batch
+      filling.py       what imported records lack (abstract, title) filled by PMID/DOI, marked as filled
     readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
     identity/        which records are one work
       keys.py          identifiers and keys in their matching form; a source record as stored
@@ -156,10 +157,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file into a review set as that database's "
-        "search, deduplicated, counted for PRISMA; unreadable records listed; never stored twice. Send `content` (a big file in `parts`) "
-        "or a local `path`. A large file is read in the server: call again for its "
-        "state. PubMed/Europe PMC: review_search; then review_merge log.",
+        description="Import a database's export into a review set as its "
+        "search: deduplicated, counted for PRISMA, unreadable records listed, never stored twice, missing "
+        "abstracts filled. A large file is read in the server: call again for state. PubMed/Europe PMC: "
+        "review_search; then review_merge log.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,

@@ -136,23 +136,21 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="The database searched (a register or 'Citation searching' is placed so in PRISMA). "
-        "Example: 'Embase'"
+        description="Database searched (PRISMA places registers, 'Citation searching'). Example: 'Embase'"
     )
     # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
     content: (
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's text; or `path`. Example: 'TY  - JOUR\\nTI  - Asthma\\nAU  - Smith, J\\nER  - '",
+        description="The file's text, or `path` (big files: `parts`). Example: 'TY  - JOUR\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="A local file in a folder MEDLIT_IMPORT_DIRS names (unset: refused; send content). "
-        "Example: '~/exports/embase.ris'",
+        description="A local file under MEDLIT_IMPORT_DIRS (unset: send content). Example: '~/exports/embase.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
-        "text", description="base64: bytes as they are (UTF-16). Example: 'base64'"
+        "text", description="base64 for bytes as they are (UTF-16). Example: 'base64'"
     )
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
         None, description="content's file name. Example: 'scopus.csv'"
@@ -161,7 +159,7 @@ class ImportInput(ToolInput):
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto (default: told from the content); medline = nbib, ovid_tagged = Ovid .txt/.ovd, "
+        description="auto (default); medline = nbib, ovid_tagged = Ovid .txt, "
         "refer = EndNote .enw. Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
@@ -176,12 +174,12 @@ class ImportInput(ToolInput):
     )
     sourceKind: Literal["database", "register", "other"] | None = Field(
         None,
-        description="PRISMA route if the name does not tell. Example: 'register'",
+        description="PRISMA route if the name doesn't say. Example: 'register'",
     )
 
     cancel: bool = Field(
         False,
-        description="true: drop the parts received so far. Example: true",
+        description="true: drop parts received. Example: true",
     )
 
     @model_validator(mode="after")
@@ -202,7 +200,16 @@ class ImportInput(ToolInput):
         le=10_000_000,
         description="Hits it reported (checked). Example: 1200",
     )
+    fillMissing: bool = Field(
+        True, description="Fill missing abstracts/titles by PMID/DOI; default true. Example: false"
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class FillFailure(ToolOutput):
+    ids: str = Field(description="The ids the providers were asked by: 'PMIDs' or 'DOIs'")
+    records: int = Field(description="Records left as the file gave them")
+    message: str = Field(description="Why: the provider's error, or that none serves these ids")
 
 
 class SkippedRecord(ToolOutput):
@@ -227,6 +234,14 @@ class ImportOutput(ToolOutput):
     total: int = Field(description="Records in the set now")
     complete: bool = Field(description="Every record of the file is stored")
     running: bool = Field(description="The import goes on in the server; call again for its state")
+    filled: dict[str, dict[str, int]] | None = Field(
+        None,
+        description="Fields given by metadata providers: records per field and provider, e.g. "
+        "{'abstract': {'pubmed': 120}}; absent with fillMissing=false",
+    )
+    fillFailed: list[FillFailure] | None = Field(
+        None, description="Providers that failed: records not filled"
+    )
     notice: str | None = None
 
 
@@ -443,6 +458,9 @@ class SetRecord(ToolOutput):
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None
+    filled: dict[str, str] | None = Field(
+        None, description="Fields a metadata provider gave at import, not the source: {'abstract': 'pubmed'}"
+    )
     score: float | None = Field(
         None,
         description="priority order: the model's score of inclusion (0-1); absent for a record without text",
