@@ -98,9 +98,10 @@ async def test_abstracts_and_titles_are_filled_by_pmid_and_doi_and_marked(runtim
         assert text.count("N1  - Filled at import: abstract from pubmed\n") == 1
         assert text.count("N1  - Filled at import: abstract from pubmed; title from pubmed\n") == 1
         assert text.count("N1  - Filled at import: abstract from crossref\n") == 1
-        # the answer read again later counts the same
+        # the same file again stores nothing and fills nothing, and its counts say so (issue 55)
         again = await call(rt, "review_import", set="filled", database="Embase", content=CSV, format="csv")
-        assert again.data["filled"] == d["filled"]
+        assert again.data["filled"] == {} and "imported into the set before" in again.data["notice"]
+        assert len(fake.of("ncbi", "efetch.fcgi")) == 1
 
 
 async def test_a_failing_provider_is_said_with_the_records_it_left(runtime_for, fake):

@@ -405,6 +405,8 @@ def _again(before: ImportOutput) -> ImportOutput:
             "duplicates": 0,
             "skipped": 0,
             "skippedRecords": [],
+            "filled": {} if before.filled is not None else None,
+            "fillFailed": None,
             "notice": then,
         }
     )
@@ -476,8 +478,8 @@ async def import_state(
 def _filling(spec: dict[str, object]) -> tuple[dict[str, dict[str, int]] | None, list[FillFailure] | None]:
     """What the import filled from the metadata providers and what failed (None: filling was
     switched off); kept in its options with each batch (:mod:`.filling`)."""
-    if spec.get("fillMissing") is False:
-        return None, None
+    if spec.get("fillMissing") is False or ("fillMissing" not in spec and filling.OPTION not in spec):
+        return None, None  # switched off, or an import from before filling
     tally = filling.Tally.of({"import": spec})
     failed = [
         FillFailure(ids=filling.NAMES.get(kind, kind), records=int(f["records"]), message=str(f["message"]))
