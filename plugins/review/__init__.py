@@ -158,7 +158,7 @@ TOOLS = (
         name="review_import",
         title="Import a database's export file into a review set",
         description="Import a database's export into a review set as its "
-        "search: deduplicated, counted for PRISMA, unreadable records listed, never stored twice, missing "
+        "search: deduplicated, counted for PRISMA, unreadable ones listed, never stored twice, missing "
         "abstracts filled. A large file is read in the server: call again for state. PubMed/Europe PMC: "
         "review_search; then review_merge log.",
         input_model=_models.ImportInput,

@@ -143,7 +143,7 @@ class ImportInput(ToolInput):
         Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, max_length=CONTENT_MAX)] | None
     ) = Field(
         None,
-        description="The file's text, or `path` (big files: `parts`). Example: 'TY  - JOUR\\nER  - '",
+        description="The file's text, or `path` (big files: `parts`). Example: 'TY  - JOUR\\nTI  - Asthma\\nER  - '",
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
@@ -155,7 +155,7 @@ class ImportInput(ToolInput):
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
         None, description="content's file name. Example: 'scopus.csv'"
     )
-    part: int = Field(1, ge=1, le=1000, description="Part sent (1-based; files over 8 MB). Example: 2")
+    part: int = Field(1, ge=1, le=1000, description="Part (1-based; files over 8 MB). Example: 2")
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
@@ -163,7 +163,7 @@ class ImportInput(ToolInput):
         "refer = EndNote .enw. Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
-        Field(None, description="Date of the search. Example: '2026-11-30'")
+        Field(None, description="Date searched. Example: '2026-11-30'")
     )
     query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
         None,
@@ -201,7 +201,7 @@ class ImportInput(ToolInput):
         description="Hits it reported (checked). Example: 1200",
     )
     fillMissing: bool = Field(
-        True, description="Fill missing abstracts/titles by PMID/DOI; default true. Example: false"
+        True, description="Fill absent abstract, title by PMID/DOI; default true. Example: false"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
