@@ -653,6 +653,7 @@ class RecordMetadata:
     first_author_family: str | None = None
     first_author_given: str | None = None
     publication_types: tuple[str, ...] = ()
+    abstract: str | None = None  # plain text, labelled sections as "Label: text" paragraphs
     source: str = ""  # the provider that answered (stamped by the host)
 
 

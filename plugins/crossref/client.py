@@ -27,7 +27,7 @@ BIB_ROWS = 5
 FIELDS = (
     "DOI,title,author,container-title,short-container-title,issued,published-print,"
     "published-online,posted,volume,issue,page,article-number,type,ISSN,issn-type,ISBN,publisher,"
-    "update-to,updated-by,score"
+    "update-to,updated-by,score,abstract"
 )
 NOTICE_FIELDS = "DOI,type,title,issued,update-to"
 _TTL = 600.0

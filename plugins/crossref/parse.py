@@ -14,6 +14,7 @@ marked retracted; a record naming its own DOI as a ``new_version`` is no notice.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -192,7 +193,23 @@ def to_metadata(work: Mapping[str, Any], doi: str) -> RecordMetadata:
         first_author_family=family,
         first_author_given=given,
         publication_types=(ctype,) if ctype else (),
+        abstract=_abstract(work.get("abstract")),
     )
+
+
+_JATS_HEADING = re.compile(r"(?is)^\s*<jats:title>\s*abstract\s*</jats:title>")
+_JATS_BREAK = re.compile(r"(?i)</jats:(?:p|sec|title)>")
+
+
+def _abstract(value: Any) -> str | None:
+    """A deposited abstract (JATS: ``<jats:p>`` paragraphs, often a leading ``<jats:title>Abstract``)
+    as plain text, one paragraph a block."""
+    if not isinstance(value, str):
+        return None
+    text = _JATS_BREAK.sub("\n\n", _JATS_HEADING.sub("", value))
+    text = html.unescape(re.sub(r"<[^>]{1,200}>", "", text))
+    paragraphs = (" ".join(rendering.strip_invisible(p).split()) for p in text.split("\n\n"))
+    return "\n\n".join(p for p in paragraphs if p) or None
 
 
 def _notice(entry: Mapping[str, Any]) -> tuple[str | None, RecordNotice] | None:

@@ -91,6 +91,7 @@ def to_metadata(a: PubMedArticle) -> RecordMetadata:
         volume=(j.volume if j else book.volume if book else None),
         **_author_fields(a),
         publication_types=tuple(a.publicationTypes),
+        abstract=a.abstract,
     )
 
 

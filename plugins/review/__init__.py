@@ -22,6 +22,7 @@ Where each concept lives (this module only declares; each tool's module is impor
       chasing.py       review_chase: citation searching from the includes into the set
       citation_graph.py  seeds, the plan and its cost, the citation indexes asked, their works combined
       filejob.py       an imported file stored batch by batch
+      filling.py       what imported records lack (abstract, title) filled by PMID/DOI, marked as filled
     readers/         one reader per export format (RIS, MEDLINE/nbib, EndNote XML, BibTeX, CSL-JSON, CSV, WoS)
     identity/        which records are one work
       keys.py          identifiers and keys in their matching form; a source record as stored
@@ -149,16 +150,16 @@ TOOLS = (
         name="review_import",
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV, Ovid...) into a review set as that database's "
-        "search, creating the set if new: deduplicated, counted for PRISMA; a file sent twice is stored once. Send `content` (or `path`). While "
-        "`running`, repeat the call. PubMed/Europe PMC: review_search. Then check merges: "
-        "review_records merged=true.",
+        "search, creating the set if new: deduplicated, counted for PRISMA; a file sent twice is stored once. "
+        "Send `content` (or `path`). While `running`, repeat the call. Missing abstracts are filled by "
+        "PMID/DOI (fillMissing). PubMed/Europe PMC: review_search. Then check merges: review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
         render=_importing.render_import,
         read_only=False,
         idempotent=True,
-        open_world=False,
+        open_world=True,
         guide="export files from Embase, Scopus, WoS, CINAHL... and want them in a review set",
     ),
     ToolSpec(

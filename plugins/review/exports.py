@@ -261,11 +261,16 @@ def decision_notes(rec: dict[str, Any]) -> list[str]:
 
 def more_notes(rec: dict[str, Any]) -> list[str]:
     """The publication types (kept out of keywords, where reference managers would file them as
-    subjects) and the sources that found the record."""
+    subjects), the sources that found the record, and the fields a metadata provider gave at
+    import rather than a source ("Filled at import: abstract from pubmed")."""
     out = (
         ["Publication types: " + "; ".join(rec["publication_types"])] if rec.get("publication_types") else []
     )
-    return [*out, "Sources: " + ", ".join(rec.get("sources") or [])]
+    out.append("Sources: " + ", ".join(rec.get("sources") or []))
+    filled = rec.get("filled") or {}
+    if filled:
+        out.append("Filled at import: " + "; ".join(f"{k} from {v}" for k, v in sorted(filled.items())))
+    return out
 
 
 def _terms(rec: dict[str, Any]) -> tuple[str, ...]:
@@ -390,7 +395,8 @@ def write_nbib(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
 # -- CSV ------------------------------------------------------------------------------------------
 
 # a record's fields as the set stores them, then its screening decisions (decision_notes' lines)
-CSV_COLUMNS = ("key", *WORK_FIELDS, "sources", "decisions")
+# ``filled``: the fields a metadata provider gave at import ("abstract from pubmed"), not the source
+CSV_COLUMNS = ("key", *WORK_FIELDS, "sources", "decisions", "filled")
 
 
 def _cell(value: Any) -> str:
@@ -406,7 +412,8 @@ def write_csv(out: TextIO, records: Iterable[dict[str, Any]]) -> int:
     writer.writerow(CSV_COLUMNS)
     n = 0
     for rec in records:
-        row = dict(rec, decisions=" | ".join(decision_notes(rec)))
+        filled = "; ".join(f"{k} from {v}" for k, v in sorted((rec.get("filled") or {}).items()))
+        row = dict(rec, decisions=" | ".join(decision_notes(rec)), filled=filled)
         writer.writerow([_cell(row.get(col)) for col in CSV_COLUMNS])
         n += 1
     return n

@@ -206,7 +206,16 @@ class ImportInput(ToolInput):
         le=10_000_000,
         description="Hits shown there (checked against the file). Example: 1200",
     )
+    fillMissing: bool = Field(
+        True, description="Fill absent abstract, title by PMID/DOI; default true. Example: false"
+    )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
+
+
+class FillFailure(ToolOutput):
+    ids: str = Field(description="The ids the providers were asked by: 'PMIDs' or 'DOIs'")
+    records: int = Field(description="Records left as the file gave them")
+    message: str = Field(description="Why: the provider's error, or that none serves these ids")
 
 
 class SkippedRecord(ToolOutput):
@@ -231,6 +240,14 @@ class ImportOutput(ToolOutput):
     total: int = Field(description="Records in the set now")
     complete: bool = Field(description="Every record of the file is stored")
     running: bool = Field(description="The import goes on in the server; call again for its state")
+    filled: dict[str, dict[str, int]] | None = Field(
+        None,
+        description="Fields given by metadata providers: records per field and provider, e.g. "
+        "{'abstract': {'pubmed': 120}}; absent with fillMissing=false",
+    )
+    fillFailed: list[FillFailure] | None = Field(
+        None, description="Providers that failed: records not filled"
+    )
     notice: str | None = None
 
 
@@ -446,6 +463,9 @@ class SetRecord(ToolOutput):
     publicationTypes: list[str] | None = None
     language: str | None = None
     abstract: str | None = None
+    filled: dict[str, str] | None = Field(
+        None, description="Fields a metadata provider gave at import, not the source: {'abstract': 'pubmed'}"
+    )
     score: float | None = Field(
         None,
         description="priority order: the model's score of inclusion (0-1); absent for a record without text",

@@ -55,6 +55,9 @@ class RecordData(TypedDict, total=False):
     study_links: list[str]
     sources: list[str]  # the sources (search sources, imported databases) that found the record
     source_ids: dict[str, str]  # source -> that source's own id of the record (first one seen)
+    # fields a metadata provider gave at import, not the source ({"abstract": "pubmed"}):
+    # :mod:`.sources.filling`; a merged record keeps the marks of the values it took
+    filled: dict[str, str]
 
 
 # Fields that describe the work (what merging and exporting are about), in a stable order.

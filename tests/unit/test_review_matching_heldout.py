@@ -215,3 +215,56 @@ def test_two_abstracts_of_one_group_on_one_supplement_page_are_two() -> None:
     second = rec(**{**first, "title": str(first["title"]).replace("Japanese", "Chinese")})
     assert verdict(first, second).same is False
     assert verdict(first, rec(**first)).same
+
+
+def test_one_abstract_numbered_in_the_programme_and_in_the_listing() -> None:
+    """One meeting abstract at page 22 of volume 15 in one index and page 52 in another (the
+    programme's numbering and the journal's): the same title word for word and the same authors
+    make one record, the single pages do not keep them apart. Another title, other authors,
+    another volume or a full article's range of pages still do."""
+    abstract = rec(kind="article", volume="15", issue=None, pages="22-22",
+                   journal="Pediatric Transplantation.Conference: 6th Congress of the International "
+                           "Pediatric Transplant Association",
+                   title="Maintenance of renal function under eculizumab despite discontinuation of plasma "
+                         "exchange after a third transplantation")  # fmt: skip
+    listed = rec(**{**abstract, "journal": "Pediatric Transplantation", "pages": "52-52",
+                    "title": str(abstract["title"]).title()})  # fmt: skip
+    v = verdict(abstract, listed)
+    assert v.same and v.why == "title 1.00 + authors + year + journal"
+    assert verdict(abstract, rec(**{**listed, "authors": ["Dear, J.", "Hirano, T."]})).same is False
+    assert verdict(abstract, rec(**{**listed, "volume": "16"})).same is False
+    assert verdict(abstract, rec(**{**listed, "pages": "52-60"})).same is False
+    other = rec(**{**listed, "title": str(abstract["title"]).replace("third", "second")})
+    assert verdict(abstract, other).same is False
+    # a journal article's pages still place it: the same title on two pages of a volume is two
+    assert verdict(rec(pages="22-22"), rec(pages="52-52")).same is False
+
+
+def test_a_citation_written_one_field_over() -> None:
+    """One index writes "issue 26, page 9" for volume 26, issue 9 (its volume in the issue field,
+    the issue in the pages): read back, the volume and issue agree and the page is unknown, and
+    the evidence says so. Numbers that do not line up so still conflict."""
+    full = rec(title="The treatment of atypical HUS", authors=["Loirat, C."], year=2011, volume="26", issue="9",
+               pages="1746-1746", journal="Pediatric Nephrology.Conference: 44th Annual Scientific Meeting of "
+               "the European Society for Paediatric Nephrology")  # fmt: skip
+    shifted = rec(**{**full, "volume": None, "issue": "26", "pages": "9"})
+    v = verdict(shifted, full)
+    assert v.same and v.why.endswith("(one record's volume and issue written a field over)")
+    assert verdict(full, shifted).same
+    assert conflict(normalize(shifted), normalize(full)) is None
+    assert conflict(normalize(rec(**{**shifted, "pages": "8"})), normalize(full)) == "pages"
+    assert verdict(rec(**{**shifted, "issue": "25"}), full).same is False
+
+
+def test_a_monthly_issue_written_as_its_month() -> None:
+    """A magazine's issue is "May" in one index and 5 in another (and its volume the year in the
+    first): the month is that issue, so a title cut short of its column heading matches with the
+    authors, the year, the issue and the journal."""
+    column = rec(title="Upwork's CEO on how an introverted engineer learned to lead", authors=["Kasriel, S."],
+                 journal="Harvard Business Review", year=2016, volume="2016", issue="May", pages=None)  # fmt: skip
+    indexed = rec(**{**column, "title": "How did it ... Upwork's CEO on how an introverted engineer learned to lead",
+                     "authors": ["Kasriel, Stephane"], "volume": "94", "issue": "5", "pages": "35+"})  # fmt: skip
+    v = verdict(column, indexed)
+    assert v.same and "issue" in v.why and "one cut short" in v.why
+    assert normalize(rec(issue="Sept.")).issue == "9" and normalize(rec(issue="Suppl 2")).issue == "2"
+    assert verdict(column, rec(**{**indexed, "issue": "6"})).same is False

@@ -281,6 +281,8 @@
     fact("PMID", r.pmid);
     fact("DOI", r.doi);
     fact("Key", r.key);
+    // what a metadata provider gave at import, not the database's export (review_import fillMissing)
+    fact("Filled at import", Object.entries(r.filled || {}).map(([k, v]) => k + " from " + v).join("; "));
     box.appendChild(facts);
     const abs = el("p", null, "abstract");
     abs.appendChild(highlighted(r.abstract || "(no abstract)", include, exclude));

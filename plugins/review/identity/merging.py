@@ -18,6 +18,8 @@ itself. Arrival order never decides.
   them is the matcher's error to prevent, not this module's to hide).
 - Lists (``mesh``, ``keywords``, ``issn``, ``isbn``, ``publication_types``): the ordered union
   over the members in a stable order; ``sources`` sorted; ``kind`` the most specific.
+- ``filled``: the marks of the fields a metadata provider gave at import, for the values the merged
+  record took from such a member and no member had from its source.
 """
 
 from __future__ import annotations
@@ -281,6 +283,19 @@ def _year(value: Any) -> int | None:
     return int(text) if text.isdecimal() and len(text) == 4 else None
 
 
+def _filled(members: Sequence[RecordData], merged: dict[str, Any]) -> dict[str, str]:
+    """Which of the merged record's fields a metadata provider gave (``{"abstract": "pubmed"}``):
+    a value a member had filled at import that no member had from its source."""
+    out: dict[str, str] = {}
+    for m in members:
+        for name, provider in (m.get("filled") or {}).items():
+            value = merged.get(name)
+            sourced = any(o.get(name) == value and name not in (o.get("filled") or {}) for o in members)
+            if value is not None and m.get(name) == value and not sourced:
+                out.setdefault(name, provider)
+    return out
+
+
 def best_of(members: Sequence[RecordData]) -> RecordData:
     """The merged record of a duplicate group: every field the best any member has (see the
     module's rules), the same whatever the order of ``members``."""
@@ -315,4 +330,5 @@ def best_of(members: Sequence[RecordData]) -> RecordData:
         for source, sid in (m.get("source_ids") or {}).items():
             ids.setdefault(source, set()).add(str(sid))
     out["source_ids"] = {s: min(v) for s, v in sorted(ids.items())}
+    out["filled"] = _filled(ordered, out)
     return cast(RecordData, {k: v for k, v in out.items() if not _empty(v)})

@@ -8,7 +8,7 @@ search's new cursor (``cursor=None``: done), so a killed import resumes after th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -195,10 +195,12 @@ async def add_batch(
     found: int,
     cursor: str | None,
     detail: str = "",
+    options: Mapping[str, Any] | None = None,
 ) -> BatchResult:
     """Store one page of a search or one batch of an imported file: each record placed in the
     set (a new record, or a member of the record it duplicates), its hit, the merged records
-    recomputed, and the search's new cursor, in one transaction (``cursor=None``: done)."""
+    recomputed, and the search's new cursor (and ``options``, when given: what an import keeps
+    of its progress beside the cursor), in one transaction (``cursor=None``: done)."""
     out = BatchResult()
     incoming = [
         r if isinstance(r, Incoming) else Incoming(r.source_id, cast(RecordData, as_data(r))) for r in records
@@ -242,5 +244,5 @@ async def add_batch(
         await w.add_hits(search, hits, evidence)
         await w.add_keys(new_keys)
         await remerge(w, sorted(new_keys))
-        await w.finish_batch(search, found, cursor, detail)
+        await w.finish_batch(search, found, cursor, detail, options)
     return out

@@ -59,6 +59,7 @@ def set_record(key: int, data: dict[str, Any], brief: bool) -> SetRecord:
         publicationTypes=None if brief else list(data.get("publication_types") or []),
         language=None if brief else data.get("language"),
         abstract=None if brief else data.get("abstract"),
+        filled=None if brief else data.get("filled") or None,
     )
 
 

@@ -17,12 +17,15 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from medlit.core.plugin import ToolContext
+
 from ..identity import placing
 from ..readers import Entry, Skipped
 from ..readers.read import stream
 from ..screening import restoring
 from ..sets.jobs import Job
 from ..store import Incoming, SearchRow, Store
+from . import filling
 
 log = logging.getLogger("medlit.review")
 
@@ -113,11 +116,17 @@ class Reading:
 
 
 async def run_file(
-    store: Store | None, job: Job, search: SearchRow, raw: bytes | None = None, surveyed: Survey | None = None
+    store: Store | None,
+    job: Job,
+    search: SearchRow,
+    raw: bytes | None = None,
+    surveyed: Survey | None = None,
+    ctx: ToolContext | None = None,
 ) -> None:
     """Store the file's records from the search's cursor on; ``raw`` and ``surveyed``: the file and
     its survey as the call made them (else the file is read again from the store's copy: a
-    resumed import)."""
+    resumed import). ``ctx``: the call's context, whose metadata providers fill what records lack
+    (:mod:`.filling`) unless the import was asked not to (``fillMissing``)."""
     assert store is not None
     spec = search.options.get("import") or {}
     name, fmt = spec.get("fileName"), spec.get("format")
@@ -133,7 +142,9 @@ async def run_file(
             return
         if surveyed is None:
             surveyed = await asyncio.to_thread(survey, content, name, fmt, None, 0)
-        await _store_batches(store, job, search, Reading(_entries(content, name, fmt)), surveyed)
+        filler = ctx if ctx is not None and spec.get("fillMissing", True) else None
+        reading = Reading(_entries(content, name, fmt))
+        await _store_batches(store, job, search, reading, surveyed, filler)
         await store.release_file(search.id)
     except asyncio.CancelledError:
         raise
@@ -151,9 +162,11 @@ def _entries(content: bytes, name: str | None, fmt: str | None) -> Iterator[Entr
 
 
 async def _store_batches(
-    store: Store, job: Job, search: SearchRow, reading: Reading, surveyed: Survey
+    store: Store, job: Job, search: SearchRow, reading: Reading, surveyed: Survey, filler: ToolContext | None
 ) -> None:
     total, entries = surveyed.records, surveyed.entries
+    tally = filling.Tally.of(search.options)
+    options = dict(search.options)
     done = int(search.cursor or 0)
     job.found[search.id] = total
     job.fetched[search.id] = done
@@ -162,8 +175,14 @@ async def _store_batches(
     while True:
         batch = await asyncio.to_thread(reading.take, BATCH)
         after = done + len(batch)
+        kept = None
+        if filler is not None and any(filling.wanted(r.data) for r in batch):
+            await job.report(f"{search.source}: filling what records lack from the metadata providers")
+            batch = await filling.fill(filler, batch, tally)
+            options["import"] = {**options.get("import", {}), filling.OPTION: tally.as_option()}
+            kept = options
         await placing.add_batch(
-            store, search, batch, found=total, cursor=str(after) if after < entries else None
+            store, search, batch, found=total, cursor=str(after) if after < entries else None, options=kept
         )
         done = after
         job.fetched[search.id] = done + surveyed.skipped_count * (done >= entries)

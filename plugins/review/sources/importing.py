@@ -30,11 +30,12 @@ from pathlib import Path
 from medlit.core.plugin import MedlitError, ToolContext, rendering
 from medlit.core.plugin import errors as E
 
-from ..models import ImportInput, ImportOutput, SkippedRecord
+from ..models import FillFailure, ImportInput, ImportOutput, SkippedRecord
 from ..readers import ReadError
 from ..sets.jobs import Job, log_failure
 from ..sets.workspace import BUSY, Workspace, unknown_set, watch, workspace
 from ..store import FileRow, SearchRow, SetRow, Store
+from . import filling
 from .filejob import Survey, TooManyRecords, run_file, survey
 
 DEFAULT_MAX_BYTES = 200_000_000
@@ -311,9 +312,9 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             notice = "Resuming the unfinished import of this file from its last stored batch."
             job.search = searches[max(earlier)]
             job.searches.append(searches[max(earlier)].id)
-            work = run_file(store, job, searches[max(earlier)])
+            work = run_file(store, job, searches[max(earlier)], ctx=ctx)
         else:
-            work = _read_and_store(store, job, row, args, (raw, name, sha), max_records(ctx))
+            work = _read_and_store(store, job, row, args, (raw, name, sha), max_records(ctx), ctx)
         job.task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
         job.task.add_done_callback(log_failure)
         ws.warm_after(job)
@@ -351,7 +352,13 @@ def too_many_records(seen: int, cap: int) -> MedlitError:
 
 
 async def _read_and_store(
-    store: Store, job: Job, row: SetRow, args: ImportInput, file_: tuple[bytes, str, str], cap: int
+    store: Store,
+    job: Job,
+    row: SetRow,
+    args: ImportInput,
+    file_: tuple[bytes, str, str],
+    cap: int,
+    ctx: ToolContext,
 ) -> None:
     """The task of a new file's import: read it through (in a thread: a large file takes seconds),
     refusing it as soon as it passes ``cap`` records, keep it with its search row, then store its
@@ -373,13 +380,14 @@ async def _read_and_store(
             "recordsReported": args.recordsReported,
             "databasesNamed": sorted(surveyed.databases)[:10],
             "notices": surveyed.notices[:20],
+            "fillMissing": args.fillMissing,
         }
     }
     file = FileRow(name, sha, surveyed.format, len(raw), surveyed.records, _skipped(surveyed))
     search = await store.start_import(row.id, args.database, args.query or "", options, file, raw)
     job.search = search
     job.searches.append(search.id)
-    await run_file(store, job, search, raw, surveyed)
+    await run_file(store, job, search, raw, surveyed, ctx)
 
 
 def _again(before: ImportOutput) -> ImportOutput:
@@ -397,6 +405,8 @@ def _again(before: ImportOutput) -> ImportOutput:
             "duplicates": 0,
             "skipped": 0,
             "skippedRecords": [],
+            "filled": {} if before.filled is not None else None,
+            "fillFailed": None,
             "notice": then,
         }
     )
@@ -435,6 +445,12 @@ async def import_state(
         notes.append(
             "The import goes on in the server: call review_import again with the same file, or review_sets."
         )
+    filled, failed = _filling(spec)
+    notes += [
+        f"Filling by {f.ids} failed for {f.records:,} records: {f.message.rstrip('.')}; they are stored as "
+        "the file gave them"
+        for f in failed or ()
+    ]
     if current.state == "failed":
         notes.append(
             f"The import stopped: {current.error}. Calling review_import with the same file resumes it."
@@ -453,8 +469,23 @@ async def import_state(
         total=await store.total(row.id),
         complete=current.state == "complete",
         running=running,
+        filled=filled,
+        fillFailed=failed,
         notice=sentences(notes),
     )
+
+
+def _filling(spec: dict[str, object]) -> tuple[dict[str, dict[str, int]] | None, list[FillFailure] | None]:
+    """What the import filled from the metadata providers and what failed (None: filling was
+    switched off); kept in its options with each batch (:mod:`.filling`)."""
+    if spec.get("fillMissing") is False or ("fillMissing" not in spec and filling.OPTION not in spec):
+        return None, None  # switched off, or an import from before filling
+    tally = filling.Tally.of({"import": spec})
+    failed = [
+        FillFailure(ids=filling.NAMES.get(kind, kind), records=int(f["records"]), message=str(f["message"]))
+        for kind, f in sorted(tally.failed.items())
+    ]
+    return tally.filled, failed or None
 
 
 def sentences(notes: list[str]) -> str | None:
@@ -481,6 +512,12 @@ def render_import(out: ImportOutput, args: ImportInput) -> str:
         f"- Skipped: {out.skipped:,}",
         f"- Records in the set: {out.total:,}",
     ]
+    if out.filled:
+        given = (
+            f"{sum(by.values()):,} {name}s ({', '.join(f'{p} {n:,}' for p, n in sorted(by.items()))})"
+            for name, by in out.filled.items()
+        )
+        lines.append(f"- Filled from metadata providers: {'; '.join(given)}")
     if out.skippedRecords:
         rows = [[str(s.position), s.id or "", s.reason] for s in out.skippedRecords]
         lines += [

@@ -156,7 +156,7 @@ def _start(ws: Workspace, ctx: ToolContext, catalog: Catalog, row: SetRow, todo:
 
     async def run_all() -> None:
         await asyncio.gather(
-            *(run_file(ws.store, job, s) for s in todo if s.is_import),
+            *(run_file(ws.store, job, s, ctx=ctx) for s in todo if s.is_import),
             *(
                 _import(ws, job, sources[s.source].record, host, s)
                 for s in todo

@@ -217,9 +217,23 @@ class Locked:
         await tx.execute("DELETE FROM review_records WHERE id = ?", record_id)
 
     # -- the search and the rulings ----------------------------------------------------------
-    async def finish_batch(self, search: SearchRow, found: int, cursor: str | None, detail: str) -> None:
-        """The search's counts and its next cursor (``None``: complete), with the batch."""
+    async def finish_batch(
+        self,
+        search: SearchRow,
+        found: int,
+        cursor: str | None,
+        detail: str,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The search's counts and its next cursor (``None``: complete), with the batch; its
+        ``options`` too when given (an import's filling tally, kept with the batch it counts)."""
         rows = await self.tx.fetch("SELECT COUNT(*) FROM review_hits WHERE search_id = ?", search.id)
+        if options is not None:
+            await self.tx.execute(
+                "UPDATE review_searches SET options = ? WHERE id = ?",
+                json.dumps(dict(options), sort_keys=True),
+                search.id,
+            )
         state = "complete" if cursor is None else "running"
         await self.tx.execute(
             "UPDATE review_searches SET found = ?, fetched = ?, cursor = ?, state = ?, error = NULL, "

@@ -10,7 +10,7 @@ volume and first page, the journal).
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
@@ -54,7 +54,9 @@ def conflict(a: Work, b: Work, shared: Container[str] = ()) -> str | None:
     its print issue may differ by), a volume, pages (:func:`fields.pages_differ`), an issue when
     no pages say more, or ISBNs that differ. Strict on identifiers: two DOIs are two records,
     even for versions of one work. A DOI in ``shared`` (one the set holds on records whose titles
-    disagree: a supplement's, an issue's, a book's) names no single work and is left out."""
+    disagree: a supplement's, an issue's, a book's) names no single work and is left out. A
+    citation written a field over is read back first (:func:`_aligned`)."""
+    a, b, _ = _aligned(a, b)
     return _identifier_conflict(a, b, shared) or _nature_conflict(a, b) or _citation_conflict(a, b)
 
 
@@ -105,7 +107,12 @@ def _citation_conflict(a: Work, b: Work) -> str | None:
         return "year"
     if a.volume and b.volume and a.volume != b.volume:
         return "volume"
-    if a.pages and b.pages and fields.pages_differ(a.pages, b.pages) and not _locators(a, b):
+    if (
+        a.pages
+        and b.pages
+        and fields.pages_differ(a.pages, b.pages)
+        and not (_locators(a, b) or _listed_twice(a, b))
+    ):
         return "pages"
     if a.issue and b.issue and a.issue != b.issue and not a.pages and not b.pages:
         # A recurring column ("Editor's Comments") has one title in every issue; with no pages
@@ -142,6 +149,47 @@ def _locators(a: Work, b: Work) -> bool:
         a.pages[0] in fields.ARTICLE_NUMBER
         and b.pages[0] in fields.ARTICLE_NUMBER
         and bool(a.volume and a.volume == b.volume and a.issue and a.issue == b.issue)
+    )
+
+
+def _listed_twice(a: Work, b: Work) -> bool:
+    """One meeting abstract numbered once in the programme and again in the journal's listing
+    (pages 22 and 52 of one volume): the same title word for word, on a single page each of one
+    volume. Such a page places an abstract no more than an electronic locator does; the title and
+    the authors decide (:func:`_title_supports`)."""
+    assert a.pages and b.pages
+    return bool(
+        (a.meeting or b.meeting or a.supplement or b.supplement)
+        and a.title
+        and a.title == b.title
+        and a.volume
+        and a.volume == b.volume
+        and a.pages[1] == a.pages[2]
+        and b.pages[1] == b.pages[2]
+    )
+
+
+def _aligned(a: Work, b: Work) -> tuple[Work, Work, bool]:
+    """``a`` and ``b`` with a citation one index wrote a field over read back in place, and
+    whether one was: no volume, the volume in the issue field and the issue in the pages
+    ("issue 26, page 9" beside "volume 26, issue 9, page 1746"). Read as written, the pages
+    conflict; read back, the volume and issue agree and the page is unknown."""
+    if _shifted(a, b):
+        return replace(a, volume=a.issue, issue=b.issue, pages=None), b, True
+    if _shifted(b, a):
+        return a, replace(b, volume=b.issue, issue=a.issue, pages=None), True
+    return a, b, False
+
+
+def _shifted(x: Work, y: Work) -> bool:
+    return bool(
+        x.volume is None
+        and x.issue
+        and x.issue == y.volume
+        and x.pages
+        and x.pages[0] == ""
+        and x.pages[1] == x.pages[2]
+        and y.issue == str(x.pages[1])
     )
 
 
@@ -224,6 +272,14 @@ def compare(a: Work, b: Work, shared: Container[str] = ()) -> Verdict:
     then the title with the authors and the bibliographic details. Every merge is supported by
     the title, or without one by an identifier and the authors together. ``shared``: DOIs the set
     holds on records whose titles disagree (:func:`titles_agree`), never an identity."""
+    a, b, shifted = _aligned(a, b)
+    verdict = _compare(a, b, shared)
+    if shifted and verdict.same:
+        return replace(verdict, why=f"{verdict.why} (one record's volume and issue written a field over)")
+    return verdict
+
+
+def _compare(a: Work, b: Work, shared: Container[str]) -> Verdict:
     why = conflict(a, b, shared)
     if why:
         return Verdict(False, f"conflict:{why}", 0.0, f"the records' {why} differ")

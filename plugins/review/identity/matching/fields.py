@@ -395,6 +395,16 @@ def number(value: object) -> str | None:
     return str(int(match.group(1))) if match else None
 
 
+_MONTH_ISSUE = re.compile(r"(?i)\s*(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*")
+
+
+def issue_number(value: object) -> str | None:
+    """An issue's number (:func:`number`); a monthly's issue written as its month ("May", one
+    index's form of the issue another numbers 5) is that month's number."""
+    month = _MONTH_ISSUE.fullmatch(str(value)) if value is not None else None
+    return str(_MONTHS.index(month.group(1).lower()) + 1) if month else number(value)
+
+
 def page_range(pages: str | None) -> tuple[str, int, int] | None:
     """``(prefix, first, last)`` of a page field, the last page written short expanded
     ("1297-306" -> ``("", 1297, 1306)``, "e1234" -> ``("e", 1234, 1234)``, "S78-S89" ->

@@ -84,7 +84,7 @@ def normalize(data: RecordData) -> Work:
         isbn=tuple(sorted({i.replace("-", "").upper() for i in data.get("isbn") or () if i})),
         year=int(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit()) else None,
         volume=_volume(data),
-        issue=fields.number(data.get("issue")),
+        issue=fields.issue_number(data.get("issue")),
         pages=fields.page_range(data.get("pages")),
         notice=fields.is_notice(title, types),
         supplement=fields.is_supplement(data.get("volume"), data.get("issue"), data.get("pages")),
