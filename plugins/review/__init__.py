@@ -149,10 +149,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, CSV, Ovid...) into a review set as that database's "
-        "search, creating the set if new: deduplicated, counted for PRISMA; a file sent twice is stored once. "
-        "Send `content` (or `path`). While `running`, repeat the call. Missing abstracts are filled by "
-        "PMID/DOI (fillMissing). PubMed/Europe PMC: review_search. Then check merges: review_records merged=true.",
+        description="Import a database's export (RIS, CSV, Ovid...) into a review set as that database's search, "
+        "creating the set if new: deduplicated, counted for PRISMA, stored once if sent twice. Send `content` (or "
+        "`path`); while `running`, repeat the call. PubMed/Europe PMC: review_search. Then check merges: "
+        "review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,

@@ -161,8 +161,8 @@ class ImportInput(ToolInput):
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
         "auto",
-        description="auto (default); medline: .nbib; wos/wos_tab: WoS plain/tab; csv/tsv: header row (e.g. Scopus); "
-        "ovid/ovid_tagged: Ovid labels/2-letter tags; refer: EndNote .enw; refworks: RefWorks. "
+        description="auto (default); medline: .nbib; wos/wos_tab: WoS plain/tab; csv/tsv: header row (Scopus...); "
+        "ovid/ovid_tagged: Ovid labels/tags; refer: .enw. "
         "Example: 'ris'",
     )
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
@@ -207,7 +207,7 @@ class ImportInput(ToolInput):
         description="Hits shown there (checked against the file). Example: 1200",
     )
     fillMissing: bool = Field(
-        True, description="Fill absent abstract, title by PMID/DOI; default true. Example: false"
+        True, description="Fill missing abstracts, titles from PubMed/Crossref by PMID/DOI; default true"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 

@@ -32,7 +32,9 @@ ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://re
 # pointer's route to its family) and issue 51's `fillMissing`: most of it paid by cuts, and the
 # default list went down (20,815 -> ~20,400 characters).
 AVERAGE_BUDGET = 1_620
-TOOL_CEILING = 2_800
+# 2,900 since review_import (not in the default list) gained fillMissing beside its 16 other fields
+# (parts, the formats glossed, the PRISMA-S log's date, query and interface).
+TOOL_CEILING = 2_900
 # What every turn pays: the default tools/list (the default families and the toolset tools), at
 # most half the 57,000 characters of the full list it replaced (issue 33).
 DEFAULT_LIST_BUDGET = 25_000
