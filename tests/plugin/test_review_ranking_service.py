@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from medlit.plugins.review.screening import priority
+from medlit.plugins.review.screening import priority, ranking
 from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature
@@ -43,19 +43,19 @@ def model(monkeypatch):
         begun: list[int] = []  # the labels each ranking was trained on
         finished: list[int] = []
 
-    real_rank, real_fit = priority.rank, priority.fit
+    real_rank, real_fit = ranking.rank, priority.fit
 
-    def rank(texts, labels, candidates, topic="", tail=False):
-        Model.begun.append(len(labels))
-        out = real_rank(texts, labels, candidates, topic, tail)
-        Model.finished.append(len(labels))
+    def rank(given, contents=None):
+        Model.begun.append(len(given.labels))
+        out = real_rank(given, contents)
+        Model.finished.append(len(given.labels))
         return out
 
     def fit(texts):
         assert Model.gate.wait(30), "the gate never opened"
         return real_fit(texts)
 
-    monkeypatch.setattr(priority, "rank", rank)
+    monkeypatch.setattr(ranking, "rank", rank)
     monkeypatch.setattr(priority, "fit", fit)
     priority._CACHE.clear()
     yield Model

@@ -63,21 +63,37 @@ class Counted:
     big: np.ndarray  # their counts (float32)
 
     @classmethod
-    def of(cls, counts: csr_matrix, idf: np.ndarray) -> Counted:
-        """From a count matrix (float32 whole numbers; its arrays are taken, not copied, where they
-        already have the type kept)."""
+    def joined(cls, blocks: list[csr_matrix], idf: np.ndarray) -> Counted:
+        """From a count matrix's blocks of rows (float32 whole numbers), taken from ``blocks`` one at a
+        time as they are written into arrays allocated once: a block's floats are let go as soon as
+        its counts are kept, never the whole matrix held twice."""
         import numpy as np
 
-        data = counts.data
-        big_at = np.flatnonzero(data > 255)
-        kept = np.minimum(data, 255).astype(np.uint8)
+        total = sum(b.nnz for b in blocks)
+        indices, kept = np.empty(total, np.int32), np.empty(total, np.uint8)
+        indptr = np.zeros(sum(b.shape[0] for b in blocks) + 1, np.int64)
+        big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
+        big: list[np.ndarray] = [np.zeros(0, np.float32)]
+        at = row = 0
+        blocks.reverse()  # (popped from the end: the first block first)
+        while blocks:
+            part = blocks.pop()
+            n, rows = part.nnz, part.shape[0]
+            indices[at : at + n] = part.indices
+            kept[at : at + n] = np.minimum(part.data, 255)
+            over = np.flatnonzero(part.data > 255)
+            big_at.append(over + at)
+            big.append(part.data[over].astype(np.float32))
+            indptr[row + 1 : row + rows + 1] = part.indptr[1:] + at
+            at, row = at + n, row + rows
+            del part
         return cls(
-            counts.indices.astype(np.int32, copy=False),
+            indices,
             kept,
-            counts.indptr.astype(np.int64, copy=False),
+            indptr,
             idf.astype(np.float32, copy=False),
-            big_at,
-            data[big_at].astype(np.float32),
+            np.concatenate(big_at),
+            np.concatenate(big),
         )
 
     @property
@@ -100,19 +116,26 @@ class Counted:
 
         rows = _rows_of(index, self.shape[0])
         if isinstance(index, slice) and index.step in (None, 1) and len(rows):
-            at = np.arange(self.indptr[rows[0]], self.indptr[rows[-1] + 1], dtype=np.int64)
-            indptr = self.indptr[rows[0] : rows[-1] + 2] - self.indptr[rows[0]]
+            # a run of rows (a block of a ranking): its values are a run too, read as views
+            lo, hi = int(self.indptr[rows[0]]), int(self.indptr[rows[-1] + 1])
+            indptr = self.indptr[rows[0] : rows[-1] + 2] - lo
+            data = self.counts[lo:hi].astype(np.float32)
+            first, last = np.searchsorted(self.big_at, [lo, hi])
+            data[self.big_at[first:last] - lo] = self.big[first:last]
+            columns = self.indices[lo:hi].copy()  # (a row of the result may be sorted in place)
         else:
             at, indptr = _positions(self.indptr, rows)
-        data = self.counts[at].astype(np.float32)
-        if len(self.big_at):
-            where = np.searchsorted(self.big_at, at)
-            hit = (where < len(self.big_at)) & (self.big_at[np.minimum(where, len(self.big_at) - 1)] == at)
-            data[hit] = self.big[where[hit]]
+            data = self.counts[at].astype(np.float32)
+            if len(self.big_at):
+                where = np.searchsorted(self.big_at, at)
+                hit = (where < len(self.big_at)) & (
+                    self.big_at[np.minimum(where, len(self.big_at) - 1)] == at
+                )
+                data[hit] = self.big[where[hit]]
+            columns = self.indices[at]
         # the weights as TfidfTransformer makes them: log, + 1, times the idf, then L2 rows
         np.log(data, out=data)
         data += 1.0
-        columns = self.indices[at]
         data *= self.idf[columns]
         out = csr_matrix(
             (data, columns, indptr.astype(np.int32)), shape=(len(rows), self.shape[1]), copy=False

@@ -31,7 +31,7 @@ from ..screening.priority import Ranking
 from ..screening.ranking import Ranked, served
 from ..sources.chasing import found_via, seed_order
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
-from .rankings import Pending
+from .rankings import Asked, Pending
 from .settings import as_the_set_says, own_decisions, settings_of
 from .workspace import Workspace, call_wait, existing, workspace
 
@@ -275,8 +275,13 @@ async def _prioritised(
             "without decision or conflicts.",
             "Drop decision/conflicts (and stage), or use order='key'.",
         )
-    candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
-    queries = [s.query for s in await store.latest(row.id)]
+
+    async def request() -> tuple[list[int], list[str]]:  # (asked again by a ranking ahead)
+        candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
+        return candidates, [s.query for s in await store.latest(row.id)]
+
+    ws.rankings.follow(Asked(row, request, args.criteria))
+    candidates, queries = await request()
     return await ws.rankings.ranked(store, row, candidates, queries, args.criteria, wait)
 
 
