@@ -47,12 +47,21 @@ from support.ports import free_port, wait_for_port
 DEADLINE = 50.0  # the server's call deadline (its default)
 
 
+PAST_DEADLINE: list[tuple[str, float]] = []  # calls that ended at the call deadline: tool, seconds
+
+
 async def timed(client: Client, tool: str, args: dict) -> tuple[dict, float]:
-    t = time.perf_counter()
-    out = await client.call_tool(tool, args)
-    spent = time.perf_counter() - t
-    assert not out.is_error, out
-    return out.structured_content, spent
+    """A call's answer and time; a call ended at the call deadline is counted (``PAST_DEADLINE``)
+    and asked again, so the run goes on to its other figures."""
+    while True:
+        t = time.perf_counter()
+        out = await client.call_tool(tool, args)
+        spent = time.perf_counter() - t
+        if out.is_error and "call_deadline_exceeded" in str(out):
+            PAST_DEADLINE.append((tool, spent))
+            continue
+        assert not out.is_error, out
+        return out.structured_content, spent
 
 
 async def importing(client: Client, args: dict) -> dict:
@@ -134,6 +143,10 @@ async def run(n: int, sessions: int) -> dict[str, object]:
             while got["running"]:
                 got = await importing(c, args)
             out["records"], out["import_s"] = got["total"], time.perf_counter() - t
+            print(
+                f"imported {out['records']} in {out['import_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB",
+                flush=True,
+            )
             keys = [
                 r["key"]
                 for r in (await timed(c, "review_records", {"set": "large", "limit": 3}))[0]["records"]
@@ -143,6 +156,9 @@ async def run(n: int, sessions: int) -> dict[str, object]:
             t = time.perf_counter()
             await first_page(url, t, [])
             out["cold_first_s"] = time.perf_counter() - t
+            print(
+                f"cold first page {out['cold_first_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB", flush=True
+            )
             await decide(c, keys[2], "exclude")  # the last decision
             since = time.perf_counter()
             calls: list[float] = []
@@ -159,9 +175,11 @@ async def run(n: int, sessions: int) -> dict[str, object]:
                         _, spent = await timed(s, "review_records", args)
                         later.append(spent)
 
+            print(f"first pages {firsts}; peak {peak_mb(proc.pid):.0f} MiB", flush=True)
             await asyncio.gather(*(pages() for _ in range(sessions)))
             stop.set()
             await side
+            print(f"later pages {later}; others {times}", flush=True)
             out.update(
                 first_page_max_s=max(firsts),
                 first_page_median_s=statistics.median(firsts),
@@ -210,6 +228,7 @@ def main() -> None:
     print(f"| later pages, median / max | {r['later_median_ms']:.0f} / {r['later_max_ms']:.0f} ms |")
     for tool, (med, mx) in r["others"].items():  # type: ignore[attr-defined]
         print(f"| {tool} meanwhile, median / max | {med:.0f} / {mx:.0f} ms |")
+    print(f"| calls ended at the call deadline | {len(PAST_DEADLINE)} {PAST_DEADLINE} |")
     print(f"| server peak RSS | {r['peak_mb']:,.0f} MiB |")
     print(f"| SIGTERM during a ranking: exit after | {r['sigterm_exit_s']:.1f} s |")
 

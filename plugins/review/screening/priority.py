@@ -9,10 +9,11 @@ frequency all), fitted on the whole set and cached in this process per set *cont
 every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
 and any change of the records (a new import, a merged record) fits again: in the background as soon
 as the import or merge is done (``ranking.warm``), so the first priority page of a large set finds
-them fitted. Kept compact (:mod:`.tfidf`: each weight as its count in a byte, the derived views as
-recipes; :mod:`.vocabulary`: 12 bytes a term) and used a block of rows at a time (``BLOCK``), so a
-set's memory grows with its records' words, not with copies: 100,000 records hold 0.9 GiB, and a
-ranking adds a block's rows (issue 50).
+them fitted. Counted a block of records at a time (:mod:`.counting`), kept compact (:mod:`.tfidf`:
+each weight as its count, packed with its column in four bytes, the derived views as recipes;
+:mod:`.vocabulary`: 12 bytes a term) and used a block of rows at a time (``BLOCK``), so a set's
+memory grows with its records' words, not with copies: 100,000 records hold 0.7 GiB, and a fit or
+a ranking adds a block's rows (issue 50).
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
@@ -389,7 +390,7 @@ def _kept_counts(
     import numpy as np
 
     records = sum(block.shape[0] for block in blocks)
-    indices, values = np.empty(bound, np.int32), np.empty(bound, np.uint8)
+    packed = np.empty(bound, tfidf.packing(per_word.shape[1]))
     lengths = np.empty(records, np.int64)
     big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
     big: list[np.ndarray] = [np.zeros(0, np.float32)]
@@ -398,9 +399,8 @@ def _kept_counts(
         part = (block @ per_word).tocsr()
         mask = kept[part.indices]
         n = int(mask.sum())
-        indices[at : at + n] = part.indices[mask]
         chosen = part.data[mask]
-        values[at : at + n] = np.minimum(chosen, 255)
+        packed[at : at + n] = tfidf.pack(part.indices[mask], chosen, packed.dtype)
         over = np.flatnonzero(chosen > 255)  # (kept apart, exactly: see Counted)
         big_at.append(over + at)
         big.append(chosen[over].astype(np.float32))
@@ -411,7 +411,7 @@ def _kept_counts(
         del part, mask, chosen, owner
     indptr = np.zeros(records + 1, np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    return Counted(indices[:at], values[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
+    return Counted(packed[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
 
 
 def rank(

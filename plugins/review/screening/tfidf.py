@@ -3,8 +3,8 @@
 Why: the priority model's four views of a set (:mod:`.priority`'s ``Features``) held as float
 matrices took 1.8 GiB at 100,000 records (issue 50), most of it the character grams, and two of
 the views are the others re-weighted (the titled 1-2 grams, the single words). Kept here instead:
-each term's count in a record in one byte (sublinear TF-IDF is ``(1 + log count) * idf``, rows
-L2-normalised: a count and the column's idf give the weight), and the derived views as recipes over
+each term's count in a record packed with its column in four bytes (sublinear TF-IDF is
+``(1 + log count) * idf``, rows L2-normalised: a count and the column's idf give the weight), and the derived views as recipes over
 the counted one. A row is computed by the same operations, in the same order, as scikit-learn's
 ``TfidfTransformer`` and ``normalize`` compute it over the whole matrix (each is row by row): the
 same float32 values, the same column order in each row, so the model's answers do not change.
@@ -50,13 +50,41 @@ def _rows_of(index: Index, total: int) -> np.ndarray:
     return np.asarray(index, dtype=np.int64)
 
 
+def packing(columns: int) -> type[np.unsignedinteger]:
+    """The integer type a column and a count are packed in (see :class:`Counted`)."""
+    import numpy as np
+
+    return np.uint32 if columns < 2**24 else np.uint64
+
+
+def pack(columns: np.ndarray, counts: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``column << 8 | min(count, 255)`` for each value (counts: float32 whole numbers)."""
+    import numpy as np
+
+    out: np.ndarray = columns.astype(dtype) << 8
+    out |= np.minimum(counts, 255).astype(dtype)
+    return out
+
+
+def unpack(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each packed value's column (int32) and count (float32; 255 for one kept apart)."""
+    import numpy as np
+
+    counts = (packed & 0xFF).astype(np.float32)
+    return (packed >> 8).astype(np.int32), counts
+
+
 @dataclass(eq=False)  # (arrays: a view is itself, not equal to another)
 class Counted:
-    """Sublinear TF-IDF rows (L2-normalised, float32) kept as their counts: one byte a stored
-    value (a count over 255 is kept apart, exactly), its column in four, the columns' idf."""
+    """Sublinear TF-IDF rows (L2-normalised, float32) kept as their counts: four bytes a stored
+    value, its column and its count in one number (``column << 8 | count``: a count over 255 is kept
+    apart, exactly), and the columns' idf.
 
-    indices: np.ndarray  # int32
-    counts: np.ndarray  # uint8, 255 for a count kept in ``big``
+    Why one number: the column and the count apart took five bytes a value, and a set of 100,000
+    records holds 170 million of them (the character grams most): 160 MiB more. Four bytes hold a
+    column below 2**24 (16.7 million terms); a vocabulary larger than that is kept in eight."""
+
+    packed: np.ndarray  # column << 8 | min(count, 255): uint32 (uint64 from 2**24 columns)
     indptr: np.ndarray  # int64
     idf: np.ndarray  # float32, one a column
     big_at: np.ndarray  # positions (sorted) whose count is over 255
@@ -70,7 +98,7 @@ class Counted:
         import numpy as np
 
         total = sum(b.nnz for b in blocks)
-        indices, kept = np.empty(total, np.int32), np.empty(total, np.uint8)
+        packed = np.empty(total, packing(len(idf)))
         indptr = np.zeros(sum(b.shape[0] for b in blocks) + 1, np.int64)
         big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
         big: list[np.ndarray] = [np.zeros(0, np.float32)]
@@ -79,8 +107,7 @@ class Counted:
         while blocks:
             part = blocks.pop()
             n, rows = part.nnz, part.shape[0]
-            indices[at : at + n] = part.indices
-            kept[at : at + n] = np.minimum(part.data, 255)
+            packed[at : at + n] = pack(part.indices, part.data, packed.dtype)
             over = np.flatnonzero(part.data > 255)
             big_at.append(over + at)
             big.append(part.data[over].astype(np.float32))
@@ -88,8 +115,7 @@ class Counted:
             at, row = at + n, row + rows
             del part
         return cls(
-            indices,
-            kept,
+            packed,
             indptr,
             idf.astype(np.float32, copy=False),
             np.concatenate(big_at),
@@ -102,12 +128,12 @@ class Counted:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.indices, self.counts, self.indptr, self.idf, self.big_at, self.big)
+        arrays = (self.packed, self.indptr, self.idf, self.big_at, self.big)
         return int(sum(a.nbytes for a in arrays))
 
     @property
     def nnz(self) -> int:
-        return len(self.indices)
+        return len(self.packed)
 
     def __getitem__(self, index: Index) -> csr_matrix:
         import numpy as np
@@ -119,20 +145,18 @@ class Counted:
             # a run of rows (a block of a ranking): its values are a run too, read as views
             lo, hi = int(self.indptr[rows[0]]), int(self.indptr[rows[-1] + 1])
             indptr = self.indptr[rows[0] : rows[-1] + 2] - lo
-            data = self.counts[lo:hi].astype(np.float32)
+            columns, data = unpack(self.packed[lo:hi])
             first, last = np.searchsorted(self.big_at, [lo, hi])
             data[self.big_at[first:last] - lo] = self.big[first:last]
-            columns = self.indices[lo:hi].copy()  # (a row of the result may be sorted in place)
         else:
             at, indptr = _positions(self.indptr, rows)
-            data = self.counts[at].astype(np.float32)
+            columns, data = unpack(self.packed[at])
             if len(self.big_at):
                 where = np.searchsorted(self.big_at, at)
                 hit = (where < len(self.big_at)) & (
                     self.big_at[np.minimum(where, len(self.big_at) - 1)] == at
                 )
                 data[hit] = self.big[where[hit]]
-            columns = self.indices[at]
         # the weights as TfidfTransformer makes them: log, + 1, times the idf, then L2 rows
         np.log(data, out=data)
         data += 1.0
