@@ -16,6 +16,7 @@ block at a time (``priority.BLOCK``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
@@ -67,11 +68,32 @@ def pack(columns: np.ndarray, counts: np.ndarray, dtype: np.dtype) -> np.ndarray
 
 
 def unpack(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each packed value's column (int32) and count (float32; 255 for one kept apart)."""
+    """Each packed value's column (int32) and count (255 for one kept apart: see :class:`Counted`)."""
     import numpy as np
 
-    counts = (packed & 0xFF).astype(np.float32)
-    return (packed >> 8).astype(np.int32), counts
+    return (packed >> 8).astype(np.int32), packed & 0xFF
+
+
+def _sublinear(counts: np.ndarray) -> np.ndarray:
+    """``1 + log(count)`` in float32, in TfidfTransformer's operations (log, then + 1)."""
+    import numpy as np
+
+    out = counts.astype(np.float32)
+    np.log(out, out=out)
+    out += 1.0
+    return out
+
+
+@functools.cache
+def _sublinear_table() -> np.ndarray:
+    """:func:`_sublinear` of every count a byte holds (0 is never stored: its entry is unused).
+
+    Why a table: a ranking weighs every stored value of the set (170 million at 100,000 records),
+    and a look-up costs half of a logarithm and an addition; each entry is the value they give."""
+    import numpy as np
+
+    with np.errstate(divide="ignore"):
+        return _sublinear(np.arange(256))
 
 
 @dataclass(eq=False)  # (arrays: a view is itself, not equal to another)
@@ -141,25 +163,26 @@ class Counted:
         from sklearn.preprocessing import normalize
 
         rows = _rows_of(index, self.shape[0])
+        # the weights as TfidfTransformer makes them: log, + 1 (read from a table of the counts up
+        # to 255: the same float32 values), times the idf, then L2 rows
         if isinstance(index, slice) and index.step in (None, 1) and len(rows):
             # a run of rows (a block of a ranking): its values are a run too, read as views
             lo, hi = int(self.indptr[rows[0]]), int(self.indptr[rows[-1] + 1])
             indptr = self.indptr[rows[0] : rows[-1] + 2] - lo
-            columns, data = unpack(self.packed[lo:hi])
+            columns, counts = unpack(self.packed[lo:hi])
+            data = _sublinear_table()[counts]
             first, last = np.searchsorted(self.big_at, [lo, hi])
-            data[self.big_at[first:last] - lo] = self.big[first:last]
+            data[self.big_at[first:last] - lo] = _sublinear(self.big[first:last])
         else:
             at, indptr = _positions(self.indptr, rows)
-            columns, data = unpack(self.packed[at])
+            columns, counts = unpack(self.packed[at])
+            data = _sublinear_table()[counts]
             if len(self.big_at):
                 where = np.searchsorted(self.big_at, at)
                 hit = (where < len(self.big_at)) & (
                     self.big_at[np.minimum(where, len(self.big_at) - 1)] == at
                 )
-                data[hit] = self.big[where[hit]]
-        # the weights as TfidfTransformer makes them: log, + 1, times the idf, then L2 rows
-        np.log(data, out=data)
-        data += 1.0
+                data[hit] = _sublinear(self.big[where[hit]])
         data *= self.idf[columns]
         out = csr_matrix(
             (data, columns, indptr.astype(np.int32)), shape=(len(rows), self.shape[1]), copy=False

@@ -172,6 +172,8 @@ class Rankings:
                 await asyncio.sleep(AHEAD_DELAY)
             finally:
                 self.waiting.discard(task)
+            if self.closed:
+                return
             candidates, queries = await asked.request()
             await self.ranked(store, asked.row, candidates, queries, asked.criteria, 0.0)
 
