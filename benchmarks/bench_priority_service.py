@@ -1,7 +1,7 @@
 """Priority ranking as a service of the set (issue 50): a large set on one HTTP server, several
 sessions asking for priority pages at once.
 
-    python benchmarks/bench_priority_service.py [--records 100000] [--sessions 5]
+    python benchmarks/bench_priority_service.py [--records 100000] [--sessions 5] [--reuse DIR]
 
 The records: the corpus's labelled screening files, then the same records under other titles
 until ``--records`` (as bench_priority_large builds them), imported by path into a SQLite store
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -109,13 +110,17 @@ async def others(url: str, stop: asyncio.Event, times: dict[str, list[float]]) -
             await asyncio.sleep(0.2)
 
 
-async def run(n: int, sessions: int) -> dict[str, object]:
+async def run(n: int, sessions: int, reuse: Path | None = None) -> dict[str, object]:
     root = corpus_root()
     assert root is not None, "the corpus (../shared/corpus or MEDLIT_CORPUS) is needed"
     rows = [r for p in sorted((root / "screening").glob("cohen_*.csv")) for r in load(p)]
     tmp = Path(tempfile.mkdtemp(prefix="bench-priority-service-"))
     (tmp / "imports").mkdir()
-    (tmp / "imports" / "large.ris").write_text(ris(rows, n))
+    if reuse is None:
+        (tmp / "imports" / "large.ris").write_text(ris(rows, n))
+    else:  # an earlier run's store, its set imported (copied: that run's store is left as it is)
+        for part in reuse.glob("review.db*"):
+            shutil.copyfile(part, tmp / part.name)
     env = {
         **os.environ,
         **TEST_SETTINGS,
@@ -139,9 +144,12 @@ async def run(n: int, sessions: int) -> dict[str, object]:
         async with Client(url) as c:
             args = {"set": "large", "database": "Embase", "path": str(tmp / "imports" / "large.ris")}
             t = time.perf_counter()
-            got = await importing(c, args)
-            while got["running"]:
+            if reuse is None:
                 got = await importing(c, args)
+                while got["running"]:
+                    got = await importing(c, args)
+            else:
+                got, _ = await timed(c, "review_records", {"set": "large", "limit": 1})
             out["records"], out["import_s"] = got["total"], time.perf_counter() - t
             print(
                 f"imported {out['records']} in {out['import_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB",
@@ -216,8 +224,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--sessions", type=int, default=5)
+    ap.add_argument(
+        "--reuse", type=Path, help="an earlier run's directory: its store's set is used, not imported again"
+    )
     a = ap.parse_args()
-    r = asyncio.run(run(a.records, a.sessions))
+    r = asyncio.run(run(a.records, a.sessions, a.reuse))
     print(f"| records in the set | {r['records']:,} |")
     print(f"| review_import over HTTP, wall | {r['import_s']:.1f} s |")
     print(f"| first ranking, cold (features fitted) | {r['cold_first_s']:.1f} s |")

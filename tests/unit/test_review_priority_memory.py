@@ -184,3 +184,34 @@ def test_a_column_and_a_count_are_packed_in_four_bytes_or_eight_past_2_24_column
         back, counts = tfidf.unpack(packed)
         assert back.dtype.name == "int32"
         assert list(back) == list(cols) and list(counts) == [1, 255, 255]  # (300: kept apart, see Counted)
+
+
+def test_the_1_2_gram_views_are_scikit_learn_s_vectorizer_s_bit_for_bit(monkeypatch):
+    # counted a block of records at a time (.counting) and kept as counts, the 1-2 grams and the
+    # titles' own are the float32 rows TfidfVectorizer gives, each row's values in its order
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    def vectorized(texts):
+        return TfidfVectorizer(
+            ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95, dtype=np.float32
+        ).fit_transform(texts)
+
+    texts = _texts(300, 2_000)
+    texts[5] = (6, "")  # a record without text
+    texts[9] = (10, "stroke " * 400 + "\nstroke aspirin")  # a count over a byte
+    monkeypatch.setattr(priority, "BLOCK", 64)
+    feats = priority.fit(texts)
+    assert feats is not None
+    pairs = [
+        (feats.matrix[0:300], vectorized([t for _, t in texts])),
+        (
+            feats.titled.own,
+            vectorized([priority.title_of(t) for _, t in texts]) * np.float32(priority.TITLE_WEIGHT),
+        ),
+    ]
+    for ours, theirs in pairs:
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours.indptr, theirs.indptr)
+        np.testing.assert_array_equal(ours.indices, theirs.indices)
+        np.testing.assert_array_equal(ours.data, theirs.data)
