@@ -213,7 +213,11 @@ class Inputs:
     candidates: list[int]
     topic: str
     tail: bool
-    estimate: stopping.Estimate
+    # the stopping estimate's inputs (see stopping.estimate: computed with the ranking, off the
+    # event loop: its test imports scipy.stats and runs over the set's screening history)
+    screened: list[list[bool]]
+    unranked: int
+    keys: stopping.Keys
     set_id: int = 0
     stamp: object = None  # the records stamp the texts were read at (see Contents)
 
@@ -228,7 +232,7 @@ async def inputs(
 ) -> Inputs:
     """The set's texts (none when ``contents`` knows its features for its records as they are),
     its reconciled title/abstract decisions as labels, whether screening is in its tail, and the
-    stopping estimate (the records' data is not kept: only their texts)."""
+    stopping estimate's inputs (the records' data is not kept: only their texts)."""
     stamp = await store.records_stamp(set_id)  # (read first: a change while reading makes it stale)
     decisions = await store.decisions(set_id)
     effective = reconcile(decisions)
@@ -250,8 +254,20 @@ async def inputs(
     history = batches(decisions, effective)
     tail = priority.in_tail([include for batch in history for include in batch])
     topic = priority.topic_text(queries, criteria)
-    estimate = stopping.estimate(len(keys), history, without, sample_keys(decisions, keys, set_id))
-    return Inputs(texts, fitted, labels(effective), list(candidates), topic, tail, estimate, set_id, stamp)
+    every = sample_keys(decisions, keys, set_id)
+    return Inputs(
+        texts,
+        fitted,
+        labels(effective),
+        list(candidates),
+        topic,
+        tail,
+        history,
+        without,
+        every,
+        set_id,
+        stamp,
+    )
 
 
 def rank(given: Inputs, contents: Contents | None = None) -> Ranked:
@@ -264,7 +280,8 @@ def rank(given: Inputs, contents: Contents | None = None) -> Ranked:
         if feats is not None and contents is not None:
             contents.remember(given.set_id, given.stamp, feats.content)
     ranking = priority.ranked(feats, given.labels, given.candidates, given.topic, given.tail)
-    return Ranked(ranking, given.estimate)
+    estimate = stopping.estimate(len(given.keys.every), given.screened, given.unranked, given.keys)
+    return Ranked(ranking, estimate)
 
 
 async def rank_set(
