@@ -250,3 +250,33 @@ async def test_a_ranking_waits_for_the_set_s_background_fit_and_reads_no_text(
         first = await asking
         assert first.data["ranking"] == "classifier"
         assert model.begun == [2] and model.texts == [0] and model.fits == 1
+
+
+async def test_later_pages_read_no_candidates_until_the_set_changes(runtime_for, model, monkeypatch):
+    """A later page of the same ranking reads neither the candidates (the set's undecided keys:
+    0.3 s a page at 100,000 records) nor the ranking again; a decision makes them read again."""
+    from medlit.plugins.review.store import Store
+
+    reads: list[int] = []
+    real = Store.keys_where
+
+    async def keys_where(self, set_id, **filters):
+        keys = await real(self, set_id, **filters)
+        if filters.get("undecided"):
+            reads.append(len(keys))
+        return keys
+
+    monkeypatch.setattr(Store, "keys_where", keys_where)
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        keys = await ready(rt)
+        first = await page(rt)
+        pages = [await page(rt, offset) for offset in (10, 20, 0)]
+        assert reads == [58] and model.begun == [2]
+        assert [r["key"] for r in pages[2].data["records"]] == [r["key"] for r in first.data["records"]]
+        assert len({r["key"] for p in [first, *pages[:2]] for r in p.data["records"]}) == 30
+        await call(rt, "review_screen", set="s", decisions=[decide(keys[19], "include")])
+        await until(lambda: model.finished == [2, 3])
+        after = await page(rt)
+        assert reads == [58, 57] and model.begun == [2, 3]
+        assert keys[19] not in [r["key"] for r in after.data["records"]]

@@ -28,7 +28,7 @@ from ..models import (
 from ..reporting.routes import declared, route
 from ..screening.agreement import agreement
 from ..screening.priority import Ranking
-from ..screening.ranking import Ranked, served
+from ..screening.ranking import Ranked
 from ..sources.chasing import found_via, seed_order
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
 from .rankings import Asked, Pending
@@ -110,7 +110,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         if isinstance(got, Pending):
             return await _pending(store, row, got)
         ranked = got
-        ranking = served(ranked)  # the stopping rule's random sample first (issue 51)
+        ranking = ws.rankings.served(row.id, ranked)  # the stopping rule's random sample first (issue 51)
         total, rows = await _window(store, row.id, ranking.keys, args)
     elif args.order == "seeds":  # what citation searching found, most connected to the seeds first
         chosen = set(await store.keys_where(row.id, **filters))
@@ -276,8 +276,11 @@ async def _prioritised(
             "Drop decision/conflicts (and stage), or use order='key'.",
         )
 
+    async def read() -> list[int]:
+        return await store.keys_where(row.id, **dict(filters, undecided=True))
+
     async def request() -> tuple[list[int], list[str]]:  # (asked again by a ranking ahead)
-        candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
+        candidates = await ws.rankings.candidates(store, row, repr(sorted(filters.items())), read)
         return candidates, [s.query for s in await store.latest(row.id)]
 
     ws.rankings.follow(Asked(row, request, args.criteria))

@@ -124,8 +124,15 @@ async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: 
     h.update(f"{total}\x1f{updated}\x1e".encode())
     v = hashlib.blake2b(digest_size=10)
     v.update(f"{topic}\x1e".encode())
-    v.update(",".join(map(str, candidates)).encode())
+    v.update(_keys_bytes(candidates))
     return f"{h.hexdigest()}.{v.hexdigest()}"
+
+
+def _keys_bytes(keys: Sequence[int]) -> bytes:
+    """The keys as bytes to digest (an array's: a joined string of 100,000 keys took 35 ms a page)."""
+    import numpy as np
+
+    return np.asarray(keys, dtype=np.int64).tobytes()
 
 
 class Rankings:
@@ -142,12 +149,46 @@ class Rankings:
         self.asked: dict[int, Asked] = {}  # each set's last priority page asked (see follow)
         self.ahead_tasks: dict[int, asyncio.Task[None]] = {}
         self.waiting: set[asyncio.Task[None]] = set()  # rankings ahead still in their AHEAD_DELAY
+        # each set's last candidates read, by what they were read at (see candidates), and its last
+        # served ranking (see served)
+        self.read: dict[int, tuple[object, list[int]]] = {}
+        self.shown: dict[int, tuple[Ranked, priority.Ranking]] = {}
 
     def changed(self, set_id: int) -> None:
         """The set's records changed (an import, a merge): its kept ranking is stale (its state, which
         counts the records, says so too; this frees its memory now), and so is its known content."""
         self.kept.pop(set_id, None)
         self.contents.forget(set_id)
+        self.read.pop(set_id, None)
+        self.shown.pop(set_id, None)
+
+    async def candidates(
+        self, store: Store, row: SetRow, filters: str, read: Callable[[], Awaitable[list[int]]]
+    ) -> list[int]:
+        """A priority page's candidates (``read()``), read again only when the set's decisions,
+        its records (their stamp) or the set itself (its last change) changed since they were read
+        for the same ``filters``: the later pages of a ranking read none (at 100,000 records the
+        undecided keys took 0.3 s a page, and five sessions' pages waited on each other)."""
+        decisions = hashlib.blake2b(digest_size=20)
+        for d in await store.decisions(row.id):
+            decisions.update(
+                f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode()
+            )
+        fresh = await store.get_set(row.name, row.owner)
+        at = (filters, decisions.hexdigest(), await store.records_stamp(row.id), fresh and fresh.updated_at)
+        known = self.read.get(row.id)
+        if known is not None and known[0] == at:
+            return known[1]
+        keys = await read()
+        self.read[row.id] = (at, keys)
+        return keys
+
+    def served(self, set_id: int, ranked: Ranked) -> priority.Ranking:
+        """``ranking.served(ranked)``, made once per kept ranking (100,000 keys: 40 ms a page)."""
+        shown = self.shown.get(set_id)
+        if shown is None or shown[0] is not ranked:
+            shown = self.shown[set_id] = (ranked, ranking.served(ranked))
+        return shown[1]
 
     def follow(self, asked: Asked) -> None:
         """Remember the set's priority page just asked: decisions arriving rank it ahead (see ahead)."""
