@@ -1,7 +1,7 @@
 """Priority ranking as a service of the set (issue 50): a large set on one HTTP server, several
 sessions asking for priority pages at once.
 
-    python benchmarks/bench_priority_service.py [--records 100000] [--sessions 5]
+    python benchmarks/bench_priority_service.py [--records 100000] [--sessions 5] [--reuse DIR]
 
 The records: the corpus's labelled screening files, then the same records under other titles
 until ``--records`` (as bench_priority_large builds them), imported by path into a SQLite store
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -47,12 +48,21 @@ from support.ports import free_port, wait_for_port
 DEADLINE = 50.0  # the server's call deadline (its default)
 
 
+PAST_DEADLINE: list[tuple[str, float]] = []  # calls that ended at the call deadline: tool, seconds
+
+
 async def timed(client: Client, tool: str, args: dict) -> tuple[dict, float]:
-    t = time.perf_counter()
-    out = await client.call_tool(tool, args)
-    spent = time.perf_counter() - t
-    assert not out.is_error, out
-    return out.structured_content, spent
+    """A call's answer and time; a call ended at the call deadline is counted (``PAST_DEADLINE``)
+    and asked again, so the run goes on to its other figures."""
+    while True:
+        t = time.perf_counter()
+        out = await client.call_tool(tool, args)
+        spent = time.perf_counter() - t
+        if out.is_error and "call_deadline_exceeded" in str(out):
+            PAST_DEADLINE.append((tool, spent))
+            continue
+        assert not out.is_error, out
+        return out.structured_content, spent
 
 
 async def importing(client: Client, args: dict) -> dict:
@@ -100,13 +110,17 @@ async def others(url: str, stop: asyncio.Event, times: dict[str, list[float]]) -
             await asyncio.sleep(0.2)
 
 
-async def run(n: int, sessions: int) -> dict[str, object]:
+async def run(n: int, sessions: int, reuse: Path | None = None) -> dict[str, object]:
     root = corpus_root()
     assert root is not None, "the corpus (../shared/corpus or MEDLIT_CORPUS) is needed"
     rows = [r for p in sorted((root / "screening").glob("cohen_*.csv")) for r in load(p)]
     tmp = Path(tempfile.mkdtemp(prefix="bench-priority-service-"))
     (tmp / "imports").mkdir()
-    (tmp / "imports" / "large.ris").write_text(ris(rows, n))
+    if reuse is None:
+        (tmp / "imports" / "large.ris").write_text(ris(rows, n))
+    else:  # an earlier run's store, its set imported (copied: that run's store is left as it is)
+        for part in reuse.glob("review.db*"):
+            shutil.copyfile(part, tmp / part.name)
     env = {
         **os.environ,
         **TEST_SETTINGS,
@@ -130,10 +144,17 @@ async def run(n: int, sessions: int) -> dict[str, object]:
         async with Client(url) as c:
             args = {"set": "large", "database": "Embase", "path": str(tmp / "imports" / "large.ris")}
             t = time.perf_counter()
-            got = await importing(c, args)
-            while got["running"]:
+            if reuse is None:
                 got = await importing(c, args)
+                while got["running"]:
+                    got = await importing(c, args)
+            else:
+                got, _ = await timed(c, "review_records", {"set": "large", "limit": 1})
             out["records"], out["import_s"] = got["total"], time.perf_counter() - t
+            print(
+                f"imported {out['records']} in {out['import_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB",
+                flush=True,
+            )
             keys = [
                 r["key"]
                 for r in (await timed(c, "review_records", {"set": "large", "limit": 3}))[0]["records"]
@@ -143,6 +164,9 @@ async def run(n: int, sessions: int) -> dict[str, object]:
             t = time.perf_counter()
             await first_page(url, t, [])
             out["cold_first_s"] = time.perf_counter() - t
+            print(
+                f"cold first page {out['cold_first_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB", flush=True
+            )
             await decide(c, keys[2], "exclude")  # the last decision
             since = time.perf_counter()
             calls: list[float] = []
@@ -159,9 +183,11 @@ async def run(n: int, sessions: int) -> dict[str, object]:
                         _, spent = await timed(s, "review_records", args)
                         later.append(spent)
 
+            print(f"first pages {firsts}; peak {peak_mb(proc.pid):.0f} MiB", flush=True)
             await asyncio.gather(*(pages() for _ in range(sessions)))
             stop.set()
             await side
+            print(f"later pages {later}; others {times}", flush=True)
             out.update(
                 first_page_max_s=max(firsts),
                 first_page_median_s=statistics.median(firsts),
@@ -198,8 +224,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--sessions", type=int, default=5)
+    ap.add_argument(
+        "--reuse", type=Path, help="an earlier run's directory: its store's set is used, not imported again"
+    )
     a = ap.parse_args()
-    r = asyncio.run(run(a.records, a.sessions))
+    r = asyncio.run(run(a.records, a.sessions, a.reuse))
     print(f"| records in the set | {r['records']:,} |")
     print(f"| review_import over HTTP, wall | {r['import_s']:.1f} s |")
     print(f"| first ranking, cold (features fitted) | {r['cold_first_s']:.1f} s |")
@@ -210,6 +239,7 @@ def main() -> None:
     print(f"| later pages, median / max | {r['later_median_ms']:.0f} / {r['later_max_ms']:.0f} ms |")
     for tool, (med, mx) in r["others"].items():  # type: ignore[attr-defined]
         print(f"| {tool} meanwhile, median / max | {med:.0f} / {mx:.0f} ms |")
+    print(f"| calls ended at the call deadline | {len(PAST_DEADLINE)} {PAST_DEADLINE} |")
     print(f"| server peak RSS | {r['peak_mb']:,.0f} MiB |")
     print(f"| SIGTERM during a ranking: exit after | {r['sigterm_exit_s']:.1f} s |")
 

@@ -298,13 +298,13 @@ async def test_the_tail_follows_the_stored_order_of_screening(runtime_for, monke
     """rank_set tells the model whether screening is in its tail (no include among the last 30
     records screened), from the decisions' stored order: one review_screen call is one batch."""
     seen: list[bool] = []
-    real_rank = priority.rank
+    real_ranked = priority.ranked  # (every ranking: over features fitted now or known already)
 
-    def spy(texts, labels, candidates, topic="", tail=False):
+    def spy(feats, labels, candidates, topic="", tail=False):
         seen.append(tail)
-        return real_rank(texts, labels, candidates, topic, tail)
+        return real_ranked(feats, labels, candidates, topic, tail)
 
-    monkeypatch.setattr(priority, "rank", spy)
+    monkeypatch.setattr(priority, "ranked", spy)
     plain = [n for n in range(PAPERS) if n % 10 != 9]
     async with runtime_for() as rt:
         await call(rt, "review_search", set="s", queries={"pubmed": PUBMED_QUERY})

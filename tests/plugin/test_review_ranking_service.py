@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from medlit.plugins.review.screening import priority
+from medlit.plugins.review.screening import priority, ranking
 from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature
@@ -42,20 +42,24 @@ def model(monkeypatch):
         gate = threading.Event()
         begun: list[int] = []  # the labels each ranking was trained on
         finished: list[int] = []
+        texts: list[int] = []  # the texts each ranking was given (none: its features known)
+        fits = 0
 
-    real_rank, real_fit = priority.rank, priority.fit
+    real_rank, real_fit = ranking.rank, priority.fit
 
-    def rank(texts, labels, candidates, topic="", tail=False):
-        Model.begun.append(len(labels))
-        out = real_rank(texts, labels, candidates, topic, tail)
-        Model.finished.append(len(labels))
+    def rank(given, contents=None):
+        Model.begun.append(len(given.labels))
+        Model.texts.append(len(given.texts))
+        out = real_rank(given, contents)
+        Model.finished.append(len(given.labels))
         return out
 
     def fit(texts):
         assert Model.gate.wait(30), "the gate never opened"
+        Model.fits += 1
         return real_fit(texts)
 
-    monkeypatch.setattr(priority, "rank", rank)
+    monkeypatch.setattr(ranking, "rank", rank)
     monkeypatch.setattr(priority, "fit", fit)
     priority._CACHE.clear()
     yield Model
@@ -202,3 +206,77 @@ async def test_sessions_with_other_criteria_take_turns_rather_than_stop_each_oth
         )
         assert all(p.data["ranking"] == "classifier" for p in pages)
         assert model.begun == [2, 2] == model.finished
+
+
+async def until(condition, seconds=20.0):
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not within the time")
+
+
+async def test_decisions_rank_the_last_page_asked_ahead_and_it_reads_no_text(runtime_for, model):
+    """A decision starts the set's next ranking at once (the last priority page asked, asked again),
+    before any page asks: the next page reads it. The records unchanged, it reads no record's text:
+    the features fitted for the first ranking are found by the records' stamp."""
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        keys = await ready(rt)
+        await page(rt)
+        assert model.begun == [2] and model.texts == [60] and model.fits == 1
+        await call(rt, "review_screen", set="s", decisions=[decide(keys[19], "include")])
+        await until(lambda: model.finished == [2, 3])  # ranked ahead: no page asked meanwhile
+        after = await page(rt)
+        assert model.begun == [2, 3]  # the page read the ranking made ahead
+        assert after.data["rankingProgress"] is None and after.data["ranking"] == "classifier"
+        assert keys[19] not in [r["key"] for r in after.data["records"]]
+        assert model.texts == [60, 0] and model.fits == 1  # no text read again, no second fit
+
+
+async def test_a_ranking_waits_for_the_set_s_background_fit_and_reads_no_text(
+    runtime_for, model, monkeypatch
+):
+    """An import's background fit (warming) under way: the set's first ranking waits for it rather
+    than read every text beside it and wait on the same fit."""
+    monkeypatch.setattr(ranking, "WARM_MIN_RECORDS", 10)
+    model.gate.clear()  # (the warming's fit held)
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        await ready(rt)
+        asking = asyncio.ensure_future(page(rt))
+        await asyncio.sleep(0.5)
+        assert model.begun == []  # the job waits for the warming
+        model.gate.set()
+        first = await asking
+        assert first.data["ranking"] == "classifier"
+        assert model.begun == [2] and model.texts == [0] and model.fits == 1
+
+
+async def test_later_pages_read_no_candidates_until_the_set_changes(runtime_for, model, monkeypatch):
+    """A later page of the same ranking reads neither the candidates (the set's undecided keys:
+    0.3 s a page at 100,000 records) nor the ranking again; a decision makes them read again."""
+    from medlit.plugins.review.store import Store
+
+    reads: list[int] = []
+    real = Store.keys_where
+
+    async def keys_where(self, set_id, **filters):
+        keys = await real(self, set_id, **filters)
+        if filters.get("undecided"):
+            reads.append(len(keys))
+        return keys
+
+    monkeypatch.setattr(Store, "keys_where", keys_where)
+    model.gate.set()
+    async with runtime_for(MEDLIT_CALL_DEADLINE="40") as rt:
+        keys = await ready(rt)
+        first = await page(rt)
+        pages = [await page(rt, offset) for offset in (10, 20, 0)]
+        assert reads == [58] and model.begun == [2]
+        assert [r["key"] for r in pages[2].data["records"]] == [r["key"] for r in first.data["records"]]
+        assert len({r["key"] for p in [first, *pages[:2]] for r in p.data["records"]}) == 30
+        await call(rt, "review_screen", set="s", decisions=[decide(keys[19], "include")])
+        await until(lambda: model.finished == [2, 3])
+        after = await page(rt)
+        assert reads == [58, 57] and model.begun == [2, 3]
+        assert keys[19] not in [r["key"] for r in after.data["records"]]

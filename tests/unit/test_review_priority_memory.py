@@ -30,7 +30,7 @@ def _texts(records: int, words: int, seed: int = 3) -> list[tuple[int, str]]:
 
 
 def test_features_are_kept_as_counts_and_recipes_and_give_sparse_float32_rows():
-    # a stored value costs 5 bytes (a 4-byte column, a 1-byte count); the titled and single-word
+    # a stored value costs 4 bytes (its column and its count packed in one number); the titled and single-word
     # views hold no copy of the 1-2 grams (only the titles' own columns); every view's rows come
     # out as sparse float32 matrices, never a dense copy
     from scipy.sparse import csr_matrix
@@ -52,7 +52,7 @@ def test_features_are_kept_as_counts_and_recipes_and_give_sparse_float32_rows():
     held = priority.held_bytes(feats)["matrices"]
     assert (
         held
-        <= 5 * counted
+        <= 4 * counted
         + 8 * title_own
         + 8 * 3 * (records + 1)
         + 4 * sum(v.shape[1] for v in (feats.matrix, feats.chars))
@@ -168,3 +168,50 @@ def test_a_count_over_a_byte_is_kept_exactly():
     for i in range(len(texts)):
         a, b = ours[i].toarray().ravel(), theirs[i].toarray().ravel()
         np.testing.assert_allclose(np.sort(a[a > 0]), np.sort(b[b > 0]), atol=1e-6)
+
+
+def test_a_column_and_a_count_are_packed_in_four_bytes_or_eight_past_2_24_columns():
+    import numpy as np
+
+    from medlit.plugins.review.screening import tfidf
+
+    assert tfidf.packing(2**24 - 1) is np.uint32 and tfidf.packing(2**24) is np.uint64
+    for columns in (2**24 - 1, 2**24 + 9):
+        dtype = np.dtype(tfidf.packing(columns))
+        cols = np.array([0, 7, columns - 1], np.int32)
+        packed = tfidf.pack(cols, np.array([1, 255, 300], np.float32), dtype)
+        assert packed.dtype == dtype
+        back, counts = tfidf.unpack(packed)
+        assert back.dtype.name == "int32"
+        assert list(back) == list(cols) and list(counts) == [1, 255, 255]  # (300: kept apart, see Counted)
+
+
+def test_the_1_2_gram_views_are_scikit_learn_s_vectorizer_s_bit_for_bit(monkeypatch):
+    # counted a block of records at a time (.counting) and kept as counts, the 1-2 grams and the
+    # titles' own are the float32 rows TfidfVectorizer gives, each row's values in its order
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    def vectorized(texts):
+        return TfidfVectorizer(
+            ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95, dtype=np.float32
+        ).fit_transform(texts)
+
+    texts = _texts(300, 2_000)
+    texts[5] = (6, "")  # a record without text
+    texts[9] = (10, "stroke " * 400 + "\nstroke aspirin")  # a count over a byte
+    monkeypatch.setattr(priority, "BLOCK", 64)
+    feats = priority.fit(texts)
+    assert feats is not None
+    pairs = [
+        (feats.matrix[0:300], vectorized([t for _, t in texts])),
+        (
+            feats.titled.own,
+            vectorized([priority.title_of(t) for _, t in texts]) * np.float32(priority.TITLE_WEIGHT),
+        ),
+    ]
+    for ours, theirs in pairs:
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours.indptr, theirs.indptr)
+        np.testing.assert_array_equal(ours.indices, theirs.indices)
+        np.testing.assert_array_equal(ours.data, theirs.data)

@@ -135,6 +135,8 @@ async def review_screen(args: ScreenInput, ctx: ToolContext) -> ScreenOutput:
         for (key, stage), (_, item) in latest.items()
     ]
     new, replaced = await store.save_decisions(row.id, rows) if rows else (0, 0)
+    if new or replaced:  # the set's ranking is stale: ranked again now, for the next page to find
+        ws.rankings.ahead(store, row.id)
     touched = sorted({d.record_id for d in rows})
     effective = reconcile(await store.decisions(row.id, touched)) if touched else {}
     conflicts = [

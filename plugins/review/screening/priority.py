@@ -9,10 +9,11 @@ frequency all), fitted on the whole set and cached in this process per set *cont
 every record's key and text), so a batch of new decisions re-ranks without re-reading the words,
 and any change of the records (a new import, a merged record) fits again: in the background as soon
 as the import or merge is done (``ranking.warm``), so the first priority page of a large set finds
-them fitted. Kept compact (:mod:`.tfidf`: each weight as its count in a byte, the derived views as
-recipes; :mod:`.vocabulary`: 12 bytes a term) and used a block of rows at a time (``BLOCK``), so a
-set's memory grows with its records' words, not with copies: 100,000 records hold 0.9 GiB, and a
-ranking adds a block's rows (issue 50).
+them fitted. Counted a block of records at a time (:mod:`.counting`), kept compact (:mod:`.tfidf`:
+each weight as its count, packed with its column in four bytes, the derived views as recipes;
+:mod:`.vocabulary`: 12 bytes a term) and used a block of rows at a time (``BLOCK``), so a set's
+memory grows with its records' words, not with copies: 100,000 records hold 0.7 GiB, and a fit or
+a ranking adds a block's rows (issue 50).
 
 Model, once at least one include and one exclude are known: four linear SVMs (C=0.11, the includes
 weighted up as ASReview LAB 3's default model weights them: a few includes among thousands), their
@@ -50,7 +51,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from . import tfidf
+from . import counting, tfidf
 from .tfidf import Counted, Selected, Titled, View
 from .vocabulary import Vocabulary
 
@@ -70,9 +71,10 @@ TITLE_WEIGHT = 0.3  # the titles' own 1-2 grams beside the whole text's (see _ti
 # with 2.7 million terms hold 923 MiB of features, 41 MiB of vocabulary: docs/benchmarks.md issue 50).
 CACHE_SETS = 8
 CACHE_RECORDS = 100_000
-# Rows a step of the work handles at a time (the character grams' product, the SVMs' decision
-# values): each step's temporary copies are of this many records, not of the whole set.
-BLOCK = 8_192
+# Rows a step of the work handles at a time (the terms' counting, the character grams' product, the
+# SVMs' decision values): each step's temporary copies are of this many records, not of the whole
+# set (at 8,192 a block of character grams at 100,000 records made ~0.4 GiB of them: issue 50).
+BLOCK = 2_048
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class Features:
     chars: View  # TF-IDF over each word's character 3-5 grams (see _char_grams)
     vocabulary: Vocabulary  # the 1-2 grams' (see _similarity)
     has_text: list[bool]
+    content: str = ""  # the digest of the texts fitted (see digest; set when cached by features)
 
 
 _CACHE: OrderedDict[str, Features] = OrderedDict()
@@ -195,6 +198,7 @@ def features(texts: Sequence[tuple[int, str]]) -> Features | None:
     try:
         out = fit(texts)
         if out is not None:
+            out.content = key
             with _LOCK:
                 _CACHE[key] = out
                 held = sum(len(f.keys) for f in _CACHE.values())
@@ -221,28 +225,36 @@ def cached(texts: Sequence[tuple[int, str]]) -> bool:
         return digest(texts) in _CACHE
 
 
+def fitted(content: str) -> Features | None:
+    """The features cached for a content (a :func:`digest`), if this process still holds them: a
+    ranking of records known unchanged needs neither their texts nor a fit."""
+    with _LOCK:
+        hit = _CACHE.get(content)
+        if hit is not None:
+            _CACHE.move_to_end(content)
+        return hit
+
+
 def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
     """Fit the TF-IDF features of ``texts`` (uncached); ``None`` when the vocabulary is empty.
 
-    (``TfidfVectorizer``'s own steps, its counts kept: see :mod:`.tfidf`.)"""
+    (``TfidfVectorizer``'s own steps, counted a block of records at a time (:mod:`.counting`) and
+    its counts kept (:mod:`.tfidf`): the same features as the vectorizer's.)"""
     import numpy as np
-    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
-    counter = CountVectorizer(ngram_range=(1, 2), strip_accents="unicode", max_df=0.95, dtype=np.float32)
-    try:
-        counts = counter.fit_transform([t for _, t in texts]).tocsr()
-    except ValueError:  # an empty vocabulary (only stop words or numbers): nothing to rank by
+    analyze = _analyzer(ngram_range=(1, 2))
+    counts = counting.count([t for _, t in texts], analyze, BLOCK, max_df=0.95)
+    if counts is None:  # an empty vocabulary (only stop words or numbers): nothing to rank by
         return None
-    idf = TfidfTransformer(sublinear_tf=True).fit(counts).idf_
-    matrix = Counted.of(counts, idf)
-    del counts
+    idf = counting.idf_of(counts)
+    matrix = Counted.joined(counts.blocks, idf)
     _step("words")
     keys = [k for k, _ in texts]
-    single = np.array(sorted(i for term, i in counter.vocabulary_.items() if " " not in term), dtype=np.int64)
+    single = np.array([i for i, term in enumerate(counts.names) if " " not in term], dtype=np.int64)
     # (a set whose every single word is too common for max_df keeps only bigrams: use those)
     words: View = Selected(matrix, single) if len(single) else matrix
-    vocabulary = Vocabulary.of(counter, idf)
-    del counter  # (its dict of terms, let go before the character grams are built)
+    vocabulary = Vocabulary.of(counts.names, idf, analyze)
+    del counts  # (its terms, let go before the character grams are counted)
     chars = _char_grams([t for _, t in texts])
     _step("chars")
     titled = _titled(matrix, [title_of(t) for _, t in texts])
@@ -259,6 +271,14 @@ def fit(texts: Sequence[tuple[int, str]]) -> Features | None:
     )
 
 
+def _analyzer(**options: object) -> counting.Analyzer:
+    """The analyzer of a ``CountVectorizer`` with the model's options (accents stripped) and ``options``."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    analyze: counting.Analyzer = CountVectorizer(strip_accents="unicode", **options).build_analyzer()
+    return analyze
+
+
 def _titled(matrix: View, titles: list[str]) -> View:
     """The 1-2 grams with the titles' own 1-2 grams beside them (TF-IDF over the titles alone, as
     much as ``TITLE_WEIGHT`` of the whole; rows L2-normalised again): a word in the title is then a
@@ -268,15 +288,16 @@ def _titled(matrix: View, titles: list[str]) -> View:
     the abstract the same word may be a comparator or background. Without titles that have words
     (no title, or only stop words and numbers), the 1-2 grams alone."""
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfTransformer
 
-    vectorizer = TfidfVectorizer(
-        ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95, dtype=np.float32
-    )
-    try:
-        own = vectorizer.fit_transform(titles).tocsr()
-    except ValueError:  # no title word
+    # (TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, strip_accents="unicode", max_df=0.95),
+    # its counting a block at a time)
+    counts = counting.count(titles, _analyzer(ngram_range=(1, 2)), BLOCK, max_df=0.95)
+    if counts is None:  # no title word
         return matrix
+    whole = counts.whole()
+    del counts
+    own = TfidfTransformer(sublinear_tf=True).fit(whole).transform(whole, copy=False).tocsr()
     own.data *= np.float32(TITLE_WEIGHT)
     return Titled(matrix, own)
 
@@ -292,24 +313,22 @@ def _char_grams(texts: list[str]) -> Counted | None:
     counts the same grams as ``char_wb`` over the words in a third to a quarter of its time (a
     word's grams are cut once, not at every occurrence): 2.3 s for 5,000 records, 6 s for 21,000."""
     import numpy as np
-    from sklearn.feature_extraction.text import CountVectorizer
 
     # counted afresh, not read off the 1-2 gram matrix: that one is weighted, and it drops one-letter
     # words and the commonest, whose grams (" a ", " 5 ", " th") char_wb keeps
-    counter = CountVectorizer(token_pattern=r"(?u)\b\w+\b", strip_accents="unicode", dtype=np.float32)
-    try:
-        counts = counter.fit_transform(texts).tocsr()
-    except ValueError:
+    counts = counting.count(texts, _analyzer(token_pattern=r"(?u)\b\w+\b"), BLOCK)
+    if counts is None:
         return None
-    per_word = _grams_per_word(counter.get_feature_names_out())  # in the counts' column order
-    del counter  # (its vocabulary: every word of the set)
-    df, bound = _document_frequency(counts, per_word)
-    records = counts.shape[0]
+    per_word = _grams_per_word(counts.names)  # in the counts' column order
+    blocks = counts.blocks
+    del counts  # (its names: every word of the set)
+    df, bound = _document_frequency(blocks, per_word)
+    records = len(texts)
     kept = (df >= 2) & (df <= 0.95 * records)
     if not kept.any():
         return None
     idf = (np.log((1 + records) / (1 + df)) + 1).astype(np.float32)
-    return _kept_counts(counts, per_word, kept, idf, bound)
+    return _kept_counts(blocks, per_word, kept, idf, bound)
 
 
 def _grams_per_word(words: Sequence[str]) -> csr_matrix:
@@ -340,16 +359,17 @@ def _grams_per_word(words: Sequence[str]) -> csr_matrix:
     )
 
 
-def _document_frequency(counts: csr_matrix, per_word: csr_matrix) -> tuple[np.ndarray, int]:
+def _document_frequency(blocks: list[csr_matrix], per_word: csr_matrix) -> tuple[np.ndarray, int]:
     """Each gram's number of records, and the records' gram counts' number of stored values, from
     ``counts @ per_word`` (records' word counts times each word's grams: the records' gram counts)
-    multiplied ``BLOCK`` records at a time and let go (see :func:`_kept_counts`)."""
+    multiplied a block of records (``blocks``: the word counts' rows) at a time and let go (see
+    :func:`_kept_counts`)."""
     import numpy as np
 
     df = np.zeros(per_word.shape[1], np.int64)
     stored = 0
-    for start in range(0, counts.shape[0], BLOCK):
-        part = (counts[start : start + BLOCK] @ per_word).tocsr()
+    for block in blocks:
+        part = (block @ per_word).tocsr()
         df += np.bincount(part.indices, minlength=per_word.shape[1])
         stored += part.nnz
         del part
@@ -357,7 +377,7 @@ def _document_frequency(counts: csr_matrix, per_word: csr_matrix) -> tuple[np.nd
 
 
 def _kept_counts(
-    counts: csr_matrix, per_word: csr_matrix, kept: np.ndarray, idf: np.ndarray, bound: int
+    blocks: list[csr_matrix], per_word: csr_matrix, kept: np.ndarray, idf: np.ndarray, bound: int
 ) -> Counted:
     """The records' counts of the ``kept`` grams as one :class:`.tfidf.Counted`, multiplied again a
     block at a time and written straight into arrays of ``bound`` values (allocated once; their
@@ -369,30 +389,29 @@ def _kept_counts(
     multiplies it: the same counts, in the same order."""
     import numpy as np
 
-    records = counts.shape[0]
-    indices, values = np.empty(bound, np.int32), np.empty(bound, np.uint8)
+    records = sum(block.shape[0] for block in blocks)
+    packed = np.empty(bound, tfidf.packing(per_word.shape[1]))
     lengths = np.empty(records, np.int64)
     big_at: list[np.ndarray] = [np.zeros(0, np.int64)]
     big: list[np.ndarray] = [np.zeros(0, np.float32)]
-    at = 0
-    for start in range(0, records, BLOCK):
-        part = (counts[start : start + BLOCK] @ per_word).tocsr()
+    at = start = 0
+    for block in blocks:
+        part = (block @ per_word).tocsr()
         mask = kept[part.indices]
         n = int(mask.sum())
-        indices[at : at + n] = part.indices[mask]
         chosen = part.data[mask]
-        values[at : at + n] = np.minimum(chosen, 255)
+        packed[at : at + n] = tfidf.pack(part.indices[mask], chosen, packed.dtype)
         over = np.flatnonzero(chosen > 255)  # (kept apart, exactly: see Counted)
         big_at.append(over + at)
         big.append(chosen[over].astype(np.float32))
         rows = part.shape[0]
         owner = np.repeat(np.arange(rows), np.diff(part.indptr))
         lengths[start : start + rows] = np.bincount(owner[mask], minlength=rows)
-        at += n
+        at, start = at + n, start + rows
         del part, mask, chosen, owner
     indptr = np.zeros(records + 1, np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    return Counted(indices[:at], values[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
+    return Counted(packed[:at], indptr, idf, np.concatenate(big_at), np.concatenate(big))
 
 
 def rank(
@@ -406,8 +425,17 @@ def rank(
     abstract), given the reconciled title/abstract ``labels`` (key -> include), the review's
     ``topic`` words (see :func:`topic_text`) and whether screening is in its ``tail`` (see
     :func:`in_tail`)."""
+    return ranked(features(texts), labels, candidates, topic, tail)
 
-    feats = features(texts)
+
+def ranked(
+    feats: Features | None,
+    labels: Mapping[int, bool],
+    candidates: Sequence[int],
+    topic: str = "",
+    tail: bool = False,
+) -> Ranking:
+    """:func:`rank` over a set's fitted features (:func:`features`; ``None``: no record has text)."""
     if feats is None:
         return _no_text(labels, candidates)
 

@@ -131,18 +131,49 @@ async def screening_estimate(store: Store, set_id: int) -> stopping.Estimate:
 WARM_MIN_RECORDS = 1_000  # below, a first ranking fits its features in well under a second
 
 
-async def warm(store: Store, set_id: int) -> bool:
+class Contents:
+    """Which content (:func:`.priority.digest` of the texts) each set's records had when they were
+    last read whole, by the set's records stamp (``Store.records_stamp``): a ranking of records
+    unchanged since finds their fitted features by it and reads no record's text.
+
+    Why: the texts are most of what a ranking reads (13.7 s to stream 100,000 records on a loaded
+    machine) and hold (~150 MB), though after the first fit only their keys and whether each has
+    text are needed. The stamp changes with the records' number or their newest hit; any other
+    change of the records (a merge, a split ruled) forgets the set's content (``Rankings.changed``)."""
+
+    def __init__(self) -> None:
+        self._by_set: dict[int, tuple[object, str]] = {}
+
+    def remember(self, set_id: int, stamp: object, content: str) -> None:
+        self._by_set[set_id] = (stamp, content)
+
+    def forget(self, set_id: int) -> None:
+        self._by_set.pop(set_id, None)
+
+    def fitted(self, set_id: int, stamp: object) -> priority.Features | None:
+        """The set's features, when its records are as they were read and the features are cached."""
+        known = self._by_set.get(set_id)
+        return priority.fitted(known[1]) if known is not None and known[0] == stamp else None
+
+
+async def warm(store: Store, set_id: int, contents: Contents | None = None) -> bool:
     """Fit the set's ranking features ahead of its first priority page (after an import or a
     merge changed its records), so that page does not pay for them: tens of seconds near the
     50,000-record cap. Whether a fit was made (not for a small set, nor one already cached)."""
+    stamp = await store.records_stamp(set_id)  # (read first: a change while reading makes it stale)
     # (each record's text only: the records' data, hundreds of MB at 100,000 records, is not held
     # while the features are fitted)
     texts = sorted([(key, priority.record_text(record)) async for key, record in store.stream(set_id)])
     if len(texts) < WARM_MIN_RECORDS:
         return False
     if priority.cached(texts):
+        if contents is not None:
+            contents.remember(set_id, stamp, priority.digest(texts))
         return False
-    return await daemon(priority.features, texts) is not None
+    feats = await daemon(priority.features, texts)
+    if feats is not None and contents is not None:
+        contents.remember(set_id, stamp, feats.content)
+    return feats is not None
 
 
 def daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
@@ -176,40 +207,81 @@ def daemon(fn: Callable[[T], R], arg: T) -> asyncio.Future[R]:
 class Inputs:
     """What a ranking of a set's candidates is computed from (read from the store by :func:`inputs`)."""
 
-    texts: list[tuple[int, str]]  # every record of the set: key, title + abstract
+    texts: list[tuple[int, str]]  # every record of the set: key, title + abstract (empty when fitted)
+    fitted: priority.Features | None  # the set's features, when known for its records as they are
     labels: dict[int, bool]
     candidates: list[int]
     topic: str
     tail: bool
-    estimate: stopping.Estimate
+    # the stopping estimate's inputs (see stopping.estimate: computed with the ranking, off the
+    # event loop: its test imports scipy.stats and runs over the set's screening history)
+    screened: list[list[bool]]
+    unranked: int
+    keys: stopping.Keys
+    set_id: int = 0
+    stamp: object = None  # the records stamp the texts were read at (see Contents)
 
 
 async def inputs(
-    store: Store, set_id: int, candidates: Sequence[int], queries: Sequence[str], criteria: str | None
+    store: Store,
+    set_id: int,
+    candidates: Sequence[int],
+    queries: Sequence[str],
+    criteria: str | None,
+    contents: Contents | None = None,
 ) -> Inputs:
-    """The set's texts, its reconciled title/abstract decisions as labels, whether screening is in
-    its tail, and the stopping estimate (the records' data is not kept: only their texts)."""
-    texts: list[tuple[int, str]] = []
-    without = 0
+    """The set's texts (none when ``contents`` knows its features for its records as they are),
+    its reconciled title/abstract decisions as labels, whether screening is in its tail, and the
+    stopping estimate's inputs (the records' data is not kept: only their texts)."""
+    stamp = await store.records_stamp(set_id)  # (read first: a change while reading makes it stale)
     decisions = await store.decisions(set_id)
     effective = reconcile(decisions)
-    async for key, record in store.stream(set_id):
-        text = priority.record_text(record)
-        texts.append((key, text))
-        without += not text and (key, STAGE) not in effective  # see unranked
+    fitted = contents.fitted(set_id, stamp) if contents is not None else None
+    texts: list[tuple[int, str]] = []
+    if fitted is not None:
+        keys = fitted.keys
+        # (see unranked)
+        without = sum(
+            1 for k, has in zip(keys, fitted.has_text, strict=True) if not has and (k, STAGE) not in effective
+        )
+    else:
+        without = 0
+        async for key, record in store.stream(set_id):
+            text = priority.record_text(record)
+            texts.append((key, text))
+            without += not text and (key, STAGE) not in effective  # see unranked
+        keys = [key for key, _ in texts]
     history = batches(decisions, effective)
     tail = priority.in_tail([include for batch in history for include in batch])
     topic = priority.topic_text(queries, criteria)
-    keys = sample_keys(decisions, (key for key, _ in texts), set_id)
-    estimate = stopping.estimate(len(texts), history, without, keys)
-    return Inputs(texts, labels(effective), list(candidates), topic, tail, estimate)
+    every = sample_keys(decisions, keys, set_id)
+    return Inputs(
+        texts,
+        fitted,
+        labels(effective),
+        list(candidates),
+        topic,
+        tail,
+        history,
+        without,
+        every,
+        set_id,
+        stamp,
+    )
 
 
-def rank(given: Inputs) -> Ranked:
+def rank(given: Inputs, contents: Contents | None = None) -> Ranked:
     """``given.candidates`` ranked by the model trained on the set's decisions (CPU-bound: run it
-    off the event loop), with the stopping estimate."""
-    ranking = priority.rank(given.texts, given.labels, given.candidates, given.topic, given.tail)
-    return Ranked(ranking, given.estimate)
+    off the event loop), with the stopping estimate; the features fitted here are remembered in
+    ``contents`` for the set's next ranking."""
+    feats = given.fitted
+    if feats is None:
+        feats = priority.features(given.texts)
+        if feats is not None and contents is not None:
+            contents.remember(given.set_id, given.stamp, feats.content)
+    ranking = priority.ranked(feats, given.labels, given.candidates, given.topic, given.tail)
+    estimate = stopping.estimate(len(given.keys.every), given.screened, given.unranked, given.keys)
+    return Ranked(ranking, estimate)
 
 
 async def rank_set(

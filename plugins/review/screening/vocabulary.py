@@ -13,14 +13,13 @@ needs two 64-bit hashes to agree (about one chance in 10^13 per word for a vocab
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
     from scipy.sparse import csr_matrix
-    from sklearn.feature_extraction.text import CountVectorizer
 
 
 @dataclass(frozen=True)
@@ -28,21 +27,17 @@ class Vocabulary:
     hashes: np.ndarray  # the terms' hashes, sorted (int64)
     columns: np.ndarray  # each hash's column in the features (int32)
     idf: np.ndarray  # each column's inverse document frequency, as the vectorizer has it
-    analyze: Callable[[str], list[str]]  # the vectorizer's own analyzer (tokens, accents, n-grams)
+    analyze: Callable[[str], Iterable[str]]  # the fit's analyzer (a vectorizer's: tokens, accents, n-grams)
 
     @classmethod
-    def of(cls, vectorizer: CountVectorizer, idf: np.ndarray) -> Vocabulary:
-        """The fitted ``vectorizer``'s vocabulary with its columns' ``idf`` (the vectorizer itself
-        can then be let go)."""
+    def of(cls, names: Sequence[str], idf: np.ndarray, analyze: Callable[[str], Iterable[str]]) -> Vocabulary:
+        """The fitted terms (``names``, in column order) with their columns' ``idf``, and the
+        analyzer that cut them (the terms' strings can then be let go)."""
         import numpy as np
-        from sklearn.base import clone
 
-        terms = vectorizer.vocabulary_
-        hashes = np.fromiter((hash(t) for t in terms), np.int64, len(terms))
-        columns = np.fromiter(terms.values(), np.int32, len(terms))
+        hashes = np.fromiter((hash(t) for t in names), np.int64, len(names))
         order = np.argsort(hashes, kind="stable")
-        # (the analyzer of an unfitted copy: the fitted one's methods would hold its vocabulary)
-        return cls(hashes[order], columns[order], idf, clone(vectorizer).build_analyzer())
+        return cls(hashes[order], order.astype(np.int32), idf, analyze)
 
     def __len__(self) -> int:
         return len(self.hashes)

@@ -28,10 +28,10 @@ from ..models import (
 from ..reporting.routes import declared, route
 from ..screening.agreement import agreement
 from ..screening.priority import Ranking
-from ..screening.ranking import Ranked, served
+from ..screening.ranking import Ranked
 from ..sources.chasing import found_via, seed_order
 from ..store import Decision, Retrieval, SearchRow, SetRow, Store
-from .rankings import Pending
+from .rankings import Asked, Pending
 from .settings import as_the_set_says, own_decisions, settings_of
 from .workspace import Workspace, call_wait, existing, workspace
 
@@ -112,7 +112,7 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
         if isinstance(got, Pending):
             return await _pending(store, row, got)
         ranked = got
-        ranking = served(ranked)  # the stopping rule's random sample first (issue 51)
+        ranking = ws.rankings.served(row.id, ranked)  # the stopping rule's random sample first (issue 51)
         total, rows = await _window(store, row.id, ranking.keys, args)
     elif args.order == "seeds":  # what citation searching found, most connected to the seeds first
         chosen = set(await store.keys_where(row.id, **filters))
@@ -277,8 +277,16 @@ async def _prioritised(
             "without decision or conflicts.",
             "Drop decision/conflicts (and stage), or use order='key'.",
         )
-    candidates = await store.keys_where(row.id, **dict(filters, undecided=True))
-    queries = [s.query for s in await store.latest(row.id)]
+
+    async def read() -> list[int]:
+        return await store.keys_where(row.id, **dict(filters, undecided=True))
+
+    async def request() -> tuple[list[int], list[str]]:  # (asked again by a ranking ahead)
+        candidates = await ws.rankings.candidates(store, row, repr(sorted(filters.items())), read)
+        return candidates, [s.query for s in await store.latest(row.id)]
+
+    ws.rankings.follow(Asked(row, request, args.criteria))
+    candidates, queries = await request()
     return await ws.rankings.ranked(store, row, candidates, queries, args.criteria, wait)
 
 

@@ -68,7 +68,7 @@ class Workspace:
         self.store: Store | None = None
         self.jobs: dict[int, Job] = {}
         self.warming: dict[int, asyncio.Task[bool]] = {}  # by set (see warm)
-        self.rankings = Rankings()  # the sets' priority rankings (see .rankings)
+        self.rankings = Rankings(self.warming)  # the sets' priority rankings (see .rankings)
         # the links among each set's records (identity/links.py), read whole once per state of its
         # records rather than on every page: (stamp, studies) by set
         self.studies: dict[int, tuple[object, Studies]] = {}
@@ -120,7 +120,7 @@ class Workspace:
             if before is not None:
                 await asyncio.wait([before])  # (its outcome is its own; a cancel of this one stops here)
             try:
-                return await warm(store, set_id)
+                return await warm(store, set_id, self.rankings.contents)
             except Exception:  # the first priority page fits them instead; nothing is lost
                 log.warning("review set %d: ranking features not prepared", set_id, exc_info=True)
                 return False
