@@ -286,6 +286,7 @@ async def one_side(side: str, ctx: dict[str, Any], gap: float) -> dict[str, Any]
         steps.append(await call(client, paced, "pubmed_format_citations", {"pmids": top, "format": ["apa"]}))
         steps.append(await call(client, paced, "pubmed_convert_ids", {"ids": top, "idType": "pmid"}))
         hwm.append(memory(pid)["VmHWM"])
+    out["search"] = steps[0]["wall"]
     out["workflow"] = sum(s["wall"] for s in steps)
     out["workflow_requests"] = sum(s["requests"] for s in steps)
     out["hwm"] = max(hwm)
@@ -298,6 +299,7 @@ ROWS: list[tuple[str, str]] = [
     ("`pubmed_fetch_articles`, 57 PMIDs, first call", "fetch"),
     ("the same 57 again", "again"),
     ("search -> fetch 5 -> cite 5 -> convert 5 (3 req/s)", "workflow"),
+    ("its first step, `pubmed_search_articles` (the first call)", "search"),
     ("full text of 10 PMCIDs, first call", "fulltext"),
     ("peak memory (largest `VmHWM`)", "hwm"),
 ]

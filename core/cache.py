@@ -29,13 +29,15 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import urlsplit
 
 from . import errors as E
+from .cache_setting import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+from .cache_setting import CacheSetting as CacheSetting
+from .cache_setting import cache_setting as cache_setting
+from .cache_setting import default_path as default_path
 from .errors import MedlitError
 from .net.redis_breaker import CALL_BUDGET, RedisBreaker, RedisUnavailable, breaker_for
 from .net.wire import Response
-from .settings import Settings, SettingsError, parse_number, require_extra
 
 if TYPE_CHECKING:
     from .net.request import Call, ServiceConfig
@@ -43,50 +45,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("medlit.cache")
 
-DEFAULT_MAX_BYTES = 500_000_000
 CLAIM_LEASE = 15.0  # seconds another process may take to fetch records it claimed
 MARKER_SPAN = 4096  # how much of an answer is searched for the service's uncacheable markers
-
-
-@dataclass(frozen=True)
-class CacheSetting:
-    kind: str  # "off" | "sqlite" | "redis"
-    target: str = ""  # file path or redis URL
-    max_bytes: int = DEFAULT_MAX_BYTES
-
-    def describe(self) -> str:
-        return "off" if self.kind == "off" else f"{self.kind} {self.target}"
-
-
-def cache_setting(settings: Settings) -> CacheSetting:
-    """Read ``MEDLIT_CACHE`` (validated at start-up by :func:`check_cache_setting`)."""
-    raw = (settings.get("MEDLIT_CACHE") or "").strip()
-    max_bytes = int(parse_number(settings.env, "MEDLIT_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES, 1_000_000, 1e12))
-    if not raw:
-        if settings.base_url_overrides:
-            return CacheSetting("off")
-        return CacheSetting("sqlite", str(default_path()), max_bytes)
-    if raw.lower() == "off":
-        return CacheSetting("off")
-    parts = urlsplit(raw)
-    if parts.scheme == "sqlite":
-        path = raw[len("sqlite://") :]
-        if path.startswith("/"):
-            path = path[1:] if path.startswith("//") else path
-        return CacheSetting("sqlite", path or str(default_path()), max_bytes)
-    if parts.scheme in ("redis", "rediss", "unix"):
-        # the shared pacer draws on the same Redis (net/clients.py), so this one check covers both
-        require_extra("redis", "MEDLIT_CACHE names Redis (the shared cache and pacing)")
-        return CacheSetting("redis", raw, max_bytes)
-    raise SettingsError(
-        f"MEDLIT_CACHE={raw!r} is not a cache: use sqlite:///path/to/cache.sqlite3, redis://host:6379/0 or off"
-    )
-
-
-def default_path() -> Path:
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("medlit-mcp")) / "cache.sqlite3"
 
 
 def request_key(

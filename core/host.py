@@ -968,7 +968,7 @@ def _check_host_settings(records: dict[str, PluginRecord], settings: Settings) -
         if unknown:
             log.warning("MEDLIT_LOAD_PLUGINS names no installed plugin %s", ", ".join(unknown))
     try:
-        from .cache import cache_setting
+        from .cache_setting import cache_setting
 
         cache_setting(settings)  # a malformed MEDLIT_CACHE stops start-up, not the first call
     except SettingsError as exc:

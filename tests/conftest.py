@@ -28,8 +28,9 @@ from support.plugin_pin import pin, pin_subprocesses
 pin()
 pin_subprocesses()
 
-# `store_url` (each review test once per store backend) lives beside the backends it names.
-pytest_plugins = ["support.review_stores", "support.redis_server"]
+# `store_url` (each review test once per store backend) lives beside the backends it names;
+# `corpus_use` names the tests that reach the shared corpus when CI asks (MEDLIT_CORPUS_USERS).
+pytest_plugins = ["support.review_stores", "support.redis_server", "support.corpus_use"]
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
   (``fake_env``, ``server_env``); ``ports``: a free loopback port and waiting for a server on it;
   ``distributions``: a plugin "pip installed" into a folder (``fake_dist``).
 - ``fake_upstream``: the kit's fake with our providers' defaults; ``corpus``: the shared corpus of
-  recorded real responses; ``*_routes`` / ``*_fakes``: one upstream's routes on the fake
+  recorded real responses (``corpus_use``: which tests reach it, for CI's pass without it); ``*_routes`` / ``*_fakes``: one upstream's routes on the fake
   (``pubmed_fakes``, ``europepmc_routes``, ``crossref_routes``, ``fulltext_routes``,
   ``pubtator_routes``, ``unpaywall_fakes``, ``review_routes``, ``screening_routes``, ``fault_routes``).
 - ``review_readers``, ``reference_library``, ``asysd``: generated and recorded inputs for the

@@ -2,17 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+from support.corpus_use import note_use
+
+DEFAULT_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+T = TypeVar("T")
 
 
 def corpus_root() -> Path | None:
-    root = Path(os.environ.get("MEDLIT_CORPUS", _DEFAULT))
+    note_use()  # whatever the answer, the asking test depends on it (support.corpus_use)
+    root = Path(os.environ.get("MEDLIT_CORPUS", DEFAULT_ROOT))
     return root if root.is_dir() else None
+
+
+def corpus_cache(build: Callable[[], T]) -> Callable[[], T]:
+    """``functools.cache`` for data built from the corpus: every call, not only the one that
+    builds it, counts as the calling test's use of the corpus (support.corpus_use)."""
+    cached = functools.cache(build)
+
+    @functools.wraps(build)
+    def read() -> T:
+        note_use()
+        return cached()
+
+    return read
 
 
 def corpus_path(rel: str) -> Path:

@@ -13,7 +13,7 @@ from lxml import etree
 
 from medlit.testing import tool_definitions
 
-from support.corpus import corpus_glob, corpus_root
+from support.corpus import corpus_cache, corpus_glob, corpus_root
 from support.fake_upstream import FIXTURES, Req, json_response, xml_response
 
 EFETCH = "ncbi/efetch_pubmed/"
@@ -36,7 +36,7 @@ def _records(path: Path) -> list[etree._Element]:
     return [c for c in root if c.tag in ("PubmedArticle", "PubmedBookArticle")]
 
 
-@functools.cache
+@corpus_cache
 def record_index() -> dict[str, bytes]:
     """PMID -> serialised record, over every PubMed XML in the corpus (first file wins)."""
     out: dict[str, bytes] = {}
@@ -65,7 +65,7 @@ def _pubmed_docs() -> dict[str, dict]:
     return docs
 
 
-@functools.cache
+@corpus_cache
 def _mesh_docs() -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     sources = [FIX / "pubmed_mesh_esummary.xml", *corpus_glob("mesh/esummary_mesh/*.xml")]
@@ -137,7 +137,7 @@ EMBARGOED = {
 }
 
 
-@functools.cache
+@corpus_cache
 def _idconv_records() -> list[dict]:
     out = [EMBARGOED]
     for path in corpus_glob("idconv/json/*.json"):

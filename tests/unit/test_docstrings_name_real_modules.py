@@ -13,6 +13,7 @@ field, a method) is not checked.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -47,7 +48,8 @@ def module_file(dotted: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-def defined_names(path: Path) -> set[str]:
+@functools.cache  # a module is named in prose many times: parsed once per run, not per mention
+def defined_names(path: Path) -> frozenset[str]:
     """The names a module defines at its top level, ``__all__`` (lazy exports) included."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
@@ -70,7 +72,7 @@ def defined_names(path: Path) -> set[str]:
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Import | ast.ImportFrom):
                     names |= {(a.asname or a.name).split(".")[0] for a in inner.names}
-    return names
+    return frozenset(names)
 
 
 def dotted_problem(dotted: str, root: Path = ROOT) -> str | None:

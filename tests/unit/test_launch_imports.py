@@ -19,10 +19,18 @@ ALL_PLUGINS = {"UNPAYWALL_EMAIL": "t@example.org", "OPENURL_RESOLVER": "https://
 
 SERVE = """
 import sys
-import medlit.core.server as server
-server.WARM_UP_DELAY = 3600.0  # no warm-up during the test: only what tools/list needs
-from medlit.core.cli import main
-sys.exit(main(["serve"]))
+from medlit.core import cli
+
+real_host = cli._host
+
+def host():
+    # no warm-up during the test: only what tools/list needs. `serve` has imported the server
+    # module by now, its own way (the SDK's server side only: core/sdk_packages.py)
+    sys.modules["medlit.core.server"].WARM_UP_DELAY = 3600.0
+    return real_host()
+
+cli._host = host
+sys.exit(cli.main(["serve"]))
 """
 
 HANDSHAKE = (
@@ -56,6 +64,8 @@ DEFERRED = (
     "medlit.core.lean",
     "medlit.core.jats",
     "medlit.core.bibliography",  # every format's reader and writer: a plugin asks for it (issue 50)
+    "medlit.core.cache",  # the response cache's stores: start-up reads MEDLIT_CACHE only (issue 50)
+    "medlit.core.net.redis_breaker",
     "lxml",
     "sqlite3",
     "aiosqlite",
@@ -77,8 +87,12 @@ CONTRACT_NET = {
     "medlit.core.net.webfetch",  # WebResponse, the open-web answer the contract names, and its
     "medlit.core.net.request",  # request values and
     "medlit.core.net.pacing",  # pacer (small, stdlib only)
-    "medlit.core.net.redis_breaker",  # with core/cache.py, whose setting the host checks at start-up
 }
+# The SDK's client and its high-level MCPServer: its package front doors (mcp/__init__.py,
+# mcp/server/__init__.py) import them, a server on the low-level Server uses neither, and
+# `medlit serve` imports the SDK's server side without those doors (core/sdk_packages.py). The
+# bare SDK server imports them (checked below), so their absence is medlit's doing.
+SDK_FRONT_DOORS_ONLY = ("mcp.client", "mcp.server.mcpserver")
 # The work behind tools, tiers and providers (tests/unit/test_lazy.py checks the same in process).
 HEAVY_SUFFIXES = (".models", ".tool", "_tool", ".tier", ".parse", ".client", ".chain")
 
@@ -173,12 +187,68 @@ def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) ->
     ]
     network = [m for m in modules if m.startswith("medlit.core.net") and m not in CONTRACT_NET]
     assert deferred == [] and heavy == [] and network == [], (deferred, heavy, network)
+    assert [m for m in modules if _is(m, SDK_FRONT_DOORS_ONLY)] == []
 
     bare = tmp_path / "bare.py"
     bare.write_text(BARE_SERVER)
     sdk, _ = launch_imports([str(bare)], env)
     assert "mcp.server.stdio" in sdk
     assert [m for m in sdk if _is(m, DEFERRED)] == []  # the list names only what medlit could avoid
+    assert set(SDK_FRONT_DOORS_ONLY) <= set(sdk)  # what the SDK's front doors import, avoided above
+
+
+FRONT_DOORS = """
+import sys
+from medlit.core.sdk_packages import defer_front_doors
+
+defer_front_doors()
+import mcp.server.lowlevel, mcp.server.stdio
+from mcp import types
+from mcp.server.context import ServerRequestContext
+
+assert types is sys.modules["mcp.types"]
+assert not any(m.startswith(("mcp.client", "mcp.server.mcpserver")) for m in sys.modules)
+from mcp import Client  # a front-door name: the real mcp/__init__.py runs now, in place
+from mcp.server import MCPServer, Server
+
+import mcp
+from mcp.client.client import Client as real_client
+from mcp.server.lowlevel import Server as real_server
+from mcp.server.mcpserver import MCPServer as real_mcpserver
+
+assert Client is real_client and Server is real_server and MCPServer is real_mcpserver
+assert type(mcp) is type(sys) and type(sys.modules["mcp.server"]) is type(sys)
+assert mcp.server is sys.modules["mcp.server"] and mcp.types is types
+assert set(mcp.__all__) <= set(vars(mcp)) and "Client" in mcp.__all__
+try:
+    mcp.no_such_name
+except AttributeError:
+    pass
+else:
+    raise AssertionError("a missing name must stay missing")
+print("ok")
+"""
+
+
+def test_the_sdk_server_side_imports_without_its_front_doors_and_they_still_open() -> None:
+    """``defer_front_doors``: the server side of the SDK imports without the client or
+    MCPServer; a later ``from mcp import Client`` (a test, a plugin's script) gets the real
+    package, every name ``mcp/__init__.py`` exports, and a missing name stays an AttributeError."""
+    out = subprocess.run([sys.executable, "-c", FRONT_DOORS], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+def test_front_doors_already_open_are_left_alone() -> None:
+    code = (
+        "import sys, mcp\n"
+        "from medlit.core.sdk_packages import defer_front_doors\n"
+        "before = dict(sys.modules)\n"
+        "defer_front_doors()\n"
+        "assert sys.modules['mcp'] is before['mcp'] and sys.modules['mcp.server'] is before['mcp.server']\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
 
 
 def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) -> None:
