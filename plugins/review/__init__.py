@@ -149,10 +149,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export (RIS, CSV, Ovid...) into a review set as that database's search, "
-        "creating the set if new: deduplicated, counted for PRISMA, stored once if sent twice. Send `content` (or "
-        "`path`); while `running`, repeat the call. PubMed/Europe PMC: review_search. Then check merges: "
-        "review_records merged=true.",
+        description="Import a database's export file (RIS, CSV...) into a review set as that database's search, "
+        "creating it if new: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
+        "repeat the same call (never stored twice). PubMed/Europe PMC: review_search. Then "
+        "check merges: review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
@@ -199,7 +199,8 @@ TOOLS = (
         description="Page a review set's records and decisions, filtered. Screening loop: undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
         "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
-        "stopAdvised alone); screen `sample` records too. Then review_retrieve, review_prisma.",
+        "stopAdvised alone); screen `sample` records too. Then review_retrieve; full texts the same way with "
+        "stage='full_text'; review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_paging.review_records,
@@ -322,8 +323,11 @@ def medlit_plugin_info() -> PluginInfo:
         instructions="Systematic and scoping reviews are the review family's work (enable it with "
         "`medlit_toolsets` when it is not listed): review_import reads database exports (RIS, CSV, Ovid, EndNote, WoS...), review_search "
         "runs whole searches, both into a named set (naming a new set creates it); check the merges "
-        "(review_records merged=true), screen by priority until screeningEstimate.safeToStop (review_records "
-        "brief=false, review_screen), then review_retrieve and review_prisma.",
+        "(review_records merged=true; review_merge splits a wrong one), screen by priority until "
+        "screeningEstimate.safeToStop (review_records brief=false, review_screen), then review_retrieve, screen "
+        "full texts (review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, review_screen with a "
+        "reason) and review_prisma. Send an export as `content` (over 8,000,000 characters: in `part`s); `path` "
+        "works only where the server sets MEDLIT_IMPORT_DIRS.",
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "

@@ -147,7 +147,7 @@ class ImportInput(ToolInput):
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="Server file in MEDLIT_IMPORT_DIRS (unset: refused, send content). Example: '~/e.ris'",
+        description="Server file under MEDLIT_IMPORT_DIRS (unset: send content). Example: '~/e.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
         "text", description="base64 for non-UTF-8 bytes (UTF-16...). Example: 'base64'"
@@ -156,7 +156,10 @@ class ImportInput(ToolInput):
         None, description="content's file name. Example: 's.csv'"
     )
     part: int = Field(
-        1, ge=1, le=1000, description="Over 8 MB: this part (1-based), same set/database. Example: 2"
+        1,
+        ge=1,
+        le=1000,
+        description="Over 8,000,000 characters: piece no. (1-based, joined in order; same set/database). Example: 2",
     )
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
