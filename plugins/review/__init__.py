@@ -258,7 +258,8 @@ TOOLS = (
         title="PRISMA 2020 flow of a review set",
         description="Last step: the PRISMA 2020 flow of a review set from its searches and screening decisions, "
         "as counts, an SVG file for a manuscript or a PNG image (`format`, not "
-        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted; "
+        "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted (records "
+        "left when screening stopped stay undecided: the footnote states the stopping rule); "
         "full-text boxes fill in after review_retrieve and full_text decisions.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,
@@ -324,9 +325,10 @@ def medlit_plugin_info() -> PluginInfo:
         "`medlit_toolsets` when it is not listed): review_import reads database exports (RIS, CSV, Ovid, EndNote, WoS...), review_search "
         "runs whole searches, both into a named set (naming a new set creates it); check the merges "
         "(review_records merged=true; review_merge splits a wrong one), screen by priority until "
-        "screeningEstimate.safeToStop (review_records brief=false, review_screen), then review_retrieve, screen "
-        "full texts (review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, review_screen with a "
-        "reason) and review_prisma. Send an export as `content` (over 8,000,000 characters: in `part`s); `path` "
+        "screeningEstimate.safeToStop (criteria first: review_sets action='settings'; review_records brief=false, "
+        "review_screen; leave the rest undecided), then review_retrieve (what it cannot retrieve is counted as not "
+        "retrieved), screen full texts (review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, "
+        "review_screen with reasonCategory) and review_prisma. Send an export as `content` (over 8,000,000 characters: in `part`s); `path` "
         "works only where the server sets MEDLIT_IMPORT_DIRS.",
         guide=(
             "### Review sets\n"
