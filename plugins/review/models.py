@@ -705,7 +705,8 @@ class ScreenItem(ToolInput):
         json_schema_extra=_vocabulary("title_abstract", "full_text"),
     )
     decision: Annotated[str, StringConstraints(max_length=40)] = Field(
-        description="Example: 'exclude'", json_schema_extra=_vocabulary("include", "exclude", "maybe")
+        description="maybe: pending (PRISMA) until decided again. Example: 'exclude'",
+        json_schema_extra=_vocabulary("include", "exclude", "maybe"),
     )
     # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
     # the schema states what is kept, screening.MAX_REASON (a test holds the two together).
@@ -714,7 +715,8 @@ class ScreenItem(ToolInput):
     )
     reasonCategory: Annotated[str, StringConstraints(max_length=60)] | None = Field(
         None,
-        description="Needed to exclude at full_text. Example: 'wrong_population'",
+        description="Needed to exclude at full_text (not_retrievable: counted once, as not retrieved). "
+        "Example: 'wrong_population'",
         json_schema_extra=_reason_categories,
     )
 
