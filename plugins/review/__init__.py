@@ -199,8 +199,8 @@ TOOLS = (
         description="Page a review set's records and decisions, filtered. Screening loop: undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
         "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
-        "stopAdvised alone); screen `sample` records too. Then review_retrieve; full texts the same way with "
-        "stage='full_text'; review_prisma.",
+        "stopAdvised alone); screen `sample` records too; leave the rest undecided. Then review_retrieve; "
+        "every full text (stage='full_text', no stopping rule); review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_paging.review_records,
@@ -228,8 +228,8 @@ TOOLS = (
         title="Record screening decisions",
         description="Record screening decisions (with reason and reviewer) on a set's records; "
         "re-recording replaces that reviewer's. A full-text exclusion needs a reasonCategory. Invalid items are "
-        "refused, the rest recorded; reviewers' conflicts are listed. The next batch: review_records "
-        "undecided=true order='priority' brief=false, until its screeningEstimate says safeToStop.",
+        "refused, the rest recorded; reviewers' conflicts are listed. Next title/abstract batch: review_records "
+        "undecided=true order='priority' brief=false, until screeningEstimate.safeToStop.",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
         handler=_deciding.review_screen,
