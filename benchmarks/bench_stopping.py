@@ -220,6 +220,16 @@ class Stop:
     total: int
 
 
+def held_out_score(cells_by_review: dict[str, list[tuple[bool, bool]]], left_out: str) -> tuple[bool, float]:
+    """How a rule's parameters do on every review but ``left_out`` (each cell: recall >= 95% at the
+    stop, the stop before 1.5x): keeping recall in 95% of runs first, then stopping early; failing
+    that, the better recall."""
+    cells = [c for other, cs in cells_by_review.items() if other != left_out for c in cs]
+    safe = sum(a for a, _ in cells) / len(cells)
+    early = sum(b for _, b in cells) / len(cells)
+    return (safe >= 0.95, early if safe >= 0.95 else safe)
+
+
 def needed95(ranked: list[bool]) -> int:
     need = math.ceil(0.95 * sum(ranked))
     found = 0
@@ -261,14 +271,7 @@ def leave_one_out(runs: dict[str, list[list[bool]]]) -> dict[str, tuple[float, i
             outcome[params][name] = cells
     chosen = {}
     for name in runs:
-
-        def score(params: tuple[float, int, int], name: str = name) -> tuple[bool, float]:
-            cells = [c for other, cs in outcome[params].items() if other != name for c in cs]
-            safe = sum(a for a, _ in cells) / len(cells)
-            early = sum(b for _, b in cells) / len(cells)
-            return (safe >= 0.95, early if safe >= 0.95 else safe)
-
-        chosen[name] = max(KNEE_GRID, key=score)
+        chosen[name] = max(KNEE_GRID, key=lambda params, name=name: held_out_score(outcome[params], name))
     print(
         "\n**Leave one review out** (the knee's parameters chosen on the other reviews, scored on this one):\n"
     )
@@ -325,14 +328,7 @@ def advice_leave_one_out(runs: dict[str, list[list[bool]]]) -> None:
     print("|---|---|---|---|---|")
     held: list[tuple[bool, bool]] = []
     for name in runs:
-
-        def score(params: tuple[float, int, float], name: str = name) -> tuple[bool, float]:
-            cells = [c for other, cs in outcome[params].items() if other != name for c in cs]
-            safe = sum(a for a, _ in cells) / len(cells)
-            early = sum(b for _, b in cells) / len(cells)
-            return (safe >= 0.95, early if safe >= 0.95 else safe)
-
-        params = max(ADVICE_GRID, key=score)
+        params = max(ADVICE_GRID, key=lambda p, name=name: held_out_score(outcome[p], name))
         cells = outcome[params][name]
         held += cells
         print(

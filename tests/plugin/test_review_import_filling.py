@@ -11,11 +11,10 @@ import functools
 import pytest
 from aiohttp import web
 
-from medlit.testing import check_structured, tool_definitions
-
 from support import crossref_routes
 from support.fake_upstream import Req, xml_response
 from support.review_routes import paper, pubmed_xml
+from support.tool_calls import answered
 
 pytestmark = pytest.mark.anyio
 
@@ -54,22 +53,14 @@ def runtime_for(review_runtime, fake):
     return functools.partial(review_runtime, MEDLIT_EUROPEPMC_RATE="200")
 
 
-async def call(rt, tool, **args):
-    out = await rt.call(tool, args)
-    assert not out.is_error, out.text
-    schema = next(t for t in tool_definitions(rt.host) if t.name == tool).output_schema
-    check_structured(out.data, schema)
-    return out
-
-
 async def records(rt, name):
-    page = await call(rt, "review_records", set=name, brief=False)
+    page = await answered(rt, "review_records", set=name, brief=False)
     return {r.get("pmid") or r.get("doi") or r["title"]: r for r in page.data["records"]}
 
 
 async def test_abstracts_and_titles_are_filled_by_pmid_and_doi_and_marked(runtime_for, fake):
     async with runtime_for() as rt:
-        out = await call(rt, "review_import", set="filled", database="Embase", content=CSV, format="csv")
+        out = await answered(rt, "review_import", set="filled", database="Embase", content=CSV, format="csv")
         d = out.data
         assert d["complete"] and d["stored"] == 5
         assert d["filled"] == {"abstract": {"pubmed": 2, "crossref": 1}, "title": {"pubmed": 1}}
@@ -93,13 +84,15 @@ async def test_abstracts_and_titles_are_filled_by_pmid_and_doi_and_marked(runtim
             by["30000009"]["abstract"] == "The file's own abstract." and by["30000009"].get("filled") is None
         )
         assert by["No identifier at all"].get("filled") is None
-        ris = await call(rt, "review_export", set="filled", format="ris")
+        ris = await answered(rt, "review_export", set="filled", format="ris")
         text, _ = await rt.read_resource(ris.data["uri"])
         assert text.count("N1  - Filled at import: abstract from pubmed\n") == 1
         assert text.count("N1  - Filled at import: abstract from pubmed; title from pubmed\n") == 1
         assert text.count("N1  - Filled at import: abstract from crossref\n") == 1
         # the same file again stores nothing and fills nothing, and its counts say so (issue 55)
-        again = await call(rt, "review_import", set="filled", database="Embase", content=CSV, format="csv")
+        again = await answered(
+            rt, "review_import", set="filled", database="Embase", content=CSV, format="csv"
+        )
         assert again.data["filled"] == {} and "imported into the set before" in again.data["notice"]
         assert len(fake.of("ncbi", "efetch.fcgi")) == 1
 
@@ -107,7 +100,7 @@ async def test_abstracts_and_titles_are_filled_by_pmid_and_doi_and_marked(runtim
 async def test_a_failing_provider_is_said_with_the_records_it_left(runtime_for, fake):
     fake.fault("503", "ncbi", "efetch.fcgi", times=20)
     async with runtime_for() as rt:
-        out = await call(rt, "review_import", set="down", database="Embase", content=CSV, format="csv")
+        out = await answered(rt, "review_import", set="down", database="Embase", content=CSV, format="csv")
         d = out.data
         assert d["complete"] and d["stored"] == 5  # stored as the file gave them
         assert d["filled"] == {"abstract": {"crossref": 1}}  # Crossref still answered for its DOI
@@ -124,7 +117,7 @@ async def test_a_failing_provider_is_said_with_the_records_it_left(runtime_for, 
 
 async def test_fill_missing_false_asks_no_provider(runtime_for, fake):
     async with runtime_for() as rt:
-        out = await call(
+        out = await answered(
             rt, "review_import", set="asis", database="Embase", content=CSV, format="csv", fillMissing=False
         )
         assert out.data["complete"] and out.data["filled"] is None and out.data["fillFailed"] is None
