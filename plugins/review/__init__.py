@@ -123,7 +123,7 @@ def describe_search(catalog: Catalog) -> str:
     return (
         "Run a systematic review's whole searches into a review set (created by naming it), one query per source in its syntax, deduplicated, logged for PRISMA-S. Database export files: "
         "review_import; a few results: pubmed_search_articles. A long search goes on in the server: call "
-        "with only `set` for its state or to resume. Next: check merges (review_records merged=true), screen "
+        "with only `set` for its state or to resume. Imports in the set stay counted. Next: check merges (review_records merged=true), screen "
         "(review_records order='priority', review_screen); files: review_export. "
         f"Sources: {listed}."
     )
@@ -151,7 +151,7 @@ TOOLS = (
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV...) into a review set as that database's search, "
         "creating it if new: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "repeat the same call (never stored twice). PubMed/Europe PMC: review_search. Then "
+        "call with only set and database for its state. PubMed/Europe PMC: review_search. Then "
         "check merges: review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
@@ -196,7 +196,8 @@ TOOLS = (
     ToolSpec(
         name="review_records",
         title="Page a review set's records (the screening queue)",
-        description="Page a review set's records and decisions, filtered. Screening loop: undecided=true, "
+        description="Page a review set's records and decisions, filtered. Screening loop (criteria set first: "
+        "review_sets): undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
         "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
         "stopAdvised alone); screen `sample` records too; leave the rest undecided. Then review_retrieve; "
@@ -229,7 +230,8 @@ TOOLS = (
         description="Record screening decisions (with reason and reviewer) on a set's records; "
         "re-recording replaces that reviewer's. A full-text exclusion needs a reasonCategory. Invalid items are "
         "refused, the rest recorded; reviewers' conflicts are listed. Next title/abstract batch: review_records "
-        "undecided=true order='priority' brief=false, until screeningEstimate.safeToStop.",
+        "undecided=true order='priority' brief=false, until screeningEstimate.safeToStop; never exclude the rest "
+        "unread.",
         input_model=_models.ScreenInput,
         output_model=_models.ScreenOutput,
         handler=_deciding.review_screen,
@@ -244,8 +246,8 @@ TOOLS = (
         title="Check full-text availability of a set's includes",
         description="Check which full-text source has each title/abstract include of a set (reports sought), "
         "25 a call, recording the tier or each tier's outcome and the library "
-        "link; `remaining`: call again. It counts for PRISMA's full-text boxes. To read a full text: "
-        "pubmed_fetch_fulltext.",
+        "link; `remaining`: call again. It counts for PRISMA's full-text boxes; sources switched off leave more "
+        "unretrieved (notice). To read a full text: pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,
         handler=_retrieval.review_retrieve,
@@ -259,7 +261,7 @@ TOOLS = (
         description="Last step: the PRISMA 2020 flow of a review set from its searches and screening decisions, "
         "as counts, an SVG file for a manuscript or a PNG image (`format`, not "
         "responseFormat). Undecided records and reviewer conflicts are reported as pending, not counted (records "
-        "left when screening stopped stay undecided: the footnote states the stopping rule); "
+        "left at a stop stay undecided: the footnote names the stopping rule); "
         "full-text boxes fill in after review_retrieve and full_text decisions.",
         input_model=_models.PrismaInput,
         output_model=_models.PrismaOutput,

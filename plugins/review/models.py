@@ -30,7 +30,7 @@ SetName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=80),
     AfterValidator(_set_name),
-    Field(description="Set name (created by review_search/review_import). Example: 'kids'"),
+    Field(description="Set name (review_sets lists them). Example: 'kids'"),
 ]
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 
@@ -197,9 +197,10 @@ class ImportInput(ToolInput):
             if self.path is not None or self.content is not None:
                 raise ValueError("cancel=true takes no `path` or `content` (it drops the parts received)")
             return self
-        if (self.path is None) == (self.content is None):
+        if self.path is not None and self.content is not None:
             raise ValueError(
-                "give the export file as either `path` (a file on this machine, local server) or `content`"
+                "give the export file as either `path` (a file on this machine, local server) or `content`, "
+                "not both (neither: the state of this database's import)"
             )
         return self
 
@@ -336,7 +337,7 @@ class RecordsInput(ToolInput):
     )
     conflicts: bool = Field(False, description="Only records reviewers disagree on")
     merged: bool = Field(
-        False, description="Only records merged from duplicates (mergedFrom[].evidence: why)"
+        False, description="Only records merged from duplicates (mergedFrom[].evidence: why; brief too)"
     )
     undecided: bool = Field(False, description="No decision yet (full_text: among title/abstract includes)")
     reviewer: Reviewer | None = Field(
@@ -350,7 +351,7 @@ class RecordsInput(ToolInput):
     )
     criteria: Annotated[str, StringConstraints(max_length=4000)] | None = Field(
         None,
-        description="priority: criteria to rank by (default: review_sets settings). Example: 'RCTs, adults'",
+        description="priority: criteria to rank by (default: the set's). Example: 'RCTs, adults'",
     )
     maxResponseCharacters: int = Field(
         40_000, ge=2_000, le=200_000, description="JSON budget of the page. Example: 20000"

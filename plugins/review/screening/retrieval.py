@@ -94,6 +94,16 @@ def _notes(
     failed = [c.key for c in checked if c.state == "failed"]
     if failed:
         notes.append(f"{len(failed)} record(s) hit a service failure and are asked again by the next call.")
+    missed = [c for c in checked if c.state == "not_retrieved"]
+    if missed:
+        asked = sorted({t["tier"] for c in missed for t in c.triedTiers or [] if t.get("tier")})
+        notes.append(
+            f"{len(missed)} report(s) not retrieved"
+            + (f" through {', '.join(asked)}" if asked else "")
+            + ": tell the user (a source switched off on this server may have them; retry=true asks "
+            "again later). One that stays unobtainable: review_screen stage='full_text' exclude with "
+            "reasonCategory='not_retrievable' (counted once, as not retrieved)."
+        )
     if any(c.institutionalLink for c in checked):
         notes.append("institutionalLink: the user's library resolver for reports not retrieved.")
     return " ".join(notes) or None

@@ -25,6 +25,7 @@ class Job:
     found: dict[int, int] = field(default_factory=dict)
     notices: dict[int, str] = field(default_factory=dict)
     key: str | None = None  # an imported file's digest: a call with the same file joins this job
+    database: str | None = None  # an imported file's database: a call naming only it asks the state
     search: object | None = None  # the imported file's search row, once its file is read
     error: Exception | None = None  # why the file could not be read (said to the next call with it)
 

@@ -263,11 +263,13 @@ def _skipped(surveyed: Survey) -> list[dict[str, object]]:
 async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
     if args.cancel:
         return await cancel_upload(args, ctx)
-    if bool(args.path) == bool(args.content):
+    if args.path and args.content:
         raise E.invalid_argument(
-            "Give the export file as either `path` or `content`.",
+            "Give the export file as either `path` or `content`, not both.",
             "`path` for a file on this machine (local server), `content` to send it in the call.",
         )
+    if not args.path and not args.content:
+        return await import_status(args, ctx)
     ws = workspace(ctx)
     limit = max_bytes(ctx)
     got = await asyncio.to_thread(read_path, ctx, args.path, limit) if args.path else None
@@ -307,7 +309,7 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         earlier = [sid for sid, f in files.items() if f.sha256 == sha and sid in searches]
         if earlier and searches[max(earlier)].state == "complete":
             return _again(await import_state(ws, store, row, searches[max(earlier)]))
-        job = Job(set_id=row.id, searches=[], key=sha)
+        job = Job(set_id=row.id, searches=[], key=sha, database=args.database)
         if earlier:
             notice = "Resuming the unfinished import of this file from its last stored batch."
             job.search = searches[max(earlier)]
@@ -321,6 +323,14 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         ws.jobs[row.id] = job
     else:
         notice = "This file's import is already running; its state is shown."
+    return await _watched(ws, store, row, job, args, ctx, notice)
+
+
+async def _watched(
+    ws: Workspace, store: Store, row: SetRow, job: Job, args: ImportInput, ctx: ToolContext, notice: str
+) -> ImportOutput:
+    """The import ``job`` waited on for this call's budget, then its state (still reading the
+    file, storing, or done)."""
     await watch(job, ctx)
     if job.error is not None:
         ws.jobs.pop(row.id, None)
@@ -330,12 +340,46 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             args,
             store,
             row,
-            f"Reading the file ({len(raw):,} bytes) in the server: call review_import again with the same "
-            "file for its state.",
-            file_name=name,
+            "Reading the file in the server: call review_import again with only `set` and `database` "
+            "for its state.",
             running=True,
         )
     return await import_state(ws, store, row, job.search, notice)
+
+
+async def import_status(args: ImportInput, ctx: ToolContext) -> ImportOutput:
+    """A call naming only ``set`` and ``database``: the state of that database's import into the
+    set, a running one waited on for the call's budget, so that asking how a long import goes
+    never sends the file again."""
+    ws = workspace(ctx)
+    store = await ws.open()
+    row = await store.get_set(args.set, ctx.principal)
+    if row is None:  # most likely a file forgotten, not a state asked of a set that is not there
+        raise E.invalid_argument(
+            f"No export file was given, and no review set is named {args.set!r} to report an import of.",
+            "Send the export file in `content` (or `path`); with neither, review_import reports the state "
+            "of a database's import into an existing set.",
+        )
+    job = ws.running(row.id)
+    if job is not None and job.key is not None and job.database == args.database:
+        return await _watched(ws, store, row, job, args, ctx, "")
+    held = [u for u in await store.uploads([row.id]) if u[1] == args.database]
+    if held:
+        _, _, got, parts, _, _ = held[0]
+        return await _nothing_stored(
+            args,
+            store,
+            row,
+            f"{got} of {parts} parts of the {args.database} file are held; send the rest (same set and "
+            "database) to import it.",
+        )
+    imports = [s for s in await store.searches(row.id) if s.is_import and s.source == args.database]
+    if not imports:
+        raise E.invalid_argument(
+            f"No {args.database} file was imported into {row.name!r}; nothing to report.",
+            "Send the export file in `content` (or `path`) to import it.",
+        )
+    return await import_state(ws, store, row, max(imports, key=lambda s: s.id))
 
 
 def too_many_records(seen: int, cap: int) -> MedlitError:
