@@ -343,6 +343,11 @@ class Host:
                 p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on
             ),
             tool_guides={name: t.guide or t.title for name, t in self.tools.items()},
+            settings_set={
+                p.name: frozenset(n for n, v in _plugin_config(p.info, self.settings).items() if v)
+                for p in live
+                if p.info
+            },
         )
         declared_tools = frozenset(t.name for p in self.plugins.values() for t in p.tools)
         sections = tuple(Declared(_guide_section(p, catalog, declared_tools), p.state) for p in live)

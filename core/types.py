@@ -1418,6 +1418,9 @@ class Catalog:
     # tools dropped; "" for one without) with its standing (an unconfigured one waits on a setting).
     tool_guides: Mapping[str, str] = field(default_factory=dict)
     guides: tuple[Declared[str], ...] = ()
+    # Per plugin, the names of its declared settings that have a value on this server, never the
+    # values (paths, secrets): what its instructions may say is available (a folder allowed).
+    settings_set: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def tool_for(self, capability: Capability) -> str | None:
         """The first served tool offering ``capability`` (plugins in load order), or ``None``."""

@@ -129,6 +129,31 @@ def describe_search(catalog: Catalog) -> str:
     )
 
 
+def describe_workflow(catalog: Catalog) -> str:
+    """The review family's line in the server instructions: the workflow in order, and how an
+    export reaches this server (whether a folder is allowed for ``path`` is said, never which)."""
+    allowed = "MEDLIT_IMPORT_DIRS" in catalog.settings_set.get("review", frozenset())
+    path = (
+        "`path` reads a file in the folders this server allows (local server only)"
+        if allowed
+        else "`path` is off on this server (no import folder allowed; the user can allow one with "
+        "MEDLIT_IMPORT_DIRS and a restart)"
+    )
+    return (
+        "Systematic and scoping reviews are the review family's work (enable it with `medlit_toolsets` "
+        "when it is not listed): review_import reads database exports (RIS, CSV, Ovid, EndNote, WoS...), "
+        "review_search runs whole searches, both into a named set (naming a new set creates it); check the "
+        "merges (review_records merged=true; review_merge splits a wrong one), screen by priority until "
+        "screeningEstimate.safeToStop (criteria first: review_sets action='settings'; review_records "
+        "brief=false, review_screen; leave the rest undecided; decide each maybe before full text), then "
+        "review_retrieve (what it cannot retrieve is counted as not retrieved), screen full texts "
+        "(review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, review_screen with "
+        "reasonCategory) and review_prisma. Send an export as `content`, a large one in `part`s of any size "
+        f"(each at most 8,000,000 characters); {path}. A `running` answer: call again at once (each call "
+        "waits for progress itself); one file at a time per set."
+    )
+
+
 # A tuple keeps each tool's own ToolSpec[In, Out] (a list joins them to object); annotated
 # `list[ToolSpec]`, mypy would infer Any models from the annotation and check no handler.
 TOOLS = (
@@ -149,9 +174,9 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, CSV...) into a review set as that database's search, "
-        "creating it if new: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call with only set and database for its state. PubMed/Europe PMC: review_search. Then "
+        description="Import a database's export file (RIS, CSV...) into a review set (created if new) as that "
+        "database's search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
+        "call again with only set and database. PubMed/Europe PMC: review_search. Then "
         "check merges: review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
@@ -247,7 +272,7 @@ TOOLS = (
         description="Check which full-text source has each title/abstract include of a set (reports sought), "
         "25 a call, recording the tier or each tier's outcome and the library "
         "link; `remaining`: call again. It counts for PRISMA's full-text boxes; sources switched off leave more "
-        "unretrieved (notice). To read a full text: pubmed_fetch_fulltext.",
+        "unretrieved. To read a full text: pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,
         handler=_retrieval.review_retrieve,
@@ -323,15 +348,7 @@ def medlit_plugin_info() -> PluginInfo:
             "review": "Systematic reviews: database exports imported (RIS, CSV, Ovid, EndNote...) and whole "
             "searches into a set, deduplicated, screened by priority to a stopping rule, PRISMA 2020."
         },
-        instructions="Systematic and scoping reviews are the review family's work (enable it with "
-        "`medlit_toolsets` when it is not listed): review_import reads database exports (RIS, CSV, Ovid, EndNote, WoS...), review_search "
-        "runs whole searches, both into a named set (naming a new set creates it); check the merges "
-        "(review_records merged=true; review_merge splits a wrong one), screen by priority until "
-        "screeningEstimate.safeToStop (criteria first: review_sets action='settings'; review_records brief=false, "
-        "review_screen; leave the rest undecided), then review_retrieve (what it cannot retrieve is counted as not "
-        "retrieved), screen full texts (review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, "
-        "review_screen with reasonCategory) and review_prisma. Send an export as `content` (over 8,000,000 characters: in `part`s); `path` "
-        "works only where the server sets MEDLIT_IMPORT_DIRS.",
+        instructions=describe_workflow,
         guide=(
             "### Review sets\n"
             "For a systematic or scoping review, run each database's query whole into a named set with "

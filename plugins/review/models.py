@@ -159,7 +159,8 @@ class ImportInput(ToolInput):
         1,
         ge=1,
         le=1000,
-        description="Over 8,000,000 characters: piece no. (1-based, joined in order; same set/database). Example: 2",
+        description="Piece no. of a file sent in parts of any size up to 8,000,000 characters (1-based, in "
+        "order; same set/database). Example: 2",
     )
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
@@ -211,7 +212,7 @@ class ImportInput(ToolInput):
         description="Hits shown there (checked against the file). Example: 1200",
     )
     fillMissing: bool = Field(
-        True, description="Fill missing abstracts, titles from PubMed/Crossref by PMID/DOI; default true"
+        True, description="Fill missing abstracts/titles from PubMed/Crossref; default true"
     )
     responseFormat: outputs.ResponseFormat = outputs.RESPONSE_FORMAT_FIELD
 
