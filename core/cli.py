@@ -353,15 +353,12 @@ def field_example(spec: dict[str, Any]) -> tuple[bool, Any]:
 
 
 def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | None:
-    """A call that validates, built from the argument examples: the required fields, then (when
+    """A call that validates: the tool's own ``example`` when it gives one, else one built from
+    the argument examples: the required fields, then (when
     the tool needs one of several, e.g. pmids or dois) the first field whose example makes the
     arguments valid. ``None`` when no combination validates."""
     from .errors import MedlitError
     from .runtime import validate_arguments
-
-    props: dict[str, Any] = schema.get("properties", {})
-    examples = {name: value for name, spec in props.items() for ok, value in [field_example(spec)] if ok}
-    base = {name: examples[name] for name in schema.get("required", []) if name in examples}
 
     def valid(arguments: dict[str, Any]) -> bool:
         try:
@@ -369,6 +366,12 @@ def example_call(tool: ToolSpec, schema: dict[str, Any]) -> dict[str, Any] | Non
         except (MedlitError, ValueError):
             return False
         return True
+
+    if tool.example is not None and valid(dict(tool.example)):
+        return dict(tool.example)
+    props: dict[str, Any] = schema.get("properties", {})
+    examples = {name: value for name, spec in props.items() for ok, value in [field_example(spec)] if ok}
+    base = {name: examples[name] for name in schema.get("required", []) if name in examples}
 
     if base and valid(base):
         return _with_object_examples(base, examples, valid)

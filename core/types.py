@@ -896,7 +896,9 @@ class ToolSpec(Generic[In, Out]):
     ``toolset`` names the family the tool is listed with (``PluginInfo.toolsets``); without it,
     the family is the plugin's name. ``guide`` is its row in
     the guide's "which tool" table: one line, the task it serves ("citation counts and RCR for
-    PMIDs"); without it the row shows ``title``.
+    PMIDs"); without it the row shows ``title``. ``example`` is the first call ``medlit tools NAME``
+    prints, for a tool whose fields' examples alone would make another call (review_import's set
+    and database alone ask an import's state); without it the call is built from those examples.
 
     The models, handler and render may be lazy references (attributes of a
     :func:`~medlit.core.lazy.lazy_module`, or :func:`~medlit.core.lazy.lazy` strings): the module
@@ -921,6 +923,7 @@ class ToolSpec(Generic[In, Out]):
     destructive: bool = False
     guide: str = ""
     toolset: str = ""
+    example: Mapping[str, Any] | None = None
     plugin: str = ""
 
 

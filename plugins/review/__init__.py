@@ -136,8 +136,8 @@ def describe_workflow(catalog: Catalog) -> str:
     path = (
         "`path` reads a file in the folders this server allows (local server only)"
         if allowed
-        else "`path` is off on this server (no import folder allowed; the user can allow one with "
-        "MEDLIT_IMPORT_DIRS and a restart)"
+        else "`path` is off on this server: for an export too large to send in your output, ask the user "
+        "to allow its folder (MEDLIT_IMPORT_DIRS in the server's configuration, then a restart) and use `path`"
     )
     return (
         "Systematic and scoping reviews are the review family's work (enable it with `medlit_toolsets` "
@@ -149,8 +149,8 @@ def describe_workflow(catalog: Catalog) -> str:
         "review_retrieve (what it cannot retrieve is counted as not retrieved), screen full texts "
         "(review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, review_screen with "
         "reasonCategory) and review_prisma. Send an export as `content`, a large one in `part`s of any size "
-        f"(each at most 8,000,000 characters); {path}. A `running` answer: call again at once (each call "
-        "waits for progress itself); one file at a time per set."
+        f"(each at most 8,000,000 characters); {path}. A `running` or rankingProgress answer: call again at "
+        "once (each call waits for progress itself); one file at a time per set, a search not beside it."
     )
 
 
@@ -176,7 +176,7 @@ TOOLS = (
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV...) into a review set (created if new) as that "
         "database's search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call again with only set and database. PubMed/Europe PMC: review_search. Then "
+        "call again with only set and database; one file at a time. PubMed/Europe PMC: review_search. Then "
         "check merges: review_records merged=true.",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
@@ -186,6 +186,8 @@ TOOLS = (
         idempotent=True,
         open_world=True,
         guide="export files from Embase, Scopus, WoS, CINAHL... and want them in a review set",
+        # set and database alone ask an import's state: the printed first call sends a file
+        example={"set": "kids", "database": "Embase", "content": "TY  - JOUR\nTI  - Asthma\nER  - "},
     ),
     ToolSpec(
         name="review_chase",
@@ -224,9 +226,9 @@ TOOLS = (
         description="Page a review set's records and decisions, filtered. Screening loop (criteria set first: "
         "review_sets): undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
-        "(rankingProgress: wait askAgainSeconds) until screeningEstimate.safeToStop (not "
+        "(rankingProgress: call again, it waits) until screeningEstimate.safeToStop (not "
         "stopAdvised alone); screen `sample` records too; leave the rest undecided. Then review_retrieve; "
-        "every full text (stage='full_text', no stopping rule); review_prisma.",
+        "every full text (stage='full_text', no stopping rule; unobtainable: not_retrievable); review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
         handler=_paging.review_records,
@@ -271,7 +273,7 @@ TOOLS = (
         title="Check full-text availability of a set's includes",
         description="Check which full-text source has each title/abstract include of a set (reports sought), "
         "25 a call, recording the tier or each tier's outcome and the library "
-        "link; `remaining`: call again. It counts for PRISMA's full-text boxes; sources switched off leave more "
+        "link; `remaining`: call again (failed checks too; stop if only they remain). It counts for PRISMA's full-text boxes; sources switched off leave more "
         "unretrieved. To read a full text: pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,

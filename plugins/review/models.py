@@ -57,7 +57,7 @@ class SearchInput(ToolInput):
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
-        False, description="Fetch past a source's window (PubMed: 10,000) in date slices"
+        False, description="Fetch past a source's window (PubMed: 10,000; else refused) in date slices"
     )
     update: bool = Field(
         False,
@@ -707,7 +707,7 @@ class ScreenItem(ToolInput):
         json_schema_extra=_vocabulary("title_abstract", "full_text"),
     )
     decision: Annotated[str, StringConstraints(max_length=40)] = Field(
-        description="maybe: pending (PRISMA) until decided again. Example: 'exclude'",
+        description="maybe: pending (PRISMA) until decided again, before full text. Example: 'exclude'",
         json_schema_extra=_vocabulary("include", "exclude", "maybe"),
     )
     # Up to 20,000 validates so that a long reason is refused on its own item (reason_too_long);
