@@ -249,6 +249,10 @@ async def test_availability_batches_for_the_includes(fake, runtime_for):
             assert got["institutionalLink"].startswith("https://resolver.example.org/openurl?")
     d = third.data
     assert (d["sought"], d["retrieved"], d["notRetrieved"]) == (30, 5, 25)
+    # the answer naming reports not retrieved says through which tiers and what to do with them
+    missed = sum(1 for c in first.data["checked"] if c["state"] == "not_retrieved")
+    assert f"{missed} report(s) not retrieved through " in first.data["notice"]
+    assert "pmc" in first.data["notice"] and "reasonCategory='not_retrievable'" in first.data["notice"]
     c = prisma.data["counts"]
     assert (c["sought"], c["notRetrieved"], c["assessed"]) == (30, 25, 0)
     assert c["pendingFullText"]["awaitingAssessment"] == 5
