@@ -57,7 +57,8 @@ class SearchInput(ToolInput):
         json_schema_extra=_named_sources,
     )
     splitByDate: bool = Field(
-        False, description="Fetch past a source's window (PubMed: 10,000; else refused) in date slices"
+        False,
+        description="Fetch past a source's window (PubMed: 10,000 records) in date slices; without it: refused",
     )
     update: bool = Field(
         False,
@@ -338,7 +339,9 @@ class RecordsInput(ToolInput):
     )
     conflicts: bool = Field(False, description="Only records reviewers disagree on")
     merged: bool = Field(
-        False, description="Only records merged from duplicates (mergedFrom[].evidence: why; brief too)"
+        False,
+        description="Only records merged from duplicates, title matches first (mergedFrom[].evidence: why; "
+        "brief too)",
     )
     undecided: bool = Field(False, description="No decision yet (full_text: among title/abstract includes)")
     reviewer: Reviewer | None = Field(
@@ -509,7 +512,9 @@ class RankingProgress(ToolOutput):
 
     state: Literal["running"] = Field(description="running: the set's ranking job is under way")
     percent: int = Field(description="The share of the ranking done, 0-99")
-    askAgainSeconds: int = Field(description="When to ask again (the same call): the estimated time left")
+    askAgainSeconds: int = Field(
+        description="The ranking's estimated time left; the same call again waits for it"
+    )
     runningSeconds: float = Field(description="How long the ranking has been running")
 
 

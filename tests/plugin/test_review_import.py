@@ -506,3 +506,29 @@ async def test_merged_true_pages_only_the_records_deduplication_merged_with_its_
         assert record["mergedFrom"][1]["evidence"].startswith("doi 10.1000/asthma.1")
         none_left = await call(rt, "review_records", set="kids", merged=True, hasAbstract=True)
         assert none_left.data["total"] == 0 and none_left.data["records"] == []
+
+
+async def test_merged_true_lists_title_matches_before_shared_identifiers(runtime_for):
+    """The merges worth a reader's check come first: those a title match made (no PMID, DOI or
+    PMCID shared), then those an identifier made, so a model checking merges reads the first
+    pages and stops where the evidence turns to identifiers."""
+    doi_pair = {"TI": "Inhaled steroids in children with asthma", "AU": "Smith, John", "PY": "2019"}
+    title_pair = {
+        "TI": "Montelukast in preschool wheeze: a randomised trial",
+        "AU": "Brown, Kim|Ode, Ali",
+        "PY": "2020",
+        "JO": "Thorax",
+        "VL": "75",
+        "SP": "100",
+    }
+    embase = ris({"ID": "E1", "DO": "10.1000/asthma.1", **doi_pair}, {"ID": "E2", **title_pair})
+    scopus = ris({"ID": "S1", "DO": "10.1000/asthma.1", **doi_pair}, {"ID": "S2", **title_pair})
+    async with runtime_for() as rt:
+        await call(rt, "review_import", set="order", database="Embase", content=embase)
+        await call(rt, "review_import", set="order", database="Scopus", content=scopus, fileName="s.ris")
+        by_key = await call(rt, "review_records", set="order")
+        assert [r["title"] for r in by_key.data["records"]] == [doi_pair["TI"], title_pair["TI"]]
+        page = await call(rt, "review_records", set="order", merged=True)
+        assert [r["title"] for r in page.data["records"]] == [title_pair["TI"], doi_pair["TI"]]
+        first, second = (r["mergedFrom"][1]["evidence"] for r in page.data["records"])
+        assert first.startswith("title") and second.startswith("doi 10.1000/asthma.1")

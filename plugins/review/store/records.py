@@ -10,7 +10,7 @@ from typing import Any
 from medlit.core.plugin import Database
 
 from .rows import SearchRow
-from .sql import CONFLICT, chunked, effective_sql, placeholders, where_clause
+from .sql import CONFLICT, chunked, effective_sql, page_order, placeholders, where_clause
 
 
 class RecordTables:
@@ -78,7 +78,8 @@ class RecordTables:
     ) -> list[tuple[int, dict[str, Any]]]:
         where, args = where_clause(set_id, filters)
         rows = await self.db.fetch(
-            f"SELECT r.id, r.data FROM review_records r WHERE {where} ORDER BY r.id LIMIT ? OFFSET ?",
+            f"SELECT r.id, r.data FROM review_records r WHERE {where} ORDER BY {page_order(filters)} "
+            "LIMIT ? OFFSET ?",
             *args,
             limit,
             offset,

@@ -109,6 +109,17 @@ def where_clause(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any
 # A record's decision at a stage, reconciled over its reviewers: the ``final`` reviewer's when
 # there is one, else the decision every reviewer agrees on; reviewers who disagree (and no final
 # decision) make a conflict, which has no decision.
+def page_order(filters: Mapping[str, Any]) -> str:
+    """A page's order: key order, except for the merged records, where those a title match made
+    (no shared PMID, DOI or PMCID: the merges worth a reader's check) come first."""
+    if not filters.get("merged"):
+        return "r.id"
+    return (
+        "CASE WHEN EXISTS (SELECT 1 FROM review_hits t WHERE t.record_id = r.id AND t.rule = 'title') "
+        "THEN 0 ELSE 1 END, r.id"
+    )
+
+
 def effective_sql(set_id: int, stage: str) -> tuple[str, list[Any]]:
     return (
         "SELECT record_id, MAX(CASE WHEN reviewer = 'final' THEN decision END) AS final, "
