@@ -123,8 +123,8 @@ def describe_search(catalog: Catalog) -> str:
     return (
         "Run a systematic review's whole searches into a review set (created by naming it), one query per source in its syntax, deduplicated, logged for PRISMA-S. Database export files: "
         "review_import; a few results: pubmed_search_articles. A long search goes on in the server: call "
-        "with only `set` for its state or to resume. Imports in the set stay counted. Next: check merges (review_records merged=true), screen "
-        "(review_records order='priority', review_screen); files: review_export. "
+        "with only `set` for its state or to resume. Imports in the set stay counted. Next, all sources in: check merges (review_records merged=true), screen "
+        "(review_records undecided=true order='priority' brief=false, review_screen); files: review_export. "
         f"Sources: {listed}."
     )
 
@@ -136,7 +136,8 @@ def describe_workflow(catalog: Catalog) -> str:
     path = (
         "`path` reads a file in the folders this server allows (local server only)"
         if allowed
-        else "`path` is off on this server: for an export too large to send in your output, ask the user "
+        else "`path` is off on this server: for an export over ~100,000 characters (too long to send in your "
+        "output), ask the user "
         "to allow its folder (MEDLIT_IMPORT_DIRS in the server's configuration, then a restart) and use `path`"
     )
     return (
@@ -146,9 +147,10 @@ def describe_workflow(catalog: Catalog) -> str:
         "merges once all sources are in (review_records merged=true: title matches first, stop reading where the "
         "evidence turns to a shared PMID/DOI; review_merge splits a wrong one), screen by priority until "
         "screeningEstimate.safeToStop (criteria first: review_sets action='settings'; review_records "
-        "brief=false, review_screen; leave the rest undecided; decide each maybe before full text), then "
-        "review_retrieve (what it cannot retrieve is counted as not retrieved), screen full texts "
-        "(review_records stage='full_text' undecided=true, pubmed_fetch_fulltext, review_screen with "
+        "brief=false, review_screen; leave the rest undecided; decide each maybe (decision='maybe') before full text), then "
+        "review_retrieve (what it cannot retrieve counts as not retrieved, unless the user supplies it and it is "
+        "decided at full text: then assessed), screen full texts (review_records stage='full_text' "
+        "undecided=true, pubmed_fetch_fulltext with sections or maxCharacters, review_screen with "
         "reasonCategory) and review_prisma. Send an export as `content`, a large one in `part`s of any size "
         f"(each at most 8,000,000 characters); {path}. A `running` or rankingProgress answer: call again at "
         "once (each call waits for progress itself); one file at a time per set, a search not beside it."
@@ -177,8 +179,8 @@ TOOLS = (
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV...) into a review set (created if new) as that "
         "database's search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call again with only set and database; one file at a time. PubMed/Europe PMC: review_search. Then "
-        "check merges: review_records merged=true.",
+        "call again with only set and database; one file at a time. PubMed/Europe PMC: review_search. All "
+        "sources in: check merges (review_records merged=true).",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
         handler=_importing.review_import,
