@@ -395,7 +395,7 @@ class _Tools:
         try:
             action, toolset, tool = parse_toolsets_arguments(arguments)
             if action == "describe":
-                answer = describe(self.host, tool)
+                answer = describe(self.host, tool, toolset)
             else:
                 key = session_key(ctx)
                 answer = ToolsetsAnswer(action=action)

@@ -26,8 +26,9 @@ List the tool families this server has beyond the tools listed now, add one to t
 tool list, or describe one tool; use it when no listed tool fits the task (the families are in \
 `toolset`). `list` (the default) names every family's tools, one line each; `enable` with \
 `toolset` adds a family's tools to your list (the host is told it changed; `changed` says so), \
-`disable` removes them; `describe` with `tool` returns its description and input schema. If \
-your tool list did not grow after `enable`, run the family's tools through `medlit_call_tool`."""
+`disable` removes them; `describe` with `tool` returns its description and input schema (with \
+`toolset` alone: every tool of the family in one answer). If your tool list did not grow after \
+`enable`, run the family's tools through `medlit_call_tool`."""
 
 TOOLSETS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -46,7 +47,8 @@ TOOLSETS_SCHEMA: dict[str, Any] = {
         "tool": {
             "type": "string",
             "maxLength": 80,
-            "description": "describe: the tool. Example: 'review_import'.",
+            "description": "describe: the tool (omit it to describe every tool of `toolset`). "
+            "Example: 'review_import'.",
         },
     },
     "additionalProperties": False,
@@ -86,6 +88,23 @@ TOOLSETS_OUTPUT: dict[str, Any] = {
             "properties": {"type": {"type": "string"}},
             "additionalProperties": True,
         },
+        "definitions": {
+            "type": "array",
+            "description": "describe with a family: each of its tools' description and input schema",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string"},
+                    "description": {"type": "string"},
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {"type": {"type": "string"}},
+                        "additionalProperties": True,
+                    },
+                },
+                "required": ["tool", "description", "inputSchema"],
+            },
+        },
         "notice": {"type": "string"},
     },
     "required": ["action"],
@@ -111,8 +130,8 @@ def toolsets_schema(host: Host) -> dict[str, Any]:
 CALL_DESCRIPTION = """\
 Run any tool this server serves by its name, listed or not, with the same validation, answer and \
 errors as calling it directly. For hosts whose tool list does not refresh after `medlit_toolsets` \
-enable: take the name from `medlit_toolsets` list and the arguments from its describe. Call a \
-listed tool directly instead."""
+enable: take the name from `medlit_toolsets` list and the arguments from its describe (one call \
+with `toolset` describes the whole family). Call a listed tool directly instead."""
 
 CALL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -156,6 +175,12 @@ class ToolsetEntry(TypedDict):
     tools: list[ToolLine]
 
 
+class ToolDefinition(TypedDict):
+    tool: str
+    description: str
+    inputSchema: dict[str, Any]
+
+
 class ToolsetsAnswer(TypedDict, total=False):
     action: Action
     toolsets: list[ToolsetEntry]
@@ -163,6 +188,7 @@ class ToolsetsAnswer(TypedDict, total=False):
     tool: str
     description: str
     inputSchema: dict[str, Any]
+    definitions: list[ToolDefinition]
     notice: str
 
 
@@ -214,15 +240,36 @@ def known_family(host: Host, name: str) -> str:
     )
 
 
-def describe(host: Host, tool: str) -> ToolsetsAnswer:
-    """One served tool's full definition, as ``tools/list`` would send it."""
+def describe(host: Host, tool: str, toolset: str = "") -> ToolsetsAnswer:
+    """One served tool's full definition, as ``tools/list`` would send it; with ``toolset`` and no
+    ``tool``, every tool of that family in one answer (a host whose list never refreshes needs
+    them all before its first call through ``medlit_call_tool``)."""
+    if not tool and toolset:
+        family = known_family(host, toolset)
+        described = [_defined(host, name) for name in sorted(host.families[family].tools)]
+        return ToolsetsAnswer(
+            action="describe",
+            tool="",
+            definitions=[
+                ToolDefinition(tool=d["tool"], description=d["description"], inputSchema=d["inputSchema"])
+                for d in described
+            ],
+        )
+    return _defined(host, tool)
+
+
+def _defined(host: Host, tool: str) -> ToolsetsAnswer:
     spec = host.tools.get(tool)
     if spec is None:
         from .text import suggest
 
         guess = suggest(tool[:80], host.tools) if tool else None
         raise E.invalid_argument(
-            (f"Unknown tool {tool[:80]!r}" if tool else "tool is required for describe")
+            (
+                f"Unknown tool {tool[:80]!r}"
+                if tool
+                else "tool (or toolset, for all its tools) is required for describe"
+            )
             + (f"; did you mean {guess!r}?" if guess else "."),
             "Use a tool name that action 'list' shows.",
         )
@@ -238,8 +285,15 @@ def describe(host: Host, tool: str) -> ToolsetsAnswer:
 def render(answer: ToolsetsAnswer) -> str:
     """The answer as text a model reads."""
     if answer.get("action") == "describe":
-        return f"## {answer['tool']}\n{answer['description']}\n\nInput schema:\n" + json.dumps(
-            answer["inputSchema"], separators=(",", ":")
+        shown = answer.get("definitions") or [
+            ToolDefinition(
+                tool=answer["tool"], description=answer["description"], inputSchema=answer["inputSchema"]
+            )
+        ]
+        return "\n\n".join(
+            f"## {d['tool']}\n{d['description']}\n\nInput schema:\n"
+            + json.dumps(d["inputSchema"], separators=(",", ":"))
+            for d in shown
         )
     lines = []
     if answer.get("notice"):

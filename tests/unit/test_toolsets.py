@@ -153,6 +153,13 @@ async def test_enable_describe_and_call_in_one_session(mode):
         data = described.structured_content
         assert data["inputSchema"] == full["eutils_esearch"].input_schema
         assert data["description"] == full["eutils_esearch"].description
+        # a host whose list never refreshes reads a whole family in one call
+        family = await client.call_tool(TOOLSETS_TOOL, {"action": "describe", "toolset": "review"})
+        got = {d["tool"]: d for d in family.structured_content["definitions"]}
+        assert set(got) == set(h.families["review"].tools)
+        for name, d in got.items():
+            assert d["inputSchema"] == full[name].input_schema and d["description"] == full[name].description
+        assert "## review_import\n" in family.content[0].text
 
         # a tool of a family never enabled: refused by its own validation, through the dispatcher
         # and directly, with the same error
