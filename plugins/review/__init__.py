@@ -134,11 +134,13 @@ def describe_workflow(catalog: Catalog) -> str:
     export reaches this server (whether a folder is allowed for ``path`` is said, never which)."""
     allowed = "MEDLIT_IMPORT_DIRS" in catalog.settings_set.get("review", frozenset())
     path = (
-        "`path` reads a file in the folders this server allows (local server only)"
+        "`path` reads a file in the folders this server allows (local server only): use it for an export "
+        "too long to send in your output"
         if allowed
         else "`path` is off on this server: for an export over ~100,000 characters (too long to send in your "
         "output), ask the user "
-        "to allow its folder (MEDLIT_IMPORT_DIRS in the server's configuration, then a restart) and use `path`"
+        "to allow its folder (MEDLIT_IMPORT_DIRS in the server's configuration, then a restart; enable the "
+        "review family again after it) and use `path`"
     )
     return (
         "Systematic and scoping reviews are the review family's work (enable it with `medlit_toolsets` "
@@ -151,8 +153,8 @@ def describe_workflow(catalog: Catalog) -> str:
         "review_retrieve (what it cannot retrieve counts as not retrieved, unless the user supplies it and it is "
         "decided at full text: then assessed), screen full texts (review_records stage='full_text' "
         "undecided=true, pubmed_fetch_fulltext with sections or maxCharacters, review_screen with "
-        "reasonCategory) and review_prisma. Send an export as `content`, a large one in `part`s of any size "
-        f"(each at most 8,000,000 characters); {path}. A `running` or rankingProgress answer: call again at "
+        "reasonCategory) and review_prisma. Send an export as `content` (in `part`s when a call's size is "
+        f"limited, each at most 8,000,000 characters); {path}. A `running` or rankingProgress answer: call again at "
         "once (each call waits for progress itself); one file at a time per set, a search not beside it."
     )
 
@@ -177,9 +179,10 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, CSV...) into a review set (created if new) as that "
-        "database's search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call again with only set and database; one file at a time. PubMed/Europe PMC: review_search. All "
+        description="Import a database's export file (RIS, CSV...) into a review set (created if new) as its "
+        "search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
+        "call again with only set and database; one file at a time (a database's next file adds to it). "
+        "PubMed/Europe PMC: review_search. All "
         "sources in: check merges (review_records merged=true).",
         input_model=_models.ImportInput,
         output_model=_models.ImportOutput,
@@ -230,7 +233,7 @@ TOOLS = (
         "review_sets): undecided=true, "
         "order='priority', brief=false, offset 0 each time; decide the batch with review_screen, ask again "
         "(rankingProgress: call again, it waits) until screeningEstimate.safeToStop (not "
-        "stopAdvised alone); screen `sample` records too; leave the rest undecided. Then review_retrieve; "
+        "stopAdvised alone); screen `sample` records too; leave the rest undecided; settle maybes. Then review_retrieve; "
         "every full text (stage='full_text', no stopping rule; unobtainable: not_retrievable); review_prisma.",
         input_model=_models.RecordsInput,
         output_model=_models.RecordsOutput,
@@ -276,7 +279,7 @@ TOOLS = (
         title="Check full-text availability of a set's includes",
         description="Check which full-text source has each title/abstract include of a set (reports sought), "
         "25 a call, recording the tier or each tier's outcome and the library "
-        "link; `remaining`: call again (failed checks too; stop if only they remain). It counts for PRISMA's full-text boxes; sources switched off leave more "
+        "link; `remaining`: call again (stop when only `failed` checks remain). It counts for PRISMA's full-text boxes; sources switched off leave more "
         "unretrieved. To read a full text: pubmed_fetch_fulltext.",
         input_model=_models.RetrieveInput,
         output_model=_models.RetrieveOutput,

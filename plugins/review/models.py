@@ -814,6 +814,9 @@ class RetrieveOutput(ToolOutput):
     sought: int = Field(description="Reports sought for retrieval (title/abstract includes)")
     retrieved: int
     notRetrieved: int
+    failed: int = Field(
+        0, description="Of `remaining`, checks a service failure stopped (asked again next call)"
+    )
     notice: str | None = None
 
 

@@ -339,6 +339,8 @@ async def test_a_failing_source_is_failed_not_not_retrieved_and_asked_again(fake
     assert with_pmcid and all(states[k] == "failed" for k in with_pmcid)
     assert "service failure" in first.data["notice"]
     assert first.data["notRetrieved"] == len(records) - len(with_pmcid)  # the failed are not counted
+    assert first.data["failed"] == len(with_pmcid) == first.data["remaining"]  # only failures remain
+    assert second.data["failed"] == 0
     assert flow_then.data["counts"]["notRetrieved"] == len(records) - len(with_pmcid)
     again = {c["key"]: c["state"] for c in second.data["checked"]}
     assert set(again) == with_pmcid  # only the failed ones were asked again

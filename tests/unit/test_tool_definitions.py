@@ -33,8 +33,8 @@ ALL_ON = {"UNPAYWALL_EMAIL": "test@example.org", "OPENURL_RESOLVER": "https://re
 # default list went down (20,815 -> ~20,400 characters). 1,625 since the fifth round of blind
 # gradings (stop 59): every trap left in a model's walk was a rule stated only in the instructions
 # (one file at a time, call again while ranking, unobtainable reports, failed retrieval checks), now
-# said in the review tool it bears on; the default list is unchanged.
-AVERAGE_BUDGET = 1_625
+# said in the review tool it bears on (1,630 with the next rounds'); the default list is unchanged.
+AVERAGE_BUDGET = 1_630
 # 2,900 since review_import (not in the default list) gained fillMissing beside its 16 other fields
 # (parts, the formats glossed, the PRISMA-S log's date, query and interface); 2,950 for the same
 # round's rules in review_import and review_records.

@@ -159,6 +159,7 @@ async def review_retrieve(args: RetrieveInput, ctx: ToolContext) -> RetrieveOutp
         sought=len(sought),
         retrieved=sum(1 for r in states.values() if r.state == "retrieved"),
         notRetrieved=sum(1 for r in states.values() if r.state == "not_retrieved"),
+        failed=sum(1 for r in states.values() if r.state == "failed"),
         notice=_notes(checked, batch, sought, remaining),
     )
 
