@@ -149,7 +149,7 @@ def describe_workflow(catalog: Catalog) -> str:
         "merges once all sources are in (review_records merged=true: title matches first, stop reading where the "
         "evidence turns to a shared PMID/DOI; review_merge splits a wrong one), screen by priority until "
         "screeningEstimate.safeToStop (criteria first: review_sets action='settings'; review_records "
-        "brief=false, review_screen; leave the rest undecided; decide each maybe (decision='maybe') before full text), then "
+        "brief=false, review_screen; leave the rest undecided; decide each maybe (decision='maybe'), then check safeToStop again, before full text), then "
         "review_retrieve (what it cannot retrieve counts as not retrieved, unless the user supplies it and it is "
         "decided at full text: then assessed), screen full texts (review_records stage='full_text' "
         "undecided=true, pubmed_fetch_fulltext with sections or maxCharacters, review_screen with "
@@ -179,9 +179,9 @@ TOOLS = (
     ToolSpec(
         name="review_import",
         title="Import a database's export file into a review set",
-        description="Import a database's export file (RIS, CSV...) into a review set (created if new) as its "
+        description="Import a database's export file (RIS, CSV...) into a review set (made if new) as its "
         "search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call again with only set and database; one file at a time (a database's next file adds to it). "
+        "call again with only set and database; one file at a time (a database's next file adds). "
         "PubMed/Europe PMC: review_search. All "
         "sources in: check merges (review_records merged=true).",
         input_model=_models.ImportInput,

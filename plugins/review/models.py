@@ -137,7 +137,7 @@ CONTENT_MAX = 8_000_000  # characters of one part of a file sent in the call
 class ImportInput(ToolInput):
     set: SetName
     database: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
-        description="Database searched (PRISMA's name). Example: 'Embase'"
+        description="Database searched (PRISMA name). Example: 'Embase'"
     )
     # kept as sent (no whitespace stripped): a part's edge may fall inside a record's line
     content: (
@@ -148,10 +148,11 @@ class ImportInput(ToolInput):
     )
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = Field(
         None,
-        description="Server file under MEDLIT_IMPORT_DIRS (unset: send content). Example: '~/e.ris'",
+        description="Server file under MEDLIT_IMPORT_DIRS, for an export too long for content (unset: see "
+        "instructions). Example: '~/e.ris'",
     )
     contentEncoding: Literal["text", "base64"] = Field(
-        "text", description="base64 for non-UTF-8 bytes (UTF-16...). Example: 'base64'"
+        "text", description="base64: non-UTF-8 bytes (UTF-16...). Example: 'base64'"
     )
     fileName: Annotated[str, StringConstraints(max_length=255)] | None = Field(
         None, description="content's file name. Example: 's.csv'"
@@ -160,8 +161,8 @@ class ImportInput(ToolInput):
         1,
         ge=1,
         le=1000,
-        description="Piece no. of a file sent in parts of any size up to 8,000,000 characters (1-based, in "
-        "order; same set/database). Example: 2",
+        description="Piece no. if a call's size is limited (each up to 8,000,000 characters; 1-based, in order; "
+        "same set/database). Example: 2",
     )
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
@@ -173,7 +174,7 @@ class ImportInput(ToolInput):
     searchedOn: Annotated[str, StringConstraints(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = (
         Field(
             None,
-            description="Search date (with query, interface: PRISMA-S log; ask the user). Example: '2026-11-30'",
+            description="Search date, for the PRISMA-S log (ask the user). Example: '2026-11-30'",
         )
     )
     query: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
@@ -210,7 +211,7 @@ class ImportInput(ToolInput):
         None,
         ge=0,
         le=10_000_000,
-        description="Hits shown there (checked against the file). Example: 1200",
+        description="Hits the database showed (checked). Example: 1200",
     )
     fillMissing: bool = Field(
         True, description="Fill missing abstracts/titles from PubMed/Crossref; default true"
