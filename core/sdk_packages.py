@@ -26,7 +26,12 @@ more savings, each measured beside the Node peer (docs/benchmarks.md):
   then inherits; a model's schema is then built the first time it validates, serializes or is
   asked for its JSON schema, and the same answers come out. The setting is put back at once:
   medlit's models, and anything defined later, build as they are defined, as before. (The
-  SDK's module-level adapters over its unions, ``TypeAdapter``, still build at import.)
+  SDK's module-level adapters over its unions, ``TypeAdapter``, still build at import.) A
+  model's first-use build is not thread-safe in pydantic; the SDK's models are used on the
+  event loop's thread only (the plugins never see them, the warm-up thread imports medlit's
+  modules), so no two builds of one model meet. What the first ``tools/call`` would build
+  (its request at the session's protocol era, the result and its adapter: ~20 ms) is built by
+  ``rehearse_tool_call`` on that thread as the warm-up starts, so the first call does not pay it.
 - **Over stdio, without uvicorn.** ``sse_starlette`` (imported by the SDK's HTTP transports)
   patches uvicorn's ``Server.handle_exit`` at import, if uvicorn imports, so that open event
   streams end when uvicorn shuts down; it imports uvicorn's CLI for that (click,
@@ -37,6 +42,8 @@ more savings, each measured beside the Node peer (docs/benchmarks.md):
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import importlib.util
 import sys
@@ -137,3 +144,20 @@ def refused(names: tuple[str, ...]) -> Iterator[None]:
         for name in blocked:
             if sys.modules.get(name, ...) is None:
                 del sys.modules[name]
+
+
+@functools.cache
+def rehearse_tool_call(version: str) -> None:
+    """Build what the SDK's first ``tools/call`` at protocol ``version`` builds, by the SDK's own
+    steps on an empty call (validate the request, make and dump a result, fit it to the era);
+    nothing is sent. Call it on the event loop's thread, as the SDK's calls run (above)."""
+    import mcp_types
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    with contextlib.suppress(ValidationError):  # refused for want of _meta: its validator is built
+        methods.validate_client_request("tools/call", version, {"name": "rehearsal", "arguments": {}})
+    result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="")])
+    methods.serialize_server_result(
+        "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    )

@@ -313,6 +313,31 @@ def test_the_server_side_builds_the_sdk_models_at_first_use_with_the_same_answer
     assert launched[:-1] == eager[:-1] and len(eager) == 7
 
 
+REHEARSAL = """
+from medlit.core.sdk_packages import import_server_side, rehearse_tool_call
+
+import_server_side(stdio=True)
+import mcp_types
+from mcp_types import methods
+
+call = [methods.CLIENT_REQUESTS["tools/call", v] for v in ("2026-07-28", "2025-11-25")]
+results = [mcp_types.CallToolResult, mcp_types.TextContent]
+assert not any(m.__pydantic_complete__ for m in call + results)
+rehearse_tool_call("2026-07-28")
+assert call[0].__pydantic_complete__ and all(m.__pydantic_complete__ for m in results)
+assert not call[1].__pydantic_complete__  # another era: built when a session speaks it
+print("ok")
+"""
+
+
+def test_the_first_tool_calls_models_are_built_by_a_rehearsal() -> None:
+    """What the SDK's first ``tools/call`` would build at first use (its request at the session's
+    era, the result and its content) is built by ``rehearse_tool_call``, which the server runs
+    as the warm-up starts; another era's models are left for a session that speaks it."""
+    out = subprocess.run([sys.executable, "-c", REHEARSAL], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
 def test_front_doors_already_open_are_left_alone() -> None:
     code = (
         "import sys, mcp\n"
