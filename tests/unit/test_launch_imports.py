@@ -374,6 +374,9 @@ def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) ->
     monkeypatch.setattr(cli, "_host", host_spy)
     monkeypatch.setattr(cli, "_serve_stdio", serve_spy)
     monkeypatch.setattr(cli.signal, "signal", lambda *a: None)  # keep pytest's own handlers
+    # the SDK as every other test imports it: its models deferred and uvicorn refused (the
+    # launch's own way, tested above in subprocesses) would outlive this test in the session
+    monkeypatch.setattr("medlit.core.sdk_packages.import_server_side", lambda *, stdio: None)
     frozen_before = gc.get_freeze_count()
     try:
         assert cli.main(["serve"]) == 0
