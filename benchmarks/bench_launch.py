@@ -26,12 +26,18 @@ differences beside it.
 
     python benchmarks/bench_launch.py [--runs 15] [--all-plugins] [--cold] [--compare before=PYTHON]
     python benchmarks/bench_launch.py --importtime [--top 25] [--medlit-python PYTHON]
+    python benchmarks/bench_launch.py --peer /work/bench-peer [--runs 15]
 
 ``--compare before=/path/to/other/venv/bin/python`` adds medlit from another checkout (its own
 venv or editable install) to the same rotation, for before/after figures from one run.
 ``--bare-paused`` adds the bare server with medlit's start-up treatment of the cyclic collector
 (paused while it starts, start-up's objects frozen before serving), to tell that gain, which any
 server could have, from medlit's own work.
+
+``--peer`` times medlit beside the Node peer of bench_peer_speed.py instead, in alternating pairs,
+each server sent what the MCP Python client sends it (``server/discover`` then ``tools/list`` at
+the 2026 era to medlit; the peer refuses ``server/discover``, so ``initialize`` follows): wall
+time and CPU at the answer, the ratio of the medians and the median of the per-pair ratios.
 
 ``--importtime`` runs both under ``python -X importtime`` instead and lists what medlit imports
 before ``tools/list`` that the bare server does not (median self and cumulative time over the
@@ -112,6 +118,27 @@ HANDSHAKE = (
     + '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
 ).encode()
 
+# ``--peer``: what the MCP Python client (mode "auto") sends each server, written at once.
+# `server/discover` at the newest era, then `tools/list` at that era when the server answers it
+# (medlit); a server that refuses it (the Node peer) gets the `initialize` handshake above.
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+DISCOVER = json.dumps(
+    {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}
+).encode()
+MODERN_HANDSHAKE = (
+    DISCOVER
+    + b"\n"
+    + json.dumps(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    ).encode()
+    + b"\n"
+)
+LEGACY_HANDSHAKE = DISCOVER + b"\n" + HANDSHAKE
+
 
 @dataclass
 class Launch:
@@ -142,13 +169,20 @@ def peak_kib(pid: int) -> int:
     return -1
 
 
-def launch(cmd: list[str], env: dict[str, str], *, keep_stderr: bool = False) -> Launch:
+def launch(
+    cmd: list[str],
+    env: dict[str, str],
+    *,
+    keep_stderr: bool = False,
+    handshake: bytes = HANDSHAKE,
+    cwd: Path | None = None,
+) -> Launch:
     """Spawn, handshake, and stop at the ``tools/list`` answer. The process is killed there, so a
     server's work after the answer (medlit's warm-up, 0.1 s later) is never counted, and
     ``-X importtime`` output ends at the answer."""
     started = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        cmd, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     assert proc.stdin and proc.stdout and proc.stderr
     err: list[bytes] = []
@@ -162,7 +196,7 @@ def launch(cmd: list[str], env: dict[str, str], *, keep_stderr: bool = False) ->
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
-        proc.stdin.write(HANDSHAKE)
+        proc.stdin.write(handshake)
         proc.stdin.flush()
         while True:
             line = proc.stdout.readline()
@@ -266,6 +300,44 @@ def timed(
         )
 
 
+def beside_peer(args: argparse.Namespace, medlit: list[str], env: dict[str, str]) -> None:
+    """``--peer``: medlit and the Node peer (as bench_peer_speed.py runs it) in alternating pairs,
+    each sent what the MCP Python client sends it, CPU read at the answer (no client library's
+    parsing between the answer and the reading)."""
+    entry = args.peer / "node_modules" / "@cyanheads" / "pubmed-mcp-server" / "dist" / "index.js"
+    local_node = args.peer / "node_modules" / ".bin" / "node"
+    node = [str(local_node if local_node.exists() else "node"), str(entry)]
+    peer_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    peer_env.update(MCP_TRANSPORT_TYPE="stdio", MCP_LOG_LEVEL="warning")
+    sides = {
+        "medlit": lambda: launch(medlit, env, handshake=MODERN_HANDSHAKE),
+        "peer": lambda: launch(node, peer_env, handshake=LEGACY_HANDSHAKE, cwd=entry.parents[1]),
+    }
+    sides["peer"]()  # the peer's first start (medlit's was made by the caller)
+    runs: dict[str, list[Launch]] = defaultdict(list)
+    loads = []
+    for i in range(args.runs):
+        for name in ("medlit", "peer") if i % 2 == 0 else ("peer", "medlit"):
+            runs[name].append(sides[name]())
+        loads.append(os.getloadavg()[0])
+    print(
+        f"python {sys.version.split()[0]}; {args.runs} alternating pairs, medlit serving "
+        f"{runs['medlit'][0].tools} tools, the peer {runs['peer'][0].tools}; 1-min load average "
+        f"after each pair {min(loads):.1f}-{max(loads):.1f}"
+    )
+    print()
+    print("| launch to `tools/list` | medlit | peer | ratio of medians | per-pair ratio, median |")
+    print("|---|---:|---:|---:|---:|")
+    for label, key in (("wall", "seconds"), ("CPU by the answer", "cpu")):
+        mine = [getattr(r, key) for r in runs["medlit"]]
+        peer = [getattr(r, key) for r in runs["peer"]]
+        m, p = statistics.median(mine), statistics.median(peer)
+        paired = statistics.median(a / b for a, b in zip(mine, peer, strict=True))
+        print(f"| {label} | {ms(m)} | {ms(p)} | {m / p:.2f}x | {paired:.2f}x |")
+    rss = {n: statistics.median(r.peak_kib for r in rs) / 1024 for n, rs in runs.items()}
+    print(f"| peak RSS by the answer | {rss['medlit']:.0f} MiB | {rss['peer']:.0f} MiB | | |")
+
+
 Row = tuple[str, int, int, int]  # module, self us, cumulative us, nesting depth
 
 
@@ -358,6 +430,11 @@ def main() -> None:
     )
     ap.add_argument("--medlit-python", default=sys.executable, help="the interpreter medlit runs on")
     ap.add_argument(
+        "--peer",
+        type=Path,
+        help="time medlit beside the Node peer npm-installed in this folder (bench_peer_speed.py)",
+    )
+    ap.add_argument(
         "--compare",
         action="append",
         default=[],
@@ -375,7 +452,9 @@ def main() -> None:
         # The first launch of each fills the bytecode cache and medlit's schema store.
         launch(bare, env)
         launch(medlit, env)
-        if args.importtime:
+        if args.peer:
+            beside_peer(args, medlit, env)
+        elif args.importtime:
             importtime(args, bare, medlit, env)
         else:
             timed(args, bare, medlit, env, work)

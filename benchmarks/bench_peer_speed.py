@@ -55,6 +55,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "plugin"), str(ROOT / 
 
 import bench_speed
 from aiohttp import web
+from bench_launch import cpu_seconds
 from bench_speed import FETCH, FIRST_PMCIDS, FULLTEXT, QUERY, child_pids, install_all, memory, server_env
 from mcp import Client, StdioServerParameters
 
@@ -238,6 +239,26 @@ async def call(client: Client, fake: FakeUpstream, name: str, args: dict[str, An
     }
 
 
+async def launch_only(side: str, ctx: dict[str, Any]) -> dict[str, Any]:
+    """Row 1's launch alone (``--launch-only``): spawn to the ``tools/list`` answer, wall and CPU."""
+    before = set(child_pids())
+    t = time.perf_counter()
+    async with Client(params(side, ctx["fast"], ctx, True)) as client:
+        pid, scanned = spawned(before)
+        await client.list_tools()
+        wall = time.perf_counter() - t - scanned
+        return {"launch": wall, "launch_cpu": cpu_seconds(pid), "hwm": memory(pid)["VmHWM"]}
+
+
+def spawned(before: set[int]) -> tuple[int, float]:
+    """The server's pid, found between the handshake and ``tools/list`` (so that its CPU is read
+    as the answer arrives, before medlit's warm-up, 0.1 s later), and the seconds the search took
+    (left out of the launch's time)."""
+    t = time.perf_counter()
+    (pid,) = [p for p in child_pids() if p not in before]
+    return pid, time.perf_counter() - t
+
+
 async def one_side(side: str, ctx: dict[str, Any], gap: float) -> dict[str, Any]:
     out: dict[str, Any] = {}
     hwm = []
@@ -247,9 +268,10 @@ async def one_side(side: str, ctx: dict[str, Any], gap: float) -> dict[str, Any]
     before = set(child_pids())
     t = time.perf_counter()
     async with Client(params(side, fast, ctx, True)) as client:
+        pid, scanned = spawned(before)
         await client.list_tools()
-        out["launch"] = time.perf_counter() - t
-        (pid,) = [p for p in child_pids() if p not in before]
+        out["launch"] = time.perf_counter() - t - scanned
+        out["launch_cpu"] = cpu_seconds(pid)  # every live thread's time on a CPU by the answer
         await asyncio.sleep(gap)
         out["fetch"] = await call(client, fast, FETCH, {"pmids": pmids})
         out["again"] = await call(client, fast, FETCH, {"pmids": pmids})
@@ -296,6 +318,7 @@ async def one_side(side: str, ctx: dict[str, Any], gap: float) -> dict[str, Any]
 # -- report -------------------------------------------------------------------------------------
 ROWS: list[tuple[str, str]] = [
     ("launch to `tools/list` (`initialize` included)", "launch"),
+    ("CPU by the `tools/list` answer (every thread)", "launch_cpu"),
     ("`pubmed_fetch_articles`, 57 PMIDs, first call", "fetch"),
     ("the same 57 again", "again"),
     ("search -> fetch 5 -> cite 5 -> convert 5 (3 req/s)", "workflow"),
@@ -331,6 +354,9 @@ async def main() -> None:
         help="the interpreter that serves medlit (another checkout's venv: a before/after run)",
     )
     ap.add_argument("--json", type=Path, help="also write every run's figures here")
+    ap.add_argument(
+        "--launch-only", action="store_true", help="time the launch to tools/list alone (row 1's first step)"
+    )
     args = ap.parse_args()
     if not corpus_present():
         sys.exit("the shared corpus is absent (../shared/corpus or $MEDLIT_CORPUS)")
@@ -354,15 +380,17 @@ async def main() -> None:
         install_fake(fast)
         install_fake(paced)
         ctx.update(fast=fast, paced=paced)
-        await one_side("medlit", ctx, args.gap)  # fills medlit's schema store; not counted
+        # fills medlit's schema store; not counted
+        await (launch_only("medlit", ctx) if args.launch_only else one_side("medlit", ctx, args.gap))
         for pair in range(args.pairs):
             order = SIDES if pair % 2 == 0 else SIDES[::-1]
             for side in order:
-                runs[side].append(await one_side(side, ctx, args.gap))
+                run = launch_only(side, ctx) if args.launch_only else one_side(side, ctx, args.gap)
+                runs[side].append(await run)
             loads.append(os.getloadavg()[0])
             print(f"pair {pair + 1}: " + ", ".join(
-                f"{s} fetch {runs[s][-1]['fetch']['wall'] * 1000:.0f} ms fulltext {runs[s][-1]['fulltext']['wall'] * 1000:.0f} ms"
-                for s in SIDES), file=sys.stderr)  # fmt: skip
+                f"{s} launch {runs[s][-1]['launch'] * 1000:.0f} ms (CPU {runs[s][-1]['launch_cpu'] * 1000:.0f} ms)"
+                for s in SIDES) + f", load {loads[-1]:.1f}", file=sys.stderr)  # fmt: skip
         assert not paced.rate_limited, f"{len(paced.rate_limited)} requests over NCBI's limit"
     where = subprocess.run(
         [ctx["python"], "-c", "import medlit, os; print(os.path.dirname(os.path.realpath(medlit.__file__)))"],
@@ -378,13 +406,23 @@ async def main() -> None:
         f"{peer_version(args.peer)} (node {node}); {args.pairs} alternating pairs, medians; "
         f"1-min load average after each pair {min(loads):.1f}-{max(loads):.1f}\n"
     )
-    print("| (stdio, MCP Python client) | medlit | peer | medlit / peer |")
-    print("|---|---:|---:|---:|")
+    if args.json:
+        slim = {s: [{k: (v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "data"})
+                     for k, v in r.items()} for r in rs] for s, rs in runs.items()}  # fmt: skip
+        args.json.write_text(json.dumps({"loads": loads, "runs": slim}, indent=1))
+    print("| (stdio, MCP Python client) | medlit | peer | medlit / peer | per-pair ratio, median |")
+    print("|---|---:|---:|---:|---:|")
     for label, key in ROWS:
-        m = statistics.median(value(r, key) for r in runs["medlit"])
-        p = statistics.median(value(r, key) for r in runs["peer"])
-        print(f"| {label} | {fmt(key, m)} | {fmt(key, p)} | {m / p:.2f}x |")
+        if key not in runs["medlit"][0]:
+            continue  # --launch-only: the calls were not made
+        mine = [value(r, key) for r in runs["medlit"]]
+        peer = [value(r, key) for r in runs["peer"]]
+        m, p = statistics.median(mine), statistics.median(peer)
+        paired = statistics.median(a / b for a, b in zip(mine, peer, strict=True))
+        print(f"| {label} | {fmt(key, m)} | {fmt(key, p)} | {m / p:.2f}x | {paired:.2f}x |")
     print()
+    if args.launch_only:
+        return
     for key in ("fetch", "again", "fulltext"):
         parts = []
         for s in SIDES:
@@ -408,10 +446,6 @@ async def main() -> None:
         + "; workflow requests: "
         + ", ".join(f"{s} {statistics.median(r['workflow_requests'] for r in runs[s]):.0f}" for s in SIDES)
     )
-    if args.json:
-        slim = {s: [{k: (v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "data"})
-                     for k, v in r.items()} for r in rs] for s, rs in runs.items()}  # fmt: skip
-        args.json.write_text(json.dumps({"loads": loads, "runs": slim}, indent=1))
 
 
 if __name__ == "__main__":

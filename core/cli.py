@@ -86,9 +86,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Until serving starts nothing is in flight: a signal ends the process at once, quietly.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _quit_at_once)
-    from .sdk_packages import defer_front_doors
+    from .sdk_packages import import_server_side
 
-    defer_front_doors()  # the SDK's server side only: its client is never imported by a server
+    import_server_side(stdio=args.transport == "stdio")  # the least of the SDK a server needs
     from .server import quiet_sdk_warnings
 
     host = _host()

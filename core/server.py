@@ -34,6 +34,7 @@ from .host import Host
 from .lazy import LazyError
 from .render import fence_note
 from .runtime import CallOutcome, Runtime
+from .sdk_packages import rehearse_tool_call
 from .settings import is_loopback_host
 from .toolset_tools import (
     CALL_DESCRIPTION,
@@ -298,7 +299,7 @@ def _warm_soon(ctx: ServerRequestContext[Any]) -> None:
     with contextlib.suppress(Exception):  # a warm-up is a courtesy, never a failure
         rt: Runtime = ctx.lifespan_context["runtime"]
         if not rt.warm_up_started:
-            asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt)
+            asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, rt, ctx.protocol_version)
 
 
 async def _initialized(ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
@@ -573,9 +574,12 @@ class _Catalog:
 WARM_UP_DELAY = 0.1  # seconds after the handshake (or the first tools/list) the warm-up starts
 
 
-def _start_warm_up(rt: Runtime) -> None:
+def _start_warm_up(rt: Runtime, version: str | None = None) -> None:
     with contextlib.suppress(Exception):
         rt.start_warm_up()
+    if version is not None:
+        with contextlib.suppress(Exception):  # the SDK's models a first call needs, on this thread
+            rehearse_tool_call(version)
 
 
 def error_result(err: MedlitError) -> types.CallToolResult:

@@ -93,6 +93,12 @@ CONTRACT_NET = {
 # `medlit serve` imports the SDK's server side without those doors (core/sdk_packages.py). The
 # bare SDK server imports them (checked below), so their absence is medlit's doing.
 SDK_FRONT_DOORS_ONLY = ("mcp.client", "mcp.server.mcpserver")
+# uvicorn (and its CLI, click): sse_starlette imports it to patch its shutdown, which only an HTTP
+# server needs; a stdio launch refuses that import (core/sdk_packages.py, issue 50 stop 59).
+# The bare SDK server imports both (checked below). `-X importtime` lists an import that failed
+# too: sse_starlette's attempt at uvicorn.main, refused, is the one trace a stdio launch leaves.
+SDK_HTTP_ONLY = ("uvicorn", "click")
+REFUSED_ATTEMPTS = ["uvicorn.main"]
 # The work behind tools, tiers and providers (tests/unit/test_lazy.py checks the same in process).
 HEAVY_SUFFIXES = (".models", ".tool", "_tool", ".tier", ".parse", ".client", ".chain")
 
@@ -188,6 +194,7 @@ def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) ->
     network = [m for m in modules if m.startswith("medlit.core.net") and m not in CONTRACT_NET]
     assert deferred == [] and heavy == [] and network == [], (deferred, heavy, network)
     assert [m for m in modules if _is(m, SDK_FRONT_DOORS_ONLY)] == []
+    assert [m for m in modules if _is(m, SDK_HTTP_ONLY)] == REFUSED_ATTEMPTS
 
     bare = tmp_path / "bare.py"
     bare.write_text(BARE_SERVER)
@@ -195,6 +202,7 @@ def test_serve_imports_nothing_a_call_needs_before_tools_list(tmp_path: Path) ->
     assert "mcp.server.stdio" in sdk
     assert [m for m in sdk if _is(m, DEFERRED)] == []  # the list names only what medlit could avoid
     assert set(SDK_FRONT_DOORS_ONLY) <= set(sdk)  # what the SDK's front doors import, avoided above
+    assert set(SDK_HTTP_ONLY) <= set(sdk)  # what sse_starlette imports for HTTP, avoided above
 
 
 FRONT_DOORS = """
@@ -238,6 +246,98 @@ def test_the_sdk_server_side_imports_without_its_front_doors_and_they_still_open
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
 
 
+SERVER_SIDE = """
+import sys
+import pydantic
+from medlit.core.sdk_packages import import_server_side
+
+if LAUNCH:
+    import_server_side(stdio=STDIO)
+    assert pydantic.BaseModel.model_config == {}  # the setting is put back
+import mcp_types
+import mcp.server.lowlevel, mcp.server.stdio
+from mcp_types import methods
+
+era = methods.CLIENT_REQUESTS["tools/call", "2026-07-28"]
+if LAUNCH:  # the SDK's models are defined, their validators not built yet
+    assert mcp_types.Tool.model_config["defer_build"] is True and not mcp_types.Tool.__pydantic_complete__
+    assert not era.__pydantic_complete__
+else:
+    assert mcp_types.Tool.__pydantic_complete__ and era.__pydantic_complete__
+
+class Mine(pydantic.BaseModel):  # defined afterwards: built as it is defined, as before
+    x: int
+
+assert Mine.__pydantic_complete__ and "defer_build" not in Mine.model_config
+
+meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "t", "arguments": {"a": 1}, "_meta": meta}}
+print(era.model_validate(call).model_dump_json(by_alias=True, exclude_none=True))
+methods.validate_client_request("tools/call", "2026-07-28", call["params"])
+tool = {"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
+print(mcp_types.Tool.model_validate(tool).model_dump_json(by_alias=True, exclude_none=True))
+print(mcp_types.CallToolResult.model_json_schema(by_alias=True))
+print(mcp_types.ListToolsResult.model_json_schema(mode="serialization"))
+for bad in ({"name": 3}, {"name": "t", "inputSchema": []}):
+    try:
+        mcp_types.Tool.model_validate(bad)
+    except pydantic.ValidationError as exc:
+        print(exc.errors(include_url=False))
+
+import sse_starlette.sse, uvicorn  # uvicorn imports afterwards either way
+patched = sys.modules["uvicorn.main"].Server.handle_exit is sse_starlette.sse.AppStatus.handle_exit
+print("uvicorn patched" if patched else "uvicorn not patched")
+"""
+
+
+@pytest.mark.parametrize("stdio", [True, False])
+def test_the_server_side_builds_the_sdk_models_at_first_use_with_the_same_answers(stdio: bool) -> None:
+    """``import_server_side``: the SDK's models are built when first used, not as they are
+    defined, and answer as models built at once do (the same JSON, schemas and refusals); models
+    defined later build at once as before. Over stdio sse_starlette's uvicorn patch is not made
+    (uvicorn is refused while the SDK imports); for HTTP it is, as the streams' draining needs."""
+
+    def run(launch: bool) -> list[str]:
+        code = f"LAUNCH = {launch}\nSTDIO = {stdio}\n" + SERVER_SIDE
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout.splitlines()
+
+    launched, eager = run(True), run(False)
+    assert launched[-1] == ("uvicorn not patched" if stdio else "uvicorn patched")
+    assert eager[-1] == "uvicorn patched"
+    assert launched[:-1] == eager[:-1] and len(eager) == 7
+
+
+REHEARSAL = """
+from medlit.core.sdk_packages import import_server_side, rehearse_tool_call
+
+import_server_side(stdio=True)
+import mcp_types
+from mcp_types import methods
+
+call = [methods.CLIENT_REQUESTS["tools/call", v] for v in ("2026-07-28", "2025-11-25")]
+results = [mcp_types.CallToolResult, mcp_types.TextContent]
+assert not any(m.__pydantic_complete__ for m in call + results)
+rehearse_tool_call("2026-07-28")
+assert call[0].__pydantic_complete__ and all(m.__pydantic_complete__ for m in results)
+assert not call[1].__pydantic_complete__  # another era: built when a session speaks it
+print("ok")
+"""
+
+
+def test_the_first_tool_calls_models_are_built_by_a_rehearsal() -> None:
+    """What the SDK's first ``tools/call`` would build at first use (its request at the session's
+    era, the result and its content) is built by ``rehearse_tool_call``, which the server runs
+    as the warm-up starts; another era's models are left for a session that speaks it."""
+    out = subprocess.run([sys.executable, "-c", REHEARSAL], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
 def test_front_doors_already_open_are_left_alone() -> None:
     code = (
         "import sys, mcp\n"
@@ -274,6 +374,9 @@ def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) ->
     monkeypatch.setattr(cli, "_host", host_spy)
     monkeypatch.setattr(cli, "_serve_stdio", serve_spy)
     monkeypatch.setattr(cli.signal, "signal", lambda *a: None)  # keep pytest's own handlers
+    # the SDK as every other test imports it: its models deferred and uvicorn refused (the
+    # launch's own way, tested above in subprocesses) would outlive this test in the session
+    monkeypatch.setattr("medlit.core.sdk_packages.import_server_side", lambda *, stdio: None)
     frozen_before = gc.get_freeze_count()
     try:
         assert cli.main(["serve"]) == 0
