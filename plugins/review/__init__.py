@@ -181,7 +181,7 @@ TOOLS = (
         title="Import a database's export file into a review set",
         description="Import a database's export file (RIS, CSV...) into a review set (made if new) as its "
         "search: deduplicated, counted for PRISMA. Send `content` (or `path`); while `running`, "
-        "call again with only set and database; one file at a time (a database's next file adds). "
+        "call again with only set and database; one file at a time (a new file adds, a resent one never). "
         "PubMed/Europe PMC: review_search. All "
         "sources in: check merges (review_records merged=true).",
         input_model=_models.ImportInput,
