@@ -342,7 +342,7 @@ def evaluate(runs: dict[str, list[tuple[list[bool], list[dict[str, Any]]]]]) -> 
         )
     best = max(summary, key=lambda s: (s[1] >= 0.95, s[2] if s[1] >= 0.95 else s[1]))[0]
     for label, a, b, rule, held in summary:
-        if label not in (best, SHIPPED, CHECKED):
+        if label not in (best, SHIPPED, CHECKED, "scores (loc25) and the knee (run >= R)"):
             continue
         print(f"\n{label} (held out {a:.0%} / {b:.0%}):\n")
         print(
@@ -396,6 +396,8 @@ def main() -> None:
                 production_tops(rows, seed, order, cps)
                 out.write_text(json.dumps(cps))
                 print(name, seed, "production check", file=sys.stderr, flush=True)
+            if args.scored_only and cps and "top_prod" not in cps[0]:
+                continue  # (its second ranking not computed yet)
             runs.setdefault(name, []).append((flags, cps))
     if not args.compute_only:
         evaluate(runs)
