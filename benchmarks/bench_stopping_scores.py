@@ -3,7 +3,8 @@ the includes left, from a classifier calibrated on the screened records, tell th
 stop soon after their last include from those that must wait?
 
     nice -n 10 python benchmarks/bench_stopping_scores.py --cache /tmp/stop2-cache \\
-        --data /tmp/stop2-data/*.csv --scores /tmp/stop59-scores [--loro]
+        --data /tmp/stop2-data/*.csv --scores /tmp/stop59-scores [--production-check] [--stride 50]
+        [--scored-only] [--compute-only] [--only ADHD,...]
 
 It replays the screening orders ``bench_stopping.py`` cached (``--cache``; only cached runs), so no
 ranking is recomputed. At each batch end ``e`` of a run (batches of 10 after the two prior records)
@@ -22,6 +23,12 @@ is then scored as stopping late) and with at least 10 excludes since the last in
   the ranking's selection (the screened records were chosen for their high scores; the unscreened
   lie below them), on the most recent 100 and 200 only (``w100``, ``w200``: the records screened
   last are the ones whose scores were lowest when they were chosen).
+
+Beside them, for SAFE's switch of model (Boetje & van de Schoot 2024), the top 60 unscreened
+records of three second rankings (``top_lr``: the logistic regression on every screened record;
+``top_near``: the nearest known include by cosine; ``top_prod``, with ``--production-check``: a
+logistic regression on the production features' titled 1-2 grams view): a checked rule reads the
+top ``k`` of one before it stops (their cost counted) and goes on if one is an include.
 
 The estimates are cached per run in ``--scores``. Rules are then replayed offline over the cached
 checkpoints and each rule's parameters chosen leave-one-review-out by ``bench_stopping``'s rule
