@@ -12,7 +12,8 @@ of a ``medlit serve --transport http`` subprocess on loopback. Then, as the clie
 - a further decision (the last decision), then ``--sessions`` sessions asking for the first
   priority page at once, each asking again as the in-progress answer says: the time from the
   decision to each session's first page, and whether any call ran past its deadline;
-- later pages (offset 10, 20, ...) from every session: each call's time;
+- later pages (offset 10, 20, ...) from every session, in the session that asked its first page,
+  once every session has its first page: each call's time, and the server's CPU time per later page;
 - meanwhile another session's ``review_sets`` and ``review_records`` (key order): their times;
 - the server's peak resident memory (VmHWM);
 - SIGTERM while a ranking runs (after another decision): the time until the process exits.
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +77,12 @@ async def importing(client: Client, args: dict) -> dict:
         assert "call_deadline_exceeded" in str(out), out
 
 
+def cpu_s(pid: int) -> float:
+    """The process's CPU time so far (user + system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -85,12 +93,47 @@ def peak_mb(pid: int) -> float:
 async def first_page(url: str, since: float, calls: list[float]) -> float:
     """A session asking for the first priority page until it is ranked: seconds since ``since``."""
     async with Client(url) as c:
-        while True:
-            out, spent = await timed(c, "review_records", {"set": "large", "order": "priority", "limit": 10})
-            calls.append(spent)
-            if out.get("rankingProgress") is None:
-                return time.perf_counter() - since
-            await asyncio.sleep(min(1.0, out["rankingProgress"]["askAgainSeconds"]))
+        return await ranked_page(c, since, calls)
+
+
+async def ranked_page(c: Client, since: float, calls: list[float]) -> float:
+    """Asking for the first priority page until it is ranked: seconds since ``since``."""
+    while True:
+        out, spent = await timed(c, "review_records", {"set": "large", "order": "priority", "limit": 10})
+        calls.append(spent)
+        if out.get("rankingProgress") is None:
+            return time.perf_counter() - since
+        await asyncio.sleep(min(1.0, out["rankingProgress"]["askAgainSeconds"]))
+
+
+@dataclass
+class Sessions:
+    """What the screening sessions measure together: each one's first page (seconds since the last
+    decision) and calls meanwhile, then its later pages, which start once every session has its
+    first page (the server's CPU time noted then)."""
+
+    count: int
+    pid: int
+    since: float
+    firsts: list[float] = field(default_factory=list)
+    calls: list[float] = field(default_factory=list)
+    later: list[float] = field(default_factory=list)
+    cpu_at_later: float = 0.0
+    all_first: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def session(self, url: str) -> None:
+        """A reviewer's session: its first priority page, then (all sessions at once) its later pages
+        (offset 10, 20, ...) in the same session, as a reviewer pages on."""
+        async with Client(url) as c:
+            self.firsts.append(await ranked_page(c, self.since, self.calls))
+            if len(self.firsts) == self.count:
+                self.cpu_at_later = cpu_s(self.pid)
+                self.all_first.set()
+            await self.all_first.wait()
+            for offset in range(10, 60, 10):
+                args = {"set": "large", "order": "priority", "limit": 10, "offset": offset}
+                _, spent = await timed(c, "review_records", args)
+                self.later.append(spent)
 
 
 async def decide(c: Client, key: int, decision: str) -> None:
@@ -168,23 +211,15 @@ async def run(n: int, sessions: int, reuse: Path | None = None) -> dict[str, obj
                 f"cold first page {out['cold_first_s']:.0f} s; peak {peak_mb(proc.pid):.0f} MiB", flush=True
             )
             await decide(c, keys[2], "exclude")  # the last decision
-            since = time.perf_counter()
-            calls: list[float] = []
+            measured = Sessions(sessions, proc.pid, time.perf_counter())
             stop = asyncio.Event()
             times: dict[str, list[float]] = {}
             side = asyncio.ensure_future(others(url, stop, times))
-            firsts = await asyncio.gather(*(first_page(url, since, calls) for _ in range(sessions)))
-            later: list[float] = []
-
-            async def pages() -> None:
-                async with Client(url) as s:
-                    for offset in range(10, 60, 10):
-                        args = {"set": "large", "order": "priority", "limit": 10, "offset": offset}
-                        _, spent = await timed(s, "review_records", args)
-                        later.append(spent)
-
+            await asyncio.gather(*(measured.session(url) for _ in range(sessions)))
+            # (the server's CPU a later page costs, which the load does not change)
+            out["later_cpu_ms"] = (cpu_s(proc.pid) - measured.cpu_at_later) * 1000 / len(measured.later)
+            firsts, later, calls = measured.firsts, measured.later, measured.calls
             print(f"first pages {firsts}; peak {peak_mb(proc.pid):.0f} MiB", flush=True)
-            await asyncio.gather(*(pages() for _ in range(sessions)))
             stop.set()
             await side
             print(f"later pages {later}; others {times}", flush=True)
@@ -237,6 +272,9 @@ def main() -> None:
     )
     print(f"| longest single call meanwhile (deadline {DEADLINE:g} s) | {r['longest_call_s']:.1f} s |")
     print(f"| later pages, median / max | {r['later_median_ms']:.0f} / {r['later_max_ms']:.0f} ms |")
+    print(
+        f"| the server's CPU per later page (the other sessions' calls meanwhile included) | {r['later_cpu_ms']:.0f} ms |"
+    )
     for tool, (med, mx) in r["others"].items():  # type: ignore[attr-defined]
         print(f"| {tool} meanwhile, median / max | {med:.0f} / {mx:.0f} ms |")
     print(f"| calls ended at the call deadline | {len(PAST_DEADLINE)} {PAST_DEADLINE} |")

@@ -40,13 +40,13 @@ async def test_migrations_are_applied_once_and_recorded(url):
     try:
         assert await first.version() == SCHEMA_VERSION
         rows = await first.db.fetch("SELECT version, name FROM review_migrations")
-        assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8]
+        assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
     finally:
         await first.close()
     again = await Store.on(await open_store(url))  # reopening an existing store migrates nothing
     try:
         assert await again.migrate() == SCHEMA_VERSION
-        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 8
+        assert len(await again.db.fetch("SELECT version FROM review_migrations")) == 9
     finally:
         await again.close()
 
@@ -112,7 +112,7 @@ async def test_a_version_1_store_is_upgraded_with_its_records(url, monkeypatch):
     monkeypatch.undo()
     store = await Store.on(await open_store(url))
     try:
-        assert await store.version() == SCHEMA_VERSION == 8
+        assert await store.version() == SCHEMA_VERSION == 9
         row = await store.get_set("kept")
         assert row is not None and await store.total(row.id) == 5
         key = (await store.keys(row.id))[0]
@@ -155,6 +155,50 @@ async def test_decisions_are_saved_whole_or_not_at_all(url):
         await store.delete_set(row.id)
         assert await store.db.fetch("SELECT COUNT(*) FROM review_decisions") == [(0,)]
         assert await store.db.fetch("SELECT COUNT(*) FROM review_retrievals") == [(0,)]
+    finally:
+        await store.close()
+
+
+async def test_every_change_of_a_set_s_records_or_decisions_is_counted_with_it(url, monkeypatch):
+    """What a page keeps from a set (its candidates, ranking, study links, counts) is keyed by the
+    set's changes (issue 50: a count over 100,000 rows on every page was the key before): a batch,
+    a split and a join count as changes of the records, a decision and a join of the decisions; a
+    batch that fails counts nothing, and another set's changes are its own."""
+    from medlit.plugins.review.identity.corrections import join, split
+
+    store = await Store.on(await open_store(url))
+    try:
+        row = await store.create_set("s")
+        other = await store.create_set("other")
+        start = await store.changes(row.id)
+        assert (start.records, start.decisions) == (0, 0) and await store.records_stamp(row.id) == 0
+        (search,) = await store.start_run(row.id, {"a": "q"}, {})
+        await add_batch(store, search, records(4), found=4, cursor=None)
+        batch = await store.changes(row.id)
+        assert batch.records > 0 and await store.records_stamp(row.id) == batch.records
+        a, b, c, _ = await store.keys(row.id)
+        await store.save_decisions(
+            row.id, [Decision(a, "title_abstract", "model", "include", None, None, "t1")]
+        )
+        decided = await store.changes(row.id)
+        assert (decided.records, decided.decisions) == (batch.records, batch.decisions + 1)
+
+        def failing(*args):
+            raise RuntimeError("disk gone")
+
+        monkeypatch.setattr(members_module, "columns", failing)
+        with pytest.raises(RuntimeError):
+            await add_batch(store, search, records(2, start=10), found=6, cursor=None)
+        monkeypatch.undo()
+        assert await store.changes(row.id) == decided  # (rolled back with the batch)
+        await join(store, row.id, [b, c], "me", None)
+        joined = await store.changes(row.id)
+        assert joined.records > decided.records and joined.decisions > decided.decisions
+        await split(store, row.id, b, [("a", "2")], "me", None)
+        assert (await store.changes(row.id)).records > joined.records
+        assert (await store.changes(other.id)).records == 0
+        await store.delete_set(row.id)
+        assert (await store.changes(row.id)).records == -1 and await store.records_stamp(row.id) == -1
     finally:
         await store.close()
 

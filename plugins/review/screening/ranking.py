@@ -138,8 +138,9 @@ class Contents:
 
     Why: the texts are most of what a ranking reads (13.7 s to stream 100,000 records on a loaded
     machine) and hold (~150 MB), though after the first fit only their keys and whether each has
-    text are needed. The stamp changes with the records' number or their newest hit; any other
-    change of the records (a merge, a split ruled) forgets the set's content (``Rankings.changed``)."""
+    text are needed. The stamp is the count of the records' changes, which every transaction that
+    writes them bumps (an import's batch, a merge, a split); a merge or a split ruled also forgets
+    the set's content at once (``Rankings.changed``), freeing it."""
 
     def __init__(self) -> None:
         self._by_set: dict[int, tuple[object, str]] = {}

@@ -30,8 +30,8 @@ from ..screening.agreement import agreement
 from ..screening.priority import Ranking
 from ..screening.ranking import Ranked
 from ..sources.chasing import found_via, seed_order
-from ..store import Decision, Retrieval, SearchRow, SetRow, Store
-from .rankings import Asked, Pending
+from ..store import Changes, Decision, Retrieval, SearchRow, SetRow, Store
+from .rankings import Asked, Pending, Question
 from .settings import as_the_set_says, own_decisions, settings_of
 from .workspace import Workspace, call_wait, existing, workspace
 
@@ -108,27 +108,30 @@ async def review_records(args: RecordsInput, ctx: ToolContext) -> RecordsOutput:
     ranked: Ranked | None = None
     ranking: Ranking | None = None
     if args.order == "priority":
-        got = await _prioritised(ws, store, row, args, filters, call_wait(ctx))
+        asked, got = await _prioritised(ws, store, row, args, filters, call_wait(ctx))
         if isinstance(got, Pending):
-            return await _pending(store, row, got)
-        ranked = got
+            return _pending(row, got, asked.latest)
+        changes, latest, ranked = asked.changes, asked.latest, got
         ranking = ws.rankings.served(row.id, ranked)  # the stopping rule's random sample first (issue 51)
         total, rows = await _window(store, row.id, ranking.keys, args)
-    elif args.order == "seeds":  # what citation searching found, most connected to the seeds first
-        chosen = set(await store.keys_where(row.id, **filters))
-        total, rows = await _window(
-            store, row.id, [k for k in await seed_order(store, row.id) if k in chosen], args
-        )
     else:
-        total = await store.count(row.id, **filters)
-        rows = await store.page(row.id, args.offset, args.limit, **filters)
+        # (read first, once: what is kept from the set is keyed by them; see store.Changes)
+        changes, latest = await store.changes(row.id), await store.latest(row.id)
+        if args.order == "seeds":  # what citation searching found, most connected to the seeds first
+            chosen = set(await store.keys_where(row.id, **filters))
+            total, rows = await _window(
+                store, row.id, [k for k in await seed_order(store, row.id) if k in chosen], args
+            )
+        else:
+            total = await _counted(ws, store, row.id, changes, filters)
+            rows = await store.page(row.id, args.offset, args.limit, **filters)
     sampled = (
         frozenset(ranked.estimate.sample_keys) if ranked and ranked.estimate.sample_first else frozenset()
     )
     records, cut = await _records(store, row.id, rows, args, ranking, sampled, settings.blind)
     end = args.offset + len(records)
-    latest = await store.latest(row.id)
-    await _studies(ws, store, row.id, records, [d.record for d in ctx.services().catalog.sources], latest)
+    sources = [d.record for d in ctx.services().catalog.sources]
+    await _studies(ws, store, row.id, changes.records, records, sources, latest)
     complete = bool(latest) and all(s.state == "complete" for s in latest)
     notes = _notes(args, len(records), cut, total, complete, ranked, ranking, sampled)
     return RecordsOutput(
@@ -181,6 +184,19 @@ async def _agreement(store: Store, set_id: int, stage: str) -> list[Agreement]:
         Agreement(reviewers=list(p.reviewers), both=p.both, agreed=p.agreed, percent=p.percent, kappa=p.kappa)
         for p in agreement(await store.decisions(set_id), stage)
     ]
+
+
+async def _counted(
+    ws: Workspace, store: Store, set_id: int, changes: Changes, filters: dict[str, Any]
+) -> int:
+    """How many of the set's records match ``filters``, counted again only when the set's records
+    or decisions changed since (a key-order page of a 100,000-record set counted them all, ~30 ms,
+    on every page)."""
+    at = (repr(sorted(filters.items())), changes)
+    kept = ws.counts.get(set_id)
+    if kept is None or kept[0] != at:
+        kept = ws.counts[set_id] = (at, await store.count(set_id, **filters))
+    return kept[1]
 
 
 async def _window(
@@ -240,18 +256,20 @@ async def _studies(
     ws: Workspace,
     store: Store,
     set_id: int,
+    records_stamp: int,
     records: list[SetRecord],
     sources: Sequence[SearchSource],
     latest: Sequence[SearchRow],
 ) -> None:
     """Each record's registrations and the other reports of its study in the set (linked, never
     merged: identity/links.py). The links are read from the whole set once per state of its
-    records (a page of a 100,000-record set must not read them all)."""
+    records, ``records_stamp`` (``Changes.records``, read before: a page of a 100,000-record set
+    must not read them all)."""
     if not records:
         return
     kinds = declared(sources, latest)
     registers = frozenset(s.source for s in latest if route(s.source, kinds) == "register")
-    stamp = (await store.records_stamp(set_id), registers)
+    stamp = (records_stamp, registers)
     kept = ws.studies.get(set_id)
     if kept is None or kept[0] != stamp:
         kept = (stamp, await studies_of(store, set_id, registers))
@@ -268,9 +286,10 @@ async def _studies(
 
 async def _prioritised(
     ws: Workspace, store: Store, row: SetRow, args: RecordsInput, filters: dict[str, Any], wait: float
-) -> Ranked | Pending:
+) -> tuple[Question, Ranked | Pending]:
     """The undecided title/abstract records matching the other filters, ranked (see ranking.py):
-    the set's kept ranking, or its ranking job's result within ``wait`` seconds, or its progress."""
+    the set's kept ranking, or its ranking job's result within ``wait`` seconds, or its progress;
+    with what the page asked (the set's changes and latest searches, read once for the call)."""
     if args.stage != "title_abstract" or args.decision or args.conflicts:
         raise E.invalid_argument(
             "order='priority' ranks undecided title/abstract records: it goes with stage='title_abstract' and "
@@ -281,18 +300,18 @@ async def _prioritised(
     async def read() -> list[int]:
         return await store.keys_where(row.id, **dict(filters, undecided=True))
 
-    async def request() -> tuple[list[int], list[str]]:  # (asked again by a ranking ahead)
-        candidates = await ws.rankings.candidates(store, row, repr(sorted(filters.items())), read)
-        return candidates, [s.query for s in await store.latest(row.id)]
+    async def request() -> Question:  # (asked again by a ranking ahead: all read anew then)
+        changes = await store.changes(row.id)
+        candidates = await ws.rankings.candidates(row.id, changes, repr(sorted(filters.items())), read)
+        return Question(changes, candidates, await store.latest(row.id))
 
     ws.rankings.follow(Asked(row, request, args.criteria))
-    candidates, queries = await request()
-    return await ws.rankings.ranked(store, row, candidates, queries, args.criteria, wait)
+    asked = await request()
+    return asked, await ws.rankings.ranked(store, row, asked, args.criteria, wait)
 
 
-async def _pending(store: Store, row: SetRow, got: Pending) -> RecordsOutput:
+def _pending(row: SetRow, got: Pending, latest: Sequence[SearchRow]) -> RecordsOutput:
     """The answer while the set's ranking runs: no records yet, its progress, when to ask again."""
-    latest = await store.latest(row.id)
     return RecordsOutput(
         set=row.name,
         total=got.total,

@@ -6,9 +6,10 @@ again, a call that met its deadline left its ranking running (a thread cannot be
 its retry started another beside it, and several sessions each ranked at once: a shared server ran
 out of memory and time. Now:
 
-- **State**: a ranking is keyed by the set's state (:func:`state_of`: its decisions, its records'
-  number, its last change, the candidates and the review's topic). A page whose state matches the
-  kept result reads it: a page costs a read, not a re-rank.
+- **State**: a ranking is keyed by the set's state (:meth:`Rankings.state`: how many times its decisions
+  and its records changed, its last change, the candidates and the review's topic). A page whose
+  state matches the kept result reads it: a page costs a read of the set's row and of its own
+  records, not a re-rank nor a read of the whole set.
 - **Single flight**: a call finding a job for the same state waits for that job; a call finding a
   job for an older state (a decision arrived since) stops it and starts the new one.
 - **Stopping**: the model runs in a daemon thread that checks, after each step of its work
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 
 from ..screening import priority, ranking
 from ..screening.ranking import Ranked
-from ..store import Lease, SetRow, Store
+from ..store import Changes, Lease, SearchRow, SetRow, Store
 
 log = logging.getLogger("medlit.review")
 
@@ -99,33 +100,40 @@ class Job:
 
 
 @dataclass(frozen=True)
+class Question:
+    """What a priority page asks, read when it asks: the set's changes (read once, first: a change
+    while the rest is read makes them older, never newer, than what they key), the candidates and
+    the set's latest searches."""
+
+    changes: Changes
+    candidates: list[int]
+    latest: list[SearchRow]  # the set's latest searches (Store.latest): their queries are its topic
+
+    @property
+    def queries(self) -> list[str]:
+        return [s.query for s in self.latest]
+
+
+@dataclass(frozen=True)
 class Asked:
     """The set's last priority page asked, as the ranking ahead asks it again (see Rankings.follow)."""
 
     row: SetRow
-    request: Callable[[], Awaitable[tuple[list[int], list[str]]]]  # the candidates and queries, now
+    request: Callable[[], Awaitable[Question]]  # the page's question, read anew at each asking
     criteria: str | None
 
 
-async def state_of(store: Store, row: SetRow, candidates: Sequence[int], topic: str) -> str:
-    """A digest of everything a set's ranking depends on, read cheaply (no record's text): its
-    decisions (each stamp), its records' number (an import adds records, a merge joins two, a
-    split parts them) and its last change, the candidates and the topic: the same on every replica.
-
-    Two parts, ``base.variant``: the set's (decisions, records) and the call's (candidates, topic).
-    A newer base makes a running ranking stale; another variant of the same base does not (two
-    sessions asking with other criteria take turns rather than stop each other's ranking)."""
+def _base_of(changes: Changes) -> str:
     h = hashlib.blake2b(digest_size=20)
-    for d in await store.decisions(row.id):
-        h.update(f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode())
-    total = await store.total(row.id)
-    fresh = await store.get_set(row.name, row.owner)
-    updated = fresh.updated_at if fresh is not None else row.updated_at
-    h.update(f"{total}\x1f{updated}\x1e".encode())
+    h.update(f"{changes.decisions}\x1f{changes.records}\x1f{changes.updated_at}\x1e".encode())
+    return h.hexdigest()
+
+
+def _variant(candidates: Sequence[int], topic: str) -> str:
     v = hashlib.blake2b(digest_size=10)
     v.update(f"{topic}\x1e".encode())
     v.update(_keys_bytes(candidates))
-    return f"{h.hexdigest()}.{v.hexdigest()}"
+    return v.hexdigest()
 
 
 def _keys_bytes(keys: Sequence[int]) -> bytes:
@@ -153,6 +161,8 @@ class Rankings:
         # served ranking (see served)
         self.read: dict[int, tuple[object, list[int]]] = {}
         self.shown: dict[int, tuple[Ranked, priority.Ranking]] = {}
+        # each set's last candidates digested with their topic (see state): (candidates, topic, digest)
+        self.variants: dict[int, tuple[Sequence[int], str, str]] = {}
 
     def changed(self, set_id: int) -> None:
         """The set's records changed (an import, a merge): its kept ranking is stale (its state, which
@@ -161,27 +171,38 @@ class Rankings:
         self.contents.forget(set_id)
         self.read.pop(set_id, None)
         self.shown.pop(set_id, None)
+        self.variants.pop(set_id, None)
 
     async def candidates(
-        self, store: Store, row: SetRow, filters: str, read: Callable[[], Awaitable[list[int]]]
+        self, set_id: int, changes: Changes, filters: str, read: Callable[[], Awaitable[list[int]]]
     ) -> list[int]:
-        """A priority page's candidates (``read()``), read again only when the set's decisions,
-        its records (their stamp) or the set itself (its last change) changed since they were read
-        for the same ``filters``: the later pages of a ranking read none (at 100,000 records the
-        undecided keys took 0.3 s a page, and five sessions' pages waited on each other)."""
-        decisions = hashlib.blake2b(digest_size=20)
-        for d in await store.decisions(row.id):
-            decisions.update(
-                f"{d.record_id}\x1f{d.stage}\x1f{d.reviewer}\x1f{d.decision}\x1f{d.decided_at}\x1e".encode()
-            )
-        fresh = await store.get_set(row.name, row.owner)
-        at = (filters, decisions.hexdigest(), await store.records_stamp(row.id), fresh and fresh.updated_at)
-        known = self.read.get(row.id)
+        """A priority page's candidates (``read()``), read again only when the set's ``changes``
+        (read by the caller before) differ from those they were read at for the same ``filters``:
+        the later pages of a ranking read none (at 100,000 records the undecided keys took 0.3 s a
+        page, and five sessions' pages waited on each other)."""
+        at = (filters, changes)
+        known = self.read.get(set_id)
         if known is not None and known[0] == at:
             return known[1]
         keys = await read()
-        self.read[row.id] = (at, keys)
+        self.read[set_id] = (at, keys)
         return keys
+
+    def state(self, set_id: int, asked: Question, topic: str) -> str:
+        """A digest of everything the set's ranking depends on, from the set's row (no record or
+        decision read): its decisions' and its records' changes (an import adds records, a merge
+        joins two, a split parts them, a decision is made) and its last change, the candidates and
+        the topic: the same on every replica.
+
+        Two parts, ``base.variant``: the set's (decisions, records) and the call's (candidates,
+        topic). A newer base makes a running ranking stale; another variant of the same base does
+        not (two sessions asking with other criteria take turns rather than stop each other's
+        ranking). The candidates are digested once per candidates read (the same list on a
+        ranking's later pages: 100,000 keys took ~5 ms of the event loop a page)."""
+        known = self.variants.get(set_id)
+        if known is None or known[0] is not asked.candidates or known[1] != topic:
+            known = self.variants[set_id] = (asked.candidates, topic, _variant(asked.candidates, topic))
+        return f"{_base_of(asked.changes)}.{known[2]}"
 
     def served(self, set_id: int, ranked: Ranked) -> priority.Ranking:
         """``ranking.served(ranked)``, made once per kept ranking (100,000 keys: 40 ms a page)."""
@@ -215,8 +236,7 @@ class Rankings:
                 self.waiting.discard(task)
             if self.closed:
                 return
-            candidates, queries = await asked.request()
-            await self.ranked(store, asked.row, candidates, queries, asked.criteria, 0.0)
+            await self.ranked(store, asked.row, await asked.request(), asked.criteria, 0.0)
 
         def forget(task: asyncio.Task[None]) -> None:
             self.waiting.discard(task)
@@ -235,16 +255,16 @@ class Rankings:
         self,
         store: Store,
         row: SetRow,
-        candidates: Sequence[int],
-        queries: Sequence[str],
+        asked: Question,
         criteria: str | None,
         wait: float,
     ) -> Ranked | Pending:
         """The set's candidates ranked: the kept result for this state (this process's, or the one
         a replica stored), or the job ranking it (started here when no replica ranks it), waited for
         at most ``wait`` seconds, or its progress."""
+        candidates, queries = asked.candidates, asked.queries
         topic = priority.topic_text(queries, criteria)
-        state = await state_of(store, row, candidates, topic)
+        state = self.state(row.id, asked, topic)
         give_up = time.monotonic() + wait
         while True:
             async with self.locks.setdefault(row.id, asyncio.Lock()):  # (one check-and-start at a time)
@@ -390,5 +410,5 @@ def _ms(ahead: float) -> int:
 
 
 def _base(state: str) -> str:
-    """The set's part of a state (see state_of)."""
+    """The set's part of a state (see Rankings.state)."""
     return state.partition(".")[0]

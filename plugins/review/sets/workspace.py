@@ -72,6 +72,8 @@ class Workspace:
         # the links among each set's records (identity/links.py), read whole once per state of its
         # records rather than on every page: (stamp, studies) by set
         self.studies: dict[int, tuple[object, Studies]] = {}
+        # each set's last key-order count, by its filters and the set's changes (paging._counted)
+        self.counts: dict[int, tuple[object, int]] = {}
         self._lock = asyncio.Lock()
         self._swept = False
 

@@ -44,6 +44,7 @@ from .rankings import Lease, RankingTables
 from .records import RecordTables
 from .rows import (
     FINAL,
+    Changes,
     Decision,
     FileRow,
     Incoming,
@@ -61,6 +62,7 @@ from .sets import SetTables
 __all__ = [
     "FINAL",
     "SCHEMA_VERSION",
+    "Changes",
     "Decision",
     "FileRow",
     "Incoming",
@@ -109,4 +111,11 @@ class Store(SetTables, RecordTables, DecisionTables, RankingTables, ScheduleTabl
         written whole or not at all."""
         async with self.db.transaction() as tx:
             await tx.lock("review_sets", set_id)
+            # (counted with the change, so a reader keying what it keeps by the counts sees both or
+            # neither; a join moves decisions, so theirs too: see Changes)
+            await tx.execute(
+                "UPDATE review_sets SET records_version = records_version + 1, "
+                "decisions_version = decisions_version + 1 WHERE id = ?",
+                set_id,
+            )
             yield Locked(tx, set_id)

@@ -10,7 +10,7 @@ from typing import Any
 from medlit.core.plugin import Database
 
 from .rows import DECISION_COLUMNS, Decision, Retrieval, now
-from .sql import EFFECTIVE, chunked, effective_sql
+from .sql import EFFECTIVE, chunked, effective_sql, of_set
 
 
 class DecisionTables:
@@ -49,16 +49,24 @@ class DecisionTables:
                     replaced += 1
                 else:
                     new += 1
-            await tx.execute("UPDATE review_sets SET updated_at = ? WHERE id = ?", now(), set_id)
+            await tx.execute(
+                "UPDATE review_sets SET updated_at = ?, decisions_version = decisions_version + 1 WHERE id = ?",
+                now(),
+                set_id,
+            )
         return new, replaced
 
     async def decisions(self, set_id: int, record_ids: Sequence[int] | None = None) -> list[Decision]:
         """The set's decisions (of ``record_ids`` only, when given), by record, stage and time."""
-        sql = f"SELECT {DECISION_COLUMNS} FROM review_decisions WHERE set_id = ?"
         if record_ids is None:
-            rows = await self.db.fetch(sql + " ORDER BY record_id, stage, decided_at, id", set_id)
-        else:
-            rows = await chunked(self.db, sql + " AND record_id IN {}", [set_id], sorted(set(record_ids)))
+            rows = await self.db.fetch(
+                f"SELECT {DECISION_COLUMNS} FROM review_decisions WHERE set_id = ? "
+                "ORDER BY record_id, stage, decided_at, id",
+                set_id,
+            )
+        else:  # (by record alone, the set checked here: see sql.of_set)
+            sql = f"SELECT {DECISION_COLUMNS}, set_id FROM review_decisions WHERE record_id IN {{}}"
+            rows = of_set(await chunked(self.db, sql, [], sorted(set(record_ids))), set_id)
         out = [Decision(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], r[5], str(r[6])) for r in rows]
         return sorted(out, key=lambda d: (d.record_id, d.stage, d.decided_at))
 
@@ -86,14 +94,12 @@ class DecisionTables:
                 )
 
     async def retrievals(self, set_id: int, record_ids: Sequence[int] | None = None) -> dict[int, Retrieval]:
-        sql = (
-            "SELECT record_id, state, tier, source, reason, tried, link, checked_at FROM review_retrievals "
-            "WHERE set_id = ?"
-        )
+        columns = "record_id, state, tier, source, reason, tried, link, checked_at"
         if record_ids is None:
-            rows = await self.db.fetch(sql, set_id)
-        else:
-            rows = await chunked(self.db, sql + " AND record_id IN {}", [set_id], sorted(set(record_ids)))
+            rows = await self.db.fetch(f"SELECT {columns} FROM review_retrievals WHERE set_id = ?", set_id)
+        else:  # (by record alone, the set checked here: see sql.of_set)
+            sql = f"SELECT {columns}, set_id FROM review_retrievals WHERE record_id IN {{}}"
+            rows = of_set(await chunked(self.db, sql, [], sorted(set(record_ids))), set_id)
         return {
             int(r[0]): Retrieval(
                 int(r[0]), str(r[1]), r[2], r[3], r[4], json.loads(r[5] or "[]"), r[6], str(r[7])

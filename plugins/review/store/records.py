@@ -161,15 +161,13 @@ class RecordTables:
     async def total(self, set_id: int) -> int:
         return await self.count(set_id)
 
-    async def records_stamp(self, set_id: int) -> tuple[int, int]:
-        """What changes whenever the set's records do (cheap: no record's data read): how many it
-        holds and its newest hit (an import adds hits; a split or a join changes the count)."""
-        counted = await self.db.fetch("SELECT COUNT(*) FROM review_records WHERE set_id = ?", set_id)
-        newest = await self.db.fetch(
-            "SELECT MAX(id) FROM review_hits WHERE search_id IN (SELECT id FROM review_searches WHERE set_id = ?)",
-            set_id,
-        )
-        return int(counted[0][0]), int(newest[0][0] or 0)
+    async def records_stamp(self, set_id: int) -> int:
+        """What changes whenever the set's records do, read from the set's row (no record read):
+        the count of its records' changes, which every transaction that writes them bumps (see
+        ``Store.locked``). Its records' number and newest hit, which this was, took a COUNT and a MAX
+        over the set's rows: ~50 ms each at 100,000 records, on every priority page."""
+        rows = await self.db.fetch("SELECT records_version FROM review_sets WHERE id = ?", set_id)
+        return int(rows[0][0]) if rows else -1
 
     async def keys(self, set_id: int) -> list[int]:
         rows = await self.db.fetch("SELECT id FROM review_records WHERE set_id = ? ORDER BY id", set_id)

@@ -37,6 +37,18 @@ class Db(Protocol):
     async def execute_many(self, sql: str, rows: Sequence[Sequence[object]]) -> None: ...
 
 
+@dataclass(frozen=True)
+class Changes:
+    """How many times a set's records and its decisions have changed (counters every writer bumps
+    in its transaction) and its last change: read from the set's row alone, they say whether
+    something kept from the set (its candidates, its ranking, its study links) is still its own,
+    where a count over its records took ~50 ms at 100,000 records. -1 for a set no longer there."""
+
+    records: int
+    decisions: int
+    updated_at: str
+
+
 @dataclass
 class SetRow:
     id: int

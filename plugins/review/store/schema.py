@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 OWNER = "review"  # the tables' prefix and the migrations' owner in the host's store
 
 
@@ -157,6 +157,23 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                 holder TEXT NOT NULL DEFAULT '', expires BIGINT NOT NULL DEFAULT 0,
                 last_at BIGINT, last_outcome TEXT)""",
             "CREATE INDEX review_schedules_due ON review_schedules (next_at)",
+        ),
+    ),
+    (
+        9,
+        "a set's changes counted: what a page keeps is keyed by two numbers, not by counts (issue 50)",
+        (
+            # bumped in the transaction of every change: the records' by each Store.locked one (an
+            # import's batch, a split, a join), the decisions' by save_decisions and by those (a join
+            # moves decisions). A later priority page read the set's 100,000 rows up to three times
+            # (COUNT and MAX over them, ~50 ms each) to know its kept candidates and links were fresh
+            "ALTER TABLE review_sets ADD COLUMN records_version BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE review_sets ADD COLUMN decisions_version BIGINT NOT NULL DEFAULT 0",
+            # a set's records in key order: SQLite (no statistics) took the (set_id, pmid) index for
+            # "set_id = ? ORDER BY id LIMIT", sorting the whole set (a key-order page: 80 ms at offset
+            # 0, 1.5 s at 50,000, of 100,000; each chunk of a stream the rest of the set), and read it
+            # whole for "set_id = ? AND id IN (ten keys)" (19 ms a priority page)
+            "CREATE INDEX review_records_set ON review_records (set_id, id)",
         ),
     ),
 )

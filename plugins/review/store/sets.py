@@ -12,7 +12,7 @@ from typing import Any
 
 from medlit.core.plugin import Database
 
-from .rows import SEARCH_COLUMNS, FileRow, SearchRow, SetRow, now, search_row
+from .rows import SEARCH_COLUMNS, Changes, FileRow, SearchRow, SetRow, now, search_row
 from .sql import as_json, placeholders
 
 
@@ -29,6 +29,13 @@ class SetTables:
             name,
         )
         return SetRow(*rows[0]) if rows else None
+
+    async def changes(self, set_id: int) -> Changes:
+        """The set's changes so far (see :class:`~.rows.Changes`): one read of its row, by its id."""
+        rows = await self.db.fetch(
+            "SELECT records_version, decisions_version, updated_at FROM review_sets WHERE id = ?", set_id
+        )
+        return Changes(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else Changes(-1, -1, "")
 
     async def create_set(self, name: str, owner: str = "") -> SetRow:
         """The set, created if new (concurrent creators get the same row)."""

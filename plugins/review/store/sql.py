@@ -50,6 +50,14 @@ async def chunked(tx: Db, sql: str, head: list[Any], values: Iterable[Any], size
     return out
 
 
+def of_set(rows: Iterable[Row], set_id: int) -> list[Row]:
+    """The rows of one set, their set id (the last column) dropped: rows looked up by their records
+    alone (``WHERE record_id IN (...)``: a record's own index) and checked for their set here. Given
+    ``set_id = ? AND record_id IN (...)``, SQLite (no statistics) took the set's index instead and
+    read every decision (or retrieval) of the set for a page of ten records."""
+    return [row[:-1] for row in rows if int(row[-1]) == set_id]
+
+
 def where_clause(set_id: int, filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
     where: list[str] = ["r.set_id = ?"]
     args: list[Any] = [set_id]
