@@ -27,12 +27,14 @@ class Job:
     key: str | None = None  # an imported file's digest: a call with the same file joins this job
     search: object | None = None  # the imported file's search row, once its file is read
     error: Exception | None = None  # why the file could not be read (said to the next call with it)
+    said: str = ""  # the last progress message: a call that starts waiting is told it at once
 
     @property
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
 
     async def report(self, message: str) -> None:
+        self.said = message
         done = sum(self.fetched.values())
         total = sum(self.found.values()) or None
         if self.watcher is not None:
