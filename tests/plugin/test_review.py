@@ -327,6 +327,35 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     assert notes[0] == (500, 2000) and [n for n, _ in notes] == sorted(n for n, _ in notes)
 
 
+async def test_the_wait_for_an_import_is_the_servers_setting(fake, runtime_for):
+    """MEDLIT_REVIEW_WAIT bounds how long a call waits for an import (under the call deadline): at
+    1 s, a call answers "running" while its first page is held, where the default would wait 42 s."""
+    import asyncio
+
+    lit = install(fake, Literature.build(pubmed=600, europepmc=0))
+    from support.review_routes import efetch
+
+    plain = efetch(lit)
+    answered = asyncio.Event()
+
+    async def held(req):
+        await answered.wait()
+        return plain(req)
+
+    fake.route("ncbi", "efetch.fcgi", held)
+    async with runtime_for(MEDLIT_REVIEW_WAIT="1") as rt:
+        # (30 s: far past the 1 s asked for, far short of the 42 s the setting replaced)
+        first = await asyncio.wait_for(
+            call(rt, "review_search", set="w", queries={"pubmed": PUBMED_QUERY}), 30
+        )
+        answered.set()
+        assert first.data["running"] is True and first.data["total"] == 0
+        done = first
+        while done.data["running"]:
+            done = await call(rt, "review_search", set="w")
+    assert done.data["complete"] and done.data["total"] == 600
+
+
 def test_one_toolset_removes_every_review_tool():
 
     on = host_for(env={})
