@@ -19,6 +19,7 @@ from medlit.testing import check_structured
 
 from support.fake_upstream import FakeUpstream
 from support.review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
+from support.review_stores import LONG_WORK
 from support.screening_routes import review_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -134,6 +135,7 @@ async def send(proc: asyncio.subprocess.Process, message: dict) -> None:
     await proc.stdin.drain()
 
 
+@LONG_WORK  # 5,000 records imported through a server process: minutes on a loaded machine
 async def test_killed_import_loses_nothing_and_resumes(fake, tmp_path):
     lit = install(fake, Literature.build(pubmed=5000, europepmc=0))
     pages = efetch(lit)
