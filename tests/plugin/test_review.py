@@ -270,6 +270,7 @@ async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path
     assert PUBMED_QUERY in log_text and EPMC_QUERY in log_text and "Duplicates removed: 20" in log_text
 
 
+@LONG_WORK  # 2,000 records: 100 s seen beside two hogs at load 10
 async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(fake, runtime_for):
     import asyncio
 
