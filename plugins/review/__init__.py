@@ -404,6 +404,13 @@ def medlit_plugin_info() -> PluginInfo:
                 "MEDLIT_REVIEW_JOBS", "Imports that may run in the server at once", kind="int", default="2"
             ),
             SettingSpec(
+                "MEDLIT_REVIEW_WAIT",
+                "Seconds a call waits for an import or a ranking before answering with its state "
+                "(never closer than 8 s to the call deadline)",
+                kind="int",
+                default="42",
+            ),
+            SettingSpec(
                 "MEDLIT_IMPORT_MAX_RECORDS",
                 "Most records one file brought to review_import may hold",
                 kind="int",

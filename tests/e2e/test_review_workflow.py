@@ -19,6 +19,7 @@ from medlit.testing import check_structured
 
 from support.fake_upstream import FakeUpstream
 from support.review_routes import EPMC_QUERY, PUBMED_QUERY, Literature, efetch, install
+from support.review_stores import LONG_WORK
 from support.screening_routes import review_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -134,15 +135,20 @@ async def send(proc: asyncio.subprocess.Process, message: dict) -> None:
     await proc.stdin.drain()
 
 
+@LONG_WORK  # 5,000 records imported through a server process: minutes on a loaded machine
 async def test_killed_import_loses_nothing_and_resumes(fake, tmp_path):
     lit = install(fake, Literature.build(pubmed=5000, europepmc=0))
-    slow = efetch(lit)
+    pages = efetch(lit)
+    killed = asyncio.Event()
 
-    async def paced_efetch(req):  # a real efetch of 500 records takes a while: time to kill
-        await asyncio.sleep(0.3)
-        return slow(req)
+    async def held_efetch(req):
+        # The first three pages are served; the fourth is held until the server has been killed,
+        # so the kill lands mid-import however fast or loaded the machine is (no clock decides).
+        if int(req.params["retstart"]) >= 1500:
+            await killed.wait()
+        return pages(req)
 
-    fake.route("ncbi", "efetch.fcgi", paced_efetch)
+    fake.route("ncbi", "efetch.fcgi", held_efetch)
     db = tmp_path / "review.db"
     env = server_env(fake, tmp_path)
     proc = await asyncio.create_subprocess_exec(
@@ -183,9 +189,7 @@ async def test_killed_import_loses_nothing_and_resumes(fake, tmp_path):
                 },
             },
         )
-        for _ in range(600):
-            if stored(db)[2] >= 1500:
-                break
+        while stored(db)[2] < 1500:  # the three pages served, each committed with its cursor
             await asyncio.sleep(0.05)
         proc.kill()  # SIGKILL: no cleanup runs
         await proc.wait()
@@ -193,8 +197,9 @@ async def test_killed_import_loses_nothing_and_resumes(fake, tmp_path):
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+        killed.set()
     records, hits, fetched, cursor = stored(db)
-    assert 1500 <= fetched < 5000, fetched
+    assert fetched == 1500, fetched
     assert records == hits == fetched and cursor  # every committed batch whole, with its cursor
     before = len(fake.of("ncbi", "efetch.fcgi"))
 

@@ -12,6 +12,7 @@ import pytest
 from medlit.testing import check_structured, host_for, tool_definitions
 
 from support.review_routes import EPMC_QUERY, PUBMED_QUERY, REFUSED_QUERY, Literature, install
+from support.review_stores import LONG_WORK, WAIT_FOR_THE_WORK
 
 pytestmark = pytest.mark.anyio
 
@@ -128,9 +129,11 @@ async def test_a_query_europe_pmc_refuses_is_reported_for_it(fake, runtime_for):
     assert len(fake.of("europepmc", "search")) == 1  # refused input is not retried
 
 
+@LONG_WORK
 async def test_past_the_window_is_refused_unless_split_by_date(fake, runtime_for):
     install(fake, Literature.build(pubmed=10_300, europepmc=0))
-    async with runtime_for(MEDLIT_NCBI_RATE="200") as rt:
+    # the split search's call waits for all 10,300 records, however long a loaded machine takes
+    async with runtime_for(MEDLIT_NCBI_RATE="200", **WAIT_FOR_THE_WORK) as rt:
         fake.ncbi_limit = 400.0
         out = await call(rt, "review_search", set="big", queries={"pubmed": PUBMED_QUERY})
         s = out.data["sources"][0]
@@ -138,8 +141,7 @@ async def test_past_the_window_is_refused_unless_split_by_date(fake, runtime_for
         assert "pubmed_window_exceeded" in s["error"] and s["fetched"] == 0
         assert out.data["total"] == 0 and not fake.of("ncbi", "efetch.fcgi")
         split = await call(rt, "review_search", set="big", queries={"pubmed": PUBMED_QUERY}, splitByDate=True)
-        while split.data["running"]:  # a loaded machine may take more than one call's wait, as a client would
-            split = await call(rt, "review_search", set="big")
+    assert split.data["running"] is False
     s = split.data["sources"][0]
     assert s["state"] == "complete" and s["found"] == 10_300 and s["fetched"] == 10_300
     assert split.data["total"] == 10_300
@@ -268,6 +270,7 @@ async def test_every_export_format_reads_back_intact(fake, runtime_for, tmp_path
     assert PUBMED_QUERY in log_text and EPMC_QUERY in log_text and "Duplicates removed: 20" in log_text
 
 
+@LONG_WORK  # 2,000 records: 100 s seen beside two hogs at load 10
 async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(fake, runtime_for):
     import asyncio
 
@@ -275,38 +278,83 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     from support.review_routes import efetch
 
     plain = efetch(lit)
+    # The fake holds the pages on what the test has seen, not on a clock, so the machine's load
+    # cannot reorder them: no page is served until the first call has answered (it answers
+    # "running" however fast the import would have been), and the second only once a waiting call
+    # has been told the import's progress (so the import cannot end before a call hears of it).
+    answered, heard = asyncio.Event(), asyncio.Event()
 
-    async def slow(req):
-        await asyncio.sleep(2.0)
+    async def held(req):
+        await answered.wait()
+        if req.params["retstart"] != "0":
+            await heard.wait()
         return plain(req)
 
-    fake.route("ncbi", "efetch.fcgi", slow)
-    notes = []
+    fake.route("ncbi", "efetch.fcgi", held)
+    first_notes: list[tuple[float, float | None]] = []
+    notes: list[tuple[float, float | None]] = []
 
-    # The call deadline is 14 s here, so a call waits at most 6 s for the import: time for its first
-    # page (2 s, then storing it) even on a loaded machine, never for all four (8 s and more).
-    async with runtime_for(MEDLIT_CALL_DEADLINE="14") as rt:
+    async def note(done, total, message=None):
+        notes.append((done, total))
+        heard.set()
+
+    async def first_note(done, total, message=None):
+        first_notes.append((done, total))
+
+    # A call waits for an import until 8 s before its deadline: 2 s here, so the test is quick.
+    async with runtime_for(MEDLIT_CALL_DEADLINE="10") as rt:
         first = await rt.call(
-            "review_search", {"set": "long", "queries": {"pubmed": PUBMED_QUERY}}, lambda *a: _note(notes, a)
+            "review_search",
+            {"set": "long", "queries": {"pubmed": PUBMED_QUERY}},
+            first_note,
         )
+        answered.set()
         assert not first.is_error, first.text
         assert first.data["running"] is True and first.data["complete"] is False
         assert (
             first.data["sources"][0]["state"] == "running" and "goes on in the server" in first.data["notice"]
         )
+        assert first_notes == []  # nothing was stored while it waited
         listed = await call(rt, "review_sets")
         assert listed.data["sets"][0]["running"] is True
-        for _ in range(60):
-            await asyncio.sleep(0.5)
-            state = await call(rt, "review_search", set="long")
-            if not state.data["running"]:
-                break
+        state = first
+        while state.data["running"]:  # each call waits for the import as long as it may
+            out = await rt.call("review_search", {"set": "long"}, note)
+            assert not out.is_error, out.text
+            state = out
     assert state.data["complete"] and state.data["total"] == 2000
-    assert notes and notes[0][1] == 2000  # progress: records so far of the total
+    # progress: records so far of the total, told at once to a call that waits on the import (the
+    # second page is held until then, so it is the first page's)
+    assert notes[0] == (500, 2000) and [n for n, _ in notes] == sorted(n for n, _ in notes)
 
 
-async def _note(notes, args):
-    notes.append(args[:2])
+async def test_the_wait_for_an_import_is_the_servers_setting(fake, runtime_for):
+    """MEDLIT_REVIEW_WAIT bounds how long a call waits for an import (under the call deadline): at
+    1 s, a call answers "running" while its first page is held, where the default would wait 42 s."""
+    import asyncio
+
+    lit = install(fake, Literature.build(pubmed=600, europepmc=0))
+    from support.review_routes import efetch
+
+    plain = efetch(lit)
+    answered = asyncio.Event()
+
+    async def held(req):
+        await answered.wait()
+        return plain(req)
+
+    fake.route("ncbi", "efetch.fcgi", held)
+    async with runtime_for(MEDLIT_REVIEW_WAIT="1") as rt:
+        # (30 s: far past the 1 s asked for, far short of the 42 s the setting replaced)
+        first = await asyncio.wait_for(
+            call(rt, "review_search", set="w", queries={"pubmed": PUBMED_QUERY}), 30
+        )
+        answered.set()
+        assert first.data["running"] is True and first.data["total"] == 0
+        done = first
+        while done.data["running"]:
+            done = await call(rt, "review_search", set="w")
+    assert done.data["complete"] and done.data["total"] == 600
 
 
 def test_one_toolset_removes_every_review_tool():

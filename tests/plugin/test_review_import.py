@@ -13,6 +13,7 @@ import pytest
 from medlit.testing import check_structured, tool_definitions
 
 from support.review_routes import PUBMED_QUERY, Literature, install
+from support.review_stores import LONG_WORK, WAIT_FOR_THE_WORK
 
 pytestmark = pytest.mark.anyio
 
@@ -308,6 +309,7 @@ async def test_an_import_deduplicates_against_a_search_and_rulings_survive_a_rer
         assert err.reason == "invalid_argument"
 
 
+@LONG_WORK
 async def test_every_corpus_export_imports_through_the_tool_with_its_records_accounted_for(
     runtime_for, tmp_path
 ):
@@ -321,7 +323,8 @@ async def test_every_corpus_export_imports_through_the_tool_with_its_records_acc
     if not counts or root is None:
         pytest.skip("shared corpus not found (set MEDLIT_CORPUS or place it at ../shared/corpus)")
     exports = root / "exports"
-    async with runtime_for(MEDLIT_IMPORT_DIRS=str(exports)) as rt:
+    # each call waits for its file's import to end (the assertions read the finished counts)
+    async with runtime_for(MEDLIT_IMPORT_DIRS=str(exports), **WAIT_FOR_THE_WORK) as rt:
         stored = 0
         for path, expected in sorted(counts.items()):
             database = path.split("/")[1].split("__")[0]

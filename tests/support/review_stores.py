@@ -100,6 +100,17 @@ async def store_url(request, tmp_path):
         await drop_database(dsn)
 
 
+# For a test whose calls must answer when the work is done, not when a clock says: each call waits
+# for its import (or ranking) as long as the work takes (MEDLIT_REVIEW_WAIT, under the call
+# deadline), so a loaded machine makes the test slower, never wrong.
+WAIT_FOR_THE_WORK = {"MEDLIT_CALL_DEADLINE": "3600", "MEDLIT_REVIEW_WAIT": "3590"}
+
+# pytest's time-out (pyproject: 120 s) is a hang guard; a test that needs tens of seconds of CPU
+# (a 10,000-record search, the corpus's 49 exports) takes minutes beside busy neighbours, so it
+# gets a guard sized for a loaded machine instead.
+LONG_WORK = pytest.mark.timeout(900)
+
+
 @pytest.fixture
 def review_runtime(fake, tmp_path, store_url):
     """``review_runtime(**env)``: a runtime of the installed plugins against the fake, its review

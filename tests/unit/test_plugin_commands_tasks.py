@@ -103,9 +103,7 @@ async def test_server_tasks_run_on_schedule_past_failures_and_timeouts_and_stop(
     async with make_runtime(task_plugin(runs, timeout=0.1)) as rt:
         with caplog.at_level(logging.WARNING, logger="medlit.tasks"):
             async with server_tasks.running(rt) as tasks:
-                for _ in range(100):
-                    if len(runs) >= 4:
-                        break
+                while len(runs) < 4:  # the runs, not a clock: a loaded machine is slower, not wrong
                     await asyncio.sleep(0.05)
             assert all(t.done() for t in tasks)
     assert runs[:4] == ["acme"] * 4
@@ -123,9 +121,7 @@ async def test_only_a_server_built_for_http_runs_them():
     assert runs == []
     http = build_server(host, tasks=True)
     async with http.lifespan(http):
-        for _ in range(50):
-            if runs:
-                break
+        while not runs:  # its first run, however long a loaded machine takes to reach it
             await asyncio.sleep(0.02)
     assert runs and runs[0] == "acme"
     count = len(runs)

@@ -28,12 +28,14 @@ class Job:
     database: str | None = None  # an imported file's database: a call naming only it asks the state
     search: object | None = None  # the imported file's search row, once its file is read
     error: Exception | None = None  # why the file could not be read (said to the next call with it)
+    said: str = ""  # the last progress message: a call that starts waiting is told it at once
 
     @property
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
 
     async def report(self, message: str) -> None:
+        self.said = message
         done = sum(self.fetched.values())
         total = sum(self.found.values()) or None
         if self.watcher is not None:

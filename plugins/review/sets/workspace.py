@@ -4,8 +4,8 @@ names (``existing``: another principal's set is answered exactly like a missing 
 
 How long work runs: an import runs as a task of the server process, page by page (each page and
 its resume cursor committed together). A call waits for it at most ``call_wait`` seconds (the call
-deadline less a margin, never past 42 s), sending progress notifications (records so far of the
-total); an import that is not done by then goes on in the server (at most
+deadline less a margin, never past ``MEDLIT_REVIEW_WAIT``, 42 s by default), sending progress
+notifications (records so far of the total); an import that is not done by then goes on in the server (at most
 ``MEDLIT_REVIEW_JOBS`` at once) and the next ``review_search`` or ``review_sets`` call reports its
 state.
 """
@@ -173,18 +173,25 @@ def workspace(ctx: ToolContext) -> Workspace:
 
 
 def call_wait(ctx: ToolContext) -> float:
-    """How long a call may wait for an import: the call deadline less a margin, never past ``MAX_WAIT``."""
+    """How long a call may wait for an import: the call deadline less a margin, never past
+    ``MEDLIT_REVIEW_WAIT`` (``MAX_WAIT`` unless set: a host that waits longer may say so, and a
+    test on a loaded machine waits for the work instead of a clock)."""
     deadline = ctx.host.call_deadline if ctx.host is not None else 50.0
-    return max(1.0, min(MAX_WAIT, deadline - WAIT_MARGIN))
+    longest = _int_setting(ctx, "MEDLIT_REVIEW_WAIT", int(MAX_WAIT))
+    return max(1.0, min(float(longest), deadline - WAIT_MARGIN))
 
 
 async def watch(job: Job, ctx: ToolContext) -> None:
     """Wait for ``job`` as long as this call may (:func:`call_wait`), its progress reported to
-    this call meanwhile; the job goes on in the server when the wait ends."""
+    this call meanwhile (where it stands first, when it has made any: a call that asks again
+    while an import runs hears of it even if no page lands during its wait); the job goes on in
+    the server when the wait ends."""
     if job.task is None:
         return
     job.watcher = ctx
     try:
+        if job.said:
+            await job.report(job.said)
         await asyncio.wait([job.task], timeout=call_wait(ctx))
     finally:
         job.watcher = None
