@@ -343,11 +343,7 @@ class Host:
                 p.state for p in self.plugins.values() if p.status == "disabled" and p.waiting_on
             ),
             tool_guides={name: t.guide or t.title for name, t in self.tools.items()},
-            settings_set={
-                p.name: frozenset(n for n, v in _plugin_config(p.info, self.settings).items() if v)
-                for p in live
-                if p.info
-            },
+            settings_set=_settings_set(live, self.settings),
         )
         declared_tools = frozenset(t.name for p in self.plugins.values() for t in p.tools)
         sections = tuple(Declared(_guide_section(p, catalog, declared_tools), p.state) for p in live)
@@ -400,6 +396,15 @@ class Host:
 
 def _plugin_config(info: PluginInfo, settings: Settings) -> dict[str, str | None]:
     return {s.name: settings.get(s.name) or s.default for s in info.settings}
+
+
+def _settings_set(plugins: Iterable[PluginRecord], settings: Settings) -> dict[str, frozenset[str]]:
+    """Per plugin, the names of its declared settings that have a value (never the values)."""
+    return {
+        p.name: frozenset(n for n, v in _plugin_config(p.info, settings).items() if v)
+        for p in plugins
+        if p.info
+    }
 
 
 def _call(pm: pluggy.PluginManager, obj: Any, hook: str) -> Any:
