@@ -161,8 +161,7 @@ class ImportInput(ToolInput):
         1,
         ge=1,
         le=1000,
-        description="Piece no. if a call's size is limited (each up to 8,000,000 characters; 1-based, in order; "
-        "same set/database). Example: 2",
+        description="Piece no. if a call's size is limited (1-based, in order; same set/database). Example: 2",
     )
     parts: int = Field(1, ge=1, le=1000, description="Parts in all. Example: 3")
     format: ImportFormat = Field(
