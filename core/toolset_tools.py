@@ -60,6 +60,12 @@ _NAME_LINE: dict[str, Any] = {
     "properties": {"name": {"type": "string"}, "summary": {"type": "string"}},
     "required": ["name", "summary"],
 }
+# A tool's input schema in an answer: any JSON Schema object, as tools/list gives it.
+_SCHEMA_OBJECT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"type": {"type": "string"}},
+    "additionalProperties": True,
+}
 # What every answer of medlit_toolsets holds (ToolsetsAnswer), as its output schema.
 TOOLSETS_OUTPUT: dict[str, Any] = {
     "type": "object",
@@ -83,10 +89,8 @@ TOOLSETS_OUTPUT: dict[str, Any] = {
         "tool": {"type": "string"},
         "description": {"type": "string", "description": "describe: the tool's description"},
         "inputSchema": {
-            "type": "object",
+            **_SCHEMA_OBJECT,
             "description": "describe: the tool's input schema, as tools/list gives it",
-            "properties": {"type": {"type": "string"}},
-            "additionalProperties": True,
         },
         "definitions": {
             "type": "array",
@@ -96,11 +100,7 @@ TOOLSETS_OUTPUT: dict[str, Any] = {
                 "properties": {
                     "tool": {"type": "string"},
                     "description": {"type": "string"},
-                    "inputSchema": {
-                        "type": "object",
-                        "properties": {"type": {"type": "string"}},
-                        "additionalProperties": True,
-                    },
+                    "inputSchema": _SCHEMA_OBJECT,
                 },
                 "required": ["tool", "description", "inputSchema"],
             },
@@ -243,22 +243,33 @@ def known_family(host: Host, name: str) -> str:
 def describe(host: Host, tool: str, toolset: str = "") -> ToolsetsAnswer:
     """One served tool's full definition, as ``tools/list`` would send it; with ``toolset`` and no
     ``tool``, every tool of that family in one answer (a host whose list never refreshes needs
-    them all before its first call through ``medlit_call_tool``)."""
-    if not tool and toolset:
-        family = known_family(host, toolset)
-        described = [_defined(host, name) for name in sorted(host.families[family].tools)]
+    them all before its first call through ``medlit_call_tool``), a tool whose plugin's models fail
+    to load named in ``notice`` rather than failing the others."""
+    if tool or not toolset:
+        one = _definition(host, tool)
         return ToolsetsAnswer(
             action="describe",
-            tool="",
-            definitions=[
-                ToolDefinition(tool=d["tool"], description=d["description"], inputSchema=d["inputSchema"])
-                for d in described
-            ],
+            tool=one["tool"],
+            description=one["description"],
+            inputSchema=one["inputSchema"],
         )
-    return _defined(host, tool)
+    family = known_family(host, toolset)
+    definitions: list[ToolDefinition] = []
+    unreadable: list[str] = []
+    for name in sorted(host.families[family].tools):
+        try:
+            definitions.append(_definition(host, name))
+        except MedlitError:
+            unreadable.append(name)
+    answer = ToolsetsAnswer(action="describe", tool="", definitions=definitions)
+    if unreadable:
+        answer["notice"] = (
+            f"Not described, their plugin's models fail to load (a call says why): {', '.join(unreadable)}."
+        )
+    return answer
 
 
-def _defined(host: Host, tool: str) -> ToolsetsAnswer:
+def _definition(host: Host, tool: str) -> ToolDefinition:
     spec = host.tools.get(tool)
     if spec is None:
         from .text import suggest
@@ -279,22 +290,27 @@ def _defined(host: Host, tool: str) -> ToolsetsAnswer:
         raise E.plugin_fault(
             spec.plugin, f"tool {tool} has no readable input schema: {exc}", tool=tool
         ) from None
-    return ToolsetsAnswer(action="describe", tool=tool, description=spec.description, inputSchema=schema)
+    return ToolDefinition(tool=tool, description=spec.description, inputSchema=schema)
 
 
 def render(answer: ToolsetsAnswer) -> str:
     """The answer as text a model reads."""
     if answer.get("action") == "describe":
-        shown = answer.get("definitions") or [
-            ToolDefinition(
-                tool=answer["tool"], description=answer["description"], inputSchema=answer["inputSchema"]
-            )
-        ]
-        return "\n\n".join(
+        shown = (
+            answer["definitions"]
+            if "definitions" in answer
+            else [
+                ToolDefinition(
+                    tool=answer["tool"], description=answer["description"], inputSchema=answer["inputSchema"]
+                )
+            ]
+        )
+        blocks = [answer.get("notice", "")] + [
             f"## {d['tool']}\n{d['description']}\n\nInput schema:\n"
             + json.dumps(d["inputSchema"], separators=(",", ":"))
             for d in shown
-        )
+        ]
+        return "\n\n".join(b for b in blocks if b)
     lines = []
     if answer.get("notice"):
         lines.append(answer["notice"])

@@ -94,6 +94,23 @@ def test_a_broken_reference_fails_its_own_call_naming_the_plugin_and_is_not_list
     )
 
 
+def test_a_family_described_whole_names_the_tool_it_cannot_describe():
+    # medlit_toolsets describe with a family: the readable tools described, the broken one named
+    # in the notice (not failing the others, not left out silently); asked alone, its fault
+    from medlit.core.errors import MedlitError
+    from medlit.core.toolset_tools import describe, render
+
+    host = make_host(BadPlugin)
+    family = describe(host, "", "badlazy")
+    assert [d["tool"] for d in family["definitions"]] == ["bad_sync"]
+    assert "bad_model" in family["notice"] and "fail to load" in family["notice"]
+    text = render(family)
+    assert text.startswith("Not described") and "## bad_sync\n" in text and "## bad_model" not in text
+    with pytest.raises(MedlitError) as alone:
+        describe(host, "bad_model")
+    assert alone.value.reason == "plugin_error" and "badlazy" in alone.value.message
+
+
 def test_every_builtin_reference_resolves_and_fits_its_slot():
     host = make_host(discover=True, env=ALL_PLUGINS)
     seen = 0
