@@ -84,12 +84,7 @@ async def review_sets(args: SetsInput, ctx: ToolContext) -> SetsOutput:
         with contextlib.suppress(BaseException):
             await job.task
     deleted = await store.delete_set(row.id)
-    # (what is kept from it goes too: SQLite may give its id to the next set made, whose changes
-    # count from 0 again)
-    ws.rankings.changed(row.id)
-    ws.rankings.asked.pop(row.id, None)
-    ws.studies.pop(row.id, None)
-    ws.counts.pop(row.id, None)
+    ws.forget(row.id)
     return SetsOutput(action="delete", deleted=row.name, deletedRecords=deleted, store=ws.backend)
 
 

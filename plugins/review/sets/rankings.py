@@ -173,6 +173,12 @@ class Rankings:
         self.shown.pop(set_id, None)
         self.variants.pop(set_id, None)
 
+    def forget(self, set_id: int) -> None:
+        """The set is deleted: everything kept of it goes, its last page asked too (SQLite may
+        give its id to the next set made, whose changes count from 0 again)."""
+        self.changed(set_id)
+        self.asked.pop(set_id, None)
+
     async def candidates(
         self, set_id: int, changes: Changes, filters: str, read: Callable[[], Awaitable[list[int]]]
     ) -> list[int]:

@@ -109,6 +109,13 @@ class Workspace:
         job = self.jobs.get(set_id)
         return job if job is not None and job.running else None
 
+    def forget(self, set_id: int) -> None:
+        """The set is deleted: what is kept of it in this process goes (its rankings, study links
+        and counts), so a set given its id later starts from nothing."""
+        self.rankings.forget(set_id)
+        self.studies.pop(set_id, None)
+        self.counts.pop(set_id, None)
+
     def warm(self, set_id: int) -> None:
         """Fit the set's ranking features in the background now that its records changed (an
         import done, a merge ruled), so the first priority page does not wait for them. After the

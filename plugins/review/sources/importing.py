@@ -323,11 +323,19 @@ async def review_import(args: ImportInput, ctx: ToolContext) -> ImportOutput:
         ws.jobs[row.id] = job
     else:
         notice = "This file's import is already running; its state is shown."
-    return await _watched(ws, store, row, job, args, ctx, notice)
+    return await _watched(ws, store, row, job, args, ctx, notice, file_name=name)
 
 
 async def _watched(
-    ws: Workspace, store: Store, row: SetRow, job: Job, args: ImportInput, ctx: ToolContext, notice: str
+    ws: Workspace,
+    store: Store,
+    row: SetRow,
+    job: Job,
+    args: ImportInput,
+    ctx: ToolContext,
+    notice: str,
+    *,
+    file_name: str = "",
 ) -> ImportOutput:
     """The import ``job`` waited on for this call's budget, then its state (still reading the
     file, storing, or done)."""
@@ -342,6 +350,7 @@ async def _watched(
             row,
             "Reading the file in the server: call review_import again with only `set` and `database` "
             "for its state.",
+            file_name=file_name,
             running=True,
         )
     return await import_state(ws, store, row, job.search, notice)
@@ -361,7 +370,7 @@ async def import_status(args: ImportInput, ctx: ToolContext) -> ImportOutput:
             "of a database's import into an existing set.",
         )
     job = ws.running(row.id)
-    if job is not None and job.key is not None and job.database == args.database:
+    if job is not None and job.database == args.database:  # (only a file's import names one)
         return await _watched(ws, store, row, job, args, ctx, "")
     held = [u for u in await store.uploads([row.id]) if u[1] == args.database]
     if held:
