@@ -282,12 +282,20 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     # cannot reorder them: no page is served until the first call has answered (it answers
     # "running" however fast the import would have been), and the second only once a waiting call
     # has been told the import's progress (so the import cannot end before a call hears of it).
+    # No clock may cut a held page short (a request timed out and retried past the job's deadline
+    # would fail the search): the requests' timeout and the call deadline are far past any hold,
+    # and a hold that outlasts two minutes is reported as such instead of failing later.
     answered, heard = asyncio.Event(), asyncio.Event()
+    stalled: list[str] = []
 
     async def held(req):
-        await answered.wait()
-        if req.params["retstart"] != "0":
-            await heard.wait()
+        for event, what in ((answered, "the first call's answer"), (heard, "a call told of progress")):
+            if event is heard and req.params["retstart"] == "0":
+                break
+            try:
+                await asyncio.wait_for(event.wait(), 120)
+            except TimeoutError:
+                stalled.append(f"page {req.params['retstart']} held 120 s waiting for {what}")
         return plain(req)
 
     fake.route("ncbi", "efetch.fcgi", held)
@@ -301,8 +309,10 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
     async def first_note(done, total, message=None):
         first_notes.append((done, total))
 
-    # A call waits for an import until 8 s before its deadline: 2 s here, so the test is quick.
-    async with runtime_for(MEDLIT_CALL_DEADLINE="10") as rt:
+    # A call waits for an import 2 s here (MEDLIT_REVIEW_WAIT), so the test is quick.
+    async with runtime_for(
+        MEDLIT_CALL_DEADLINE="600", MEDLIT_REQUEST_TIMEOUT="600", MEDLIT_REVIEW_WAIT="2"
+    ) as rt:
         first = await rt.call(
             "review_search",
             {"set": "long", "queries": {"pubmed": PUBMED_QUERY}},
@@ -322,7 +332,8 @@ async def test_a_long_import_goes_on_in_the_server_and_the_next_call_reports_it(
             out = await rt.call("review_search", {"set": "long"}, note)
             assert not out.is_error, out.text
             state = out
-    assert state.data["complete"] and state.data["total"] == 2000
+    assert not stalled, stalled
+    assert state.data["complete"] and state.data["total"] == 2000, state.text
     # progress: records so far of the total, told at once to a call that waits on the import (the
     # second page is held until then, so it is the first page's)
     assert notes[0] == (500, 2000) and [n for n, _ in notes] == sorted(n for n, _ in notes)

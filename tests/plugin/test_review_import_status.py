@@ -40,9 +40,12 @@ def gate(fake):
 
 
 async def test_a_running_import_is_asked_about_without_sending_the_file(review_runtime, gate):
-    # a 9 s call deadline lets a call wait 1 s for an import: each answer below comes while the
-    # gate is shut, however fast or slow the machine
-    async with review_runtime(MEDLIT_CALL_DEADLINE="9") as rt:
+    # a call waits 1 s for an import (MEDLIT_REVIEW_WAIT): each answer below comes while the gate
+    # is shut, however fast or slow the machine; no request timeout or deadline cuts the gated
+    # request short (its retries would outlast the import's deadline on a loaded machine)
+    async with review_runtime(
+        MEDLIT_CALL_DEADLINE="600", MEDLIT_REQUEST_TIMEOUT="600", MEDLIT_REVIEW_WAIT="1"
+    ) as rt:
         first = await answered(rt, "review_import", set="s", database="Embase", content=CSV, format="csv")
         assert first.data["running"] and not first.data["complete"]
         asked = await answered(rt, "review_import", set="s", database="Embase")
