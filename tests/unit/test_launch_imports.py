@@ -262,13 +262,16 @@ era = methods.CLIENT_REQUESTS["tools/call", "2026-07-28"]
 if LAUNCH:  # the SDK's models are defined, their validators not built yet
     assert mcp_types.Tool.model_config["defer_build"] is True and not mcp_types.Tool.__pydantic_complete__
     assert not era.__pydantic_complete__
+    assert not mcp_types.jsonrpc.jsonrpc_message_adapter.pydantic_complete  # the SDK's adapters too
 else:
     assert mcp_types.Tool.__pydantic_complete__ and era.__pydantic_complete__
+    assert mcp_types.jsonrpc.jsonrpc_message_adapter.pydantic_complete
 
 class Mine(pydantic.BaseModel):  # defined afterwards: built as it is defined, as before
     x: int
 
 assert Mine.__pydantic_complete__ and "defer_build" not in Mine.model_config
+assert pydantic.TypeAdapter(int | str).pydantic_complete  # an adapter made later: built at once
 
 meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -282,6 +285,9 @@ tool = {"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnl
 print(mcp_types.Tool.model_validate(tool).model_dump_json(by_alias=True, exclude_none=True))
 print(mcp_types.CallToolResult.model_json_schema(by_alias=True))
 print(mcp_types.ListToolsResult.model_json_schema(mode="serialization"))
+message = mcp_types.jsonrpc.jsonrpc_message_adapter.validate_python(call)
+print(type(message).__name__, mcp_types.jsonrpc.jsonrpc_message_adapter.dump_json(message, by_alias=True))
+print(mcp_types.server_result_adapter.validate_python({"tools": [tool]}))
 for bad in ({"name": 3}, {"name": "t", "inputSchema": []}):
     try:
         mcp_types.Tool.model_validate(bad)
@@ -310,7 +316,7 @@ def test_the_server_side_builds_the_sdk_models_at_first_use_with_the_same_answer
     launched, eager = run(True), run(False)
     assert launched[-1] == ("uvicorn not patched" if stdio else "uvicorn patched")
     assert eager[-1] == "uvicorn patched"
-    assert launched[:-1] == eager[:-1] and len(eager) == 7
+    assert launched[:-1] == eager[:-1] and len(eager) == 9
 
 
 REHEARSAL = """
