@@ -359,8 +359,8 @@ def test_front_doors_already_open_are_left_alone() -> None:
 
 def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) -> None:
     """``medlit serve`` pauses the cyclic collector while it imports and loads the plugins, then
-    freezes what start-up made and resumes it before serving; a short command resumes it once
-    parsed; whatever happens, ``main`` leaves it running."""
+    freezes what start-up made and resumes it before serving, with a 1 ms switch interval; a short
+    command resumes it once parsed; whatever happens, ``main`` leaves it running."""
     import gc
 
     from medlit.core import cli
@@ -375,6 +375,7 @@ def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) ->
     def serve_spy(host):
         seen["serving"] = gc.isenabled()
         seen["frozen"] = gc.get_freeze_count()
+        seen["switch interval"] = sys.getswitchinterval()
         return 0
 
     monkeypatch.setattr(cli, "_host", host_spy)
@@ -384,12 +385,16 @@ def test_start_up_runs_without_the_collector_and_serving_with_it(monkeypatch) ->
     # launch's own way, tested above in subprocesses) would outlive this test in the session
     monkeypatch.setattr("medlit.core.sdk_packages.import_server_side", lambda *, stdio: None)
     frozen_before = gc.get_freeze_count()
+    interval = sys.getswitchinterval()
     try:
         assert cli.main(["serve"]) == 0
     finally:
         gc.unfreeze()  # the test session's objects go back to being collected
+        sys.setswitchinterval(interval)
     assert seen["loading plugins"] is False
     assert seen["serving"] is True and seen["frozen"] > frozen_before
+    # the loop's wait for the interpreter lock while worker threads compute (cli.SWITCH_INTERVAL)
+    assert seen["switch interval"] == pytest.approx(0.001) and interval == pytest.approx(0.005)
     assert gc.isenabled()
 
     seen.clear()
