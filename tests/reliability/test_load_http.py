@@ -13,12 +13,16 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 async def test_fifty_sessions_draw_no_failure_and_no_rate_violation():
-    result = await run_load(sessions=50, rounds=2, keyed=True, time_limit=100)
-    assert result.calls == 50 * 3 * 2
+    # Three rounds, the first a warm-up: what the server builds at first use (the SDK's models and
+    # adapters, its per-tool pruners, connection pools) is built in it, how much of it depends on
+    # how the round's calls interleave (beside a CPU hog, from 92 to 110 MB after the first round,
+    # flat after). A leak grows from the second round to the third; warming up does not.
+    result = await run_load(sessions=50, rounds=3, keyed=True, time_limit=100)
+    assert result.calls == 50 * 3 * 3
     assert result.failed == []
     assert result.rate_violations == 0
-    first, second = result.rss_kib
-    assert second <= first * 1.10 + 4096, f"server RSS grew from {first} to {second} KiB between rounds"
+    _, warm, third = result.rss_kib
+    assert third <= warm * 1.10 + 4096, f"server RSS grew from {warm} to {third} KiB between rounds"
 
 
 async def test_a_hundred_sessions_fetching_one_record_each_share_requests():
