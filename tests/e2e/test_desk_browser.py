@@ -327,3 +327,51 @@ async def test_the_desk_inside_an_mcp_host(fake, tmp_path, browser):
             assert await page.evaluate("window.__pwned === undefined")
             await shot(page, "mcp-app")
             await page.close()
+
+
+async def test_a_setting_changed_while_another_is_saved_stays_changed(fake, tmp_path, browser):
+    """The criteria's settings are saved one at a time and only the last answer is shown: an
+    earlier save's answer arriving after the reviewer ticked "blind" no longer unticks the box (it
+    did when the answer came late, as on a loaded machine; seen in CI beside a CPU hog)."""
+    import asyncio
+    import contextlib
+
+    async with desk_server(fake, tmp_path) as base:
+        alice = await signed_in(browser, base, "alice")
+        assert "Imported" in await import_file(alice, "late", "Embase", corpus_path(EXPORTS[0][1]))
+        await alice.select_option("#set", "late")
+        await view(alice, "screen")
+        held, released, fulfilled = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def late_answer(route):  # the terms' save reaches the server; its answer comes late
+            assert "includeTerms" in (route.request.post_data or "")
+            answer = await route.fetch()
+            held.set()
+            await released.wait()
+            await route.fulfill(response=answer)
+            fulfilled.set()
+
+        await alice.route("**/api/call", late_answer, times=1)  # the next call only: the terms' save
+        await alice.fill("#terms-include", "asthma")
+        await alice.dispatch_event("#terms-include", "change")
+        await held.wait()
+        blind_answered = asyncio.Event()
+        alice.on(
+            "response",
+            lambda r: blind_answered.set() if '"blind"' in (r.request.post_data or "") else None,
+        )
+        await alice.check("#blind")  # while the terms' answer is on its way
+        # Were the box's save sent at once (as before), its answer would come first and the late
+        # one last: let it, for up to 2 s. Saved in order, it is sent only once the terms' answer
+        # is in, so the wait runs out and the answers come in order.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(blind_answered.wait(), 2)
+        released.set()
+        await fulfilled.wait()
+        await until(alice, "document.getElementById('status').textContent.startsWith('Blind screening on')")
+        assert await alice.is_checked("#blind")
+        second = await signed_in(browser, base, "alice")  # what the server kept
+        await second.select_option("#set", "late")
+        await until(second, "document.getElementById('terms-include').value === 'asthma'")
+        assert await second.is_checked("#blind")
+        assert alice.errors == [] and second.errors == []

@@ -159,19 +159,34 @@
     $("blind").checked = Boolean(s.blind);
   }
 
-  async function saveSetting(id) {
-    if (!state.set) return;
-    const args = { action: "settings", set: state.set };
+  // Saves go to the server one at a time, in the order they were made, and only the answer of the
+  // last one shows the set's settings: an earlier answer, arriving while the reviewer changed
+  // another field, would undo that change on screen (a box ticked meanwhile, unticked again).
+  let settingsSaved = Promise.resolve();
+  let settingsQueued = 0;
+
+  function saveSetting(id) {
+    if (!state.set) return settingsSaved;
+    const args = { action: "settings", set: state.set };  // the value as it is now
     if (id === "criteria-text") args.criteria = $("criteria-text").value.trim();
     if (id === "terms-include") args.includeTerms = terms("terms-include").slice(0, 50);
     if (id === "terms-exclude") args.excludeTerms = terms("terms-exclude").slice(0, 50);
     if (id === "blind") args.blind = $("blind").checked;
-    const data = await tool("review_sets", args);
-    if (!data) return;
-    showSettings(data.settings);
-    if (id === "blind") say(data.settings.blind ? "Blind screening on: each reviewer sees only their own decisions." : "Blind screening off: conflicts and agreement can be seen.");
-    if (id === "criteria-text") await loadQueue();
-    else renderRecord();
+    settingsQueued += 1;
+    settingsSaved = settingsSaved.catch(() => {}).then(async () => {
+      let data;
+      try {
+        data = await tool("review_sets", args);
+      } finally {
+        settingsQueued -= 1;
+      }
+      if (!data) return;
+      if (settingsQueued === 0) showSettings(data.settings);
+      if (id === "blind") say(data.settings.blind ? "Blind screening on: each reviewer sees only their own decisions." : "Blind screening off: conflicts and agreement can be seen.");
+      if (id === "criteria-text") await loadQueue();
+      else renderRecord();
+    });
+    return settingsSaved;
   }
 
   // -- screening -------------------------------------------------------------------------------
