@@ -318,8 +318,9 @@ class _Tools:
         self.host = host
         self.definitions = tool_definitions(host)
         self.output_schemas = {t.name: t.output_schema for t in self.definitions}
-        self.meta_names = frozenset(t.name for t in meta_definitions(host))
-        self.input_schemas = {t.name: t.input_schema for t in [*self.definitions, *meta_definitions(host)]}
+        meta = meta_definitions(host)
+        self.meta_names = frozenset(t.name for t in meta)
+        self.input_schemas = {t.name: t.input_schema for t in [*self.definitions, *meta]}
         self.bus = InMemorySubscriptionBus()  # tool-list changes for `subscriptions/listen` streams
         self.pruners: dict[str, Pruner | None] = {}
 

@@ -20,16 +20,15 @@ from support.ports import free_port
 pytestmark = pytest.mark.anyio
 
 
-def test_the_lookup_answers_each_listed_tool_s_schema_and_nothing_else():
-    h = load_host(load_settings({}))  # the default list: its meta tools are looked up too
-    server = build_server(h)
-    lookup = server.get_tool_input_schema
-    assert lookup is not None
-    tools = _Tools(h)
-    for definition in tools.definitions:
-        assert lookup(definition.name) == definition.input_schema
-    assert lookup("medlit_toolsets") is not None and lookup("medlit_call_tool") is not None
-    assert lookup("no_such_tool") is None
+async def test_the_lookup_answers_each_listed_tool_s_schema_and_nothing_else():
+    for env in ({}, {"MEDLIT_TOOLSETS": "all"}):  # the default list (with its meta tools), every tool
+        server = build_server(load_host(load_settings(env)))
+        lookup = server.get_tool_input_schema
+        assert lookup is not None
+        async with Client(server) as client:
+            listed = (await client.list_tools()).tools
+        assert listed and all(lookup(t.name) == t.input_schema for t in listed)
+        assert lookup("no_such_tool") is None
 
 
 async def test_a_call_over_http_runs_no_tools_list(monkeypatch, tmp_path):
